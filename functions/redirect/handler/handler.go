@@ -1,0 +1,180 @@
+// Package handler answers GET and HEAD /{code}: the redirect. It refuses
+// impossible codes before any lookup, serves from an in-process cache in
+// front of DynamoDB, enforces expiry itself (DynamoDB TTL deletes days
+// late), and tells CloudFront how long it may keep each answer. The Lambda
+// in functions/redirect and the local gateway run this same handler.
+package handler
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/redirectcache"
+	"github.com/shortlink-dev/shortener/shared/shortcode"
+)
+
+// Getter reads one link; linkstore.Store satisfies it.
+type Getter interface {
+	Get(ctx context.Context, code string) (link.Link, error)
+}
+
+// Edge caching defaults, in seconds. CloudFront keeps a redirect for
+// EdgeTTL unless the link expires sooner; the management API invalidates
+// the edge on every change, so long is safe and it is the biggest cost lever.
+const (
+	DefaultEdgeTTL     = 24 * 60 * 60
+	DefaultNewLinkTTL  = 10 // a link created in the last minute
+	DefaultNotFoundTTL = 10 // scanners get a cached 404, new aliases appear quickly
+	DefaultGoneTTL     = 60
+	newLinkWindow      = time.Minute
+)
+
+// Handler serves redirects.
+type Handler struct {
+	Store      Getter
+	Cache      *redirectcache.Cache[link.Link]
+	CodeLength int
+	// Timeout bounds one DynamoDB lookup; past it the handler answers from a
+	// stale cache entry or with a fast 503.
+	Timeout     time.Duration
+	EdgeTTL     int
+	NewLinkTTL  int
+	NotFoundTTL int
+	GoneTTL     int
+	Now         func() time.Time
+	Log         *slog.Logger
+	Metrics     *metrics.Emitter
+}
+
+// Handle answers one API Gateway proxy event.
+func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	start := h.Now()
+	resp := h.serve(ctx, &req, start)
+	if req.HTTPMethod == http.MethodHead {
+		resp.Body = ""
+	}
+	h.Metrics.Observe("RedirectLatency", metrics.Milliseconds, float64(h.Now().Sub(start).Microseconds())/1000)
+	if err := h.Metrics.FlushEvery(10 * time.Second); err != nil {
+		h.Log.WarnContext(ctx, "flush metrics", "error", err.Error())
+	}
+	return resp, nil
+}
+
+func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest, now time.Time) events.APIGatewayProxyResponse {
+	if req.HTTPMethod != http.MethodGet && req.HTTPMethod != http.MethodHead {
+		return events.APIGatewayProxyResponse{StatusCode: http.StatusMethodNotAllowed,
+			Headers: map[string]string{"Allow": "GET, HEAD", "Cache-Control": "no-store"}}
+	}
+	code := req.PathParameters["code"]
+	if code == "" {
+		code = strings.TrimPrefix(req.Path, "/")
+	}
+	l, err := h.resolve(ctx, code)
+	switch {
+	case errors.Is(err, link.ErrNotFound):
+		h.Metrics.Add("NotFound", metrics.Count, 1)
+		return h.page(http.StatusNotFound, h.NotFoundTTL, notFoundPage)
+	case err != nil:
+		h.Metrics.Add("LookupErrors", metrics.Count, 1)
+		h.Log.ErrorContext(ctx, "redirect lookup failed", "error", err.Error(), "request_id", req.RequestContext.RequestID)
+		return events.APIGatewayProxyResponse{StatusCode: http.StatusServiceUnavailable,
+			Headers: map[string]string{"Cache-Control": "no-store", "Retry-After": "1", "Content-Type": "text/plain; charset=utf-8"},
+			Body:    "temporarily unavailable, try again\n"}
+	}
+	if l.Resolve(now) == link.Gone {
+		h.Metrics.Add("Gone", metrics.Count, 1)
+		return h.page(http.StatusGone, h.GoneTTL, gonePage)
+	}
+	h.Metrics.Add("Redirects", metrics.Count, 1)
+	return events.APIGatewayProxyResponse{
+		StatusCode: l.RedirectStatus,
+		Headers: map[string]string{
+			"Location":      l.URL,
+			"Cache-Control": h.cacheControl(l, now),
+		},
+	}
+}
+
+// resolve finds the link a path names. A path spelt like a generated code
+// is first looked up as typed (generated codes are case-sensitive); any
+// other path, or a miss with capitals in it, as a lower-cased alias.
+func (h *Handler) resolve(ctx context.Context, code string) (link.Link, error) {
+	isCode := shortcode.IsCode(code, h.CodeLength)
+	if !isCode && !link.IsAliasSyntax(code) || link.IsReserved(code) {
+		return link.Link{}, link.ErrNotFound // cannot exist: no lookup
+	}
+	if isCode {
+		l, err := h.lookup(ctx, code)
+		if !errors.Is(err, link.ErrNotFound) {
+			return l, err
+		}
+	}
+	key := strings.ToLower(code)
+	if isCode && key == code {
+		return link.Link{}, link.ErrNotFound
+	}
+	return h.lookup(ctx, key)
+}
+
+func (h *Handler) lookup(ctx context.Context, key string) (link.Link, error) {
+	l, res, err := h.Cache.Get(ctx, key, func(ctx context.Context) (link.Link, error) {
+		ctx, cancel := context.WithTimeout(ctx, h.Timeout)
+		defer cancel()
+		return h.Store.Get(ctx, key)
+	})
+	h.Metrics.Add(cacheMetric[res], metrics.Count, 1)
+	return l, err
+}
+
+var cacheMetric = map[redirectcache.Result]string{
+	redirectcache.Hit:         "CacheHit",
+	redirectcache.NegativeHit: "CacheNegativeHit",
+	redirectcache.Miss:        "CacheMiss",
+	redirectcache.Stale:       "CacheStale",
+}
+
+// cacheControl lets CloudFront keep a redirect for EdgeTTL, never past the
+// link's expiry, and briefly for a link created a moment ago. Browsers get
+// max-age=0 so every click comes back to the edge and is counted there.
+func (h *Handler) cacheControl(l link.Link, now time.Time) string {
+	ttl := h.EdgeTTL
+	if now.Sub(l.CreatedAt) < newLinkWindow {
+		ttl = min(ttl, h.NewLinkTTL)
+	}
+	ttl = min(ttl, int(l.ExpiresAt.Sub(now)/time.Second))
+	if ttl <= 0 {
+		return "no-store"
+	}
+	return "public, max-age=0, s-maxage=" + strconv.Itoa(ttl)
+}
+
+func (h *Handler) page(status, ttl int, body string) events.APIGatewayProxyResponse {
+	cc := "no-store"
+	if ttl > 0 {
+		cc = "public, max-age=0, s-maxage=" + strconv.Itoa(ttl)
+	}
+	return events.APIGatewayProxyResponse{
+		StatusCode: status,
+		Headers:    map[string]string{"Content-Type": "text/html; charset=utf-8", "Cache-Control": cc},
+		Body:       body,
+	}
+}
+
+const gonePage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>Link expired</title></head>
+<body><h1>This link has expired</h1><p>The short link you followed is no longer active.</p></body></html>
+`
+
+const notFoundPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>Link not found</title></head>
+<body><h1>Link not found</h1><p>There is no short link at this address.</p></body></html>
+`

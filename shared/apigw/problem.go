@@ -1,0 +1,144 @@
+package apigw
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/shortlink-dev/shortener/shared/link"
+)
+
+// ProblemBase prefixes every problem type; docs/problems.md explains each.
+const ProblemBase = "https://github.com/shortlink-dev/shortener/blob/main/docs/problems.md#"
+
+// ContentTypeProblem is the media type of RFC 9457 problem details.
+const ContentTypeProblem = "application/problem+json"
+
+// Problem is an RFC 9457 problem details body. Field names the request
+// field at fault, when there is one.
+type Problem struct {
+	Type     string `json:"type"`
+	Title    string `json:"title"`
+	Status   int    `json:"status"`
+	Detail   string `json:"detail,omitempty"`
+	Instance string `json:"instance,omitempty"`
+	Field    string `json:"field,omitempty"`
+}
+
+// Problems the API answers, by slug.
+var (
+	ProblemInvalid         = Problem{Type: ProblemBase + "invalid-request", Title: "Invalid request", Status: http.StatusBadRequest}
+	ProblemUnauthenticated = Problem{Type: ProblemBase + "unauthenticated", Title: "Missing API key", Status: http.StatusUnauthorized}
+	ProblemForbidden       = Problem{Type: ProblemBase + "forbidden", Title: "Unknown API key", Status: http.StatusForbidden}
+	ProblemNotFound        = Problem{Type: ProblemBase + "not-found", Title: "Not found", Status: http.StatusNotFound}
+	ProblemMethod          = Problem{Type: ProblemBase + "method-not-allowed", Title: "Method not allowed", Status: http.StatusMethodNotAllowed}
+	ProblemConflict        = Problem{Type: ProblemBase + "conflict", Title: "Already taken", Status: http.StatusConflict}
+	ProblemGone            = Problem{Type: ProblemBase + "gone", Title: "Gone", Status: http.StatusGone}
+	ProblemPrecondition    = Problem{Type: ProblemBase + "precondition-failed", Title: "Precondition failed", Status: http.StatusPreconditionFailed}
+	ProblemTooLarge        = Problem{Type: ProblemBase + "too-large", Title: "Request body too large", Status: http.StatusRequestEntityTooLarge}
+	ProblemMediaType       = Problem{Type: ProblemBase + "unsupported-media-type", Title: "Unsupported media type", Status: http.StatusUnsupportedMediaType}
+	ProblemIdempotency     = Problem{Type: ProblemBase + "idempotency-key-reused", Title: "Idempotency-Key reused with a different request", Status: http.StatusUnprocessableEntity}
+	ProblemUnavailable     = Problem{Type: ProblemBase + "unavailable", Title: "Temporarily unavailable", Status: http.StatusServiceUnavailable}
+	ProblemInternal        = Problem{Type: ProblemBase + "internal", Title: "Internal error", Status: http.StatusInternalServerError}
+)
+
+// With returns a copy of p with a detail.
+func (p Problem) With(detail string) Problem {
+	p.Detail = detail
+	return p
+}
+
+// Response renders p as an API Gateway response.
+func (p Problem) Response() events.APIGatewayProxyResponse {
+	body, _ := json.Marshal(p) // a struct of strings and an int always marshals
+	h := map[string]string{"Content-Type": ContentTypeProblem, "Cache-Control": "no-store"}
+	if p.Status == http.StatusServiceUnavailable {
+		h["Retry-After"] = "1"
+	}
+	return events.APIGatewayProxyResponse{StatusCode: p.Status, Headers: h, Body: string(body)}
+}
+
+// ErrUnauthenticated: the request carried no API key.
+var ErrUnauthenticated = errors.New("missing api key")
+
+// ErrForbidden: the API key is not one we know.
+var ErrForbidden = errors.New("unknown api key")
+
+// ErrIdempotencyMismatch: an Idempotency-Key came back with another body.
+var ErrIdempotencyMismatch = errors.New("idempotency key reused with a different request")
+
+// ProblemFor maps an error to the problem the client sees. This is the one
+// place statuses are chosen for domain errors.
+func ProblemFor(err error) Problem {
+	var fe *link.FieldError
+	var tooLarge *TooLargeError
+	switch {
+	case errors.As(err, &fe):
+		p := ProblemInvalid.With(fe.Error())
+		p.Field = fe.Field
+		return p
+	case errors.As(err, &tooLarge):
+		return ProblemTooLarge.With(tooLarge.Error())
+	case errors.Is(err, ErrUnsupportedMediaType):
+		return ProblemMediaType.With("send the body as application/json")
+	case errors.Is(err, ErrUnauthenticated):
+		return ProblemUnauthenticated.With("send your API key in the x-api-key header")
+	case errors.Is(err, ErrForbidden):
+		return ProblemForbidden.With("the API key is not valid")
+	case errors.Is(err, ErrIdempotencyMismatch):
+		return ProblemIdempotency.With("this Idempotency-Key was first used with a different request body")
+	case errors.Is(err, link.ErrInvalid):
+		return ProblemInvalid
+	case errors.Is(err, link.ErrNotFound):
+		return ProblemNotFound
+	case errors.Is(err, link.ErrConflict):
+		return ProblemConflict
+	case errors.Is(err, link.ErrGone):
+		return ProblemGone
+	case errors.Is(err, link.ErrPrecondition):
+		return ProblemPrecondition
+	case errors.Is(err, link.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+		return ProblemUnavailable.With("a dependency is slow or unavailable; retry with the same Idempotency-Key")
+	}
+	return ProblemInternal
+}
+
+// Error answers err as a problem. Errors that are ours (500) or a
+// dependency's (503) are logged here, once, with the request id.
+func Error(ctx context.Context, log *slog.Logger, req *events.APIGatewayProxyRequest, err error) events.APIGatewayProxyResponse {
+	p := ProblemFor(err)
+	if p.Status >= 500 {
+		log.ErrorContext(ctx, "request failed", "status", p.Status, "error", err.Error(),
+			"request_id", req.RequestContext.RequestID, "path", req.Path)
+	}
+	if p.Instance == "" {
+		p.Instance = req.Path
+	}
+	return p.Response()
+}
+
+// JSON answers v as application/json with the given status.
+func JSON(status int, v any, headers map[string]string) events.APIGatewayProxyResponse {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return ProblemInternal.Response()
+	}
+	h := map[string]string{"Content-Type": "application/json", "Cache-Control": "no-store"}
+	for k, val := range headers {
+		h[k] = val
+	}
+	return events.APIGatewayProxyResponse{StatusCode: status, Headers: h, Body: string(body)}
+}
+
+// Raw answers a body already encoded as JSON.
+func Raw(status int, body []byte, headers map[string]string) events.APIGatewayProxyResponse {
+	h := map[string]string{"Content-Type": "application/json", "Cache-Control": "no-store"}
+	for k, val := range headers {
+		h[k] = val
+	}
+	return events.APIGatewayProxyResponse{StatusCode: status, Headers: h, Body: string(body)}
+}

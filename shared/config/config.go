@@ -1,0 +1,124 @@
+// Package config reads the service's settings from the environment, the
+// way Lambda hands them over, with the defaults the README documents. Every
+// function and the local gateway read the same names, so a setting means
+// the same thing everywhere.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/shortcode"
+)
+
+// Config is every setting a function may need; each reads what it uses.
+type Config struct {
+	LinksTable       string        // LINKS_TABLE
+	IdempotencyTable string        // IDEMPOTENCY_TABLE
+	BaseURL          string        // SHORTENER_BASE_URL
+	ShortDomains     []string      // SHORTENER_SHORT_DOMAINS; the base URL's host is always included
+	CodeLength       int           // SHORTENER_CODE_LENGTH
+	MaxURLBytes      int           // SHORTENER_MAX_URL_BYTES
+	DefaultTTL       time.Duration // SHORTENER_DEFAULT_TTL
+	DBTimeout        time.Duration // SHORTENER_DB_TIMEOUT: bound on each DynamoDB call of the API
+	RedirectTimeout  time.Duration // SHORTENER_REDIRECT_DB_TIMEOUT: bound on the redirect's lookup
+	CacheTTL         time.Duration // SHORTENER_CACHE_TTL: in-process redirect cache
+	NegativeCacheTTL time.Duration // SHORTENER_NEGATIVE_CACHE_TTL
+	CacheSize        int           // SHORTENER_CACHE_SIZE
+	EdgeTTL          int           // SHORTENER_EDGE_TTL: seconds CloudFront keeps a redirect
+}
+
+// Getenv reads one variable; os.Getenv in production, a map in tests.
+type Getenv func(string) string
+
+// Load reads and checks the configuration.
+func Load(getenv Getenv) (Config, error) {
+	c := Config{
+		LinksTable:       getenv("LINKS_TABLE"),
+		IdempotencyTable: getenv("IDEMPOTENCY_TABLE"),
+		BaseURL:          strings.TrimSuffix(getenv("SHORTENER_BASE_URL"), "/"),
+	}
+	var errs []error
+	num := func(name string, def int) int {
+		v := getenv(name)
+		if v == "" {
+			return def
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %q is not a whole number", name, v))
+		}
+		return n
+	}
+	dur := func(name string, def time.Duration) time.Duration {
+		v := getenv(name)
+		if v == "" {
+			return def
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("%s: %q is not a positive duration such as 30s or 720h", name, v))
+		}
+		return d
+	}
+	c.CodeLength = num("SHORTENER_CODE_LENGTH", shortcode.DefaultLength)
+	c.MaxURLBytes = num("SHORTENER_MAX_URL_BYTES", link.DefaultMaxURLBytes)
+	c.CacheSize = num("SHORTENER_CACHE_SIZE", 50_000)
+	c.EdgeTTL = num("SHORTENER_EDGE_TTL", 24*60*60)
+	c.DefaultTTL = dur("SHORTENER_DEFAULT_TTL", link.DefaultTTL)
+	c.DBTimeout = dur("SHORTENER_DB_TIMEOUT", 2*time.Second)
+	c.RedirectTimeout = dur("SHORTENER_REDIRECT_DB_TIMEOUT", 500*time.Millisecond)
+	c.CacheTTL = dur("SHORTENER_CACHE_TTL", 20*time.Second)
+	c.NegativeCacheTTL = dur("SHORTENER_NEGATIVE_CACHE_TTL", 10*time.Second)
+
+	if c.CodeLength < shortcode.MinLength || c.CodeLength > shortcode.MaxLength {
+		errs = append(errs, fmt.Errorf("SHORTENER_CODE_LENGTH: %d is outside %d-%d", c.CodeLength, shortcode.MinLength, shortcode.MaxLength))
+	}
+	if c.DefaultTTL > link.MaxTTL {
+		errs = append(errs, fmt.Errorf("SHORTENER_DEFAULT_TTL: %s is longer than 10 years", c.DefaultTTL))
+	}
+	if c.CacheTTL > 30*time.Second {
+		// Changes must show within 30 s on every path (lifecycle issue).
+		errs = append(errs, fmt.Errorf("SHORTENER_CACHE_TTL: %s is longer than 30s", c.CacheTTL))
+	}
+	if c.NegativeCacheTTL < 5*time.Second || c.NegativeCacheTTL > 30*time.Second {
+		errs = append(errs, fmt.Errorf("SHORTENER_NEGATIVE_CACHE_TTL: %s is outside 5s-30s", c.NegativeCacheTTL))
+	}
+	if c.BaseURL != "" {
+		u, err := url.Parse(c.BaseURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Path != "" {
+			errs = append(errs, fmt.Errorf("SHORTENER_BASE_URL: %q must be an http(s) origin such as https://sho.rt", c.BaseURL))
+		} else {
+			c.ShortDomains = append(c.ShortDomains, u.Hostname())
+		}
+	}
+	for _, d := range strings.Split(getenv("SHORTENER_SHORT_DOMAINS"), ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			c.ShortDomains = append(c.ShortDomains, d)
+		}
+	}
+	return c, errors.Join(errs...)
+}
+
+// Rules are the validation rules the configuration sets.
+func (c Config) Rules() link.Rules {
+	return link.Rules{MaxURLBytes: c.MaxURLBytes, ShortDomains: c.ShortDomains, DefaultTTL: c.DefaultTTL}
+}
+
+// Require checks that the named settings are present, for a function that
+// cannot run without them.
+func (c Config) Require(names ...string) error {
+	values := map[string]string{"LINKS_TABLE": c.LinksTable, "IDEMPOTENCY_TABLE": c.IdempotencyTable, "SHORTENER_BASE_URL": c.BaseURL}
+	var errs []error
+	for _, n := range names {
+		if values[n] == "" {
+			errs = append(errs, fmt.Errorf("%s is not set", n))
+		}
+	}
+	return errors.Join(errs...)
+}

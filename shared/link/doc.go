@@ -1,0 +1,5 @@
+// Package link is the domain of the shortener: what a short link is, the
+// rules a request must satisfy before one is created, and the error
+// vocabulary every adapter translates into and out of. It knows nothing of
+// DynamoDB, Lambda or HTTP.
+package link

@@ -1,0 +1,36 @@
+package link
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors shared by every layer. Adapters wrap them; the API layer
+// maps them to statuses with errors.Is/errors.As in one place.
+var (
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: the key is taken (an alias, a generated code, an idempotency key).
+	ErrConflict = errors.New("conflict")
+	ErrGone     = errors.New("gone")
+	ErrInvalid  = errors.New("invalid")
+	// ErrPrecondition: a conditional update lost against a newer version.
+	ErrPrecondition = errors.New("precondition failed")
+	// ErrUnavailable: a dependency is slow or down; the caller may retry.
+	ErrUnavailable = errors.New("temporarily unavailable")
+)
+
+// FieldError says which request field is wrong and why. It matches
+// ErrInvalid with errors.Is.
+type FieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e *FieldError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Reason) }
+
+// Is makes a FieldError match ErrInvalid.
+func (e *FieldError) Is(target error) bool { return target == ErrInvalid }
+
+func invalid(field, format string, args ...any) *FieldError {
+	return &FieldError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,84 @@
+package link
+
+import "time"
+
+// Status is where a link stands in its lifecycle.
+type Status string
+
+const (
+	// StatusActive links redirect.
+	StatusActive Status = "active"
+	// StatusDisabled links answer 410 until their owner enables them again.
+	StatusDisabled Status = "disabled"
+	// StatusDeleted links were removed by their owner and wait to become tombstones.
+	StatusDeleted Status = "deleted"
+	// StatusTombstone marks a dead code held back from reuse during a grace period.
+	StatusTombstone Status = "tombstone"
+)
+
+// Link is one short link.
+type Link struct {
+	// Code is the storage key: a generated code as drawn (case-sensitive) or
+	// a custom alias lower-cased.
+	Code string
+	// Alias is the display form of a custom alias as the caller typed it;
+	// empty for generated codes.
+	Alias     string
+	URL       string
+	Owner     string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	ExpiresAt time.Time
+	Status    Status
+	// Version starts at 1 and increments on every change.
+	Version        int64
+	RedirectStatus int
+}
+
+// CustomAlias reports whether the code was chosen by the caller.
+func (l Link) CustomAlias() bool { return l.Alias != "" }
+
+// Resolution is what a redirect does with a stored link at a given moment.
+type Resolution int
+
+const (
+	// Redirect sends the visitor to the link's URL.
+	Redirect Resolution = iota
+	// Gone answers 410: expired, disabled, deleted or tombstoned.
+	Gone
+)
+
+// Resolve says how a redirect at time now treats the link. Expiry is
+// enforced here, not by DynamoDB TTL: TTL deletes up to days late and
+// expired items read back until then.
+func (l Link) Resolve(now time.Time) Resolution {
+	if l.Status != StatusActive || !now.Before(l.ExpiresAt) {
+		return Gone
+	}
+	return Redirect
+}
+
+// Path is the path of the link's short URL. A custom alias shows in the
+// form its owner typed, unless that spelling could also be drawn as a
+// generated code (exactly codeLength letters and digits): generated codes
+// are case-sensitive keys of their own, so such an alias is shown in its
+// lower-cased storage form, which no generated code can shadow.
+func (l Link) Path(codeLength int) string {
+	if l.Alias == "" || l.Alias == l.Code {
+		return l.Code
+	}
+	if len(l.Alias) == codeLength && isAlnum(l.Alias) {
+		return l.Code
+	}
+	return l.Alias
+}
+
+func isAlnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+			return false
+		}
+	}
+	return true
+}

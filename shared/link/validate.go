@@ -1,0 +1,250 @@
+package link
+
+import (
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
+)
+
+// Limits every create request is checked against.
+const (
+	DefaultMaxURLBytes = 8 << 10
+	DefaultTTL         = 5 * 365 * 24 * time.Hour
+	MaxTTL             = 10 * 365 * 24 * time.Hour
+	MinAliasLen        = 3
+	MaxAliasLen        = 64
+	DefaultRedirect    = 302
+)
+
+// ReservedAliases are paths the service routes itself, or will. Compared
+// lower-cased. Anything with a dot is refused by the alias syntax anyway,
+// but the well-known files stay listed so the rule reads complete.
+var ReservedAliases = []string{
+	"v1", "v2", "api", "healthz", "health", "admin", "static", "assets",
+	"_local", "favicon.ico", "robots.txt", "www", "docs", "openapi",
+	"login", "logout", "signup", "account", "settings", "stats", "qr",
+}
+
+// Rules are the operator's settings for validation.
+type Rules struct {
+	// MaxURLBytes caps the long URL; DefaultMaxURLBytes when zero.
+	MaxURLBytes int
+	// ShortDomains are the service's own hosts; links to them would loop.
+	ShortDomains []string
+	// DefaultTTL applies when the request names no expiry; link.DefaultTTL when zero.
+	DefaultTTL time.Duration
+}
+
+// CreateRequest is what a caller asks for, already decoded from its wire form.
+type CreateRequest struct {
+	URL            string
+	Alias          string
+	ExpiresAt      *time.Time
+	TTLSeconds     *int64
+	RedirectStatus *int
+}
+
+// Validated is a create request that passed every rule, normalised.
+type Validated struct {
+	URL string
+	// Alias is the display form; AliasKey its lower-cased storage key. Both
+	// empty when the caller wants a generated code.
+	Alias          string
+	AliasKey       string
+	ExpiresAt      time.Time
+	RedirectStatus int
+}
+
+// Validate checks req against the rules at time now and returns it
+// normalised, or a *FieldError naming the first field that is wrong.
+func (r Rules) Validate(req CreateRequest, now time.Time) (Validated, error) {
+	var v Validated
+	u, err := r.NormalizeURL(req.URL)
+	if err != nil {
+		return v, err
+	}
+	v.URL = u
+	if req.Alias != "" {
+		key, err := NormalizeAlias(req.Alias)
+		if err != nil {
+			return v, err
+		}
+		v.Alias, v.AliasKey = req.Alias, key
+	}
+	if v.ExpiresAt, err = r.Expiry(req.ExpiresAt, req.TTLSeconds, now); err != nil {
+		return v, err
+	}
+	if v.RedirectStatus, err = RedirectStatus(req.RedirectStatus); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// NormalizeURL checks a long URL and returns it with its scheme and host
+// lower-cased and an internationalised host in its ASCII (punycode) form.
+func (r Rules) NormalizeURL(raw string) (string, error) {
+	max := r.MaxURLBytes
+	if max <= 0 {
+		max = DefaultMaxURLBytes
+	}
+	switch {
+	case raw == "":
+		return "", invalid("url", "is required")
+	case len(raw) > max:
+		return "", invalid("url", "is %d bytes, longer than the %d allowed", len(raw), max)
+	case !utf8.ValidString(raw):
+		return "", invalid("url", "is not valid UTF-8")
+	}
+	for _, c := range raw {
+		if unicode.IsSpace(c) || unicode.IsControl(c) {
+			return "", invalid("url", "contains whitespace or a control character (U+%04X)", c)
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", invalid("url", "is not a valid URL")
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", invalid("url", "must be an absolute http or https URL")
+	}
+	if u.Opaque != "" {
+		return "", invalid("url", "must be an absolute http or https URL")
+	}
+	if u.User != nil {
+		// user:pass@host lets a link pose as one site while going to another.
+		return "", invalid("url", "must not carry user information (user@host)")
+	}
+	host, err := normalizeHost(u.Hostname())
+	if err != nil {
+		return "", err
+	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return "", invalid("url", "has an invalid port %q", port)
+		}
+		u.Host = net.JoinHostPort(host, port)
+	} else if strings.Contains(host, ":") {
+		u.Host = "[" + host + "]"
+	} else {
+		u.Host = host
+	}
+	for _, own := range r.ShortDomains {
+		if own != "" && strings.EqualFold(strings.TrimSuffix(own, "."), host) {
+			return "", invalid("url", "points at this shortener's own domain %s, which would loop", host)
+		}
+	}
+	return u.String(), nil
+}
+
+func normalizeHost(h string) (string, error) {
+	h = strings.TrimSuffix(h, ".")
+	if h == "" {
+		return "", invalid("url", "must have a host")
+	}
+	if ip := net.ParseIP(h); ip != nil {
+		return ip.String(), nil
+	}
+	ascii, err := idna.Lookup.ToASCII(h)
+	if err != nil || ascii == "" {
+		return "", invalid("url", "has an invalid host name %q", h)
+	}
+	return strings.ToLower(ascii), nil
+}
+
+// NormalizeAlias checks a custom alias and returns its storage key: the
+// alias lower-cased, since aliases are case-insensitive.
+func NormalizeAlias(alias string) (string, error) {
+	if n := len(alias); n < MinAliasLen || n > MaxAliasLen {
+		return "", invalid("alias", "must be %d to %d characters, got %d", MinAliasLen, MaxAliasLen, n)
+	}
+	for i := 0; i < len(alias); i++ {
+		if !isAliasByte(alias[i]) {
+			return "", invalid("alias", "may contain only letters, digits, '_' and '-'")
+		}
+	}
+	key := strings.ToLower(alias)
+	if IsReserved(key) {
+		return "", invalid("alias", "%q is reserved", alias)
+	}
+	return key, nil
+}
+
+// IsReserved reports whether a path segment, compared case-insensitively,
+// is one the service routes itself. Generated codes are redrawn when they
+// spell one, so no link is ever shadowed by a route.
+func IsReserved(s string) bool {
+	for _, r := range ReservedAliases {
+		if strings.EqualFold(s, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsAliasSyntax reports whether s could be a stored alias key or its display
+// form, without consulting the reserved list.
+func IsAliasSyntax(s string) bool {
+	if len(s) < MinAliasLen || len(s) > MaxAliasLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isAliasByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isAliasByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// Expiry turns the two ways of asking for an expiry into one instant: none
+// means the default TTL; both at once is refused as ambiguous.
+func (r Rules) Expiry(at *time.Time, ttlSeconds *int64, now time.Time) (time.Time, error) {
+	switch {
+	case at != nil && ttlSeconds != nil:
+		return time.Time{}, invalid("expires_at", "give expires_at or ttl_seconds, not both")
+	case ttlSeconds != nil:
+		if *ttlSeconds <= 0 {
+			return time.Time{}, invalid("ttl_seconds", "must be a positive number of seconds")
+		}
+		if *ttlSeconds > int64(MaxTTL/time.Second) {
+			return time.Time{}, invalid("ttl_seconds", "must be at most %d (10 years)", int64(MaxTTL/time.Second))
+		}
+		return now.Add(time.Duration(*ttlSeconds) * time.Second).UTC(), nil
+	case at != nil:
+		if !at.After(now) {
+			return time.Time{}, invalid("expires_at", "must be in the future")
+		}
+		if at.Sub(now) > MaxTTL {
+			return time.Time{}, invalid("expires_at", "must be at most 10 years ahead")
+		}
+		return at.UTC(), nil
+	}
+	ttl := r.DefaultTTL
+	if ttl <= 0 {
+		ttl = DefaultTTL
+	}
+	return now.Add(ttl).UTC(), nil
+}
+
+// RedirectStatus checks the requested redirect status; nil means 302, which
+// keeps each click visible to the edge and the owner in control (seed 003).
+func RedirectStatus(s *int) (int, error) {
+	if s == nil {
+		return DefaultRedirect, nil
+	}
+	switch *s {
+	case 301, 302, 307, 308:
+		return *s, nil
+	}
+	return 0, invalid("redirect_status", "must be 301, 302, 307 or 308, got %d", *s)
+}

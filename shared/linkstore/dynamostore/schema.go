@@ -1,0 +1,62 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// SchemaAPI lists the calls CreateTables makes.
+type SchemaAPI interface {
+	CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
+	UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
+	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+}
+
+// CreateTables creates the links and idempotency tables as the deployed
+// stack has them (keys, stream, TTL), for DynamoDB Local in the local run
+// and the tests. Tables that already exist are left alone. In AWS the
+// tables come from infra/, never from here.
+func CreateTables(ctx context.Context, db SchemaAPI, cfg Config) error {
+	tables := []*dynamodb.CreateTableInput{
+		{
+			TableName:            &cfg.LinksTable,
+			BillingMode:          types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(AttrCode), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(AttrCode), KeyType: types.KeyTypeHash}},
+			StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
+		},
+		{
+			TableName:            &cfg.IdempotencyTable,
+			BillingMode:          types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(AttrIdemPK), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(AttrIdemPK), KeyType: types.KeyTypeHash}},
+		},
+	}
+	for _, in := range tables {
+		_, err := db.CreateTable(ctx, in)
+		var inUse *types.ResourceInUseException
+		if errors.As(err, &inUse) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("create table %s: %w", *in.TableName, err)
+		}
+		w := dynamodb.NewTableExistsWaiter(db)
+		if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: in.TableName}, 30*time.Second); err != nil {
+			return fmt.Errorf("wait for table %s: %w", *in.TableName, err)
+		}
+		if _, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+			TableName:               in.TableName,
+			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(AttrExpiresAt), Enabled: aws.Bool(true)},
+		}); err != nil {
+			return fmt.Errorf("enable ttl on %s: %w", *in.TableName, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,202 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/linkstore"
+)
+
+// API lists the DynamoDB calls the store makes, with the SDK's signatures,
+// so tests and fault injection can stand in for the client.
+type API interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+}
+
+// Config names the tables and bounds every call.
+type Config struct {
+	LinksTable       string
+	IdempotencyTable string
+	// Timeout bounds each call, retries included; 2 s when zero.
+	Timeout time.Duration
+	// Now reads the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Store is the DynamoDB implementation of linkstore.Store.
+type Store struct {
+	db  API
+	cfg Config
+}
+
+var _ linkstore.Store = (*Store)(nil)
+
+// New returns a store over db.
+func New(db API, cfg Config) *Store {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 2 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Store{db: db, cfg: cfg}
+}
+
+const codeIsFree = "attribute_not_exists(" + AttrCode + ")"
+
+// Create implements linkstore.Store. Without an idempotency record it is
+// one conditional PutItem; with one, a two-item transaction so a link never
+// exists without the record that makes its retry safe, nor the reverse.
+func (s *Store) Create(ctx context.Context, l link.Link, idem *linkstore.Idempotency) error {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	if idem == nil {
+		_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName:           &s.cfg.LinksTable,
+			Item:                marshalLink(l),
+			ConditionExpression: aws.String(codeIsFree),
+		})
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) {
+			return &linkstore.ConflictError{Taken: linkstore.TakenCode, Code: l.Code}
+		}
+		return wrap("create link", l.Code, err)
+	}
+	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{
+			{Put: &types.Put{
+				TableName:           &s.cfg.LinksTable,
+				Item:                marshalLink(l),
+				ConditionExpression: aws.String(codeIsFree),
+			}},
+			{Put: &types.Put{
+				TableName: &s.cfg.IdempotencyTable,
+				Item: map[string]types.AttributeValue{
+					AttrIdemPK:       str(idemPK(idem.Owner, idem.Key)),
+					AttrIdemHash:     str(idem.RequestHash),
+					AttrCode:         str(idem.Code),
+					AttrIdemResponse: &types.AttributeValueMemberB{Value: idem.Response},
+					AttrExpiresAt:    num(idem.ExpiresAt.Unix()),
+				},
+				// An expired record may linger until TTL removes it; it no
+				// longer holds the key.
+				ConditionExpression:       aws.String("attribute_not_exists(" + AttrIdemPK + ") OR " + AttrExpiresAt + " <= :now"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":now": num(s.cfg.Now().Unix())},
+			}},
+		},
+	})
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		// Reasons come back in the order of TransactItems.
+		reasons := tce.CancellationReasons
+		if len(reasons) == 2 && aws.ToString(reasons[1].Code) == "ConditionalCheckFailed" {
+			return &linkstore.ConflictError{Taken: linkstore.TakenIdempotencyKey, Code: l.Code}
+		}
+		if len(reasons) >= 1 && aws.ToString(reasons[0].Code) == "ConditionalCheckFailed" {
+			return &linkstore.ConflictError{Taken: linkstore.TakenCode, Code: l.Code}
+		}
+	}
+	return wrap("create link", l.Code, err)
+}
+
+// Get implements linkstore.Store with an eventually consistent read: half a
+// read unit, and the redirect path tolerates a second of replication lag.
+func (s *Store) Get(ctx context.Context, code string) (link.Link, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &s.cfg.LinksTable,
+		Key:       map[string]types.AttributeValue{AttrCode: str(code)},
+	})
+	if err != nil {
+		return link.Link{}, wrap("get link", code, err)
+	}
+	if out.Item == nil {
+		return link.Link{}, fmt.Errorf("get link %q: %w", code, link.ErrNotFound)
+	}
+	return unmarshalLink(out.Item)
+}
+
+// GetIdempotency implements linkstore.Store. The read is strongly
+// consistent: a retry that arrives right after the first request must see it.
+func (s *Store) GetIdempotency(ctx context.Context, owner, key string) (linkstore.Idempotency, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      &s.cfg.IdempotencyTable,
+		Key:            map[string]types.AttributeValue{AttrIdemPK: str(idemPK(owner, key))},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return linkstore.Idempotency{}, wrap("get idempotency record", key, err)
+	}
+	rec := linkstore.Idempotency{Owner: owner, Key: key}
+	var expires int64
+	rec.RequestHash, err = getS(out.Item, AttrIdemHash, nil)
+	rec.Code, err = getS(out.Item, AttrCode, err)
+	expires, err = getN(out.Item, AttrExpiresAt, err)
+	if out.Item == nil || (err == nil && !s.cfg.Now().Before(time.Unix(expires, 0))) {
+		return linkstore.Idempotency{}, fmt.Errorf("get idempotency record: %w", link.ErrNotFound)
+	}
+	if err != nil {
+		return linkstore.Idempotency{}, fmt.Errorf("decode idempotency record: %w", err)
+	}
+	if b, ok := out.Item[AttrIdemResponse].(*types.AttributeValueMemberB); ok {
+		rec.Response = b.Value
+	}
+	rec.ExpiresAt = time.Unix(expires, 0).UTC()
+	return rec, nil
+}
+
+// idemPK scopes a key to its owner, so two callers cannot see or collide
+// with each other's keys. The length prefix keeps "a"+"b:c" apart from "a:b"+"c".
+func idemPK(owner, key string) string {
+	return strconv.Itoa(len(owner)) + ":" + owner + ":" + key
+}
+
+// wrap adds context and marks timeouts and throttling as retryable
+// unavailability, which the API answers with 503.
+func wrap(op, key string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if isUnavailable(err) {
+		return fmt.Errorf("%s %q: %w: %w", op, key, link.ErrUnavailable, err)
+	}
+	return fmt.Errorf("%s %q: %w", op, key, err)
+}
+
+func isUnavailable(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	// No API error at all means the request never got an answer: a
+	// refused or reset connection, a DNS failure. Worth a retry.
+	var api smithy.APIError
+	if !errors.As(err, &api) {
+		return !errors.Is(err, context.Canceled)
+	}
+	if api.ErrorFault() == smithy.FaultServer {
+		return true
+	}
+	var (
+		throttled *types.ProvisionedThroughputExceededException
+		limit     *types.RequestLimitExceeded
+		internal  *types.InternalServerError
+		inflight  *types.TransactionInProgressException
+		throttle  *types.ThrottlingException
+	)
+	return errors.As(err, &throttled) || errors.As(err, &limit) || errors.As(err, &internal) ||
+		errors.As(err, &inflight) || errors.As(err, &throttle)
+}
