@@ -22,6 +22,8 @@ const DefaultRetryAfter = time.Second
 // load's goroutine, and nothing is cached.
 var ErrLoaderPanic = errors.New("redirectcache: loader panicked")
 
+var errGoexit = fmt.Errorf("%w: runtime.Goexit", ErrLoaderPanic)
+
 // Options configures a Cache. The zero value is usable but caches nothing
 // fresh (TTL 0): set TTL and NegativeTTL.
 type Options struct {
@@ -259,7 +261,7 @@ func (c *Cache[V]) load(parent context.Context, key string, cl *call[V], start t
 	}
 	var (
 		val V
-		err = fmt.Errorf("%w: runtime.Goexit", ErrLoaderPanic)
+		err = errGoexit
 	)
 	// Deferred so that waiters are released even if the loader calls
 	// runtime.Goexit (t.FailNow in a test loader, for one).

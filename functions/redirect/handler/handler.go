@@ -38,7 +38,7 @@ const (
 	newLinkWindow      = time.Minute
 )
 
-// Handler serves redirects.
+// Handler serves redirects. Build it with New.
 type Handler struct {
 	Store      Getter
 	Cache      *redirectcache.Cache[link.Link]
@@ -53,6 +53,8 @@ type Handler struct {
 	Now         func() time.Time
 	Log         *slog.Logger
 	Metrics     *metrics.Emitter
+
+	load func(context.Context, string) (link.Link, error)
 }
 
 // Handle answers one API Gateway proxy event.
@@ -126,14 +128,19 @@ func (h *Handler) resolve(ctx context.Context, code string) (link.Link, error) {
 }
 
 func (h *Handler) lookup(ctx context.Context, key string) (link.Link, error) {
-	l, res, err := h.Cache.Get(ctx, key, func(ctx context.Context) (link.Link, error) {
-		ctx, cancel := context.WithTimeout(ctx, h.Timeout)
-		defer cancel()
-		return h.Store.Get(ctx, key)
-	})
+	l, res, err := h.Cache.GetKeyed(ctx, key, h.load)
 	h.Metrics.Add(cacheMetric[res], metrics.Count, 1)
 	return l, err
 }
+
+// loadLink is the cache's loader. New stores it as a method value once, not
+// a closure per request, so a warm cache hit allocates nothing.
+func (h *Handler) loadLink(ctx context.Context, key string) (link.Link, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.Timeout)
+	defer cancel()
+	return h.Store.Get(ctx, key)
+}
+
 
 var cacheMetric = map[redirectcache.Result]string{
 	redirectcache.Hit:         "CacheHit",

@@ -31,7 +31,7 @@ func New(o Options) *Handler {
 		now = time.Now
 	}
 	c := o.Config
-	return &Handler{
+	h := &Handler{
 		Store: o.Store,
 		Cache: redirectcache.New[link.Link](redirectcache.Options{
 			Capacity:    c.CacheSize,
@@ -52,4 +52,6 @@ func New(o Options) *Handler {
 		Log:         o.Log,
 		Metrics:     o.Metrics,
 	}
+	h.load = h.loadLink
+	return h
 }
