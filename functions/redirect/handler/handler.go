@@ -141,7 +141,6 @@ func (h *Handler) loadLink(ctx context.Context, key string) (link.Link, error) {
 	return h.Store.Get(ctx, key)
 }
 
-
 var cacheMetric = map[redirectcache.Result]string{
 	redirectcache.Hit:         "CacheHit",
 	redirectcache.NegativeHit: "CacheNegativeHit",
