@@ -10,7 +10,9 @@ const (
 	StatusActive Status = "active"
 	// StatusDisabled links answer 410 until their owner enables them again.
 	StatusDisabled Status = "disabled"
-	// StatusDeleted links were removed by their owner and wait to become tombstones.
+	// StatusDeleted links were removed by their owner. The API turns a
+	// delete straight into a tombstone; the status exists for items written
+	// by older versions and resolves to 410 like the others.
 	StatusDeleted Status = "deleted"
 	// StatusTombstone marks a dead code held back from reuse during a grace period.
 	StatusTombstone Status = "tombstone"
@@ -82,3 +84,26 @@ func isAlnum(s string) bool {
 	}
 	return true
 }
+
+// Tombstone holds a dead code back from reuse for a grace period, so that
+// caches and replicas that still know the old target never send a visitor
+// to someone else's new link (seed 000). It resolves to 410.
+type Tombstone struct {
+	Code string
+	// PrevOwner is kept for audit; a tombstone belongs to no one, so it
+	// leaves its owner's listing.
+	PrevOwner    string
+	TombstonedAt time.Time
+	ReclaimAfter time.Time
+	// Reason is "expired" (TTL) or "deleted" (by the owner).
+	Reason string
+}
+
+// Tombstone reasons.
+const (
+	ReasonExpired = "expired"
+	ReasonDeleted = "deleted"
+)
+
+// DefaultTombstoneGrace is how long a dead code is held back.
+const DefaultTombstoneGrace = 30 * 24 * time.Hour

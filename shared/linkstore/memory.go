@@ -3,6 +3,7 @@ package linkstore
 import (
 	"context"
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 
@@ -14,9 +15,15 @@ import (
 // idempotency record no longer blocks its key.
 type Memory struct {
 	mu    sync.Mutex
-	links map[string]link.Link
+	links map[string]entry
 	idem  map[string]Idempotency
 	now   func() time.Time
+}
+
+// entry is a link or, when tomb is set, a tombstone.
+type entry struct {
+	link link.Link
+	tomb *link.Tombstone
 }
 
 var _ Store = (*Memory)(nil)
@@ -26,7 +33,7 @@ func NewMemory(now func() time.Time) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	return &Memory{links: map[string]link.Link{}, idem: map[string]Idempotency{}, now: now}
+	return &Memory{links: map[string]entry{}, idem: map[string]Idempotency{}, now: now}
 }
 
 func idemKey(owner, key string) string { return owner + "\x00" + key }
@@ -49,7 +56,7 @@ func (m *Memory) Create(ctx context.Context, l link.Link, idem *Idempotency) err
 		rec.Response = append([]byte(nil), idem.Response...)
 		m.idem[idemKey(idem.Owner, idem.Key)] = rec
 	}
-	m.links[l.Code] = l
+	m.links[l.Code] = entry{link: l}
 	return nil
 }
 
@@ -60,11 +67,14 @@ func (m *Memory) Get(ctx context.Context, code string) (link.Link, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	l, ok := m.links[code]
+	e, ok := m.links[code]
 	if !ok {
 		return link.Link{}, fmt.Errorf("get link %q: %w", code, link.ErrNotFound)
 	}
-	return l, nil
+	if e.tomb != nil {
+		return link.Link{Code: code, Status: link.StatusTombstone}, nil
+	}
+	return e.link, nil
 }
 
 // GetIdempotency implements Store.
@@ -79,4 +89,148 @@ func (m *Memory) GetIdempotency(ctx context.Context, owner, key string) (Idempot
 		return Idempotency{}, fmt.Errorf("get idempotency record: %w", link.ErrNotFound)
 	}
 	return rec, nil
+}
+
+// owned returns owner's live link at code, or the error Update and Delete
+// answer: not found for anything the owner may not see, a precondition
+// failure for a version they did not read.
+func (m *Memory) owned(owner, code string, expect int64) (link.Link, error) {
+	e, ok := m.links[code]
+	if !ok || e.tomb != nil || e.link.Owner != owner {
+		return link.Link{}, fmt.Errorf("link %q: %w", code, link.ErrNotFound)
+	}
+	if expect != 0 && e.link.Version != expect {
+		return link.Link{}, fmt.Errorf("link %q is at version %d, not %d: %w", code, e.link.Version, expect, link.ErrPrecondition)
+	}
+	return e.link, nil
+}
+
+// Update implements Store.
+func (m *Memory) Update(ctx context.Context, l link.Link, expect int64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, err := m.owned(l.Owner, l.Code, expect); err != nil {
+		return err
+	}
+	m.links[l.Code] = entry{link: l}
+	return nil
+}
+
+// List implements Store.
+func (m *Memory) List(ctx context.Context, owner string, limit int, cursor string) ([]link.Link, string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
+	after, err := DecodeCursor(cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	limit = clampLimit(limit)
+	m.mu.Lock()
+	var all []link.Link
+	for _, e := range m.links {
+		if e.tomb == nil && e.link.Owner == owner && after.Before(e.link) {
+			all = append(all, e.link)
+		}
+	}
+	m.mu.Unlock()
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if !a.CreatedAt.Equal(b.CreatedAt) {
+			return a.CreatedAt.After(b.CreatedAt)
+		}
+		return a.Code > b.Code
+	})
+	if len(all) <= limit {
+		return all, "", nil
+	}
+	page := all[:limit]
+	return page, EncodeCursor(page[limit-1]), nil
+}
+
+func clampLimit(limit int) int {
+	if limit <= 0 || limit > MaxPage {
+		return MaxPage
+	}
+	return limit
+}
+
+// Delete implements Store.
+func (m *Memory) Delete(ctx context.Context, owner, code string, expect int64, t link.Tombstone) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, err := m.owned(owner, code, expect); err != nil {
+		return err
+	}
+	t.Code, t.PrevOwner = code, owner
+	m.links[code] = entry{tomb: &t}
+	return nil
+}
+
+// Tombstone implements Store.
+func (m *Memory) Tombstone(ctx context.Context, t link.Tombstone) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e, ok := m.links[t.Code]; ok && (e.tomb != nil || m.now().Before(e.link.ExpiresAt)) {
+		return false, nil // a tombstone already, or a live link created since
+	}
+	m.links[t.Code] = entry{tomb: &t}
+	return true, nil
+}
+
+// DueTombstones implements Store.
+func (m *Memory) DueTombstones(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var due []string
+	for code, e := range m.links {
+		if e.tomb != nil && !now.Before(e.tomb.ReclaimAfter) {
+			due = append(due, code)
+		}
+	}
+	sort.Strings(due)
+	if len(due) > limit {
+		due = due[:limit]
+	}
+	return due, nil
+}
+
+// Release implements Store.
+func (m *Memory) Release(ctx context.Context, code string, now time.Time) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.links[code]
+	if !ok || e.tomb == nil || now.Before(e.tomb.ReclaimAfter) {
+		return false, nil
+	}
+	delete(m.links, code)
+	return true, nil
+}
+
+// GetTombstone implements Store.
+func (m *Memory) GetTombstone(ctx context.Context, code string) (link.Tombstone, error) {
+	if err := ctx.Err(); err != nil {
+		return link.Tombstone{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e, ok := m.links[code]; ok && e.tomb != nil {
+		return *e.tomb, nil
+	}
+	return link.Tombstone{}, fmt.Errorf("tombstone %q: %w", code, link.ErrNotFound)
 }

@@ -8,18 +8,46 @@ import (
 	"github.com/shortlink-dev/shortener/shared/link"
 )
 
-// Store keeps links and the idempotency records of create requests.
+// Store keeps links, their tombstones, and the idempotency records of
+// create requests.
 type Store interface {
 	// Create writes l if its code is free. With idem it also writes the
 	// idempotency record, atomically: both are written or neither is. A
 	// taken code or a live idempotency record is a *ConflictError.
 	Create(ctx context.Context, l link.Link, idem *Idempotency) error
-	// Get reads a link, eventually consistent: the redirect path's read.
-	// An absent code is link.ErrNotFound.
+	// Get reads a link or a tombstone (Status link.StatusTombstone),
+	// eventually consistent: the redirect path's read. An absent code is
+	// link.ErrNotFound.
 	Get(ctx context.Context, code string) (link.Link, error)
 	// GetIdempotency reads the live idempotency record for owner and key,
 	// strongly consistent. An absent or expired one is link.ErrNotFound.
 	GetIdempotency(ctx context.Context, owner, key string) (Idempotency, error)
+
+	// Update replaces l (same code, same owner) if the stored version is
+	// still expect and the link is not a tombstone. Someone else's link, an
+	// absent one or a tombstone is link.ErrNotFound; another version is
+	// link.ErrPrecondition.
+	Update(ctx context.Context, l link.Link, expect int64) error
+	// List returns owner's links, newest first, at most limit, and the
+	// cursor of the next page ("" when there is none).
+	List(ctx context.Context, owner string, limit int, cursor string) ([]link.Link, string, error)
+	// Delete turns owner's link into a tombstone if its version is still
+	// expect (0: any version). Errors as for Update.
+	Delete(ctx context.Context, owner, code string, expect int64, t link.Tombstone) error
+	// Tombstone writes t for a code whose link expired and was removed by
+	// TTL. It never overwrites a live link created since, nor an existing
+	// tombstone, so a redelivered stream record changes nothing; written
+	// reports whether this call wrote it.
+	Tombstone(ctx context.Context, t link.Tombstone) (written bool, err error)
+	// GetTombstone reads code's tombstone; link.ErrNotFound when it holds
+	// none (absent, or a link).
+	GetTombstone(ctx context.Context, code string) (link.Tombstone, error)
+	// DueTombstones lists up to limit codes whose tombstones may be
+	// released at now, through the sparse index, never a scan.
+	DueTombstones(ctx context.Context, now time.Time, limit int) ([]string, error)
+	// Release deletes code's tombstone if it is still a tombstone due at
+	// now; released reports whether this call deleted it.
+	Release(ctx context.Context, code string, now time.Time) (released bool, err error)
 }
 
 // Idempotency remembers the first answer to a create request made with an
@@ -38,6 +66,9 @@ type Idempotency struct {
 
 // IdempotencyWindow is how long a key is remembered.
 const IdempotencyWindow = 24 * time.Hour
+
+// MaxPage bounds a List page.
+const MaxPage = 100
 
 // Taken says which key of a create was already in use.
 type Taken int

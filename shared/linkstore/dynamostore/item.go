@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"time"
 
@@ -26,10 +27,72 @@ const (
 	AttrVersion        = "version"
 	AttrRedirectStatus = "redirect_status"
 
+	// Tombstone attributes. AttrTombShard is the sparse index's partition
+	// key: only tombstones carry it, so the index holds nothing else.
+	AttrTombstonedAt = "tombstoned_at" // epoch milliseconds
+	AttrReclaimAfter = "reclaim_after" // epoch seconds
+	AttrPrevOwner    = "prev_owner_id"
+	AttrTombReason   = "tomb_reason"
+	AttrTombShard    = "tomb_shard"
+
 	AttrIdemPK       = "pk"
 	AttrIdemHash     = "request_hash"
 	AttrIdemResponse = "response"
 )
+
+// Index names, shared with infra/.
+const (
+	// IndexByOwner lists an owner's links newest first.
+	IndexByOwner = "by-owner"
+	// IndexDueTombstones finds tombstones by reclaim time.
+	IndexDueTombstones = "due-tombstones"
+)
+
+// TombShards spreads the sparse index over this many partition values, so
+// tombstones written at the seed's expiry rate (and 10x) never crowd one
+// index partition. Reclaim queries each.
+const TombShards = 8
+
+func tombShard(code string) string {
+	h := fnv.New32a()
+	h.Write([]byte(code))
+	return strconv.Itoa(int(h.Sum32() % TombShards))
+}
+
+func marshalTombstone(t link.Tombstone) map[string]types.AttributeValue {
+	item := map[string]types.AttributeValue{
+		AttrCode:         str(t.Code),
+		AttrStatus:       str(string(link.StatusTombstone)),
+		AttrTombstonedAt: num(t.TombstonedAt.UnixMilli()),
+		AttrReclaimAfter: num(t.ReclaimAfter.Unix()),
+		AttrTombReason:   str(t.Reason),
+		AttrTombShard:    str(tombShard(t.Code)),
+	}
+	if t.PrevOwner != "" {
+		item[AttrPrevOwner] = str(t.PrevOwner)
+	}
+	return item
+}
+
+func unmarshalTombstone(item map[string]types.AttributeValue) (link.Tombstone, error) {
+	var t link.Tombstone
+	code, err := getS(item, AttrCode, nil)
+	status, err := getS(item, AttrStatus, err)
+	at, err := getN(item, AttrTombstonedAt, err)
+	after, err := getN(item, AttrReclaimAfter, err)
+	if err == nil && status != string(link.StatusTombstone) {
+		err = fmt.Errorf("status %q is not a tombstone", status)
+	}
+	if err != nil {
+		return t, fmt.Errorf("decode tombstone item: %w", err)
+	}
+	t.Code = code
+	t.PrevOwner, _ = getS(item, AttrPrevOwner, nil)
+	t.Reason, _ = getS(item, AttrTombReason, nil)
+	t.TombstonedAt = time.UnixMilli(at).UTC()
+	t.ReclaimAfter = time.Unix(after, 0).UTC()
+	return t, nil
+}
 
 func num(v int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
@@ -65,6 +128,10 @@ func unmarshalLink(item map[string]types.AttributeValue) (link.Link, error) {
 		err error
 	)
 	l.Code, err = getS(item, AttrCode, err)
+	if s, ok := item[AttrStatus].(*types.AttributeValueMemberS); ok && s.Value == string(link.StatusTombstone) && err == nil {
+		// A tombstone keeps no target; the redirect only needs to know it is one.
+		return link.Link{Code: l.Code, Status: link.StatusTombstone}, nil
+	}
 	l.URL, err = getS(item, AttrURL, err)
 	l.Owner, _ = getS(item, AttrOwner, nil) // tombstones carry no owner
 	l.Alias, _ = getS(item, AttrAlias, nil)

@@ -13,9 +13,9 @@ import (
 
 // SchemaAPI lists the calls CreateTables makes.
 type SchemaAPI interface {
+	dynamodb.DescribeTableAPIClient
 	CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
 	UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
-	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
 }
 
 // CreateTables creates the links and idempotency tables as the deployed
@@ -25,11 +25,35 @@ type SchemaAPI interface {
 func CreateTables(ctx context.Context, db SchemaAPI, cfg Config) error {
 	tables := []*dynamodb.CreateTableInput{
 		{
-			TableName:            &cfg.LinksTable,
-			BillingMode:          types.BillingModePayPerRequest,
-			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(AttrCode), AttributeType: types.ScalarAttributeTypeS}},
-			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(AttrCode), KeyType: types.KeyTypeHash}},
-			StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
+			TableName:   &cfg.LinksTable,
+			BillingMode: types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{
+				{AttributeName: aws.String(AttrCode), AttributeType: types.ScalarAttributeTypeS},
+				{AttributeName: aws.String(AttrOwner), AttributeType: types.ScalarAttributeTypeS},
+				{AttributeName: aws.String(AttrCreatedAt), AttributeType: types.ScalarAttributeTypeN},
+				{AttributeName: aws.String(AttrTombShard), AttributeType: types.ScalarAttributeTypeS},
+				{AttributeName: aws.String(AttrReclaimAfter), AttributeType: types.ScalarAttributeTypeN},
+			},
+			KeySchema:           []types.KeySchemaElement{{AttributeName: aws.String(AttrCode), KeyType: types.KeyTypeHash}},
+			StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+				{
+					IndexName: aws.String(IndexByOwner),
+					KeySchema: []types.KeySchemaElement{
+						{AttributeName: aws.String(AttrOwner), KeyType: types.KeyTypeHash},
+						{AttributeName: aws.String(AttrCreatedAt), KeyType: types.KeyTypeRange},
+					},
+					Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+				},
+				{
+					IndexName: aws.String(IndexDueTombstones),
+					KeySchema: []types.KeySchemaElement{
+						{AttributeName: aws.String(AttrTombShard), KeyType: types.KeyTypeHash},
+						{AttributeName: aws.String(AttrReclaimAfter), KeyType: types.KeyTypeRange},
+					},
+					Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+				},
+			},
 		},
 		{
 			TableName:            &cfg.IdempotencyTable,

@@ -166,6 +166,8 @@ func Run(t *testing.T, newStore Factory) {
 		assert.Equal(t, int32(n-1), conflicts.Load())
 	})
 
+	RunLifecycle(t, newStore)
+
 	t.Run("a cancelled context fails the call", func(t *testing.T) {
 		s, clock := setup(t)
 		ctx, cancel := context.WithCancel(context.Background())
@@ -174,6 +176,210 @@ func Run(t *testing.T, newStore Factory) {
 		_, err := s.Get(ctx, "ctx0001")
 		assert.Error(t, err)
 		assert.NotErrorIs(t, err, link.ErrNotFound)
+	})
+}
+
+// RunLifecycle runs the suite for changes, listing, tombstones and
+// reclamation. Run calls it; it is apart only to keep each readable.
+func RunLifecycle(t *testing.T, newStore Factory) {
+	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	ctx := context.Background()
+	setup := func(t *testing.T) (linkstore.Store, *Clock) {
+		clock := NewClock(start)
+		return newStore(t, clock.Now), clock
+	}
+	tomb := func(code string, now time.Time, grace time.Duration) link.Tombstone {
+		now = now.Truncate(time.Millisecond)
+		return link.Tombstone{Code: code, PrevOwner: "owner-1", TombstonedAt: now,
+			ReclaimAfter: now.Add(grace).Truncate(time.Second), Reason: link.ReasonExpired}
+	}
+
+	t.Run("update on the version read succeeds once", func(t *testing.T) {
+		s, clock := setup(t)
+		l := sample("upd0001", clock.Now())
+		require.NoError(t, s.Create(ctx, l, nil))
+		changed := l
+		changed.URL, changed.Version = "https://example.com/new", 2
+		require.NoError(t, s.Update(ctx, changed, 1))
+		got, err := s.Get(ctx, l.Code)
+		require.NoError(t, err)
+		assert.Equal(t, changed, got)
+
+		stale := l
+		stale.URL, stale.Version = "https://example.com/lost", 2
+		assert.ErrorIs(t, s.Update(ctx, stale, 1), link.ErrPrecondition, "a writer that read version 1 lost")
+	})
+
+	t.Run("owners cannot update or delete each other's links", func(t *testing.T) {
+		s, clock := setup(t)
+		l := sample("own0001", clock.Now())
+		require.NoError(t, s.Create(ctx, l, nil))
+		theirs := l
+		theirs.Owner, theirs.URL, theirs.Version = "intruder", "https://evil.example/", 2
+		assert.ErrorIs(t, s.Update(ctx, theirs, 1), link.ErrNotFound)
+		assert.ErrorIs(t, s.Delete(ctx, "intruder", l.Code, 0, tomb(l.Code, clock.Now(), time.Hour)), link.ErrNotFound)
+		got, err := s.Get(ctx, l.Code)
+		require.NoError(t, err)
+		assert.Equal(t, l, got)
+	})
+
+	t.Run("update of an absent code is not found", func(t *testing.T) {
+		s, clock := setup(t)
+		assert.ErrorIs(t, s.Update(ctx, sample("absent1", clock.Now()), 1), link.ErrNotFound)
+		assert.ErrorIs(t, s.Delete(ctx, "owner-1", "absent1", 0, tomb("absent1", clock.Now(), time.Hour)), link.ErrNotFound)
+	})
+
+	t.Run("delete leaves a tombstone that resolves gone and leaves the listing", func(t *testing.T) {
+		s, clock := setup(t)
+		l := sample("del0001", clock.Now())
+		require.NoError(t, s.Create(ctx, l, nil))
+		assert.ErrorIs(t, s.Delete(ctx, "owner-1", l.Code, 7, tomb(l.Code, clock.Now(), time.Hour)), link.ErrPrecondition)
+		ts := tomb(l.Code, clock.Now(), time.Hour)
+		ts.Reason = link.ReasonDeleted
+		require.NoError(t, s.Delete(ctx, "owner-1", l.Code, 1, ts))
+
+		got, err := s.Get(ctx, l.Code)
+		require.NoError(t, err)
+		assert.Equal(t, link.StatusTombstone, got.Status)
+		assert.Equal(t, link.Gone, got.Resolve(clock.Now()))
+		gotTomb, err := s.GetTombstone(ctx, l.Code)
+		require.NoError(t, err)
+		assert.Equal(t, ts, gotTomb)
+		page, _, err := s.List(ctx, "owner-1", 10, "")
+		require.NoError(t, err)
+		assert.Empty(t, page)
+		assert.ErrorIs(t, s.Update(ctx, l, 1), link.ErrNotFound, "a tombstone cannot be edited back to life")
+		assertTaken(t, s.Create(ctx, sample(l.Code, clock.Now()), nil), linkstore.TakenCode)
+	})
+
+	t.Run("list is newest first, paged, and per owner", func(t *testing.T) {
+		s, clock := setup(t)
+		var want []string
+		for i := range 7 {
+			l := sample(fmt.Sprintf("lst%04d", i), clock.Now())
+			require.NoError(t, s.Create(ctx, l, nil))
+			want = append([]string{l.Code}, want...)
+			clock.Add(time.Second)
+		}
+		other := sample("other01", clock.Now())
+		other.Owner = "owner-2"
+		require.NoError(t, s.Create(ctx, other, nil))
+
+		var got []string
+		cursor := ""
+		pages := 0
+		for {
+			page, next, err := s.List(ctx, "owner-1", 3, cursor)
+			require.NoError(t, err)
+			assert.LessOrEqual(t, len(page), 3)
+			for _, l := range page {
+				got = append(got, l.Code)
+			}
+			pages++
+			if next == "" {
+				break
+			}
+			require.Less(t, pages, 5, "paging must end")
+			cursor = next
+		}
+		assert.Equal(t, want, got)
+		assert.Equal(t, 3, pages)
+
+		_, _, err := s.List(ctx, "owner-1", 3, "not-a-cursor!")
+		assert.ErrorIs(t, err, link.ErrInvalid)
+	})
+
+	t.Run("a forged cursor cannot reach another owner's links", func(t *testing.T) {
+		s, clock := setup(t)
+		theirs := sample("their01", clock.Now())
+		theirs.Owner = "owner-2"
+		require.NoError(t, s.Create(ctx, theirs, nil))
+		forged := linkstore.EncodeCursor(sample("zzzzzzz", clock.Now().Add(time.Hour)))
+		page, _, err := s.List(ctx, "owner-1", 10, forged)
+		require.NoError(t, err)
+		assert.Empty(t, page)
+	})
+
+	t.Run("ttl tombstone is written once and never over a live link", func(t *testing.T) {
+		s, clock := setup(t)
+		ts := tomb("ttl0001", clock.Now(), time.Hour)
+		written, err := s.Tombstone(ctx, ts)
+		require.NoError(t, err)
+		assert.True(t, written)
+		again := tomb("ttl0001", clock.Now().Add(time.Minute), 2*time.Hour)
+		written, err = s.Tombstone(ctx, again)
+		require.NoError(t, err)
+		assert.False(t, written, "a redelivered record changes nothing")
+		got, err := s.GetTombstone(ctx, "ttl0001")
+		require.NoError(t, err)
+		assert.Equal(t, ts, got)
+
+		live := sample("live001", clock.Now())
+		require.NoError(t, s.Create(ctx, live, nil))
+		written, err = s.Tombstone(ctx, tomb("live001", clock.Now(), time.Hour))
+		require.NoError(t, err)
+		assert.False(t, written)
+		gotLink, err := s.Get(ctx, "live001")
+		require.NoError(t, err)
+		assert.Equal(t, live, gotLink)
+		_, err = s.GetTombstone(ctx, "live001")
+		assert.ErrorIs(t, err, link.ErrNotFound)
+	})
+
+	t.Run("an expired link not yet removed may be tombstoned", func(t *testing.T) {
+		s, clock := setup(t)
+		l := sample("exp0001", clock.Now())
+		l.ExpiresAt = clock.Now().Add(time.Second).Truncate(time.Second)
+		require.NoError(t, s.Create(ctx, l, nil))
+		clock.Add(2 * time.Second)
+		written, err := s.Tombstone(ctx, tomb("exp0001", clock.Now(), time.Hour))
+		require.NoError(t, err)
+		assert.True(t, written)
+	})
+
+	t.Run("due tombstones are released once, and only when due", func(t *testing.T) {
+		s, clock := setup(t)
+		for i := range 12 {
+			_, err := s.Tombstone(ctx, tomb(fmt.Sprintf("due%04d", i), clock.Now(), time.Hour))
+			require.NoError(t, err)
+		}
+		_, err := s.Tombstone(ctx, tomb("later01", clock.Now(), 3*time.Hour))
+		require.NoError(t, err)
+		require.NoError(t, s.Create(ctx, sample("livelnk", clock.Now()), nil))
+
+		due, err := s.DueTombstones(ctx, clock.Now(), 100)
+		require.NoError(t, err)
+		assert.Empty(t, due, "nothing is due during the grace period")
+		released, err := s.Release(ctx, "due0000", clock.Now())
+		require.NoError(t, err)
+		assert.False(t, released)
+
+		clock.Add(2 * time.Hour)
+		due, err = s.DueTombstones(ctx, clock.Now(), 5)
+		require.NoError(t, err)
+		assert.Len(t, due, 5, "the limit bounds a batch")
+		due, err = s.DueTombstones(ctx, clock.Now(), 100)
+		require.NoError(t, err)
+		assert.Len(t, due, 12)
+		assert.NotContains(t, due, "later01")
+		assert.NotContains(t, due, "livelnk")
+
+		n := 0
+		for _, code := range due {
+			released, err := s.Release(ctx, code, clock.Now())
+			require.NoError(t, err)
+			if released {
+				n++
+			}
+			released, err = s.Release(ctx, code, clock.Now())
+			require.NoError(t, err)
+			assert.False(t, released, "a second release finds nothing")
+		}
+		assert.Equal(t, 12, n)
+		released, err = s.Release(ctx, "livelnk", clock.Now())
+		require.NoError(t, err)
+		assert.False(t, released, "release never deletes a link")
+		require.NoError(t, s.Create(ctx, sample("due0003", clock.Now()), nil), "a released code can be issued again")
 	})
 }
 

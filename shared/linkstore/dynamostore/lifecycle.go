@@ -1,0 +1,230 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/linkstore"
+)
+
+// names are the expression attribute names every lifecycle condition uses;
+// "status" is a DynamoDB reserved word.
+var names = map[string]string{"#status": AttrStatus}
+
+// Update implements linkstore.Store: a whole-item put conditioned on the
+// owner, the version the caller read, and the link not being a tombstone.
+func (s *Store) Update(ctx context.Context, l link.Link, expect int64) error {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                           &s.cfg.LinksTable,
+		Item:                                marshalLink(l),
+		ConditionExpression:                 aws.String(ownedCondition(expect)),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           ownedValues(l.Owner, expect),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	return s.ownedError("update link", l.Code, l.Owner, err)
+}
+
+// Delete implements linkstore.Store: the link item is replaced by its
+// tombstone under the same conditions as Update.
+func (s *Store) Delete(ctx context.Context, owner, code string, expect int64, t link.Tombstone) error {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	t.Code, t.PrevOwner = code, owner
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                           &s.cfg.LinksTable,
+		Item:                                marshalTombstone(t),
+		ConditionExpression:                 aws.String(ownedCondition(expect)),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           ownedValues(owner, expect),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	return s.ownedError("delete link", code, owner, err)
+}
+
+func ownedCondition(expect int64) string {
+	c := AttrOwner + " = :owner AND #status <> :tomb"
+	if expect != 0 {
+		c += " AND " + AttrVersion + " = :expect"
+	}
+	return c
+}
+
+func ownedValues(owner string, expect int64) map[string]types.AttributeValue {
+	v := map[string]types.AttributeValue{":owner": str(owner), ":tomb": str(string(link.StatusTombstone))}
+	if expect != 0 {
+		v[":expect"] = num(expect)
+	}
+	return v
+}
+
+// ownedError tells a lost update (412) from a link the caller may not see
+// (404) using the item DynamoDB returns with a failed condition. Owner
+// isolation: someone else's link is "not found", never "forbidden".
+func (s *Store) ownedError(op, code, owner string, err error) error {
+	var ccf *types.ConditionalCheckFailedException
+	if !errors.As(err, &ccf) {
+		return wrap(op, code, err)
+	}
+	if ccf.Item == nil {
+		return fmt.Errorf("%s %q: %w", op, code, link.ErrNotFound)
+	}
+	old, derr := unmarshalLink(ccf.Item)
+	if derr != nil || old.Owner != owner || old.Status == link.StatusTombstone {
+		return fmt.Errorf("%s %q: %w", op, code, link.ErrNotFound)
+	}
+	return fmt.Errorf("%s %q: version is %d: %w", op, code, old.Version, link.ErrPrecondition)
+}
+
+// List implements linkstore.Store through the owner index, newest first.
+// It asks for one item more than the page so the last page has no cursor.
+func (s *Store) List(ctx context.Context, owner string, limit int, cursor string) ([]link.Link, string, error) {
+	after, err := linkstore.DecodeCursor(cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	if limit <= 0 || limit > linkstore.MaxPage {
+		limit = linkstore.MaxPage
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	in := &dynamodb.QueryInput{
+		TableName:                 &s.cfg.LinksTable,
+		IndexName:                 aws.String(IndexByOwner),
+		KeyConditionExpression:    aws.String(AttrOwner + " = :owner"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":owner": str(owner)},
+		ScanIndexForward:          aws.Bool(false),
+		Limit:                     aws.Int32(int32(limit + 1)),
+	}
+	if after != nil {
+		// The cursor names only a position; the owner comes from the
+		// caller, so a forged cursor cannot reach another owner's index.
+		in.ExclusiveStartKey = map[string]types.AttributeValue{
+			AttrCode: str(after.Code), AttrOwner: str(owner), AttrCreatedAt: num(after.CreatedAt),
+		}
+	}
+	out, err := s.db.Query(ctx, in)
+	if err != nil {
+		return nil, "", wrap("list links of", owner, err)
+	}
+	links := make([]link.Link, 0, len(out.Items))
+	for _, item := range out.Items {
+		l, err := unmarshalLink(item)
+		if err != nil {
+			return nil, "", err
+		}
+		links = append(links, l)
+	}
+	if len(links) <= limit {
+		return links, "", nil
+	}
+	links = links[:limit]
+	return links, linkstore.EncodeCursor(links[limit-1]), nil
+}
+
+// Tombstone implements linkstore.Store. The condition admits an absent
+// item (TTL removed it) or a link that has itself expired (the removal has
+// not replicated here yet), never a live link or a tombstone.
+func (s *Store) Tombstone(ctx context.Context, t link.Tombstone) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                &s.cfg.LinksTable,
+		Item:                     marshalTombstone(t),
+		ConditionExpression:      aws.String("attribute_not_exists(" + AttrCode + ") OR (#status <> :tomb AND " + AttrExpiresAt + " <= :now)"),
+		ExpressionAttributeNames: names,
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":tomb": str(string(link.StatusTombstone)), ":now": num(s.cfg.Now().Unix()),
+		},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return false, nil
+	}
+	if err != nil {
+		return false, wrap("write tombstone", t.Code, err)
+	}
+	return true, nil
+}
+
+// GetTombstone implements linkstore.Store.
+func (s *Store) GetTombstone(ctx context.Context, code string) (link.Tombstone, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &s.cfg.LinksTable,
+		Key:       map[string]types.AttributeValue{AttrCode: str(code)},
+	})
+	if err != nil {
+		return link.Tombstone{}, wrap("get tombstone", code, err)
+	}
+	if s, ok := out.Item[AttrStatus].(*types.AttributeValueMemberS); !ok || s.Value != string(link.StatusTombstone) {
+		return link.Tombstone{}, fmt.Errorf("tombstone %q: %w", code, link.ErrNotFound)
+	}
+	return unmarshalTombstone(out.Item)
+}
+
+// DueTombstones implements linkstore.Store, querying the sparse index
+// shard by shard until it has limit codes.
+func (s *Store) DueTombstones(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	var codes []string
+	for shard := 0; shard < TombShards && len(codes) < limit; shard++ {
+		in := &dynamodb.QueryInput{
+			TableName:              &s.cfg.LinksTable,
+			IndexName:              aws.String(IndexDueTombstones),
+			KeyConditionExpression: aws.String(AttrTombShard + " = :shard AND " + AttrReclaimAfter + " <= :now"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":shard": str(fmt.Sprint(shard)), ":now": num(now.Unix()),
+			},
+			Limit: aws.Int32(int32(limit - len(codes))),
+		}
+		out, err := s.db.Query(ctx, in)
+		if err != nil {
+			return nil, wrap("query due tombstones in shard", fmt.Sprint(shard), err)
+		}
+		for _, item := range out.Items {
+			code, err := getS(item, AttrCode, nil)
+			if err != nil {
+				return nil, fmt.Errorf("decode due tombstone: %w", err)
+			}
+			codes = append(codes, code)
+		}
+	}
+	return codes, nil
+}
+
+// Release implements linkstore.Store: a delete conditioned on the item
+// still being a due tombstone, so a code re-issued in the meantime, or a
+// tombstone whose grace was extended, is never touched.
+func (s *Store) Release(ctx context.Context, code string, now time.Time) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                &s.cfg.LinksTable,
+		Key:                      map[string]types.AttributeValue{AttrCode: str(code)},
+		ConditionExpression:      aws.String("#status = :tomb AND " + AttrReclaimAfter + " <= :now"),
+		ExpressionAttributeNames: names,
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":tomb": str(string(link.StatusTombstone)), ":now": num(now.Unix()),
+		},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return false, nil
+	}
+	if err != nil {
+		return false, wrap("release tombstone", code, err)
+	}
+	return true, nil
+}
