@@ -78,7 +78,7 @@ func newFixture(t *testing.T, codes ...string) *fixture {
 	return f
 }
 
-func event(t *testing.T, name string) events.APIGatewayProxyRequest {
+func event(t testing.TB, name string) events.APIGatewayProxyRequest {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	require.NoError(t, err)

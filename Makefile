@@ -1,0 +1,52 @@
+# The two commands a newcomer needs: `make dev` and `make test`.
+# Everything else is here for contributors and CI.
+
+FUNCTIONS := create redirect manage stats ttlstream reclaim clicks
+GO_BUILD  := CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build -tags lambda.norpc -trimpath -ldflags "-s -w"
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+
+.PHONY: dev test prereqs build lint bench fuzz clean
+
+## dev: install what is missing, start DynamoDB Local and the local gateway on 127.0.0.1:8080 (Ctrl-C stops all)
+dev: prereqs
+	go run ./cmd/shortener-local
+
+## test: the whole suite, with one DynamoDB Local and one kinesalite shared by every package
+test: prereqs
+	scripts/with-emulators.sh go test -count=1 ./...
+
+prereqs:
+	@scripts/prereqs.sh
+
+## build: every function as an arm64 bootstrap, zipped under build/
+build:
+	@scripts/prereqs.sh --build
+	@for fn in $(FUNCTIONS); do \
+	  if [ -d functions/$$fn ]; then \
+	    mkdir -p build/$$fn && $(GO_BUILD) -o build/$$fn/bootstrap ./functions/$$fn && \
+	    (cd build/$$fn && rm -f ../$$fn.zip && zip -q -X ../$$fn.zip bootstrap) && \
+	    printf '%-10s %8d bytes\n' $$fn $$(stat -c %s build/$$fn/bootstrap) || exit 1; \
+	  fi; \
+	done
+
+## lint: gofmt, go vet and staticcheck
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	go vet ./...
+	go run $(STATICCHECK) ./...
+
+## bench: the benchmarks, against DynamoDB Local where they need it
+bench: prereqs
+	scripts/with-emulators.sh go test -run '^$$' -bench . -benchmem -count 1 ./...
+
+## fuzz: a short run of every fuzz target (the seed corpora also run in `make test`)
+fuzz:
+	@for target in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
+	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$target/*_test.go | sed 's/func //'); do \
+	    echo "fuzz $$target $$f"; go test -run '^$$' -fuzz "^$$f$$" -fuzztime 20s $$target || exit 1; \
+	  done; \
+	done
+
+clean:
+	rm -rf build .dev
