@@ -6,7 +6,6 @@ import (
 	"log"
 	"log/slog"
 	"os"
-	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
@@ -14,10 +13,8 @@ import (
 
 	"github.com/shortlink-dev/shortener/functions/create/handler"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
-	"github.com/shortlink-dev/shortener/shared/shortcode"
 )
 
 func main() {
@@ -32,20 +29,16 @@ func main() {
 	if err != nil {
 		log.Fatalf("aws configuration: %v", err)
 	}
-	codes, err := shortcode.New(cfg.CodeLength, nil)
-	if err != nil {
-		log.Fatalf("code generator: %v", err)
-	}
-	h := &handler.Handler{
+	h, err := handler.New(handler.Options{
 		Store: dynamostore.New(dynamodb.NewFromConfig(aws), dynamostore.Config{
 			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
 		}),
-		Codes:   codes,
-		Rules:   cfg.Rules(),
-		Present: linkapi.Presenter{BaseURL: cfg.BaseURL, CodeLength: cfg.CodeLength},
-		Now:     time.Now,
+		Config:  cfg,
 		Log:     slog.New(slog.NewJSONHandler(os.Stderr, nil)),
 		Metrics: metrics.New(os.Stdout, "Shortener", "create"),
+	})
+	if err != nil {
+		log.Fatalf("create handler: %v", err)
 	}
 	lambda.StartHandlerFunc(h.Handle)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -126,7 +127,15 @@ func jsonFieldError(err error) error {
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		// encoding/json reports unknown fields only as text; the field
 		// name is the quoted rest of the message.
-		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		quoted := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		name, uerr := strconv.Unquote(quoted)
+		if uerr != nil {
+			name = strings.Trim(quoted, `"`)
+		}
+		if name == "" {
+			// A Field must name something; `{"": 1}` has no name to give.
+			return &link.FieldError{Field: "body", Reason: "has a field with an empty name"}
+		}
 		return &link.FieldError{Field: name, Reason: "is not a known field"}
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return &link.FieldError{Field: "body", Reason: "is truncated JSON"}

@@ -52,6 +52,7 @@ func Load(getenv Getenv) (Config, error) {
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %q is not a whole number", name, v))
+			return def // reported once; the range checks below see the default
 		}
 		return n
 	}
@@ -79,6 +80,15 @@ func Load(getenv Getenv) (Config, error) {
 	if c.CodeLength < shortcode.MinLength || c.CodeLength > shortcode.MaxLength {
 		errs = append(errs, fmt.Errorf("SHORTENER_CODE_LENGTH: %d is outside %d-%d", c.CodeLength, shortcode.MinLength, shortcode.MaxLength))
 	}
+	if c.MaxURLBytes < 64 {
+		errs = append(errs, fmt.Errorf("SHORTENER_MAX_URL_BYTES: %d is too small to hold a URL", c.MaxURLBytes))
+	}
+	if c.CacheSize < 1 {
+		errs = append(errs, fmt.Errorf("SHORTENER_CACHE_SIZE: %d must be positive", c.CacheSize))
+	}
+	if c.EdgeTTL < 0 {
+		errs = append(errs, fmt.Errorf("SHORTENER_EDGE_TTL: %d must not be negative", c.EdgeTTL))
+	}
 	if c.DefaultTTL > link.MaxTTL {
 		errs = append(errs, fmt.Errorf("SHORTENER_DEFAULT_TTL: %s is longer than 10 years", c.DefaultTTL))
 	}
@@ -91,7 +101,10 @@ func Load(getenv Getenv) (Config, error) {
 	}
 	if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Path != "" {
+		// An origin: no path, query, fragment or user info, since short
+		// URLs are this plus "/" and a code.
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Path != "" ||
+			strings.ContainsAny(c.BaseURL, "?#") || u.User != nil {
 			errs = append(errs, fmt.Errorf("SHORTENER_BASE_URL: %q must be an http(s) origin such as https://sho.rt", c.BaseURL))
 		} else {
 			c.ShortDomains = append(c.ShortDomains, u.Hostname())

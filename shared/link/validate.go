@@ -3,6 +3,7 @@ package link
 import (
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -136,11 +137,24 @@ func (r Rules) NormalizeURL(raw string) (string, error) {
 		u.Host = host
 	}
 	for _, own := range r.ShortDomains {
-		if own != "" && strings.EqualFold(strings.TrimSuffix(own, "."), host) {
+		// Compare in normalised form too, so a short domain configured in
+		// Unicode matches the punycode host the URL normalises to.
+		ownHost, err := normalizeHost(own)
+		if err != nil {
+			ownHost = strings.TrimSuffix(own, ".")
+		}
+		if own != "" && strings.EqualFold(ownHost, host) {
 			return "", invalid("url", "points at this shortener's own domain %s, which would loop", host)
 		}
 	}
-	return u.String(), nil
+	// Percent-encoding and punycode can grow a URL: the limit holds for the
+	// form that is stored and sent as Location, or a link we stored would
+	// fail our own validation.
+	out := u.String()
+	if len(out) > max {
+		return "", invalid("url", "is %d bytes once normalised, longer than the %d allowed", len(out), max)
+	}
+	return out, nil
 }
 
 func normalizeHost(h string) (string, error) {
@@ -148,11 +162,20 @@ func normalizeHost(h string) (string, error) {
 	if h == "" {
 		return "", invalid("url", "must have a host")
 	}
+	if !utf8.ValidString(h) {
+		// net/url percent-decodes the host: "%80" checked as valid UTF-8
+		// text but decodes to a stray byte idna would punycode as U+FFFD.
+		return "", invalid("url", "has a host that is not valid UTF-8")
+	}
 	if ip := net.ParseIP(h); ip != nil {
 		return ip.String(), nil
 	}
 	ascii, err := idna.Lookup.ToASCII(h)
-	if err != nil || ascii == "" {
+	// Mapping turns dots such as U+3002 into ".", so the trailing dot is
+	// trimmed again here, and empty labels ("a..b", "..") refused: either
+	// would let "sho.rt。" past the own-domain check or not re-validate.
+	ascii = strings.TrimSuffix(ascii, ".")
+	if err != nil || ascii == "" || slices.Contains(strings.Split(ascii, "."), "") {
 		return "", invalid("url", "has an invalid host name %q", h)
 	}
 	return strings.ToLower(ascii), nil

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+)
+
+// localRun is the local gateway started in-process for an end-to-end
+// test, on its own tables of the shared DynamoDB Local.
+type localRun struct {
+	base   string
+	key    string
+	client *http.Client // does not follow redirects
+	stderr *syncBuffer
+}
+
+func startLocal(t *testing.T, extra map[string]string) *localRun {
+	t.Helper()
+	e := map[string]string{
+		"SHORTENER_ADDR":              "127.0.0.1:0",
+		"SHORTENER_API_KEYS":          "e2e-key=e2e-owner,other-key=other-owner",
+		"SHORTENER_DYNAMODB_ENDPOINT": testenv.DynamoDBEndpoint(t),
+		"LINKS_TABLE":                 testenv.UniqueName(t, "links"),
+		"IDEMPOTENCY_TABLE":           testenv.UniqueName(t, "idem"),
+	}
+	for k, v := range extra {
+		e[k] = v
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout syncBuffer
+	r := &localRun{key: "e2e-key", stderr: &syncBuffer{}}
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, env(e), &stdout, r.stderr, func(o string) { ready <- o }) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("the local run did not stop")
+		}
+	})
+	select {
+	case r.base = <-ready:
+	case err := <-done:
+		t.Fatalf("run ended before it was ready: %v\n%s", err, r.stderr.String())
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("not ready after 2 minutes\n%s", r.stderr.String())
+	}
+	transport := &http.Transport{MaxIdleConnsPerHost: 64}
+	r.client = &http.Client{Transport: transport, Timeout: 30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return r
+}
+
+// do sends one request with the run's API key (when key is not empty) and
+// returns the status, headers and body.
+func (r *localRun) do(t testing.TB, method, path, key, body string, headers ...string) (int, http.Header, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, r.base+path, rd)
+	require.NoError(t, err)
+	if key != "" {
+		req.Header.Set("x-api-key", key)
+	}
+	if body != "" {
+		req.Header.Set("content-type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := r.client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, resp.Header, b
+}
+
+type created struct {
+	Code     string `json:"code"`
+	ShortURL string `json:"short_url"`
+	URL      string `json:"url"`
+}
+
+// TestConcurrentAliasCreates: 50 creates of one alias at once give exactly
+// one 201 and 49 409s, against the real DynamoDB engine.
+func TestConcurrentAliasCreates(t *testing.T) {
+	r := startLocal(t, nil)
+	const n = 50
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i], _, _ = r.do(t, "POST", "/v1/links", r.key,
+				fmt.Sprintf(`{"url":"https://example.com/racer/%d","alias":"Contested"}`, i))
+		}()
+	}
+	wg.Wait()
+	count := map[int]int{}
+	for _, s := range statuses {
+		count[s]++
+	}
+	assert.Equal(t, map[int]int{201: 1, 409: n - 1}, count)
+
+	status, h, _ := r.do(t, "GET", "/contested", "", "")
+	assert.Equal(t, 302, status)
+	assert.True(t, strings.HasPrefix(h.Get("Location"), "https://example.com/racer/"))
+}
+
+// TestManyGeneratedCreates: 2,000 generated creates give 2,000 distinct
+// codes, each redirecting to its own URL.
+func TestManyGeneratedCreates(t *testing.T) {
+	r := startLocal(t, nil)
+	const n, workers = 2000, 16
+	codes := make([]string, n)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				status, _, body := r.do(t, "POST", "/v1/links", r.key, fmt.Sprintf(`{"url":"https://example.com/item/%d"}`, i))
+				if !assert.Equal(t, 201, status, string(body)) {
+					continue
+				}
+				var c created
+				if assert.NoError(t, json.Unmarshal(body, &c)) {
+					codes[i] = c.Code
+				}
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	seen := map[string]bool{}
+	for _, c := range codes {
+		seen[c] = true
+	}
+	require.Len(t, seen, n, "every create got its own code")
+
+	next = make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				status, h, _ := r.do(t, "GET", "/"+codes[i], "", "")
+				assert.Equal(t, 302, status, codes[i])
+				assert.Equal(t, fmt.Sprintf("https://example.com/item/%d", i), h.Get("Location"), codes[i])
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	create "github.com/shortlink-dev/shortener/functions/create/handler"
+	redirect "github.com/shortlink-dev/shortener/functions/redirect/handler"
+	"github.com/shortlink-dev/shortener/internal/localgw"
+	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/metrics"
+)
+
+// newHandlers builds each function's handler the way its main.go does, from
+// the same configuration, over db. Each function logs as its Lambda does,
+// tagged with its name since here they share one stream, and writes its
+// EMF metrics to metricsOut (stdout in Lambda).
+//
+// Both go through the handler packages' constructors, as their main.go
+// files do, so the local run cannot drift from the Lambdas.
+func newHandlers(cfg config.Config, db *dynamodb.Client, log *slog.Logger, metricsOut io.Writer) (localgw.Handlers, error) {
+	c, err := create.New(create.Options{
+		Store: dynamostore.New(db, dynamostore.Config{
+			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
+		}),
+		Config:  cfg,
+		Log:     log.With("function", "create"),
+		Metrics: metrics.New(metricsOut, "Shortener", "create"),
+	})
+	if err != nil {
+		return localgw.Handlers{}, err
+	}
+	r := redirect.New(redirect.Options{
+		Store: dynamostore.New(db, dynamostore.Config{
+			LinksTable: cfg.LinksTable, Timeout: cfg.RedirectTimeout,
+		}),
+		Config:  cfg,
+		Log:     log.With("function", "redirect"),
+		Metrics: metrics.New(metricsOut, "Shortener", "redirect"),
+	})
+	return localgw.Handlers{Create: c.Handle, Redirect: r.Handle}, nil
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestLoadSettings(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		want    settings
+		wantErr string
+	}{
+		{
+			name: "defaults",
+			want: settings{addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000},
+		},
+		{
+			name: "everything set",
+			env: map[string]string{
+				"SHORTENER_ADDR": ":9090", "SHORTENER_API_KEYS": "a=x, b=y",
+				"SHORTENER_DYNAMODB_ENDPOINT": "http://127.0.0.1:8001", "SHORTENER_DYNAMODB_PORT": "0",
+			},
+			want: settings{addr: ":9090", apiKeys: map[string]string{"a": "x", "b": "y"}, dynamoEndpoint: "http://127.0.0.1:8001", dynamoPort: 0},
+		},
+		{name: "bad keys", env: map[string]string{"SHORTENER_API_KEYS": "a=x,"}, wantErr: "SHORTENER_API_KEYS"},
+		{name: "bad port", env: map[string]string{"SHORTENER_DYNAMODB_PORT": "eighty"}, wantErr: "SHORTENER_DYNAMODB_PORT"},
+		{name: "port out of range", env: map[string]string{"SHORTENER_DYNAMODB_PORT": "70000"}, wantErr: "SHORTENER_DYNAMODB_PORT"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := loadSettings(env(tt.env))
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestFunctionEnv(t *testing.T) {
+	get := functionEnv(env(map[string]string{"LINKS_TABLE": "mine", "SHORTENER_CODE_LENGTH": "9"}), "http://127.0.0.1:8080")
+	assert.Equal(t, "mine", get("LINKS_TABLE"))
+	assert.Equal(t, "shortener-idempotency", get("IDEMPOTENCY_TABLE"))
+	assert.Equal(t, "http://127.0.0.1:8080", get("SHORTENER_BASE_URL"))
+	assert.Equal(t, "9", get("SHORTENER_CODE_LENGTH"))
+	assert.Empty(t, get("SHORTENER_CACHE_TTL"))
+}
+
+func TestOrigin(t *testing.T) {
+	tests := []struct {
+		addr string
+		want string
+	}{
+		{"127.0.0.1:8080", "http://127.0.0.1:8080"},
+		{"0.0.0.0:8080", "http://localhost:8080"},
+		{"[::]:8080", "http://localhost:8080"},
+		{"[::1]:8080", "http://[::1]:8080"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.addr, func(t *testing.T) {
+			addr, err := net.ResolveTCPAddr("tcp", tt.addr)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, origin(addr))
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestRun starts the command against the shared DynamoDB Local, creates a
+// link through the gateway and follows it, then stops the command.
+func TestRun(t *testing.T) {
+	e := map[string]string{
+		"SHORTENER_ADDR":              "127.0.0.1:0",
+		"SHORTENER_API_KEYS":          "test-key=tester",
+		"SHORTENER_DYNAMODB_ENDPOINT": testenv.DynamoDBEndpoint(t),
+		"LINKS_TABLE":                 testenv.UniqueName(t, "links"),
+		"IDEMPOTENCY_TABLE":           testenv.UniqueName(t, "idem"),
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr, stdout syncBuffer
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, env(e), &stdout, &stderr, func(o string) { ready <- o }) }()
+
+	var base string
+	select {
+	case base = <-ready:
+	case err := <-done:
+		t.Fatalf("run ended before it was ready: %v\n%s", err, stderr.String())
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("not ready after 2 minutes\n%s", stderr.String())
+	}
+
+	resp, err := http.Get(base + "/healthz")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+
+	req, err := http.NewRequest(http.MethodPost, base+"/v1/links", strings.NewReader(`{"url":"https://example.com/run"}`))
+	require.NoError(t, err)
+	req.Header.Set("x-api-key", "test-key")
+	req.Header.Set("content-type", "application/json")
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusCreated, resp.StatusCode, string(body))
+	var created struct {
+		Code     string `json:"code"`
+		ShortURL string `json:"short_url"`
+	}
+	require.NoError(t, json.Unmarshal(body, &created))
+	assert.Equal(t, base+"/"+created.Code, created.ShortURL)
+
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err = client.Get(created.ShortURL)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusFound, resp.StatusCode)
+	assert.Equal(t, "https://example.com/run", resp.Header.Get("Location"))
+
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("run did not stop")
+	}
+	logs := stderr.String()
+	assert.Contains(t, logs, `"msg":"request","method":"POST","path":"/v1/links","status":201`)
+	assert.Contains(t, logs, "curl -s -XPOST -H 'x-api-key: test-key'")
+	assert.Contains(t, logs, `"msg":"stopped"`)
+	_, err = http.Get(base + "/healthz")
+	assert.Error(t, err, "the server should be down")
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/shortlink-dev/shortener/internal/localgw"
+)
+
+// Defaults of the local run. The tables get the names the README uses;
+// everything the functions read comes from config.Load with its defaults.
+const (
+	defaultAddr             = "127.0.0.1:8080"
+	defaultAPIKeys          = "dev-key=dev"
+	defaultDynamoDBPort     = 8000
+	defaultLinksTable       = "shortener-links"
+	defaultIdempotencyTable = "shortener-idempotency"
+)
+
+// settings are the local run's own settings, beside the functions' ones.
+type settings struct {
+	addr    string            // SHORTENER_ADDR
+	apiKeys map[string]string // SHORTENER_API_KEYS: key -> owner
+	// dynamoEndpoint is SHORTENER_DYNAMODB_ENDPOINT: a DynamoDB (Local) to
+	// use; when empty the command starts DynamoDB Local itself, on
+	// dynamoPort (SHORTENER_DYNAMODB_PORT, 0 for any free port).
+	dynamoEndpoint string
+	dynamoPort     int
+}
+
+func loadSettings(getenv func(string) string) (settings, error) {
+	s := settings{
+		addr:           or(getenv("SHORTENER_ADDR"), defaultAddr),
+		dynamoEndpoint: getenv("SHORTENER_DYNAMODB_ENDPOINT"),
+		dynamoPort:     defaultDynamoDBPort,
+	}
+	keys, err := localgw.ParseAPIKeys(or(getenv("SHORTENER_API_KEYS"), defaultAPIKeys))
+	if err != nil {
+		return settings{}, fmt.Errorf("SHORTENER_API_KEYS: %w", err)
+	}
+	s.apiKeys = keys
+	if v := getenv("SHORTENER_DYNAMODB_PORT"); v != "" {
+		port, err := strconv.Atoi(v)
+		if err != nil || port < 0 || port > 65535 {
+			return settings{}, fmt.Errorf("SHORTENER_DYNAMODB_PORT: %q is not a port number (0 picks a free one)", v)
+		}
+		s.dynamoPort = port
+	}
+	return s, nil
+}
+
+// functionEnv is the environment the functions' configuration is read
+// from: the process's, with the local run's defaults for what Lambda would
+// get from the stack. baseURL is the gateway's own origin.
+func functionEnv(getenv func(string) string, baseURL string) func(string) string {
+	defaults := map[string]string{
+		"LINKS_TABLE":        defaultLinksTable,
+		"IDEMPOTENCY_TABLE":  defaultIdempotencyTable,
+		"SHORTENER_BASE_URL": baseURL,
+	}
+	return func(name string) string {
+		return or(getenv(name), defaults[name])
+	}
+}
+
+// origin is the http origin a client reaches the listener at: a listener on
+// every interface is reached through localhost.
+func origin(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String()
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}

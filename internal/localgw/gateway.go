@@ -1,0 +1,247 @@
+package localgw
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/shortlink-dev/shortener/shared/apigw"
+)
+
+const (
+	// DefaultMaxBodyBytes caps a request body when Options leave it zero.
+	DefaultMaxBodyBytes = 1 << 20
+
+	// DefaultTimeout is API Gateway's default integration timeout: a
+	// handler still running after it gets the caller a 504.
+	DefaultTimeout = 29 * time.Second
+
+	// RequestIDHeader carries the request id on every response, as API
+	// Gateway's x-amzn-RequestId does; it is spelt as AWS spells it.
+	RequestIDHeader = "x-amzn-RequestId"
+)
+
+// reservedRoots are first path segments that never reach a {param} route,
+// whether or not a route below them exists yet: the versioned API, the
+// local gateway's own endpoints and its health check. So /v1 and /_local
+// are a 404 from the gateway rather than a lookup of code "v1".
+var reservedRoots = []string{"v1", "_local", "healthz"}
+
+// Options configure a Gateway.
+type Options struct {
+	// Routes are the API's methods; /healthz is added to them.
+	Routes []Route
+	// APIKeys maps each valid API key to its owner (the key's id).
+	APIKeys map[string]string
+	// Ready reports whether the backends are up: until it returns nil,
+	// /healthz answers 503 and so does every other route. Nil means ready.
+	Ready func() error
+	// Log receives handler errors and panics; slog.Default() when nil.
+	Log *slog.Logger
+	// RequestID makes request ids; random UUIDs when nil.
+	RequestID func() string
+	// MaxBodyBytes caps request bodies (413 beyond); DefaultMaxBodyBytes
+	// when zero.
+	MaxBodyBytes int64
+	// Timeout is the integration timeout; DefaultTimeout when zero.
+	Timeout time.Duration
+}
+
+// Gateway is an http.Handler that plays API Gateway in front of in-process
+// Lambda handlers.
+type Gateway struct {
+	root      *node
+	keys      *keyring
+	ready     func() error
+	log       *slog.Logger
+	requestID func() string
+	maxBody   int64
+	timeout   time.Duration
+}
+
+// New builds a gateway. It fails on a route table API Gateway would not
+// accept either: a bad pattern, sibling parameters with different names,
+// a method defined twice on one resource, a route without a handler.
+func New(o Options) (*Gateway, error) {
+	g := &Gateway{
+		root:      &node{},
+		keys:      newKeyring(o.APIKeys),
+		ready:     o.Ready,
+		log:       o.Log,
+		requestID: o.RequestID,
+		maxBody:   o.MaxBodyBytes,
+		timeout:   o.Timeout,
+	}
+	if g.ready == nil {
+		g.ready = func() error { return nil }
+	}
+	if g.log == nil {
+		g.log = slog.Default()
+	}
+	if g.requestID == nil {
+		g.requestID = newUUID
+	}
+	if g.maxBody <= 0 {
+		g.maxBody = DefaultMaxBodyBytes
+	}
+	if g.timeout <= 0 {
+		g.timeout = DefaultTimeout
+	}
+	routes := append([]Route{{
+		Methods: []string{http.MethodGet, http.MethodHead},
+		Pattern: "/healthz",
+		Handler: g.health,
+		ungated: true,
+	}}, o.Routes...)
+	for i := range routes {
+		if err := g.root.add(&routes[i]); err != nil {
+			return nil, err
+		}
+	}
+	for _, seg := range reservedRoots {
+		g.root.reserve(seg)
+	}
+	return g, nil
+}
+
+// ServeHTTP routes one request and answers it.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id := g.requestID()
+	w.Header()[RequestIDHeader] = []string{id}
+	path := r.URL.EscapedPath()
+	problem := func(p apigw.Problem) {
+		p.Instance = path
+		Write(w, p.Response())
+	}
+
+	rt, status, allow := g.root.match(r.Method, path)
+	switch status {
+	case http.StatusNotFound:
+		problem(apigw.ProblemNotFound.With("no route for " + r.Method + " " + path))
+		return
+	case http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", allow)
+		problem(apigw.ProblemMethod.With(fmt.Sprintf("%s is not allowed here; use %s", r.Method, allow)))
+		return
+	}
+
+	var owner string
+	if rt.NeedsKey {
+		key := lastValue(r.Header, "X-Api-Key")
+		if key == "" {
+			problem(apigw.ProblemFor(apigw.ErrUnauthenticated))
+			return
+		}
+		if owner = g.keys.owner(key); owner == "" {
+			problem(apigw.ProblemFor(apigw.ErrForbidden))
+			return
+		}
+	}
+	if !rt.ungated {
+		if err := g.ready(); err != nil {
+			problem(apigw.ProblemUnavailable.With("the local gateway is starting: " + err.Error()))
+			return
+		}
+	}
+
+	body, err := g.readBody(w, r)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		problem(apigw.ProblemTooLarge.With(fmt.Sprintf("the body is over %d bytes", tooLarge.Limit)))
+		return
+	case err != nil:
+		problem(apigw.ProblemInvalid.With("the request body could not be read"))
+		return
+	}
+
+	ev := Event(r, body, *rt, owner, id)
+	resp, failed := g.invoke(r.Context(), rt, ev)
+	if failed != 0 {
+		message := "Internal server error"
+		if failed == http.StatusGatewayTimeout {
+			message = "Endpoint request timed out"
+		}
+		writeMessage(w, failed, message)
+		return
+	}
+	Write(w, resp)
+}
+
+// readBody reads the whole body, at most maxBody bytes of it.
+func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if r.ContentLength > g.maxBody {
+		return nil, &http.MaxBytesError{Limit: g.maxBody}
+	}
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, g.maxBody))
+}
+
+// invoke runs the handler as Lambda would: with a deadline, and with a
+// crash (a panic) or an error turning into API Gateway's 502 rather than
+// taking the server down. failed is 0 when resp is the handler's answer,
+// otherwise the status to answer instead.
+func (g *Gateway) invoke(ctx context.Context, rt *Route, ev events.APIGatewayProxyRequest) (resp events.APIGatewayProxyResponse, failed int) {
+	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	defer cancel()
+	type result struct {
+		resp  events.APIGatewayProxyResponse
+		err   error
+		panic any
+		stack []byte
+	}
+	done := make(chan result, 1) // buffered: a timed-out handler must not block forever
+	go func() {
+		var res result
+		defer func() {
+			if p := recover(); p != nil {
+				res = result{panic: p, stack: debug.Stack()}
+			}
+			done <- res
+		}()
+		res.resp, res.err = rt.Handler(ctx, ev)
+	}()
+	timer := time.NewTimer(g.timeout)
+	defer timer.Stop()
+	attrs := []any{"request_id", ev.RequestContext.RequestID, "method", ev.HTTPMethod, "resource", ev.Resource, "path", ev.Path}
+	select {
+	case res := <-done:
+		switch {
+		case res.panic != nil:
+			g.log.ErrorContext(ctx, "handler panicked", append(attrs, "panic", fmt.Sprint(res.panic), "stack", string(res.stack))...)
+			return resp, http.StatusBadGateway
+		case res.err != nil:
+			g.log.ErrorContext(ctx, "handler failed", append(attrs, "error", res.err.Error())...)
+			return resp, http.StatusBadGateway
+		}
+		return res.resp, 0
+	case <-timer.C:
+		g.log.ErrorContext(ctx, "handler timed out", append(attrs, "timeout", g.timeout.String())...)
+		return resp, http.StatusGatewayTimeout
+	}
+}
+
+// health answers /healthz: ok once the gateway is ready.
+func (g *Gateway) health(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	if err := g.ready(); err != nil {
+		return apigw.ProblemUnavailable.With("not ready: " + err.Error()).Response(), nil
+	}
+	return apigw.JSON(http.StatusOK, map[string]string{"status": "ok"}, nil), nil
+}
+
+// newUUID returns a random (version 4) UUID, the form of API Gateway's
+// request ids.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

@@ -1,0 +1,26 @@
+package localgw
+
+import "net/http"
+
+// Handlers are the shortener's functions the gateway fronts. A nil field
+// leaves its routes out, so the table can grow ahead of the functions.
+type Handlers struct {
+	Create   Handler // POST /v1/links
+	Redirect Handler // GET and HEAD /{code}
+}
+
+// Routes is the shortener's API as the deployed REST API defines it:
+// resources, methods and which of them need an API key.
+func Routes(h Handlers) []Route {
+	all := []Route{
+		{Methods: []string{http.MethodPost}, Pattern: "/v1/links", NeedsKey: true, Handler: h.Create},
+		{Methods: []string{http.MethodGet, http.MethodHead}, Pattern: "/{code}", Handler: h.Redirect},
+	}
+	routes := all[:0]
+	for _, rt := range all {
+		if rt.Handler != nil {
+			routes = append(routes, rt)
+		}
+	}
+	return routes
+}

@@ -1,0 +1,256 @@
+package config_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/link"
+)
+
+// env is a Getenv over a map.
+func env(m map[string]string) config.Getenv {
+	return func(k string) string { return m[k] }
+}
+
+func TestLoadDefaults(t *testing.T) {
+	want := config.Config{
+		CodeLength:       7,
+		MaxURLBytes:      8192,
+		DefaultTTL:       5 * 365 * 24 * time.Hour,
+		DBTimeout:        2 * time.Second,
+		RedirectTimeout:  500 * time.Millisecond,
+		CacheTTL:         20 * time.Second,
+		NegativeCacheTTL: 10 * time.Second,
+		CacheSize:        50_000,
+		EdgeTTL:          86_400,
+	}
+
+	got, err := config.Load(env(nil))
+
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+}
+
+func TestLoadValues(t *testing.T) {
+	got, err := config.Load(env(map[string]string{
+		"LINKS_TABLE":                   "links",
+		"IDEMPOTENCY_TABLE":             "idem",
+		"SHORTENER_BASE_URL":            "https://sho.rt/",
+		"SHORTENER_SHORT_DOMAINS":       " lnk.example , ,www.sho.rt,",
+		"SHORTENER_CODE_LENGTH":         "9",
+		"SHORTENER_MAX_URL_BYTES":       "2048",
+		"SHORTENER_DEFAULT_TTL":         "720h",
+		"SHORTENER_DB_TIMEOUT":          "3s",
+		"SHORTENER_REDIRECT_DB_TIMEOUT": "250ms",
+		"SHORTENER_CACHE_TTL":           "30s",
+		"SHORTENER_NEGATIVE_CACHE_TTL":  "5s",
+		"SHORTENER_CACHE_SIZE":          "1000",
+		"SHORTENER_EDGE_TTL":            "60",
+	}))
+
+	require.NoError(t, err)
+	want := config.Config{
+		LinksTable:       "links",
+		IdempotencyTable: "idem",
+		BaseURL:          "https://sho.rt",
+		ShortDomains:     []string{"sho.rt", "lnk.example", "www.sho.rt"},
+		CodeLength:       9,
+		MaxURLBytes:      2048,
+		DefaultTTL:       720 * time.Hour,
+		DBTimeout:        3 * time.Second,
+		RedirectTimeout:  250 * time.Millisecond,
+		CacheTTL:         30 * time.Second,
+		NegativeCacheTTL: 5 * time.Second,
+		CacheSize:        1000,
+		EdgeTTL:          60,
+	}
+	assert.Equal(t, want, got)
+	assert.Equal(t, link.Rules{MaxURLBytes: 2048, ShortDomains: want.ShortDomains, DefaultTTL: 720 * time.Hour}, got.Rules())
+}
+
+func TestLoadBounds(t *testing.T) {
+	tests := []struct {
+		name    string
+		key     string
+		value   string
+		wantErr bool
+	}{
+		{name: "code length min", key: "SHORTENER_CODE_LENGTH", value: "6"},
+		{name: "code length max", key: "SHORTENER_CODE_LENGTH", value: "16"},
+		{name: "code length too short", key: "SHORTENER_CODE_LENGTH", value: "5", wantErr: true},
+		{name: "code length too long", key: "SHORTENER_CODE_LENGTH", value: "17", wantErr: true},
+		{name: "code length not a number", key: "SHORTENER_CODE_LENGTH", value: "seven", wantErr: true},
+		{name: "max url bytes not a number", key: "SHORTENER_MAX_URL_BYTES", value: "8k", wantErr: true},
+		{name: "cache size not a number", key: "SHORTENER_CACHE_SIZE", value: "1e6", wantErr: true},
+		{name: "edge ttl not a number", key: "SHORTENER_EDGE_TTL", value: "1d", wantErr: true},
+		{name: "default ttl ten years", key: "SHORTENER_DEFAULT_TTL", value: "87600h"},
+		{name: "default ttl over ten years", key: "SHORTENER_DEFAULT_TTL", value: "87601h", wantErr: true},
+		{name: "default ttl not a duration", key: "SHORTENER_DEFAULT_TTL", value: "1y", wantErr: true},
+		{name: "default ttl zero", key: "SHORTENER_DEFAULT_TTL", value: "0s", wantErr: true},
+		{name: "default ttl negative", key: "SHORTENER_DEFAULT_TTL", value: "-1h", wantErr: true},
+		{name: "db timeout bare number", key: "SHORTENER_DB_TIMEOUT", value: "2", wantErr: true},
+		{name: "redirect timeout zero", key: "SHORTENER_REDIRECT_DB_TIMEOUT", value: "0", wantErr: true},
+		{name: "cache ttl 30s", key: "SHORTENER_CACHE_TTL", value: "30s"},
+		{name: "cache ttl 1ms", key: "SHORTENER_CACHE_TTL", value: "1ms"},
+		{name: "cache ttl over 30s", key: "SHORTENER_CACHE_TTL", value: "31s", wantErr: true},
+		{name: "cache ttl just over 30s", key: "SHORTENER_CACHE_TTL", value: "30.001s", wantErr: true},
+		{name: "cache ttl a minute", key: "SHORTENER_CACHE_TTL", value: "1m", wantErr: true},
+		{name: "negative cache ttl 5s", key: "SHORTENER_NEGATIVE_CACHE_TTL", value: "5s"},
+		{name: "negative cache ttl 30s", key: "SHORTENER_NEGATIVE_CACHE_TTL", value: "30s"},
+		{name: "negative cache ttl under 5s", key: "SHORTENER_NEGATIVE_CACHE_TTL", value: "4.999s", wantErr: true},
+		{name: "negative cache ttl 1s", key: "SHORTENER_NEGATIVE_CACHE_TTL", value: "1s", wantErr: true},
+		{name: "negative cache ttl over 30s", key: "SHORTENER_NEGATIVE_CACHE_TTL", value: "31s", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := config.Load(env(map[string]string{tt.key: tt.value}))
+
+			if tt.wantErr {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.key+":")
+				assert.Contains(t, err.Error(), tt.value, "the bad value is quoted back")
+				return
+			}
+			require.NoError(t, err)
+		})
+	}
+}
+
+func TestLoadReportsEveryBadValue(t *testing.T) {
+	bad := map[string]string{
+		"SHORTENER_CODE_LENGTH":         "99",
+		"SHORTENER_MAX_URL_BYTES":       "lots",
+		"SHORTENER_DEFAULT_TTL":         "forever",
+		"SHORTENER_DB_TIMEOUT":          "-1s",
+		"SHORTENER_REDIRECT_DB_TIMEOUT": "soon",
+		"SHORTENER_CACHE_TTL":           "1h",
+		"SHORTENER_NEGATIVE_CACHE_TTL":  "1s",
+		"SHORTENER_CACHE_SIZE":          "big",
+		"SHORTENER_EDGE_TTL":            "day",
+		"SHORTENER_BASE_URL":            "https://sho.rt/path",
+	}
+
+	_, err := config.Load(env(bad))
+
+	require.Error(t, err)
+	joined, ok := err.(interface{ Unwrap() []error })
+	require.True(t, ok, "want errors.Join, got %T", err)
+	assert.Len(t, joined.Unwrap(), len(bad), "one error per bad setting: %v", err)
+	for key := range bad {
+		assert.Contains(t, err.Error(), key+":")
+	}
+}
+
+func TestLoadBaseURL(t *testing.T) {
+	tests := []struct {
+		name        string
+		base        string
+		domains     string
+		wantBase    string
+		wantDomains []string
+		wantErr     bool
+	}{
+		{name: "origin", base: "https://sho.rt", wantBase: "https://sho.rt", wantDomains: []string{"sho.rt"}},
+		{name: "trailing slash trimmed", base: "https://sho.rt/", wantBase: "https://sho.rt", wantDomains: []string{"sho.rt"}},
+		{name: "http with port", base: "http://localhost:3000", wantBase: "http://localhost:3000", wantDomains: []string{"localhost"}},
+		{name: "IPv6 with port", base: "http://[::1]:3000", wantBase: "http://[::1]:3000", wantDomains: []string{"::1"}},
+		{name: "plus short domains", base: "https://sho.rt", domains: "lnk.example,go.example", wantBase: "https://sho.rt", wantDomains: []string{"sho.rt", "lnk.example", "go.example"}},
+		{name: "short domains only", domains: " lnk.example ", wantDomains: []string{"lnk.example"}},
+		{name: "neither", wantDomains: nil},
+		{name: "path", base: "https://sho.rt/s", wantErr: true},
+		{name: "path with trailing slash", base: "https://sho.rt/s/", wantErr: true},
+		{name: "double trailing slash", base: "https://sho.rt//", wantErr: true},
+		{name: "query", base: "https://sho.rt?x=1", wantErr: true},
+		{name: "empty query", base: "https://sho.rt?", wantErr: true},
+		{name: "fragment", base: "https://sho.rt#top", wantErr: true},
+		{name: "empty fragment", base: "https://sho.rt#", wantErr: true},
+		{name: "user info", base: "https://admin@sho.rt", wantErr: true},
+		{name: "no scheme", base: "sho.rt", wantErr: true},
+		{name: "ftp", base: "ftp://sho.rt", wantErr: true},
+		{name: "no host", base: "https://", wantErr: true},
+		{name: "opaque", base: "https:sho.rt", wantErr: true},
+		{name: "unparseable", base: "https://sho.rt:port", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := config.Load(env(map[string]string{"SHORTENER_BASE_URL": tt.base, "SHORTENER_SHORT_DOMAINS": tt.domains}))
+
+			if tt.wantErr {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "SHORTENER_BASE_URL:")
+				assert.Empty(t, got.ShortDomains, "a rejected base URL adds no short domain")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantBase, got.BaseURL)
+			assert.Equal(t, tt.wantDomains, got.ShortDomains)
+		})
+	}
+}
+
+func TestRequire(t *testing.T) {
+	cfg := config.Config{LinksTable: "links", BaseURL: "https://sho.rt"}
+	tests := []struct {
+		name        string
+		names       []string
+		wantMissing []string
+	}{
+		{name: "nothing asked", names: nil},
+		{name: "present", names: []string{"LINKS_TABLE", "SHORTENER_BASE_URL"}},
+		{name: "one missing", names: []string{"LINKS_TABLE", "IDEMPOTENCY_TABLE"}, wantMissing: []string{"IDEMPOTENCY_TABLE"}},
+		{name: "unknown name is never set", names: []string{"NOT_A_SETTING"}, wantMissing: []string{"NOT_A_SETTING"}},
+		{name: "several missing", names: []string{"IDEMPOTENCY_TABLE", "NOT_A_SETTING"}, wantMissing: []string{"IDEMPOTENCY_TABLE", "NOT_A_SETTING"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := cfg.Require(tt.names...)
+
+			if len(tt.wantMissing) == 0 {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			var got []string
+			for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+				got = append(got, strings.TrimSuffix(e.Error(), " is not set"))
+			}
+			assert.Equal(t, tt.wantMissing, got)
+		})
+	}
+}
+
+func TestRequireEmptyConfig(t *testing.T) {
+	err := config.Config{}.Require("LINKS_TABLE", "IDEMPOTENCY_TABLE", "SHORTENER_BASE_URL")
+	require.Error(t, err)
+	for _, name := range []string{"LINKS_TABLE", "IDEMPOTENCY_TABLE", "SHORTENER_BASE_URL"} {
+		assert.Contains(t, err.Error(), name+" is not set")
+	}
+}
+
+func TestLoadRefusesNonsensicalSizes(t *testing.T) {
+	tests := []struct {
+		name, key, value string
+	}{
+		{"zero url cap", "SHORTENER_MAX_URL_BYTES", "0"},
+		{"negative url cap", "SHORTENER_MAX_URL_BYTES", "-5"},
+		{"zero cache", "SHORTENER_CACHE_SIZE", "0"},
+		{"negative edge ttl", "SHORTENER_EDGE_TTL", "-1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := config.Load(func(k string) string {
+				if k == tt.key {
+					return tt.value
+				}
+				return ""
+			})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.key)
+		})
+	}
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+// launch.js starts kinesalite (an in-memory Kinesis emulator) bound to
+// 127.0.0.1 only. kinesalite's own CLI has no host option and listens on every
+// interface.
+//
+// Usage: node tools/kinesalite/launch.js PORT [--exit-on-stdin-eof]
+//
+// PORT 0 lets the kernel choose a free port. Once the server listens, one line
+// is printed to standard output:
+//
+//   kinesalite ready: http://127.0.0.1:PORT
+//
+// With --exit-on-stdin-eof the process exits when its standard input reaches
+// end of file, so it dies with the process that started it.
+//
+// It is started by internal/emulator (see StartKinesalite); kinesalite itself
+// is the version pinned in package.json (run `npm ci`).
+'use strict'
+
+const HOST = '127.0.0.1'
+
+function usage (problem) {
+  console.error('kinesalite launcher: ' + problem)
+  console.error('usage: node tools/kinesalite/launch.js PORT [--exit-on-stdin-eof]')
+  process.exit(2)
+}
+
+let port = null
+let exitOnStdinEOF = false
+for (const arg of process.argv.slice(2)) {
+  if (arg === '--exit-on-stdin-eof') {
+    exitOnStdinEOF = true
+  } else if (port === null) {
+    if (!/^[0-9]+$/.test(arg) || Number(arg) > 65535) usage('invalid PORT ' + arg)
+    port = Number(arg)
+  } else {
+    usage('unexpected argument ' + arg)
+  }
+}
+if (port === null) usage('missing PORT')
+
+let kinesalite
+try {
+  kinesalite = require('kinesalite')
+} catch (err) {
+  console.error('kinesalite launcher: cannot load kinesalite (run `npm ci` in the repository root): ' + err.message)
+  process.exit(1)
+}
+
+const server = kinesalite({
+  createStreamMs: 0,
+  deleteStreamMs: 0,
+  updateStreamMs: 0,
+  shardLimit: 100
+})
+
+server.on('error', (err) => {
+  console.error('kinesalite launcher: ' + err.message)
+  process.exit(1)
+})
+
+server.listen(port, HOST, () => {
+  const addr = server.address()
+  console.log('kinesalite ready: http://' + addr.address + ':' + addr.port)
+})
+
+function shutdown () {
+  server.close(() => process.exit(0))
+  // In-memory data needs no flushing; do not wait for idle keep-alive clients.
+  setTimeout(() => process.exit(0), 1000).unref()
+}
+
+process.on('SIGINT', shutdown)
+process.on('SIGTERM', shutdown)
+
+if (exitOnStdinEOF) {
+  process.stdin.on('data', () => {})
+  process.stdin.on('end', () => {
+    console.error('kinesalite launcher: standard input closed, exiting')
+    process.exit(0)
+  })
+  process.stdin.on('error', () => process.exit(0))
+  process.stdin.resume()
+}
