@@ -179,3 +179,55 @@ func TestManyGeneratedCreates(t *testing.T) {
 	close(next)
 	wg.Wait()
 }
+
+// TestManagementThroughTheGateway: owner isolation, the lost update, and a
+// change that the redirect serves at once.
+func TestManagementThroughTheGateway(t *testing.T) {
+	r := startLocal(t, nil)
+	status, _, body := r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/v1","alias":"Managed"}`)
+	require.Equal(t, 201, status, string(body))
+
+	status, h, body := r.do(t, "GET", "/v1/links/managed", r.key, "")
+	require.Equal(t, 200, status, string(body))
+	assert.Equal(t, `"1"`, h.Get("ETag"))
+
+	t.Run("another key can neither read, list, change nor delete it", func(t *testing.T) {
+		status, _, _ := r.do(t, "GET", "/v1/links/managed", "other-key", "")
+		assert.Equal(t, 404, status)
+		status, _, body := r.do(t, "GET", "/v1/links", "other-key", "")
+		assert.Equal(t, 200, status)
+		assert.JSONEq(t, `{"links":[]}`, string(body))
+		status, _, _ = r.do(t, "PATCH", "/v1/links/managed", "other-key", `{"url":"https://evil.example/"}`)
+		assert.Equal(t, 404, status)
+		status, _, _ = r.do(t, "DELETE", "/v1/links/managed", "other-key", "")
+		assert.Equal(t, 404, status)
+	})
+
+	t.Run("two patches on one version: one wins, one is 412", func(t *testing.T) {
+		first, _, body := r.do(t, "PATCH", "/v1/links/managed", r.key, `{"url":"https://example.com/v2"}`, "If-Match", `"1"`)
+		require.Equal(t, 200, first, string(body))
+		second, _, _ := r.do(t, "PATCH", "/v1/links/managed", r.key, `{"url":"https://example.com/lost"}`, "If-Match", `"1"`)
+		assert.Equal(t, 412, second)
+	})
+
+	t.Run("the redirect serves the change", func(t *testing.T) {
+		status, h, _ := r.do(t, "GET", "/Managed", "", "")
+		assert.Equal(t, 302, status)
+		assert.Equal(t, "https://example.com/v2", h.Get("Location"))
+	})
+
+	t.Run("delete is 204, then the redirect is 410", func(t *testing.T) {
+		status, _, _ := r.do(t, "DELETE", "/v1/links/managed", r.key, "")
+		assert.Equal(t, 204, status)
+		status, _, _ = r.do(t, "GET", "/v1/links/managed", r.key, "")
+		assert.Equal(t, 404, status)
+		// The in-process cache may hold the link for up to its TTL; the
+		// test waits for the promise (30 s), not for a fixed delay.
+		require.Eventually(t, func() bool {
+			status, _, _ := r.do(t, "GET", "/Managed", "", "")
+			return status == 410
+		}, 30*time.Second, 250*time.Millisecond)
+		status, _, _ = r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/again","alias":"managed"}`)
+		assert.Equal(t, 409, status, "the code is held back during the grace period")
+	})
+}

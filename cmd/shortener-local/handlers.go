@@ -7,9 +7,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	create "github.com/shortlink-dev/shortener/functions/create/handler"
+	manage "github.com/shortlink-dev/shortener/functions/manage/handler"
 	redirect "github.com/shortlink-dev/shortener/functions/redirect/handler"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 )
@@ -21,8 +23,9 @@ import (
 //
 // Both go through the handler packages' constructors, as their main.go
 // files do, so the local run cannot drift from the Lambdas.
-func newHandlers(cfg config.Config, db *dynamodb.Client, log *slog.Logger, metricsOut io.Writer) (localgw.Handlers, error) {
+func newHandlers(cfg config.Config, db *dynamodb.Client, edge edgecache.Invalidator, log *slog.Logger, metricsOut io.Writer) (localgw.Handlers, error) {
 	c, err := create.New(create.Options{
+		Edge: edge,
 		Store: dynamostore.New(db, dynamostore.Config{
 			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
 		}),
@@ -41,5 +44,15 @@ func newHandlers(cfg config.Config, db *dynamodb.Client, log *slog.Logger, metri
 		Log:     log.With("function", "redirect"),
 		Metrics: metrics.New(metricsOut, "Shortener", "redirect"),
 	})
-	return localgw.Handlers{Create: c.Handle, Redirect: r.Handle}, nil
+	m := manage.New(manage.Options{
+		Store: dynamostore.New(db, dynamostore.Config{
+			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true,
+		}),
+		Edge:    edge,
+		Config:  cfg,
+		Grace:   cfg.TombstoneGrace,
+		Log:     log.With("function", "manage"),
+		Metrics: metrics.New(metricsOut, "Shortener", "manage"),
+	})
+	return localgw.Handlers{Create: c.Handle, Redirect: r.Handle, Manage: m.Handle}, nil
 }

@@ -41,6 +41,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
 
@@ -161,7 +162,10 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if ctx.Err() != nil {
 		return nil
 	}
-	h, err := newHandlers(cfg, db, log, stdout)
+	// The management API and creates of aliases invalidate the edge; the
+	// local CloudFront purges through this recorder.
+	edge := edgecache.NewRecorder(time.Now)
+	h, err := newHandlers(cfg, db, edge, log, stdout)
 	if err != nil {
 		return err
 	}
@@ -233,6 +237,7 @@ func (b *backends) handlers() localgw.Handlers {
 	return localgw.Handlers{
 		Create:   late(func(h localgw.Handlers) localgw.Handler { return h.Create }),
 		Redirect: late(func(h localgw.Handlers) localgw.Handler { return h.Redirect }),
+		Manage:   late(func(h localgw.Handlers) localgw.Handler { return h.Manage }),
 	}
 }
 

@@ -9,10 +9,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/shortlink-dev/shortener/functions/create/handler"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 )
@@ -29,7 +31,14 @@ func main() {
 	if err != nil {
 		log.Fatalf("aws configuration: %v", err)
 	}
+	var edge edgecache.Invalidator
+	if cfg.DistributionID != "" {
+		if edge, err = edgecache.NewCloudFront(cloudfront.NewFromConfig(aws), edgecache.CloudFrontConfig{DistributionID: cfg.DistributionID}); err != nil {
+			log.Fatalf("edge cache: %v", err)
+		}
+	}
 	h, err := handler.New(handler.Options{
+		Edge: edge,
 		Store: dynamostore.New(dynamodb.NewFromConfig(aws), dynamostore.Config{
 			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
 		}),

@@ -7,6 +7,7 @@ import "net/http"
 type Handlers struct {
 	Create   Handler // POST /v1/links
 	Redirect Handler // GET and HEAD /{code}
+	Manage   Handler // GET /v1/links; GET, PATCH and DELETE /v1/links/{code}
 }
 
 // Routes is the shortener's API as the deployed REST API defines it:
@@ -14,6 +15,8 @@ type Handlers struct {
 func Routes(h Handlers) []Route {
 	all := []Route{
 		{Methods: []string{http.MethodPost}, Pattern: "/v1/links", NeedsKey: true, Handler: h.Create},
+		{Methods: []string{http.MethodGet}, Pattern: "/v1/links", NeedsKey: true, Handler: h.Manage},
+		{Methods: []string{http.MethodGet, http.MethodPatch, http.MethodDelete}, Pattern: "/v1/links/{code}", NeedsKey: true, Handler: h.Manage},
 		{Methods: []string{http.MethodGet, http.MethodHead}, Pattern: "/{code}", Handler: h.Redirect},
 	}
 	routes := all[:0]

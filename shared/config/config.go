@@ -31,6 +31,8 @@ type Config struct {
 	NegativeCacheTTL time.Duration // SHORTENER_NEGATIVE_CACHE_TTL
 	CacheSize        int           // SHORTENER_CACHE_SIZE
 	EdgeTTL          int           // SHORTENER_EDGE_TTL: seconds CloudFront keeps a redirect
+	TombstoneGrace   time.Duration // SHORTENER_TOMBSTONE_GRACE: how long a dead code is held back
+	DistributionID   string        // DISTRIBUTION_ID: the CloudFront distribution to invalidate
 }
 
 // Getenv reads one variable; os.Getenv in production, a map in tests.
@@ -76,6 +78,8 @@ func Load(getenv Getenv) (Config, error) {
 	c.RedirectTimeout = dur("SHORTENER_REDIRECT_DB_TIMEOUT", 500*time.Millisecond)
 	c.CacheTTL = dur("SHORTENER_CACHE_TTL", 20*time.Second)
 	c.NegativeCacheTTL = dur("SHORTENER_NEGATIVE_CACHE_TTL", 10*time.Second)
+	c.TombstoneGrace = dur("SHORTENER_TOMBSTONE_GRACE", link.DefaultTombstoneGrace)
+	c.DistributionID = getenv("DISTRIBUTION_ID")
 
 	if c.CodeLength < shortcode.MinLength || c.CodeLength > shortcode.MaxLength {
 		errs = append(errs, fmt.Errorf("SHORTENER_CODE_LENGTH: %d is outside %d-%d", c.CodeLength, shortcode.MinLength, shortcode.MaxLength))
@@ -126,7 +130,8 @@ func (c Config) Rules() link.Rules {
 // Require checks that the named settings are present, for a function that
 // cannot run without them.
 func (c Config) Require(names ...string) error {
-	values := map[string]string{"LINKS_TABLE": c.LinksTable, "IDEMPOTENCY_TABLE": c.IdempotencyTable, "SHORTENER_BASE_URL": c.BaseURL}
+	values := map[string]string{"LINKS_TABLE": c.LinksTable, "IDEMPOTENCY_TABLE": c.IdempotencyTable,
+		"SHORTENER_BASE_URL": c.BaseURL, "DISTRIBUTION_ID": c.DistributionID}
 	var errs []error
 	for _, n := range names {
 		if values[n] == "" {

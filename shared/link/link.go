@@ -1,6 +1,9 @@
 package link
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Status is where a link stands in its lifecycle.
 type Status string
@@ -107,3 +110,17 @@ const (
 
 // DefaultTombstoneGrace is how long a dead code is held back.
 const DefaultTombstoneGrace = 30 * 24 * time.Hour
+
+// EdgePaths are the paths under which CloudFront may hold the link's
+// answer: the code and, for an alias, its display spelling (one of them is
+// Path). Invalidation paths are case-sensitive like the edge's keys; other
+// spellings of an alias are cached only briefly by the redirect.
+func (l Link) EdgePaths(codeLength int) []string {
+	paths := []string{"/" + l.Code}
+	for _, p := range []string{l.Path(codeLength), l.Alias} {
+		if p != "" && !slices.Contains(paths, "/"+p) {
+			paths = append(paths, "/"+p)
+		}
+	}
+	return paths
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -46,6 +47,9 @@ type Handler struct {
 	Log         *slog.Logger
 	Metrics     *metrics.Emitter
 	MaxAttempts int
+	// Edge is invalidated when a custom alias is created, since a 404 for
+	// it may sit in the edge's negative cache (seed 003). Nil: no edge.
+	Edge edgecache.Invalidator
 }
 
 // Handle answers one API Gateway proxy event.
@@ -125,6 +129,10 @@ func (h *Handler) create(ctx context.Context, req *events.APIGatewayProxyRequest
 		var taken *linkstore.ConflictError
 		switch {
 		case err == nil:
+			if l.CustomAlias() {
+				edgecache.Purger{Edge: h.Edge, Log: h.Log, Metrics: h.Metrics}.
+					Purge(ctx, req.RequestContext.RequestID, l.EdgePaths(h.Present.CodeLength)...)
+			}
 			return created(l.Code, body, false), nil
 		case !errors.As(err, &taken):
 			return events.APIGatewayProxyResponse{}, err

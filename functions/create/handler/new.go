@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
@@ -19,6 +20,8 @@ type Options struct {
 	Config  config.Config
 	Log     *slog.Logger
 	Metrics *metrics.Emitter
+	// Edge is invalidated for each new custom alias; nil for none.
+	Edge edgecache.Invalidator
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -41,5 +44,6 @@ func New(o Options) (*Handler, error) {
 		Now:     now,
 		Log:     o.Log,
 		Metrics: o.Metrics,
+		Edge:    o.Edge,
 	}, nil
 }

@@ -41,7 +41,7 @@ const (
 // Handler serves redirects. Build it with New.
 type Handler struct {
 	Store      Getter
-	Cache      *redirectcache.Cache[link.Link]
+	Cache      *redirectcache.Cache[cached]
 	CodeLength int
 	// Timeout bounds one DynamoDB lookup; past it the handler answers from a
 	// stale cache entry or with a fast 503.
@@ -54,7 +54,10 @@ type Handler struct {
 	Log         *slog.Logger
 	Metrics     *metrics.Emitter
 
-	load func(context.Context, string) (link.Link, error)
+	// CacheTTL is how long the in-process cache keeps an entry fresh.
+	CacheTTL time.Duration
+
+	load func(context.Context, string) (cached, error)
 }
 
 // Handle answers one API Gateway proxy event.
@@ -80,7 +83,8 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 	if code == "" {
 		code = strings.TrimPrefix(req.Path, "/")
 	}
-	l, err := h.resolve(ctx, code)
+	c, err := h.resolve(ctx, code)
+	l := c.link
 	switch {
 	case errors.Is(err, link.ErrNotFound):
 		h.Metrics.Add("NotFound", metrics.Count, 1)
@@ -94,51 +98,81 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 	}
 	if l.Resolve(now) == link.Gone {
 		h.Metrics.Add("Gone", metrics.Count, 1)
-		return h.page(http.StatusGone, h.GoneTTL, gonePage)
+		return h.page(http.StatusGone, min(h.GoneTTL, h.freshFor(c, now)), gonePage)
 	}
 	h.Metrics.Add("Redirects", metrics.Count, 1)
+	ttl := h.edgeTTL(l, now)
+	ttl = min(ttl, h.freshFor(c, now))
+	if code != l.Code && code != l.Path(h.CodeLength) {
+		// Another spelling of an alias is cached under its own path at the
+		// edge, which an invalidation of the link's paths cannot reach.
+		ttl = min(ttl, h.NewLinkTTL)
+	}
 	return events.APIGatewayProxyResponse{
 		StatusCode: l.RedirectStatus,
 		Headers: map[string]string{
 			"Location":      l.URL,
-			"Cache-Control": h.cacheControl(l, now),
+			"Cache-Control": sharedMaxAge(ttl),
 		},
 	}
+}
+
+// freshFor bounds how long the edge may keep an answer built from c. An
+// answer read from DynamoDB just now may stay the full edge TTL: a later
+// change invalidates the edge. One built from this process's cache may
+// stay only as long as the cache entry itself: otherwise an invalidation
+// that lands while the entry is still fresh would be refilled from it and
+// then kept for a day.
+func (h *Handler) freshFor(c cached, now time.Time) int {
+	age := now.Sub(c.loadedAt)
+	if age < time.Second {
+		return h.EdgeTTL
+	}
+	return max(int((h.CacheTTL-age)/time.Second), 1)
 }
 
 // resolve finds the link a path names. A path spelt like a generated code
 // is first looked up as typed (generated codes are case-sensitive); any
 // other path, or a miss with capitals in it, as a lower-cased alias.
-func (h *Handler) resolve(ctx context.Context, code string) (link.Link, error) {
+func (h *Handler) resolve(ctx context.Context, code string) (cached, error) {
 	isCode := shortcode.IsCode(code, h.CodeLength)
 	if !isCode && !link.IsAliasSyntax(code) || link.IsReserved(code) {
-		return link.Link{}, link.ErrNotFound // cannot exist: no lookup
+		return cached{}, link.ErrNotFound // cannot exist: no lookup
 	}
 	if isCode {
-		l, err := h.lookup(ctx, code)
+		c, err := h.lookup(ctx, code)
 		if !errors.Is(err, link.ErrNotFound) {
-			return l, err
+			return c, err
 		}
 	}
 	key := strings.ToLower(code)
 	if isCode && key == code {
-		return link.Link{}, link.ErrNotFound
+		return cached{}, link.ErrNotFound
 	}
 	return h.lookup(ctx, key)
 }
 
-func (h *Handler) lookup(ctx context.Context, key string) (link.Link, error) {
-	l, res, err := h.Cache.GetKeyed(ctx, key, h.load)
+// cached is a link as the in-process cache keeps it, with the time it was
+// read from DynamoDB.
+type cached struct {
+	link     link.Link
+	loadedAt time.Time
+}
+
+func (h *Handler) lookup(ctx context.Context, key string) (cached, error) {
+	c, res, err := h.Cache.GetKeyed(ctx, key, h.load)
 	h.Metrics.Add(cacheMetric[res], metrics.Count, 1)
-	return l, err
+	return c, err
 }
 
 // loadLink is the cache's loader. New stores it as a method value once, not
 // a closure per request, so a warm cache hit allocates nothing.
-func (h *Handler) loadLink(ctx context.Context, key string) (link.Link, error) {
+func (h *Handler) loadLink(ctx context.Context, key string) (cached, error) {
+	start := h.Now()
 	ctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
-	return h.Store.Get(ctx, key)
+	l, err := h.Store.Get(ctx, key)
+	return cached{link: l, loadedAt: start}, err
 }
 
 var cacheMetric = map[redirectcache.Result]string{
@@ -148,15 +182,20 @@ var cacheMetric = map[redirectcache.Result]string{
 	redirectcache.Stale:       "CacheStale",
 }
 
-// cacheControl lets CloudFront keep a redirect for EdgeTTL, never past the
-// link's expiry, and briefly for a link created a moment ago. Browsers get
-// max-age=0 so every click comes back to the edge and is counted there.
-func (h *Handler) cacheControl(l link.Link, now time.Time) string {
+// edgeTTL lets CloudFront keep a redirect for EdgeTTL, never past the
+// link's expiry, and briefly for a link created a moment ago.
+func (h *Handler) edgeTTL(l link.Link, now time.Time) int {
 	ttl := h.EdgeTTL
 	if now.Sub(l.CreatedAt) < newLinkWindow {
 		ttl = min(ttl, h.NewLinkTTL)
 	}
-	ttl = min(ttl, int(l.ExpiresAt.Sub(now)/time.Second))
+	return min(ttl, int(l.ExpiresAt.Sub(now)/time.Second))
+}
+
+// sharedMaxAge is the Cache-Control for an answer the edge may keep ttl
+// seconds. Browsers get max-age=0 so every click comes back to the edge
+// and is counted there.
+func sharedMaxAge(ttl int) string {
 	if ttl <= 0 {
 		return "no-store"
 	}
@@ -164,13 +203,9 @@ func (h *Handler) cacheControl(l link.Link, now time.Time) string {
 }
 
 func (h *Handler) page(status, ttl int, body string) events.APIGatewayProxyResponse {
-	cc := "no-store"
-	if ttl > 0 {
-		cc = "public, max-age=0, s-maxage=" + strconv.Itoa(ttl)
-	}
 	return events.APIGatewayProxyResponse{
 		StatusCode: status,
-		Headers:    map[string]string{"Content-Type": "text/html; charset=utf-8", "Cache-Control": cc},
+		Headers:    map[string]string{"Content-Type": "text/html; charset=utf-8", "Cache-Control": sharedMaxAge(ttl)},
 		Body:       body,
 	}
 }

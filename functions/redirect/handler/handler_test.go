@@ -122,10 +122,12 @@ func TestRedirect(t *testing.T) {
 			status: 302, location: "https://example.com/soon001", cache: "public, max-age=0, s-maxage=90"},
 		{name: "a link created seconds ago is cached briefly", link: link.Link{Code: "new0001", CreatedAt: start.Add(-5 * time.Second)},
 			path: "new0001", status: 302, location: "https://example.com/new0001", cache: "public, max-age=0, s-maxage=10"},
-		{name: "alias typed in another case", link: link.Link{Code: "summer-sale", Alias: "Summer-Sale"}, path: "SUMMER-SALE",
+		{name: "alias in its display spelling", link: link.Link{Code: "summer-sale", Alias: "Summer-Sale"}, path: "Summer-Sale",
 			status: 302, location: "https://example.com/summer-sale", cache: "public, max-age=0, s-maxage=86400"},
+		{name: "alias typed in another case is cached briefly", link: link.Link{Code: "summer-sale", Alias: "Summer-Sale"}, path: "SUMMER-SALE",
+			status: 302, location: "https://example.com/summer-sale", cache: "public, max-age=0, s-maxage=10"},
 		{name: "7-char alias typed with capitals", link: link.Link{Code: "hello12", Alias: "Hello12"}, path: "Hello12",
-			status: 302, location: "https://example.com/hello12", cache: "public, max-age=0, s-maxage=86400"},
+			status: 302, location: "https://example.com/hello12", cache: "public, max-age=0, s-maxage=10"},
 		{name: "expired but not yet deleted by TTL", link: link.Link{Code: "expired", ExpiresAt: start.Add(-time.Second)}, path: "expired",
 			status: 410, cache: "public, max-age=0, s-maxage=60"},
 		{name: "disabled", link: link.Link{Code: "disable", Status: link.StatusDisabled}, path: "disable", status: 410,
@@ -200,6 +202,19 @@ func TestCacheServesRepeatsWithoutLookups(t *testing.T) {
 	f.get(t, "cached1")
 	f.get(t, "absent1")
 	assert.Equal(t, int32(4), f.store.gets.Load())
+}
+
+// TestEdgeNeverOutlivesTheProcessCache: an answer built from the
+// in-process cache may be kept at the edge only as long as the cache entry
+// stays fresh; otherwise an edge invalidation landing while the entry is
+// fresh would be refilled with the old target and kept for a day.
+func TestEdgeNeverOutlivesTheProcessCache(t *testing.T) {
+	f := newFixture(t)
+	f.put(t, link.Link{Code: "cached1"})
+	assert.Equal(t, "public, max-age=0, s-maxage=86400", f.get(t, "cached1").Headers["Cache-Control"], "read from the store")
+	f.clock.Add(5 * time.Second)
+	assert.Equal(t, "public, max-age=0, s-maxage=15", f.get(t, "cached1").Headers["Cache-Control"], "from a 20 s cache entry 5 s old")
+	assert.Equal(t, int32(1), f.store.gets.Load())
 }
 
 func TestExpiryIsEnforcedEvenFromCache(t *testing.T) {

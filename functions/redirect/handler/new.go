@@ -33,7 +33,7 @@ func New(o Options) *Handler {
 	c := o.Config
 	h := &Handler{
 		Store: o.Store,
-		Cache: redirectcache.New[link.Link](redirectcache.Options{
+		Cache: redirectcache.New[cached](redirectcache.Options{
 			Capacity:    c.CacheSize,
 			TTL:         c.CacheTTL,
 			NegativeTTL: c.NegativeCacheTTL,
@@ -43,6 +43,7 @@ func New(o Options) *Handler {
 			Now:         now,
 		}),
 		CodeLength:  c.CodeLength,
+		CacheTTL:    c.CacheTTL,
 		Timeout:     c.RedirectTimeout,
 		EdgeTTL:     c.EdgeTTL,
 		NewLinkTTL:  DefaultNewLinkTTL,

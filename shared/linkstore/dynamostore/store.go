@@ -34,6 +34,11 @@ type Config struct {
 	Timeout time.Duration
 	// Now reads the clock; time.Now when nil.
 	Now func() time.Time
+	// ConsistentReads makes Get strongly consistent. The management API
+	// reads before a conditional write and sets it, so a change made a
+	// moment ago is never read stale into a spurious 412; the redirect
+	// path leaves it off (half the read cost).
+	ConsistentReads bool
 }
 
 // Store is the DynamoDB implementation of linkstore.Store.
@@ -112,14 +117,16 @@ func (s *Store) Create(ctx context.Context, l link.Link, idem *linkstore.Idempot
 	return wrap("create link", l.Code, err)
 }
 
-// Get implements linkstore.Store with an eventually consistent read: half a
-// read unit, and the redirect path tolerates a second of replication lag.
+// Get implements linkstore.Store, eventually consistent unless the store
+// was configured otherwise: half a read unit, and the redirect path
+// tolerates a moment of replication lag.
 func (s *Store) Get(ctx context.Context, code string) (link.Link, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &s.cfg.LinksTable,
-		Key:       map[string]types.AttributeValue{AttrCode: str(code)},
+		TableName:      &s.cfg.LinksTable,
+		Key:            map[string]types.AttributeValue{AttrCode: str(code)},
+		ConsistentRead: aws.Bool(s.cfg.ConsistentReads),
 	})
 	if err != nil {
 		return link.Link{}, wrap("get link", code, err)
