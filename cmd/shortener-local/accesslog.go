@@ -27,6 +27,7 @@ func accessLog(log *slog.Logger, next http.Handler) http.Handler {
 
 // requestID reads the id the gateway put on the response.
 func requestID(h http.Header) string {
+	//lint:ignore SA1008 the gateway stores the header spelt as AWS spells it, not in Go's canonical form
 	if v := h[localgw.RequestIDHeader]; len(v) > 0 {
 		return v[0]
 	}

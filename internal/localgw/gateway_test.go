@@ -94,6 +94,7 @@ func (f *fixture) do(method, target, body string, header http.Header) *httptest.
 // requestIDOf reads the request id header, which the gateway stores spelt
 // as AWS spells it rather than in Go's canonical form.
 func requestIDOf(h http.Header) string {
+	//lint:ignore SA1008 stored spelt as AWS spells it, not in Go's canonical form
 	if v := h[RequestIDHeader]; len(v) > 0 {
 		return v[0]
 	}

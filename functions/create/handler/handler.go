@@ -1,7 +1,3 @@
-// Package handler answers POST /v1/links: it validates the request, draws a
-// code or normalises the alias, writes the link with a conditional put, and
-// makes the request safe to retry under an Idempotency-Key. The Lambda in
-// functions/create and the local gateway run this same handler.
 package handler
 
 import (
@@ -52,11 +48,23 @@ type Handler struct {
 	Edge edgecache.Invalidator
 }
 
+// API Gateway resources the handler serves.
+const (
+	ResourceLinks = "/v1/links"
+	ResourceBatch = "/v1/links/batch"
+)
+
 // Handle answers one API Gateway proxy event.
 func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	resp, err := h.create(ctx, &req)
+	var resp events.APIGatewayProxyResponse
+	var err error
+	if req.Resource == ResourceBatch {
+		resp, err = h.batch(ctx, &req)
+	} else {
+		resp, err = h.single(ctx, &req)
+	}
 	if err != nil {
-		resp = apigw.Error(ctx, h.Log, &req, err)
+		resp = h.problem(ctx, &req, err).Response()
 	}
 	if ferr := h.Metrics.Flush(); ferr != nil {
 		h.Log.WarnContext(ctx, "flush metrics", "error", ferr.Error())
@@ -64,7 +72,8 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest)
 	return resp, nil
 }
 
-func (h *Handler) create(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+// single answers POST /v1/links.
+func (h *Handler) single(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
 	owner, err := apigw.Owner(req)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
@@ -76,29 +85,74 @@ func (h *Handler) create(ctx context.Context, req *events.APIGatewayProxyRequest
 	if err := apigw.DecodeJSON(req, &wire); err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
-	domainReq, err := wire.Domain()
-	if err != nil {
-		return events.APIGatewayProxyResponse{}, err
-	}
 	now := h.Now().UTC()
-	v, err := h.Rules.Validate(domainReq, now)
-	if err != nil {
-		return events.APIGatewayProxyResponse{}, err
-	}
-
-	var idem *linkstore.Idempotency
+	r := request{owner: owner, wire: wire}
 	if key := apigw.Header(req, "Idempotency-Key"); key != "" {
 		if err := checkIdempotencyKey(key); err != nil {
 			return events.APIGatewayProxyResponse{}, err
 		}
-		idem = &linkstore.Idempotency{Owner: owner, Key: key, RequestHash: fingerprint(wire), ExpiresAt: now.Add(linkstore.IdempotencyWindow)}
-		if resp, done, err := h.replay(ctx, idem); done || err != nil {
-			return resp, err
+		r.idem = &linkstore.Idempotency{Owner: owner, Key: key, RequestHash: fingerprint(wire), ExpiresAt: now.Add(linkstore.IdempotencyWindow)}
+	}
+	c, err := h.create(ctx, r, now, true)
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	edgecache.Purger{Edge: h.Edge, Log: h.Log, Metrics: h.Metrics}.Purge(ctx, req.RequestContext.RequestID, c.purge...)
+	return createdResponse(c), nil
+}
+
+// request is one create request as both POST /v1/links and each item of
+// a batch hand it to create.
+type request struct {
+	owner string
+	wire  linkapi.CreateRequest
+	// idem, when set, makes the create exactly-once under idem.Key:
+	// Owner, Key, RequestHash and ExpiresAt are filled in.
+	idem *linkstore.Idempotency
+}
+
+// created is a link this request wrote or, replayed, the one an earlier
+// request with the same Idempotency-Key wrote.
+type created struct {
+	code     string
+	body     []byte // the link as the API shows it
+	replayed bool
+	// purge are the edge paths to invalidate: a new custom alias's, since
+	// a 404 for it may sit in the edge's negative cache (seed 003).
+	purge []string
+}
+
+// aliasTakenError is a 409 whose detail names the alias.
+type aliasTakenError struct{ alias string }
+
+func (e *aliasTakenError) Error() string {
+	return fmt.Sprintf("the alias %q is already taken", e.alias)
+}
+func (e *aliasTakenError) Is(target error) bool { return target == link.ErrConflict }
+
+// create validates r and writes its link: the one path a single create
+// and every item of a batch take, so both keep the same rules and the
+// same uniqueness. With lookFirst, a request under an Idempotency-Key
+// first looks for the key's record; the batch, which has already looked,
+// passes false.
+func (h *Handler) create(ctx context.Context, r request, now time.Time, lookFirst bool) (created, error) {
+	domainReq, err := r.wire.Domain()
+	if err != nil {
+		return created{}, err
+	}
+	v, err := h.Rules.Validate(domainReq, now)
+	if err != nil {
+		return created{}, err
+	}
+	idem := r.idem
+	if idem != nil && lookFirst {
+		if c, done, err := h.replay(ctx, idem); done || err != nil {
+			return c, err
 		}
 	}
 
 	l := link.Link{
-		Owner:          owner,
+		Owner:          r.owner,
 		URL:            v.URL,
 		Alias:          v.Alias,
 		CreatedAt:      now.Truncate(time.Millisecond),
@@ -115,12 +169,12 @@ func (h *Handler) create(ctx context.Context, req *events.APIGatewayProxyRequest
 	for range attempts {
 		if l.Code = v.AliasKey; l.Code == "" {
 			if l.Code, err = h.draw(); err != nil {
-				return events.APIGatewayProxyResponse{}, err
+				return created{}, err
 			}
 		}
 		body, err := json.Marshal(h.Present.Link(l))
 		if err != nil {
-			return events.APIGatewayProxyResponse{}, err
+			return created{}, err
 		}
 		if idem != nil {
 			idem.Code, idem.Response = l.Code, body
@@ -129,31 +183,53 @@ func (h *Handler) create(ctx context.Context, req *events.APIGatewayProxyRequest
 		var taken *linkstore.ConflictError
 		switch {
 		case err == nil:
+			c := created{code: l.Code, body: body}
 			if l.CustomAlias() {
-				edgecache.Purger{Edge: h.Edge, Log: h.Log, Metrics: h.Metrics}.
-					Purge(ctx, req.RequestContext.RequestID, l.EdgePaths(h.Present.CodeLength)...)
+				c.purge = l.EdgePaths(h.Present.CodeLength)
 			}
-			return created(l.Code, body, false), nil
+			return c, nil
 		case !errors.As(err, &taken):
-			return events.APIGatewayProxyResponse{}, err
+			return created{}, err
 		case taken.Taken == linkstore.TakenIdempotencyKey || idem != nil && v.AliasKey != "":
 			// A concurrent request with the same key won the race (for an
 			// alias it may show as the alias being taken): answer as it did.
-			if resp, done, err := h.replay(ctx, idem); done || err != nil {
-				return resp, err
+			if c, done, err := h.replay(ctx, idem); done || err != nil {
+				return c, err
 			}
 			if taken.Taken == linkstore.TakenIdempotencyKey {
-				return events.APIGatewayProxyResponse{}, fmt.Errorf("idempotency record vanished: %w", link.ErrUnavailable)
+				return created{}, fmt.Errorf("idempotency record vanished: %w", link.ErrUnavailable)
 			}
-			return apigw.ProblemConflict.With(fmt.Sprintf("the alias %q is already taken", v.Alias)).Response(), nil
+			return created{}, &aliasTakenError{alias: v.Alias}
 		case v.AliasKey != "":
 			// An alias is never silently changed into another.
-			return apigw.ProblemConflict.With(fmt.Sprintf("the alias %q is already taken", v.Alias)).Response(), nil
+			return created{}, &aliasTakenError{alias: v.Alias}
 		}
 		h.Metrics.Add("CodeCollisions", metrics.Count, 1)
 		h.Log.WarnContext(ctx, "generated code collided", "code_length", h.Codes.Length())
 	}
-	return events.APIGatewayProxyResponse{}, fmt.Errorf("%d generated codes in a row were taken; refusing to issue more", attempts)
+	return created{}, fmt.Errorf("%d generated codes in a row were taken; refusing to issue more", attempts)
+}
+
+// problem is the problem err answers as. Errors that are ours (500) or a
+// dependency's (503) are logged here, once, with the request id.
+func (h *Handler) problem(ctx context.Context, req *events.APIGatewayProxyRequest, err error) apigw.Problem {
+	var taken *aliasTakenError
+	var tooLarge *batchTooLargeError
+	var p apigw.Problem
+	switch {
+	case errors.As(err, &taken):
+		p = apigw.ProblemConflict.With(taken.Error())
+	case errors.As(err, &tooLarge):
+		p = apigw.ProblemTooLarge.With(tooLarge.Error())
+	default:
+		p = apigw.ProblemFor(err)
+	}
+	if p.Status >= 500 {
+		h.Log.ErrorContext(ctx, "request failed", "status", p.Status, "error", err.Error(),
+			"request_id", req.RequestContext.RequestID, "path", req.Path)
+	}
+	p.Instance = req.Path
+	return p
 }
 
 // draw returns a generated code that does not spell a reserved path.
@@ -169,25 +245,25 @@ func (h *Handler) draw() (string, error) {
 // replay answers a request whose Idempotency-Key was seen before: the
 // first answer again for the same body, 422 for another. done is false
 // when the key is unused.
-func (h *Handler) replay(ctx context.Context, idem *linkstore.Idempotency) (resp events.APIGatewayProxyResponse, done bool, err error) {
+func (h *Handler) replay(ctx context.Context, idem *linkstore.Idempotency) (c created, done bool, err error) {
 	rec, err := h.Store.GetIdempotency(ctx, idem.Owner, idem.Key)
 	switch {
 	case errors.Is(err, link.ErrNotFound):
-		return resp, false, nil
+		return c, false, nil
 	case err != nil:
-		return resp, false, err
+		return c, false, err
 	case rec.RequestHash != idem.RequestHash:
-		return resp, false, apigw.ErrIdempotencyMismatch
+		return c, false, apigw.ErrIdempotencyMismatch
 	}
-	return created(rec.Code, rec.Response, true), true, nil
+	return created{code: rec.Code, body: rec.Response, replayed: true}, true, nil
 }
 
-func created(code string, body []byte, replayed bool) events.APIGatewayProxyResponse {
-	h := map[string]string{"Location": "/v1/links/" + code}
-	if replayed {
+func createdResponse(c created) events.APIGatewayProxyResponse {
+	h := map[string]string{"Location": "/v1/links/" + c.code}
+	if c.replayed {
 		h["Idempotent-Replayed"] = "true"
 	}
-	return apigw.Raw(http.StatusCreated, body, h)
+	return apigw.Raw(http.StatusCreated, c.body, h)
 }
 
 // fingerprint hashes the decoded request, not its bytes, so the same

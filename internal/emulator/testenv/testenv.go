@@ -167,7 +167,7 @@ func (s *shared) get(t testing.TB,
 			defer cancel()
 			if err := check(ctx, ep); err != nil {
 				s.err = fmt.Errorf("%s=%s is set but does not answer: %w\n"+
-					"Start the emulators with `go run ./cmd/emulators`, or unset %s to have tests start their own.",
+					"Start the emulators with `go run ./cmd/emulators`, or unset %s to have tests start their own",
 					s.envVar, ep, err, s.envVar)
 				return
 			}
@@ -178,7 +178,7 @@ func (s *shared) get(t testing.TB,
 		defer cancel()
 		p, err := start(ctx)
 		if err != nil {
-			s.err = fmt.Errorf("cannot start %s: %w\nTo fix: %s. Or set %s to the endpoint of a running emulator (`go run ./cmd/emulators`).",
+			s.err = fmt.Errorf("cannot start %s: %w\nTo fix: %s. Or set %s to the endpoint of a running emulator (`go run ./cmd/emulators`)",
 				s.name, err, s.install, s.envVar)
 			return
 		}
