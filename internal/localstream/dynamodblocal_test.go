@@ -1,0 +1,229 @@
+package localstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/internal/emulator"
+	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// recorder is a handler that keeps every record by the code in its key.
+type recorder struct {
+	mu       sync.Mutex
+	received map[string][]events.DynamoDBEventRecord
+	arrived  map[string]time.Time // of the last REMOVE
+}
+
+func newRecorder() *recorder {
+	return &recorder{received: map[string][]events.DynamoDBEventRecord{}, arrived: map[string]time.Time{}}
+}
+
+func (r *recorder) handle(_ context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rec := range ev.Records {
+		code := rec.Change.Keys[dynamostore.AttrCode].String()
+		r.received[code] = append(r.received[code], rec)
+		if rec.EventName == "REMOVE" {
+			r.arrived[code] = time.Now()
+		}
+	}
+	return events.DynamoDBEventResponse{}, nil
+}
+
+func (r *recorder) records(code string) []events.DynamoDBEventRecord {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]events.DynamoDBEventRecord(nil), r.received[code]...)
+}
+
+// start runs a poller until the test ends.
+func start(t *testing.T, db DynamoDBAPI, endpoint string, opts Options) {
+	t.Helper()
+	opts.Region, opts.Log = emulator.Region, quiet
+	p, err := New(db, emulator.NewStreamsClient(endpoint), opts)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+}
+
+var ttlIdentity = &events.DynamoDBUserIdentity{Type: "Service", PrincipalID: "dynamodb.amazonaws.com"}
+
+// TestLinksTableDeletions runs the poller on the links table in DynamoDB
+// Local: an item removed by TTL reaches the handler as AWS's TTL REMOVE,
+// a DeleteItem as a plain REMOVE, and both look like the fixtures the
+// stream function is tested with.
+func TestLinksTableDeletions(t *testing.T) {
+	t.Parallel()
+	endpoint := testenv.DynamoDBEndpoint(t)
+	db := emulator.NewDynamoDBClient(endpoint)
+	cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem")}
+	ctx := context.Background()
+	require.NoError(t, dynamostore.CreateTables(ctx, db, cfg))
+	store := dynamostore.New(db, cfg)
+	rec := newRecorder()
+	start(t, db, endpoint, Options{Table: cfg.LinksTable, Handler: rec.handle})
+
+	now := time.Now().UTC().Truncate(time.Second)
+	expired := link.Link{Code: "gone001", URL: "https://example.com/old", Owner: "p6r4ocs3d1", CreatedAt: now.Add(-time.Hour),
+		UpdatedAt: now.Add(-time.Hour), ExpiresAt: now.Add(time.Second), Status: link.StatusActive, Version: 1, RedirectStatus: 302}
+	require.NoError(t, store.Create(ctx, expired, nil))
+	kept := expired
+	kept.Code, kept.ExpiresAt = "kept001", now.Add(time.Hour)
+	require.NoError(t, store.Create(ctx, kept, nil))
+	_, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &cfg.LinksTable,
+		Key: map[string]ddbtypes.AttributeValue{dynamostore.AttrCode: &ddbtypes.AttributeValueMemberS{Value: kept.Code}}})
+	require.NoError(t, err)
+
+	require.Eventually(t, func() bool {
+		return len(rec.records(expired.Code)) == 2 && len(rec.records(kept.Code)) == 2
+	}, 20*time.Second, 50*time.Millisecond, "both deletions reach the handler")
+	rec.mu.Lock()
+	t.Logf("the TTL deletion reached the handler %.1f s after expires_at", rec.arrived[expired.Code].Sub(expired.ExpiresAt).Seconds())
+	rec.mu.Unlock()
+
+	ttl := rec.records(expired.Code)
+	assert.Equal(t, "INSERT", ttl[0].EventName)
+	assert.Equal(t, "REMOVE", ttl[1].EventName)
+	assert.Equal(t, ttlIdentity, ttl[1].UserIdentity)
+	assert.Equal(t, "p6r4ocs3d1", ttl[1].Change.OldImage[dynamostore.AttrOwner].String())
+	assert.Equal(t, emulator.Region, ttl[1].AWSRegion)
+
+	user := rec.records(kept.Code)
+	assert.Equal(t, "INSERT", user[0].EventName)
+	assert.Equal(t, "REMOVE", user[1].EventName)
+	assert.Nil(t, user[1].UserIdentity, "a user delete carries no identity")
+
+	// Same shape as the fixtures: the same fields at every level, down to
+	// the link item's attribute names.
+	assert.Equal(t, shape(t, fixture(t, "ttl-remove.json")), shape(t, ttl[1]))
+	assert.Equal(t, shape(t, fixture(t, "user-remove.json")), shape(t, user[1]))
+	assert.Equal(t, shape(t, fixture(t, "insert.json")), shape(t, user[0]))
+}
+
+// TestDynamoDBLocalsOwnTTL leaves expiry to DynamoDB Local, on an instance
+// of its own: one item its sweeper cannot delete aborts the whole sweep,
+// across tables, so on the shared instance, where other tests leave
+// expired links behind, which tables get swept is luck.
+//
+// In a table without secondary indexes DynamoDB Local deletes expired
+// items (about every 10 s) and writes records with eventName
+// UNKNOWN_TO_SDK_VERSION, which the poller turns into AWS's TTL REMOVE.
+// An expired link in the links table, whose sparse index leaves every link
+// out, it never deletes: the reason the poller sweeps by itself. If that
+// last check fails, a newer DynamoDB Local has fixed it, and the sweeper
+// may go.
+func TestDynamoDBLocalsOwnTTL(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	proc, err := emulator.StartDynamoDB(ctx, emulator.DynamoDBOptions{})
+	require.NoError(t, err, "DynamoDB Local is required: install a Java 17+ JDK and run `npm ci`")
+	t.Cleanup(func() { assert.NoError(t, proc.Stop()) })
+	endpoint := proc.Endpoint()
+	db := emulator.NewDynamoDBClient(endpoint)
+
+	plain := "plain"
+	_, err = db.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            &plain,
+		BillingMode:          ddbtypes.BillingModePayPerRequest,
+		AttributeDefinitions: []ddbtypes.AttributeDefinition{{AttributeName: aws.String(dynamostore.AttrCode), AttributeType: ddbtypes.ScalarAttributeTypeS}},
+		KeySchema:            []ddbtypes.KeySchemaElement{{AttributeName: aws.String(dynamostore.AttrCode), KeyType: ddbtypes.KeyTypeHash}},
+		StreamSpecification:  &ddbtypes.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: ddbtypes.StreamViewTypeNewAndOldImages},
+	})
+	require.NoError(t, err)
+	_, err = db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: &plain,
+		TimeToLiveSpecification: &ddbtypes.TimeToLiveSpecification{AttributeName: aws.String(dynamostore.AttrExpiresAt), Enabled: aws.Bool(true)}})
+	require.NoError(t, err)
+	rec := newRecorder()
+	start(t, db, endpoint, Options{Table: plain, Handler: rec.handle, DisableTTLSweep: true})
+
+	expired := time.Now().Unix() - 1
+	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &plain, Item: map[string]ddbtypes.AttributeValue{
+		dynamostore.AttrCode:      &ddbtypes.AttributeValueMemberS{Value: "first01"},
+		dynamostore.AttrExpiresAt: &ddbtypes.AttributeValueMemberN{Value: fmt.Sprint(expired)},
+	}})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		r := rec.records("first01")
+		return len(r) == 2 && r[1].EventName == "REMOVE"
+	}, 30*time.Second, 100*time.Millisecond, "DynamoDB Local deletes expired items")
+	rec.mu.Lock()
+	t.Logf("DynamoDB Local's own TTL deletion reached the handler %.1f s after expires_at", rec.arrived["first01"].Sub(time.Unix(expired, 0)).Seconds())
+	rec.mu.Unlock()
+	assert.Equal(t, ttlIdentity, rec.records("first01")[1].UserIdentity, "UNKNOWN_TO_SDK_VERSION becomes AWS's TTL REMOVE")
+
+	links := dynamostore.Config{LinksTable: "links", IdempotencyTable: "idem"}
+	require.NoError(t, dynamostore.CreateTables(ctx, db, links))
+	store := dynamostore.New(db, links)
+	now := time.Now().UTC().Truncate(time.Second)
+	require.NoError(t, store.Create(ctx, link.Link{Code: "stuck01", URL: "https://example.com/", Owner: "o",
+		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(-time.Second), Status: link.StatusActive, Version: 1, RedirectStatus: 302}, nil))
+	time.Sleep(22 * time.Second) // two of its sweeps
+	_, err = store.Get(ctx, "stuck01")
+	assert.NoError(t, err, "DynamoDB Local now deletes expired links beside a sparse index: the poller's sweeper may be unnecessary")
+}
+
+func fixture(t *testing.T, name string) events.DynamoDBEventRecord {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "functions", "ttlstream", "handler", "testdata", name))
+	require.NoError(t, err)
+	var ev events.DynamoDBEvent
+	require.NoError(t, json.Unmarshal(b, &ev))
+	require.Len(t, ev.Records, 1)
+	return ev.Records[0]
+}
+
+// shape lists the JSON field paths of r, down to the images' attribute
+// names and types; values are left out.
+func shape(t *testing.T, r events.DynamoDBEventRecord) []string {
+	t.Helper()
+	b, err := json.Marshal(r)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m))
+	var paths []string
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		obj, ok := v.(map[string]any)
+		if !ok {
+			paths = append(paths, prefix)
+			return
+		}
+		for k, x := range obj {
+			if prefix == ".dynamodb.OldImage" || prefix == ".dynamodb.NewImage" {
+				// Optional link attributes (alias) differ between items.
+				if k == dynamostore.AttrAlias {
+					continue
+				}
+			}
+			walk(prefix+"."+k, x)
+		}
+	}
+	walk("", m)
+	sort.Strings(paths)
+	return paths
+}
