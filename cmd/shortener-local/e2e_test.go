@@ -14,7 +14,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
 
 // localRun is the local gateway started in-process for an end-to-end
@@ -230,4 +233,60 @@ func TestManagementThroughTheGateway(t *testing.T) {
 		status, _, _ = r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/again","alias":"managed"}`)
 		assert.Equal(t, 409, status, "the code is held back during the grace period")
 	})
+}
+
+// TestExpiryThroughTheLocalRun: the lifecycle end to end, as the issue
+// states it, through the gateway, the stream poller and the reclaim run.
+func TestExpiryThroughTheLocalRun(t *testing.T) {
+	links := testenv.UniqueName(t, "links")
+	r := startLocal(t, map[string]string{
+		"LINKS_TABLE":                links,
+		"SHORTENER_TOMBSTONE_GRACE":  "5s",
+		"SHORTENER_RECLAIM_INTERVAL": "1h", // only the explicit POST /_local/reclaim below
+	})
+	store := dynamostore.New(emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t)), dynamostore.Config{LinksTable: links})
+
+	status, _, body := r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/brief","alias":"Brief","ttl_seconds":2}`)
+	require.Equal(t, 201, status, string(body))
+	status, _, _ = r.do(t, "GET", "/brief", "", "")
+	require.Equal(t, 302, status)
+
+	// Expired: 410 at once, whether or not TTL has removed the item yet.
+	require.Eventually(t, func() bool {
+		status, _, _ := r.do(t, "GET", "/Brief", "", "")
+		return status == 410
+	}, 25*time.Second, 100*time.Millisecond)
+
+	var tomb link.Tombstone
+	require.Eventually(t, func() bool {
+		var err error
+		tomb, err = store.GetTombstone(context.Background(), "brief")
+		return err == nil
+	}, 30*time.Second, 200*time.Millisecond, "TTL deletion -> stream -> ttlstream -> tombstone")
+	assert.Equal(t, "e2e-owner", tomb.PrevOwner)
+	assert.Equal(t, link.ReasonExpired, tomb.Reason)
+
+	status, _, _ = r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/squatter","alias":"brief"}`)
+	assert.Equal(t, 409, status, "the code is held back during the grace period")
+
+	time.Sleep(time.Until(tomb.ReclaimAfter) + time.Second)
+	resp, err := r.client.Post(r.base+"/_local/reclaim", "application/json", nil)
+	require.NoError(t, err)
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode, string(out))
+	var run struct {
+		Reclaimed int `json:"reclaimed"`
+	}
+	require.NoError(t, json.Unmarshal(out, &run))
+	assert.GreaterOrEqual(t, run.Reclaimed, 1, string(out))
+
+	status, _, body = r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/reborn","alias":"Brief"}`)
+	assert.Equal(t, 201, status, string(body))
+	// The redirect's in-process cache may still hold the expired link for
+	// up to its TTL: the promise is 30 s, not at once.
+	require.Eventually(t, func() bool {
+		status, h, _ := r.do(t, "GET", "/brief", "", "")
+		return status == 302 && h.Get("Location") == "https://example.com/reborn"
+	}, 30*time.Second, 250*time.Millisecond)
 }

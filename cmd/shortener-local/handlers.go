@@ -54,5 +54,6 @@ func newHandlers(cfg config.Config, db *dynamodb.Client, edge edgecache.Invalida
 		Log:     log.With("function", "manage"),
 		Metrics: metrics.New(metricsOut, "Shortener", "manage"),
 	})
-	return localgw.Handlers{Create: c.Handle, Redirect: r.Handle, Manage: m.Handle}, nil
+	// Batch and QR are served by the create and manage Lambdas, as in AWS.
+	return localgw.Handlers{Create: c.Handle, Redirect: r.Handle, Manage: m.Handle, Batch: c.Handle, QR: m.Handle}, nil
 }

@@ -102,8 +102,14 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		ln.Close()
 		return err
 	}
+	// Local-only routes sit beside the gateway, as the AWS console and
+	// schedules sit beside the API there.
+	var reclaim lateReclaim
+	mux := http.NewServeMux()
+	mux.Handle("/_local/reclaim", &reclaim)
+	mux.Handle("/", gw)
 	srv := &http.Server{
-		Handler:           accessLog(log, gw),
+		Handler:           accessLog(log, mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
@@ -169,6 +175,14 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
+	lctx, stopLife := context.WithCancel(ctx)
+	life, err := startLifecycle(lctx, cfg, db, endpoint, s.reclaimEvery, log, stdout)
+	if err != nil {
+		stopLife()
+		return fmt.Errorf("lifecycle: %w", err)
+	}
+	defer func() { stopLife(); life.wait() }()
+	reclaim.set(life)
 	b.serve(h)
 	log.Info("ready", "origin", base, "dynamodb", endpoint)
 	printBanner(stderr, base, endpoint, dynamo != nil, cfg, s.apiKeys)
@@ -238,6 +252,8 @@ func (b *backends) handlers() localgw.Handlers {
 		Create:   late(func(h localgw.Handlers) localgw.Handler { return h.Create }),
 		Redirect: late(func(h localgw.Handlers) localgw.Handler { return h.Redirect }),
 		Manage:   late(func(h localgw.Handlers) localgw.Handler { return h.Manage }),
+		Batch:    late(func(h localgw.Handlers) localgw.Handler { return h.Batch }),
+		QR:       late(func(h localgw.Handlers) localgw.Handler { return h.QR }),
 	}
 }
 

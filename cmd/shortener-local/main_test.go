@@ -33,17 +33,20 @@ func TestLoadSettings(t *testing.T) {
 	}{
 		{
 			name: "defaults",
-			want: settings{addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000},
+			want: settings{addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute},
 		},
 		{
 			name: "everything set",
 			env: map[string]string{
 				"SHORTENER_ADDR": ":9090", "SHORTENER_API_KEYS": "a=x, b=y",
 				"SHORTENER_DYNAMODB_ENDPOINT": "http://127.0.0.1:8001", "SHORTENER_DYNAMODB_PORT": "0",
+				"SHORTENER_RECLAIM_INTERVAL": "5s",
 			},
-			want: settings{addr: ":9090", apiKeys: map[string]string{"a": "x", "b": "y"}, dynamoEndpoint: "http://127.0.0.1:8001", dynamoPort: 0},
+			want: settings{addr: ":9090", apiKeys: map[string]string{"a": "x", "b": "y"}, dynamoEndpoint: "http://127.0.0.1:8001", dynamoPort: 0,
+				reclaimEvery: 5 * time.Second},
 		},
 		{name: "bad keys", env: map[string]string{"SHORTENER_API_KEYS": "a=x,"}, wantErr: "SHORTENER_API_KEYS"},
+		{name: "bad reclaim interval", env: map[string]string{"SHORTENER_RECLAIM_INTERVAL": "often"}, wantErr: "SHORTENER_RECLAIM_INTERVAL"},
 		{name: "bad port", env: map[string]string{"SHORTENER_DYNAMODB_PORT": "eighty"}, wantErr: "SHORTENER_DYNAMODB_PORT"},
 		{name: "port out of range", env: map[string]string{"SHORTENER_DYNAMODB_PORT": "70000"}, wantErr: "SHORTENER_DYNAMODB_PORT"},
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/shortlink-dev/shortener/internal/localgw"
 )
@@ -16,6 +17,7 @@ const (
 	defaultDynamoDBPort     = 8000
 	defaultLinksTable       = "shortener-links"
 	defaultIdempotencyTable = "shortener-idempotency"
+	defaultReclaimEvery     = time.Minute
 )
 
 // settings are the local run's own settings, beside the functions' ones.
@@ -27,6 +29,9 @@ type settings struct {
 	// dynamoPort (SHORTENER_DYNAMODB_PORT, 0 for any free port).
 	dynamoEndpoint string
 	dynamoPort     int
+	// reclaimEvery is SHORTENER_RECLAIM_INTERVAL: how often the reclaim
+	// state machine's logic runs, as EventBridge Scheduler starts it in AWS.
+	reclaimEvery time.Duration
 }
 
 func loadSettings(getenv func(string) string) (settings, error) {
@@ -34,6 +39,14 @@ func loadSettings(getenv func(string) string) (settings, error) {
 		addr:           or(getenv("SHORTENER_ADDR"), defaultAddr),
 		dynamoEndpoint: getenv("SHORTENER_DYNAMODB_ENDPOINT"),
 		dynamoPort:     defaultDynamoDBPort,
+		reclaimEvery:   defaultReclaimEvery,
+	}
+	if v := getenv("SHORTENER_RECLAIM_INTERVAL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return settings{}, fmt.Errorf("SHORTENER_RECLAIM_INTERVAL: %q is not a positive duration such as 1m", v)
+		}
+		s.reclaimEvery = d
 	}
 	keys, err := localgw.ParseAPIKeys(or(getenv("SHORTENER_API_KEYS"), defaultAPIKeys))
 	if err != nil {
