@@ -1,0 +1,244 @@
+package clicklog
+
+import (
+	"strings"
+	"time"
+
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/shortcode"
+)
+
+// The bot agents: the one place that says which User-Agents are bots. Matching
+// ignores ASCII case; the entries are lower-case. Each entry is as specific
+// as the agent allows: a bare "bot" would also match phones such as the
+// Cubot X19, and "teams" or "linkedin" the in-app browsers people click in.
+// Treat both lists as read-only: the matchers are built from them once.
+var (
+	// BotAgents are found anywhere in the User-Agent: crawlers and link
+	// previewers name themselves inside a browser-like string. None is
+	// shorter than six bytes, which keeps the search fast.
+	BotAgents = []string{
+		// Link previews of chat and social apps.
+		"slackbot", "slack-imgproxy", "twitterbot", "facebookexternalhit", "facebookcatalog",
+		"meta-externalagent", "discordbot", "telegrambot", "whatsapp", "linkedinbot",
+		"mastodon", "pleroma", "misskey", "skypeuripreview", "redditbot", "pinterestbot",
+		"vkshare", "embedly", "iframely", "bitlybot",
+		// Search engines and AI crawlers.
+		"googlebot", "google-inspectiontool", "googleother", "adsbot-google", "mediapartners-google",
+		"bingbot", "bingpreview", "applebot", "duckduckbot", "yandexbot", "baiduspider",
+		"petalbot", "ahrefsbot", "semrushbot", "mj12bot", "dotbot", "bytespider",
+		"gptbot", "chatgpt-user", "oai-searchbot", "claudebot", "claude-user", "perplexitybot",
+		"ccbot/", "amazonbot",
+		// Generic crawler words and headless browsers.
+		"crawler", "spider", "headlesschrome", "phantomjs",
+	}
+	// BotAgentPrefixes are found at the start of the User-Agent: command-line
+	// tools and HTTP libraries put their own name first ("curl/8.5.0",
+	// "python-requests/2.31.0", "Python/3.12 aiohttp/3.9"). Nobody reads a
+	// page through them.
+	BotAgentPrefixes = []string{
+		"curl/", "wget/", "python-", "python/", "go-http-client", "java/", "apache-httpclient",
+		"okhttp", "libwww-perl", "node-fetch", "axios/", "postmanruntime", "insomnia/",
+	}
+)
+
+// Click is a record that counts: a redirect the edge answered for a code.
+type Click struct {
+	// Code is the link's storage key.
+	Code string
+	Time time.Time
+	Bot  bool
+	// Country is an upper-case ISO 3166-1 alpha-2 code; empty when unknown.
+	Country string
+	// Referrer is the lower-case host of the Referer; empty when there was
+	// none or it named no host.
+	Referrer string
+}
+
+// Classify says whether r is a click and, if so, whose. codeLength is the
+// length of generated codes (SHORTENER_CODE_LENGTH), needed to key a code
+// the way the redirect function looks it up.
+func Classify(r *Record, codeLength int) (Click, bool) {
+	if !isRedirect(r.Status) || r.Method != "GET" && r.Method != "HEAD" {
+		return Click{}, false
+	}
+	code, ok := CodeKey(pathOf(r.URI), codeLength)
+	if !ok {
+		return Click{}, false
+	}
+	return Click{
+		Code:     code,
+		Time:     r.Time,
+		Bot:      r.Method == "HEAD" || IsBotAgent(r.UserAgent),
+		Country:  country(r.Country),
+		Referrer: ReferrerHost(r.Referer),
+	}, true
+}
+
+func isRedirect(status int) bool {
+	return status == 301 || status == 302 || status == 307 || status == 308
+}
+
+// pathOf strips the query string real-time logs include in cs-uri-stem and
+// the leading slash; what is left must be one path segment.
+func pathOf(uri string) string {
+	if i := strings.IndexByte(uri, '?'); i >= 0 {
+		uri = uri[:i]
+	}
+	if len(uri) < 2 || uri[0] != '/' {
+		return ""
+	}
+	return uri[1:]
+}
+
+// CodeKey returns the storage key of the link a path segment names, as the
+// redirect function resolves it: a segment spelt like a generated code as
+// typed (generated codes are case-sensitive), any other lower-cased (aliases
+// are stored lower-cased). ok is false for a segment no link can have.
+//
+// The redirect function falls back to the lower-cased alias when a
+// code-shaped spelling with capitals misses; the log does not say which of
+// the two answered, so such a click counts under the spelling as typed.
+// Short URLs never show an alias that way (link.Link.Path), so only hand-typed
+// capitals land there.
+func CodeKey(segment string, codeLength int) (string, bool) {
+	if !link.IsAliasSyntax(segment) || isReserved(segment) {
+		return "", false
+	}
+	if shortcode.IsCode(segment, codeLength) {
+		return segment, true
+	}
+	return lowerASCII(segment), true
+}
+
+// reserved is link.ReservedAliases lower-cased, for a lookup instead of a
+// case-insensitive comparison with each word on every record.
+var reserved = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range link.ReservedAliases {
+		m[strings.ToLower(w)] = true
+	}
+	return m
+}()
+
+// reservedStarts has, for each length, a bit per first letter (modulo 64)
+// of the reserved words of that length: most segments are told apart
+// without a lookup.
+var reservedStarts = func() (t [link.MaxAliasLen + 1]uint64) {
+	for w := range reserved {
+		if len(w) <= link.MaxAliasLen {
+			t[len(w)] |= 1 << (w[0] & 63)
+		}
+	}
+	return t
+}()
+
+// isReserved is link.IsReserved for a segment of alias syntax, which is
+// ASCII, so lower-casing it is all the case folding there is.
+func isReserved(segment string) bool {
+	if len(segment) == 0 || len(segment) > link.MaxAliasLen || reservedStarts[len(segment)]&(1<<(lower[segment[0]]&63)) == 0 {
+		return false
+	}
+	var buf [link.MaxAliasLen]byte
+	low := buf[:len(segment)]
+	for i := 0; i < len(segment); i++ {
+		c := segment[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	return reserved[string(low)]
+}
+
+// botPrefixes are BotAgentPrefixes by their first byte.
+var botPrefixes = func() (t [256][]string) {
+	for _, p := range BotAgentPrefixes {
+		t[p[0]] = append(t[p[0]], p)
+	}
+	return t
+}()
+
+// IsBotAgent reports whether a User-Agent is a bot's: empty, starting with
+// one of BotAgentPrefixes or containing one of BotAgents, in any case.
+func IsBotAgent(ua string) bool {
+	if ua == "" {
+		return true
+	}
+	for _, p := range botPrefixes[lower[ua[0]]] {
+		if hasPrefixFold(ua, p) {
+			return true
+		}
+	}
+	return botMatcher.match(ua)
+}
+
+// country returns an ISO 3166-1 alpha-2 code upper-cased, or "" for
+// anything else (CloudFront logs "-" when it cannot tell).
+func country(c string) string {
+	if len(c) != 2 || !isLetter(c[0]) || !isLetter(c[1]) {
+		return ""
+	}
+	if c[0] >= 'a' || c[1] >= 'a' {
+		return strings.ToUpper(c)
+	}
+	return c
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// maxHostLen is DNS's limit on a host name.
+const maxHostLen = 253
+
+// ReferrerHost returns the host of a Referer URL, lower-cased, without
+// port, user info or trailing dot; "" when the Referer names no host
+// ("-", a bare path, an IP literal in brackets, or bytes no host name has).
+// App referrers such as android-app://com.slack/ give the app's id.
+func ReferrerHost(ref string) string {
+	i := strings.Index(ref, "://")
+	if i <= 0 {
+		return ""
+	}
+	host := ref[i+3:]
+	for j := 0; j < len(host); j++ {
+		if c := host[j]; c == '/' || c == '?' || c == '#' {
+			host = host[:j]
+			break
+		}
+	}
+	if j := strings.LastIndexByte(host, '@'); j >= 0 {
+		host = host[j+1:]
+	}
+	if j := strings.IndexByte(host, ':'); j >= 0 {
+		host = host[:j]
+	}
+	host = strings.TrimSuffix(host, ".")
+	if host == "" || len(host) > maxHostLen {
+		return ""
+	}
+	upper := false
+	for k := 0; k < len(host); k++ {
+		c := host[k]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '.', c == '-', c == '_':
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		default:
+			return ""
+		}
+	}
+	if upper {
+		return strings.ToLower(host)
+	}
+	return host
+}
+
+// lowerASCII lower-cases s, allocating only if it has capitals.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
+}

@@ -1,0 +1,38 @@
+package clicklog
+
+// Fields are the CloudFront real-time log fields we configure, in the order
+// CloudFront writes them to a record. infra/ passes this list to the
+// real-time log configuration and Parse reads records laid out by it, so the
+// two cannot drift. The order is CloudFront's documented field order, not a
+// choice of ours: CloudFront ignores the configuration's order, and adding a
+// field shifts every field after it. Keep the list in that order; a test
+// checks it against the documented list.
+//
+// Treat it as read-only.
+var Fields = []string{
+	"timestamp",
+	"sc-status",
+	"cs-method",
+	"cs-host",
+	"cs-uri-stem",
+	"x-edge-request-id",
+	"cs-user-agent",
+	"cs-referer",
+	"x-edge-result-type",
+	"c-country",
+}
+
+// Positions of the fields in a record, in the order of Fields.
+const (
+	fieldTimestamp = iota
+	fieldStatus
+	fieldMethod
+	fieldHost
+	fieldURI
+	fieldRequestID
+	fieldUserAgent
+	fieldReferer
+	fieldResultType
+	fieldCountry
+	numFields
+)
