@@ -8,6 +8,11 @@ type Handlers struct {
 	Create   Handler // POST /v1/links
 	Redirect Handler // GET and HEAD /{code}
 	Manage   Handler // GET /v1/links; GET, PATCH and DELETE /v1/links/{code}
+	// Batch and QR run in the create and manage functions respectively;
+	// they are fields of their own so the routes appear once wired.
+	Batch Handler // POST /v1/links/batch
+	QR    Handler // GET /v1/links/{code}/qr
+	Stats Handler // GET /v1/links/{code}/stats
 }
 
 // Routes is the shortener's API as the deployed REST API defines it:
@@ -17,6 +22,9 @@ func Routes(h Handlers) []Route {
 		{Methods: []string{http.MethodPost}, Pattern: "/v1/links", NeedsKey: true, Handler: h.Create},
 		{Methods: []string{http.MethodGet}, Pattern: "/v1/links", NeedsKey: true, Handler: h.Manage},
 		{Methods: []string{http.MethodGet, http.MethodPatch, http.MethodDelete}, Pattern: "/v1/links/{code}", NeedsKey: true, Handler: h.Manage},
+		{Methods: []string{http.MethodPost}, Pattern: "/v1/links/batch", NeedsKey: true, Handler: h.Batch},
+		{Methods: []string{http.MethodGet}, Pattern: "/v1/links/{code}/qr", NeedsKey: true, Handler: h.QR},
+		{Methods: []string{http.MethodGet}, Pattern: "/v1/links/{code}/stats", NeedsKey: true, Handler: h.Stats},
 		{Methods: []string{http.MethodGet, http.MethodHead}, Pattern: "/{code}", Handler: h.Redirect},
 	}
 	routes := all[:0]

@@ -29,7 +29,7 @@ const (
 var ReservedAliases = []string{
 	"v1", "v2", "api", "healthz", "health", "admin", "static", "assets",
 	"_local", "favicon.ico", "robots.txt", "www", "docs", "openapi",
-	"login", "logout", "signup", "account", "settings", "stats", "qr",
+	"login", "logout", "signup", "account", "settings", "stats", "qr", "batch",
 }
 
 // Rules are the operator's settings for validation.

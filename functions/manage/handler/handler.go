@@ -106,6 +106,8 @@ func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest)
 			return h.delete(ctx, req, owner, code)
 		}
 		return methodNotAllowed(req, "GET, PATCH, DELETE"), nil
+	case ResourceQR:
+		return h.qr(ctx, req, owner)
 	}
 	return events.APIGatewayProxyResponse{}, fmt.Errorf("no route %s %s: %w", req.HTTPMethod, req.Resource, link.ErrNotFound)
 }
