@@ -1,0 +1,365 @@
+package infra
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/constructs-go/constructs/v10"
+
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/shortcode"
+)
+
+// EdgeRegion is where the CloudFront-scoped resources live: a WAF web ACL
+// with CLOUDFRONT scope and the viewer certificate must be in us-east-1.
+const EdgeRegion = "us-east-1"
+
+// Context keys. docs/deploy.md lists them with their defaults; cdk.json
+// carries the defaults so `cdk synth` shows every knob in one place.
+const (
+	CtxAppName                = "appName"
+	CtxAccount                = "account"
+	CtxRegions                = "regions"
+	CtxPrimaryRegion          = "primaryRegion"
+	CtxFailoverRegion         = "failoverRegion"
+	CtxDomainName             = "domainName"
+	CtxCertificateARN         = "certificateArn"
+	CtxDistributionID         = "distributionId"
+	CtxDistributionDomainName = "distributionDomainName"
+	CtxCodeLength             = "codeLength"
+	CtxDefaultTTL             = "defaultTtl"
+	CtxTombstoneGrace         = "tombstoneGrace"
+	CtxEdgeTTLSeconds         = "edgeTtlSeconds"
+	CtxCacheTTL               = "cacheTtl"
+	CtxWAF                    = "waf"
+	CtxWAFRateLimit           = "wafRateLimit"
+	CtxAlarmEmail             = "alarmEmail"
+	CtxLogRetentionDays       = "logRetentionDays"
+	CtxAssetDir               = "assetDir"
+	CtxReclaimSchedule        = "reclaimSchedule"
+	CtxAPIRateLimit           = "apiRateLimit"
+	CtxAPIBurstLimit          = "apiBurstLimit"
+	CtxAPIQuotaPerDay         = "apiQuotaPerDay"
+	CtxNag                    = "nag"
+)
+
+// Config is everything the app reads from CDK context, resolved and
+// checked. The zero value is not useful; use DefaultConfig or
+// ConfigFromContext.
+type Config struct {
+	AppName string // prefix of the stack names; lets one account hold several installs
+	Account string // empty: environment-agnostic account (the CLI's credentials decide)
+
+	Regions        []string // every region with a regional stack and a links replica
+	PrimaryRegion  string   // the one write region: /v1 API, idempotency, analytics, clicks, reclaim
+	FailoverRegion string   // the redirect origin CloudFront fails over to; "" with one region
+
+	DomainName             string // custom domain for the distribution, optional
+	CertificateARN         string // ACM certificate in us-east-1 for DomainName
+	DistributionID         string // second deploy pass: lets manage invalidate (see docs/deploy.md)
+	DistributionDomainName string // second deploy pass without a custom domain: the base URL
+
+	CodeLength     int
+	DefaultTTL     time.Duration
+	TombstoneGrace time.Duration
+	EdgeTTLSeconds int           // s-maxage the redirect handler sends
+	CacheTTL       time.Duration // redirect function's in-process cache
+
+	WAF          bool
+	WAFRateLimit int // requests per IP per 5 minutes on redirect paths
+
+	AlarmEmail       string
+	LogRetentionDays int
+	AssetDir         string // where `make build` leaves <fn>.zip
+	ReclaimSchedule  string // EventBridge Scheduler expression
+
+	APIRateLimit   float64 // per API key, requests per second
+	APIBurstLimit  float64
+	APIQuotaPerDay float64
+
+	Nag bool // run cdk-nag AwsSolutionsChecks during synthesis
+}
+
+// DefaultConfig is the configuration with no context given.
+func DefaultConfig() Config {
+	return Config{
+		AppName:          "Shortener",
+		Regions:          []string{"us-east-1", "us-west-2"},
+		PrimaryRegion:    "us-east-1",
+		FailoverRegion:   "us-west-2",
+		CodeLength:       shortcode.DefaultLength,
+		DefaultTTL:       link.DefaultTTL,
+		TombstoneGrace:   30 * 24 * time.Hour,
+		EdgeTTLSeconds:   24 * 60 * 60,
+		CacheTTL:         20 * time.Second,
+		WAF:              true,
+		WAFRateLimit:     1000,
+		LogRetentionDays: 30,
+		AssetDir:         "build",
+		ReclaimSchedule:  "rate(1 hour)",
+		APIRateLimit:     100,
+		APIBurstLimit:    200,
+		APIQuotaPerDay:   1_000_000,
+		Nag:              true,
+	}
+}
+
+// ConfigFromContext reads the context of node (the App) over the defaults.
+// Values given on the command line (-c key=value) arrive as strings, values
+// in cdk.json as JSON; both are accepted.
+func ConfigFromContext(node constructs.Node) (Config, error) {
+	return configFrom(ctxReader{get: func(k string) any { return node.TryGetContext(&k) }}, DefaultConfig())
+}
+
+func configFrom(r ctxReader, c Config) (Config, error) {
+	c.AppName = r.str(CtxAppName, c.AppName)
+	c.Account = r.str(CtxAccount, c.Account)
+	c.Regions = r.list(CtxRegions, c.Regions)
+	c.PrimaryRegion = r.str(CtxPrimaryRegion, "")
+	if c.PrimaryRegion == "" && len(c.Regions) > 0 {
+		c.PrimaryRegion = c.Regions[0]
+	}
+	// Absent: the first other region. Given as "": no failover origin.
+	c.FailoverRegion = r.str(CtxFailoverRegion, firstOther(c.Regions, c.PrimaryRegion))
+	c.DomainName = r.str(CtxDomainName, "")
+	c.CertificateARN = r.str(CtxCertificateARN, "")
+	c.DistributionID = r.str(CtxDistributionID, "")
+	c.DistributionDomainName = r.str(CtxDistributionDomainName, "")
+	c.CodeLength = r.integer(CtxCodeLength, c.CodeLength)
+	c.DefaultTTL = r.duration(CtxDefaultTTL, c.DefaultTTL)
+	c.TombstoneGrace = r.duration(CtxTombstoneGrace, c.TombstoneGrace)
+	c.EdgeTTLSeconds = r.integer(CtxEdgeTTLSeconds, c.EdgeTTLSeconds)
+	c.CacheTTL = r.duration(CtxCacheTTL, c.CacheTTL)
+	c.WAF = r.boolean(CtxWAF, c.WAF)
+	c.WAFRateLimit = r.integer(CtxWAFRateLimit, c.WAFRateLimit)
+	c.AlarmEmail = r.str(CtxAlarmEmail, "")
+	c.LogRetentionDays = r.integer(CtxLogRetentionDays, c.LogRetentionDays)
+	c.AssetDir = r.str(CtxAssetDir, c.AssetDir)
+	c.ReclaimSchedule = r.str(CtxReclaimSchedule, c.ReclaimSchedule)
+	c.APIRateLimit = float64(r.integer(CtxAPIRateLimit, int(c.APIRateLimit)))
+	c.APIBurstLimit = float64(r.integer(CtxAPIBurstLimit, int(c.APIBurstLimit)))
+	c.APIQuotaPerDay = float64(r.integer(CtxAPIQuotaPerDay, int(c.APIQuotaPerDay)))
+	c.Nag = r.boolean(CtxNag, c.Nag)
+	if err := errors.Join(r.errs...); err != nil {
+		return Config{}, err
+	}
+	return c, c.Validate()
+}
+
+func firstOther(regions []string, primary string) string {
+	for _, r := range regions {
+		if r != primary {
+			return r
+		}
+	}
+	return ""
+}
+
+// Validate checks the configuration as a whole. The function settings are
+// checked again, by the functions' own loader, when the stacks build their
+// environments (see functionEnv), so a value the handlers would refuse
+// fails the synthesis instead of the cold start.
+func (c Config) Validate() error {
+	var errs []error
+	if c.AppName == "" {
+		errs = append(errs, errors.New("appName: empty"))
+	}
+	if len(c.Regions) == 0 {
+		errs = append(errs, errors.New("regions: at least one region is needed"))
+	}
+	seen := map[string]bool{}
+	for _, r := range c.Regions {
+		if r == "" || strings.ContainsAny(r, " ,") {
+			errs = append(errs, fmt.Errorf("regions: %q is not a region name", r))
+		}
+		if seen[r] {
+			errs = append(errs, fmt.Errorf("regions: %s listed twice", r))
+		}
+		seen[r] = true
+	}
+	if !slices.Contains(c.Regions, c.PrimaryRegion) {
+		errs = append(errs, fmt.Errorf("primaryRegion: %q is not one of regions %v", c.PrimaryRegion, c.Regions))
+	}
+	if c.FailoverRegion != "" && (c.FailoverRegion == c.PrimaryRegion || !slices.Contains(c.Regions, c.FailoverRegion)) {
+		errs = append(errs, fmt.Errorf("failoverRegion: %q must be one of regions %v other than the primary", c.FailoverRegion, c.Regions))
+	}
+	if (c.DomainName == "") != (c.CertificateARN == "") {
+		errs = append(errs, errors.New("domainName and certificateArn: give both or neither"))
+	}
+	if c.CertificateARN != "" && !strings.HasPrefix(c.CertificateARN, "arn:aws:acm:"+EdgeRegion+":") {
+		errs = append(errs, fmt.Errorf("certificateArn: CloudFront needs an ACM certificate in %s, got %q", EdgeRegion, c.CertificateARN))
+	}
+	if c.CodeLength < shortcode.MinLength || c.CodeLength > shortcode.MaxLength {
+		errs = append(errs, fmt.Errorf("codeLength: %d is outside %d-%d", c.CodeLength, shortcode.MinLength, shortcode.MaxLength))
+	}
+	if c.TombstoneGrace <= 0 {
+		errs = append(errs, errors.New("tombstoneGrace: must be positive"))
+	}
+	if c.EdgeTTLSeconds < 0 || c.EdgeTTLSeconds > maxEdgeTTLSeconds {
+		errs = append(errs, fmt.Errorf("edgeTtlSeconds: %d is outside 0-%d", c.EdgeTTLSeconds, maxEdgeTTLSeconds))
+	}
+	if c.WAFRateLimit < 10 || c.WAFRateLimit > 2_000_000_000 {
+		// WAF's own bounds for a rate-based rule's limit.
+		errs = append(errs, fmt.Errorf("wafRateLimit: %d is outside 10-2000000000", c.WAFRateLimit))
+	}
+	if !slices.Contains(logRetentionDays, c.LogRetentionDays) {
+		errs = append(errs, fmt.Errorf("logRetentionDays: %d is not one CloudWatch Logs accepts %v", c.LogRetentionDays, logRetentionDays))
+	}
+	if c.AssetDir == "" {
+		errs = append(errs, errors.New("assetDir: empty"))
+	}
+	if !strings.HasPrefix(c.ReclaimSchedule, "rate(") && !strings.HasPrefix(c.ReclaimSchedule, "cron(") {
+		errs = append(errs, fmt.Errorf("reclaimSchedule: %q is not a rate(...) or cron(...) expression", c.ReclaimSchedule))
+	}
+	if c.APIRateLimit <= 0 || c.APIBurstLimit <= 0 || c.APIQuotaPerDay <= 0 {
+		errs = append(errs, errors.New("apiRateLimit, apiBurstLimit, apiQuotaPerDay: must be positive"))
+	}
+	if c.AlarmEmail != "" && !strings.Contains(c.AlarmEmail, "@") {
+		errs = append(errs, fmt.Errorf("alarmEmail: %q is not an e-mail address", c.AlarmEmail))
+	}
+	return errors.Join(errs...)
+}
+
+// maxEdgeTTLSeconds is the redirect cache policy's maximum TTL (one year).
+const maxEdgeTTLSeconds = 365 * 24 * 60 * 60
+
+// logRetentionDays are the values CloudWatch Logs accepts (0 is not one:
+// "never expire" is refused here on purpose).
+var logRetentionDays = []int{1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653}
+
+// SecondaryRegions are the regions other than the primary.
+func (c Config) SecondaryRegions() []string {
+	var out []string
+	for _, r := range c.Regions {
+		if r != c.PrimaryRegion {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// BaseURL is the public origin of the short links: the custom domain, or
+// the distribution's own domain once known (second deploy pass), or "".
+func (c Config) BaseURL() string {
+	switch {
+	case c.DomainName != "":
+		return "https://" + c.DomainName
+	case c.DistributionDomainName != "":
+		return "https://" + c.DistributionDomainName
+	}
+	return ""
+}
+
+// ctxReader converts context values and collects the conversion errors.
+type ctxReader struct {
+	get  func(string) any
+	errs []error
+}
+
+func (r *ctxReader) str(key, def string) string {
+	switch v := r.get(key).(type) {
+	case nil:
+		return def
+	case string:
+		return strings.TrimSpace(v)
+	default:
+		r.errs = append(r.errs, fmt.Errorf("%s: want a string, got %v", key, v))
+		return def
+	}
+}
+
+func (r *ctxReader) list(key string, def []string) []string {
+	var raw []any
+	switch v := r.get(key).(type) {
+	case nil:
+		return def
+	case []any:
+		raw = v
+	case string:
+		// -c regions=us-east-1,eu-west-1 or -c 'regions=["us-east-1"]'
+		if strings.HasPrefix(strings.TrimSpace(v), "[") {
+			if err := json.Unmarshal([]byte(v), &raw); err != nil {
+				r.errs = append(r.errs, fmt.Errorf("%s: %w", key, err))
+				return def
+			}
+			break
+		}
+		for _, s := range strings.Split(v, ",") {
+			raw = append(raw, s)
+		}
+	default:
+		r.errs = append(r.errs, fmt.Errorf("%s: want a list of strings, got %v", key, v))
+		return def
+	}
+	out := make([]string, 0, len(raw))
+	for _, e := range raw {
+		s, ok := e.(string)
+		if !ok {
+			r.errs = append(r.errs, fmt.Errorf("%s: %v is not a string", key, e))
+			continue
+		}
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (r *ctxReader) integer(key string, def int) int {
+	switch v := r.get(key).(type) {
+	case nil:
+		return def
+	case float64:
+		if v != float64(int(v)) {
+			r.errs = append(r.errs, fmt.Errorf("%s: %v is not a whole number", key, v))
+		}
+		return int(v)
+	case string:
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			r.errs = append(r.errs, fmt.Errorf("%s: %q is not a whole number", key, v))
+			return def
+		}
+		return n
+	default:
+		r.errs = append(r.errs, fmt.Errorf("%s: want a number, got %v", key, v))
+		return def
+	}
+}
+
+func (r *ctxReader) boolean(key string, def bool) bool {
+	switch v := r.get(key).(type) {
+	case nil:
+		return def
+	case bool:
+		return v
+	case string:
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			r.errs = append(r.errs, fmt.Errorf("%s: %q is not true or false", key, v))
+			return def
+		}
+		return b
+	default:
+		r.errs = append(r.errs, fmt.Errorf("%s: want true or false, got %v", key, v))
+		return def
+	}
+}
+
+func (r *ctxReader) duration(key string, def time.Duration) time.Duration {
+	s := r.str(key, "")
+	if s == "" {
+		return def
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		r.errs = append(r.errs, fmt.Errorf("%s: %q is not a positive Go duration such as 720h", key, s))
+		return def
+	}
+	return d
+}

@@ -1,0 +1,116 @@
+package infra
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// mapNode stands in for the App's construct node: ConfigFromContext reads
+// context only through ctxReader.
+func readConfig(ctx map[string]any) (Config, error) {
+	c := DefaultConfig()
+	return configFrom(ctxReader{get: func(k string) any { return ctx[k] }}, c)
+}
+
+func TestConfigDefaults(t *testing.T) {
+	c, err := readConfig(nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"us-east-1", "us-west-2"}, c.Regions)
+	assert.Equal(t, "us-east-1", c.PrimaryRegion)
+	assert.Equal(t, "us-west-2", c.FailoverRegion)
+	assert.Equal(t, 7, c.CodeLength)
+	assert.Equal(t, 5*365*24*time.Hour, c.DefaultTTL)
+	assert.Equal(t, 30*24*time.Hour, c.TombstoneGrace)
+	assert.True(t, c.WAF)
+	assert.Equal(t, "", c.BaseURL())
+}
+
+func TestConfigFromContext(t *testing.T) {
+	tests := []struct {
+		name  string
+		ctx   map[string]any
+		check func(t *testing.T, c Config)
+		err   string
+	}{
+		{name: "CLI strings", ctx: map[string]any{
+			CtxRegions: "eu-west-1, eu-central-1", CtxCodeLength: "9", CtxWAF: "false",
+			CtxDefaultTTL: "8760h", CtxEdgeTTLSeconds: "3600",
+		}, check: func(t *testing.T, c Config) {
+			assert.Equal(t, []string{"eu-west-1", "eu-central-1"}, c.Regions)
+			assert.Equal(t, "eu-west-1", c.PrimaryRegion, "the first region by default")
+			assert.Equal(t, "eu-central-1", c.FailoverRegion)
+			assert.Equal(t, 9, c.CodeLength)
+			assert.False(t, c.WAF)
+			assert.Equal(t, 365*24*time.Hour, c.DefaultTTL)
+			assert.Equal(t, 3600, c.EdgeTTLSeconds)
+		}},
+		{name: "cdk.json JSON", ctx: map[string]any{
+			CtxRegions: []any{"us-east-1"}, CtxCodeLength: float64(8), CtxWAF: true,
+		}, check: func(t *testing.T, c Config) {
+			assert.Equal(t, "", c.FailoverRegion, "one region: no failover origin")
+			assert.Empty(t, c.SecondaryRegions())
+		}},
+		{name: "JSON list on the command line", ctx: map[string]any{CtxRegions: `["ap-southeast-2","us-east-1"]`, CtxPrimaryRegion: "us-east-1"},
+			check: func(t *testing.T, c Config) {
+				assert.Equal(t, "us-east-1", c.PrimaryRegion)
+				assert.Equal(t, "ap-southeast-2", c.FailoverRegion)
+			}},
+		{name: "explicit no failover", ctx: map[string]any{CtxFailoverRegion: ""},
+			check: func(t *testing.T, c Config) { assert.Equal(t, "", c.FailoverRegion) }},
+		{name: "custom domain is the base URL", ctx: map[string]any{
+			CtxDomainName: "sho.rt", CtxCertificateARN: "arn:aws:acm:us-east-1:123456789012:certificate/abc",
+			CtxDistributionDomainName: "d111.cloudfront.net",
+		}, check: func(t *testing.T, c Config) { assert.Equal(t, "https://sho.rt", c.BaseURL()) }},
+		{name: "second pass without a domain", ctx: map[string]any{CtxDistributionDomainName: "d111.cloudfront.net"},
+			check: func(t *testing.T, c Config) { assert.Equal(t, "https://d111.cloudfront.net", c.BaseURL()) }},
+		{name: "primary not a region", ctx: map[string]any{CtxPrimaryRegion: "eu-west-1"}, err: "primaryRegion"},
+		{name: "failover is the primary", ctx: map[string]any{CtxFailoverRegion: "us-east-1"}, err: "failoverRegion"},
+		{name: "domain without certificate", ctx: map[string]any{CtxDomainName: "sho.rt"}, err: "certificateArn"},
+		{name: "certificate outside us-east-1", ctx: map[string]any{
+			CtxDomainName: "sho.rt", CtxCertificateARN: "arn:aws:acm:eu-west-1:123456789012:certificate/abc"}, err: "us-east-1"},
+		{name: "code too short", ctx: map[string]any{CtxCodeLength: 5}, err: "codeLength"},
+		{name: "not a number", ctx: map[string]any{CtxCodeLength: "seven"}, err: "codeLength"},
+		{name: "not a duration", ctx: map[string]any{CtxTombstoneGrace: "30 days"}, err: "tombstoneGrace"},
+		{name: "retention CloudWatch refuses", ctx: map[string]any{CtxLogRetentionDays: 10}, err: "logRetentionDays"},
+		{name: "region twice", ctx: map[string]any{CtxRegions: "us-east-1,us-east-1"}, err: "twice"},
+		{name: "bad schedule", ctx: map[string]any{CtxReclaimSchedule: "hourly"}, err: "reclaimSchedule"},
+		{name: "bad boolean", ctx: map[string]any{CtxWAF: "yes please"}, err: "waf"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := readConfig(tt.ctx)
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, err)
+			tt.check(t, c)
+		})
+	}
+}
+
+func TestFunctionEnvIsCheckedByTheFunctionsLoader(t *testing.T) {
+	c := DefaultConfig()
+	c.CacheTTL = time.Minute // the redirect cache must stay within 30 s
+	_, err := functionEnv(c, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "SHORTENER_CACHE_TTL")
+
+	c = DefaultConfig()
+	c.DomainName, c.CertificateARN = "sho.rt", "arn:aws:acm:us-east-1:1:certificate/x"
+	e, err := functionEnv(c, nil)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{
+		"SHORTENER_BASE_URL":        "https://sho.rt",
+		"SHORTENER_CODE_LENGTH":     "7",
+		"SHORTENER_DEFAULT_TTL":     "43800h0m0s",
+		"SHORTENER_TOMBSTONE_GRACE": "720h0m0s",
+		"SHORTENER_EDGE_TTL":        "86400",
+		"SHORTENER_CACHE_TTL":       "20s",
+		"PRIMARY_REGION":            "us-east-1",
+	}, e.common)
+}

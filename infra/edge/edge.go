@@ -1,0 +1,268 @@
+package edge
+
+import (
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscertificatemanager"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfront"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfrontorigins"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskinesis"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awswafv2"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// ManagementPathPattern is the behaviour served by the primary region's
+// /v1 API; everything else is a redirect.
+const ManagementPathPattern = "/v1/*"
+
+// Cache TTL bounds of the redirect policy. The origin's Cache-Control
+// (s-maxage) decides within them: MinTTL 0 so a short or zero s-maxage for
+// a young or expiring link is honoured, MaxTTL one year for immutable links.
+const (
+	RedirectMinTTLSeconds     = 0
+	RedirectDefaultTTLSeconds = 60 // only when the origin sends no Cache-Control
+	RedirectMaxTTLSeconds     = 365 * 24 * 60 * 60
+)
+
+// ForwardedAPIHeaders are the viewer headers /v1 needs at the origin. The
+// viewer's Host is never forwarded: API Gateway routes on its own host name.
+var ForwardedAPIHeaders = []string{"x-api-key", "Idempotency-Key", "If-Match", "Content-Type"}
+
+// FailoverStatusCodes send a redirect to the fallback region.
+var FailoverStatusCodes = []float64{500, 502, 503, 504}
+
+// Props configure the edge.
+type Props struct {
+	// RedirectOrigins are the redirect APIs' host names: the primary first,
+	// then the one CloudFront fails over to (optional).
+	RedirectOrigins []*string
+	// ManagementOrigin and ManagementOriginPath locate the /v1 REST API
+	// stage in the primary region.
+	ManagementOrigin     *string
+	ManagementOriginPath string
+
+	// ClickStreamARN receives the real-time logs, with LogFields in order.
+	ClickStreamARN *string
+	LogFields      []string
+
+	DomainName     string // optional
+	CertificateARN string // required with DomainName
+
+	WAF          bool
+	WAFRateLimit int // per IP per 5 minutes, on redirect paths
+}
+
+// Edge is the distribution and what it is built from.
+type Edge struct {
+	// Construct is the scope of its resources. (A named field, not an
+	// embedded one: a Go struct embedding a construct is not a jsii object.)
+	Construct      constructs.Construct
+	Distribution   awscloudfront.Distribution
+	RedirectPolicy awscloudfront.CachePolicy
+	APIRequests    awscloudfront.OriginRequestPolicy
+	LogConfig      awscloudfront.RealtimeLogConfig
+	WebACL         awswafv2.CfnWebACL // nil when off
+}
+
+// New creates the distribution. It must be in a us-east-1 stack when WAF or
+// a custom domain is on (CLOUDFRONT-scope web ACLs and viewer certificates
+// live there).
+func New(scope constructs.Construct, id string, p Props) *Edge {
+	c := constructs.NewConstruct(scope, jsii.String(id))
+
+	redirectPolicy := awscloudfront.NewCachePolicy(c, jsii.String("RedirectCache"), &awscloudfront.CachePolicyProps{
+		Comment:    jsii.String("Redirects: cached by path only, for as long as the origin's s-maxage says"),
+		MinTtl:     awscdk.Duration_Seconds(jsii.Number(RedirectMinTTLSeconds)),
+		DefaultTtl: awscdk.Duration_Seconds(jsii.Number(RedirectDefaultTTLSeconds)),
+		MaxTtl:     awscdk.Duration_Seconds(jsii.Number(RedirectMaxTTLSeconds)),
+		// Nothing but the path in the key: one cached answer per code, so
+		// query strings, cookies and headers cannot split (or bust) it.
+		HeaderBehavior:      awscloudfront.CacheHeaderBehavior_None(),
+		CookieBehavior:      awscloudfront.CacheCookieBehavior_None(),
+		QueryStringBehavior: awscloudfront.CacheQueryStringBehavior_None(),
+		// A redirect's body is a few bytes; Accept-Encoding in the key
+		// would only split the cache.
+		EnableAcceptEncodingGzip:   jsii.Bool(false),
+		EnableAcceptEncodingBrotli: jsii.Bool(false),
+	})
+	fwd := make([]*string, len(ForwardedAPIHeaders))
+	for i, h := range ForwardedAPIHeaders {
+		fwd[i] = jsii.String(h)
+	}
+	apiRequests := awscloudfront.NewOriginRequestPolicy(c, jsii.String("ApiRequests"), &awscloudfront.OriginRequestPolicyProps{
+		Comment:             jsii.String("/v1: the API key, idempotency and precondition headers, the query string; never Host"),
+		HeaderBehavior:      awscloudfront.OriginRequestHeaderBehavior_AllowList(fwd...),
+		QueryStringBehavior: awscloudfront.OriginRequestQueryStringBehavior_All(),
+		CookieBehavior:      awscloudfront.OriginRequestCookieBehavior_None(),
+	})
+	headers := awscloudfront.NewResponseHeadersPolicy(c, jsii.String("SecurityHeaders"), &awscloudfront.ResponseHeadersPolicyProps{
+		Comment: jsii.String("Security headers on every response"),
+		SecurityHeadersBehavior: &awscloudfront.ResponseSecurityHeadersBehavior{
+			StrictTransportSecurity: &awscloudfront.ResponseHeadersStrictTransportSecurity{
+				AccessControlMaxAge: awscdk.Duration_Days(jsii.Number(730)),
+				IncludeSubdomains:   jsii.Bool(true),
+				Override:            jsii.Bool(true),
+			},
+			ContentTypeOptions: &awscloudfront.ResponseHeadersContentTypeOptions{Override: jsii.Bool(true)},
+			FrameOptions: &awscloudfront.ResponseHeadersFrameOptions{
+				FrameOption: awscloudfront.HeadersFrameOption_DENY, Override: jsii.Bool(true),
+			},
+			ReferrerPolicy: &awscloudfront.ResponseHeadersReferrerPolicy{
+				ReferrerPolicy: awscloudfront.HeadersReferrerPolicy_STRICT_ORIGIN_WHEN_CROSS_ORIGIN, Override: jsii.Bool(true),
+			},
+			// The service serves JSON and a tiny "link expired" page with
+			// inline style: nothing else may load, nothing may frame it.
+			ContentSecurityPolicy: &awscloudfront.ResponseHeadersContentSecurityPolicy{
+				ContentSecurityPolicy: jsii.String("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"),
+				Override:              jsii.Bool(true),
+			},
+			XssProtection: &awscloudfront.ResponseHeadersXSSProtection{
+				Protection: jsii.Bool(true), ModeBlock: jsii.Bool(true), Override: jsii.Bool(true),
+			},
+		},
+	})
+
+	// Real-time logs: every edge request, hit or miss (100 % sampling), so
+	// clicks served from the cache are counted too.
+	logRole := awsiam.NewRole(c, jsii.String("RealtimeLogRole"), &awsiam.RoleProps{
+		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("cloudfront.amazonaws.com"), nil),
+		Description: jsii.String("Lets CloudFront write real-time log records to the click stream"),
+	})
+	stream := awskinesis.Stream_FromStreamArn(c, jsii.String("ClickStream"), p.ClickStreamARN)
+	fields := make([]*string, len(p.LogFields))
+	for i, f := range p.LogFields {
+		fields[i] = jsii.String(f)
+	}
+	logConfig := awscloudfront.NewRealtimeLogConfig(c, jsii.String("ClickLog"), &awscloudfront.RealtimeLogConfigProps{
+		EndPoints:    &[]awscloudfront.Endpoint{awscloudfront.Endpoint_FromKinesisStream(stream, logRole)},
+		Fields:       &fields,
+		SamplingRate: jsii.Number(100),
+	})
+
+	var redirectOrigin awscloudfront.IOrigin = redirectAPIOrigin(p.RedirectOrigins[0])
+	if len(p.RedirectOrigins) > 1 && p.RedirectOrigins[1] != nil {
+		statuses := make([]*float64, len(FailoverStatusCodes))
+		for i := range FailoverStatusCodes {
+			statuses[i] = &FailoverStatusCodes[i]
+		}
+		redirectOrigin = awscloudfrontorigins.NewOriginGroup(&awscloudfrontorigins.OriginGroupProps{
+			PrimaryOrigin:       redirectOrigin,
+			FallbackOrigin:      redirectAPIOrigin(p.RedirectOrigins[1]),
+			FallbackStatusCodes: &statuses,
+		})
+	}
+	managementOrigin := awscloudfrontorigins.NewHttpOrigin(p.ManagementOrigin, &awscloudfrontorigins.HttpOriginProps{
+		OriginPath:         jsii.String(p.ManagementOriginPath),
+		ProtocolPolicy:     awscloudfront.OriginProtocolPolicy_HTTPS_ONLY,
+		OriginSslProtocols: &[]awscloudfront.OriginSslPolicy{awscloudfront.OriginSslPolicy_TLS_V1_2},
+		ReadTimeout:        awscdk.Duration_Seconds(jsii.Number(30)),
+	})
+
+	var webACL awswafv2.CfnWebACL
+	var webACLArn *string
+	if p.WAF {
+		webACL = newWebACL(c, p.WAFRateLimit)
+		webACLArn = webACL.AttrArn()
+	}
+
+	props := &awscloudfront.DistributionProps{
+		Comment:     jsii.String("URL shortener: redirects and the /v1 API"),
+		HttpVersion: awscloudfront.HttpVersion_HTTP2_AND_3,
+		EnableIpv6:  jsii.Bool(true),
+		WebAclId:    webACLArn,
+		DefaultBehavior: &awscloudfront.BehaviorOptions{
+			Origin:                redirectOrigin,
+			ViewerProtocolPolicy:  awscloudfront.ViewerProtocolPolicy_REDIRECT_TO_HTTPS,
+			AllowedMethods:        awscloudfront.AllowedMethods_ALLOW_GET_HEAD(),
+			CachedMethods:         awscloudfront.CachedMethods_CACHE_GET_HEAD(),
+			CachePolicy:           redirectPolicy,
+			ResponseHeadersPolicy: headers,
+			RealtimeLogConfig:     logConfig,
+			Compress:              jsii.Bool(false),
+		},
+		AdditionalBehaviors: &map[string]*awscloudfront.BehaviorOptions{
+			ManagementPathPattern: {
+				Origin: managementOrigin,
+				// HTTPS only rather than a redirect to it: a 301 answered
+				// to a POST turns into a GET in many clients.
+				ViewerProtocolPolicy:  awscloudfront.ViewerProtocolPolicy_HTTPS_ONLY,
+				AllowedMethods:        awscloudfront.AllowedMethods_ALLOW_ALL(),
+				CachePolicy:           awscloudfront.CachePolicy_CACHING_DISABLED(),
+				OriginRequestPolicy:   apiRequests,
+				ResponseHeadersPolicy: headers,
+			},
+		},
+	}
+	if p.DomainName != "" {
+		props.DomainNames = jsii.Strings(p.DomainName)
+		props.Certificate = awscertificatemanager.Certificate_FromCertificateArn(c, jsii.String("Certificate"), jsii.String(p.CertificateARN))
+		props.MinimumProtocolVersion = awscloudfront.SecurityPolicyProtocol_TLS_V1_2_2021
+	}
+	dist := awscloudfront.NewDistribution(c, jsii.String("Distribution"), props)
+	return &Edge{Construct: c, Distribution: dist, RedirectPolicy: redirectPolicy, APIRequests: apiRequests, LogConfig: logConfig, WebACL: webACL}
+}
+
+// redirectAPIOrigin is one region's redirect HTTP API. Short timeouts: a
+// region that does not answer should fail over in seconds, not the default
+// 3 x 10 s (AWS-FACTS section 4).
+func redirectAPIOrigin(domain *string) awscloudfront.IOrigin {
+	return awscloudfrontorigins.NewHttpOrigin(domain, &awscloudfrontorigins.HttpOriginProps{
+		ProtocolPolicy:     awscloudfront.OriginProtocolPolicy_HTTPS_ONLY,
+		OriginSslProtocols: &[]awscloudfront.OriginSslPolicy{awscloudfront.OriginSslPolicy_TLS_V1_2},
+		ConnectionAttempts: jsii.Number(2),
+		ConnectionTimeout:  awscdk.Duration_Seconds(jsii.Number(3)),
+		ReadTimeout:        awscdk.Duration_Seconds(jsii.Number(10)),
+	})
+}
+
+// WAFRateRuleName is the rate-based rule against code enumeration.
+const WAFRateRuleName = "RedirectRatePerIP"
+
+// newWebACL blocks an IP that asks for more than limit redirect paths in
+// five minutes: enumerating codes takes many requests per hit (AWS-FACTS,
+// DESIGN "Short codes"), a person clicking links does not. /v1 is left to
+// the usage plan's per-key throttle.
+func newWebACL(scope constructs.Construct, limit int) awswafv2.CfnWebACL {
+	visibility := func(name string) *awswafv2.CfnWebACL_VisibilityConfigProperty {
+		return &awswafv2.CfnWebACL_VisibilityConfigProperty{
+			CloudWatchMetricsEnabled: jsii.Bool(true),
+			MetricName:               jsii.String(name),
+			SampledRequestsEnabled:   jsii.Bool(true),
+		}
+	}
+	notAPI := &awswafv2.CfnWebACL_StatementProperty{
+		NotStatement: &awswafv2.CfnWebACL_NotStatementProperty{
+			Statement: &awswafv2.CfnWebACL_StatementProperty{
+				ByteMatchStatement: &awswafv2.CfnWebACL_ByteMatchStatementProperty{
+					FieldToMatch:         &awswafv2.CfnWebACL_FieldToMatchProperty{UriPath: map[string]any{}},
+					PositionalConstraint: jsii.String("STARTS_WITH"),
+					SearchString:         jsii.String("/v1/"),
+					TextTransformations: []*awswafv2.CfnWebACL_TextTransformationProperty{
+						{Priority: jsii.Number(0), Type: jsii.String("NONE")},
+					},
+				},
+			},
+		},
+	}
+	return awswafv2.NewCfnWebACL(scope, jsii.String("WebAcl"), &awswafv2.CfnWebACLProps{
+		Scope:            jsii.String("CLOUDFRONT"),
+		Description:      jsii.String("Rate limit against short code enumeration"),
+		DefaultAction:    &awswafv2.CfnWebACL_DefaultActionProperty{Allow: map[string]any{}},
+		VisibilityConfig: visibility("ShortenerWebAcl"),
+		Rules: []*awswafv2.CfnWebACL_RuleProperty{{
+			Name:     jsii.String(WAFRateRuleName),
+			Priority: jsii.Number(0),
+			Action:   &awswafv2.CfnWebACL_RuleActionProperty{Block: map[string]any{}},
+			Statement: &awswafv2.CfnWebACL_StatementProperty{
+				RateBasedStatement: &awswafv2.CfnWebACL_RateBasedStatementProperty{
+					AggregateKeyType:    jsii.String("IP"),
+					Limit:               jsii.Number(float64(limit)),
+					EvaluationWindowSec: jsii.Number(300),
+					ScopeDownStatement:  notAPI,
+				},
+			},
+			VisibilityConfig: visibility(WAFRateRuleName),
+		}},
+	})
+}

@@ -1,0 +1,553 @@
+package infra_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/infra"
+	"github.com/shortlink-dev/shortener/infra/edge"
+	"github.com/shortlink-dev/shortener/shared/clicklog"
+	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+)
+
+var (
+	primaryOnly = []string{"create", "manage", "stats", "reclaim", "clicks"}
+	everyRegion = []string{"redirect", "ttlstream"}
+)
+
+func TestFunctionsRuntimeAndPlacement(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		for _, region := range s.cfg.Regions {
+			tp := s.regional(region)
+			primary := region == s.cfg.PrimaryRegion
+			t.Run(s.name+"/"+region, func(t *testing.T) {
+				for _, name := range append(slices.Clone(everyRegion), primaryOnly...) {
+					fn, ok := tp.function(name)
+					want := primary || slices.Contains(everyRegion, name)
+					require.Equal(t, want, ok, "%s in %s (primary %v)", name, region, primary)
+					if !ok {
+						continue
+					}
+					assert.Equal(t, "provided.al2023", fn.Props["Runtime"], name)
+					assert.Equal(t, []any{"arm64"}, fn.Props["Architectures"], name)
+					assert.Equal(t, "bootstrap", fn.Props["Handler"], name)
+					// Its own log group, with a retention.
+					lg := tp.resource(get(fn.Props, "LoggingConfig", "LogGroup", "Ref").(string))
+					assert.Equal(t, float64(s.cfg.LogRetentionDays), lg.Props["RetentionInDays"], name)
+					vars := get(fn.Props, "Environment", "Variables").(map[string]any)
+					assert.Equal(t, s.cfg.PrimaryRegion, vars["PRIMARY_REGION"], name)
+					assert.Contains(t, []any{nil, s.cfg.BaseURL()}, vars["SHORTENER_BASE_URL"])
+				}
+				assert.Len(t, tp.resources("AWS::Lambda::Function"), map[bool]int{true: 7, false: 3}[primary],
+					"the secondary stack has redirect, ttlstream and CDK's DescribeTable provider")
+			})
+		}
+	}
+}
+
+func TestFunctionEnvironment(t *testing.T) {
+	s := custom.get(t)
+	tp := s.regional(s.cfg.PrimaryRegion)
+	vars := func(name string) map[string]any {
+		fn, ok := tp.function(name)
+		require.True(t, ok, name)
+		return get(fn.Props, "Environment", "Variables").(map[string]any)
+	}
+	r := vars("redirect")
+	assert.Equal(t, "9", r["SHORTENER_CODE_LENGTH"])
+	assert.Equal(t, "86400", r["SHORTENER_EDGE_TTL"])
+	assert.Equal(t, "https://sho.rt", r["SHORTENER_BASE_URL"])
+	assert.NotContains(t, r, "IDEMPOTENCY_TABLE", "a function gets only the tables it uses")
+	assert.NotContains(t, r, "ANALYTICS_TABLE")
+	assert.Contains(t, vars("create"), "IDEMPOTENCY_TABLE")
+	assert.Contains(t, vars("clicks"), "ANALYTICS_TABLE")
+	assert.NotContains(t, vars("clicks"), "LINKS_TABLE")
+	assert.Equal(t, "E2EXAMPLE12345", vars("manage")["DISTRIBUTION_ID"])
+	for _, name := range []string{"create", "redirect", "stats", "ttlstream", "reclaim", "clicks"} {
+		assert.NotContains(t, vars(name), "DISTRIBUTION_ID", name)
+	}
+}
+
+func TestLinksTableIsAnMRECGlobalTableWithTTLAndStream(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		var links, others []resource
+		for _, r := range s.data().resources("AWS::DynamoDB::GlobalTable") {
+			if strings.HasPrefix(r.ID, "TablesLinks") {
+				links = append(links, r)
+			} else {
+				others = append(others, r)
+			}
+		}
+		require.Len(t, links, 1)
+		p := links[0].Props
+		assert.Equal(t, "EVENTUAL", p["MultiRegionConsistency"], "MRSC supports neither TTL nor transactions")
+		assert.Nil(t, p["WitnessRegion"])
+		assert.Equal(t, map[string]any{"AttributeName": dynamostore.AttrExpiresAt, "Enabled": true}, p["TimeToLiveSpecification"])
+		assert.Equal(t, "NEW_AND_OLD_IMAGES", get(p, "StreamSpecification", "StreamViewType"))
+		assert.Equal(t, "PAY_PER_REQUEST", p["BillingMode"])
+		assert.Equal(t, []any{map[string]any{"AttributeName": "code", "KeyType": "HASH"}}, p["KeySchema"])
+
+		var regions []string
+		for _, r := range asSlice(p["Replicas"]) {
+			regions = append(regions, get(r, "Region").(string))
+			assert.Equal(t, true, get(r, "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled"))
+			assert.Equal(t, true, get(r, "DeletionProtectionEnabled"))
+		}
+		sort.Strings(regions)
+		want := slices.Clone(s.cfg.Regions)
+		sort.Strings(want)
+		assert.Equal(t, want, regions, "one replica per configured region")
+
+		indexes := map[string]string{}
+		for _, g := range asSlice(p["GlobalSecondaryIndexes"]) {
+			indexes[get(g, "IndexName").(string)] = toJSON(get(g, "KeySchema")) + " " + toJSON(get(g, "Projection", "ProjectionType"))
+		}
+		assert.Equal(t, map[string]string{
+			dynamostore.IndexByOwner:       `[{"AttributeName":"owner_id","KeyType":"HASH"},{"AttributeName":"created_at","KeyType":"RANGE"}] "ALL"`,
+			dynamostore.IndexDueTombstones: `[{"AttributeName":"tomb_shard","KeyType":"HASH"},{"AttributeName":"reclaim_after","KeyType":"RANGE"}] "KEYS_ONLY"`,
+		}, indexes)
+
+		// Idempotency and analytics live in the primary region only.
+		require.Len(t, others, 2)
+		for _, r := range others {
+			replicas := asSlice(r.Props["Replicas"])
+			require.Len(t, replicas, 1, r.ID)
+			assert.Equal(t, s.cfg.PrimaryRegion, get(replicas[0], "Region"), r.ID)
+			assert.Equal(t, "expires_at", get(r.Props, "TimeToLiveSpecification", "AttributeName"), r.ID)
+		}
+	}
+	data := map[string]any(defaults.get(t).data())
+	assertCDK(t, "analytics key", func() {
+		assertions.Template_FromJSON(&data, nil).HasResourceProperties(
+			jsii.String("AWS::DynamoDB::GlobalTable"), map[string]any{
+				"KeySchema": []any{
+					map[string]any{"AttributeName": "code", "KeyType": "HASH"},
+					map[string]any{"AttributeName": "bucket", "KeyType": "RANGE"},
+				},
+			})
+	})
+}
+
+func TestStreamConsumers(t *testing.T) {
+	ttlPattern := `{"eventName":["REMOVE"],"userIdentity":{"principalId":["dynamodb.amazonaws.com"],"type":["Service"]}}`
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		for _, region := range s.cfg.Regions {
+			tp := s.regional(region)
+			esms := tp.resources("AWS::Lambda::EventSourceMapping")
+			want := map[bool]int{true: 2, false: 1}[region == s.cfg.PrimaryRegion]
+			require.Len(t, esms, want, region)
+			for _, e := range esms {
+				p := e.Props
+				assert.Equal(t, []any{"ReportBatchItemFailures"}, p["FunctionResponseTypes"], e.ID)
+				assert.Equal(t, true, p["BisectBatchOnFunctionError"], e.ID)
+				assert.Equal(t, float64(10), p["MaximumRetryAttempts"], e.ID)
+				assert.Positive(t, p["MaximumRecordAgeInSeconds"], e.ID)
+				assert.Less(t, p["MaximumRecordAgeInSeconds"], float64(24*3600), "records leave either stream after 24 h")
+				assert.Nil(t, p["ParallelizationFactor"], "one batch per shard: clicks checkpoints per shard")
+				dlq := get(p, "DestinationConfig", "OnFailure", "Destination", "Fn::GetAtt", 0).(string)
+				q := tp.resource(dlq)
+				require.Equal(t, "AWS::SQS::Queue", q.Type, e.ID)
+				assert.Equal(t, true, q.Props["SqsManagedSseEnabled"], "dead letters encrypted")
+				assertAlarmOn(t, tp, dlq, "ApproximateNumberOfMessagesVisible")
+				switch {
+				case strings.HasPrefix(e.ID, "TtlstreamFunction"):
+					assert.Equal(t, ttlPattern, get(p, "FilterCriteria", "Filters", 0, "Pattern"), "only TTL deletions")
+					assert.Len(t, asSlice(get(p, "FilterCriteria", "Filters")), 1)
+				case strings.HasPrefix(e.ID, "ClicksFunction"):
+					assert.Nil(t, p["FilterCriteria"])
+					assert.Contains(t, toJSON(p["EventSourceArn"]), "ClicksClickLog")
+				default:
+					t.Errorf("unexpected mapping %s", e.ID)
+				}
+			}
+		}
+	}
+}
+
+// assertAlarmOn checks an alarm watches metric of the resource logicalID.
+func assertAlarmOn(t *testing.T, tp tpl, logicalID, metric string) {
+	t.Helper()
+	for _, a := range tp.resources("AWS::CloudWatch::Alarm") {
+		j := toJSON(a.Props)
+		if strings.Contains(j, `"`+logicalID+`"`) && strings.Contains(j, metric) {
+			assert.NotEmpty(t, a.Props["AlarmActions"], "alarm %s notifies", a.ID)
+			return
+		}
+	}
+	t.Errorf("no %s alarm on %s", metric, logicalID)
+}
+
+func TestAlarmsAndDashboard(t *testing.T) {
+	s := defaults.get(t)
+	tp := s.regional(s.cfg.PrimaryRegion)
+	metrics := map[string]bool{}
+	for _, a := range tp.resources("AWS::CloudWatch::Alarm") {
+		metrics[toJSON(a.Props["MetricName"])+toJSON(a.Props["Metrics"])] = true
+		assert.NotEmpty(t, a.Props["AlarmActions"], a.ID)
+	}
+	all := strings.Join(slices.Collect(func(yield func(string) bool) {
+		for k := range metrics {
+			if !yield(k) {
+				return
+			}
+		}
+	}), " ")
+	for _, m := range []string{`"Errors"`, `"Throttles"`, `"IteratorAge"`, `"ApproximateNumberOfMessagesVisible"`, `"5xx"`, `"5XXError"`, `"ExecutionsFailed"`, `"ReadThrottleEvents"`} {
+		assert.Contains(t, all, m)
+	}
+	assert.Len(t, tp.resources("AWS::CloudWatch::Dashboard"), 1)
+	topic := tp.resources("AWS::SNS::Topic")
+	require.Len(t, topic, 1)
+	assert.NotNil(t, topic[0].Props["KmsMasterKeyId"], "alarm topic encrypted")
+	assert.Contains(t, toJSON(s.edge().resources("AWS::CloudWatch::Alarm")), "5xxErrorRate")
+}
+
+func TestDistribution(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		dists := s.edge().resources("AWS::CloudFront::Distribution")
+		require.Len(t, dists, 1)
+		d := dists[0].Props["DistributionConfig"].(map[string]any)
+		origins := map[string]map[string]any{}
+		for _, o := range asSlice(d["Origins"]) {
+			origins[get(o, "Id").(string)] = o.(map[string]any)
+		}
+		primaryStack := s.cfg.AppName + "-Regional-" + s.cfg.PrimaryRegion
+
+		// Redirects: cached by path only, honouring the origin.
+		def := d["DefaultCacheBehavior"].(map[string]any)
+		assert.Equal(t, "redirect-to-https", def["ViewerProtocolPolicy"])
+		assert.Equal(t, []any{"GET", "HEAD"}, def["AllowedMethods"])
+		policy := s.edge().resource(get(def, "CachePolicyId", "Ref").(string))
+		cfg := policy.Props["CachePolicyConfig"].(map[string]any)
+		assert.Equal(t, float64(0), cfg["MinTTL"])
+		assert.Equal(t, float64(365*24*3600), cfg["MaxTTL"])
+		assert.LessOrEqual(t, cfg["DefaultTTL"], float64(300))
+		assert.Equal(t, map[string]any{
+			"CookiesConfig":              map[string]any{"CookieBehavior": "none"},
+			"HeadersConfig":              map[string]any{"HeaderBehavior": "none"},
+			"QueryStringsConfig":         map[string]any{"QueryStringBehavior": "none"},
+			"EnableAcceptEncodingGzip":   false,
+			"EnableAcceptEncodingBrotli": false,
+		}, cfg["ParametersInCacheKeyAndForwardedToOrigin"])
+		assert.NotNil(t, def["ResponseHeadersPolicyId"])
+		assert.NotNil(t, def["RealtimeLogConfigArn"])
+
+		// Redirect origin: the primary region, failing over to another.
+		groups := asSlice(get(d, "OriginGroups", "Items"))
+		require.Len(t, groups, 1)
+		assert.Equal(t, get(groups[0], "Id"), def["TargetOriginId"])
+		assert.Equal(t, []any{500.0, 502.0, 503.0, 504.0}, get(groups[0], "FailoverCriteria", "StatusCodes", "Items"))
+		members := asSlice(get(groups[0], "Members", "Items"))
+		require.Len(t, members, 2)
+		first := toJSON(origins[get(members[0], "OriginId").(string)]["DomainName"])
+		second := toJSON(origins[get(members[1], "OriginId").(string)]["DomainName"])
+		assert.Contains(t, first, `"StackName":"`+primaryStack+`"`)
+		assert.Contains(t, first, "RedirectApi")
+		assert.Contains(t, second, `"StackName":"`+s.cfg.AppName+"-Regional-"+s.cfg.FailoverRegion+`"`)
+
+		// /v1: the primary region's REST API only, uncached, all methods.
+		behaviors := asSlice(d["CacheBehaviors"])
+		require.Len(t, behaviors, 1)
+		v1 := behaviors[0].(map[string]any)
+		assert.Equal(t, edge.ManagementPathPattern, v1["PathPattern"])
+		assert.Equal(t, "https-only", v1["ViewerProtocolPolicy"])
+		assert.ElementsMatch(t, []any{"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "POST", "DELETE"}, v1["AllowedMethods"])
+		assert.Equal(t, "4135ea2d-6df8-44a3-9df3-4b5a84be39ad", v1["CachePolicyId"], "managed CachingDisabled")
+		api := origins[v1["TargetOriginId"].(string)]
+		assert.Contains(t, toJSON(api["DomainName"]), `"StackName":"`+primaryStack+`"`)
+		assert.Contains(t, toJSON(api["DomainName"]), "ManagementApi")
+		assert.Contains(t, toJSON(api["DomainName"]), ".execute-api."+s.cfg.PrimaryRegion+".")
+		assert.Equal(t, "/prod", api["OriginPath"])
+		orp := s.edge().resource(get(v1, "OriginRequestPolicyId", "Ref").(string))
+		headers := get(orp.Props, "OriginRequestPolicyConfig", "HeadersConfig").(map[string]any)
+		assert.Equal(t, "whitelist", headers["HeaderBehavior"])
+		var names []string
+		for _, h := range asSlice(headers["Headers"]) {
+			names = append(names, strings.ToLower(h.(string)))
+		}
+		assert.ElementsMatch(t, []string{"x-api-key", "idempotency-key", "if-match", "content-type"}, names)
+		assert.NotContains(t, names, "host", "API Gateway needs its own Host")
+		assert.Equal(t, "all", get(orp.Props, "OriginRequestPolicyConfig", "QueryStringsConfig", "QueryStringBehavior"))
+
+		for id, o := range origins {
+			assert.Equal(t, "https-only", get(o, "CustomOriginConfig", "OriginProtocolPolicy"), id)
+		}
+		rhp := s.edge().resources("AWS::CloudFront::ResponseHeadersPolicy")
+		require.Len(t, rhp, 1)
+		sec := get(rhp[0].Props, "ResponseHeadersPolicyConfig", "SecurityHeadersConfig").(map[string]any)
+		for _, h := range []string{"StrictTransportSecurity", "ContentTypeOptions", "FrameOptions", "ReferrerPolicy", "ContentSecurityPolicy"} {
+			assert.Contains(t, sec, h)
+		}
+	}
+}
+
+func TestCustomDomainAndWAFSwitch(t *testing.T) {
+	d := defaults.get(t)
+	dc := d.edge().resources("AWS::CloudFront::Distribution")[0].Props["DistributionConfig"].(map[string]any)
+	assert.Nil(t, dc["Aliases"])
+	require.Len(t, d.edge().resources("AWS::WAFv2::WebACL"), 1, "WAF on by default")
+	acl := d.edge().resources("AWS::WAFv2::WebACL")[0]
+	assert.Equal(t, "CLOUDFRONT", acl.Props["Scope"])
+	assert.Equal(t, `{"Fn::GetAtt":["`+acl.ID+`","Arn"]}`, toJSON(dc["WebACLId"]))
+	rule := get(acl.Props, "Rules", 0).(map[string]any)
+	assert.Equal(t, infra.DefaultConfig().WAFRateLimit, int(get(rule, "Statement", "RateBasedStatement", "Limit").(float64)))
+	assert.Equal(t, "IP", get(rule, "Statement", "RateBasedStatement", "AggregateKeyType"))
+	assert.Contains(t, get(rule, "Action"), "Block")
+	assert.Equal(t, "/v1/", get(rule, "Statement", "RateBasedStatement", "ScopeDownStatement", "NotStatement", "Statement", "ByteMatchStatement", "SearchString"))
+
+	c := custom.get(t)
+	assert.Empty(t, c.edge().resources("AWS::WAFv2::WebACL"), "waf=false")
+	cc := c.edge().resources("AWS::CloudFront::Distribution")[0].Props["DistributionConfig"].(map[string]any)
+	assert.Nil(t, cc["WebACLId"])
+	assert.Equal(t, []any{"sho.rt"}, cc["Aliases"])
+	assert.Equal(t, "TLSv1.2_2021", get(cc, "ViewerCertificate", "MinimumProtocolVersion"))
+	assert.Equal(t, "sni-only", get(cc, "ViewerCertificate", "SslSupportMethod"))
+	assert.Equal(t, c.cfg.CertificateARN, get(cc, "ViewerCertificate", "AcmCertificateArn"))
+}
+
+func TestRealtimeLogConfig(t *testing.T) {
+	s := defaults.get(t)
+	cfgs := s.edge().resources("AWS::CloudFront::RealtimeLogConfig")
+	require.Len(t, cfgs, 1)
+	var fields []string
+	for _, f := range asSlice(cfgs[0].Props["Fields"]) {
+		fields = append(fields, f.(string))
+	}
+	assert.Equal(t, clicklog.Fields, fields, "parser and config share one list")
+	assert.Equal(t, float64(100), cfgs[0].Props["SamplingRate"])
+	ep := get(cfgs[0].Props, "EndPoints", 0).(map[string]any)
+	assert.Equal(t, "Kinesis", ep["StreamType"])
+	stream := toJSON(get(ep, "KinesisStreamConfig", "StreamArn"))
+	assert.Contains(t, stream, `"StackName":"Shortener-Regional-`+s.cfg.PrimaryRegion+`"`)
+	assert.Contains(t, stream, "ClicksClickLog")
+
+	role := s.edge().resource(get(ep, "KinesisStreamConfig", "RoleArn", "Fn::GetAtt", 0).(string))
+	assert.Equal(t, "cloudfront.amazonaws.com", get(role.Props, "AssumeRolePolicyDocument", "Statement", 0, "Principal", "Service"))
+
+	ks := s.regional(s.cfg.PrimaryRegion).resources("AWS::Kinesis::Stream")
+	require.Len(t, ks, 1)
+	assert.Equal(t, "ON_DEMAND", get(ks[0].Props, "StreamModeDetails", "StreamMode"))
+	assert.Equal(t, "alias/aws/kinesis", get(ks[0].Props, "StreamEncryption", "KeyId"))
+}
+
+func TestManagementAPI(t *testing.T) {
+	s := defaults.get(t)
+	tp := s.regional(s.cfg.PrimaryRegion)
+	plans := tp.resources("AWS::ApiGateway::UsagePlan")
+	require.Len(t, plans, 1)
+	assert.Equal(t, map[string]any{"RateLimit": s.cfg.APIRateLimit, "BurstLimit": s.cfg.APIBurstLimit}, plans[0].Props["Throttle"])
+	assert.Equal(t, map[string]any{"Limit": s.cfg.APIQuotaPerDay, "Period": "DAY"}, plans[0].Props["Quota"])
+	require.Len(t, tp.resources("AWS::ApiGateway::UsagePlanKey"), 1, "the first API key is in the plan")
+
+	routes := map[string]bool{}
+	for _, m := range tp.resources("AWS::ApiGateway::Method") {
+		assert.Equal(t, true, m.Props["ApiKeyRequired"], "every /v1 method needs an API key: %s", m.ID)
+		routes[m.Props["HttpMethod"].(string)+" "+m.ID] = true
+	}
+	assert.Len(t, routes, 6, "POST/GET /v1/links, GET/PATCH/DELETE /v1/links/{code}, GET stats")
+	for _, st := range tp.resources("AWS::ApiGateway::Stage") {
+		assert.NotNil(t, st.Props["AccessLogSetting"])
+	}
+	rest := tp.resources("AWS::ApiGateway::RestApi")
+	require.Len(t, rest, 1)
+	assert.Equal(t, []any{"REGIONAL"}, get(rest[0].Props, "EndpointConfiguration", "Types"))
+
+	// The redirect origin: an HTTP API, payload 1.0, GET and HEAD /{code}.
+	for _, region := range s.cfg.Regions {
+		tp := s.regional(region)
+		var keys []string
+		for _, r := range tp.resources("AWS::ApiGatewayV2::Route") {
+			keys = append(keys, r.Props["RouteKey"].(string))
+		}
+		assert.ElementsMatch(t, []string{"GET /{code}", "HEAD /{code}"}, keys, region)
+		for _, i := range tp.resources("AWS::ApiGatewayV2::Integration") {
+			assert.Equal(t, "1.0", i.Props["PayloadFormatVersion"], region)
+			assert.Equal(t, "AWS_PROXY", i.Props["IntegrationType"], region)
+		}
+		assert.Len(t, tp.resources("AWS::ApiGateway::RestApi"), map[bool]int{true: 1, false: 0}[region == s.cfg.PrimaryRegion],
+			"/v1 is served by the primary region only")
+	}
+}
+
+// writeActions are the DynamoDB actions that change data.
+var writeActions = []string{"dynamodb:Put", "dynamodb:Update", "dynamodb:Delete", "dynamodb:BatchWrite", "dynamodb:TransactWrite", "dynamodb:PartiQLInsert", "dynamodb:PartiQLUpdate", "dynamodb:PartiQLDelete", "dynamodb:*", "*"}
+
+func TestIAMPerFunction(t *testing.T) {
+	logs := []string{"logs:CreateLogStream", "logs:PutLogEvents"}
+	streamRead := []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}
+	dlq := []string{"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"}
+	kinesisRead := []string{"kinesis:DescribeStream", "kinesis:DescribeStreamConsumer", "kinesis:DescribeStreamSummary",
+		"kinesis:GetRecords", "kinesis:GetShardIterator", "kinesis:ListShards", "kinesis:ListStreams", "kinesis:SubscribeToShard"}
+	// grant is what a function may do: actions -> a fragment every
+	// resource of the statement must contain.
+	type grant map[string]string
+	links, idem, analytics := "tableslinks", "tablesidempotency", "tablesanalytics"
+
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		primary := s.cfg.PrimaryRegion
+		for _, region := range s.cfg.Regions {
+			tp := s.regional(region)
+			here := "arn:aws:dynamodb:" + region + ":"
+			want := map[string]grant{
+				"redirect":  {"dynamodb:GetItem": links + "|" + here},
+				"ttlstream": {"dynamodb:PutItem": links + "|arn:aws:dynamodb:" + primary + ":"},
+			}
+			if region == primary {
+				want["create"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": ""}
+				want["manage"] = grant{"dynamodb:GetItem": links, "dynamodb:PutItem": links, "dynamodb:Query": "/index/" + dynamostore.IndexByOwner}
+				if s.cfg.DistributionID != "" {
+					want["manage"]["cloudfront:CreateInvalidation"] = "arn:aws:cloudfront::" + testAccount + ":distribution/" + s.cfg.DistributionID
+				}
+				want["stats"] = grant{"dynamodb:GetItem": "", "dynamodb:Query": analytics}
+				want["reclaim"] = grant{"dynamodb:Query": "/index/" + dynamostore.IndexDueTombstones, "dynamodb:DeleteItem": links}
+				want["clicks"] = grant{"dynamodb:UpdateItem": analytics, "dynamodb:GetItem": analytics}
+			}
+			for name, g := range want {
+				t.Run(s.name+"/"+region+"/"+name, func(t *testing.T) {
+					fn, ok := tp.function(name)
+					require.True(t, ok)
+					stmts, managed := tp.roleStatements(fn)
+					assert.Empty(t, managed, "no managed policies (AWSLambdaBasicExecutionRole may write any log group)")
+					got := map[string]bool{}
+					for _, st := range stmts {
+						require.Equal(t, "Allow", st.Effect)
+						res := strings.ToLower(st.Resources)
+						assert.NotContains(t, st.Resources, `"*"`, "no wildcard resource for %v", st.Actions)
+						for _, a := range st.Actions {
+							got[a] = true
+							if frag, ok := g[a]; ok && frag != "" {
+								for _, f := range strings.Split(frag, "|") {
+									assert.Contains(t, res, strings.ToLower(f), "%s on %s", a, st.Resources)
+								}
+							}
+							if name == "create" && strings.HasPrefix(a, "dynamodb:") {
+								assert.True(t, strings.Contains(res, links) || strings.Contains(res, idem), st.Resources)
+							}
+							if name == "clicks" || name == "stats" {
+								if strings.HasPrefix(a, "dynamodb:") && a != "dynamodb:GetItem" {
+									assert.NotContains(t, res, links, "%s touches only analytics with %s", name, a)
+								}
+							}
+						}
+					}
+					wantActions := slices.Concat(logs, keys(g))
+					switch name {
+					case "ttlstream":
+						wantActions = slices.Concat(wantActions, streamRead, dlq)
+					case "clicks":
+						wantActions = slices.Concat(wantActions, kinesisRead, dlq)
+					}
+					assert.ElementsMatch(t, wantActions, keys(got))
+				})
+			}
+
+			// The redirect role may read the links table and nothing else.
+			fn, _ := tp.function("redirect")
+			stmts, _ := tp.roleStatements(fn)
+			for _, st := range stmts {
+				for _, a := range st.Actions {
+					for _, w := range writeActions {
+						assert.False(t, strings.HasPrefix(a, w), "redirect may not %s", a)
+					}
+				}
+			}
+		}
+		// Only manage may invalidate.
+		for _, region := range s.cfg.Regions {
+			for _, p := range s.regional(region).resources("AWS::IAM::Policy") {
+				if strings.Contains(toJSON(p.Props), "cloudfront:") {
+					assert.True(t, strings.HasPrefix(p.ID, "ManageFunctionRole"), p.ID)
+				}
+			}
+		}
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestNagAwsSolutions(t *testing.T) {
+	// An unsuppressed error fails the synthesis itself (get reports it
+	// with CDK's validation report); warnings must be fixed or suppressed
+	// with a reason too.
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		for name, msgs := range s.messages {
+			for _, m := range msgs {
+				data := fmt.Sprint(m.Entry.Data)
+				if strings.HasPrefix(data, "AwsSolutions-") && m.Level != "INFO" {
+					t.Errorf("%s: %s %s: %s", name, m.Level, m.ID, data)
+				}
+			}
+		}
+	}
+	for _, sup := range infra.Suppressions {
+		assert.Greater(t, len(sup.Reason), 60, "%s (%s) needs a reason", sup.Rule, sup.Where)
+		assert.True(t, strings.HasPrefix(sup.Rule, "AwsSolutions-"), sup.Rule)
+	}
+	// The suppressions applied carry their reasons into the template.
+	md := toJSON(defaults.get(t).edge())
+	assert.Contains(t, md, "AwsSolutions-CFR3")
+	assert.NotContains(t, toJSON(custom.get(t).edge()), "AwsSolutions-CFR4", "with a custom domain TLS is enforced, nothing to suppress")
+}
+
+func TestReclaimStateMachine(t *testing.T) {
+	s := defaults.get(t)
+	tp := s.regional(s.cfg.PrimaryRegion)
+	sms := tp.resources("AWS::StepFunctions::StateMachine")
+	require.Len(t, sms, 1)
+	sm := sms[0].Props
+	assert.Equal(t, "STANDARD", sm["StateMachineType"])
+	assert.Equal(t, "ALL", get(sm, "LoggingConfiguration", "Level"))
+	assert.Equal(t, true, get(sm, "TracingConfiguration", "Enabled"))
+
+	// The definition as deployed: the Fn::Join CDK made of the ASL with the
+	// function's ARN in it, joined with a concrete ARN.
+	arn := "arn:aws:lambda:" + s.cfg.PrimaryRegion + ":" + testAccount + ":function:reclaim"
+	var def strings.Builder
+	for _, part := range asSlice(get(sm, "DefinitionString", "Fn::Join", 1)) {
+		if str, ok := part.(string); ok {
+			def.WriteString(str)
+			continue
+		}
+		require.Contains(t, toJSON(part), "ReclaimFunction", "only the function ARN is a token")
+		def.WriteString(arn)
+	}
+	var parsed map[string]any
+	require.NoError(t, json.Unmarshal([]byte(def.String()), &parsed))
+	assert.Contains(t, def.String(), arn)
+
+	path := filepath.Join(t.TempDir(), "reclaim.asl.json")
+	require.NoError(t, os.WriteFile(path, []byte(def.String()), 0o644))
+	npx, err := exec.LookPath("npx")
+	require.NoError(t, err, "asl-validator runs through npx (Node.js); install Node to run the infra tests")
+	cmd := exec.Command(npx, "--no-install", "asl-validator", "--json-path", path)
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "NPM_CONFIG_UPDATE_NOTIFIER=false")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "asl-validator: %s", out)
+
+	schedules := tp.resources("AWS::Scheduler::Schedule")
+	require.Len(t, schedules, 1)
+	assert.Equal(t, s.cfg.ReclaimSchedule, schedules[0].Props["ScheduleExpression"])
+	assert.Equal(t, `{"Ref":"`+sms[0].ID+`"}`, toJSON(get(schedules[0].Props, "Target", "Arn")))
+	for _, region := range s.cfg.SecondaryRegions() {
+		assert.Empty(t, s.regional(region).resources("AWS::StepFunctions::StateMachine"), "reclaim runs in the primary only")
+	}
+}

@@ -1,0 +1,225 @@
+package monitoring
+
+import (
+	"fmt"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigateway"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfront"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsstepfunctions"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// MetricsNamespace is where the handlers' embedded metric format records
+// land (shared/metrics), with one dimension: function.
+const MetricsNamespace = "Shortener"
+
+// Function is a handler to watch.
+type Function struct {
+	Name string // its folder under functions/, the "function" metric dimension
+	Fn   awslambda.IFunction
+}
+
+// Consumer is a stream-fed handler with its dead letters.
+type Consumer struct {
+	Name           string
+	Fn             awslambda.IFunction
+	DeadLetters    awssqs.IQueue
+	MaxIteratorAge awscdk.Duration
+}
+
+// Props say what the stack has; every field is optional.
+type Props struct {
+	AlarmEmail   string
+	Functions    []Function
+	Consumers    []Consumer
+	RedirectAPI  awsapigatewayv2.IHttpApi
+	RestAPI      awsapigateway.RestApi
+	StateMachine awsstepfunctions.IStateMachine
+	Links        awsdynamodb.ITable
+	Distribution awscloudfront.Distribution
+	// FiveXXPercent is the 5xx rate (of all requests) that alarms.
+	FiveXXPercent float64
+}
+
+// Monitoring is the topic, the alarms and the dashboard.
+type Monitoring struct {
+	// Construct is the scope of its resources. (A named field, not an
+	// embedded one: a Go struct embedding a construct is not a jsii object.)
+	Construct constructs.Construct
+	Topic     awssns.Topic
+	Alarms    []awscloudwatch.Alarm
+	Dashboard awscloudwatch.Dashboard
+}
+
+// New creates the stack's monitoring.
+func New(scope constructs.Construct, id string, p Props) *Monitoring {
+	c := constructs.NewConstruct(scope, jsii.String(id))
+	m := &Monitoring{Construct: c}
+	fiveMinutes := awscdk.Duration_Minutes(jsii.Number(5))
+	if p.FiveXXPercent == 0 {
+		p.FiveXXPercent = 1
+	}
+
+	// A customer managed key: CloudWatch cannot publish to a topic
+	// encrypted with the AWS managed aws/sns key, whose policy it cannot
+	// be added to.
+	key := awskms.NewKey(c, jsii.String("TopicKey"), &awskms.KeyProps{
+		Description:       jsii.String("Encrypts the alarm topic"),
+		EnableKeyRotation: jsii.Bool(true),
+		RemovalPolicy:     awscdk.RemovalPolicy_DESTROY,
+	})
+	key.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("CloudWatchAlarmsPublish"),
+		Principals: &[]awsiam.IPrincipal{awsiam.NewServicePrincipal(jsii.String("cloudwatch.amazonaws.com"), nil)},
+		Actions:    jsii.Strings("kms:Decrypt", "kms:GenerateDataKey*"),
+		Resources:  jsii.Strings("*"), // in a key policy, "*" is this key
+	}), nil)
+	m.Topic = awssns.NewTopic(c, jsii.String("Alarms"), &awssns.TopicProps{
+		DisplayName: jsii.String("URL shortener alarms"),
+		MasterKey:   key,
+		EnforceSSL:  jsii.Bool(true),
+	})
+	if p.AlarmEmail != "" {
+		m.Topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(p.AlarmEmail), nil))
+	}
+	action := awscloudwatchactions.NewSnsAction(m.Topic)
+	alarm := func(id, what string, metric awscloudwatch.IMetric, threshold float64, periods float64) {
+		a := awscloudwatch.NewAlarm(c, jsii.String(id), &awscloudwatch.AlarmProps{
+			Metric:             metric,
+			AlarmDescription:   jsii.String(what),
+			Threshold:          jsii.Number(threshold),
+			EvaluationPeriods:  jsii.Number(periods),
+			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		})
+		a.AddAlarmAction(action)
+		a.AddOkAction(action)
+		m.Alarms = append(m.Alarms, a)
+	}
+	sum := &awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: fiveMinutes}
+	maximum := &awscloudwatch.MetricOptions{Statistic: jsii.String("Maximum"), Period: fiveMinutes}
+
+	var lambdaWidgets []awscloudwatch.IWidget
+	for _, f := range p.Functions {
+		alarm(f.Name+"Errors", fmt.Sprintf("The %s function failed (errors, timeouts, crashes)", f.Name), f.Fn.MetricErrors(sum), 1, 1)
+		alarm(f.Name+"Throttles", fmt.Sprintf("The %s function was throttled (concurrency limit)", f.Name), f.Fn.MetricThrottles(sum), 1, 1)
+		lambdaWidgets = append(lambdaWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String(f.Name + ": invocations, errors, throttles"),
+			Left:  &[]awscloudwatch.IMetric{f.Fn.MetricInvocations(sum), f.Fn.MetricErrors(sum), f.Fn.MetricThrottles(sum)},
+			Right: &[]awscloudwatch.IMetric{
+				f.Fn.MetricDuration(&awscloudwatch.MetricOptions{Statistic: jsii.String("p95"), Period: fiveMinutes}),
+			},
+			Width: jsii.Number(8),
+		}), awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			// Every metric the handler emits, whatever it names them.
+			Title: jsii.String(f.Name + ": service metrics"),
+			Left: &[]awscloudwatch.IMetric{awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+				Expression: jsii.String(fmt.Sprintf(`SEARCH('{%s,function} function="%s"', 'Sum', 300)`, MetricsNamespace, f.Name)),
+				Label:      jsii.String(f.Name),
+				Period:     fiveMinutes,
+			})},
+			Width: jsii.Number(8),
+		}))
+	}
+	var streamWidgets []awscloudwatch.IWidget
+	for _, s := range p.Consumers {
+		age := s.Fn.Metric(jsii.String("IteratorAge"), maximum)
+		alarm(s.Name+"IteratorAge", fmt.Sprintf("The %s consumer is more than %s behind its stream", s.Name, *s.MaxIteratorAge.ToHumanString()),
+			age, *s.MaxIteratorAge.ToMilliseconds(nil), 2)
+		depth := s.DeadLetters.MetricApproximateNumberOfMessagesVisible(maximum)
+		alarm(s.Name+"DeadLetters", fmt.Sprintf("The %s consumer gave up on a batch: replay it from the stream within 24 hours", s.Name), depth, 1, 1)
+		streamWidgets = append(streamWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String(s.Name + ": iterator age and dead letters"),
+			Left:  &[]awscloudwatch.IMetric{age},
+			Right: &[]awscloudwatch.IMetric{depth},
+			Width: jsii.Number(8),
+		}))
+	}
+	var apiWidgets []awscloudwatch.IWidget
+	rate := func(id, what string, errs, count awscloudwatch.IMetric) awscloudwatch.IMetric {
+		expr := awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+			Expression:   jsii.String("IF(requests > 0, 100 * errors / requests, 0)"),
+			UsingMetrics: &map[string]awscloudwatch.IMetric{"errors": errs, "requests": count},
+			Label:        jsii.String("5xx %"),
+			Period:       fiveMinutes,
+		})
+		alarm(id, what, expr, p.FiveXXPercent, 2)
+		return expr
+	}
+	if p.RedirectAPI != nil {
+		r := rate("RedirectApi5xx", fmt.Sprintf("More than %g %% of redirect origin requests answered 5xx", p.FiveXXPercent),
+			p.RedirectAPI.MetricServerError(sum), p.RedirectAPI.MetricCount(sum))
+		apiWidgets = append(apiWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("Redirect API: requests and 5xx %"),
+			Left:  &[]awscloudwatch.IMetric{p.RedirectAPI.MetricCount(sum)},
+			Right: &[]awscloudwatch.IMetric{r},
+			Width: jsii.Number(8),
+		}))
+	}
+	if p.RestAPI != nil {
+		r := rate("ManagementApi5xx", fmt.Sprintf("More than %g %% of /v1 requests answered 5xx", p.FiveXXPercent),
+			p.RestAPI.MetricServerError(sum), p.RestAPI.MetricCount(sum))
+		apiWidgets = append(apiWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("/v1 API: requests, 4xx and 5xx %"),
+			Left:  &[]awscloudwatch.IMetric{p.RestAPI.MetricCount(sum), p.RestAPI.MetricClientError(sum)},
+			Right: &[]awscloudwatch.IMetric{r},
+			Width: jsii.Number(8),
+		}))
+	}
+	if p.StateMachine != nil {
+		failed := p.StateMachine.MetricFailed(sum)
+		alarm("ReclaimFailed", "A reclaim run failed: due tombstones stay until the next run succeeds", failed, 1, 1)
+		timedOut := p.StateMachine.MetricTimedOut(sum)
+		alarm("ReclaimTimedOut", "A reclaim run timed out", timedOut, 1, 1)
+		apiWidgets = append(apiWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("Reclaim runs"),
+			Left:  &[]awscloudwatch.IMetric{p.StateMachine.MetricSucceeded(sum), failed, timedOut},
+			Width: jsii.Number(8),
+		}))
+	}
+	if p.Links != nil {
+		reads := p.Links.Metric(jsii.String("ReadThrottleEvents"), sum)
+		writes := p.Links.Metric(jsii.String("WriteThrottleEvents"), sum)
+		alarm("LinksReadThrottles", "Reads of the links table were throttled", reads, 1, 1)
+		alarm("LinksWriteThrottles", "Writes to the links table were throttled", writes, 1, 1)
+		apiWidgets = append(apiWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("Links table: throttles and errors"),
+			Left:  &[]awscloudwatch.IMetric{reads, writes, p.Links.Metric(jsii.String("SystemErrors"), sum)},
+			Width: jsii.Number(8),
+		}))
+	}
+	if p.Distribution != nil {
+		// CloudFront publishes in us-east-1 with Region=Global.
+		avg := &awscloudwatch.MetricOptions{Statistic: jsii.String("Average"), Period: fiveMinutes}
+		errRate := p.Distribution.Metric5xxErrorRate(avg)
+		alarm("Edge5xx", fmt.Sprintf("More than %g %% of viewer requests answered 5xx", p.FiveXXPercent), errRate, p.FiveXXPercent, 2)
+		apiWidgets = append(apiWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("CloudFront: requests and error rates"),
+			Left:  &[]awscloudwatch.IMetric{p.Distribution.MetricRequests(sum)},
+			Right: &[]awscloudwatch.IMetric{errRate, p.Distribution.Metric4xxErrorRate(avg)},
+			Width: jsii.Number(8),
+		}))
+	}
+
+	m.Dashboard = awscloudwatch.NewDashboard(c, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
+		DefaultInterval: awscdk.Duration_Hours(jsii.Number(3)),
+	})
+	for _, row := range [][]awscloudwatch.IWidget{apiWidgets, streamWidgets, lambdaWidgets} {
+		for i := 0; i < len(row); i += 3 {
+			m.Dashboard.AddWidgets(row[i:min(i+3, len(row))]...)
+		}
+	}
+	return m
+}

@@ -1,0 +1,135 @@
+package infra
+
+import (
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
+)
+
+// Suppression is one accepted cdk-nag finding: the rule, the findings it
+// covers (empty: all of the rule's findings on the target) and why the
+// rule does not fit this service.
+type Suppression struct {
+	Rule      string
+	AppliesTo []string // regular expressions over the finding, as cdk-nag writes them
+	Reason    string
+	// Where: resources of these kinds, in the stacks that have them.
+	Where string
+}
+
+// Suppressions are every suppression the app applies, for review in one
+// place (and in the tests, which check each has a reason).
+var Suppressions = []Suppression{
+	{Rule: "AwsSolutions-APIG1", Where: "redirect HTTP API stages",
+		Reason: "Every redirect request is already logged, hit or miss, by CloudFront real-time logs (100 % sampling) " +
+			"into the click stream; origin access logs would duplicate the misses at CloudWatch Logs ingestion prices " +
+			"(docs/cost-model.md). Handler errors are in the function's own log group."},
+	{Rule: "AwsSolutions-APIG4", Where: "redirect HTTP API routes",
+		Reason: "GET and HEAD /{code} are public by design: anyone holding a short link may follow it. " +
+			"Enumeration is limited by the WAF rate rule and by the code space."},
+	{Rule: "AwsSolutions-APIG4", Where: "/v1 REST API methods",
+		Reason: "Every method requires an API key (apiKeyRequired) bound to a usage plan with per-key throttle and quota; " +
+			"the key's ID is the caller's identity (owner) in the handlers. The API key contract is the product's; " +
+			"IAM or Cognito authorizers would replace it."},
+	{Rule: "AwsSolutions-COG4", Where: "/v1 REST API methods",
+		Reason: "Callers authenticate with API keys (usage plan per key), not Cognito user pools: the service has no end-user accounts."},
+	{Rule: "AwsSolutions-APIG2", Where: "/v1 REST API",
+		Reason: "Path parameters are validated by API Gateway (request validator); bodies are validated by the handlers so " +
+			"that every error is an RFC 9457 problem+json naming the field, which API Gateway's body validation cannot produce."},
+	{Rule: "AwsSolutions-IAM4", AppliesTo: []string{`^Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs$`},
+		Where: "API Gateway account CloudWatch role",
+		Reason: "API Gateway writes execution and access logs only through the account-level role, and AWS documents this managed " +
+			"policy for it; it grants log writes only."},
+	{Rule: "AwsSolutions-SQS3", Where: "stream consumers' on-failure queues",
+		Reason: "These queues are themselves the dead letters: the on-failure destinations of the Lambda event source mappings. " +
+			"cdk-nag recognises only queues named in another queue's redrive policy. Each has a depth alarm."},
+	{Rule: "AwsSolutions-IAM5", AppliesTo: []string{`^Resource::\*$`, `^Resource::<ReclaimFunction[0-9A-F]+\.Arn>:\*$`},
+		Where: "reclaim state machine role",
+		Reason: "X-Ray tracing (xray:PutTraceSegments, PutTelemetryRecords, GetSampling*) and CloudWatch Logs delivery " +
+			"(logs:CreateLogDelivery and friends) have no resource-level permissions, so AWS requires \"*\"; " +
+			"<reclaim function ARN>:* is that one function's versions and aliases (lambda:InvokeFunction), nothing else."},
+	{Rule: "AwsSolutions-IAM4", AppliesTo: []string{`^Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole$`},
+		Where: "CDK's AwsCustomResource provider (non-primary regions)",
+		Reason: "CDK's singleton provider that reads the local replica's stream ARN (DescribeTable) at deploy time; the managed " +
+			"policy only lets it write its own logs. A replica's stream ARN is not a template attribute."},
+	{Rule: "AwsSolutions-APIG3", Where: "/v1 REST API",
+		Reason: "(Warning.) The WAF web ACL (context waf) is on the CloudFront distribution in front of /v1; a second ACL " +
+			"on the stage would bill every request twice. Calls that bypass CloudFront still need an API key."},
+	{Rule: "AwsSolutions-CFR1", Where: "distribution",
+		Reason: "(Warning.) Short links are followed worldwide; restricting countries is an operator's decision, " +
+			"not a default of the product."},
+	{Rule: "AwsSolutions-CFR2", Where: "distribution with WAF switched off",
+		Reason: "(Warning.) The operator switched the web ACL off (context waf=false): it bills every viewer request " +
+			"(docs/cost-model.md), and longer codes defeat enumeration without it. The default is on."},
+	{Rule: "AwsSolutions-CFR3", Where: "distribution",
+		Reason: "Every viewer request is logged by real-time logs (100 % sampling) to the click stream; standard logs to S3 " +
+			"would duplicate them."},
+	{Rule: "AwsSolutions-CFR4", Where: "distribution without a custom domain",
+		Reason: "Without a custom domain the distribution serves *.cloudfront.net with CloudFront's default certificate, whose " +
+			"minimum protocol CloudFront fixes; with domainName and certificateArn the stack sets TLSv1.2_2021."},
+}
+
+func suppression(rule, where string) *cdknag.NagPackSuppression {
+	for _, s := range Suppressions {
+		if s.Rule == rule && s.Where == where {
+			out := &cdknag.NagPackSuppression{Id: jsii.String(s.Rule), Reason: jsii.String(s.Reason)}
+			if len(s.AppliesTo) > 0 {
+				applies := make([]any, len(s.AppliesTo))
+				for i, re := range s.AppliesTo {
+					applies[i] = &cdknag.RegexAppliesTo{Regex: jsii.String("/" + re + "/")}
+				}
+				out.AppliesTo = &applies
+			}
+			return out
+		}
+	}
+	panic("no suppression " + rule + " for " + where)
+}
+
+func suppress(target any, rules ...*cdknag.NagPackSuppression) {
+	cdknag.NagSuppressions_AddResourceSuppressions(target, &rules, jsii.Bool(true))
+}
+
+// addNagChecks runs cdk-nag's AWS Solutions rules on every stack during
+// synthesis (an unsuppressed error fails `cdk synth`) and applies the
+// suppressions above to exactly the resources they are about.
+func addNagChecks(app awscdk.App, s *Stacks) {
+	awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+	for _, r := range s.Regional {
+		suppress(r.Redirect.API,
+			suppression("AwsSolutions-APIG1", "redirect HTTP API stages"),
+			suppression("AwsSolutions-APIG4", "redirect HTTP API routes"))
+		suppress(r.TTLStream.DeadLetters, suppression("AwsSolutions-SQS3", "stream consumers' on-failure queues"))
+		if !r.Primary {
+			// The singleton provider's path is fixed by CDK.
+			if p := r.Stack.Node().TryFindChild(jsii.String(awsCustomResourceProviderID)); p != nil {
+				suppress(p, suppression("AwsSolutions-IAM4", "CDK's AwsCustomResource provider (non-primary regions)"))
+			}
+			continue
+		}
+		suppress(r.Management.API,
+			suppression("AwsSolutions-APIG4", "/v1 REST API methods"),
+			suppression("AwsSolutions-COG4", "/v1 REST API methods"),
+			suppression("AwsSolutions-APIG2", "/v1 REST API"),
+			suppression("AwsSolutions-APIG3", "/v1 REST API"),
+			suppression("AwsSolutions-IAM4", "API Gateway account CloudWatch role"))
+		suppress(r.Clicks.Consumer.DeadLetters, suppression("AwsSolutions-SQS3", "stream consumers' on-failure queues"))
+		suppress(r.Reclaim.StateMachine.Role(),
+			suppression("AwsSolutions-IAM5", "reclaim state machine role"))
+	}
+	dist := []*cdknag.NagPackSuppression{
+		suppression("AwsSolutions-CFR1", "distribution"),
+		suppression("AwsSolutions-CFR3", "distribution"),
+	}
+	if s.Edge.Edge.WebACL == nil {
+		dist = append(dist, suppression("AwsSolutions-CFR2", "distribution with WAF switched off"))
+	}
+	if s.Edge.CustomDomain == "" {
+		dist = append(dist, suppression("AwsSolutions-CFR4", "distribution without a custom domain"))
+	}
+	suppress(s.Edge.Edge.Distribution, dist...)
+}
+
+// awsCustomResourceProviderID is the construct ID CDK gives the singleton
+// Lambda behind every AwsCustomResource in a stack.
+const awsCustomResourceProviderID = "AWS679f53fac002430cb0da5b7982bd2287"

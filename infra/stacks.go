@@ -1,0 +1,416 @@
+package infra
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/shortlink-dev/shortener/infra/api"
+	"github.com/shortlink-dev/shortener/infra/clickpipeline"
+	"github.com/shortlink-dev/shortener/infra/edge"
+	"github.com/shortlink-dev/shortener/infra/golambda"
+	"github.com/shortlink-dev/shortener/infra/lifecycle"
+	"github.com/shortlink-dev/shortener/infra/monitoring"
+	"github.com/shortlink-dev/shortener/infra/streamconsumer"
+	"github.com/shortlink-dev/shortener/infra/tables"
+	"github.com/shortlink-dev/shortener/shared/clicklog"
+	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/reclaimflow"
+)
+
+// Stacks are the app's stacks.
+type Stacks struct {
+	Data     *DataStack
+	Regional map[string]*RegionalStack // by region
+	Edge     *EdgeStack
+}
+
+// All lists the stacks in deployment order.
+func (s *Stacks) All() []awscdk.Stack {
+	out := []awscdk.Stack{s.Data.Stack}
+	regions := make([]string, 0, len(s.Regional))
+	for r := range s.Regional {
+		regions = append(regions, r)
+	}
+	sort.Strings(regions)
+	for _, r := range regions {
+		if s.Regional[r].Primary {
+			out = append(out, s.Regional[r].Stack)
+		}
+	}
+	for _, r := range regions {
+		if !s.Regional[r].Primary {
+			out = append(out, s.Regional[r].Stack)
+		}
+	}
+	return append(out, s.Edge.Stack)
+}
+
+// Build assembles the app: a data stack in the primary region, a regional
+// stack per region, the edge stack in us-east-1.
+func Build(app awscdk.App, cfg Config) (*Stacks, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if _, err := functionEnv(cfg, nil); err != nil {
+		return nil, err
+	}
+	s := &Stacks{Regional: map[string]*RegionalStack{}}
+	s.Data = NewDataStack(app, cfg)
+	for _, r := range cfg.Regions {
+		rs, err := NewRegionalStack(app, cfg, r, s.Data)
+		if err != nil {
+			return nil, err
+		}
+		s.Regional[r] = rs
+	}
+	s.Edge = NewEdgeStack(app, cfg, s)
+	for _, st := range s.All() {
+		awscdk.Tags_Of(st).Add(jsii.String("app"), jsii.String(cfg.AppName), nil)
+	}
+	if cfg.Nag {
+		addNagChecks(app, s)
+	}
+	return s, nil
+}
+
+func newStack(app awscdk.App, cfg Config, id, region, description string) awscdk.Stack {
+	env := &awscdk.Environment{Region: jsii.String(region)}
+	if cfg.Account != "" {
+		env.Account = jsii.String(cfg.Account)
+	}
+	st := awscdk.NewStack(app, jsii.String(cfg.AppName+"-"+id), &awscdk.StackProps{
+		Env:         env,
+		Description: jsii.String(description),
+	})
+	// Fn::GetStackOutput rather than exports (the recommended default,
+	// pinned here): cross-region values need no custom resources, and no
+	// export locks the stacks to each other. (Set before any child.)
+	awscdk.CrossStackReferences_Of(st).Consume(awscdk.ReferenceStrength_WEAK)
+	return st
+}
+
+// DataStack holds the tables, in the primary region.
+type DataStack struct {
+	awscdk.Stack
+	Tables *tables.Tables
+}
+
+// NewDataStack creates the tables; the links table replicates to every
+// other region.
+func NewDataStack(app awscdk.App, cfg Config) *DataStack {
+	st := newStack(app, cfg, "Data", cfg.PrimaryRegion, "URL shortener: links global table, idempotency and analytics tables")
+	t := tables.New(st, "Tables", tables.Props{ReplicaRegions: cfg.SecondaryRegions()})
+	out(st, "LinksTableName", t.Links.TableName(), "Links global table (replicated to every region)")
+	out(st, "AnalyticsTableName", t.Analytics.TableName(), "Click counts")
+	return &DataStack{Stack: st, Tables: t}
+}
+
+// RegionalStack is one region's functions and APIs. The primary region's
+// also holds everything that writes: the /v1 API and its functions,
+// reclaim, and the click pipeline.
+type RegionalStack struct {
+	awscdk.Stack
+	Region  string
+	Primary bool
+
+	Functions map[string]*golambda.Function // by name
+	Redirect  *api.Redirect
+	TTLStream *streamconsumer.Consumer
+
+	// Primary region only.
+	Management *api.Management
+	Reclaim    *lifecycle.Reclaim
+	Clicks     *clickpipeline.Pipeline
+}
+
+// Memory and timeout per function. Go handlers are small; memory buys CPU,
+// which the redirect's p99 and the stream consumers' batches use.
+var functionSizes = map[string]struct {
+	memoryMB int
+	timeout  time.Duration
+}{
+	"redirect":  {256, 5 * time.Second},
+	"create":    {256, 10 * time.Second},
+	"manage":    {256, 10 * time.Second},
+	"stats":     {256, 10 * time.Second},
+	"ttlstream": {256, 60 * time.Second},
+	"reclaim":   {256, 5 * time.Minute},
+	"clicks":    {512, 2 * time.Minute},
+}
+
+var functionDescriptions = map[string]string{
+	"redirect":  "GET|HEAD /{code}: resolves a short code (CloudFront origin)",
+	"create":    "POST /v1/links: creates a short link",
+	"manage":    "GET /v1/links, GET|PATCH|DELETE /v1/links/{code}",
+	"stats":     "GET /v1/links/{code}/stats",
+	"ttlstream": "Links table stream: TTL deletions become tombstones in the primary region",
+	"reclaim":   "Step Functions task: releases tombstones past their grace",
+	"clicks":    "CloudFront real-time logs (Kinesis) -> click counts",
+}
+
+// NewRegionalStack creates region's stack.
+func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack) (*RegionalStack, error) {
+	primary := region == cfg.PrimaryRegion
+	desc := "URL shortener: redirects and the TTL stream consumer in " + region
+	if primary {
+		desc = "URL shortener: primary region (writes, /v1 API, reclaim, clicks) and redirects in " + region
+	}
+	st := newStack(app, cfg, "Regional-"+region, region, desc)
+	rs := &RegionalStack{Stack: st, Region: region, Primary: primary, Functions: map[string]*golambda.Function{}}
+	retention := retentionDays(cfg.LogRetentionDays)
+	linksName := data.Tables.Links.TableName()
+
+	// This region's replica (reads, its stream) and the primary's (the
+	// one every write goes to).
+	var linksStream *string
+	if primary {
+		linksStream = data.Tables.Links.TableStreamArn()
+	}
+	links := tables.LinksIn(st, "Links", linksName, region, linksStream, true)
+	writeLinks := links
+	if !primary {
+		writeLinks = tables.LinksIn(st, "PrimaryLinks", linksName, cfg.PrimaryRegion, nil, false)
+	}
+
+	tableEnv := map[string]*string{"LINKS_TABLE": linksName}
+	if primary {
+		tableEnv["IDEMPOTENCY_TABLE"] = data.Tables.Idempotency.TableName()
+		tableEnv["ANALYTICS_TABLE"] = data.Tables.Analytics.TableName()
+	}
+	env, _ := functionEnv(cfg, tableEnv) // checked in Build
+	fn := func(name string, tables ...string) *golambda.Function {
+		e := map[string]string{}
+		for k, v := range env.common {
+			e[k] = v
+		}
+		for _, t := range tables {
+			e[t] = env.tables[t]
+		}
+		size := functionSizes[name]
+		f := golambda.New(st, fnID(name), golambda.Props{
+			Name:        name,
+			AssetDir:    cfg.AssetDir,
+			Description: functionDescriptions[name],
+			MemoryMB:    size.memoryMB,
+			Timeout:     awscdk.Duration_Seconds(jsii.Number(size.timeout.Seconds())),
+			Environment: e,
+			Retention:   retention,
+		})
+		rs.Functions[name] = f
+		return f
+	}
+
+	// Redirects: read this region's replica, nothing else.
+	redirect := fn("redirect", "LINKS_TABLE")
+	links.Grant(redirect.Role, jsii.String("dynamodb:GetItem"))
+	rs.Redirect = api.NewRedirect(st, "RedirectApi", api.RedirectProps{Function: redirect.Fn})
+
+	// TTL deletions happen in every region and are recognisable only where
+	// they happened (AWS-FACTS section 2), so every region consumes its own
+	// stream; the tombstone is written to the primary (PRIMARY_REGION).
+	ttl := fn("ttlstream", "LINKS_TABLE")
+	writeLinks.Grant(ttl.Role, jsii.String("dynamodb:PutItem"))
+	ttlConsumer := lifecycle.NewTTLConsumer(st, "TTLStream", lifecycle.TTLConsumerProps{Function: ttl.Fn, Links: links})
+	rs.TTLStream = ttlConsumer
+
+	mon := monitoring.Props{
+		AlarmEmail:  cfg.AlarmEmail,
+		RedirectAPI: rs.Redirect.API,
+		Links:       links,
+		Consumers: []monitoring.Consumer{{
+			Name: "ttlstream", Fn: ttl.Fn, DeadLetters: ttlConsumer.DeadLetters,
+			MaxIteratorAge: awscdk.Duration_Minutes(jsii.Number(10)),
+		}},
+	}
+
+	if primary {
+		create := fn("create", "LINKS_TABLE", "IDEMPOTENCY_TABLE")
+		links.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:GetItem"))
+		data.Tables.Idempotency.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:GetItem"))
+
+		manage := fn("manage", "LINKS_TABLE")
+		links.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"))
+		grantIndexQuery(manage.Role, links, dynamostore.IndexByOwner)
+		if cfg.DistributionID != "" {
+			manage.Fn.AddEnvironment(jsii.String("DISTRIBUTION_ID"), jsii.String(cfg.DistributionID), nil)
+			awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
+				Grantee: manage.Role,
+				Actions: jsii.Strings("cloudfront:CreateInvalidation"),
+				ResourceArns: jsii.Strings(*st.FormatArn(&awscdk.ArnComponents{
+					Service: jsii.String("cloudfront"), Region: jsii.String(""),
+					Resource: jsii.String("distribution"), ResourceName: jsii.String(cfg.DistributionID),
+				})),
+			})
+		} else {
+			awscdk.Annotations_Of(manage.Fn).AddWarningV2(jsii.String("shortener:distributionId"), jsii.String(
+				"distributionId is not set: the manage function refuses to start until it is. "+
+					"Deploy once, then deploy again with -c distributionId=<the edge stack's DistributionId output> (docs/deploy.md)."), nil)
+		}
+
+		stats := fn("stats", "LINKS_TABLE", "ANALYTICS_TABLE")
+		links.Grant(stats.Role, jsii.String("dynamodb:GetItem"))
+		data.Tables.Analytics.Grant(stats.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:GetItem"))
+
+		rs.Management = api.NewManagement(st, "ManagementApi", api.ManagementProps{
+			Create: create.Fn, Manage: manage.Fn, Stats: stats.Fn,
+			RateLimit: cfg.APIRateLimit, BurstLimit: cfg.APIBurstLimit, QuotaPerDay: cfg.APIQuotaPerDay,
+			Retention: retention,
+		})
+
+		reclaim := fn("reclaim", "LINKS_TABLE")
+		grantIndexQuery(reclaim.Role, links, dynamostore.IndexDueTombstones)
+		links.Grant(reclaim.Role, jsii.String("dynamodb:DeleteItem"))
+		definition, err := reclaimflow.Definition(*reclaim.Fn.FunctionArn())
+		if err != nil {
+			return nil, fmt.Errorf("reclaim state machine definition: %w", err)
+		}
+		rs.Reclaim = lifecycle.NewReclaim(st, "Reclaim", lifecycle.ReclaimProps{
+			Function: reclaim.Fn, Definition: definition, Schedule: cfg.ReclaimSchedule, Retention: retention,
+		})
+
+		clicks := fn("clicks", "ANALYTICS_TABLE")
+		data.Tables.Analytics.Grant(clicks.Role, jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:GetItem"))
+		rs.Clicks = clickpipeline.New(st, "Clicks", clickpipeline.Props{Function: clicks.Fn})
+
+		mon.RestAPI = rs.Management.API
+		mon.StateMachine = rs.Reclaim.StateMachine
+		mon.Consumers = append(mon.Consumers, monitoring.Consumer{
+			Name: "clicks", Fn: clicks.Fn, DeadLetters: rs.Clicks.Consumer.DeadLetters,
+			MaxIteratorAge: awscdk.Duration_Minutes(jsii.Number(5)),
+		})
+
+		out(st, "ManagementApiUrl", rs.Management.API.Url(), "The /v1 API's own endpoint (use the distribution's)")
+		out(st, "UsagePlanId", rs.Management.UsagePlan.UsagePlanId(), "Add API keys to this usage plan")
+		out(st, "FirstApiKeyId", rs.Management.FirstKey.KeyId(), "aws apigateway get-api-key --include-value --api-key <id>")
+		out(st, "ReclaimStateMachineArn", rs.Reclaim.StateMachine.StateMachineArn(), "Reclaim state machine")
+	}
+	for _, name := range sortedKeys(rs.Functions) {
+		mon.Functions = append(mon.Functions, monitoring.Function{Name: name, Fn: rs.Functions[name].Fn})
+	}
+	monitoring.New(st, "Monitoring", mon)
+	out(st, "RedirectOrigin", rs.Redirect.OriginDomain, "Redirect HTTP API host (CloudFront origin)")
+	return rs, nil
+}
+
+// grantIndexQuery lets grantee Query one index of table: the grants on an
+// imported table cover the table itself, and TableV2's cover every index.
+func grantIndexQuery(grantee awsiam.IGrantable, table awsdynamodb.ITableV2, index string) {
+	awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
+		Grantee:      grantee,
+		Actions:      jsii.Strings("dynamodb:Query"),
+		ResourceArns: jsii.Strings(*table.TableArn() + "/index/" + index),
+	})
+}
+
+// EdgeStack is the CloudFront distribution, in us-east-1.
+type EdgeStack struct {
+	awscdk.Stack
+	Edge         *edge.Edge
+	CustomDomain string
+}
+
+// NewEdgeStack creates the distribution in front of the regional stacks.
+func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
+	st := newStack(app, cfg, "Edge", EdgeRegion, "URL shortener: CloudFront distribution, real-time logs, WAF")
+	primary := s.Regional[cfg.PrimaryRegion]
+	origins := []*string{primary.Redirect.OriginDomain}
+	if cfg.FailoverRegion != "" {
+		origins = append(origins, s.Regional[cfg.FailoverRegion].Redirect.OriginDomain)
+	}
+	e := edge.New(st, "Edge", edge.Props{
+		RedirectOrigins:      origins,
+		ManagementOrigin:     primary.Management.OriginDomain,
+		ManagementOriginPath: primary.Management.OriginPath,
+		ClickStreamARN:       primary.Clicks.Stream.StreamArn(),
+		LogFields:            clicklog.Fields,
+		DomainName:           cfg.DomainName,
+		CertificateARN:       cfg.CertificateARN,
+		WAF:                  cfg.WAF,
+		WAFRateLimit:         cfg.WAFRateLimit,
+	})
+	monitoring.New(st, "Monitoring", monitoring.Props{AlarmEmail: cfg.AlarmEmail, Distribution: e.Distribution})
+	out(st, "DistributionId", e.Distribution.DistributionId(), "Second deploy pass: -c distributionId=<this>")
+	out(st, "DistributionDomainName", e.Distribution.DistributionDomainName(),
+		"CNAME target for the custom domain; without one, second pass: -c distributionDomainName=<this>")
+	return &EdgeStack{Stack: st, Edge: e, CustomDomain: cfg.DomainName}
+}
+
+// env is what the functions are configured with: settings every function
+// gets and the table names each gets only if it uses the table.
+type env struct {
+	common map[string]string
+	tables map[string]string
+}
+
+// functionEnv builds the functions' environment from cfg and checks it
+// with the functions' own loader (shared/config), so a setting the
+// handlers would refuse fails the synthesis, not a cold start.
+func functionEnv(cfg Config, tableNames map[string]*string) (env, error) {
+	e := env{
+		common: map[string]string{
+			"SHORTENER_CODE_LENGTH":     strconv.Itoa(cfg.CodeLength),
+			"SHORTENER_DEFAULT_TTL":     cfg.DefaultTTL.String(),
+			"SHORTENER_TOMBSTONE_GRACE": cfg.TombstoneGrace.String(),
+			"SHORTENER_EDGE_TTL":        strconv.Itoa(cfg.EdgeTTLSeconds),
+			"SHORTENER_CACHE_TTL":       cfg.CacheTTL.String(),
+			"PRIMARY_REGION":            cfg.PrimaryRegion,
+		},
+		tables: map[string]string{},
+	}
+	if base := cfg.BaseURL(); base != "" {
+		e.common["SHORTENER_BASE_URL"] = base
+	}
+	for k, v := range tableNames {
+		e.tables[k] = *v
+	}
+	check := map[string]string{"LINKS_TABLE": "links", "IDEMPOTENCY_TABLE": "idempotency"}
+	for k, v := range e.common {
+		check[k] = v
+	}
+	if _, err := config.Load(func(k string) string { return check[k] }); err != nil {
+		return env{}, fmt.Errorf("function settings: %w", err)
+	}
+	return e, nil
+}
+
+func fnID(name string) string {
+	// "ttlstream" -> "TtlstreamFunction": stable logical IDs per function.
+	return string(name[0]-'a'+'A') + name[1:] + "Function"
+}
+
+func out(scope constructs.Construct, id string, value *string, description string) {
+	awscdk.NewCfnOutput(scope, jsii.String(id), &awscdk.CfnOutputProps{Value: value, Description: jsii.String(description)})
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// retentionDays maps a validated day count to CDK's enum.
+func retentionDays(days int) awslogs.RetentionDays {
+	return map[int]awslogs.RetentionDays{
+		1: awslogs.RetentionDays_ONE_DAY, 3: awslogs.RetentionDays_THREE_DAYS, 5: awslogs.RetentionDays_FIVE_DAYS,
+		7: awslogs.RetentionDays_ONE_WEEK, 14: awslogs.RetentionDays_TWO_WEEKS, 30: awslogs.RetentionDays_ONE_MONTH,
+		60: awslogs.RetentionDays_TWO_MONTHS, 90: awslogs.RetentionDays_THREE_MONTHS, 120: awslogs.RetentionDays_FOUR_MONTHS,
+		150: awslogs.RetentionDays_FIVE_MONTHS, 180: awslogs.RetentionDays_SIX_MONTHS, 365: awslogs.RetentionDays_ONE_YEAR,
+		400: awslogs.RetentionDays_THIRTEEN_MONTHS, 545: awslogs.RetentionDays_EIGHTEEN_MONTHS, 731: awslogs.RetentionDays_TWO_YEARS,
+		1096: awslogs.RetentionDays_THREE_YEARS, 1827: awslogs.RetentionDays_FIVE_YEARS, 2192: awslogs.RetentionDays_SIX_YEARS,
+		2557: awslogs.RetentionDays_SEVEN_YEARS, 2922: awslogs.RetentionDays_EIGHT_YEARS, 3288: awslogs.RetentionDays_NINE_YEARS,
+		3653: awslogs.RetentionDays_TEN_YEARS,
+	}[days]
+}

@@ -1,0 +1,154 @@
+package tables
+
+import (
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/customresources"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+)
+
+// The key, index and TTL attribute names come from the stores
+// (dynamostore, clickstore), which query and write them; the local run's
+// tables are created from the same constants.
+
+// Props configure the tables.
+type Props struct {
+	// ReplicaRegions get a replica of the links table; the stack's own
+	// region holds the table itself.
+	ReplicaRegions []string
+}
+
+// Tables are the three tables.
+type Tables struct {
+	// Construct is the scope of its resources. (A named field, not an
+	// embedded one: a Go struct embedding a construct is not a jsii object.)
+	Construct   constructs.Construct
+	Links       awsdynamodb.TableV2
+	Idempotency awsdynamodb.TableV2
+	Analytics   awsdynamodb.TableV2
+}
+
+// New creates the tables in scope's region.
+//
+// The links table stays in the default multi-region eventual consistency
+// mode (MREC), set explicitly so a reader of the template sees the choice:
+// strong consistency (MRSC) supports neither TTL nor transactions, and the
+// service needs both. MREC evaluates a conditional put against the local
+// replica only, so the service writes links in ONE region (the primary):
+// every `attribute_not_exists` check runs against the same replica and
+// aliases stay unique. The other replicas serve redirects and receive TTL
+// deletions for their region's stream consumer.
+func New(scope constructs.Construct, id string, p Props) *Tables {
+	c := constructs.NewConstruct(scope, jsii.String(id))
+	replicas := make([]*awsdynamodb.ReplicaTableProps, 0, len(p.ReplicaRegions))
+	for _, r := range p.ReplicaRegions {
+		replicas = append(replicas, &awsdynamodb.ReplicaTableProps{
+			Region:                           jsii.String(r),
+			PointInTimeRecoverySpecification: pitr(),
+			DeletionProtection:               jsii.Bool(true),
+		})
+	}
+	links := awsdynamodb.NewTableV2(c, jsii.String("Links"), &awsdynamodb.TablePropsV2{
+		PartitionKey:                     &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrCode), Type: awsdynamodb.AttributeType_STRING},
+		Billing:                          awsdynamodb.Billing_OnDemand(nil),
+		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_EVENTUAL,
+		DynamoStream:                     awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES,
+		TimeToLiveAttribute:              jsii.String(dynamostore.AttrExpiresAt),
+		PointInTimeRecoverySpecification: pitr(),
+		DeletionProtection:               jsii.Bool(true),
+		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
+		Replicas:                         &replicas,
+		GlobalSecondaryIndexes: &[]*awsdynamodb.GlobalSecondaryIndexPropsV2{
+			{
+				// The management API lists a caller's links, newest first.
+				IndexName:      jsii.String(dynamostore.IndexByOwner),
+				PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrOwner), Type: awsdynamodb.AttributeType_STRING},
+				SortKey:        &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrCreatedAt), Type: awsdynamodb.AttributeType_NUMBER},
+				ProjectionType: awsdynamodb.ProjectionType_ALL,
+			},
+			{
+				// Sparse: only tombstones carry tomb_shard, so reclaim
+				// queries the due ones without scanning live links.
+				IndexName:      jsii.String(dynamostore.IndexDueTombstones),
+				PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrTombShard), Type: awsdynamodb.AttributeType_STRING},
+				SortKey:        &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrReclaimAfter), Type: awsdynamodb.AttributeType_NUMBER},
+				ProjectionType: awsdynamodb.ProjectionType_KEYS_ONLY,
+			},
+		},
+	})
+	idem := awsdynamodb.NewTableV2(c, jsii.String("Idempotency"), &awsdynamodb.TablePropsV2{
+		PartitionKey:                     &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrIdemPK), Type: awsdynamodb.AttributeType_STRING},
+		Billing:                          awsdynamodb.Billing_OnDemand(nil),
+		TimeToLiveAttribute:              jsii.String(dynamostore.AttrExpiresAt),
+		PointInTimeRecoverySpecification: pitr(),
+		// Entries live 24 hours; losing them costs a retried create its
+		// deduplication, never a link.
+		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
+	})
+	analytics := awsdynamodb.NewTableV2(c, jsii.String("Analytics"), &awsdynamodb.TablePropsV2{
+		PartitionKey: &awsdynamodb.Attribute{Name: jsii.String(clickstore.AttrCode), Type: awsdynamodb.AttributeType_STRING},
+		SortKey:      &awsdynamodb.Attribute{Name: jsii.String(clickstore.AttrBucket), Type: awsdynamodb.AttributeType_STRING},
+		Billing:      awsdynamodb.Billing_OnDemand(nil),
+		// Counters expire after their retention, checkpoints after a
+		// week without writes (clickstore).
+		TimeToLiveAttribute:              jsii.String(clickstore.AttrExpiresAt),
+		PointInTimeRecoverySpecification: pitr(),
+		DeletionProtection:               jsii.Bool(true),
+		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
+	})
+	return &Tables{Construct: c, Links: links, Idempotency: idem, Analytics: analytics}
+}
+
+func pitr() *awsdynamodb.PointInTimeRecoverySpecification {
+	return &awsdynamodb.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: jsii.Bool(true)}
+}
+
+// LinksIn is the links table as a stack in one region uses it: the replica
+// in that region, with exact ARNs, so grants name that replica and nothing
+// wider (TableV2's own grants cover every replica and every index).
+//
+// streamARN is the replica's stream. The table's own region knows it from
+// the template; a replica's stream ARN carries a creation timestamp no
+// template attribute returns, so with streamARN nil and withStream set, a
+// DescribeTable call at deploy time reads it in region.
+func LinksIn(scope constructs.Construct, id string, tableName *string, region string, streamARN *string, withStream bool) awsdynamodb.ITableV2 {
+	c := constructs.NewConstruct(scope, jsii.String(id))
+	stack := awscdk.Stack_Of(scope)
+	arn := stack.FormatArn(&awscdk.ArnComponents{
+		Service:      jsii.String("dynamodb"),
+		Region:       jsii.String(region),
+		Resource:     jsii.String("table"),
+		ResourceName: tableName,
+	})
+	if withStream && streamARN == nil {
+		if *stack.Region() != region {
+			panic("tables.LinksIn: a replica's stream can only be described from a stack in its own region")
+		}
+		call := &customresources.AwsSdkCall{
+			Service:            jsii.String("DynamoDB"),
+			Action:             jsii.String("describeTable"),
+			Parameters:         map[string]any{"TableName": tableName},
+			PhysicalResourceId: customresources.PhysicalResourceId_FromResponse(jsii.String("Table.LatestStreamArn")),
+			OutputPaths:        jsii.Strings("Table.LatestStreamArn"),
+		}
+		describe := customresources.NewAwsCustomResource(c, jsii.String("DescribeReplica"), &customresources.AwsCustomResourceProps{
+			OnCreate:            call,
+			OnUpdate:            call,
+			Policy:              customresources.AwsCustomResourcePolicy_FromSdkCalls(&customresources.SdkCallsPolicyOptions{Resources: jsii.Strings(*arn)}),
+			InstallLatestAwsSdk: jsii.Bool(false),
+		})
+		streamARN = describe.GetResponseField(jsii.String("Table.LatestStreamArn"))
+	}
+	if !withStream {
+		streamARN = nil
+	}
+	return awsdynamodb.TableV2_FromTableAttributes(c, jsii.String("Table"), &awsdynamodb.TableAttributesV2{
+		TableArn:              arn,
+		TableStreamArn:        streamARN,
+		GrantIndexPermissions: jsii.Bool(false),
+	})
+}
