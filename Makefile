@@ -6,7 +6,7 @@ GO_BUILD  := CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build -tags lambda.norpc -
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: dev test prereqs build lint bench fuzz clean
+.PHONY: dev test prereqs build lint bench fuzz synth clean
 
 ## dev: install what is missing, start DynamoDB Local and the local gateway on 127.0.0.1:8080 (Ctrl-C stops all)
 dev: prereqs
@@ -47,6 +47,16 @@ fuzz:
 	    echo "fuzz $$target $$f"; go test -run '^$$' -fuzz "^$$f$$" -fuzztime 20s $$target || exit 1; \
 	  done; \
 	done
+
+# CDK gets a HOME inside build/ so it writes nothing outside the repo; the Go
+# settings are pinned so that HOME change does not move the module cache.
+CDK_ENV = HOME=$(CURDIR)/build/cdk-home GOENV=$(shell go env GOENV) GOPATH=$(shell go env GOPATH) \
+	GOMODCACHE=$(shell go env GOMODCACHE) GOCACHE=$(shell go env GOCACHE) NPM_CONFIG_UPDATE_NOTIFIER=false
+
+## synth: every stack's template in build/cdk.out, cdk-nag included (offline: a placeholder account)
+synth: build
+	@mkdir -p build/cdk-home
+	$(CDK_ENV) npx --no-install cdk synth -c account=123456789012 -o build/cdk.out -q
 
 clean:
 	rm -rf build .dev
