@@ -2,6 +2,7 @@ package link
 
 import (
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -123,4 +124,21 @@ func (l Link) EdgePaths(codeLength int) []string {
 		}
 	}
 	return paths
+}
+
+// LookupKeys are the storage keys a path segment may name, in the order to
+// try them, or none when no link can have it. A segment spelt like a
+// generated code is its own key first (generated codes are case-sensitive)
+// and, when it has capitals, the lower-cased key of an alias typed in
+// another case second; any other segment can only be an alias, stored
+// lower-cased. Reserved words are routes, never links.
+func LookupKeys(segment string, codeLength int) []string {
+	if !IsAliasSyntax(segment) || IsReserved(segment) {
+		return nil
+	}
+	lower := strings.ToLower(segment)
+	if len(segment) == codeLength && isAlnum(segment) && lower != segment {
+		return []string{segment, lower}
+	}
+	return []string{lower}
 }

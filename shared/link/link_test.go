@@ -86,3 +86,24 @@ func TestCustomAlias(t *testing.T) {
 		})
 	}
 }
+
+func TestLookupKeys(t *testing.T) {
+	tests := []struct {
+		segment string
+		want    []string
+	}{
+		{"Ab3dE5g", []string{"Ab3dE5g", "ab3de5g"}}, // code-shaped with capitals: as typed, then an alias
+		{"ab3de5g", []string{"ab3de5g"}},            // code-shaped, lower: one key serves both
+		{"Summer-Sale", []string{"summer-sale"}},    // only an alias can have it
+		{"SUMMERSALE", []string{"summersale"}},      // too long for a code of 7
+		{"v1", nil},                                 // too short and reserved
+		{"Healthz", nil},                            // reserved, in any case
+		{"a.b", nil},                                // not alias syntax
+		{"", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.segment, func(t *testing.T) {
+			assert.Equal(t, tt.want, link.LookupKeys(tt.segment, 7))
+		})
+	}
+}

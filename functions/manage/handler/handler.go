@@ -18,7 +18,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -234,31 +233,9 @@ func (h *Handler) delete(ctx context.Context, req *events.APIGatewayProxyRequest
 	return events.APIGatewayProxyResponse{StatusCode: http.StatusNoContent, Headers: map[string]string{"Cache-Control": "no-store"}}, nil
 }
 
-// owned returns the caller's live link at code. Every way of not being
-// that (malformed, absent, someone else's, a tombstone) is the same
-// ErrNotFound. A code with capitals that names none of the caller's links
-// is tried again lower-cased, the storage key of an alias typed in its
-// display form; trying it whatever the first answer was keeps that from
-// telling whether the first key exists.
+// owned returns the caller's live link named by code; see linkstore.GetOwned.
 func (h *Handler) owned(ctx context.Context, owner, code string) (link.Link, error) {
-	if !link.IsAliasSyntax(code) || link.IsReserved(code) {
-		// Not a generated code nor an alias: cannot exist, no lookup.
-		return link.Link{}, fmt.Errorf("link %q: %w", code, link.ErrNotFound)
-	}
-	keys := []string{code}
-	if lower := strings.ToLower(code); lower != code {
-		keys = append(keys, lower)
-	}
-	for _, key := range keys {
-		l, err := h.Store.Get(ctx, key)
-		if err == nil && l.Owner == owner && l.Status != link.StatusTombstone {
-			return l, nil
-		}
-		if err != nil && !errors.Is(err, link.ErrNotFound) {
-			return link.Link{}, err
-		}
-	}
-	return link.Link{}, fmt.Errorf("link %q: %w", code, link.ErrNotFound)
+	return linkstore.GetOwned(ctx, h.Store, owner, code, h.Present.CodeLength)
 }
 
 // changes is a validated patch.

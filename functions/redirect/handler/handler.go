@@ -19,7 +19,6 @@ import (
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/redirectcache"
-	"github.com/shortlink-dev/shortener/shared/shortcode"
 )
 
 // Getter reads one link; linkstore.Store satisfies it.
@@ -131,25 +130,16 @@ func (h *Handler) freshFor(c cached, now time.Time) int {
 	return max(int((h.CacheTTL-age)/time.Second), 1)
 }
 
-// resolve finds the link a path names. A path spelt like a generated code
-// is first looked up as typed (generated codes are case-sensitive); any
-// other path, or a miss with capitals in it, as a lower-cased alias.
+// resolve finds the link a path names, trying link.LookupKeys in order: a
+// path that cannot name a link is 404 without any lookup.
 func (h *Handler) resolve(ctx context.Context, code string) (cached, error) {
-	isCode := shortcode.IsCode(code, h.CodeLength)
-	if !isCode && !link.IsAliasSyntax(code) || link.IsReserved(code) {
-		return cached{}, link.ErrNotFound // cannot exist: no lookup
-	}
-	if isCode {
-		c, err := h.lookup(ctx, code)
+	for _, key := range link.LookupKeys(code, h.CodeLength) {
+		c, err := h.lookup(ctx, key)
 		if !errors.Is(err, link.ErrNotFound) {
 			return c, err
 		}
 	}
-	key := strings.ToLower(code)
-	if isCode && key == code {
-		return cached{}, link.ErrNotFound
-	}
-	return h.lookup(ctx, key)
+	return cached{}, link.ErrNotFound
 }
 
 // cached is a link as the in-process cache keeps it, with the time it was

@@ -61,7 +61,9 @@ import (
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/shortcode"
 )
 
 // Links reads one link; linkstore.Store satisfies it.
@@ -87,11 +89,14 @@ const (
 
 // Handler answers stats requests.
 type Handler struct {
-	Links   Links
-	Clicks  Clicks
-	Now     func() time.Time
-	Log     *slog.Logger
-	Metrics *metrics.Emitter
+	Links  Links
+	Clicks Clicks
+	// CodeLength is the length of generated codes (SHORTENER_CODE_LENGTH);
+	// shortcode.DefaultLength when zero.
+	CodeLength int
+	Now        func() time.Time
+	Log        *slog.Logger
+	Metrics    *metrics.Emitter
 }
 
 // Stats is the response body.
@@ -189,30 +194,9 @@ func codeParam(req *events.APIGatewayProxyRequest) string {
 	return strings.TrimSuffix(c, "/stats")
 }
 
-// owned returns the caller's link at code. Every way of not being that
-// (malformed, absent, someone else's, a tombstone) is the same
-// ErrNotFound, as in the management API. A code with capitals is tried
-// again lower-cased, the storage key of an alias typed in its display form,
-// whatever the first answer was, so the answer does not tell whether the
-// first key exists.
+// owned returns the caller's live link named by code; see linkstore.GetOwned.
 func (h *Handler) owned(ctx context.Context, owner, code string) (link.Link, error) {
-	if !link.IsAliasSyntax(code) || link.IsReserved(code) {
-		return link.Link{}, fmt.Errorf("stats of %q: %w", code, link.ErrNotFound)
-	}
-	keys := []string{code}
-	if lower := strings.ToLower(code); lower != code {
-		keys = append(keys, lower)
-	}
-	for _, key := range keys {
-		l, err := h.Links.Get(ctx, key)
-		if err == nil && l.Owner == owner && l.Status != link.StatusTombstone {
-			return l, nil
-		}
-		if err != nil && !errors.Is(err, link.ErrNotFound) {
-			return link.Link{}, err
-		}
-	}
-	return link.Link{}, fmt.Errorf("stats of %q: %w", code, link.ErrNotFound)
+	return linkstore.GetOwned(ctx, h.Links, owner, code, cmp.Or(h.CodeLength, shortcode.DefaultLength))
 }
 
 // query is a request's parsed parameters, aligned to its buckets.
