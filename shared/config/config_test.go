@@ -28,6 +28,7 @@ func TestLoadDefaults(t *testing.T) {
 		NegativeCacheTTL: 10 * time.Second,
 		CacheSize:        50_000,
 		EdgeTTL:          86_400,
+		TombstoneGrace:   30 * 24 * time.Hour,
 	}
 
 	got, err := config.Load(env(nil))
@@ -51,6 +52,8 @@ func TestLoadValues(t *testing.T) {
 		"SHORTENER_NEGATIVE_CACHE_TTL":  "5s",
 		"SHORTENER_CACHE_SIZE":          "1000",
 		"SHORTENER_EDGE_TTL":            "60",
+		"SHORTENER_TOMBSTONE_GRACE":     "5s",
+		"DISTRIBUTION_ID":               "E2EXAMPLE123",
 	}))
 
 	require.NoError(t, err)
@@ -68,6 +71,8 @@ func TestLoadValues(t *testing.T) {
 		NegativeCacheTTL: 5 * time.Second,
 		CacheSize:        1000,
 		EdgeTTL:          60,
+		TombstoneGrace:   5 * time.Second,
+		DistributionID:   "E2EXAMPLE123",
 	}
 	assert.Equal(t, want, got)
 	assert.Equal(t, link.Rules{MaxURLBytes: 2048, ShortDomains: want.ShortDomains, DefaultTTL: 720 * time.Hour}, got.Rules())
