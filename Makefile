@@ -8,7 +8,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 .PHONY: dev test prereqs build lint bench fuzz synth clean
 
-## dev: install what is missing, start DynamoDB Local and the local gateway on 127.0.0.1:8080 (Ctrl-C stops all)
+## dev: install what is missing, then run everything on 127.0.0.1:8080: DynamoDB Local, kinesalite, the local CloudFront (cache, real-time log to Kinesis), API Gateway and the stream pollers (Ctrl-C stops all)
 dev: prereqs
 	go run ./cmd/shortener-local
 

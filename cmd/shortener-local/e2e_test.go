@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,7 +28,12 @@ type localRun struct {
 	key    string
 	client *http.Client // does not follow redirects
 	stderr *syncBuffer
+	// stop stops the run and returns run's error; later calls return the
+	// same. The test's cleanup calls it too.
+	stop func() error
 }
+
+var errNotStopped = errors.New("the local run did not stop within 30 s")
 
 func startLocal(t *testing.T, extra map[string]string) *localRun {
 	t.Helper()
@@ -37,6 +43,14 @@ func startLocal(t *testing.T, extra map[string]string) *localRun {
 		"SHORTENER_DYNAMODB_ENDPOINT": testenv.DynamoDBEndpoint(t),
 		"LINKS_TABLE":                 testenv.UniqueName(t, "links"),
 		"IDEMPOTENCY_TABLE":           testenv.UniqueName(t, "idem"),
+		"SHORTENER_KINESIS_ENDPOINT":  testenv.KinesisEndpoint(t),
+		"CLICKS_STREAM":               testenv.UniqueName(t, "clicks"),
+		"ANALYTICS_TABLE":             testenv.UniqueName(t, "analytics"),
+		// These tests check behaviour, not speed: generous DynamoDB bounds
+		// keep a loaded 2-core machine from turning into 503s here. The
+		// deadlines themselves are tested in internal/faulttest.
+		"SHORTENER_DB_TIMEOUT":          "15s",
+		"SHORTENER_REDIRECT_DB_TIMEOUT": "10s",
 	}
 	for k, v := range extra {
 		e[k] = v
@@ -47,12 +61,25 @@ func startLocal(t *testing.T, extra map[string]string) *localRun {
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, env(e), &stdout, r.stderr, func(o string) { ready <- o }) }()
+	var once sync.Once
+	var stopErr error
+	r.stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case stopErr = <-done:
+			case <-time.After(30 * time.Second):
+				stopErr = errNotStopped
+			}
+		})
+		return stopErr
+	}
 	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Error("the local run did not stop")
+		if err := r.stop(); errors.Is(err, errNotStopped) {
+			t.Error(err)
+		}
+		if t.Failed() {
+			t.Logf("the run's warnings and errors:\n%s", r.problems())
 		}
 	})
 	select {
@@ -66,6 +93,17 @@ func startLocal(t *testing.T, extra map[string]string) *localRun {
 	r.client = &http.Client{Transport: transport, Timeout: 30 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return r
+}
+
+// problems are the run's log lines above info level, at most 50.
+func (r *localRun) problems() string {
+	var out []string
+	for line := range strings.Lines(r.stderr.String()) {
+		if strings.Contains(line, `"level":"WARN"`) || strings.Contains(line, `"level":"ERROR"`) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out[max(len(out)-50, 0):], "")
 }
 
 // do sends one request with the run's API key (when key is not empty) and
@@ -289,4 +327,166 @@ func TestExpiryThroughTheLocalRun(t *testing.T) {
 		status, h, _ := r.do(t, "GET", "/brief", "", "")
 		return status == 302 && h.Get("Location") == "https://example.com/reborn"
 	}, 30*time.Second, 250*time.Millisecond)
+}
+
+// A browser's User-Agent: the clicks function counts a click without one,
+// or from Go's own client, as a bot's.
+const (
+	browserAgent = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15"
+	slackAgent   = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"
+)
+
+// originRequests counts the "origin request" log lines for path: the
+// redirects the edge could not answer from its cache and forwarded to the
+// gateway, which called the redirect handler for each.
+func (r *localRun) originRequests(t *testing.T, path string) int {
+	t.Helper()
+	n := 0
+	for line := range strings.Lines(r.stderr.String()) {
+		var l struct {
+			Msg, Path string
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "origin request" && l.Path == path {
+			n++
+		}
+	}
+	return n
+}
+
+type statsBody struct {
+	Totals    struct{ Total, Human, Bot int64 }
+	Countries []struct {
+		Country           string
+		Total, Human, Bot int64
+	}
+}
+
+// TestClicksCountedAtTheEdge is issue 4's end-to-end check: 20 GETs of
+// one link (most of them edge hits), 3 HEADs and 5 GETs by Slack's link
+// expander give, within 10 s, stats of 28 clicks, 20 human and 8 bot,
+// while the redirect handler ran only for the edge's misses.
+func TestClicksCountedAtTheEdge(t *testing.T) {
+	r := startLocal(t, nil)
+	status, _, body := r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/counted"}`)
+	require.Equal(t, 201, status, string(body))
+	var c created
+	require.NoError(t, json.Unmarshal(body, &c))
+	path := "/" + c.Code
+
+	xcache := map[string]int{}
+	click := func(method, agent string) {
+		headers := []string{"User-Agent", agent}
+		if agent == browserAgent {
+			headers = append(headers, "CloudFront-Viewer-Country", "DE")
+		}
+		status, h, _ := r.do(t, method, path, "", "", headers...)
+		require.Equal(t, 302, status)
+		require.Equal(t, "https://example.com/counted", h.Get("Location"))
+		xcache[h.Get("X-Cache")]++
+	}
+	for range 20 {
+		click("GET", browserAgent)
+	}
+	for range 3 {
+		click("HEAD", browserAgent)
+	}
+	for range 5 {
+		click("GET", slackAgent)
+	}
+	lastClick := time.Now()
+
+	misses := xcache["Miss from cloudfront"]
+	origin := r.originRequests(t, path)
+	assert.Equal(t, 28, xcache["Hit from cloudfront"]+misses, "every answer says where it came from: %v", xcache)
+	assert.Equal(t, misses, origin, "each edge miss, and only a miss, reached the redirect handler")
+	assert.LessOrEqual(t, origin, 3, "the redirect handler ran for the misses only")
+	t.Logf("edge: %d hits, %d misses of 28 clicks (hit ratio %.0f %%); the redirect handler ran %d times",
+		xcache["Hit from cloudfront"], misses, 100*float64(xcache["Hit from cloudfront"])/28, origin)
+
+	var got statsBody
+	stats := func() statsBody {
+		status, _, body := r.do(t, "GET", "/v1/links/"+c.Code+"/stats", r.key, "")
+		require.Equal(t, 200, status, string(body))
+		var s statsBody
+		require.NoError(t, json.Unmarshal(body, &s), string(body))
+		return s
+	}
+	require.Eventually(t, func() bool {
+		got = stats()
+		return got.Totals.Total >= 28
+	}, 10*time.Second, 100*time.Millisecond, "the clicks reach the stats within 10 s")
+	t.Logf("the last click reached the stats %d ms after it was made", time.Since(lastClick).Milliseconds())
+	assert.Equal(t, int64(28), got.Totals.Total)
+	assert.Equal(t, int64(20), got.Totals.Human)
+	assert.Equal(t, int64(8), got.Totals.Bot)
+
+	time.Sleep(time.Second)
+	got = stats()
+	assert.Equal(t, int64(28), got.Totals.Total, "counted once, not again")
+	var de bool
+	for _, ct := range got.Countries {
+		if ct.Country == "DE" {
+			de = true
+			assert.Equal(t, int64(23), ct.Total, "the viewer country the edge logged")
+			assert.Equal(t, int64(20), ct.Human)
+			assert.Equal(t, int64(3), ct.Bot, "the HEADs")
+		}
+	}
+	assert.True(t, de, "a DE entry in %+v", got.Countries)
+
+	status, _, _ = r.do(t, "GET", "/v1/links/"+c.Code+"/stats", "other-key", "")
+	assert.Equal(t, 404, status, "stats are the owner's only")
+}
+
+// TestManagementPurgesTheEdge: the edge keeps a redirect after the
+// redirect function's own cache has let it go, and a PATCH purges it: the
+// next click is a miss that shows the new target. The run starts its own
+// kinesalite, and stops it after the server at shutdown.
+func TestManagementPurgesTheEdge(t *testing.T) {
+	r := startLocal(t, map[string]string{
+		"SHORTENER_KINESIS_ENDPOINT": "", // start one
+		"SHORTENER_KINESIS_PORT":     "0",
+		// The redirect function's in-process cache lets go after 1 s; the
+		// edge keeps a young link for 10 s.
+		"SHORTENER_CACHE_TTL": "1s",
+	})
+	status, _, body := r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/before","alias":"Purged"}`)
+	require.Equal(t, 201, status, string(body))
+
+	get := func() (string, string) {
+		status, h, _ := r.do(t, "GET", "/purged", "", "", "User-Agent", browserAgent)
+		require.Equal(t, 302, status)
+		return h.Get("X-Cache"), h.Get("Location")
+	}
+	type answer struct{ xcache, location string }
+	var seen []answer
+	click := func() {
+		x, l := get()
+		seen = append(seen, answer{x, l})
+	}
+	click()
+	time.Sleep(1200 * time.Millisecond)
+	click() // the function's cache has expired; the edge's has not
+
+	status, _, body = r.do(t, "PATCH", "/v1/links/purged", r.key, `{"url":"https://example.com/after"}`)
+	require.Equal(t, 200, status, string(body))
+	click()
+	click()
+	assert.Equal(t, []answer{
+		{"Miss from cloudfront", "https://example.com/before"},
+		{"Hit from cloudfront", "https://example.com/before"},
+		{"Miss from cloudfront", "https://example.com/after"},
+		{"Hit from cloudfront", "https://example.com/after"},
+	}, seen)
+	assert.Equal(t, 2, r.originRequests(t, "/purged"))
+
+	require.NoError(t, r.stop())
+	logs := r.stderr.String()
+	order := []string{`"msg":"starting kinesalite"`, `"msg":"ready"`, `"msg":"shutting down"`, `"msg":"stopped kinesalite"`, `"msg":"stopped"`}
+	at := -1
+	for _, m := range order {
+		i := strings.Index(logs, m)
+		require.Greater(t, i, at, "%s comes after %s", m, order)
+		at = i
+	}
 }

@@ -1,23 +1,50 @@
 // Command shortener-local runs the shortener on a laptop, with no AWS
-// account: it plays API Gateway on one address and calls the functions'
-// handlers in-process with API Gateway events, over DynamoDB Local, which
-// it starts itself unless SHORTENER_DYNAMODB_ENDPOINT points at one.
+// account. One address serves what AWS spreads over several services:
 //
-//	go run ./cmd/shortener-local
+//   - CloudFront (internal/localedge): redirect paths are cached by path
+//     for the redirect's s-maxage, so repeat clicks never reach the
+//     function; invalidations from the management API purge at once; every
+//     request of the redirect behaviour, hit or miss, is written as a
+//     real-time log record to a Kinesis stream. X-Cache and Age on the
+//     answers say what the edge did.
+//   - API Gateway (internal/localgw) behind it: API keys and routing; it
+//     calls the functions' handlers in-process with API Gateway events.
+//   - The Lambda event source mappings: the links table's stream feeds
+//     ttlstream, the click stream feeds clicks (internal/localkinesis), with
+//     AWS-shaped events; and the reclaim schedule.
+//
+// It starts DynamoDB Local and kinesalite itself unless
+// SHORTENER_DYNAMODB_ENDPOINT or SHORTENER_KINESIS_ENDPOINT point at
+// running ones.
+//
+//	go run ./cmd/shortener-local      (make dev)
 //
 // Settings (environment):
 //
-//	SHORTENER_ADDR               listen address (127.0.0.1:8080)
-//	SHORTENER_API_KEYS           key=owner[,key=owner...] (dev-key=dev)
-//	SHORTENER_BASE_URL           origin of short URLs (http:// + the address)
-//	SHORTENER_DYNAMODB_ENDPOINT  a running DynamoDB Local; empty: start one
-//	SHORTENER_DYNAMODB_PORT      port for the one it starts (8000; 0: any)
-//	LINKS_TABLE                  (shortener-links)
-//	IDEMPOTENCY_TABLE            (shortener-idempotency)
+//	SHORTENER_ADDR                 listen address (127.0.0.1:8080)
+//	SHORTENER_API_KEYS             key=owner[,key=owner...] (dev-key=dev)
+//	SHORTENER_BASE_URL             origin of short URLs (http:// + the address)
+//	SHORTENER_DYNAMODB_ENDPOINT    a running DynamoDB Local; empty: start one
+//	SHORTENER_DYNAMODB_PORT        port for the one it starts (8000; 0: any)
+//	SHORTENER_KINESIS_ENDPOINT     a running kinesalite; empty: start one
+//	SHORTENER_KINESIS_PORT         port for the one it starts (4567; 0: any)
+//	SHORTENER_CLICKS_BATCH_WINDOW  how long the clicks mapping gathers records
+//	                               before it calls the function (5s, as
+//	                               deployed; 0s: at once)
+//	SHORTENER_EDGE_COUNTRY         c-country logged for requests without a
+//	                               CloudFront-Viewer-Country header (none: "-")
+//	SHORTENER_RECLAIM_INTERVAL     how often reclaim runs (1m)
+//	LINKS_TABLE                    (shortener-links)
+//	IDEMPOTENCY_TABLE              (shortener-idempotency)
+//	ANALYTICS_TABLE                (shortener-analytics)
+//	CLICKS_STREAM                  (shortener-clicks; created with 2 shards)
 //
 // and every other setting the functions read (see shared/config). Logs are
-// JSON lines on stderr, one per request; the functions' EMF metrics go to
-// stdout as in Lambda. Ctrl-C stops the server, then DynamoDB Local.
+// JSON lines on stderr: one "request" line per viewer request and one
+// "origin request" line per redirect the edge had to fetch; the functions'
+// EMF metrics go to stdout as in Lambda. Ctrl-C stops the server, flushes
+// the edge's log records to the stream, stops the pollers, then kinesalite
+// and DynamoDB Local.
 package main
 
 import (
@@ -39,6 +66,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
+	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
@@ -65,11 +93,16 @@ func main() {
 }
 
 // run serves until ctx is done, then shuts down in order: the HTTP server
-// first, so no request is cut off from its database, then DynamoDB Local
-// if run started it. onReady, when not nil, is called with the gateway's
-// origin once it serves the API.
+// first, so no request is cut off from its database; then the edge's log
+// records are flushed to the stream and the pollers stop; then kinesalite
+// and DynamoDB Local, if run started them. onReady, when not nil, is called
+// with the gateway's origin once it serves the API.
 func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer, onReady func(origin string)) (err error) {
 	s, err := loadSettings(getenv)
+	if err != nil {
+		return err
+	}
+	cs, err := loadClickSettings(getenv)
 	if err != nil {
 		return err
 	}
@@ -102,12 +135,27 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		ln.Close()
 		return err
 	}
-	// Local-only routes sit beside the gateway, as the AWS console and
-	// schedules sit beside the API there.
+	// CloudFront in front of the gateway. The management API and creates
+	// of aliases invalidate through the recorder, which purges the edge.
+	var sink lateSink
+	edge, err := localedge.New(localedge.Options{
+		Origin:  originLog(log, gw),
+		Sink:    &sink,
+		Country: cs.country,
+		Log:     log.With("component", "edge"),
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	invalidations := edgecache.NewRecorder(time.Now)
+	invalidations.OnInvalidate(edge.Invalidate)
+	// Local-only routes sit beside the edge, as the AWS console and
+	// schedules sit beside the distribution there.
 	var reclaim lateReclaim
 	mux := http.NewServeMux()
 	mux.Handle("/_local/reclaim", &reclaim)
-	mux.Handle("/", gw)
+	mux.Handle("/", edge)
 	srv := &http.Server{
 		Handler:           accessLog(log, mux),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -117,13 +165,37 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	go func() { served <- srv.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String())
 
-	var dynamo *emulator.Process
+	var (
+		dynamo, kinesalite *emulator.Process
+		clicks             *clickPipeline
+		life               *lifecycle
+		stopLife           = func() {}
+	)
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 		defer cancel()
 		if serr := srv.Shutdown(sctx); serr != nil {
 			log.Warn("requests cut off at shutdown", "error", serr.Error())
 			srv.Close()
+		}
+		// The edge's last records go to the stream before its pollers stop.
+		if serr := edge.Close(sctx); serr != nil {
+			log.Warn("edge log records not flushed", "error", serr.Error())
+		}
+		if clicks != nil {
+			if serr := clicks.stop(sctx); serr != nil {
+				log.Warn("click records not flushed to the stream", "error", serr.Error())
+			}
+		}
+		stopLife()
+		if life != nil {
+			life.wait()
+		}
+		if kinesalite != nil {
+			if serr := kinesalite.Stop(); serr != nil {
+				err = errors.Join(err, serr)
+			}
+			log.Info("stopped kinesalite")
 		}
 		if dynamo != nil {
 			if serr := dynamo.Stop(); serr != nil {
@@ -168,31 +240,61 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if ctx.Err() != nil {
 		return nil
 	}
-	// The management API and creates of aliases invalidate the edge; the
-	// local CloudFront purges through this recorder.
-	edge := edgecache.NewRecorder(time.Now)
-	h, err := newHandlers(cfg, db, edge, log, stdout)
+
+	kinesisEndpoint := cs.kinesisEndpoint
+	if kinesisEndpoint == "" {
+		b.setPhase("starting kinesalite")
+		log.Info("starting kinesalite", "port", cs.kinesisPort)
+		kinesalite, err = emulator.StartKinesalite(ctx, emulator.KinesaliteOptions{Port: cs.kinesisPort})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if cs.kinesisPort != 0 {
+				err = fmt.Errorf("if port %d is taken, set SHORTENER_KINESIS_PORT=0 for any free port or SHORTENER_KINESIS_ENDPOINT to use a running kinesalite: %w", cs.kinesisPort, err)
+			}
+			return err
+		}
+		kinesisEndpoint = kinesalite.Endpoint()
+	}
+	b.setPhase("creating the click stream")
+	clicks, stats, err := startClicks(ctx, cs, cfg, db, emulator.NewKinesisClient(kinesisEndpoint), log, stdout)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("click pipeline at %s: %w", kinesisEndpoint, err)
+	}
+	sink.set(clicks.writer)
+
+	h, err := newHandlers(cfg, db, invalidations, log, stdout)
 	if err != nil {
 		return err
 	}
-	lctx, stopLife := context.WithCancel(ctx)
-	life, err := startLifecycle(lctx, cfg, db, endpoint, s.reclaimEvery, log, stdout)
+	// Stats runs in a function of its own in AWS, beside the analytics
+	// table the click pipeline creates.
+	h.Stats = stats.Handle
+	lctx, cancelLife := context.WithCancel(ctx)
+	stopLife = cancelLife
+	life, err = startLifecycle(lctx, cfg, db, endpoint, s.reclaimEvery, log, stdout)
 	if err != nil {
-		stopLife()
 		return fmt.Errorf("lifecycle: %w", err)
 	}
-	defer func() { stopLife(); life.wait() }()
 	reclaim.set(life)
 	b.serve(h)
-	log.Info("ready", "origin", base, "dynamodb", endpoint)
-	printBanner(stderr, base, endpoint, dynamo != nil, cfg, s.apiKeys)
+	log.Info("ready", "origin", base, "dynamodb", endpoint, "kinesis", kinesisEndpoint)
+	printBanner(stderr, banner{origin: base, dynamo: endpoint, startedDynamo: dynamo != nil,
+		kinesis: kinesisEndpoint, startedKinesis: kinesalite != nil, cfg: cfg, clicks: cs, keys: s.apiKeys})
 	if onReady != nil {
 		onReady(base)
 	}
 
-	var died <-chan struct{}
+	var dynamoDied, kinesisDied <-chan struct{}
 	if dynamo != nil {
-		died = dynamo.Done()
+		dynamoDied = dynamo.Done()
+	}
+	if kinesalite != nil {
+		kinesisDied = kinesalite.Done()
 	}
 	select {
 	case <-ctx.Done():
@@ -200,8 +302,10 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return nil
 	case err := <-served:
 		return fmt.Errorf("serve: %w", err)
-	case <-died:
+	case <-dynamoDied:
 		return fmt.Errorf("DynamoDB Local exited: %v\n%s", dynamo.Err(), dynamo.Output())
+	case <-kinesisDied:
+		return fmt.Errorf("kinesalite exited: %v\n%s", kinesalite.Err(), kinesalite.Output())
 	}
 }
 
@@ -254,38 +358,55 @@ func (b *backends) handlers() localgw.Handlers {
 		Manage:   late(func(h localgw.Handlers) localgw.Handler { return h.Manage }),
 		Batch:    late(func(h localgw.Handlers) localgw.Handler { return h.Batch }),
 		QR:       late(func(h localgw.Handlers) localgw.Handler { return h.QR }),
+		Stats:    late(func(h localgw.Handlers) localgw.Handler { return h.Stats }),
 	}
 }
 
+// banner is what printBanner shows.
+type banner struct {
+	origin, dynamo, kinesis       string
+	startedDynamo, startedKinesis bool
+	cfg                           config.Config
+	clicks                        clickSettings
+	keys                          map[string]string
+}
+
 // printBanner tells a person what is running and how to try it.
-func printBanner(w io.Writer, origin, endpoint string, started bool, cfg config.Config, keys map[string]string) {
-	names := make([]string, 0, len(keys))
-	for k := range keys {
+func printBanner(w io.Writer, b banner) {
+	names := make([]string, 0, len(b.keys))
+	for k := range b.keys {
 		names = append(names, k)
 	}
 	slices.Sort(names)
 	var list []string
 	for _, k := range names {
-		list = append(list, fmt.Sprintf("%s (owner %s)", k, keys[k]))
+		list = append(list, fmt.Sprintf("%s (owner %s)", k, b.keys[k]))
 	}
-	dynamo := endpoint + " (yours)"
-	if started {
-		dynamo = endpoint + " (in memory, stops with this command)"
+	where := func(endpoint string, started bool) string {
+		if started {
+			return endpoint + " (in memory, stops with this command)"
+		}
+		return endpoint + " (yours)"
 	}
 	fmt.Fprintf(w, `
   shortener-local is ready on %[1]s
 
   API keys (x-api-key):  %[2]s
-  short URLs:            %[3]s/<code>
+  short URLs:            %[3]s/<code>, cached at the local edge (X-Cache, Age)
   DynamoDB:              %[4]s
-  tables:                %[5]s, %[6]s
+  tables:                %[5]s, %[6]s, %[7]s
+  Kinesis:               %[8]s
+  click stream:          %[9]s (every edge request, hit or miss -> clicks)
 
   try:
-    curl -s -XPOST -H 'x-api-key: %[7]s' -H 'content-type: application/json' \
+    curl -s -XPOST -H 'x-api-key: %[10]s' -H 'content-type: application/json' \
       -d '{"url":"https://example.com"}' %[1]s/v1/links
     curl -si %[1]s/<code from the answer>
+    curl -s -H 'x-api-key: %[10]s' %[1]s/v1/links/<code>/stats
 
   Ctrl-C stops everything.
 
-`, origin, strings.Join(list, ", "), cfg.BaseURL, dynamo, cfg.LinksTable, cfg.IdempotencyTable, names[0])
+`, b.origin, strings.Join(list, ", "), b.cfg.BaseURL, where(b.dynamo, b.startedDynamo),
+		b.cfg.LinksTable, b.cfg.IdempotencyTable, b.clicks.analyticsTable,
+		where(b.kinesis, b.startedKinesis), b.clicks.stream, names[0])
 }

@@ -119,6 +119,9 @@ func TestRun(t *testing.T) {
 		"SHORTENER_DYNAMODB_ENDPOINT": testenv.DynamoDBEndpoint(t),
 		"LINKS_TABLE":                 testenv.UniqueName(t, "links"),
 		"IDEMPOTENCY_TABLE":           testenv.UniqueName(t, "idem"),
+		"SHORTENER_KINESIS_ENDPOINT":  testenv.KinesisEndpoint(t),
+		"CLICKS_STREAM":               testenv.UniqueName(t, "clicks"),
+		"ANALYTICS_TABLE":             testenv.UniqueName(t, "analytics"),
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

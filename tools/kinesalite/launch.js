@@ -70,6 +70,14 @@ function shutdown () {
   setTimeout(() => process.exit(0), 1000).unref()
 }
 
+// kinesalite 3.3.3 throws from a request handler when a client abandons a
+// request in flight (a cancelled context, a timeout), which would end the
+// whole emulator and every test sharing it. One request's failure is that
+// request's: log it and keep serving.
+process.on('uncaughtException', (err) => {
+  console.error('kinesalite launcher: request failed: ' + (err && err.stack ? err.stack : err))
+})
+
 process.on('SIGINT', shutdown)
 process.on('SIGTERM', shutdown)
 

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/kinesis"
+
+	clickshandler "github.com/shortlink-dev/shortener/functions/clicks/handler"
+	statshandler "github.com/shortlink-dev/shortener/functions/stats/handler"
+	"github.com/shortlink-dev/shortener/internal/localkinesis"
+	"github.com/shortlink-dev/shortener/shared/clicklog"
+	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/metrics"
+)
+
+// Defaults of the click pipeline.
+const (
+	defaultKinesisPort    = 4567 // kinesalite's own default
+	defaultClicksStream   = "shortener-clicks"
+	defaultAnalyticsTable = "shortener-analytics"
+	// clickShards is the shard count of a stream the command creates: two,
+	// so the per-shard checkpoints of the clicks function are exercised.
+	clickShards = 2
+	// The deployed mapping (infra/clickpipeline): batches of up to 1,000
+	// records gathered for up to 5 s, 10 retries.
+	clicksBatchSize   = 1000
+	clicksBatchWindow = 5 * time.Second
+	clicksMaxRetries  = 10
+)
+
+// clickSettings are the local run's settings for the click pipeline.
+type clickSettings struct {
+	// kinesisEndpoint is SHORTENER_KINESIS_ENDPOINT: a kinesalite to use;
+	// when empty the command starts one on kinesisPort
+	// (SHORTENER_KINESIS_PORT, 0 for any free port).
+	kinesisEndpoint string
+	kinesisPort     int
+	stream          string // CLICKS_STREAM
+	analyticsTable  string // ANALYTICS_TABLE
+	// batchWindow is SHORTENER_CLICKS_BATCH_WINDOW, the mapping's
+	// MaximumBatchingWindow: 5s as deployed. Besides fidelity it keeps the
+	// analytics writes, which cost DynamoDB Local about 150 ms a
+	// transaction, from competing with a burst of redirects (whose lookups
+	// time out after 500 ms) while it lasts. 0s counts clicks within a
+	// second.
+	batchWindow time.Duration
+	// country is SHORTENER_EDGE_COUNTRY: the c-country the edge logs when
+	// a request carries no CloudFront-Viewer-Country header.
+	country string
+}
+
+func loadClickSettings(getenv func(string) string) (clickSettings, error) {
+	s := clickSettings{
+		kinesisEndpoint: getenv("SHORTENER_KINESIS_ENDPOINT"),
+		kinesisPort:     defaultKinesisPort,
+		stream:          or(getenv("CLICKS_STREAM"), defaultClicksStream),
+		analyticsTable:  or(getenv("ANALYTICS_TABLE"), defaultAnalyticsTable),
+		batchWindow:     clicksBatchWindow,
+		country:         getenv("SHORTENER_EDGE_COUNTRY"),
+	}
+	if v := getenv("SHORTENER_KINESIS_PORT"); v != "" {
+		port, err := strconv.Atoi(v)
+		if err != nil || port < 0 || port > 65535 {
+			return clickSettings{}, fmt.Errorf("SHORTENER_KINESIS_PORT: %q is not a port number (0 picks a free one)", v)
+		}
+		s.kinesisPort = port
+	}
+	if v := getenv("SHORTENER_CLICKS_BATCH_WINDOW"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > 300*time.Second {
+			return clickSettings{}, fmt.Errorf("SHORTENER_CLICKS_BATCH_WINDOW: %q is not a duration from 0s to 300s", v)
+		}
+		s.batchWindow = d
+	}
+	if c := s.country; c != "" && (len(c) != 2 || c[0] < 'A' || c[0] > 'Z' || c[1] < 'A' || c[1] > 'Z') {
+		return clickSettings{}, fmt.Errorf("SHORTENER_EDGE_COUNTRY: %q is not a two-letter country code such as DE", c)
+	}
+	return s, nil
+}
+
+// clickPipeline is what AWS runs behind CloudFront's real-time log: the
+// stream's writer (CloudFront's side) and the event source mapping that
+// feeds the clicks function.
+type clickPipeline struct {
+	writer *localkinesis.Writer
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// startClicks creates the stream and the analytics table, starts writing
+// edge records to the stream and polling it into the clicks function, and
+// returns the stats function's handler.
+func startClicks(ctx context.Context, s clickSettings, cfg config.Config, db *dynamodb.Client, kc *kinesis.Client,
+	log *slog.Logger, metricsOut io.Writer) (*clickPipeline, *statshandler.Handler, error) {
+	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
+	defer cancel()
+	if _, err := localkinesis.EnsureStream(tctx, kc, s.stream, clickShards); err != nil {
+		return nil, nil, err
+	}
+	if err := clickstore.CreateTable(tctx, db, s.analyticsTable); err != nil {
+		return nil, nil, err
+	}
+	writer, err := localkinesis.NewWriter(kc, localkinesis.WriterOptions{Stream: s.stream, Log: log.With("component", "edge-log-writer")})
+	if err != nil {
+		return nil, nil, err
+	}
+	// Built as functions/clicks/main.go builds it.
+	clicks := &clickshandler.Handler{
+		Store:      clickstore.New(db, clickstore.Config{Table: s.analyticsTable}),
+		CodeLength: cfg.CodeLength,
+		Log:        log.With("function", "clicks"),
+		Metrics:    metrics.New(metricsOut, "Shortener", "clicks"),
+	}
+	poller, err := localkinesis.NewPoller(kc, localkinesis.Options{
+		Stream: s.stream, Handler: clicks.Handle, BatchSize: clicksBatchSize, BatchWindow: s.batchWindow,
+		MaxRetries: clicksMaxRetries, Log: log.With("component", "kinesis-poller"),
+	})
+	if err != nil {
+		return nil, nil, errors.Join(err, writer.Close(ctx))
+	}
+	// The poller outlives ctx: at shutdown it stops only after the edge's
+	// last records have been flushed to the stream.
+	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	p := &clickPipeline{writer: writer, cancel: stop}
+	p.wg.Go(func() {
+		if err := poller.Run(pctx); err != nil {
+			log.Error("kinesis poller stopped", "error", err.Error())
+		}
+	})
+	// Built as functions/stats/main.go builds it.
+	stats := &statshandler.Handler{
+		Links:   dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
+		Clicks:  clickstore.New(db, clickstore.Config{Table: s.analyticsTable, Timeout: cfg.DBTimeout}),
+		Now:     time.Now,
+		Log:     log.With("function", "stats"),
+		Metrics: metrics.New(metricsOut, "Shortener", "stats"),
+	}
+	return p, stats, nil
+}
+
+// stop flushes the records still waiting for the stream, then stops the
+// poller. ctx bounds the flush.
+func (p *clickPipeline) stop(ctx context.Context) error {
+	err := p.writer.Close(ctx)
+	p.cancel()
+	p.wg.Wait()
+	return err
+}
+
+// lateSink hands the edge's records to the stream writer once the click
+// pipeline runs; before that (the gateway answers 503 while starting) they
+// are dropped.
+type lateSink struct {
+	w atomic.Pointer[localkinesis.Writer]
+}
+
+func (s *lateSink) set(w *localkinesis.Writer) { s.w.Store(w) }
+
+func (s *lateSink) Write(ctx context.Context, r clicklog.Record) {
+	if w := s.w.Load(); w != nil {
+		w.Write(ctx, r)
+	}
+}

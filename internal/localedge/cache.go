@@ -1,0 +1,136 @@
+package localedge
+
+import (
+	"container/list"
+	"hash/maphash"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// numShards splits the cache so concurrent hits on different paths take
+// different locks.
+const numShards = 32
+
+// entry is one cached answer. It never changes once stored, so a hit
+// writes it out without holding any lock.
+type entry struct {
+	key     string
+	status  int
+	header  http.Header
+	body    []byte
+	stored  time.Time
+	expires time.Time
+}
+
+// cache is a bounded LRU of answers keyed by path.
+type cache struct {
+	seed   maphash.Seed
+	shards [numShards]cacheShard
+}
+
+type cacheShard struct {
+	mu    sync.Mutex
+	max   int
+	items map[string]*list.Element // of *entry
+	lru   list.List                // front: most recently used
+}
+
+func newCache(maxEntries int) *cache {
+	c := &cache{seed: maphash.MakeSeed()}
+	per := max((maxEntries+numShards-1)/numShards, 1)
+	for i := range c.shards {
+		c.shards[i].max = per
+		c.shards[i].items = map[string]*list.Element{}
+	}
+	return c
+}
+
+func (c *cache) shard(key string) *cacheShard {
+	return &c.shards[maphash.String(c.seed, key)%numShards]
+}
+
+// get returns the fresh entry for key, or nil; an expired one is dropped.
+func (c *cache) get(key string, now time.Time) *entry {
+	s := c.shard(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	el, ok := s.items[key]
+	if !ok {
+		return nil
+	}
+	e := el.Value.(*entry)
+	if !now.Before(e.expires) {
+		s.lru.Remove(el)
+		delete(s.items, key)
+		return nil
+	}
+	s.lru.MoveToFront(el)
+	return e
+}
+
+// put stores e unless valid, called under the shard's lock, says an
+// invalidation has overtaken the fetch that produced it.
+func (c *cache) put(e *entry, valid func() bool) bool {
+	s := c.shard(e.key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !valid() {
+		return false
+	}
+	if el, ok := s.items[e.key]; ok {
+		el.Value = e
+		s.lru.MoveToFront(el)
+		return true
+	}
+	s.items[e.key] = s.lru.PushFront(e)
+	for s.lru.Len() > s.max {
+		last := s.lru.Back()
+		s.lru.Remove(last)
+		delete(s.items, last.Value.(*entry).key)
+	}
+	return true
+}
+
+// remove drops key, and with prefix every key that starts with it; it
+// returns how many entries went.
+func (c *cache) remove(key string, prefix bool) int {
+	if !prefix {
+		s := c.shard(key)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if el, ok := s.items[key]; ok {
+			s.lru.Remove(el)
+			delete(s.items, key)
+			return 1
+		}
+		return 0
+	}
+	n := 0
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		for k, el := range s.items {
+			if strings.HasPrefix(k, key) {
+				s.lru.Remove(el)
+				delete(s.items, k)
+				n++
+			}
+		}
+		s.mu.Unlock()
+	}
+	return n
+}
+
+// len counts the entries, expired ones included.
+func (c *cache) len() int {
+	n := 0
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		n += s.lru.Len()
+		s.mu.Unlock()
+	}
+	return n
+}

@@ -1,0 +1,63 @@
+// Package localedge plays CloudFront in front of the local gateway, as the
+// deployed distribution is configured (infra/edge): the redirect behaviour
+// caches by path only and feeds a real-time log, the /v1/* behaviour
+// passes everything through uncached. It is an http.Handler wrapping the
+// origin (the localgw.Gateway); the handlers behind it never know.
+//
+// # Caching
+//
+// A GET of a redirect path, one segment that is not v1, _local or healthz,
+// is looked up by its path alone: the query string, headers and cookies are
+// neither in the key nor forwarded to the origin, as the RedirectCache
+// policy (no headers, cookies or query strings) and the absence of an
+// origin request policy have it in AWS. How long an answer is kept follows
+// CloudFront's rules (AWS-FACTS section 4) under the deployed policy's
+// bounds (Min 0 s, Default 60 s, Max one year):
+//
+//   - 200, 203, 300, 301, 302, 303, 307 and 308: for s-maxage, else
+//     max-age, else the default TTL, clamped to [Min, Max]; no-store,
+//     no-cache and private keep it out (Min is 0). 307 and 308 are kept
+//     only when the origin sends Cache-Control.
+//   - 404, 410, 414 and 501: for the larger of s-maxage/max-age and the
+//     error caching minimum (10 s); no-store, no-cache and private keep
+//     them out.
+//   - 500, 502, 503 and 504: the same, and those directives are ignored,
+//     as CloudFront ignores them for these codes.
+//   - 400, 403, 405, 412 and 415: only when the origin sends Cache-Control.
+//   - anything else: not kept.
+//
+// A HEAD is answered from a cached GET; a HEAD that misses is forwarded as
+// a HEAD and its answer, which has no body, is not kept. Other methods on
+// the redirect behaviour get CloudFront's 403, since the distribution
+// allows only GET and HEAD there.
+//
+// Invalidations purge at once (real CloudFront takes seconds to minutes):
+// Invalidate takes the paths an edgecache.Recorder hands its subscribers,
+// exact paths and prefixes ending in "*". An origin fetch that overlaps an
+// invalidation does not store its answer, so a purge cannot be undone by a
+// request that read the old link just before it.
+//
+// The cache holds at most MaxEntries answers, least recently used first
+// out, in shards with a lock each: a hit holds one shard's lock for a map
+// lookup and a list move, never across the origin call.
+//
+// # Responses
+//
+// Every answer carries CloudFront's headers: X-Cache ("Hit from
+// cloudfront", "Miss from cloudfront", or "Error from cloudfront" for any
+// 4xx or 5xx, cached or not, as CloudFront reports them), Via, X-Amz-Cf-Pop,
+// X-Amz-Cf-Id (the edge request id) and, on a hit, Age.
+//
+// # Real-time log
+//
+// Every request of the redirect behaviour, hit, miss or error, becomes a
+// clicklog.Record, as the real-time log configuration attached to that
+// behaviour writes one; /v1/* has no log configuration in AWS and none
+// here. The record holds the fields of clicklog.Fields and never the
+// client's address; c-country comes from a CloudFront-Viewer-Country
+// header when the caller sends one (a test hook: in AWS CloudFront sets it
+// from the address), else from Options.Country. Records are handed to the
+// Sink from a buffered channel by one goroutine, so a slow sink never
+// delays a redirect: when the buffer is full the record is dropped and
+// counted, as CloudFront's best-effort delivery may lose lines.
+package localedge

@@ -1,0 +1,495 @@
+package localedge
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/shortlink-dev/shortener/shared/clicklog"
+)
+
+// Sink receives the real-time log records, one at a time, from a single
+// goroutine. It may block: the edge buffers in front of it.
+type Sink interface {
+	Write(ctx context.Context, r clicklog.Record)
+}
+
+// Defaults of Options.
+const (
+	DefaultMaxEntries   = 10_000
+	DefaultMaxBodyBytes = 1 << 20
+	DefaultLogBuffer    = 8192
+	// DefaultPOP names the local edge location in X-Amz-Cf-Pop.
+	DefaultPOP = "LCL1-P1"
+)
+
+// The x-edge-result-type values the local edge logs.
+const (
+	ResultHit   = "Hit"
+	ResultMiss  = "Miss"
+	ResultError = "Error"
+)
+
+// ViewerCountryHeader is the header CloudFront sets from the viewer's
+// address; here a caller may send it to choose the logged c-country.
+const ViewerCountryHeader = "CloudFront-Viewer-Country"
+
+// Options configure an Edge. Origin is required.
+type Options struct {
+	// Origin answers what the edge does not: the local gateway.
+	Origin http.Handler
+	// Sink receives a record per request of the redirect behaviour; nil
+	// logs nothing.
+	Sink Sink
+	// Policy bounds the cache; nil is DeployedPolicy().
+	Policy *Policy
+	// MaxEntries caps the cached answers (DefaultMaxEntries).
+	MaxEntries int
+	// MaxBodyBytes is the largest body kept (DefaultMaxBodyBytes).
+	MaxBodyBytes int
+	// LogBuffer is how many records may wait for the sink before new ones
+	// are dropped (DefaultLogBuffer).
+	LogBuffer int
+	// Country is c-country for a request without a CloudFront-Viewer-Country
+	// header; empty logs "-".
+	Country string
+	// POP is the X-Amz-Cf-Pop value (DefaultPOP).
+	POP string
+	// Now reads the clock (time.Now).
+	Now func() time.Time
+	// RequestID makes x-edge-request-ids (56 characters of URL-safe
+	// base64, as CloudFront's).
+	RequestID func() string
+	// Log gets the count of dropped records once Close has drained the
+	// buffer; slog.Default() when nil.
+	Log *slog.Logger
+}
+
+// Stats count what the edge did since it started.
+type Stats struct {
+	Hits    int64 // answered from the cache
+	Misses  int64 // redirect behaviour requests forwarded to the origin
+	Purged  int64 // cache entries dropped by invalidations
+	Records int64 // log records handed to the sink
+	Dropped int64 // log records dropped because the buffer was full
+	Entries int   // answers cached now, expired ones included
+}
+
+// Edge plays a CloudFront distribution in front of Origin. It is safe for
+// concurrent use.
+type Edge struct {
+	origin    http.Handler
+	sink      Sink
+	policy    Policy
+	cache     *cache
+	maxBody   int
+	country   string
+	pop       string
+	via       string
+	now       func() time.Time
+	requestID func() string
+	log       *slog.Logger
+
+	// epoch counts invalidations: a fetch stores its answer only if none
+	// happened while it was in flight.
+	epoch atomic.Uint64
+
+	records   chan clicklog.Record
+	closed    atomic.Bool
+	stop      chan struct{}
+	drained   chan struct{}
+	closeOnce sync.Once
+
+	hits, misses, purged, logged, dropped atomic.Int64
+}
+
+// New builds an edge and, with a Sink, starts handing it records; Close
+// stops that.
+func New(o Options) (*Edge, error) {
+	if o.Origin == nil {
+		return nil, errors.New("localedge: Origin is required")
+	}
+	e := &Edge{
+		origin:    o.Origin,
+		sink:      o.Sink,
+		policy:    DeployedPolicy(),
+		maxBody:   o.MaxBodyBytes,
+		country:   o.Country,
+		pop:       o.POP,
+		now:       o.Now,
+		requestID: o.RequestID,
+		log:       o.Log,
+		stop:      make(chan struct{}),
+		drained:   make(chan struct{}),
+	}
+	if o.Policy != nil {
+		e.policy = *o.Policy
+	}
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = DefaultMaxEntries
+	}
+	e.cache = newCache(o.MaxEntries)
+	if e.maxBody <= 0 {
+		e.maxBody = DefaultMaxBodyBytes
+	}
+	if e.pop == "" {
+		e.pop = DefaultPOP
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.requestID == nil {
+		e.requestID = NewRequestID
+	}
+	if e.log == nil {
+		e.log = slog.Default()
+	}
+	if o.LogBuffer <= 0 {
+		o.LogBuffer = DefaultLogBuffer
+	}
+	// Via names the edge host as CloudFront's does: 1.1 <id>.cloudfront.net (CloudFront).
+	e.via = "1.1 " + hex.EncodeToString(randomBytes(16)) + ".cloudfront.net (CloudFront)"
+	if e.sink == nil {
+		close(e.drained)
+	} else {
+		e.records = make(chan clicklog.Record, o.LogBuffer)
+		go e.drain()
+	}
+	return e, nil
+}
+
+// NewRequestID returns an x-edge-request-id: 40 random bytes in URL-safe
+// base64, 56 characters, like "TXtvwX6JHbGoSjhQGuW6BumfNdwV5bEimn-AeUrlqOtwPRxz_lL3u4==".
+func NewRequestID() string {
+	return base64.URLEncoding.EncodeToString(randomBytes(40))
+}
+
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return b
+}
+
+// ServeHTTP answers one viewer request.
+func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id := e.requestID()
+	h := w.Header()
+	h.Set("Via", e.via)
+	h.Set("X-Amz-Cf-Pop", e.pop)
+	h.Set("X-Amz-Cf-Id", id)
+	path := r.URL.EscapedPath()
+	first, rest := firstSegment(path)
+	if first == "v1" || first == "_local" || first == "healthz" {
+		// The /v1/* behaviour: CachingDisabled, no real-time log. /_local
+		// and /healthz are the local run's own and pass through too.
+		e.origin.ServeHTTP(&resultWriter{ResponseWriter: w}, r)
+		return
+	}
+
+	var status int
+	var result string
+	switch {
+	case r.Method != http.MethodGet && r.Method != http.MethodHead:
+		status, result = http.StatusForbidden, ResultError
+		writeMethodNotAllowed(w)
+	case first != "" && !rest:
+		status, result = e.serveCacheable(w, r, path)
+	default:
+		rw := &resultWriter{ResponseWriter: w}
+		e.misses.Add(1)
+		e.origin.ServeHTTP(rw, r)
+		status = rw.status()
+		result = resultFor(status, false)
+	}
+	e.emit(r, status, result, id)
+}
+
+// firstSegment returns path's first segment and whether more follows it.
+func firstSegment(path string) (string, bool) {
+	p := strings.TrimPrefix(path, "/")
+	if i := strings.IndexByte(p, '/'); i >= 0 {
+		return p[:i], true
+	}
+	return p, false
+}
+
+// serveCacheable answers a GET or HEAD of a redirect path from the cache,
+// or from the origin, keeping what CloudFront would keep.
+func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path string) (int, string) {
+	if ent := e.cache.get(path, e.now()); ent != nil {
+		e.hits.Add(1)
+		h := w.Header()
+		copyHeader(h, ent.header)
+		result := resultFor(ent.status, true)
+		h.Set("X-Cache", result+" from cloudfront")
+		h.Set("Age", strconv.FormatInt(int64(e.now().Sub(ent.stored)/time.Second), 10))
+		w.WriteHeader(ent.status)
+		if r.Method == http.MethodGet {
+			_, _ = w.Write(ent.body) // the viewer went away; nothing to tell it
+		}
+		return ent.status, result
+	}
+
+	e.misses.Add(1)
+	epoch := e.epoch.Load()
+	// Only the path reaches the origin: the cache key holds nothing else,
+	// so nothing else may shape the answer.
+	out := r.Clone(r.Context())
+	out.URL.RawQuery, out.URL.ForceQuery = "", false
+	out.RequestURI = out.URL.RequestURI()
+	out.Header.Del("Cookie")
+	cw := &captureWriter{header: http.Header{}}
+	e.origin.ServeHTTP(cw, out)
+	status := cw.status()
+	stored := e.now()
+	if r.Method == http.MethodGet && cw.body.Len() <= e.maxBody {
+		if ttl := e.policy.TTL(status, cw.header); ttl > 0 {
+			ent := &entry{key: path, status: status, header: cw.header.Clone(), body: bytes.Clone(cw.body.Bytes()),
+				stored: stored, expires: stored.Add(ttl)}
+			e.cache.put(ent, func() bool { return e.epoch.Load() == epoch })
+		}
+	}
+	h := w.Header()
+	copyHeader(h, cw.header)
+	result := resultFor(status, false)
+	h.Set("X-Cache", result+" from cloudfront")
+	w.WriteHeader(status)
+	_, _ = w.Write(cw.body.Bytes())
+	return status, result
+}
+
+// resultFor is x-edge-result-type: CloudFront reports every 4xx and 5xx
+// as Error, whether or not it came from the cache.
+func resultFor(status int, hit bool) string {
+	switch {
+	case status >= 400:
+		return ResultError
+	case hit:
+		return ResultHit
+	}
+	return ResultMiss
+}
+
+func copyHeader(dst, src http.Header) {
+	for k, vs := range src {
+		dst[k] = append([]string(nil), vs...)
+	}
+}
+
+// writeMethodNotAllowed is CloudFront's answer to a method the behaviour
+// does not allow.
+func writeMethodNotAllowed(w http.ResponseWriter) {
+	const body = `<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" "http://www.w3.org/TR/html4/loose.dtd">
+<HTML><HEAD><META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=iso-8859-1">
+<TITLE>ERROR: The request could not be satisfied</TITLE>
+</HEAD><BODY>
+<H1>403 ERROR</H1>
+<H2>The request could not be satisfied.</H2>
+<HR noshade size="1px">
+This distribution is not configured to allow the HTTP request method that was used for this request. The distribution supports only cachable requests.
+</BODY></HTML>
+`
+	h := w.Header()
+	h.Set("Content-Type", "text/html")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Server", "CloudFront")
+	h.Set("X-Cache", ResultError+" from cloudfront")
+	w.WriteHeader(http.StatusForbidden)
+	_, _ = w.Write([]byte(body))
+}
+
+// Invalidate drops paths from the cache at once: each is a path as
+// CloudFront's CreateInvalidation takes it, exact, or a prefix when it
+// ends in "*". Its signature lets it subscribe to an edgecache.Recorder:
+//
+//	recorder.OnInvalidate(edge.Invalidate)
+func (e *Edge) Invalidate(paths []string) {
+	e.epoch.Add(1) // before the purge: a fetch in flight must not store
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p
+		}
+		var n int
+		if prefix, ok := strings.CutSuffix(p, "*"); ok {
+			n = e.cache.remove(prefix, true)
+		} else {
+			n = e.cache.remove(p, false)
+		}
+		e.purged.Add(int64(n))
+	}
+}
+
+// emit hands the request's log record to the sink's buffer without
+// waiting.
+func (e *Edge) emit(r *http.Request, status int, result, id string) {
+	if e.sink == nil || e.closed.Load() {
+		return
+	}
+	uri := r.URL.EscapedPath()
+	if r.URL.RawQuery != "" {
+		uri += "?" + r.URL.RawQuery // cs-uri-stem holds the query in real-time logs
+	}
+	rec := clicklog.Record{
+		Time:       e.now().UTC().Truncate(time.Millisecond),
+		Status:     status,
+		Method:     r.Method,
+		Host:       r.Host,
+		URI:        uri,
+		RequestID:  id,
+		UserAgent:  r.UserAgent(),
+		Referer:    r.Referer(),
+		ResultType: result,
+		Country:    e.viewerCountry(r),
+	}
+	select {
+	case e.records <- rec:
+	default:
+		e.dropped.Add(1)
+	}
+}
+
+// viewerCountry is the two-letter code the caller sent, else the default.
+func (e *Edge) viewerCountry(r *http.Request) string {
+	c := r.Header.Get(ViewerCountryHeader)
+	if len(c) == 2 && isUpper(c[0]) && isUpper(c[1]) {
+		return c
+	}
+	return e.country
+}
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+
+func (e *Edge) drain() {
+	defer close(e.drained)
+	defer func() {
+		if n := e.dropped.Load(); n > 0 {
+			e.log.Warn("localedge: real-time log records dropped, the sink fell behind", "dropped", n)
+		}
+	}()
+	ctx := context.Background()
+	for {
+		select {
+		case rec := <-e.records:
+			e.sink.Write(ctx, rec)
+			e.logged.Add(1)
+		case <-e.stop:
+			for {
+				select {
+				case rec := <-e.records:
+					e.sink.Write(ctx, rec)
+					e.logged.Add(1)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// Close stops logging: records still buffered are handed to the sink
+// before it returns, unless ctx ends first. Requests answered after Close
+// are not logged. Call it once the HTTP server has shut down, then flush
+// the sink.
+func (e *Edge) Close(ctx context.Context) error {
+	e.closeOnce.Do(func() {
+		e.closed.Store(true)
+		close(e.stop)
+	})
+	select {
+	case <-e.drained:
+		return nil
+	default:
+	}
+	select {
+	case <-e.drained:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Stats returns the edge's counters.
+func (e *Edge) Stats() Stats {
+	return Stats{
+		Hits:    e.hits.Load(),
+		Misses:  e.misses.Load(),
+		Purged:  e.purged.Load(),
+		Records: e.logged.Load(),
+		Dropped: e.dropped.Load(),
+		Entries: e.cache.len(),
+	}
+}
+
+// captureWriter keeps an origin answer so the edge can store it before it
+// writes it out.
+type captureWriter struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (c *captureWriter) Header() http.Header { return c.header }
+
+func (c *captureWriter) WriteHeader(status int) {
+	if c.code == 0 {
+		c.code = status
+	}
+}
+
+func (c *captureWriter) Write(b []byte) (int, error) {
+	if c.code == 0 {
+		c.code = http.StatusOK
+	}
+	return c.body.Write(b)
+}
+
+func (c *captureWriter) status() int {
+	if c.code == 0 {
+		return http.StatusOK
+	}
+	return c.code
+}
+
+// resultWriter adds X-Cache to an answer passed through uncached.
+type resultWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *resultWriter) WriteHeader(status int) {
+	if w.code == 0 {
+		w.code = status
+		w.Header().Set("X-Cache", resultFor(status, false)+" from cloudfront")
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *resultWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *resultWriter) status() int {
+	if w.code == 0 {
+		return http.StatusOK
+	}
+	return w.code
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *resultWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
