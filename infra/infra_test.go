@@ -356,13 +356,28 @@ func TestManagementAPI(t *testing.T) {
 		assert.Equal(t, true, m.Props["ApiKeyRequired"], "every /v1 method needs an API key: %s", m.ID)
 		routes[m.Props["HttpMethod"].(string)+" "+m.ID] = true
 	}
-	assert.Len(t, routes, 6, "POST/GET /v1/links, GET/PATCH/DELETE /v1/links/{code}, GET stats")
+	assert.Len(t, routes, 8, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats")
+	var ids []string
+	for r := range routes {
+		ids = append(ids, r)
+	}
+	for _, want := range []string{"linksbatchPOST", "linkscodeqrGET", "linkscodestatsGET"} {
+		assert.True(t, slices.ContainsFunc(ids, func(id string) bool { return strings.Contains(id, want) }), "%s routed: %v", want, ids)
+	}
+	responses := map[string]any{}
+	for _, r := range tp.resources("AWS::ApiGateway::GatewayResponse") {
+		responses[r.Props["ResponseType"].(string)] = get(r.Props, "ResponseParameters", "gatewayresponse.header.Content-Type")
+	}
+	for _, kind := range []string{"INVALID_API_KEY", "MISSING_AUTHENTICATION_TOKEN", "QUOTA_EXCEEDED", "THROTTLED"} {
+		assert.Equal(t, "'application/problem+json'", responses[kind], "API Gateway's own %s answers problem+json", kind)
+	}
 	for _, st := range tp.resources("AWS::ApiGateway::Stage") {
 		assert.NotNil(t, st.Props["AccessLogSetting"])
 	}
 	rest := tp.resources("AWS::ApiGateway::RestApi")
 	require.Len(t, rest, 1)
 	assert.Equal(t, []any{"REGIONAL"}, get(rest[0].Props, "EndpointConfiguration", "Types"))
+	assert.Equal(t, []any{"image/png"}, rest[0].Props["BinaryMediaTypes"], "QR PNGs leave API Gateway as bytes")
 
 	// The redirect origin: an HTTP API, payload 1.0, GET and HEAD /{code}.
 	for _, region := range s.cfg.Regions {

@@ -87,6 +87,9 @@ const StageName = "prod"
 
 // Stage-wide throttle: the create path is provisioned for 1,000/s (seeds).
 const (
+	// ProblemBase matches shared/apigw's problem types (docs/problems.md).
+	ProblemBase = "https://github.com/shortlink-dev/shortener/blob/main/docs/problems.md#"
+
 	stageRateLimit  = 1000
 	stageBurstLimit = 2000
 )
@@ -106,6 +109,9 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 		Description:      jsii.String("Short link management API (/v1), behind CloudFront"),
 		EndpointTypes:    &[]awsapigateway.EndpointType{awsapigateway.EndpointType_REGIONAL},
 		ApiKeySourceType: awsapigateway.ApiKeySourceType_HEADER,
+		// QR codes leave the manage function base64-encoded; API Gateway
+		// turns them back into bytes for clients that accept image/png.
+		BinaryMediaTypes: &[]*string{jsii.String("image/png")},
 		// The account-level role API Gateway needs to write any log.
 		CloudWatchRole: jsii.Bool(true),
 		DefaultMethodOptions: &awsapigateway.MethodOptions{
@@ -140,14 +146,44 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 	plain := &awsapigateway.MethodOptions{RequestValidator: validator}
 
 	links := rest.Root().AddResource(jsii.String("v1"), nil).AddResource(jsii.String("links"), nil)
-	links.AddMethod(jsii.String("POST"), integrate(p.Create), plain)
-	links.AddMethod(jsii.String("GET"), integrate(p.Manage), plain)
+	create, manage := integrate(p.Create), integrate(p.Manage)
+	links.AddMethod(jsii.String("POST"), create, plain)
+	links.AddMethod(jsii.String("GET"), manage, plain)
+	// The static resource wins over {code}; "batch" is a reserved alias.
+	links.AddResource(jsii.String("batch"), nil).AddMethod(jsii.String("POST"), create, plain)
 	one := links.AddResource(jsii.String("{code}"), nil)
-	manage := integrate(p.Manage)
 	for _, m := range []string{"GET", "PATCH", "DELETE"} {
 		one.AddMethod(jsii.String(m), manage, withCode)
 	}
+	one.AddResource(jsii.String("qr"), nil).AddMethod(jsii.String("GET"), manage, withCode)
 	one.AddResource(jsii.String("stats"), nil).AddMethod(jsii.String("GET"), integrate(p.Stats), withCode)
+
+	// API Gateway refuses a missing or unknown key itself, before any
+	// function runs, and tells the two apart no more than INVALID_API_KEY
+	// does (both 403; the local run can say 401 for a missing one).
+	// Answer these as the rest of the API answers errors.
+	for _, r := range []struct {
+		id, status, title string
+		kind              awsapigateway.ResponseType
+		slug, detail      string
+	}{
+		{"UnknownRoute", "404", "Not found", awsapigateway.ResponseType_MISSING_AUTHENTICATION_TOKEN(), "not-found", "no such resource"},
+		{"BadKey", "403", "Missing or unknown API key", awsapigateway.ResponseType_INVALID_API_KEY(), "forbidden", "send a valid API key in the x-api-key header"},
+		{"Quota", "429", "Quota exceeded", awsapigateway.ResponseType_QUOTA_EXCEEDED(), "rate-limited", "this API key has used its quota for today"},
+		{"Throttled", "429", "Too many requests", awsapigateway.ResponseType_THROTTLED(), "rate-limited", "slow down and retry"},
+	} {
+		rest.AddGatewayResponse(jsii.String("Problem"+r.id), &awsapigateway.GatewayResponseOptions{
+			Type:       r.kind,
+			StatusCode: jsii.String(r.status),
+			ResponseHeaders: &map[string]*string{
+				"Content-Type": jsii.String("'application/problem+json'"),
+			},
+			Templates: &map[string]*string{
+				"application/json": jsii.String(`{"type":"` + ProblemBase + r.slug + `","title":"` + r.title +
+					`","status":` + r.status + `,"detail":"` + r.detail + `","instance":"$context.path"}`),
+			},
+		})
+	}
 
 	plan := rest.AddUsagePlan(jsii.String("UsagePlan"), &awsapigateway.UsagePlanProps{
 		Description: jsii.String("Per API key throttle and daily quota for /v1"),
