@@ -60,3 +60,13 @@ synth: build
 
 clean:
 	rm -rf build .dev
+
+.PHONY: load soak
+
+## load: the redirect and create paths under load next to their baselines, on 127.0.0.1 only (about 4 minutes; LOAD_FLAGS passes cmd/loadgen's flags)
+load: prereqs
+	go run ./cmd/loadgen $(LOAD_FLAGS)
+
+## soak: mixed traffic against the local run for SOAK_DURATION (default 5m, start and checks included), then one summary line
+soak: prereqs
+	go run ./cmd/soak

@@ -1,0 +1,466 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/shortlink-dev/shortener/internal/emulator"
+	"github.com/shortlink-dev/shortener/internal/localrun"
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/shortcode"
+)
+
+const (
+	apiKey   = "load-key"
+	owner    = "load-owner"
+	edgeHit  = "Hit from cloudfront"
+	edgeMiss = "Miss from cloudfront"
+	// target is where every link of the run points.
+	target = "https://example.com/landing?utm_source=loadgen"
+)
+
+func run(ctx context.Context, c settings, out io.Writer) error {
+	fmt.Fprintf(out, "loadgen %s\nmachine: %s\n", time.Now().UTC().Format(time.RFC3339), machine())
+	fmt.Fprintf(out, "phases: %s measured after %s warm-up, at most %d requests; %d rounds; %d connections (creates: %d)\n",
+		c.duration, c.warmup, c.maxRequests, c.rounds, c.concurrency, c.createConcurrency)
+
+	dir, err := os.MkdirTemp("", "loadgen-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bin := c.binary
+	if bin == "" {
+		fmt.Fprintln(out, "building cmd/shortener-local ...")
+		if bin, err = localrun.Build(ctx, dir); err != nil {
+			return err
+		}
+	}
+	bare, barePID, stopBare, err := startBare()
+	if err != nil {
+		return err
+	}
+	defer stopBare()
+	sum := &summary{barePID: barePID}
+	client := newClient(c.concurrency)
+
+	if c.runs("hit") {
+		// First the edge alone: the same local run with its real-time
+		// log going to a null Kinesis, so no click pipeline runs.
+		null, err := startNullKinesis()
+		if err != nil {
+			return err
+		}
+		l, err := startLocal(ctx, c, out, bin, map[string]string{"SHORTENER_KINESIS_ENDPOINT": null.origin}, "with its click log discarded")
+		if err != nil {
+			null.close()
+			return err
+		}
+		hot, err := writeLinks(ctx, l.store, "H", 0, c.hotCodes)
+		if err == nil {
+			err = prime(ctx, client, l.run.Origin, hot)
+		}
+		if err == nil {
+			sum.localPID = l.run.PID()
+			header(out, "redirects (GET, closed loop): edge hits without the click pipeline")
+			err = redirects(ctx, c, out, "edge hit, log discarded", l.run.Origin, bare, hot, client, nil, sum, &sum.isolated)
+		}
+		l.stop()
+		null.close()
+		if err != nil {
+			return err
+		}
+	}
+
+	var env map[string]string
+	what := "with the click pipeline"
+	if !c.clickPipeline {
+		null, err := startNullKinesis()
+		if err != nil {
+			return err
+		}
+		defer null.close()
+		env, what = map[string]string{"SHORTENER_KINESIS_ENDPOINT": null.origin}, "with its click log discarded"
+	}
+	l, err := startLocal(ctx, c, out, bin, env, what)
+	if err != nil {
+		return err
+	}
+	defer l.stop()
+	sum.localPID = l.run.PID()
+	var d *drainer
+	if c.clickPipeline {
+		d = &drainer{client: client, origin: l.run.Origin, store: l.store}
+	}
+	if err := d.wait(ctx, out); err != nil { // and so check the pipeline counts
+		return err
+	}
+	if c.runs("hit") {
+		hot, err := writeLinks(ctx, l.store, "H", 0, c.hotCodes)
+		if err == nil {
+			err = prime(ctx, client, l.run.Origin, hot)
+		}
+		if err != nil {
+			return err
+		}
+		header(out, "redirects (GET, closed loop): edge hits, the whole local run")
+		if err := redirects(ctx, c, out, "edge hit", l.run.Origin, bare, hot, client, d, sum, &sum.hits); err != nil {
+			return err
+		}
+	}
+	if c.runs("miss") {
+		fmt.Fprintf(out, "writing %d links for the edge-miss phase ...\n", c.missCodes)
+		miss, err := writeLinks(ctx, l.store, "M", 0, c.missCodes)
+		if err != nil {
+			return err
+		}
+		if err := misses(ctx, c, out, l, bare, miss, client, d, sum); err != nil {
+			return err
+		}
+	}
+	if c.runs("create") {
+		if err := creates(ctx, c, out, l, d, sum); err != nil {
+			return err
+		}
+	}
+
+	fmt.Fprintf(out, "\nratios (all rounds pooled: requests / time)\n")
+	ratio := func(name string, a, b []result, goal string) {
+		if len(a) > 0 && len(b) > 0 {
+			fmt.Fprintf(out, "  %-40s %.2f%s\n", name, total(a)/total(b), goal)
+		}
+	}
+	ratio("edge hit, log discarded / bare 302", sum.isolated, sum.bares, "   (goal >= 0.85)")
+	ratio("edge hit, whole local run / bare 302", sum.hits, sum.bares, "")
+	ratio("edge miss / bare 302", sum.misses, sum.bares, "")
+	ratio("edge miss / raw GetItem", sum.misses, sum.gets, "")
+	ratio("POST /v1/links / raw PutItem", sum.creates, sum.puts, "")
+	if bad := sum.bad(); bad > 0 {
+		return fmt.Errorf("%d requests failed or were answered unexpectedly (%s); the local run's warnings:\n%s", bad, odd, l.run.Output())
+	}
+	return nil
+}
+
+// local is one local run with the handles the phases use.
+type local struct {
+	run    *localrun.Run
+	db     *dynamodb.Client
+	tables dynamostore.Config
+	store  *dynamostore.Store
+}
+
+// startLocal starts the local run with its own emulators and fresh tables.
+func startLocal(ctx context.Context, c settings, out io.Writer, bin string, env map[string]string, what string) (*local, error) {
+	suffix := randomHex(4)
+	tables := dynamostore.Config{LinksTable: "load-links-" + suffix, IdempotencyTable: "load-idem-" + suffix}
+	e := map[string]string{
+		"SHORTENER_API_KEYS": apiKey + "=" + owner,
+		"LINKS_TABLE":        tables.LinksTable,
+		"IDEMPOTENCY_TABLE":  tables.IdempotencyTable,
+		"ANALYTICS_TABLE":    "load-analytics-" + suffix,
+		"CLICKS_STREAM":      "load-clicks-" + suffix,
+	}
+	for k, v := range env {
+		e[k] = v
+	}
+	var logw io.Writer
+	if c.verbose {
+		logw = os.Stderr
+	}
+	fmt.Fprintf(out, "\nstarting the local run %s ...\n", what)
+	lr, err := localrun.Start(ctx, bin, e, logw, 3*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "local run %s (DynamoDB Local %s, Kinesis %s)\n", lr.Origin, lr.DynamoDB, lr.Kinesis)
+	db := emulator.NewDynamoDBClient(lr.DynamoDB)
+	return &local{run: lr, db: db, tables: tables, store: dynamostore.New(db, tables)}, nil
+}
+
+func (l *local) stop() {
+	if err := l.run.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen: stopping the local run:", err)
+	}
+}
+
+// prime puts each code in the edge's cache and checks that the next
+// request is a hit.
+func prime(ctx context.Context, client *http.Client, origin string, codes []string) error {
+	for _, code := range codes {
+		for attempt := range 2 {
+			resp, err := get(ctx, client, origin+"/"+code)
+			if err != nil {
+				return err
+			}
+			if resp.StatusCode != http.StatusFound || attempt == 1 && resp.Header.Get("X-Cache") != edgeHit {
+				return fmt.Errorf("priming %s: %d %q", code, resp.StatusCode, resp.Header.Get("X-Cache"))
+			}
+		}
+	}
+	return nil
+}
+
+// summary collects every measured phase.
+type summary struct {
+	bares, isolated, hits, gets, misses, puts, creates []result
+	localPID, barePID                                  int
+}
+
+func (s *summary) bad() int {
+	n := 0
+	for _, rs := range [][]result{s.bares, s.isolated, s.hits, s.gets, s.misses, s.puts, s.creates} {
+		for _, r := range rs {
+			n += r.unexpected + r.errors
+		}
+	}
+	return n
+}
+
+// redirects alternates the bare server and edge hits on a few established
+// codes, adding the edge's results to hits; d, when not nil, waits for the
+// click pipeline after each edge phase.
+func redirects(ctx context.Context, c settings, out io.Writer, name, origin, bare string, hot []string, client *http.Client,
+	d *drainer, sum *summary, hits *[]result) error {
+	for round := range c.rounds {
+		b, _ := measure(ctx, "bare net/http 302", c.limits(c.concurrency), 0, sum.barePID, redirectOp(client, func(int) string { return bare + "/Bare123" }, ""))
+		b.note = fmt.Sprintf("round %d", round+1)
+		line(out, b)
+		sum.bares = append(sum.bares, b)
+		h, _ := measure(ctx, name, c.limits(c.concurrency), 0, sum.localPID, redirectOp(client, func(i int) string {
+			return origin + "/" + hot[i%len(hot)]
+		}, edgeHit))
+		h.note = fmt.Sprintf("round %d, %d codes, ratio to bare %.2f", round+1, len(hot), h.rate()/b.rate())
+		line(out, h)
+		*hits = append(*hits, h)
+		if d != nil {
+			if err := d.wait(ctx, out); err != nil {
+				return err
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// misses compares edge misses (each code requested once: a tenth of them
+// warm the path up, the rest are measured until they run out or the time
+// does) with raw GetItem calls for the same codes on the same DynamoDB
+// Local, and with the bare server.
+func misses(ctx context.Context, c settings, out io.Writer, l *local, bare string, codes []string, client *http.Client, d *drainer, sum *summary) error {
+	header(out, "redirects the edge misses (GET of distinct codes, closed loop)")
+	b, _ := measure(ctx, "bare net/http 302", c.limits(c.concurrency), 0, sum.barePID, redirectOp(client, func(int) string { return bare + "/Bare123" }, ""))
+	line(out, b)
+	sum.bares = append(sum.bares, b)
+	g, _ := measure(ctx, "raw GetItem", c.limits(c.concurrency), 0, 0, getItemOp(l.db, l.tables.LinksTable, codes))
+	g.note = "the same codes, eventually consistent"
+	line(out, g)
+	sum.gets = append(sum.gets, g)
+	do := redirectOp(client, func(i int) string { return l.run.Origin + "/" + codes[i] }, edgeMiss)
+	warm := limits{concurrency: c.concurrency, duration: c.duration, maxRequests: len(codes) / 10}
+	_, next := measure(ctx, "warm-up", warm, 0, sum.localPID, do)
+	m, _ := measure(ctx, "edge miss (origin)", limits{concurrency: c.concurrency, duration: c.duration,
+		maxRequests: min(len(codes)-next, c.maxRequests)}, next, sum.localPID, do)
+	m.note = fmt.Sprintf("distinct codes; ratio to GetItem %.2f, to bare %.2f", m.rate()/g.rate(), m.rate()/b.rate())
+	line(out, m)
+	sum.misses = append(sum.misses, m)
+	return d.wait(ctx, out)
+}
+
+// creates alternates raw conditional PutItem calls and POST /v1/links.
+func creates(ctx context.Context, c settings, out io.Writer, l *local, d *drainer, sum *summary) error {
+	header(out, "creates (closed loop)")
+	codes, err := shortcode.New(7, nil)
+	if err != nil {
+		return err
+	}
+	client := newClient(c.createConcurrency)
+	for round := range c.rounds {
+		p, _ := measure(ctx, "raw conditional PutItem", c.limits(c.createConcurrency), 0, 0, putOp(l.db, l.tables.LinksTable, codes))
+		p.note = fmt.Sprintf("round %d", round+1)
+		line(out, p)
+		cr, _ := measure(ctx, "POST /v1/links", c.limits(c.createConcurrency), 0, 0, createOp(client, l.run.Origin))
+		cr.note = fmt.Sprintf("round %d, ratio to PutItem %.2f", round+1, cr.rate()/p.rate())
+		line(out, cr)
+		sum.puts, sum.creates = append(sum.puts, p), append(sum.creates, cr)
+		if err := d.wait(ctx, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// total is the pooled rate of results: all their requests over all their time.
+func total(rs []result) float64 {
+	var n int
+	var d time.Duration
+	for _, r := range rs {
+		n += r.requests
+		d += r.elapsed
+	}
+	return float64(n) / d.Seconds()
+}
+
+// redirectOp GETs url(i) and expects a 302, and X-Cache xcache unless empty.
+func redirectOp(c *http.Client, url func(int) string, xcache string) op {
+	return func(ctx context.Context, i int) (bool, error) {
+		resp, err := get(ctx, c, url(i))
+		if err != nil {
+			return false, err
+		}
+		ok := resp.StatusCode == http.StatusFound && (xcache == "" || resp.Header.Get("X-Cache") == xcache)
+		if !ok {
+			odd.add(fmt.Sprintf("GET %d %s", resp.StatusCode, resp.Header.Get("X-Cache")))
+		}
+		return ok, nil
+	}
+}
+
+// oddities counts the unexpected answers by kind, for the report.
+type oddities struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+var odd = &oddities{m: map[string]int{}}
+
+func (o *oddities) add(kind string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.m[kind]++
+}
+
+func (o *oddities) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return fmt.Sprint(o.m)
+}
+
+// getItemOp is the edge miss's floor: the redirect's eventually
+// consistent GetItem of a code, straight through the SDK.
+func getItemOp(db *dynamodb.Client, table string, codes []string) op {
+	return func(ctx context.Context, i int) (bool, error) {
+		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &table, ConsistentRead: aws.Bool(false),
+			Key: map[string]types.AttributeValue{dynamostore.AttrCode: &types.AttributeValueMemberS{Value: codes[i%len(codes)]}}})
+		return err == nil && out.Item != nil, err
+	}
+}
+
+// createOp creates a link through the API, without an Idempotency-Key:
+// one conditional PutItem behind it.
+func createOp(c *http.Client, origin string) op {
+	return func(ctx context.Context, i int) (bool, error) {
+		body := `{"url":"` + target + `&n=` + strconv.Itoa(i) + `"}`
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, origin+"/v1/links", strings.NewReader(body))
+		if err != nil {
+			return false, err
+		}
+		req.Header.Set("x-api-key", apiKey)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := c.Do(req)
+		if err != nil {
+			return false, err
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			odd.add(fmt.Sprintf("POST %d", resp.StatusCode))
+		}
+		return resp.StatusCode == http.StatusCreated, err
+	}
+}
+
+// putOp is the create's floor: the conditional PutItem of a link item
+// with a freshly drawn code, straight through the SDK.
+func putOp(db *dynamodb.Client, table string, codes *shortcode.Generator) op {
+	cond := aws.String("attribute_not_exists(" + dynamostore.AttrCode + ")")
+	return func(ctx context.Context, i int) (bool, error) {
+		code, err := codes.Next()
+		if err != nil {
+			return false, err
+		}
+		now := time.Now()
+		n := func(v int64) types.AttributeValue {
+			return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+		}
+		s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+		_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, ConditionExpression: cond,
+			Item: map[string]types.AttributeValue{
+				dynamostore.AttrCode:           s(code),
+				dynamostore.AttrURL:            s(target + "&n=" + strconv.Itoa(i)),
+				dynamostore.AttrOwner:          s(owner),
+				dynamostore.AttrCreatedAt:      n(now.UnixMilli()),
+				dynamostore.AttrUpdatedAt:      n(now.UnixMilli()),
+				dynamostore.AttrExpiresAt:      n(now.Add(link.DefaultTTL).Unix()),
+				dynamostore.AttrStatus:         s(string(link.StatusActive)),
+				dynamostore.AttrVersion:        n(1),
+				dynamostore.AttrRedirectStatus: n(302),
+				dynamostore.AttrCustomAlias:    &types.AttributeValueMemberBOOL{Value: false},
+			}})
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) {
+			return false, nil // a collision, as the create path would retry
+		}
+		return err == nil, err
+	}
+}
+
+// writeLinks writes n established links with codes prefix and six
+// digits (seven characters, the shape of a generated code), in parallel,
+// and returns their codes.
+func writeLinks(ctx context.Context, store *dynamostore.Store, prefix string, start, n int) ([]string, error) {
+	codes := make([]string, n)
+	created := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for range 32 {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				codes[i] = fmt.Sprintf("%s%06d", prefix, start+i)
+				err := store.Create(ctx, link.Link{
+					Code: codes[i], Owner: owner, URL: target, CreatedAt: created, UpdatedAt: created,
+					ExpiresAt: created.Add(link.DefaultTTL).Truncate(time.Second), Status: link.StatusActive,
+					Version: 1, RedirectStatus: http.StatusFound,
+				}, nil)
+				if err != nil {
+					errs <- fmt.Errorf("write link %s: %w", codes[i], err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return nil, err
+	}
+	return codes, ctx.Err()
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,188 @@
+package faulttest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/internal/emulator"
+	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/faults"
+	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// rig is one test's DynamoDB: fresh tables, a plain client for setup and
+// checks, and a client with a fault injector for the code under test.
+type rig struct {
+	inj    *faults.Injector
+	faulty *dynamodb.Client
+	plain  *dynamodb.Client
+	links  string
+	idem   string
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	ep := testenv.DynamoDBEndpoint(t)
+	r := &rig{
+		inj:   faults.New(),
+		plain: emulator.NewDynamoDBClient(ep),
+		links: testenv.UniqueName(t, "links"),
+		idem:  testenv.UniqueName(t, "idem"),
+	}
+	r.faulty = emulator.NewDynamoDBClient(ep, r.inj.DynamoDB)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	require.NoError(t, dynamostore.CreateTables(ctx, r.plain, dynamostore.Config{LinksTable: r.links, IdempotencyTable: r.idem}))
+	return r
+}
+
+// config loads the functions' configuration as Lambda would read it from
+// the environment, with the rig's tables and the given settings.
+func (r *rig) config(t *testing.T, settings map[string]string) config.Config {
+	t.Helper()
+	env := map[string]string{
+		"LINKS_TABLE":        r.links,
+		"IDEMPOTENCY_TABLE":  r.idem,
+		"SHORTENER_BASE_URL": "https://sho.rt",
+	}
+	for k, v := range settings {
+		env[k] = v
+	}
+	cfg, err := config.Load(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	return cfg
+}
+
+// store is a link store over the plain client, for setup and checks.
+func (r *rig) store() *dynamostore.Store {
+	return dynamostore.New(r.plain, dynamostore.Config{LinksTable: r.links, IdempotencyTable: r.idem})
+}
+
+// putLink writes an active link directly.
+func (r *rig) putLink(t *testing.T, code, url string, expires time.Time) {
+	t.Helper()
+	now := time.Now().UTC().Add(-time.Hour).Truncate(time.Millisecond)
+	require.NoError(t, r.store().Create(context.Background(), link.Link{
+		Code: code, Owner: "fault-owner", URL: url, CreatedAt: now, UpdatedAt: now,
+		ExpiresAt: expires.Truncate(time.Second), Status: link.StatusActive, Version: 1, RedirectStatus: 302,
+	}, nil))
+}
+
+// items returns every item of the links table, by code.
+func (r *rig) items(t *testing.T) map[string]map[string]types.AttributeValue {
+	t.Helper()
+	got := map[string]map[string]types.AttributeValue{}
+	p := dynamodb.NewScanPaginator(r.plain, &dynamodb.ScanInput{TableName: &r.links, ConsistentRead: aws.Bool(true)})
+	for p.HasMorePages() {
+		out, err := p.NextPage(context.Background())
+		require.NoError(t, err)
+		for _, it := range out.Items {
+			got[it[dynamostore.AttrCode].(*types.AttributeValueMemberS).Value] = it
+		}
+	}
+	return got
+}
+
+// event reads an API Gateway fixture of a handler.
+func event(t *testing.T, fn, name string, edit func(*events.APIGatewayProxyRequest)) events.APIGatewayProxyRequest {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("../../functions", fn, "handler/testdata", name))
+	require.NoError(t, err)
+	var ev events.APIGatewayProxyRequest
+	require.NoError(t, json.Unmarshal(b, &ev))
+	if edit != nil {
+		edit(&ev)
+	}
+	return ev
+}
+
+// syncBuffer is a bytes.Buffer for several goroutines: the handlers' logs
+// and metrics, written from the pollers' goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// lines returns the JSON lines written so far, decoded.
+func (s *syncBuffer) lines(t *testing.T) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader([]byte(s.String())))
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &m), "%s", sc.Text())
+		out = append(out, m)
+	}
+	return out
+}
+
+// metric sums one metric over the EMF records written so far.
+func (s *syncBuffer) metric(t *testing.T, name string) float64 {
+	t.Helper()
+	var sum float64
+	for _, m := range s.lines(t) {
+		if v, ok := m[name].(float64); ok {
+			sum += v
+		}
+	}
+	return sum
+}
+
+// logs returns the log records whose msg is msg.
+func (s *syncBuffer) logs(t *testing.T, msg string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, m := range s.lines(t) {
+		if m["msg"] == msg {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func jsonLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewJSONHandler(w, nil)) }
+
+// eventually polls cond until it holds or a minute passes. The minute is a
+// bound on the test, not a figure it asserts.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within a minute: %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

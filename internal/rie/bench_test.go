@@ -1,0 +1,81 @@
+package rie_test
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/shortlink-dev/shortener/internal/rie"
+)
+
+// coldEvents is the event each function's cold start answers: one that
+// makes it call DynamoDB, so the figure includes the SDK's first
+// connection, as a real first request does.
+var coldEvents = map[string]func(t testing.TB) []byte{
+	"create":    func(t testing.TB) []byte { return fixture(t, "create", "create-request.json", nil) },
+	"redirect":  func(t testing.TB) []byte { return fixture(t, "redirect", "redirect-get.json", nil) },
+	"manage":    func(t testing.TB) []byte { return fixture(t, "manage", "get-link.json", nil) },
+	"ttlstream": func(t testing.TB) []byte { return fixture(t, "ttlstream", "ttl-remove.json", nil) },
+	"reclaim":   func(testing.TB) []byte { return []byte(`{"total":0}`) },
+	"clicks":    func(t testing.TB) []byte { return fixture(t, "clicks", "kinesis-clicks.json", nil) },
+	"stats":     func(t testing.TB) []byte { return fixture(t, "stats", "stats-request.json", nil) },
+}
+
+// BenchmarkColdStart measures each function's cold start under the
+// emulator next to the trivial aws-lambda-go function's, in the same
+// iterations: each op starts the trivial bootstrap and then the function's
+// from nothing, and sends each one event.
+//
+//	init-ms       the emulator's Init Duration: exec of the bootstrap to its first request for work
+//	first-ms      the first invoke's round trip as the caller sees it, init included
+//	trivial-*     the same for the trivial function, measured alternately with it
+//	init-x        init-ms / trivial-init-ms
+//	bootstrap-MB  the binary's size (host architecture, stripped)
+//
+// Run it alone with:
+//
+//	scripts/with-emulators.sh go test -run '^$' -bench ColdStart -benchtime 10x ./internal/rie/
+func BenchmarkColdStart(b *testing.B) {
+	a := build(b)
+	tb := newTables(b)
+	for _, fn := range functions(b) {
+		ev, ok := coldEvents[fn]
+		if !ok {
+			b.Fatalf("functions/%s has no cold start event in internal/rie", fn)
+		}
+		payload := ev(b)
+		b.Run(fn, func(b *testing.B) {
+			var fnInit, fnFirst, trInit, trFirst time.Duration
+			for b.Loop() {
+				r := coldStart(b, trivial, env(b, trivial, nil), []byte(`{}`))
+				trInit += r.Init
+				trFirst += r.RoundTrip
+				r = coldStart(b, fn, env(b, fn, tb.env()), payload)
+				fnInit += r.Init
+				fnFirst += r.RoundTrip
+			}
+			n := float64(b.N)
+			ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / n }
+			b.ReportMetric(ms(fnInit), "init-ms")
+			b.ReportMetric(ms(fnFirst), "first-ms")
+			b.ReportMetric(ms(trInit), "trivial-init-ms")
+			b.ReportMetric(ms(trFirst), "trivial-first-ms")
+			b.ReportMetric(float64(fnInit)/float64(trInit), "init-x")
+			if st, err := os.Stat(a.bootstraps[fn]); err == nil {
+				b.ReportMetric(float64(st.Size())/1e6, "bootstrap-MB")
+			}
+		})
+	}
+}
+
+// coldStart starts fn, sends it one event and stops it.
+func coldStart(b *testing.B, fn string, e map[string]string, payload []byte) rie.Result {
+	b.Helper()
+	f := start(b, fn, e)
+	defer f.Stop()
+	r := invoke(b, f, payload)
+	if r.Init <= 0 {
+		b.Fatalf("%s: no init duration in the first REPORT\n%s", fn, f.Output())
+	}
+	return r
+}
