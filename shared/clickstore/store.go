@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 
+	"github.com/shortlink-dev/shortener/shared/dynamoerr"
 	"github.com/shortlink-dev/shortener/shared/link"
 )
 
@@ -375,36 +375,4 @@ func (s *Store) query(ctx context.Context, code, lo, hi string, max int, each fu
 
 // wrap adds context and marks timeouts and throttling as retryable
 // unavailability.
-func wrap(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if isUnavailable(err) {
-		return fmt.Errorf("%s: %w: %w", op, link.ErrUnavailable, err)
-	}
-	return fmt.Errorf("%s: %w", op, err)
-}
-
-func isUnavailable(err error) bool {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return true
-	}
-	// No API error at all means the request never got an answer: a refused
-	// or reset connection, a DNS failure. Worth a retry.
-	var api smithy.APIError
-	if !errors.As(err, &api) {
-		return !errors.Is(err, context.Canceled)
-	}
-	if api.ErrorFault() == smithy.FaultServer {
-		return true
-	}
-	var (
-		throttled *types.ProvisionedThroughputExceededException
-		limit     *types.RequestLimitExceeded
-		internal  *types.InternalServerError
-		inflight  *types.TransactionInProgressException
-		throttle  *types.ThrottlingException
-	)
-	return errors.As(err, &throttled) || errors.As(err, &limit) || errors.As(err, &internal) ||
-		errors.As(err, &inflight) || errors.As(err, &throttle)
-}
+func wrap(op string, err error) error { return dynamoerr.Wrap(op, err) }

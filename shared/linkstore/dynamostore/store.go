@@ -10,8 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 
+	"github.com/shortlink-dev/shortener/shared/dynamoerr"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 )
@@ -177,35 +177,5 @@ func idemPK(owner, key string) string {
 // wrap adds context and marks timeouts and throttling as retryable
 // unavailability, which the API answers with 503.
 func wrap(op, key string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if isUnavailable(err) {
-		return fmt.Errorf("%s %q: %w: %w", op, key, link.ErrUnavailable, err)
-	}
-	return fmt.Errorf("%s %q: %w", op, key, err)
-}
-
-func isUnavailable(err error) bool {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return true
-	}
-	// No API error at all means the request never got an answer: a
-	// refused or reset connection, a DNS failure. Worth a retry.
-	var api smithy.APIError
-	if !errors.As(err, &api) {
-		return !errors.Is(err, context.Canceled)
-	}
-	if api.ErrorFault() == smithy.FaultServer {
-		return true
-	}
-	var (
-		throttled *types.ProvisionedThroughputExceededException
-		limit     *types.RequestLimitExceeded
-		internal  *types.InternalServerError
-		inflight  *types.TransactionInProgressException
-		throttle  *types.ThrottlingException
-	)
-	return errors.As(err, &throttled) || errors.As(err, &limit) || errors.As(err, &internal) ||
-		errors.As(err, &inflight) || errors.As(err, &throttle)
+	return dynamoerr.Wrap(fmt.Sprintf("%s %q", op, key), err)
 }

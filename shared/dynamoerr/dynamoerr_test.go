@@ -1,0 +1,44 @@
+package dynamoerr_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+	"github.com/stretchr/testify/assert"
+
+	"github.com/shortlink-dev/shortener/shared/dynamoerr"
+	"github.com/shortlink-dev/shortener/shared/link"
+)
+
+func TestUnavailable(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"deadline", fmt.Errorf("op: %w", context.DeadlineExceeded), true},
+		{"no answer at all", &net.OpError{Op: "dial", Err: errors.New("connection refused")}, true},
+		{"throttled", &types.ProvisionedThroughputExceededException{}, true},
+		{"request limit", &types.RequestLimitExceeded{}, true},
+		{"internal error", &types.InternalServerError{}, true},
+		{"transaction in progress", &types.TransactionInProgressException{}, true},
+		{"server fault", &smithy.GenericAPIError{Code: "Whatever", Fault: smithy.FaultServer}, true},
+		{"caller cancelled", context.Canceled, false},
+		{"condition failed", &types.ConditionalCheckFailedException{}, false},
+		{"bad request", &smithy.GenericAPIError{Code: "ValidationException", Fault: smithy.FaultClient}, false},
+		{"missing table", &types.ResourceNotFoundException{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, dynamoerr.Unavailable(tt.err))
+			assert.Equal(t, tt.want, errors.Is(dynamoerr.Wrap("get", tt.err), link.ErrUnavailable))
+			assert.ErrorIs(t, dynamoerr.Wrap("get", tt.err), tt.err, "the cause stays inspectable")
+		})
+	}
+	assert.NoError(t, dynamoerr.Wrap("get", nil))
+}
