@@ -4,16 +4,22 @@
 //   - redirects answered by the edge (the local CloudFront: a small set of
 //     established codes, so every request is a cache hit) next to a bare
 //     net/http server that answers a fixed 302, in a process of its own;
+//     first on a local run whose real-time log goes to a null Kinesis (the
+//     edge's own cost), then on the whole local run, whose click pipeline
+//     (kinesalite, the clicks function, DynamoDB Local) shares the machine;
 //   - redirects the edge misses (distinct codes, each requested once: the
 //     edge, the gateway, the redirect function's cache miss and a DynamoDB
-//     GetItem), next to the same bare server;
+//     GetItem), next to raw GetItem calls for the same codes on the same
+//     DynamoDB Local, and to the bare server;
 //   - creates (POST /v1/links) next to a loop of raw conditional PutItem
 //     calls on the same DynamoDB Local, at the same concurrency.
 //
 // It builds and starts the local run itself (which starts DynamoDB Local
-// and kinesalite), alternates each pair of phases for -rounds rounds, and
-// prints req/s, p50, p99 and p99.9 per phase and the ratios. Every phase is
-// bounded in time and in count.
+// and kinesalite), alternates each pair of phases for -rounds rounds,
+// waits after each phase until the click pipeline has caught up, and
+// prints req/s, p50, p99 and p99.9 per phase, the server's CPU per request
+// and the ratios. Every phase is bounded in time and in count. Run it from
+// the repository (the local run finds DynamoDB Local's jar there).
 //
 //	go run ./cmd/loadgen            (make load)
 //	go run ./cmd/loadgen -h         for the knobs
@@ -41,6 +47,7 @@ func main() {
 	}
 	var c settings
 	flag.IntVar(&c.concurrency, "concurrency", 32, "workers (connections) for the redirect phases")
+	flag.IntVar(&c.missConcurrency, "miss-concurrency", 8, "workers for the edge-miss and GetItem phases")
 	flag.IntVar(&c.createConcurrency, "create-concurrency", 16, "workers for the create and PutItem phases")
 	flag.DurationVar(&c.duration, "duration", 8*time.Second, "measured time of each phase")
 	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "unmeasured time before each phase")
@@ -64,14 +71,15 @@ func main() {
 
 // settings are the command's flags.
 type settings struct {
-	concurrency, createConcurrency int
-	duration, warmup               time.Duration
-	maxRequests, rounds            int
-	hotCodes, missCodes            int
-	binary                         string
-	verbose                        bool
-	clickPipeline                  bool
-	phases                         string
+	concurrency, missConcurrency int
+	createConcurrency            int
+	duration, warmup             time.Duration
+	maxRequests, rounds          int
+	hotCodes, missCodes          int
+	binary                       string
+	verbose                      bool
+	clickPipeline                bool
+	phases                       string
 }
 
 // runs reports whether the comparison named is among -phases.

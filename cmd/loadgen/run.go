@@ -37,8 +37,8 @@ const (
 
 func run(ctx context.Context, c settings, out io.Writer) error {
 	fmt.Fprintf(out, "loadgen %s\nmachine: %s\n", time.Now().UTC().Format(time.RFC3339), machine())
-	fmt.Fprintf(out, "phases: %s measured after %s warm-up, at most %d requests; %d rounds; %d connections (creates: %d)\n",
-		c.duration, c.warmup, c.maxRequests, c.rounds, c.concurrency, c.createConcurrency)
+	fmt.Fprintf(out, "phases: %s measured after %s warm-up, at most %d requests; %d rounds; %d connections (misses: %d, creates: %d)\n",
+		c.duration, c.warmup, c.maxRequests, c.rounds, c.concurrency, c.missConcurrency, c.createConcurrency)
 
 	dir, err := os.MkdirTemp("", "loadgen-")
 	if err != nil {
@@ -61,29 +61,7 @@ func run(ctx context.Context, c settings, out io.Writer) error {
 	client := newClient(c.concurrency)
 
 	if c.runs("hit") {
-		// First the edge alone: the same local run with its real-time
-		// log going to a null Kinesis, so no click pipeline runs.
-		null, err := startNullKinesis()
-		if err != nil {
-			return err
-		}
-		l, err := startLocal(ctx, c, out, bin, map[string]string{"SHORTENER_KINESIS_ENDPOINT": null.origin}, "with its click log discarded")
-		if err != nil {
-			null.close()
-			return err
-		}
-		hot, err := writeLinks(ctx, l.store, "H", 0, c.hotCodes)
-		if err == nil {
-			err = prime(ctx, client, l.run.Origin, hot)
-		}
-		if err == nil {
-			sum.localPID = l.run.PID()
-			header(out, "redirects (GET, closed loop): edge hits without the click pipeline")
-			err = redirects(ctx, c, out, "edge hit, log discarded", l.run.Origin, bare, hot, client, nil, sum, &sum.isolated)
-		}
-		l.stop()
-		null.close()
-		if err != nil {
+		if err := isolatedHits(ctx, c, out, bin, bare, client, sum); err != nil {
 			return err
 		}
 	}
@@ -120,7 +98,7 @@ func run(ctx context.Context, c settings, out io.Writer) error {
 			return err
 		}
 		header(out, "redirects (GET, closed loop): edge hits, the whole local run")
-		if err := redirects(ctx, c, out, "edge hit", l.run.Origin, bare, hot, client, d, sum, &sum.hits); err != nil {
+		if err := redirects(ctx, c, out, "edge hit", l.run.Origin, bare, hot, client, d, sum, &sum.hitBare, &sum.hits); err != nil {
 			return err
 		}
 	}
@@ -146,15 +124,47 @@ func run(ctx context.Context, c settings, out io.Writer) error {
 			fmt.Fprintf(out, "  %-40s %.2f%s\n", name, total(a)/total(b), goal)
 		}
 	}
-	ratio("edge hit, log discarded / bare 302", sum.isolated, sum.bares, "   (goal >= 0.85)")
-	ratio("edge hit, whole local run / bare 302", sum.hits, sum.bares, "")
-	ratio("edge miss / bare 302", sum.misses, sum.bares, "")
+	ratio("edge hit, log discarded / bare 302", sum.isolated, sum.isolatedBare, "   (goal >= 0.85)")
+	ratio("edge hit, whole local run / bare 302", sum.hits, sum.hitBare, "")
+	ratio("edge miss / bare 302", sum.misses, sum.missBare, "")
 	ratio("edge miss / raw GetItem", sum.misses, sum.gets, "")
 	ratio("POST /v1/links / raw PutItem", sum.creates, sum.puts, "")
 	if bad := sum.bad(); bad > 0 {
-		return fmt.Errorf("%d requests failed or were answered unexpectedly (%s); the local run's warnings:\n%s", bad, odd, l.run.Output())
+		fmt.Fprintf(out, "\n%d requests failed or were answered otherwise than expected: %s\n", bad, odd)
+		// A 503 is the redirect's designed answer when its DynamoDB
+		// lookup passes its deadline, which a saturated two-core machine
+		// can make happen: reported, not fatal. Anything else is.
+		if odd.total()-odd.only("GET 503 Error from cloudfront") > 0 || sum.transportErrors() > 0 {
+			return fmt.Errorf("unexpected answers or transport errors; the local run's warnings:\n%s", l.run.Output())
+		}
 	}
 	return nil
+}
+
+// isolatedHits measures edge hits on a local run whose real-time log goes
+// to a null Kinesis, so that no click pipeline runs beside the edge: the
+// edge's own cost next to the bare server's.
+func isolatedHits(ctx context.Context, c settings, out io.Writer, bin, bare string, client *http.Client, sum *summary) error {
+	null, err := startNullKinesis()
+	if err != nil {
+		return err
+	}
+	defer null.close()
+	l, err := startLocal(ctx, c, out, bin, map[string]string{"SHORTENER_KINESIS_ENDPOINT": null.origin}, "with its click log discarded")
+	if err != nil {
+		return err
+	}
+	defer l.stop()
+	hot, err := writeLinks(ctx, l.store, "H", 0, c.hotCodes)
+	if err != nil {
+		return err
+	}
+	if err := prime(ctx, client, l.run.Origin, hot); err != nil {
+		return err
+	}
+	sum.localPID = l.run.PID()
+	header(out, "redirects (GET, closed loop): edge hits without the click pipeline")
+	return redirects(ctx, c, out, "edge hit, log discarded", l.run.Origin, bare, hot, client, nil, sum, &sum.isolatedBare, &sum.isolated)
 }
 
 // local is one local run with the handles the phases use.
@@ -218,8 +228,22 @@ func prime(ctx context.Context, client *http.Client, origin string, codes []stri
 
 // summary collects every measured phase.
 type summary struct {
-	bares, isolated, hits, gets, misses, puts, creates []result
-	localPID, barePID                                  int
+	// bares are every bare-server phase; the ratios pair each comparison
+	// with its own: isolatedBare, hitBare and missBare.
+	bares, isolatedBare, hitBare, missBare []result
+	isolated, hits, gets, misses           []result
+	puts, creates                          []result
+	localPID, barePID                      int
+}
+
+func (s *summary) transportErrors() int {
+	n := 0
+	for _, rs := range [][]result{s.bares, s.isolated, s.hits, s.gets, s.misses, s.puts, s.creates} {
+		for _, r := range rs {
+			n += r.errors
+		}
+	}
+	return n
 }
 
 func (s *summary) bad() int {
@@ -233,15 +257,15 @@ func (s *summary) bad() int {
 }
 
 // redirects alternates the bare server and edge hits on a few established
-// codes, adding the edge's results to hits; d, when not nil, waits for the
-// click pipeline after each edge phase.
+// codes, adding their results to bares and hits; d, when not nil, waits
+// for the click pipeline after each edge phase.
 func redirects(ctx context.Context, c settings, out io.Writer, name, origin, bare string, hot []string, client *http.Client,
-	d *drainer, sum *summary, hits *[]result) error {
+	d *drainer, sum *summary, bares, hits *[]result) error {
 	for round := range c.rounds {
 		b, _ := measure(ctx, "bare net/http 302", c.limits(c.concurrency), 0, sum.barePID, redirectOp(client, func(int) string { return bare + "/Bare123" }, ""))
 		b.note = fmt.Sprintf("round %d", round+1)
 		line(out, b)
-		sum.bares = append(sum.bares, b)
+		sum.bares, *bares = append(sum.bares, b), append(*bares, b)
 		h, _ := measure(ctx, name, c.limits(c.concurrency), 0, sum.localPID, redirectOp(client, func(i int) string {
 			return origin + "/" + hot[i%len(hot)]
 		}, edgeHit))
@@ -268,15 +292,15 @@ func misses(ctx context.Context, c settings, out io.Writer, l *local, bare strin
 	header(out, "redirects the edge misses (GET of distinct codes, closed loop)")
 	b, _ := measure(ctx, "bare net/http 302", c.limits(c.concurrency), 0, sum.barePID, redirectOp(client, func(int) string { return bare + "/Bare123" }, ""))
 	line(out, b)
-	sum.bares = append(sum.bares, b)
-	g, _ := measure(ctx, "raw GetItem", c.limits(c.concurrency), 0, 0, getItemOp(l.db, l.tables.LinksTable, codes))
+	sum.bares, sum.missBare = append(sum.bares, b), append(sum.missBare, b)
+	g, _ := measure(ctx, "raw GetItem", c.limits(c.missConcurrency), 0, 0, getItemOp(l.db, l.tables.LinksTable, codes))
 	g.note = "the same codes, eventually consistent"
 	line(out, g)
 	sum.gets = append(sum.gets, g)
 	do := redirectOp(client, func(i int) string { return l.run.Origin + "/" + codes[i] }, edgeMiss)
-	warm := limits{concurrency: c.concurrency, duration: c.duration, maxRequests: len(codes) / 10}
+	warm := limits{concurrency: c.missConcurrency, duration: c.duration, maxRequests: len(codes) / 10}
 	_, next := measure(ctx, "warm-up", warm, 0, sum.localPID, do)
-	m, _ := measure(ctx, "edge miss (origin)", limits{concurrency: c.concurrency, duration: c.duration,
+	m, _ := measure(ctx, "edge miss (origin)", limits{concurrency: c.missConcurrency, duration: c.duration,
 		maxRequests: min(len(codes)-next, c.maxRequests)}, next, sum.localPID, do)
 	m.note = fmt.Sprintf("distinct codes; ratio to GetItem %.2f, to bare %.2f", m.rate()/g.rate(), m.rate()/b.rate())
 	line(out, m)
@@ -345,6 +369,24 @@ func (o *oddities) add(kind string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.m[kind]++
+}
+
+// total returns the count of every kind.
+func (o *oddities) total() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := 0
+	for _, v := range o.m {
+		n += v
+	}
+	return n
+}
+
+// only returns the count of kind.
+func (o *oddities) only(kind string) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.m[kind]
 }
 
 func (o *oddities) String() string {

@@ -13,7 +13,9 @@
 // totals (stats API for live links, the analytics table for dead ones)
 // must equal the redirects the soak received, and no request may have
 // been answered with a 5xx. During the run, an answer for a link that had
-// not changed for 31 s must already be right.
+// not changed for 31 s must already be right, and a dead link must answer
+// 410, never 404 (which it does for a moment when DynamoDB's TTL deletes
+// it before its tombstone is written: counted on its own).
 //
 // It prints one summary line on stdout (details of failures on stderr) and
 // exits 1 if any check failed. The whole run, the local run's start and

@@ -42,7 +42,7 @@ type summary struct {
 func (s *summary) passed() bool {
 	t := s.t
 	return s.err == nil && t != nil && t.serverErrors.Load() == 0 && t.transport.Load() == 0 &&
-		t.unexpected.Load() == 0 && t.stale.Load() == 0 && s.liveOK == s.live && s.deadOK == s.dead && s.live+s.dead == s.links &&
+		t.unexpected.Load() == 0 && t.ttlGap.Load() == 0 && t.stale.Load() == 0 && s.liveOK == s.live && s.deadOK == s.dead && s.live+s.dead == s.links &&
 		s.clickLinksOK == s.links && s.statsOK == s.statsChecked && s.clicksSent == s.clicksCounted && s.links > 0
 }
 
@@ -58,11 +58,11 @@ func (s *summary) line() string {
 	traffic := s.trafficEnd.Sub(s.start)
 	requests := t.status[1].Load() + t.status[2].Load() + t.status[3].Load() + t.status[4].Load() + t.status[5].Load()
 	return fmt.Sprintf("soak %s in %s (traffic %s): %d requests (%d creates, %d redirects of which %d HEAD, %d edits, %d deletes, %d stats reads), "+
-		"%d 5xx, %d without answer, %d unexpected, %d stale past 30 s; links %d (%d deleted, %d expired): "+
+		"%d 5xx, %d without answer, %d unexpected, %d 404 for just-expired links, %d stale past 30 s; links %d (%d deleted, %d expired): "+
 		"%d/%d live redirect to their latest target, %d/%d dead answer 410; clicks %d received, %d counted, %d/%d links match, stats API %d/%d",
 		verdict, s.end.Sub(s.start).Round(time.Second), traffic.Round(time.Second), requests,
 		t.creates.Load(), t.redirects.Load(), t.heads.Load(), t.edits.Load(), t.deletes.Load(), t.stats.Load(),
-		t.serverErrors.Load(), t.transport.Load(), t.unexpected.Load(), t.stale.Load(),
+		t.serverErrors.Load(), t.transport.Load(), t.unexpected.Load(), t.ttlGap.Load(), t.stale.Load(),
 		s.links, s.deleted, s.expired, s.liveOK, s.live, s.deadOK, s.dead,
 		s.clicksSent, s.clicksCounted, s.clickLinksOK, s.links, s.statsOK, s.statsChecked)
 }
@@ -310,6 +310,13 @@ func (s *soaker) redirect(ctx context.Context, l *linkState, head, judge bool) (
 		l.clicks.Add(1) // the edge logged it; the click pipeline must count it
 	}
 	switch {
+	case status == http.StatusNotFound && !before.deleted && !sent.Before(before.expires):
+		// DynamoDB's TTL (here the local stream poller's sweep) deleted
+		// the expired link and ttlstream has not yet written its
+		// tombstone: for that moment the code is unknown, and the 404 is
+		// then cached (edge and redirect, 10 s). DESIGN.md wants 410.
+		s.t.ttlGap.Add(1)
+		s.t.fail("%s /%s: 404 (%s): the TTL deletion came before the tombstone", method, l.code, before.describe(sent))
 	case !redirected && status != http.StatusGone && status < 500:
 		s.t.unexpected.Add(1)
 		s.t.fail("%s /%s: %d (%s)", method, l.code, status, before.describe(sent))

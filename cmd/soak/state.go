@@ -127,6 +127,7 @@ type tally struct {
 	serverErrors                                     atomic.Int64
 	transport                                        atomic.Int64 // no answer at all
 	unexpected                                       atomic.Int64 // answers the API does not give for that request
+	ttlGap                                           atomic.Int64 // 404 for a link expired, deleted by TTL, not yet tombstoned
 	stale                                            atomic.Int64 // a settled link answered wrong during the run
 	lastChange                                       atomic.Int64 // unix nanos of the latest answered change
 
