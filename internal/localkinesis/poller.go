@@ -2,7 +2,6 @@ package localkinesis
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/kinesis"
 	"github.com/aws/aws-sdk-go-v2/service/kinesis/types"
+
+	"github.com/shortlink-dev/shortener/internal/lambdainvoke"
 )
 
 // ReadAPI lists the Kinesis calls the poller makes.
@@ -407,32 +408,9 @@ func (p *Poller) retryDelay(attempt int) time.Duration {
 	return min(d, maxRetryDelay)
 }
 
-// invoke calls the handler the way Lambda does: the event travels as JSON,
-// so the handler gets exactly what it would decode in Lambda, and a panic
-// is a function error.
-func (p *Poller) invoke(ctx context.Context, batch []events.KinesisEventRecord) (resp events.KinesisEventResponse, err error) {
-	payload, err := json.Marshal(events.KinesisEvent{Records: batch})
-	if err != nil {
-		return resp, err
-	}
-	var ev events.KinesisEvent
-	if err := json.Unmarshal(payload, &ev); err != nil {
-		return resp, err
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("handler panicked: %v", r)
-		}
-	}()
-	out, err := p.opts.Handler(ctx, ev)
-	if err != nil {
-		return resp, err
-	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return resp, err
-	}
-	return resp, json.Unmarshal(b, &resp)
+// invoke calls the handler the way Lambda does; see lambdainvoke.
+func (p *Poller) invoke(ctx context.Context, batch []events.KinesisEventRecord) (events.KinesisEventResponse, error) {
+	return lambdainvoke.JSON(ctx, p.opts.Handler, events.KinesisEvent{Records: batch})
 }
 
 func (p *Poller) giveUp(ctx context.Context, f Failure) {

@@ -2,7 +2,6 @@ package localstream
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +14,8 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+
+	"github.com/shortlink-dev/shortener/internal/lambdainvoke"
 )
 
 // DynamoDBAPI lists the DynamoDB calls the poller makes: it finds the
@@ -338,32 +339,9 @@ func (p *Poller) deliver(ctx context.Context, s *shard, batch []events.DynamoDBE
 	}
 }
 
-// invoke calls the handler the way Lambda does: the event travels as JSON,
-// so the handler gets exactly what it would decode in Lambda, and a panic
-// is a function error.
-func (p *Poller) invoke(ctx context.Context, batch []events.DynamoDBEventRecord) (resp events.DynamoDBEventResponse, err error) {
-	payload, err := json.Marshal(events.DynamoDBEvent{Records: batch})
-	if err != nil {
-		return resp, err
-	}
-	var ev events.DynamoDBEvent
-	if err := json.Unmarshal(payload, &ev); err != nil {
-		return resp, err
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("handler panicked: %v", r)
-		}
-	}()
-	out, err := p.opts.Handler(ctx, ev)
-	if err != nil {
-		return resp, err
-	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return resp, err
-	}
-	return resp, json.Unmarshal(b, &resp)
+// invoke calls the handler the way Lambda does; see lambdainvoke.
+func (p *Poller) invoke(ctx context.Context, batch []events.DynamoDBEventRecord) (events.DynamoDBEventResponse, error) {
+	return lambdainvoke.JSON(ctx, p.opts.Handler, events.DynamoDBEvent{Records: batch})
 }
 
 func (p *Poller) giveUp(ctx context.Context, f Failure) {
