@@ -94,7 +94,8 @@ func TestLinksTableIsAnMRECGlobalTableWithTTLAndStream(t *testing.T) {
 		p := links[0].Props
 		assert.Equal(t, "EVENTUAL", p["MultiRegionConsistency"], "MRSC supports neither TTL nor transactions")
 		assert.Nil(t, p["WitnessRegion"])
-		assert.Equal(t, map[string]any{"AttributeName": dynamostore.AttrExpiresAt, "Enabled": true}, p["TimeToLiveSpecification"])
+		assert.Equal(t, map[string]any{"AttributeName": dynamostore.AttrPurgeAt, "Enabled": true}, p["TimeToLiveSpecification"],
+			"TTL a day after the expiry: the reclaim run tombstones expired links in place first")
 		assert.Equal(t, "NEW_AND_OLD_IMAGES", get(p, "StreamSpecification", "StreamViewType"))
 		assert.Equal(t, "PAY_PER_REQUEST", p["BillingMode"])
 		assert.Equal(t, []any{map[string]any{"AttributeName": "code", "KeyType": "HASH"}}, p["KeySchema"])
@@ -117,6 +118,7 @@ func TestLinksTableIsAnMRECGlobalTableWithTTLAndStream(t *testing.T) {
 		assert.Equal(t, map[string]string{
 			dynamostore.IndexByOwner:       `[{"AttributeName":"owner_id","KeyType":"HASH"},{"AttributeName":"created_at","KeyType":"RANGE"}] "ALL"`,
 			dynamostore.IndexDueTombstones: `[{"AttributeName":"tomb_shard","KeyType":"HASH"},{"AttributeName":"reclaim_after","KeyType":"RANGE"}] "KEYS_ONLY"`,
+			dynamostore.IndexExpiringLinks: `[{"AttributeName":"exp_shard","KeyType":"HASH"},{"AttributeName":"expires_at","KeyType":"RANGE"}] "INCLUDE"`,
 		}, indexes)
 
 		// Idempotency and analytics live in the primary region only.
@@ -426,7 +428,7 @@ func TestIAMPerFunction(t *testing.T) {
 					want["manage"]["cloudfront:CreateInvalidation"] = "arn:aws:cloudfront::" + testAccount + ":distribution/" + s.cfg.DistributionID
 				}
 				want["stats"] = grant{"dynamodb:GetItem": "", "dynamodb:Query": analytics}
-				want["reclaim"] = grant{"dynamodb:Query": "/index/" + dynamostore.IndexDueTombstones, "dynamodb:DeleteItem": links}
+				want["reclaim"] = grant{"dynamodb:Query": "/index/", "dynamodb:PutItem": links, "dynamodb:DeleteItem": links}
 				want["clicks"] = grant{"dynamodb:UpdateItem": analytics, "dynamodb:GetItem": analytics}
 			}
 			for name, g := range want {

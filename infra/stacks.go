@@ -155,7 +155,7 @@ var functionDescriptions = map[string]string{
 	"manage":    "GET /v1/links, GET|PATCH|DELETE /v1/links/{code}, GET /v1/links/{code}/qr",
 	"stats":     "GET /v1/links/{code}/stats",
 	"ttlstream": "Links table stream: TTL deletions become tombstones in the primary region",
-	"reclaim":   "Step Functions task: releases tombstones past their grace",
+	"reclaim":   "Step Functions task: tombstones expired links, releases tombstones past their grace",
 	"clicks":    "CloudFront real-time logs (Kinesis) -> click counts",
 }
 
@@ -270,7 +270,10 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 
 		reclaim := fn("reclaim", "LINKS_TABLE")
 		grantIndexQuery(reclaim.Role, links, dynamostore.IndexDueTombstones)
-		links.Grant(reclaim.Role, jsii.String("dynamodb:DeleteItem"))
+		grantIndexQuery(reclaim.Role, links, dynamostore.IndexExpiringLinks)
+		// PutItem: an expired link's tombstone, conditioned on its expiry;
+		// DeleteItem: a due tombstone, conditioned on its grace.
+		links.Grant(reclaim.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:DeleteItem"))
 		definition, err := reclaimflow.Definition(*reclaim.Fn.FunctionArn())
 		if err != nil {
 			return nil, fmt.Errorf("reclaim state machine definition: %w", err)

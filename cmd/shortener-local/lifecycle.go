@@ -40,7 +40,7 @@ func startLifecycle(ctx context.Context, cfg config.Config, db *dynamodb.Client,
 	if err != nil {
 		return nil, err
 	}
-	l := &lifecycle{reclaim: localreclaim.New(&reclaimhandler.Handler{Store: store,
+	l := &lifecycle{reclaim: localreclaim.New(&reclaimhandler.Handler{Store: store, Grace: cfg.TombstoneGrace,
 		Log: log.With("function", "reclaim"), Metrics: metrics.New(metricsOut, "Shortener", "reclaim")}, log)}
 	l.wg.Add(2)
 	go func() {

@@ -1,9 +1,10 @@
 // Command reclaim is the Lambda the reclaim state machine invokes: it
-// releases tombstones past their grace period (see handler and
-// shared/reclaimflow). Releases go to the replica in PRIMARY_REGION (this
-// Region when unset): a release checked against another replica could
-// delete a link re-created in the primary that has not replicated yet, and
-// win under last-writer-wins (docs/lifecycle.md).
+// turns expired links into their tombstones and releases tombstones past
+// their grace period (see handler and shared/reclaimflow). Its writes go to
+// the replica in PRIMARY_REGION (this Region when unset): a release checked
+// against another replica could delete a link re-created in the primary
+// that has not replicated yet, and win under last-writer-wins
+// (docs/lifecycle.md).
 package main
 
 import (
@@ -43,6 +44,7 @@ func main() {
 		Store: dynamostore.New(dynamodb.NewFromConfig(aws), dynamostore.Config{
 			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
 		}),
+		Grace:   cfg.TombstoneGrace,
 		Now:     time.Now,
 		Log:     slog.New(slog.NewJSONHandler(os.Stderr, nil)),
 		Metrics: metrics.New(os.Stdout, "Shortener", "reclaim"),

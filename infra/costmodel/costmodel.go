@@ -95,8 +95,6 @@ type Assumptions struct {
 	APIMemGB, APIMs           float64 // create, manage, stats
 	ClicksMemGB, ClicksMs     float64 // per invocation
 	ClicksBatch               float64 // records per clicks invocation
-	TTLMemGB, TTLMs           float64 // per ttlstream invocation
-	TTLBatch                  float64
 	ReclaimMemGB, ReclaimMs   float64 // per reclaim invocation
 	ReclaimPerInvocation      float64
 
@@ -140,9 +138,6 @@ func DefaultAssumptions() Assumptions {
 		ClicksMemGB:           0.5,
 		ClicksMs:              250,
 		ClicksBatch:           1000,
-		TTLMemGB:              0.25,
-		TTLMs:                 150,
-		TTLBatch:              100,
 		ReclaimMemGB:          0.25,
 		ReclaimMs:             2000,
 		ReclaimPerInvocation:  1000,
@@ -230,8 +225,10 @@ func Compute(l Load, hit float64, p Prices, a Assumptions) Estimate {
 	// A create: the link item (1 WRU, 2 in a transaction) and its by-owner
 	// index entry in the primary; with an Idempotency-Key the record too,
 	// transactionally. Every other region: one replicated WRU and its own
-	// index write (S5).
-	perCreate := a.ItemKB*(1+a.IdempotentShare) + a.ItemKB + a.IdempotentShare*2 + others*(a.ItemKB+a.ItemKB)
+	// index write (S5). Every region: the expiring-links entry (keys and
+	// owner, 1 WRU).
+	perCreate := a.ItemKB*(1+a.IdempotentShare) + a.ItemKB + a.IdempotentShare*2 + others*(a.ItemKB+a.ItemKB) +
+		float64(a.Regions)
 	add(Serving, "DynamoDB link writes (creates, all regions)", wru(l.Creates*perCreate))
 
 	add(Analytics, "Real-time logs", l.Redirects/million*p.RealtimeLogPerMillion.USD)
@@ -241,23 +238,26 @@ func Compute(l Load, hit float64, p Prices, a Assumptions) Estimate {
 	add(Analytics, "Lambda: clicks", lambda(l.Redirects/a.ClicksBatch, a.ClicksMemGB, a.ClicksMs))
 	add(Analytics, "DynamoDB click counters", wru(l.Redirects*a.DistinctCodesPerClick*a.CounterItemsPerCode*a.WRUPerCounterItem))
 
-	// An expiry: the TTL delete (free in its region, S6; index and other
-	// replicas paid), the tombstone put and, after the grace, its delete:
-	// each an item write plus an index write in every region.
-	perExpiry := (a.ItemKB + others*2*a.ItemKB) + float64(a.Regions)*2*a.ItemKB*2
+	// An expiry, in every region: the tombstone put in place of the link
+	// (the item, and three index writes: out of by-owner and
+	// expiring-links, into due-tombstones) and, after the grace, its
+	// delete (the item and its due-tombstones entry). TTL deletes nothing
+	// while the reclaim run keeps up (docs/lifecycle.md).
+	perExpiry := float64(a.Regions) * a.ItemKB * ((1 + 3) + (1 + 1))
 	add(Lifecycle, "DynamoDB lifecycle writes", wru(expiries*perExpiry))
-	add(Lifecycle, "Lambda: ttlstream, reclaim", lambda(expiries/a.TTLBatch, a.TTLMemGB, a.TTLMs)+
-		lambda(expiries/a.ReclaimPerInvocation, a.ReclaimMemGB, a.ReclaimMs))
+	// ttlstream is invoked only for the backstop's deletions, none in the
+	// steady state; reclaim handles each expiry twice (tombstone, release).
+	add(Lifecycle, "Lambda: ttlstream, reclaim", lambda(2*expiries/a.ReclaimPerInvocation, a.ReclaimMemGB, a.ReclaimMs))
 	// Reclaim: three transitions per loop (Reclaim, Count, MoreDue) plus
 	// the start and end states of an hourly run.
-	transitions := expiries/a.ReclaimPerInvocation*3 + hoursPerMon*4
+	transitions := 2*expiries/a.ReclaimPerInvocation*3 + hoursPerMon*4
 	add(Lifecycle, "Step Functions (reclaim)", transitions/1000*p.StepFunctionsPer1000.USD)
 
 	live := l.Creates * a.MonthsOfLinksKept * a.StoredItemBytes / gb // GB per replica, base table
 	// Base table and the by-owner index (projection ALL: a full copy) in
 	// every region; PITR on the base table.
 	add(Platform, "DynamoDB storage + PITR", float64(a.Regions)*live*(2*p.DynamoStorageGBMonth.USD+p.DynamoPITRGBMonth.USD))
-	invocations := misses + api + l.Redirects/a.ClicksBatch + expiries/a.TTLBatch + expiries/a.ReclaimPerInvocation
+	invocations := misses + api + l.Redirects/a.ClicksBatch + 2*expiries/a.ReclaimPerInvocation
 	add(Platform, "CloudWatch Logs", (invocations*a.PlatformLogBytes+api*a.AccessLogBytes)/gb*p.CloudWatchLogsGB.USD)
 	if a.WAF {
 		add(Platform, "WAF (context waf=true)", viewer/million*p.WAFPerMillion.USD+p.WAFMonthlyFixed.USD)
@@ -413,7 +413,6 @@ func AssumptionTable(a Assumptions) string {
 		{"redirect: memory GB, billed ms per invocation", fmt.Sprint(a.RedirectMemGB, ", ", a.RedirectMs)},
 		{"create/manage/stats: memory GB, billed ms", fmt.Sprint(a.APIMemGB, ", ", a.APIMs)},
 		{"clicks: memory GB, ms per batch, records per batch", fmt.Sprint(a.ClicksMemGB, ", ", a.ClicksMs, ", ", a.ClicksBatch)},
-		{"ttlstream: memory GB, ms per batch, records per batch", fmt.Sprint(a.TTLMemGB, ", ", a.TTLMs, ", ", a.TTLBatch)},
 		{"reclaim: memory GB, ms per invocation, codes per invocation", fmt.Sprint(a.ReclaimMemGB, ", ", a.ReclaimMs, ", ", a.ReclaimPerInvocation)},
 		{"Creates with an Idempotency-Key (two-item transaction)", fmt.Sprint(a.IdempotentShare)},
 		{"Link item size for writes, KB (rounded up)", fmt.Sprint(a.ItemKB)},

@@ -53,11 +53,13 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 		})
 	}
 	links := awsdynamodb.NewTableV2(c, jsii.String("Links"), &awsdynamodb.TablePropsV2{
-		PartitionKey:                     &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrCode), Type: awsdynamodb.AttributeType_STRING},
-		Billing:                          awsdynamodb.Billing_OnDemand(nil),
-		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_EVENTUAL,
-		DynamoStream:                     awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES,
-		TimeToLiveAttribute:              jsii.String(dynamostore.AttrExpiresAt),
+		PartitionKey:           &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrCode), Type: awsdynamodb.AttributeType_STRING},
+		Billing:                awsdynamodb.Billing_OnDemand(nil),
+		MultiRegionConsistency: awsdynamodb.MultiRegionConsistency_EVENTUAL,
+		DynamoStream:           awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES,
+		// A day after the expiry: the reclaim run tombstones an expired
+		// link in place first, so TTL is only the backstop (docs/lifecycle.md).
+		TimeToLiveAttribute:              jsii.String(dynamostore.AttrPurgeAt),
 		PointInTimeRecoverySpecification: pitr(),
 		DeletionProtection:               jsii.Bool(true),
 		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
@@ -77,6 +79,15 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 				PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrTombShard), Type: awsdynamodb.AttributeType_STRING},
 				SortKey:        &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrReclaimAfter), Type: awsdynamodb.AttributeType_NUMBER},
 				ProjectionType: awsdynamodb.ProjectionType_KEYS_ONLY,
+			},
+			{
+				// Sparse: only links carry exp_shard, so reclaim finds the
+				// expired ones to tombstone in place, with their owner.
+				IndexName:        jsii.String(dynamostore.IndexExpiringLinks),
+				PartitionKey:     &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrExpShard), Type: awsdynamodb.AttributeType_STRING},
+				SortKey:          &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrExpiresAt), Type: awsdynamodb.AttributeType_NUMBER},
+				ProjectionType:   awsdynamodb.ProjectionType_INCLUDE,
+				NonKeyAttributes: jsii.Strings(dynamostore.AttrOwner),
 			},
 		},
 	})

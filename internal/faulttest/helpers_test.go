@@ -72,9 +72,11 @@ func (r *rig) config(t *testing.T, settings map[string]string) config.Config {
 	return cfg
 }
 
-// store is a link store over the plain client, for setup and checks.
+// store is a link store over the plain client, for setup and checks. Its
+// links may be removed by TTL at their expiry (PurgeDelay -1), so the
+// stream tests exercise the backstop path.
 func (r *rig) store() *dynamostore.Store {
-	return dynamostore.New(r.plain, dynamostore.Config{LinksTable: r.links, IdempotencyTable: r.idem})
+	return dynamostore.New(r.plain, dynamostore.Config{LinksTable: r.links, IdempotencyTable: r.idem, PurgeDelay: -1})
 }
 
 // putLink writes an active link directly.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -31,7 +32,27 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 
 const grace = 5 * time.Second
 
+// TestExpiryTombstoneReclaim runs the lifecycle by both of its paths:
+//
+//   - the expiry sweep: the reclaim run turns the expired link into its
+//     tombstone in place, a day before TTL could remove it, so the code
+//     never disappears (a watcher reading it all along never finds it
+//     absent);
+//   - the TTL backstop: TTL removes the link at its expiry (PurgeDelay -1)
+//     and ttlstream writes the tombstone from the stream.
 func TestExpiryTombstoneReclaim(t *testing.T) {
+	for _, path := range []struct {
+		name       string
+		purgeDelay time.Duration
+	}{{name: "expiry sweep"}, {name: "ttl backstop", purgeDelay: -1}} {
+		t.Run(path.name, func(t *testing.T) {
+			t.Parallel()
+			expiryTombstoneReclaim(t, path.purgeDelay)
+		})
+	}
+}
+
+func expiryTombstoneReclaim(t *testing.T, purgeDelay time.Duration) {
 	endpoint := testenv.DynamoDBEndpoint(t)
 	db := emulator.NewDynamoDBClient(endpoint)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -45,7 +66,7 @@ func TestExpiryTombstoneReclaim(t *testing.T) {
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	require.NoError(t, err)
 	require.Equal(t, grace, cfg.TombstoneGrace)
-	storeCfg := dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable}
+	storeCfg := dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, PurgeDelay: purgeDelay}
 	require.NoError(t, dynamostore.CreateTables(ctx, db, storeCfg))
 	store := dynamostore.New(db, storeCfg)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -70,7 +91,7 @@ func TestExpiryTombstoneReclaim(t *testing.T) {
 	polled := make(chan error, 1)
 	go func() { polled <- poller.Run(ctx) }()
 	defer func() { cancel(); require.NoError(t, <-polled) }()
-	reclaim := localreclaim.New(&reclaimhandler.Handler{Store: store, Log: log}, log)
+	reclaim := localreclaim.New(&reclaimhandler.Handler{Store: store, Grace: cfg.TombstoneGrace, Log: log}, log)
 
 	suffix := make([]byte, 4)
 	rand.Read(suffix)
@@ -100,13 +121,43 @@ func TestExpiryTombstoneReclaim(t *testing.T) {
 	require.NoError(t, err, "not deleted before it expires")
 	assert.Equal(t, http.StatusGone, redirectAt(alias, func() time.Time { return l.ExpiresAt }).StatusCode)
 
-	// TTL removes the item; the poller delivers an AWS-shaped TTL REMOVE;
-	// ttlstream writes the tombstone.
+	// A watcher reads the code until its tombstone is there.
+	absent := make(chan int, 1)
+	watching, stopWatching := context.WithCancel(ctx)
+	go func() {
+		n := 0
+		for watching.Err() == nil {
+			if _, err := store.Get(ctx, alias); errors.Is(err, link.ErrNotFound) {
+				n++
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		absent <- n
+	}()
+
 	var tomb link.Tombstone
-	require.Eventually(t, func() bool {
+	if purgeDelay >= 0 {
+		// The reclaim run finds the expired link and tombstones it in place.
+		time.Sleep(time.Until(l.ExpiresAt.Add(time.Second)))
+		res, err := reclaim.Run(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, int64(1), res.Expired)
 		tomb, err = store.GetTombstone(ctx, alias)
-		return err == nil
-	}, 20*time.Second, 50*time.Millisecond, "a tombstone after the TTL deletion")
+		require.NoError(t, err, "the reclaim run tombstones the expired link")
+	} else {
+		// TTL removes the item; the poller delivers an AWS-shaped TTL
+		// REMOVE; ttlstream writes the tombstone.
+		require.Eventually(t, func() bool {
+			tomb, err = store.GetTombstone(ctx, alias)
+			return err == nil
+		}, 20*time.Second, 50*time.Millisecond, "a tombstone after the TTL deletion")
+	}
+	stopWatching()
+	if n := <-absent; purgeDelay >= 0 {
+		assert.Zero(t, n, "an expired code tombstoned in place is never absent")
+	} else {
+		t.Logf("TTL backstop: the code read absent %d times before its tombstone", n)
+	}
 	t.Logf("tombstone written %.1f s after expires_at", tomb.TombstonedAt.Sub(l.ExpiresAt).Seconds())
 	assert.Equal(t, link.Tombstone{Code: alias, PrevOwner: "owner-1", TombstonedAt: tomb.TombstonedAt,
 		ReclaimAfter: tomb.TombstonedAt.Add(grace).Truncate(time.Second), Reason: link.ReasonExpired}, tomb)

@@ -50,7 +50,7 @@ func (r *Runner) Run(ctx context.Context) (reclaimflow.Result, error) {
 		r.log.ErrorContext(ctx, "reclaim run failed", "reclaimed", res.Reclaimed, "error", err.Error())
 		return res, err
 	}
-	r.log.InfoContext(ctx, "reclaim run", "reclaimed", res.Reclaimed, "more", res.More, "ms", time.Since(started).Milliseconds())
+	r.log.InfoContext(ctx, "reclaim run", "reclaimed", res.Reclaimed, "expired", res.Expired, "more", res.More, "ms", time.Since(started).Milliseconds())
 	return res, nil
 }
 
@@ -71,7 +71,7 @@ func (r *Runner) invoke(ctx context.Context, in reclaimflow.Input) (reclaimflow.
 }
 
 // ServeHTTP answers POST with a run's output as JSON, for example
-// {"reclaimed":3,"more":false}; a failed run is a 500.
+// {"reclaimed":3,"expired":2,"more":false}; a failed run is a 500.
 func (r *Runner) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)

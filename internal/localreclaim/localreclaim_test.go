@@ -44,11 +44,11 @@ func TestServeHTTP(t *testing.T) {
 		body      string
 		remaining int
 	}{
-		{name: "during grace nothing is released", method: http.MethodPost, status: 200, body: `{"reclaimed":0,"more":false}`, remaining: 7},
+		{name: "during grace nothing is released", method: http.MethodPost, status: 200, body: `{"reclaimed":0,"expired":0,"more":false}`, remaining: 7},
 		{name: "after grace all are released", method: http.MethodPost, advance: 6 * time.Second, status: 200,
-			body: `{"reclaimed":7,"more":false}`},
+			body: `{"reclaimed":7,"expired":0,"more":false}`},
 		{name: "one code per invocation loops like the state machine", method: http.MethodPost, advance: 6 * time.Second, batch: 1,
-			status: 200, body: `{"reclaimed":7,"more":false}`},
+			status: 200, body: `{"reclaimed":7,"expired":0,"more":false}`},
 		{name: "GET is refused", method: http.MethodGet, advance: 6 * time.Second, status: 405, remaining: 7},
 	}
 	for _, tt := range tests {

@@ -81,7 +81,9 @@ func TestLinksTableDeletions(t *testing.T) {
 	t.Parallel()
 	endpoint := testenv.DynamoDBEndpoint(t)
 	db := emulator.NewDynamoDBClient(endpoint)
-	cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem")}
+	// PurgeDelay -1: TTL may remove a link at its expiry (the backstop
+	// path; deployed, the reclaim run tombstones it a day before).
+	cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), PurgeDelay: -1}
 	ctx := context.Background()
 	require.NoError(t, dynamostore.CreateTables(ctx, db, cfg))
 	store := dynamostore.New(db, cfg)
@@ -176,7 +178,7 @@ func TestDynamoDBLocalsOwnTTL(t *testing.T) {
 	rec.mu.Unlock()
 	assert.Equal(t, ttlIdentity, rec.records("first01")[1].UserIdentity, "UNKNOWN_TO_SDK_VERSION becomes AWS's TTL REMOVE")
 
-	links := dynamostore.Config{LinksTable: "links", IdempotencyTable: "idem"}
+	links := dynamostore.Config{LinksTable: "links", IdempotencyTable: "idem", PurgeDelay: -1}
 	require.NoError(t, dynamostore.CreateTables(ctx, db, links))
 	store := dynamostore.New(db, links)
 	now := time.Now().UTC().Truncate(time.Second)

@@ -187,6 +187,26 @@ func (m *Memory) Tombstone(ctx context.Context, t link.Tombstone) (bool, error) 
 	return true, nil
 }
 
+// ExpiredLinks implements Store.
+func (m *Memory) ExpiredLinks(ctx context.Context, now time.Time, limit int) ([]Expired, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var due []Expired
+	for code, e := range m.links {
+		if e.tomb == nil && !now.Before(e.link.ExpiresAt) {
+			due = append(due, Expired{Code: code, Owner: e.link.Owner})
+		}
+	}
+	sort.Slice(due, func(i, j int) bool { return due[i].Code < due[j].Code })
+	if len(due) > limit {
+		due = due[:limit]
+	}
+	return due, nil
+}
+
 // DueTombstones implements Store.
 func (m *Memory) DueTombstones(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	if err := ctx.Err(); err != nil {

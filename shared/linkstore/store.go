@@ -34,11 +34,18 @@ type Store interface {
 	// Delete turns owner's link into a tombstone if its version is still
 	// expect (0: any version). Errors as for Update.
 	Delete(ctx context.Context, owner, code string, expect int64, t link.Tombstone) error
-	// Tombstone writes t for a code whose link expired and was removed by
-	// TTL. It never overwrites a live link created since, nor an existing
-	// tombstone, so a redelivered stream record changes nothing; written
-	// reports whether this call wrote it.
+	// Tombstone writes t for a code whose link expired: in place of the
+	// expired link (the reclaim run's expiry sweep) or where TTL removed
+	// it (ttlstream, the backstop). It never overwrites a live link created
+	// since, nor an existing tombstone, so a redelivered stream record or
+	// an overlapping sweep changes nothing; written reports whether this
+	// call wrote it.
 	Tombstone(ctx context.Context, t link.Tombstone) (written bool, err error)
+	// ExpiredLinks lists up to limit links whose expiry has passed at now
+	// and that are still links (not yet tombstones), through a sparse
+	// index, never a scan: the reclaim run turns each into its tombstone
+	// before TTL may remove it, so an expired code is never absent.
+	ExpiredLinks(ctx context.Context, now time.Time, limit int) ([]Expired, error)
 	// GetTombstone reads code's tombstone; link.ErrNotFound when it holds
 	// none (absent, or a link).
 	GetTombstone(ctx context.Context, code string) (link.Tombstone, error)
@@ -48,6 +55,13 @@ type Store interface {
 	// Release deletes code's tombstone if it is still a tombstone due at
 	// now; released reports whether this call deleted it.
 	Release(ctx context.Context, code string, now time.Time) (released bool, err error)
+}
+
+// Expired names a link whose expiry has passed, with what its tombstone
+// keeps.
+type Expired struct {
+	Code  string
+	Owner string
 }
 
 // Idempotency remembers the first answer to a create request made with an

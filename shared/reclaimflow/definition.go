@@ -55,11 +55,11 @@ type (
 //
 // The loop, which Run follows step for step:
 //
-//	Start    Pass    {"total": 0, "iteration": 0}
-//	Reclaim  Task    invoke with {"total"}; keep reclaimed, total, more; retry
-//	Count    Pass    total and more from the answer, iteration + 1
+//	Start    Pass    {"total": 0, "expired_total": 0, "iteration": 0}
+//	Reclaim  Task    invoke with {"total", "expired_total"}; keep reclaimed, total, expired_total, more; retry
+//	Count    Pass    total, expired_total and more from the answer, iteration + 1
 //	MoreDue  Choice  more and iteration < MaxIterations -> Reclaim, else Output
-//	Output   Pass    {"reclaimed": total, "more": more}
+//	Output   Pass    {"reclaimed": total, "expired": expired_total, "more": more}
 //	Done     Succeed
 func Definition(reclaimFunctionARN string) (string, error) {
 	if reclaimFunctionARN == "" {
@@ -74,7 +74,7 @@ func Definition(reclaimFunctionARN string) (string, error) {
 			stateStart: {
 				Type:       "Pass",
 				Comment:    "The execution's input is ignored: every run starts from zero.",
-				Parameters: map[string]any{"total": 0, "iteration": 0},
+				Parameters: map[string]any{"total": 0, "expired_total": 0, "iteration": 0},
 				Next:       stateReclaim,
 			},
 			stateReclaim: {
@@ -82,12 +82,13 @@ func Definition(reclaimFunctionARN string) (string, error) {
 				Resource: "arn:aws:states:::lambda:invoke",
 				Parameters: map[string]any{
 					"FunctionName": reclaimFunctionARN,
-					"Payload":      map[string]any{"total.$": "$.total"},
+					"Payload":      map[string]any{"total.$": "$.total", "expired_total.$": "$.expired_total"},
 				},
 				ResultSelector: map[string]any{
-					"reclaimed.$": "$.Payload.reclaimed",
-					"total.$":     "$.Payload.total",
-					"more.$":      "$.Payload.more",
+					"reclaimed.$":     "$.Payload.reclaimed",
+					"total.$":         "$.Payload.total",
+					"expired_total.$": "$.Payload.expired_total",
+					"more.$":          "$.Payload.more",
 				},
 				ResultPath: "$.last",
 				Retry:      []retrier{lambdaErrorRetrier, functionErrorRetrier},
@@ -96,9 +97,10 @@ func Definition(reclaimFunctionARN string) (string, error) {
 			stateCount: {
 				Type: "Pass",
 				Parameters: map[string]any{
-					"total.$":     "$.last.total",
-					"more.$":      "$.last.more",
-					"iteration.$": "States.MathAdd($.iteration, 1)",
+					"total.$":         "$.last.total",
+					"expired_total.$": "$.last.expired_total",
+					"more.$":          "$.last.more",
+					"iteration.$":     "States.MathAdd($.iteration, 1)",
 				},
 				Next: stateMore,
 			},
@@ -115,7 +117,7 @@ func Definition(reclaimFunctionARN string) (string, error) {
 			},
 			stateOutput: {
 				Type:       "Pass",
-				Parameters: map[string]any{"reclaimed.$": "$.total", "more.$": "$.more"},
+				Parameters: map[string]any{"reclaimed.$": "$.total", "expired.$": "$.expired_total", "more.$": "$.more"},
 				Next:       stateDone,
 			},
 			stateDone: {Type: "Succeed"},

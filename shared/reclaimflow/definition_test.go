@@ -40,12 +40,12 @@ func TestDefinitionLoop(t *testing.T) {
 
 	start := get(m["StartAt"].(string))
 	assert.Equal(t, "Pass", start["Type"])
-	assert.Equal(t, map[string]any{"total": 0.0, "iteration": 0.0}, start["Parameters"])
+	assert.Equal(t, map[string]any{"total": 0.0, "expired_total": 0.0, "iteration": 0.0}, start["Parameters"])
 
 	task := get(start["Next"].(string))
 	assert.Equal(t, "Task", task["Type"])
 	assert.Equal(t, "arn:aws:states:::lambda:invoke", task["Resource"])
-	assert.Equal(t, map[string]any{"FunctionName": testARN, "Payload": map[string]any{"total.$": "$.total"}}, task["Parameters"])
+	assert.Equal(t, map[string]any{"FunctionName": testARN, "Payload": map[string]any{"total.$": "$.total", "expired_total.$": "$.expired_total"}}, task["Parameters"])
 	retry := task["Retry"].([]any)
 	require.NotEmpty(t, retry)
 	lambdaErrors := retry[0].(map[string]any)
@@ -71,7 +71,7 @@ func TestDefinitionLoop(t *testing.T) {
 
 	output := get(choice["Default"].(string))
 	assert.Equal(t, "Pass", output["Type"])
-	assert.Equal(t, map[string]any{"reclaimed.$": "$.total", "more.$": "$.more"}, output["Parameters"])
+	assert.Equal(t, map[string]any{"reclaimed.$": "$.total", "expired.$": "$.expired_total", "more.$": "$.more"}, output["Parameters"])
 	assert.Equal(t, "Succeed", get(output["Next"].(string))["Type"])
 
 	assert.Len(t, states, 6, "no state outside the loop")
@@ -101,6 +101,14 @@ func TestDefinitionAndRunAgree(t *testing.T) {
 				return Output{Reclaimed: k, Total: in.Total + k, More: call < 2}, nil
 			},
 			want: Result{Reclaimed: 417}, calls: 3,
+		},
+		{
+			name: "expiries and releases are counted apart",
+			script: func(call int, in Input) (Output, error) {
+				e, k := []int64{200, 30}[call], []int64{0, 9}[call]
+				return Output{Expired: e, ExpiredTotal: in.ExpiredTotal + e, Reclaimed: k, Total: in.Total + k, More: call < 1}, nil
+			},
+			want: Result{Reclaimed: 9, Expired: 230}, calls: 2,
 		},
 		{
 			name: "nothing due",

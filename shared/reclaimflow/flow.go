@@ -7,9 +7,10 @@ import (
 	"time"
 )
 
-// Input is the reclaim function's payload: the count so far in this run.
+// Input is the reclaim function's payload: the counts so far in this run.
 type Input struct {
-	Total int64 `json:"total"`
+	Total        int64 `json:"total"`
+	ExpiredTotal int64 `json:"expired_total"`
 }
 
 // Output is the reclaim function's answer.
@@ -18,7 +19,12 @@ type Output struct {
 	Reclaimed int64 `json:"reclaimed"`
 	// Total is Input.Total plus Reclaimed.
 	Total int64 `json:"total"`
-	// More says tombstones may still be due: invoke again.
+	// Expired is how many expired links this invocation turned into
+	// their tombstones.
+	Expired int64 `json:"expired"`
+	// ExpiredTotal is Input.ExpiredTotal plus Expired.
+	ExpiredTotal int64 `json:"expired_total"`
+	// More says links or tombstones may still be due: invoke again.
 	More bool `json:"more"`
 }
 
@@ -26,6 +32,8 @@ type Output struct {
 type Result struct {
 	// Reclaimed is how many codes the run released.
 	Reclaimed int64 `json:"reclaimed"`
+	// Expired is how many expired links the run turned into tombstones.
+	Expired int64 `json:"expired"`
 	// More is true when the run stopped at MaxIterations with tombstones
 	// still due; the next scheduled run continues.
 	More bool `json:"more"`
@@ -85,15 +93,15 @@ func Run(ctx context.Context, invoke Invoke) (Result, error) {
 }
 
 func run(ctx context.Context, invoke Invoke, sleep func(context.Context, time.Duration) error) (Result, error) {
-	in := Input{Total: 0}
+	var in Input
 	for iteration := 1; ; iteration++ {
 		out, err := invokeRetrying(ctx, invoke, in, sleep)
 		if err != nil {
-			return Result{Reclaimed: in.Total}, fmt.Errorf("reclaim invocation %d: %w", iteration, err)
+			return Result{Reclaimed: in.Total, Expired: in.ExpiredTotal}, fmt.Errorf("reclaim invocation %d: %w", iteration, err)
 		}
-		in.Total = out.Total
+		in.Total, in.ExpiredTotal = out.Total, out.ExpiredTotal
 		if !out.More || iteration >= MaxIterations {
-			return Result{Reclaimed: out.Total, More: out.More}, nil
+			return Result{Reclaimed: out.Total, Expired: out.ExpiredTotal, More: out.More}, nil
 		}
 	}
 }

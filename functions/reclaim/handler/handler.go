@@ -1,23 +1,35 @@
 // Package handler is the reclaim function, the task of the reclaim state
-// machine (shared/reclaimflow): it releases tombstones whose grace has
-// passed, so their codes can be issued again, and says whether more may be
-// due. The Lambda in functions/reclaim and the local run (through
-// reclaimflow.Run) invoke this same handler.
+// machine (shared/reclaimflow). It keeps the expiry lifecycle moving:
 //
-// One invocation lists due tombstones through the sparse index in batches
-// (never a scan) and releases each with bounded parallelism. It keeps going
-// until a batch comes back short (nothing more is due), MaxBatches batches
-// are done, or its time runs out: Budget after it started, or Margin before
-// the Lambda deadline, whichever is first. Stopping early answers more:
-// true and the state machine invokes it again; so a backlog of any size is
-// drained in steps that never meet the Lambda timeout. The index is
-// eventually consistent, so a listing may still show codes released a
-// moment ago; an invocation handles each code once.
+//  1. expiry: links whose expiry has passed become their tombstones, in
+//     place, so an expired code never disappears. The link's TTL attribute
+//     lies a day after its expiry (dynamostore.DefaultPurgeDelay), so this
+//     runs long before DynamoDB's TTL could remove the link; ttlstream, fed
+//     by a TTL removal, is only the backstop. Without it the code would be
+//     absent between the TTL removal and ttlstream's tombstone: answered
+//     404 rather than 410, and open to re-registration without grace;
+//  2. release: tombstones whose grace has passed are deleted, so their
+//     codes can be issued again.
 //
-// Every release is conditional on the item still being a due tombstone, so
-// an invocation retried by the state machine, two overlapping runs, or a
-// code re-issued meanwhile never release anything twice; only releases that
-// happened are counted.
+// It says whether more may be due. The Lambda in functions/reclaim and the
+// local run (through reclaimflow.Run) invoke this same handler.
+//
+// One invocation lists due items through the sparse indexes in batches
+// (never a scan) and handles each with bounded parallelism, expiries
+// first. It keeps going until a batch comes back short (nothing more is
+// due), MaxBatches batches of a step are done, or its time runs out:
+// Budget after it started, or Margin before the Lambda deadline, whichever
+// is first. Stopping early answers more: true and the state machine
+// invokes it again; so a backlog of any size is drained in steps that
+// never meet the Lambda timeout. The indexes are eventually consistent, so
+// a listing may still show codes handled a moment ago; an invocation
+// handles each code once.
+//
+// Every write is conditional: a tombstone only over a link that has
+// expired, a release only of a tombstone still due. So an invocation
+// retried by the state machine, two overlapping runs, a link extended or a
+// code re-issued meanwhile never lose or double anything; only what
+// happened is counted.
 package handler
 
 import (
@@ -27,12 +39,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/reclaimflow"
 )
 
 // Store is what reclaim needs of the link store.
 type Store interface {
+	ExpiredLinks(ctx context.Context, now time.Time, limit int) ([]linkstore.Expired, error)
+	Tombstone(ctx context.Context, t link.Tombstone) (written bool, err error)
 	DueTombstones(ctx context.Context, now time.Time, limit int) ([]string, error)
 	Release(ctx context.Context, code string, now time.Time) (released bool, err error)
 }
@@ -45,8 +61,8 @@ const (
 	// (and counted by the state machine) at least once a minute.
 	DefaultBudget = time.Minute
 	// DefaultMargin leaves room before the Lambda deadline for the
-	// releases in flight (each bounded by the store's call timeout) and
-	// the answer.
+	// writes in flight (each bounded by the store's call timeout) and the
+	// answer.
 	DefaultMargin = 10 * time.Second
 )
 
@@ -56,36 +72,53 @@ const indexLag = 200 * time.Millisecond
 
 // Metric names.
 const (
-	MetricReleased = "TombstoneReleased"
+	// MetricExpired counts links turned into their tombstones.
+	MetricExpired = "LinkExpired"
+	// MetricExpirySkipped counts expired links that were no longer
+	// expired links when their turn came: tombstoned by an overlapping
+	// run or by ttlstream, extended, or listed from a lagging index.
+	MetricExpirySkipped = "ExpirySkipped"
+	MetricReleased      = "TombstoneReleased"
 	// MetricSkipped counts due tombstones that were no longer releasable
 	// when their turn came: released by an overlapping run, re-issued, or
 	// listed from a lagging index.
 	MetricSkipped = "ReleaseSkipped"
-	MetricFailed  = "ReleaseFailed"
+	// MetricFailed counts failed writes of either step.
+	MetricFailed = "ReleaseFailed"
 )
 
-// Handler releases due tombstones.
+// Handler tombstones expired links and releases due tombstones.
 type Handler struct {
 	Store Store
+	// Grace is how long a tombstone written here holds its code
+	// (link.DefaultTombstoneGrace when zero): the same as ttlstream's.
+	Grace time.Duration
 	// Now reads the clock that decides what is due; time.Now when nil.
 	Now func() time.Time
 	// BatchSize is how many due codes one listing asks for
 	// (DefaultBatchSize when zero).
 	BatchSize int
-	// Parallelism bounds the releases in flight (DefaultParallelism when zero).
+	// Parallelism bounds the writes in flight (DefaultParallelism when zero).
 	Parallelism int
-	// MaxBatches bounds the batches of one invocation; 0 means as many as
-	// the time allows.
+	// MaxBatches bounds the batches of each step of one invocation; 0
+	// means as many as the time allows.
 	MaxBatches int
-	// Budget is how long one invocation keeps starting releases
+	// Budget is how long one invocation keeps starting writes
 	// (DefaultBudget when zero).
 	Budget time.Duration
-	// Margin: no release starts closer than this to the Lambda deadline
+	// Margin: no write starts closer than this to the Lambda deadline
 	// (DefaultMargin when zero).
 	Margin time.Duration
 	// Log gets one line per invocation; slog.Default() when nil.
 	Log     *slog.Logger
 	Metrics *metrics.Emitter
+}
+
+// step is one of the invocation's two sweeps: list what is due, act on
+// each code with a conditional write.
+type step struct {
+	list func(ctx context.Context, now time.Time, limit int) ([]string, error)
+	act  func(ctx context.Context, code string, now time.Time) (bool, error)
 }
 
 // Handle runs one invocation.
@@ -102,28 +135,97 @@ func (h *Handler) Handle(ctx context.Context, in reclaimflow.Input) (reclaimflow
 			stopAt = d
 		}
 	}
+
+	var expired, released tally
+	more, batches, err := h.sweep(ctx, h.expiry(), stopAt, &expired)
+	if err == nil && !more {
+		var n int
+		more, n, err = h.sweep(ctx, h.release(), stopAt, &released)
+		batches += n
+	}
+
+	h.Metrics.Add(MetricExpired, metrics.Count, float64(expired.done))
+	h.Metrics.Add(MetricExpirySkipped, metrics.Count, float64(expired.skipped))
+	h.Metrics.Add(MetricReleased, metrics.Count, float64(released.done))
+	h.Metrics.Add(MetricSkipped, metrics.Count, float64(released.skipped))
+	h.Metrics.Add(MetricFailed, metrics.Count, float64(expired.failed+released.failed))
+	if ferr := h.Metrics.Flush(); ferr != nil {
+		h.log().WarnContext(ctx, "flush metrics", "error", ferr.Error())
+	}
+	out := reclaimflow.Output{
+		Reclaimed: released.done, Total: in.Total + released.done,
+		Expired: expired.done, ExpiredTotal: in.ExpiredTotal + expired.done,
+		More: more,
+	}
+	if err != nil && released.done == 0 && expired.done == 0 {
+		// Nothing to report: fail, and let the state machine's retry
+		// policy decide.
+		return reclaimflow.Output{}, fmt.Errorf("reclaim: %w", err)
+	}
+	if err != nil {
+		// Report the progress; the next invocation retries the rest, and
+		// fails if the error persists.
+		out.More = true
+		h.log().WarnContext(ctx, "reclaim stopped early", "error", err.Error(), "failed", expired.failed+released.failed)
+	}
+	h.log().InfoContext(ctx, "reclaim", "expired", out.Expired, "reclaimed", out.Reclaimed,
+		"skipped", expired.skipped+released.skipped, "total", out.Total, "more", out.More, "batches", batches,
+		"ms", time.Since(started).Milliseconds())
+	return out, nil
+}
+
+// expiry is the step that turns expired links into their tombstones.
+func (h *Handler) expiry() step {
+	var mu sync.Mutex
+	owners := map[string]string{} // code -> owner, for the tombstone's audit
+	grace := h.Grace
+	if grace <= 0 {
+		grace = link.DefaultTombstoneGrace
+	}
+	return step{
+		list: func(ctx context.Context, now time.Time, limit int) ([]string, error) {
+			due, err := h.Store.ExpiredLinks(ctx, now, limit)
+			codes := make([]string, len(due))
+			mu.Lock()
+			defer mu.Unlock()
+			for i, e := range due {
+				codes[i] = e.Code
+				owners[e.Code] = e.Owner
+			}
+			return codes, err
+		},
+		act: func(ctx context.Context, code string, now time.Time) (bool, error) {
+			mu.Lock()
+			owner := owners[code]
+			mu.Unlock()
+			return h.Store.Tombstone(ctx, link.Tombstone{Code: code, PrevOwner: owner,
+				TombstonedAt: now, ReclaimAfter: now.Add(grace), Reason: link.ReasonExpired})
+		},
+	}
+}
+
+// release is the step that deletes due tombstones.
+func (h *Handler) release() step {
+	return step{list: h.Store.DueTombstones, act: h.Store.Release}
+}
+
+// sweep runs one step until a listing comes back short, MaxBatches
+// listings are done or the time is up; more says it stopped with work
+// left.
+func (h *Handler) sweep(ctx context.Context, s step, stopAt time.Time, t *tally) (more bool, batches int, err error) {
 	batchSize := h.BatchSize
 	if batchSize <= 0 {
 		batchSize = DefaultBatchSize
 	}
-
-	var (
-		tally   tally
-		more    bool
-		batches int
-		err     error
-		// seen holds the codes this invocation has handled: the index is
-		// eventually consistent in AWS, so the next listing may still
-		// show codes just released, and each would cost a failed
-		// conditional delete.
-		seen = map[string]bool{}
-	)
+	// seen holds the codes this invocation has handled: the index is
+	// eventually consistent in AWS, so the next listing may still show
+	// codes just handled, and each would cost a failed conditional write.
+	seen := map[string]bool{}
 	for {
 		now := h.now()
-		var codes []string
-		codes, err = h.Store.DueTombstones(ctx, now, batchSize)
+		codes, err := s.list(ctx, now, batchSize)
 		if err != nil {
-			break
+			return false, batches, err
 		}
 		batches++
 		fresh := codes[:0:0]
@@ -136,52 +238,28 @@ func (h *Handler) Handle(ctx context.Context, in reclaimflow.Input) (reclaimflow
 		if len(fresh) == 0 && len(codes) > 0 {
 			sleep(ctx, indexLag) // let the index catch up
 		}
-		stopped := h.release(ctx, fresh, now, stopAt, &tally)
-		if tally.failed > 0 {
-			err = tally.err
-			break
+		stopped := h.run(ctx, s, fresh, now, stopAt, t)
+		if t.failed > 0 {
+			return false, batches, t.err
 		}
 		full := len(codes) >= batchSize
 		if stopped || (full && (h.MaxBatches > 0 && batches >= h.MaxBatches || !time.Now().Before(stopAt))) {
-			more = true
-			break
+			return true, batches, nil
 		}
 		if !full {
-			break
+			return false, batches, nil
 		}
 	}
-
-	h.Metrics.Add(MetricReleased, metrics.Count, float64(tally.released))
-	h.Metrics.Add(MetricSkipped, metrics.Count, float64(tally.skipped))
-	h.Metrics.Add(MetricFailed, metrics.Count, float64(tally.failed))
-	if ferr := h.Metrics.Flush(); ferr != nil {
-		h.log().WarnContext(ctx, "flush metrics", "error", ferr.Error())
-	}
-	out := reclaimflow.Output{Reclaimed: tally.released, Total: in.Total + tally.released, More: more}
-	if err != nil && tally.released == 0 {
-		// Nothing to report: fail, and let the state machine's retry
-		// policy decide.
-		return reclaimflow.Output{}, fmt.Errorf("reclaim: %w", err)
-	}
-	if err != nil {
-		// Report the progress; the next invocation retries the rest, and
-		// fails if the error persists.
-		out.More = true
-		h.log().WarnContext(ctx, "reclaim stopped early", "error", err.Error(), "failed", tally.failed)
-	}
-	h.log().InfoContext(ctx, "reclaim", "reclaimed", out.Reclaimed, "skipped", tally.skipped, "total", out.Total,
-		"more", out.More, "batches", batches, "ms", time.Since(started).Milliseconds())
-	return out, nil
 }
 
-// tally counts the outcomes of one invocation's releases.
+// tally counts the outcomes of one step's writes.
 type tally struct {
-	mu                        sync.Mutex
-	released, skipped, failed int64
-	err                       error
+	mu                    sync.Mutex
+	done, skipped, failed int64
+	err                   error
 }
 
-func (t *tally) add(released bool, err error) {
+func (t *tally) add(done bool, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
@@ -190,22 +268,22 @@ func (t *tally) add(released bool, err error) {
 		if t.err == nil {
 			t.err = err // the first says enough; the count says how many
 		}
-	case released:
-		t.released++
+	case done:
+		t.done++
 	default:
 		t.skipped++
 	}
 }
 
-// release releases codes with at most Parallelism calls in flight, and
-// starts no release once stopAt has passed; stopped says it left some.
-func (h *Handler) release(ctx context.Context, codes []string, now, stopAt time.Time, t *tally) (stopped bool) {
+// run acts on codes with at most Parallelism calls in flight, and starts
+// none once stopAt has passed; stopped says it left some.
+func (h *Handler) run(ctx context.Context, s step, codes []string, now, stopAt time.Time, t *tally) (stopped bool) {
 	work := make(chan string)
 	var wg sync.WaitGroup
 	for range min(orDefault(h.Parallelism, DefaultParallelism), len(codes)) {
 		wg.Go(func() {
 			for code := range work {
-				t.add(h.Store.Release(ctx, code, now))
+				t.add(s.act(ctx, code, now))
 			}
 		})
 	}

@@ -87,6 +87,7 @@ func TestReclaim(t *testing.T) {
 				got, err := h.Handle(context.Background(), reclaimflow.Input{Total: 10})
 				require.NoError(t, err)
 				assert.Equal(t, reclaimflow.Output{Reclaimed: 5, Total: 15, More: false}, got)
+				assert.Contains(t, out.String(), `"`+MetricExpired+`":0`)
 				assert.Contains(t, out.String(), `"`+MetricReleased+`":5`)
 				for _, code := range due {
 					_, err := s.GetTombstone(context.Background(), code)
@@ -108,6 +109,52 @@ func TestReclaim(t *testing.T) {
 					require.NoError(t, err)
 					assert.Equal(t, link.StatusActive, got.Status, "the re-issued code is untouched")
 				})
+			})
+
+			t.Run("turns expired links into tombstones in place, then releases them after grace", func(t *testing.T) {
+				clock := storetest.NewClock(start)
+				s := st.new(t, clock.Now)
+				ctx := context.Background()
+				var expired []string
+				for i := range 5 {
+					l := sample(fmt.Sprintf("exp%04d", i), clock.Now())
+					l.Owner, l.ExpiresAt = "owner-1", clock.Now().Add(time.Minute)
+					require.NoError(t, s.Create(ctx, l, nil))
+					expired = append(expired, l.Code)
+				}
+				live := sample("live0001", clock.Now())
+				require.NoError(t, s.Create(ctx, live, nil))
+				clock.Add(2 * time.Minute)
+				var out bytes.Buffer
+				h := &Handler{Store: s, Grace: 10 * time.Minute, Now: clock.Now, BatchSize: 2, Log: quiet,
+					Metrics: metrics.New(&out, "Shortener", "reclaim")}
+
+				got, err := h.Handle(ctx, reclaimflow.Input{Total: 1, ExpiredTotal: 2})
+				require.NoError(t, err)
+				assert.Equal(t, reclaimflow.Output{Reclaimed: 0, Total: 1, Expired: 5, ExpiredTotal: 7}, got)
+				assert.Contains(t, out.String(), `"`+MetricExpired+`":5`)
+				for _, code := range expired {
+					tomb, err := s.GetTombstone(ctx, code)
+					require.NoError(t, err, code)
+					assert.Equal(t, link.Tombstone{Code: code, PrevOwner: "owner-1", TombstonedAt: clock.Now(),
+						ReclaimAfter: clock.Now().Add(10 * time.Minute), Reason: link.ReasonExpired}, tomb)
+				}
+				got2, err := s.Get(ctx, live.Code)
+				require.NoError(t, err)
+				assert.Equal(t, link.StatusActive, got2.Status, "a live link is untouched")
+				left, err := s.ExpiredLinks(ctx, clock.Now(), 100)
+				require.NoError(t, err)
+				assert.Empty(t, left, "a tombstone leaves the expiring-links listing")
+
+				again, err := h.Handle(ctx, reclaimflow.Input{})
+				require.NoError(t, err)
+				assert.Equal(t, reclaimflow.Output{}, again, "run twice tombstones once")
+
+				clock.Add(11 * time.Minute)
+				last, err := h.Handle(ctx, reclaimflow.Input{})
+				require.NoError(t, err)
+				assert.Equal(t, reclaimflow.Output{Reclaimed: 5, Total: 5}, last)
+				require.NoError(t, s.Create(ctx, sample(expired[0], clock.Now()), nil), "a released code can be issued again")
 			})
 
 			t.Run("batches", func(t *testing.T) {
@@ -190,6 +237,15 @@ func (f *fakeStore) DueTombstones(_ context.Context, _ time.Time, limit int) ([]
 		}
 	}
 	return out, nil
+}
+
+// ExpiredLinks finds none: the fake exercises the release step.
+func (f *fakeStore) ExpiredLinks(context.Context, time.Time, int) ([]linkstore.Expired, error) {
+	return nil, nil
+}
+
+func (f *fakeStore) Tombstone(context.Context, link.Tombstone) (bool, error) {
+	return false, errors.New("fakeStore: no expired links to tombstone")
 }
 
 func (f *fakeStore) Release(ctx context.Context, code string, _ time.Time) (bool, error) {
@@ -311,10 +367,10 @@ func TestPayloadsAreTheStateMachines(t *testing.T) {
 	require.NoError(t, err)
 	b, err := json.Marshal(out)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"reclaimed": 2, "total": 42, "more": false}`, string(b))
+	assert.JSONEq(t, `{"reclaimed": 2, "total": 42, "expired": 0, "expired_total": 0, "more": false}`, string(b))
 	def, err := reclaimflow.Definition("arn:aws:lambda:us-east-1:123456789012:function:reclaim")
 	require.NoError(t, err)
-	for _, field := range []string{"reclaimed", "total", "more"} {
+	for _, field := range []string{"reclaimed", "total", "expired_total", "more"} {
 		assert.True(t, strings.Contains(def, `"$.Payload.`+field+`"`), field)
 	}
 }

@@ -15,17 +15,29 @@ import (
 // infrastructure's TTL and index definitions) use these constants rather
 // than spelling the names again.
 const (
-	AttrCode           = "code"
-	AttrURL            = "url"
-	AttrOwner          = "owner_id"
-	AttrAlias          = "alias"
-	AttrCustomAlias    = "custom_alias"
-	AttrCreatedAt      = "created_at" // epoch milliseconds
-	AttrUpdatedAt      = "updated_at" // epoch milliseconds
-	AttrExpiresAt      = "expires_at" // epoch seconds: the TTL attribute
+	AttrCode        = "code"
+	AttrURL         = "url"
+	AttrOwner       = "owner_id"
+	AttrAlias       = "alias"
+	AttrCustomAlias = "custom_alias"
+	AttrCreatedAt   = "created_at" // epoch milliseconds
+	AttrUpdatedAt   = "updated_at" // epoch milliseconds
+	// AttrExpiresAt is the link's expiry, epoch seconds: readers enforce
+	// it (410 from that second on). On the idempotency table it is also
+	// the TTL attribute.
+	AttrExpiresAt      = "expires_at"
 	AttrStatus         = "status"
 	AttrVersion        = "version"
 	AttrRedirectStatus = "redirect_status"
+	// AttrPurgeAt is the links table's TTL attribute, epoch seconds:
+	// expires_at + Config.PurgeDelay. The reclaim run's expiry sweep turns
+	// an expired link into its tombstone in place long before then, so
+	// TTL, and ttlstream after it, are only the backstop (see
+	// docs/lifecycle.md). Tombstones carry none: only reclaim removes them.
+	AttrPurgeAt = "purge_at"
+	// AttrExpShard is the expiring-links index's partition key: only links
+	// carry it, so a tombstone leaves that index.
+	AttrExpShard = "exp_shard"
 
 	// Tombstone attributes. AttrTombShard is the sparse index's partition
 	// key: only tombstones carry it, so the index holds nothing else.
@@ -46,14 +58,23 @@ const (
 	IndexByOwner = "by-owner"
 	// IndexDueTombstones finds tombstones by reclaim time.
 	IndexDueTombstones = "due-tombstones"
+	// IndexExpiringLinks finds links by expiry (exp_shard, expires_at),
+	// projecting the owner for the tombstone.
+	IndexExpiringLinks = "expiring-links"
 )
 
-// TombShards spreads the sparse index over this many partition values, so
-// tombstones written at the seed's expiry rate (and 10x) never crowd one
-// index partition. Reclaim queries each.
+// DefaultPurgeDelay is how long after its expiry DynamoDB's TTL may remove
+// a link the expiry sweep has not tombstoned: a day of reclaim runs
+// (hourly when deployed) to do it first.
+const DefaultPurgeDelay = 24 * time.Hour
+
+// TombShards spreads each sparse index over this many partition values, so
+// links and tombstones written at the seed's rates (and 10x) never crowd
+// one index partition. Reclaim queries each.
 const TombShards = 8
 
-func tombShard(code string) string {
+// shard is a code's partition value in both sparse indexes.
+func shard(code string) string {
 	h := fnv.New32a()
 	h.Write([]byte(code))
 	return strconv.Itoa(int(h.Sum32() % TombShards))
@@ -66,7 +87,7 @@ func marshalTombstone(t link.Tombstone) map[string]types.AttributeValue {
 		AttrTombstonedAt: num(t.TombstonedAt.UnixMilli()),
 		AttrReclaimAfter: num(t.ReclaimAfter.Unix()),
 		AttrTombReason:   str(t.Reason),
-		AttrTombShard:    str(tombShard(t.Code)),
+		AttrTombShard:    str(shard(t.Code)),
 	}
 	if t.PrevOwner != "" {
 		item[AttrPrevOwner] = str(t.PrevOwner)
@@ -102,8 +123,8 @@ func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Va
 
 // marshalLink writes the item by hand rather than through attributevalue's
 // reflection: the redirect path decodes one item per miss and the layout
-// is small and fixed.
-func marshalLink(l link.Link) map[string]types.AttributeValue {
+// is small and fixed. purgeDelay places the TTL attribute after the expiry.
+func marshalLink(l link.Link, purgeDelay time.Duration) map[string]types.AttributeValue {
 	item := map[string]types.AttributeValue{
 		AttrCode:           str(l.Code),
 		AttrURL:            str(l.URL),
@@ -111,6 +132,8 @@ func marshalLink(l link.Link) map[string]types.AttributeValue {
 		AttrCreatedAt:      num(l.CreatedAt.UnixMilli()),
 		AttrUpdatedAt:      num(l.UpdatedAt.UnixMilli()),
 		AttrExpiresAt:      num(l.ExpiresAt.Unix()),
+		AttrPurgeAt:        num(l.ExpiresAt.Add(purgeDelay).Unix()),
+		AttrExpShard:       str(shard(l.Code)),
 		AttrStatus:         str(string(l.Status)),
 		AttrVersion:        num(l.Version),
 		AttrRedirectStatus: num(int64(l.RedirectStatus)),

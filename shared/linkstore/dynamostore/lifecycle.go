@@ -25,7 +25,7 @@ func (s *Store) Update(ctx context.Context, l link.Link, expect int64) error {
 	defer cancel()
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                           &s.cfg.LinksTable,
-		Item:                                marshalLink(l),
+		Item:                                marshalLink(l, s.cfg.PurgeDelay),
 		ConditionExpression:                 aws.String(ownedCondition(expect)),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           ownedValues(l.Owner, expect),
@@ -131,9 +131,11 @@ func (s *Store) List(ctx context.Context, owner string, limit int, cursor string
 	return links, linkstore.EncodeCursor(links[limit-1]), nil
 }
 
-// Tombstone implements linkstore.Store. The condition admits an absent
-// item (TTL removed it) or a link that has itself expired (the removal has
-// not replicated here yet), never a live link or a tombstone.
+// Tombstone implements linkstore.Store. The condition admits a link that
+// has itself expired (the expiry sweep, or a TTL removal not replicated
+// here yet) or an absent item (TTL removed it), never a live link or a
+// tombstone. Written in place, the tombstone drops the link's TTL
+// attribute and its expiring-links entry.
 func (s *Store) Tombstone(ctx context.Context, t link.Tombstone) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
@@ -173,25 +175,56 @@ func (s *Store) GetTombstone(ctx context.Context, code string) (link.Tombstone, 
 	return unmarshalTombstone(out.Item)
 }
 
+// ExpiredLinks implements linkstore.Store, querying the expiring-links
+// index shard by shard until it has limit links. Tombstones are not in it.
+func (s *Store) ExpiredLinks(ctx context.Context, now time.Time, limit int) ([]linkstore.Expired, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	var due []linkstore.Expired
+	for sh := 0; sh < TombShards && len(due) < limit; sh++ {
+		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+			TableName:              &s.cfg.LinksTable,
+			IndexName:              aws.String(IndexExpiringLinks),
+			KeyConditionExpression: aws.String(AttrExpShard + " = :shard AND " + AttrExpiresAt + " <= :now"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":shard": str(fmt.Sprint(sh)), ":now": num(now.Unix()),
+			},
+			Limit: aws.Int32(int32(limit - len(due))),
+		})
+		if err != nil {
+			return nil, wrap("query expired links in shard", fmt.Sprint(sh), err)
+		}
+		for _, item := range out.Items {
+			code, err := getS(item, AttrCode, nil)
+			if err != nil {
+				return nil, fmt.Errorf("decode expired link: %w", err)
+			}
+			owner, _ := getS(item, AttrOwner, nil) // kept for audit only
+			due = append(due, linkstore.Expired{Code: code, Owner: owner})
+		}
+	}
+	return due, nil
+}
+
 // DueTombstones implements linkstore.Store, querying the sparse index
 // shard by shard until it has limit codes.
 func (s *Store) DueTombstones(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	var codes []string
-	for shard := 0; shard < TombShards && len(codes) < limit; shard++ {
+	for sh := 0; sh < TombShards && len(codes) < limit; sh++ {
 		in := &dynamodb.QueryInput{
 			TableName:              &s.cfg.LinksTable,
 			IndexName:              aws.String(IndexDueTombstones),
 			KeyConditionExpression: aws.String(AttrTombShard + " = :shard AND " + AttrReclaimAfter + " <= :now"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":shard": str(fmt.Sprint(shard)), ":now": num(now.Unix()),
+				":shard": str(fmt.Sprint(sh)), ":now": num(now.Unix()),
 			},
 			Limit: aws.Int32(int32(limit - len(codes))),
 		}
 		out, err := s.db.Query(ctx, in)
 		if err != nil {
-			return nil, wrap("query due tombstones in shard", fmt.Sprint(shard), err)
+			return nil, wrap("query due tombstones in shard", fmt.Sprint(sh), err)
 		}
 		for _, item := range out.Items {
 			code, err := getS(item, AttrCode, nil)

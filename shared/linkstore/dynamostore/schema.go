@@ -23,8 +23,13 @@ type SchemaAPI interface {
 // and the tests. Tables that already exist are left alone. In AWS the
 // tables come from infra/, never from here.
 func CreateTables(ctx context.Context, db SchemaAPI, cfg Config) error {
-	tables := []*dynamodb.CreateTableInput{
-		{
+	// Each table with its TTL attribute.
+	tables := []struct {
+		in  *dynamodb.CreateTableInput
+		ttl string
+	}{{
+		ttl: AttrPurgeAt,
+		in: &dynamodb.CreateTableInput{
 			TableName:   &cfg.LinksTable,
 			BillingMode: types.BillingModePayPerRequest,
 			AttributeDefinitions: []types.AttributeDefinition{
@@ -33,6 +38,8 @@ func CreateTables(ctx context.Context, db SchemaAPI, cfg Config) error {
 				{AttributeName: aws.String(AttrCreatedAt), AttributeType: types.ScalarAttributeTypeN},
 				{AttributeName: aws.String(AttrTombShard), AttributeType: types.ScalarAttributeTypeS},
 				{AttributeName: aws.String(AttrReclaimAfter), AttributeType: types.ScalarAttributeTypeN},
+				{AttributeName: aws.String(AttrExpShard), AttributeType: types.ScalarAttributeTypeS},
+				{AttributeName: aws.String(AttrExpiresAt), AttributeType: types.ScalarAttributeTypeN},
 			},
 			KeySchema:           []types.KeySchemaElement{{AttributeName: aws.String(AttrCode), KeyType: types.KeyTypeHash}},
 			StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
@@ -53,16 +60,27 @@ func CreateTables(ctx context.Context, db SchemaAPI, cfg Config) error {
 					},
 					Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
 				},
+				{
+					IndexName: aws.String(IndexExpiringLinks),
+					KeySchema: []types.KeySchemaElement{
+						{AttributeName: aws.String(AttrExpShard), KeyType: types.KeyTypeHash},
+						{AttributeName: aws.String(AttrExpiresAt), KeyType: types.KeyTypeRange},
+					},
+					Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{AttrOwner}},
+				},
 			},
 		},
-		{
+	}, {
+		ttl: AttrExpiresAt,
+		in: &dynamodb.CreateTableInput{
 			TableName:            &cfg.IdempotencyTable,
 			BillingMode:          types.BillingModePayPerRequest,
 			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(AttrIdemPK), AttributeType: types.ScalarAttributeTypeS}},
 			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(AttrIdemPK), KeyType: types.KeyTypeHash}},
 		},
-	}
-	for _, in := range tables {
+	}}
+	for _, t := range tables {
+		in := t.in
 		_, err := db.CreateTable(ctx, in)
 		var inUse *types.ResourceInUseException
 		if errors.As(err, &inUse) {
@@ -77,7 +95,7 @@ func CreateTables(ctx context.Context, db SchemaAPI, cfg Config) error {
 		}
 		if _, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 			TableName:               in.TableName,
-			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(AttrExpiresAt), Enabled: aws.Bool(true)},
+			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(t.ttl), Enabled: aws.Bool(true)},
 		}); err != nil {
 			return fmt.Errorf("enable ttl on %s: %w", *in.TableName, err)
 		}

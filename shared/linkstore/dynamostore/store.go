@@ -39,6 +39,10 @@ type Config struct {
 	// moment ago is never read stale into a spurious 412; the redirect
 	// path leaves it off (half the read cost).
 	ConsistentReads bool
+	// PurgeDelay is how long after a link's expiry its TTL attribute lies
+	// (DefaultPurgeDelay when zero; negative: at the expiry itself, for
+	// tests of the TTL backstop).
+	PurgeDelay time.Duration
 }
 
 // Store is the DynamoDB implementation of linkstore.Store.
@@ -57,6 +61,12 @@ func New(db API, cfg Config) *Store {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	switch {
+	case cfg.PurgeDelay == 0:
+		cfg.PurgeDelay = DefaultPurgeDelay
+	case cfg.PurgeDelay < 0:
+		cfg.PurgeDelay = 0
+	}
 	return &Store{db: db, cfg: cfg}
 }
 
@@ -71,7 +81,7 @@ func (s *Store) Create(ctx context.Context, l link.Link, idem *linkstore.Idempot
 	if idem == nil {
 		_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName:           &s.cfg.LinksTable,
-			Item:                marshalLink(l),
+			Item:                marshalLink(l, s.cfg.PurgeDelay),
 			ConditionExpression: aws.String(codeIsFree),
 		})
 		var ccf *types.ConditionalCheckFailedException
@@ -84,7 +94,7 @@ func (s *Store) Create(ctx context.Context, l link.Link, idem *linkstore.Idempot
 		TransactItems: []types.TransactWriteItem{
 			{Put: &types.Put{
 				TableName:           &s.cfg.LinksTable,
-				Item:                marshalLink(l),
+				Item:                marshalLink(l, s.cfg.PurgeDelay),
 				ConditionExpression: aws.String(codeIsFree),
 			}},
 			{Put: &types.Put{

@@ -337,6 +337,46 @@ func RunLifecycle(t *testing.T, newStore Factory) {
 		assert.True(t, written)
 	})
 
+	t.Run("expired links are listed until tombstoned in place, live links never", func(t *testing.T) {
+		s, clock := setup(t)
+		for i := range 7 {
+			l := sample(fmt.Sprintf("xp%05d", i), clock.Now())
+			l.ExpiresAt = clock.Now().Add(time.Minute).Truncate(time.Second)
+			require.NoError(t, s.Create(ctx, l, nil))
+		}
+		later := sample("later01", clock.Now())
+		later.ExpiresAt = clock.Now().Add(time.Hour).Truncate(time.Second)
+		require.NoError(t, s.Create(ctx, later, nil))
+		_, err := s.Tombstone(ctx, tomb("tomb001", clock.Now(), time.Minute))
+		require.NoError(t, err)
+
+		due, err := s.ExpiredLinks(ctx, clock.Now(), 100)
+		require.NoError(t, err)
+		assert.Empty(t, due, "nothing has expired yet")
+
+		clock.Add(2 * time.Minute)
+		due, err = s.ExpiredLinks(ctx, clock.Now(), 3)
+		require.NoError(t, err)
+		assert.Len(t, due, 3, "the limit bounds a batch")
+		due, err = s.ExpiredLinks(ctx, clock.Now(), 100)
+		require.NoError(t, err)
+		require.Len(t, due, 7, "neither the live link nor the tombstone")
+		for _, e := range due {
+			assert.Equal(t, "owner-1", e.Owner, e.Code)
+		}
+
+		written, err := s.Tombstone(ctx, tomb(due[0].Code, clock.Now(), time.Hour))
+		require.NoError(t, err)
+		assert.True(t, written)
+		got, err := s.Get(ctx, due[0].Code)
+		require.NoError(t, err, "the code is never absent")
+		assert.Equal(t, link.StatusTombstone, got.Status)
+		left, err := s.ExpiredLinks(ctx, clock.Now(), 100)
+		require.NoError(t, err)
+		assert.Len(t, left, 6, "the tombstone leaves the listing")
+		assert.NotContains(t, left, due[0])
+	})
+
 	t.Run("due tombstones are released once, and only when due", func(t *testing.T) {
 		s, clock := setup(t)
 		for i := range 12 {
