@@ -311,12 +311,14 @@ func (s *soaker) redirect(ctx context.Context, l *linkState, head, judge bool) (
 	}
 	switch {
 	case status == http.StatusNotFound && !before.deleted && !sent.Before(before.expires):
-		// DynamoDB's TTL (here the local stream poller's sweep) deleted
-		// the expired link and ttlstream has not yet written its
-		// tombstone: for that moment the code is unknown, and the 404 is
-		// then cached (edge and redirect, 10 s). DESIGN.md wants 410.
+		// An expired code must never be unknown: the reclaim run
+		// tombstones it in place, and TTL (a day later) is only the
+		// backstop. A 404 here means the code was absent, as it was
+		// between a TTL deletion and ttlstream's tombstone before the
+		// expiry step existed; the 404 is then cached (edge and redirect,
+		// 10 s). DESIGN.md wants 410.
 		s.t.ttlGap.Add(1)
-		s.t.fail("%s /%s: 404 (%s): the TTL deletion came before the tombstone", method, l.code, before.describe(sent))
+		s.t.fail("%s /%s: 404 (%s): an expired code was absent", method, l.code, before.describe(sent))
 	case !redirected && status != http.StatusGone && status < 500:
 		s.t.unexpected.Add(1)
 		s.t.fail("%s /%s: %d (%s)", method, l.code, status, before.describe(sent))
