@@ -8,12 +8,19 @@ import (
 	"github.com/shortlink-dev/shortener/internal/localgw"
 )
 
-// accessLog logs one line per request once it is answered.
-func accessLog(log *slog.Logger, next http.Handler) http.Handler {
+// accessLog logs one line per request once it is answered, for the answers
+// mode keeps. Off, it is next itself: nothing is added to a request.
+func accessLog(log *slog.Logger, mode accessLogMode, next http.Handler) http.Handler {
+	if mode == accessLogOff {
+		return next
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
+		if !mode.logs(sw.status) {
+			return
+		}
 		log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.EscapedPath()),

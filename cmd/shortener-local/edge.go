@@ -11,8 +11,12 @@ import (
 // forwards on its redirect behaviour: the requests CloudFront would send
 // to the redirect API, as opposed to the viewer requests the outer access
 // log shows. Their count next to the viewer requests is the edge's miss
-// count; the /v1 API, always forwarded, is left out.
-func originLog(log *slog.Logger, next http.Handler) http.Handler {
+// count; the /v1 API, always forwarded, is left out. mode is the access
+// log's: off, it is next itself.
+func originLog(log *slog.Logger, mode accessLogMode, next http.Handler) http.Handler {
+	if mode == accessLogOff {
+		return next
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
 		if first == "v1" || first == "_local" || first == "healthz" {
@@ -22,6 +26,9 @@ func originLog(log *slog.Logger, next http.Handler) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
+		if !mode.logs(sw.status) {
+			return
+		}
 		log.LogAttrs(r.Context(), slog.LevelInfo, "origin request",
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.EscapedPath()),

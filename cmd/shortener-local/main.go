@@ -34,6 +34,8 @@
 //	SHORTENER_EDGE_COUNTRY         c-country logged for requests without a
 //	                               CloudFront-Viewer-Country header (none: "-")
 //	SHORTENER_RECLAIM_INTERVAL     how often reclaim runs (1m)
+//	SHORTENER_ACCESS_LOG           which answers get a log line: on (all),
+//	                               errors (5xx only) or off (on)
 //	LINKS_TABLE                    (shortener-links)
 //	IDEMPOTENCY_TABLE              (shortener-idempotency)
 //	ANALYTICS_TABLE                (shortener-analytics)
@@ -41,10 +43,11 @@
 //
 // and every other setting the functions read (see shared/config). Logs are
 // JSON lines on stderr: one "request" line per viewer request and one
-// "origin request" line per redirect the edge had to fetch; the functions'
-// EMF metrics go to stdout as in Lambda. Ctrl-C stops the server, flushes
-// the edge's log records to the stream, stops the pollers, then kinesalite
-// and DynamoDB Local.
+// "origin request" line per redirect the edge had to fetch, as far as
+// SHORTENER_ACCESS_LOG allows (the edge's real-time log records go to the
+// click stream whatever it says); the functions' EMF metrics go to stdout
+// as in Lambda. Ctrl-C stops the server, flushes the edge's log records to
+// the stream, stops the pollers, then kinesalite and DynamoDB Local.
 package main
 
 import (
@@ -139,7 +142,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	// of aliases invalidate through the recorder, which purges the edge.
 	var sink lateSink
 	edge, err := localedge.New(localedge.Options{
-		Origin:  originLog(log, gw),
+		Origin:  originLog(log, s.accessLog, gw),
 		Sink:    &sink,
 		Country: cs.country,
 		Log:     log.With("component", "edge"),
@@ -157,7 +160,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	mux.Handle("/_local/reclaim", &reclaim)
 	mux.Handle("/", edge)
 	srv := &http.Server{
-		Handler:           accessLog(log, mux),
+		Handler:           accessLog(log, s.accessLog, mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}

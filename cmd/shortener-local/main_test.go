@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -33,20 +36,36 @@ func TestLoadSettings(t *testing.T) {
 	}{
 		{
 			name: "defaults",
-			want: settings{addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute},
+			want: settings{addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute,
+				accessLog: accessLogOn},
 		},
 		{
 			name: "everything set",
 			env: map[string]string{
 				"SHORTENER_ADDR": ":9090", "SHORTENER_API_KEYS": "a=x, b=y",
 				"SHORTENER_DYNAMODB_ENDPOINT": "http://127.0.0.1:8001", "SHORTENER_DYNAMODB_PORT": "0",
-				"SHORTENER_RECLAIM_INTERVAL": "5s",
+				"SHORTENER_RECLAIM_INTERVAL": "5s", "SHORTENER_ACCESS_LOG": "errors",
 			},
 			want: settings{addr: ":9090", apiKeys: map[string]string{"a": "x", "b": "y"}, dynamoEndpoint: "http://127.0.0.1:8001", dynamoPort: 0,
-				reclaimEvery: 5 * time.Second},
+				reclaimEvery: 5 * time.Second, accessLog: accessLogErrors},
+		},
+		{
+			name: "access log off",
+			env:  map[string]string{"SHORTENER_ACCESS_LOG": "off"},
+			want: settings{addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute,
+				accessLog: accessLogOff},
+		},
+		{
+			name: "access log on",
+			env:  map[string]string{"SHORTENER_ACCESS_LOG": "on"},
+			want: settings{addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute,
+				accessLog: accessLogOn},
 		},
 		{name: "bad keys", env: map[string]string{"SHORTENER_API_KEYS": "a=x,"}, wantErr: "SHORTENER_API_KEYS"},
 		{name: "bad reclaim interval", env: map[string]string{"SHORTENER_RECLAIM_INTERVAL": "often"}, wantErr: "SHORTENER_RECLAIM_INTERVAL"},
+		{name: "access log in capitals", env: map[string]string{"SHORTENER_ACCESS_LOG": "OFF"}, wantErr: "SHORTENER_ACCESS_LOG"},
+		{name: "access log as a boolean", env: map[string]string{"SHORTENER_ACCESS_LOG": "false"}, wantErr: "SHORTENER_ACCESS_LOG"},
+		{name: "access log level", env: map[string]string{"SHORTENER_ACCESS_LOG": "error"}, wantErr: "SHORTENER_ACCESS_LOG"},
 		{name: "bad port", env: map[string]string{"SHORTENER_DYNAMODB_PORT": "eighty"}, wantErr: "SHORTENER_DYNAMODB_PORT"},
 		{name: "port out of range", env: map[string]string{"SHORTENER_DYNAMODB_PORT": "70000"}, wantErr: "SHORTENER_DYNAMODB_PORT"},
 	}
@@ -60,6 +79,53 @@ func TestLoadSettings(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// statusPath answers /s<status> with that status.
+type statusPath struct{}
+
+func (statusPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	status, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/s"))
+	if err != nil {
+		status = http.StatusTeapot
+	}
+	w.WriteHeader(status)
+}
+
+// TestAccessLogModes sends answers of each kind through the access log and
+// the origin log under each mode and reads back their lines.
+func TestAccessLogModes(t *testing.T) {
+	tests := []struct {
+		mode       accessLogMode
+		wantStatus []int // statuses logged, in order, by each of the two logs
+	}{
+		{mode: accessLogOn, wantStatus: []int{200, 302, 404, 503}},
+		{mode: accessLogErrors, wantStatus: []int{503}},
+		{mode: accessLogOff},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.mode), func(t *testing.T) {
+			next := &statusPath{}
+			for _, wrap := range []func(*slog.Logger, accessLogMode, http.Handler) http.Handler{accessLog, originLog} {
+				var buf bytes.Buffer
+				h := wrap(slog.New(slog.NewJSONHandler(&buf, nil)), tt.mode, next)
+				if tt.mode == accessLogOff {
+					assert.Equal(t, http.Handler(next), h, "off adds nothing to a request")
+				}
+				for _, path := range []string{"/s200", "/s302", "/s404", "/s503"} {
+					h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, path, nil))
+				}
+				var got []int
+				dec := json.NewDecoder(&buf)
+				for dec.More() {
+					var l struct{ Status int }
+					require.NoError(t, dec.Decode(&l))
+					got = append(got, l.Status)
+				}
+				assert.Equal(t, tt.wantStatus, got)
+			}
 		})
 	}
 }

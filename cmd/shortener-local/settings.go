@@ -32,6 +32,25 @@ type settings struct {
 	// reclaimEvery is SHORTENER_RECLAIM_INTERVAL: how often the reclaim
 	// state machine's logic runs, as EventBridge Scheduler starts it in AWS.
 	reclaimEvery time.Duration
+	// accessLog is SHORTENER_ACCESS_LOG: which requests get a "request" and
+	// an "origin request" line. It is a developer convenience with no
+	// counterpart on AWS's request path; the edge's real-time log records
+	// (the clicks) do not depend on it.
+	accessLog accessLogMode
+}
+
+// accessLogMode says which answers the local run's access log writes.
+type accessLogMode string
+
+const (
+	accessLogOn     accessLogMode = "on"     // every answer
+	accessLogErrors accessLogMode = "errors" // 5xx answers only
+	accessLogOff    accessLogMode = "off"    // none
+)
+
+// logs reports whether an answer with status gets a line.
+func (m accessLogMode) logs(status int) bool {
+	return m == accessLogOn || m == accessLogErrors && status >= 500
 }
 
 func loadSettings(getenv func(string) string) (settings, error) {
@@ -40,6 +59,7 @@ func loadSettings(getenv func(string) string) (settings, error) {
 		dynamoEndpoint: getenv("SHORTENER_DYNAMODB_ENDPOINT"),
 		dynamoPort:     defaultDynamoDBPort,
 		reclaimEvery:   defaultReclaimEvery,
+		accessLog:      accessLogOn,
 	}
 	if v := getenv("SHORTENER_RECLAIM_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -47,6 +67,13 @@ func loadSettings(getenv func(string) string) (settings, error) {
 			return settings{}, fmt.Errorf("SHORTENER_RECLAIM_INTERVAL: %q is not a positive duration such as 1m", v)
 		}
 		s.reclaimEvery = d
+	}
+	switch m := accessLogMode(getenv("SHORTENER_ACCESS_LOG")); m {
+	case "":
+	case accessLogOn, accessLogErrors, accessLogOff:
+		s.accessLog = m
+	default:
+		return settings{}, fmt.Errorf("SHORTENER_ACCESS_LOG: %q is not on, errors (5xx answers only) or off", string(m))
 	}
 	keys, err := localgw.ParseAPIKeys(or(getenv("SHORTENER_API_KEYS"), defaultAPIKeys))
 	if err != nil {
