@@ -1,11 +1,14 @@
 package localedge
 
 import (
+	"bytes"
 	"container/list"
 	"hash/maphash"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -13,15 +16,48 @@ import (
 // different locks.
 const numShards = 32
 
-// entry is one cached answer. It never changes once stored, so a hit
-// writes it out without holding any lock.
+// entry is one cached answer. The answer never changes once stored, so a
+// hit writes it out without holding any lock; only the memo of its last
+// Age header does, atomically.
 type entry struct {
-	key     string
-	status  int
+	key    string
+	status int
+	// header is the origin's, cloned, and every hit puts its slices in its
+	// own answer as they are: Clone caps each one, so an append there
+	// copies it, and net/http copies the header before it writes it.
 	header  http.Header
 	body    []byte
 	stored  time.Time
 	expires time.Time
+	// result is the x-edge-result-type of a hit, xCache its X-Cache header.
+	result string
+	xCache []string
+	age    atomic.Pointer[ageHeader]
+}
+
+// newEntry keeps an origin answer for ttl from stored.
+func newEntry(key string, status int, header http.Header, body []byte, stored time.Time, ttl time.Duration) *entry {
+	result := resultFor(status, true)
+	return &entry{key: key, status: status, header: header.Clone(), body: bytes.Clone(body), stored: stored,
+		expires: stored.Add(ttl), result: result, xCache: []string{result + " from cloudfront"}}
+}
+
+// ageHeader is an Age header value and the whole seconds it says.
+type ageHeader struct {
+	secs  int64
+	value []string
+}
+
+// ageAt is the Age header of a hit at now: the whole seconds since the
+// answer was stored. Hits within the same second share one value.
+func (e *entry) ageAt(now time.Time) []string {
+	secs := int64(now.Sub(e.stored) / time.Second)
+	if a := e.age.Load(); a != nil && a.secs == secs {
+		return a.value
+	}
+	a := &ageHeader{secs: secs, value: []string{strconv.FormatInt(secs, 10)}}
+	e.age.Store(a)
+	return a.value
 }
 
 // cache is a bounded LRU of answers keyed by path.

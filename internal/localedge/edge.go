@@ -3,11 +3,13 @@ package localedge
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
+	crand "crypto/rand"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -43,6 +45,12 @@ const (
 // ViewerCountryHeader is the header CloudFront sets from the viewer's
 // address; here a caller may send it to choose the logged c-country.
 const ViewerCountryHeader = "CloudFront-Viewer-Country"
+
+// viewerCountryKey is ViewerCountryHeader as net/http files it in a
+// request's header: read with the key as it is, the header costs no
+// canonicalisation (which, for CloudFront's spelling, allocates) per
+// request.
+const viewerCountryKey = "Cloudfront-Viewer-Country"
 
 // Options configure an Edge. Origin is required.
 type Options struct {
@@ -88,14 +96,16 @@ type Stats struct {
 // Edge plays a CloudFront distribution in front of Origin. It is safe for
 // concurrent use.
 type Edge struct {
-	origin    http.Handler
-	sink      Sink
-	policy    Policy
-	cache     *cache
-	maxBody   int
-	country   string
-	pop       string
-	via       string
+	origin  http.Handler
+	sink    Sink
+	policy  Policy
+	cache   *cache
+	maxBody int
+	country string
+	// via and pop are the Via and X-Amz-Cf-Pop headers every answer
+	// shares: one-element slices, so an append to them copies.
+	via       []string
+	pop       []string
 	now       func() time.Time
 	requestID func() string
 	log       *slog.Logger
@@ -125,7 +135,6 @@ func New(o Options) (*Edge, error) {
 		policy:    DeployedPolicy(),
 		maxBody:   o.MaxBodyBytes,
 		country:   o.Country,
-		pop:       o.POP,
 		now:       o.Now,
 		requestID: o.RequestID,
 		log:       o.Log,
@@ -142,9 +151,10 @@ func New(o Options) (*Edge, error) {
 	if e.maxBody <= 0 {
 		e.maxBody = DefaultMaxBodyBytes
 	}
-	if e.pop == "" {
-		e.pop = DefaultPOP
+	if o.POP == "" {
+		o.POP = DefaultPOP
 	}
+	e.pop = []string{o.POP}
 	if e.now == nil {
 		e.now = time.Now
 	}
@@ -158,7 +168,9 @@ func New(o Options) (*Edge, error) {
 		o.LogBuffer = DefaultLogBuffer
 	}
 	// Via names the edge host as CloudFront's does: 1.1 <id>.cloudfront.net (CloudFront).
-	e.via = "1.1 " + hex.EncodeToString(randomBytes(16)) + ".cloudfront.net (CloudFront)"
+	var host [16]byte
+	_, _ = crand.Read(host[:]) // crypto/rand.Read never fails
+	e.via = []string{"1.1 " + hex.EncodeToString(host[:]) + ".cloudfront.net (CloudFront)"}
 	if e.sink == nil {
 		close(e.drained)
 	} else {
@@ -170,23 +182,30 @@ func New(o Options) (*Edge, error) {
 
 // NewRequestID returns an x-edge-request-id: 40 random bytes in URL-safe
 // base64, 56 characters, like "TXtvwX6JHbGoSjhQGuW6BumfNdwV5bEimn-AeUrlqOtwPRxz_lL3u4==".
+//
+// An id must be unique, not secret, so the bytes come from math/rand/v2's
+// runtime generator (ChaCha8 per thread, seeded by the operating system,
+// lock-free) rather than crypto/rand, and neither they nor the encoding
+// leave the stack: one allocation, the string.
 func NewRequestID() string {
-	return base64.URLEncoding.EncodeToString(randomBytes(40))
-}
-
-func randomBytes(n int) []byte {
-	b := make([]byte, n)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails
-	return b
+	var b [40]byte
+	for i := 0; i < len(b); i += 8 {
+		binary.LittleEndian.PutUint64(b[i:], rand.Uint64())
+	}
+	var id [56]byte
+	base64.URLEncoding.Encode(id[:], b[:])
+	return string(id[:])
 }
 
 // ServeHTTP answers one viewer request.
 func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := e.requestID()
+	// Set by their canonical keys, as Set would file them, without Set's
+	// per-request canonicalisation and slice.
 	h := w.Header()
-	h.Set("Via", e.via)
-	h.Set("X-Amz-Cf-Pop", e.pop)
-	h.Set("X-Amz-Cf-Id", id)
+	h["Via"] = e.via
+	h["X-Amz-Cf-Pop"] = e.pop
+	h["X-Amz-Cf-Id"] = []string{id}
 	path := r.URL.EscapedPath()
 	first, rest := firstSegment(path)
 	if first == "v1" || first == "_local" || first == "healthz" {
@@ -196,22 +215,27 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	// answered is when the edge answered, for the log record: a hit reads
+	// the clock once, for its lookup, its Age and its record.
 	var status int
 	var result string
+	var answered time.Time
 	switch {
 	case r.Method != http.MethodGet && r.Method != http.MethodHead:
 		status, result = http.StatusForbidden, ResultError
 		writeMethodNotAllowed(w)
+		answered = e.now()
 	case first != "" && !rest:
-		status, result = e.serveCacheable(w, r, path)
+		status, result, answered = e.serveCacheable(w, r, path)
 	default:
 		rw := &resultWriter{ResponseWriter: w}
 		e.misses.Add(1)
 		e.origin.ServeHTTP(rw, r)
 		status = rw.status()
 		result = resultFor(status, false)
+		answered = e.now()
 	}
-	e.emit(r, status, result, id)
+	e.emit(r, path, status, result, id, answered)
 }
 
 // firstSegment returns path's first segment and whether more follows it.
@@ -224,20 +248,23 @@ func firstSegment(path string) (string, bool) {
 }
 
 // serveCacheable answers a GET or HEAD of a redirect path from the cache,
-// or from the origin, keeping what CloudFront would keep.
-func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path string) (int, string) {
-	if ent := e.cache.get(path, e.now()); ent != nil {
+// or from the origin, keeping what CloudFront would keep. It returns the
+// status, the x-edge-result-type and when the answer was ready.
+func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path string) (int, string, time.Time) {
+	now := e.now()
+	if ent := e.cache.get(path, now); ent != nil {
 		e.hits.Add(1)
 		h := w.Header()
-		copyHeader(h, ent.header)
-		result := resultFor(ent.status, true)
-		h.Set("X-Cache", result+" from cloudfront")
-		h.Set("Age", strconv.FormatInt(int64(e.now().Sub(ent.stored)/time.Second), 10))
+		for k, vs := range ent.header {
+			h[k] = vs // shared with every hit: see entry.header
+		}
+		h["X-Cache"] = ent.xCache
+		h["Age"] = ent.ageAt(now)
 		w.WriteHeader(ent.status)
 		if r.Method == http.MethodGet {
 			_, _ = w.Write(ent.body) // the viewer went away; nothing to tell it
 		}
-		return ent.status, result
+		return ent.status, ent.result, now
 	}
 
 	e.misses.Add(1)
@@ -254,8 +281,7 @@ func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path strin
 	stored := e.now()
 	if r.Method == http.MethodGet && cw.body.Len() <= e.maxBody {
 		if ttl := e.policy.TTL(status, cw.header); ttl > 0 {
-			ent := &entry{key: path, status: status, header: cw.header.Clone(), body: bytes.Clone(cw.body.Bytes()),
-				stored: stored, expires: stored.Add(ttl)}
+			ent := newEntry(path, status, cw.header, cw.body.Bytes(), stored, ttl)
 			e.cache.put(ent, func() bool { return e.epoch.Load() == epoch })
 		}
 	}
@@ -265,7 +291,7 @@ func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path strin
 	h.Set("X-Cache", result+" from cloudfront")
 	w.WriteHeader(status)
 	_, _ = w.Write(cw.body.Bytes())
-	return status, result
+	return status, result, stored
 }
 
 // resultFor is x-edge-result-type: CloudFront reports every 4xx and 5xx
@@ -333,24 +359,25 @@ func (e *Edge) Invalidate(paths []string) {
 }
 
 // emit hands the request's log record to the sink's buffer without
-// waiting.
-func (e *Edge) emit(r *http.Request, status int, result, id string) {
+// waiting. path is the request's escaped path, answered when the edge
+// answered.
+func (e *Edge) emit(r *http.Request, path string, status int, result, id string, answered time.Time) {
 	if e.sink == nil || e.closed.Load() {
 		return
 	}
-	uri := r.URL.EscapedPath()
+	uri := path
 	if r.URL.RawQuery != "" {
 		uri += "?" + r.URL.RawQuery // cs-uri-stem holds the query in real-time logs
 	}
 	rec := clicklog.Record{
-		Time:       e.now().UTC().Truncate(time.Millisecond),
+		Time:       answered.UTC().Truncate(time.Millisecond),
 		Status:     status,
 		Method:     r.Method,
 		Host:       r.Host,
 		URI:        uri,
 		RequestID:  id,
-		UserAgent:  r.UserAgent(),
-		Referer:    r.Referer(),
+		UserAgent:  headerValue(r.Header, "User-Agent"),
+		Referer:    headerValue(r.Header, "Referer"),
 		ResultType: result,
 		Country:    e.viewerCountry(r),
 	}
@@ -363,11 +390,20 @@ func (e *Edge) emit(r *http.Request, status int, result, id string) {
 
 // viewerCountry is the two-letter code the caller sent, else the default.
 func (e *Edge) viewerCountry(r *http.Request) string {
-	c := r.Header.Get(ViewerCountryHeader)
+	c := headerValue(r.Header, viewerCountryKey)
 	if len(c) == 2 && isUpper(c[0]) && isUpper(c[1]) {
 		return c
 	}
 	return e.country
+}
+
+// headerValue is h.Get(key) for a key already in canonical form, as
+// net/http files a request's headers, without Get's canonicalisation.
+func headerValue(h http.Header, key string) string {
+	if vs := h[key]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
 }
 
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/textproto"
 	"regexp"
 	"strings"
 	"sync"
@@ -501,6 +502,77 @@ func TestRequestIDs(t *testing.T) {
 		seen[id] = true
 	}
 	assert.Len(t, seen, 1000)
+}
+
+func TestAgeCountsWholeSeconds(t *testing.T) {
+	f := newFixture(t, Options{})
+	require.Equal(t, "Miss from cloudfront", f.do("GET", "/aged001").Header.Get("X-Cache"))
+	for _, step := range []struct {
+		advance time.Duration
+		want    string
+	}{
+		{0, "0"}, {999 * time.Millisecond, "0"}, {time.Millisecond, "1"}, {0, "1"}, {1500 * time.Millisecond, "2"},
+		{57 * time.Second, "59"},
+	} {
+		f.clock.advance(step.advance)
+		resp := f.do("GET", "/aged001")
+		assert.Equal(t, "Hit from cloudfront", resp.Header.Get("X-Cache"))
+		assert.Equal(t, step.want, resp.Header.Get("Age"))
+	}
+}
+
+// appender adds its value to the answer's headers as it is written, as a
+// wrapper between the edge and the viewer might.
+type appender struct {
+	http.ResponseWriter
+	value string
+}
+
+var appendedHeaders = []string{"Cache-Control", "Location", "Via", "X-Cache", "Age", "X-Amz-Cf-Pop"}
+
+func (a appender) WriteHeader(status int) {
+	for _, k := range appendedHeaders {
+		a.Header().Add(k, a.value)
+	}
+	a.ResponseWriter.WriteHeader(status)
+}
+
+// TestHitsShareNothingWritable: hits answered at once, each adding to its
+// own headers, see only their own additions, and the cached entry none
+// (run it with -race too).
+func TestHitsShareNothingWritable(t *testing.T) {
+	f := newFixture(t, Options{})
+	first := f.do("GET", "/shared1")
+	var wg sync.WaitGroup
+	var bad atomic.Int64
+	for g := range 4 {
+		wg.Go(func() {
+			mine := fmt.Sprintf("added by %d", g)
+			for range 200 {
+				w := httptest.NewRecorder()
+				f.edge.ServeHTTP(appender{ResponseWriter: w, value: mine}, httptest.NewRequest("GET", "http://sho.rt/shared1", nil))
+				h := w.Result().Header
+				for _, k := range appendedHeaders {
+					if vs := h.Values(k); len(vs) != 2 || vs[1] != mine {
+						bad.Add(1)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	assert.Zero(t, bad.Load())
+	resp := f.do("GET", "/shared1")
+	assert.Equal(t, []string{"public, max-age=0, s-maxage=60"}, resp.Header.Values("Cache-Control"))
+	assert.Equal(t, []string{"https://example.com/shared1"}, resp.Header.Values("Location"))
+	assert.Equal(t, []string{"Hit from cloudfront"}, resp.Header.Values("X-Cache"))
+	assert.Equal(t, []string{"0"}, resp.Header.Values("Age"))
+	assert.Equal(t, []string{DefaultPOP}, resp.Header.Values("X-Amz-Cf-Pop"))
+	assert.Equal(t, first.Header.Values("Via"), resp.Header.Values("Via"))
+}
+
+func TestViewerCountryKeyIsCanonical(t *testing.T) {
+	assert.Equal(t, textproto.CanonicalMIMEHeaderKey(ViewerCountryHeader), viewerCountryKey)
 }
 
 func TestNewNeedsAnOrigin(t *testing.T) {
