@@ -39,6 +39,8 @@ func run(ctx context.Context, c settings, out io.Writer) error {
 	fmt.Fprintf(out, "loadgen %s\nmachine: %s\n", time.Now().UTC().Format(time.RFC3339), machine())
 	fmt.Fprintf(out, "phases: %s measured after %s warm-up, at most %d requests; %d rounds; %d connections (misses: %d, creates: %d)\n",
 		c.duration, c.warmup, c.maxRequests, c.rounds, c.concurrency, c.missConcurrency, c.createConcurrency)
+	fmt.Fprintf(out, "local run: SHORTENER_ACCESS_LOG=%s (its JSON line per request); the edge's real-time log to Kinesis is on in every phase\n",
+		c.accessLog)
 
 	dir, err := os.MkdirTemp("", "loadgen-")
 	if err != nil {
@@ -97,7 +99,7 @@ func run(ctx context.Context, c settings, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		header(out, "redirects (GET, closed loop): edge hits, the whole local run")
+		header(out, "redirects (GET, closed loop): edge hits, the whole local run, access log "+c.accessLog)
 		if err := redirects(ctx, c, out, "edge hit", l.run.Origin, bare, hot, client, d, sum, &sum.hitBare, &sum.hits); err != nil {
 			return err
 		}
@@ -124,11 +126,12 @@ func run(ctx context.Context, c settings, out io.Writer) error {
 			fmt.Fprintf(out, "  %-40s %.2f%s\n", name, total(a)/total(b), goal)
 		}
 	}
-	ratio("edge hit, log discarded / bare 302", sum.isolated, sum.isolatedBare, "   (goal >= 0.85)")
-	ratio("edge hit, whole local run / bare 302", sum.hits, sum.hitBare, "")
-	ratio("edge miss / bare 302", sum.misses, sum.missBare, "")
-	ratio("edge miss / raw GetItem", sum.misses, sum.gets, "")
-	ratio("POST /v1/links / raw PutItem", sum.creates, sum.puts, "")
+	accessLog := "   (access log " + c.accessLog + ")"
+	ratio("edge hit, log discarded / bare 302", sum.isolated, sum.isolatedBare, accessLog+"   (goal >= 0.85)")
+	ratio("edge hit, whole local run / bare 302", sum.hits, sum.hitBare, accessLog)
+	ratio("edge miss / bare 302", sum.misses, sum.missBare, accessLog)
+	ratio("edge miss / raw GetItem", sum.misses, sum.gets, accessLog)
+	ratio("POST /v1/links / raw PutItem", sum.creates, sum.puts, accessLog)
 	if bad := sum.bad(); bad > 0 {
 		fmt.Fprintf(out, "\n%d requests failed or were answered otherwise than expected: %s\n", bad, odd)
 		// A 503 is the redirect's designed answer when its DynamoDB
@@ -163,7 +166,7 @@ func isolatedHits(ctx context.Context, c settings, out io.Writer, bin, bare stri
 		return err
 	}
 	sum.localPID = l.run.PID()
-	header(out, "redirects (GET, closed loop): edge hits without the click pipeline")
+	header(out, "redirects (GET, closed loop): edge hits without the click pipeline, access log "+c.accessLog)
 	return redirects(ctx, c, out, "edge hit, log discarded", l.run.Origin, bare, hot, client, nil, sum, &sum.isolatedBare, &sum.isolated)
 }
 
@@ -185,6 +188,9 @@ func startLocal(ctx context.Context, c settings, out io.Writer, bin string, env 
 		"IDEMPOTENCY_TABLE":  tables.IdempotencyTable,
 		"ANALYTICS_TABLE":    "load-analytics-" + suffix,
 		"CLICKS_STREAM":      "load-clicks-" + suffix,
+		// Only the developer's access log: the edge's real-time log records
+		// still go to Kinesis, as CloudFront's do.
+		"SHORTENER_ACCESS_LOG": c.accessLog,
 	}
 	for k, v := range env {
 		e[k] = v
@@ -193,7 +199,7 @@ func startLocal(ctx context.Context, c settings, out io.Writer, bin string, env 
 	if c.verbose {
 		logw = os.Stderr
 	}
-	fmt.Fprintf(out, "\nstarting the local run %s ...\n", what)
+	fmt.Fprintf(out, "\nstarting the local run %s, SHORTENER_ACCESS_LOG=%s ...\n", what, c.accessLog)
 	lr, err := localrun.Start(ctx, bin, e, logw, 3*time.Minute)
 	if err != nil {
 		return nil, err
@@ -269,7 +275,7 @@ func redirects(ctx context.Context, c settings, out io.Writer, name, origin, bar
 		h, _ := measure(ctx, name, c.limits(c.concurrency), 0, sum.localPID, redirectOp(client, func(i int) string {
 			return origin + "/" + hot[i%len(hot)]
 		}, edgeHit))
-		h.note = fmt.Sprintf("round %d, %d codes, ratio to bare %.2f", round+1, len(hot), h.rate()/b.rate())
+		h.note = fmt.Sprintf("round %d, %d codes, access log %s, ratio to bare %.2f", round+1, len(hot), c.accessLog, h.rate()/b.rate())
 		line(out, h)
 		*hits = append(*hits, h)
 		if d != nil {
@@ -302,7 +308,7 @@ func misses(ctx context.Context, c settings, out io.Writer, l *local, bare strin
 	_, next := measure(ctx, "warm-up", warm, 0, sum.localPID, do)
 	m, _ := measure(ctx, "edge miss (origin)", limits{concurrency: c.missConcurrency, duration: c.duration,
 		maxRequests: min(len(codes)-next, c.maxRequests)}, next, sum.localPID, do)
-	m.note = fmt.Sprintf("distinct codes; ratio to GetItem %.2f, to bare %.2f", m.rate()/g.rate(), m.rate()/b.rate())
+	m.note = fmt.Sprintf("distinct codes, access log %s; ratio to GetItem %.2f, to bare %.2f", c.accessLog, m.rate()/g.rate(), m.rate()/b.rate())
 	line(out, m)
 	sum.misses = append(sum.misses, m)
 	return d.wait(ctx, out)
@@ -321,7 +327,7 @@ func creates(ctx context.Context, c settings, out io.Writer, l *local, d *draine
 		p.note = fmt.Sprintf("round %d", round+1)
 		line(out, p)
 		cr, _ := measure(ctx, "POST /v1/links", c.limits(c.createConcurrency), 0, 0, createOp(client, l.run.Origin))
-		cr.note = fmt.Sprintf("round %d, ratio to PutItem %.2f", round+1, cr.rate()/p.rate())
+		cr.note = fmt.Sprintf("round %d, access log %s, ratio to PutItem %.2f", round+1, c.accessLog, cr.rate()/p.rate())
 		line(out, cr)
 		sum.puts, sum.creates = append(sum.puts, p), append(sum.creates, cr)
 		if err := d.wait(ctx, out); err != nil {
