@@ -163,8 +163,9 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 		return events.APIGatewayProxyResponse{}, err
 	}
 	if old.Status == link.StatusDeleted || !now.Before(old.ExpiresAt) {
-		// An expired link is already on its way to a tombstone (TTL, then
-		// the stream consumer); reviving it would race that, so it stays dead.
+		// An expired link is already on its way to a tombstone (the
+		// reclaim run's expiry step, or TTL and the stream consumer);
+		// reviving it would race that, so it stays dead.
 		return problem(req, apigw.ProblemGone.With("the link has expired or was deleted; create a new one")), nil
 	}
 	if !cond.matches(old.Version) {
