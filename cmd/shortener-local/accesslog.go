@@ -11,17 +11,28 @@ import (
 // accessLog logs one line per request once it is answered, for the answers
 // mode keeps. Off, it is next itself: nothing is added to a request.
 func accessLog(log *slog.Logger, mode accessLogMode, next http.Handler) http.Handler {
+	return logRequests(log, mode, "request", nil, next)
+}
+
+// logRequests logs a line named msg for each request it does not skip
+// (nil skips none), once answered, for the answers mode keeps; off, it is
+// next itself.
+func logRequests(log *slog.Logger, mode accessLogMode, msg string, skip func(*http.Request) bool, next http.Handler) http.Handler {
 	if mode == accessLogOff {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if skip != nil && skip(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
 		if !mode.logs(sw.status) {
 			return
 		}
-		log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+		log.LogAttrs(r.Context(), slog.LevelInfo, msg,
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.EscapedPath()),
 			slog.Int("status", sw.status),

@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"time"
 )
 
 // originLog logs one "origin request" line for each request the edge
@@ -14,27 +13,11 @@ import (
 // count; the /v1 API, always forwarded, is left out. mode is the access
 // log's: off, it is next itself.
 func originLog(log *slog.Logger, mode accessLogMode, next http.Handler) http.Handler {
-	if mode == accessLogOff {
-		return next
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
-		if first == "v1" || first == "_local" || first == "healthz" {
-			next.ServeHTTP(w, r)
-			return
-		}
-		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(sw, r)
-		if !mode.logs(sw.status) {
-			return
-		}
-		log.LogAttrs(r.Context(), slog.LevelInfo, "origin request",
-			slog.String("method", r.Method),
-			slog.String("path", r.URL.EscapedPath()),
-			slog.Int("status", sw.status),
-			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
-			slog.String("request_id", requestID(w.Header())),
-		)
-	})
+	return logRequests(log, mode, "origin request", notRedirect, next)
+}
+
+// notRedirect reports whether r is outside the edge's redirect behaviour.
+func notRedirect(r *http.Request) bool {
+	first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
+	return first == "v1" || first == "_local" || first == "healthz"
 }
