@@ -175,66 +175,62 @@ func (s *Store) GetTombstone(ctx context.Context, code string) (link.Tombstone, 
 	return unmarshalTombstone(out.Item)
 }
 
-// ExpiredLinks implements linkstore.Store, querying the expiring-links
-// index shard by shard until it has limit links. Tombstones are not in it.
+// ExpiredLinks implements linkstore.Store through the expiring-links
+// index. Tombstones are not in it.
 func (s *Store) ExpiredLinks(ctx context.Context, now time.Time, limit int) ([]linkstore.Expired, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
 	var due []linkstore.Expired
-	for sh := 0; sh < TombShards && len(due) < limit; sh++ {
-		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-			TableName:              &s.cfg.LinksTable,
-			IndexName:              aws.String(IndexExpiringLinks),
-			KeyConditionExpression: aws.String(AttrExpShard + " = :shard AND " + AttrExpiresAt + " <= :now"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":shard": str(fmt.Sprint(sh)), ":now": num(now.Unix()),
-			},
-			Limit: aws.Int32(int32(limit - len(due))),
-		})
-		if err != nil {
-			return nil, wrap("query expired links in shard", fmt.Sprint(sh), err)
-		}
-		for _, item := range out.Items {
+	err := s.queryDue(ctx, "expired links", IndexExpiringLinks, AttrExpShard, AttrExpiresAt, now, limit,
+		func(item map[string]types.AttributeValue) error {
 			code, err := getS(item, AttrCode, nil)
-			if err != nil {
-				return nil, fmt.Errorf("decode expired link: %w", err)
-			}
 			owner, _ := getS(item, AttrOwner, nil) // kept for audit only
 			due = append(due, linkstore.Expired{Code: code, Owner: owner})
-		}
-	}
-	return due, nil
+			return err
+		})
+	return due, err
 }
 
-// DueTombstones implements linkstore.Store, querying the sparse index
-// shard by shard until it has limit codes.
+// DueTombstones implements linkstore.Store through the due-tombstones
+// index.
 func (s *Store) DueTombstones(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	var codes []string
+	err := s.queryDue(ctx, "due tombstones", IndexDueTombstones, AttrTombShard, AttrReclaimAfter, now, limit,
+		func(item map[string]types.AttributeValue) error {
+			code, err := getS(item, AttrCode, nil)
+			codes = append(codes, code)
+			return err
+		})
+	return codes, err
+}
+
+// queryDue queries a sparse index shard by shard (partition shardAttr,
+// sort key dueAttr <= now), never a scan, and hands each item to add
+// until limit items are found.
+func (s *Store) queryDue(ctx context.Context, what, index, shardAttr, dueAttr string, now time.Time, limit int,
+	add func(map[string]types.AttributeValue) error) error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	var codes []string
-	for sh := 0; sh < TombShards && len(codes) < limit; sh++ {
-		in := &dynamodb.QueryInput{
+	found := 0
+	for sh := 0; sh < TombShards && found < limit; sh++ {
+		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
 			TableName:              &s.cfg.LinksTable,
-			IndexName:              aws.String(IndexDueTombstones),
-			KeyConditionExpression: aws.String(AttrTombShard + " = :shard AND " + AttrReclaimAfter + " <= :now"),
+			IndexName:              aws.String(index),
+			KeyConditionExpression: aws.String(shardAttr + " = :shard AND " + dueAttr + " <= :now"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{
 				":shard": str(fmt.Sprint(sh)), ":now": num(now.Unix()),
 			},
-			Limit: aws.Int32(int32(limit - len(codes))),
-		}
-		out, err := s.db.Query(ctx, in)
+			Limit: aws.Int32(int32(limit - found)),
+		})
 		if err != nil {
-			return nil, wrap("query due tombstones in shard", fmt.Sprint(sh), err)
+			return wrap("query "+what+" in shard", fmt.Sprint(sh), err)
 		}
 		for _, item := range out.Items {
-			code, err := getS(item, AttrCode, nil)
-			if err != nil {
-				return nil, fmt.Errorf("decode due tombstone: %w", err)
+			if err := add(item); err != nil {
+				return fmt.Errorf("decode %s: %w", what, err)
 			}
-			codes = append(codes, code)
+			found++
 		}
 	}
-	return codes, nil
+	return nil
 }
 
 // Release implements linkstore.Store: a delete conditioned on the item
