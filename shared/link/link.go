@@ -112,6 +112,17 @@ const (
 // DefaultTombstoneGrace is how long a dead code is held back.
 const DefaultTombstoneGrace = 30 * 24 * time.Hour
 
+// NewTombstone is code's tombstone written at now for reason, holding the
+// code for grace (DefaultTombstoneGrace when zero), at the precision the
+// store keeps: milliseconds, and whole seconds for the reclaim time.
+func NewTombstone(code, prevOwner, reason string, now time.Time, grace time.Duration) Tombstone {
+	if grace <= 0 {
+		grace = DefaultTombstoneGrace
+	}
+	return Tombstone{Code: code, PrevOwner: prevOwner, Reason: reason,
+		TombstonedAt: now.Truncate(time.Millisecond), ReclaimAfter: now.Add(grace).Truncate(time.Second)}
+}
+
 // EdgePaths are the paths under which CloudFront may hold the link's
 // answer: the code and, for an alias, its display spelling (one of them is
 // Path). Invalidation paths are case-sensitive like the edge's keys; other

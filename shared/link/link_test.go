@@ -107,3 +107,13 @@ func TestLookupKeys(t *testing.T) {
 		})
 	}
 }
+
+func TestNewTombstone(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 123456789, time.UTC)
+	got := link.NewTombstone("abc1234", "owner-1", link.ReasonExpired, now, 0)
+	assert.Equal(t, link.Tombstone{Code: "abc1234", PrevOwner: "owner-1", Reason: link.ReasonExpired,
+		TombstonedAt: time.Date(2026, 11, 30, 12, 0, 0, 123000000, time.UTC),
+		ReclaimAfter: time.Date(2026, 12, 30, 12, 0, 0, 0, time.UTC)}, got, "zero grace is the default, 30 days")
+	got = link.NewTombstone("abc1234", "", link.ReasonDeleted, now, time.Hour)
+	assert.Equal(t, time.Date(2026, 11, 30, 13, 0, 0, 0, time.UTC), got.ReclaimAfter)
+}

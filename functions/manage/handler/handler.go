@@ -212,18 +212,7 @@ func (h *Handler) delete(ctx context.Context, req *events.APIGatewayProxyRequest
 	if cond != nil && !cond.any {
 		expect = l.Version
 	}
-	now := h.Now().UTC()
-	grace := h.Grace
-	if grace <= 0 {
-		grace = link.DefaultTombstoneGrace
-	}
-	t := link.Tombstone{
-		Code:         l.Code,
-		PrevOwner:    owner,
-		TombstonedAt: now.Truncate(time.Millisecond),
-		ReclaimAfter: now.Add(grace).Truncate(time.Second),
-		Reason:       link.ReasonDeleted,
-	}
+	t := link.NewTombstone(l.Code, owner, link.ReasonDeleted, h.Now().UTC(), h.Grace)
 	if err := h.Store.Delete(ctx, owner, l.Code, expect, t); err != nil {
 		if errors.Is(err, link.ErrPrecondition) {
 			return problem(req, apigw.ProblemPrecondition.With("the link changed since it was read; GET it and retry")), nil

@@ -95,14 +95,7 @@ func (h *Handler) tombstone(ctx context.Context, r *events.DynamoDBEventRecord) 
 			"sequenceNumber", r.Change.SequenceNumber, "error", err.Error())
 		return err
 	}
-	now := h.now()
-	written, err := h.Store.Tombstone(ctx, link.Tombstone{
-		Code:         code,
-		PrevOwner:    owner,
-		TombstonedAt: now,
-		ReclaimAfter: now.Add(h.grace()),
-		Reason:       link.ReasonExpired,
-	})
+	written, err := h.Store.Tombstone(ctx, link.NewTombstone(code, owner, link.ReasonExpired, h.now(), h.Grace))
 	if err != nil {
 		h.Metrics.Add(MetricFailed, metrics.Count, 1)
 		h.log().ErrorContext(ctx, "write tombstone", "code", code, "eventID", r.EventID,
@@ -136,13 +129,6 @@ func (h *Handler) now() time.Time {
 		return time.Now().UTC()
 	}
 	return h.Now().UTC()
-}
-
-func (h *Handler) grace() time.Duration {
-	if h.Grace <= 0 {
-		return link.DefaultTombstoneGrace
-	}
-	return h.Grace
 }
 
 func (h *Handler) log() *slog.Logger {
