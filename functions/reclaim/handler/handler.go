@@ -115,10 +115,11 @@ type Handler struct {
 }
 
 // step is one of the invocation's two sweeps: list what is due, act on
-// each code with a conditional write.
-type step struct {
-	list func(ctx context.Context, now time.Time, limit int) ([]string, error)
-	act  func(ctx context.Context, code string, now time.Time) (bool, error)
+// each item with a conditional write; code names an item.
+type step[T any] struct {
+	list func(ctx context.Context, now time.Time, limit int) ([]T, error)
+	code func(T) string
+	act  func(ctx context.Context, item T, now time.Time) (bool, error)
 }
 
 // Handle runs one invocation.
@@ -137,10 +138,10 @@ func (h *Handler) Handle(ctx context.Context, in reclaimflow.Input) (reclaimflow
 	}
 
 	var expired, released tally
-	more, batches, err := h.sweep(ctx, h.expiry(), stopAt, &expired)
+	more, batches, err := sweep(ctx, h, h.expiry(), stopAt, &expired)
 	if err == nil && !more {
 		var n int
-		more, n, err = h.sweep(ctx, h.release(), stopAt, &released)
+		more, n, err = sweep(ctx, h, h.release(), stopAt, &released)
 		batches += n
 	}
 
@@ -175,44 +176,25 @@ func (h *Handler) Handle(ctx context.Context, in reclaimflow.Input) (reclaimflow
 }
 
 // expiry is the step that turns expired links into their tombstones.
-func (h *Handler) expiry() step {
-	var mu sync.Mutex
-	owners := map[string]string{} // code -> owner, for the tombstone's audit
-	grace := h.Grace
-	if grace <= 0 {
-		grace = link.DefaultTombstoneGrace
-	}
-	return step{
-		list: func(ctx context.Context, now time.Time, limit int) ([]string, error) {
-			due, err := h.Store.ExpiredLinks(ctx, now, limit)
-			codes := make([]string, len(due))
-			mu.Lock()
-			defer mu.Unlock()
-			for i, e := range due {
-				codes[i] = e.Code
-				owners[e.Code] = e.Owner
-			}
-			return codes, err
-		},
-		act: func(ctx context.Context, code string, now time.Time) (bool, error) {
-			mu.Lock()
-			owner := owners[code]
-			mu.Unlock()
-			return h.Store.Tombstone(ctx, link.Tombstone{Code: code, PrevOwner: owner,
-				TombstonedAt: now, ReclaimAfter: now.Add(grace), Reason: link.ReasonExpired})
+func (h *Handler) expiry() step[linkstore.Expired] {
+	return step[linkstore.Expired]{
+		list: h.Store.ExpiredLinks,
+		code: func(e linkstore.Expired) string { return e.Code },
+		act: func(ctx context.Context, e linkstore.Expired, now time.Time) (bool, error) {
+			return h.Store.Tombstone(ctx, link.NewTombstone(e.Code, e.Owner, link.ReasonExpired, now, h.Grace))
 		},
 	}
 }
 
 // release is the step that deletes due tombstones.
-func (h *Handler) release() step {
-	return step{list: h.Store.DueTombstones, act: h.Store.Release}
+func (h *Handler) release() step[string] {
+	return step[string]{list: h.Store.DueTombstones, code: func(c string) string { return c }, act: h.Store.Release}
 }
 
 // sweep runs one step until a listing comes back short, MaxBatches
 // listings are done or the time is up; more says it stopped with work
 // left.
-func (h *Handler) sweep(ctx context.Context, s step, stopAt time.Time, t *tally) (more bool, batches int, err error) {
+func sweep[T any](ctx context.Context, h *Handler, s step[T], stopAt time.Time, t *tally) (more bool, batches int, err error) {
 	batchSize := h.BatchSize
 	if batchSize <= 0 {
 		batchSize = DefaultBatchSize
@@ -223,26 +205,26 @@ func (h *Handler) sweep(ctx context.Context, s step, stopAt time.Time, t *tally)
 	seen := map[string]bool{}
 	for {
 		now := h.now()
-		codes, err := s.list(ctx, now, batchSize)
+		items, err := s.list(ctx, now, batchSize)
 		if err != nil {
 			return false, batches, err
 		}
 		batches++
-		fresh := codes[:0:0]
-		for _, c := range codes {
-			if !seen[c] {
+		fresh := items[:0:0]
+		for _, it := range items {
+			if c := s.code(it); !seen[c] {
 				seen[c] = true
-				fresh = append(fresh, c)
+				fresh = append(fresh, it)
 			}
 		}
-		if len(fresh) == 0 && len(codes) > 0 {
+		if len(fresh) == 0 && len(items) > 0 {
 			sleep(ctx, indexLag) // let the index catch up
 		}
-		stopped := h.run(ctx, s, fresh, now, stopAt, t)
+		stopped := run(ctx, h, s, fresh, now, stopAt, t)
 		if t.failed > 0 {
 			return false, batches, t.err
 		}
-		full := len(codes) >= batchSize
+		full := len(items) >= batchSize
 		if stopped || (full && (h.MaxBatches > 0 && batches >= h.MaxBatches || !time.Now().Before(stopAt))) {
 			return true, batches, nil
 		}
@@ -275,24 +257,24 @@ func (t *tally) add(done bool, err error) {
 	}
 }
 
-// run acts on codes with at most Parallelism calls in flight, and starts
+// run acts on items with at most Parallelism calls in flight, and starts
 // none once stopAt has passed; stopped says it left some.
-func (h *Handler) run(ctx context.Context, s step, codes []string, now, stopAt time.Time, t *tally) (stopped bool) {
-	work := make(chan string)
+func run[T any](ctx context.Context, h *Handler, s step[T], items []T, now, stopAt time.Time, t *tally) (stopped bool) {
+	work := make(chan T)
 	var wg sync.WaitGroup
-	for range min(orDefault(h.Parallelism, DefaultParallelism), len(codes)) {
+	for range min(orDefault(h.Parallelism, DefaultParallelism), len(items)) {
 		wg.Go(func() {
-			for code := range work {
-				t.add(s.act(ctx, code, now))
+			for it := range work {
+				t.add(s.act(ctx, it, now))
 			}
 		})
 	}
-	for _, code := range codes {
+	for _, it := range items {
 		if ctx.Err() != nil || !time.Now().Before(stopAt) {
 			stopped = true
 			break
 		}
-		work <- code
+		work <- it
 	}
 	close(work)
 	wg.Wait()
