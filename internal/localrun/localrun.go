@@ -124,7 +124,7 @@ func (r *Run) scan(stderr io.Reader, log io.Writer, ready chan<- readyLine) {
 		if log != nil {
 			log.Write(append(line, '\n'))
 		}
-		// Every request logs a line: past the start, only warnings and
+		// With the access log on, every request logs a line: past the start, only warnings and
 		// errors are kept, found near the start of the line, cheaply.
 		head := line[:min(len(line), 80)]
 		if !found || bytes.Contains(head, []byte(`"level":"ERROR"`)) || bytes.Contains(head, []byte(`"level":"WARN"`)) {
