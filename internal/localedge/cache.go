@@ -22,13 +22,17 @@ const numShards = 32
 type entry struct {
 	key    string
 	status int
-	// header is the origin's, cloned, and every hit puts its slices in its
-	// own answer as they are: Clone caps each one, so an append there
-	// copies it, and net/http copies the header before it writes it.
-	header  http.Header
-	body    []byte
-	stored  time.Time
-	expires time.Time
+	// header is the origin's but for Content-Length, its values cloned,
+	// and every hit puts its slices in its own answer as they are: each
+	// is capped, so an append there copies it, and net/http copies the
+	// header before it writes it. A slice, as a hit only walks it.
+	header []headerField
+	// contentLength is the body's length, for the hits that must say it
+	// (see hitContentLength).
+	contentLength []string
+	body          []byte
+	stored        time.Time
+	expires       time.Time
 	// result is the x-edge-result-type of a hit, xCache its X-Cache header.
 	result string
 	xCache []string
@@ -38,8 +42,37 @@ type entry struct {
 // newEntry keeps an origin answer for ttl from stored.
 func newEntry(key string, status int, header http.Header, body []byte, stored time.Time, ttl time.Duration) *entry {
 	result := resultFor(status, true)
-	return &entry{key: key, status: status, header: header.Clone(), body: bytes.Clone(body), stored: stored,
-		expires: stored.Add(ttl), result: result, xCache: []string{result + " from cloudfront"}}
+	e := &entry{key: key, status: status, body: bytes.Clone(body), stored: stored, expires: stored.Add(ttl),
+		result: result, xCache: []string{result + " from cloudfront"},
+		contentLength: []string{strconv.Itoa(len(body))}}
+	for k, vs := range header.Clone() {
+		if k != "Content-Length" {
+			e.header = append(e.header, headerField{key: k, values: vs})
+		}
+	}
+	return e
+}
+
+// headerField is one header of a cached answer.
+type headerField struct {
+	key    string
+	values []string
+}
+
+// bufferedBody is net/http's bufferBeforeChunkingSize: the response
+// buffer a handler's body goes through. When the handler returns with a
+// body no larger than that written whole, net/http sets Content-Length
+// itself, without the header map.
+const bufferedBody = 2048
+
+// hitContentLength reports whether a hit must set Content-Length itself:
+// for a HEAD, which writes no body, and for a body net/http will not have
+// whole when it writes the header (it would send it chunked). Otherwise
+// net/http sets it, and the header map a hit fills stays within the eight
+// entries a Go map holds without growing to a table, which costs the
+// hit, and net/http's copy of the map, a good share of their time.
+func (e *entry) hitContentLength(method string) bool {
+	return method == http.MethodHead || len(e.body) > bufferedBody
 }
 
 // ageHeader is an Age header value and the whole seconds it says.

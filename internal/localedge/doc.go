@@ -56,8 +56,10 @@
 // here. The record holds the fields of clicklog.Fields and never the
 // client's address; c-country comes from a CloudFront-Viewer-Country
 // header when the caller sends one (a test hook: in AWS CloudFront sets it
-// from the address), else from Options.Country. Records are handed to the
-// Sink from a buffered channel by one goroutine, so a slow sink never
-// delays a redirect: when the buffer is full the record is dropped and
-// counted, as CloudFront's best-effort delivery may lose lines.
+// from the address), else from Options.Country. Records wait in a buffer
+// of Options.LogBuffer and are handed to the Sink by one goroutine, a few
+// milliseconds' worth at a time (so a busy edge does not wake it once a
+// request), and a slow sink never delays a redirect: when the buffer is
+// full the record is dropped and counted, as CloudFront's best-effort
+// delivery may lose lines.
 package localedge

@@ -114,7 +114,14 @@ type Edge struct {
 	// happened while it was in flight.
 	epoch atomic.Uint64
 
-	records   chan clicklog.Record
+	// The records waiting for the sink, at most logBuffer: the handler
+	// appends under logMu and the drain goroutine takes them all at once,
+	// woken when the first one arrives and then after handoffDelay, so a
+	// busy edge wakes it a few hundred times a second, not once a request.
+	logMu     sync.Mutex
+	waiting   []clicklog.Record
+	logBuffer int
+	arrived   chan struct{}
 	closed    atomic.Bool
 	stop      chan struct{}
 	drained   chan struct{}
@@ -174,7 +181,8 @@ func New(o Options) (*Edge, error) {
 	if e.sink == nil {
 		close(e.drained)
 	} else {
-		e.records = make(chan clicklog.Record, o.LogBuffer)
+		e.logBuffer = o.LogBuffer
+		e.arrived = make(chan struct{}, 1)
 		go e.drain()
 	}
 	return e, nil
@@ -255,8 +263,11 @@ func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path strin
 	if ent := e.cache.get(path, now); ent != nil {
 		e.hits.Add(1)
 		h := w.Header()
-		for k, vs := range ent.header {
-			h[k] = vs // shared with every hit: see entry.header
+		for _, f := range ent.header {
+			h[f.key] = f.values // shared with every hit: see entry.header
+		}
+		if ent.hitContentLength(r.Method) {
+			h["Content-Length"] = ent.contentLength
 		}
 		h["X-Cache"] = ent.xCache
 		h["Age"] = ent.ageAt(now)
@@ -381,10 +392,20 @@ func (e *Edge) emit(r *http.Request, path string, status int, result, id string,
 		ResultType: result,
 		Country:    e.viewerCountry(r),
 	}
-	select {
-	case e.records <- rec:
-	default:
+	e.logMu.Lock()
+	n := len(e.waiting)
+	if n < e.logBuffer {
+		e.waiting = append(e.waiting, rec)
+	}
+	e.logMu.Unlock()
+	switch {
+	case n >= e.logBuffer:
 		e.dropped.Add(1)
+	case n == 0:
+		select {
+		case e.arrived <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -408,6 +429,11 @@ func headerValue(h http.Header, key string) string {
 
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
 
+// handoffDelay is how long the drain goroutine lets records gather once
+// the first has arrived: short next to the sink's own batching (the
+// Kinesis writer flushes every 100 ms), long next to a request.
+const handoffDelay = 5 * time.Millisecond
+
 func (e *Edge) drain() {
 	defer close(e.drained)
 	defer func() {
@@ -416,21 +442,35 @@ func (e *Edge) drain() {
 		}
 	}()
 	ctx := context.Background()
+	var batch []clicklog.Record
+	// write hands the waiting records to the sink and reports whether
+	// there were any.
+	write := func() bool {
+		e.logMu.Lock()
+		batch, e.waiting = e.waiting, batch[:0]
+		e.logMu.Unlock()
+		for i := range batch {
+			e.sink.Write(ctx, batch[i])
+			e.logged.Add(1)
+			batch[i] = clicklog.Record{} // let its strings go
+		}
+		return len(batch) > 0
+	}
+	delay := time.NewTimer(time.Hour)
+	delay.Stop()
 	for {
 		select {
-		case rec := <-e.records:
-			e.sink.Write(ctx, rec)
-			e.logged.Add(1)
-		case <-e.stop:
-			for {
-				select {
-				case rec := <-e.records:
-					e.sink.Write(ctx, rec)
-					e.logged.Add(1)
-				default:
-					return
-				}
+		case <-e.arrived:
+			delay.Reset(handoffDelay)
+			select {
+			case <-delay.C:
+			case <-e.stop:
 			}
+			write()
+		case <-e.stop:
+			for write() {
+			}
+			return
 		}
 	}
 }
