@@ -111,7 +111,7 @@ func startClicks(ctx context.Context, s clickSettings, cfg config.Config, db *dy
 	if err := clickstore.CreateTable(tctx, db, s.analyticsTable); err != nil {
 		return nil, nil, err
 	}
-	writer, err := localkinesis.NewWriter(kc, localkinesis.WriterOptions{Stream: s.stream, Log: log.With("component", "edge-log-writer")})
+	writer, err := localkinesis.NewWriter(localkinesis.NewSender(kc), localkinesis.WriterOptions{Stream: s.stream, Log: log.With("component", "edge-log-writer")})
 	if err != nil {
 		return nil, nil, err
 	}

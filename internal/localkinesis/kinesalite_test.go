@@ -155,7 +155,7 @@ func TestEnsureStream(t *testing.T) {
 // shards.
 func TestWriterToHandler(t *testing.T) {
 	client, name, arn := stream(t, 2)
-	w, err := NewWriter(client, WriterOptions{Stream: name, Log: quiet})
+	w, err := NewWriter(NewSender(client), WriterOptions{Stream: name, Log: quiet})
 	require.NoError(t, err)
 	c := newCollector()
 	before := time.Now().Add(-time.Second)

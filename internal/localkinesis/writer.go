@@ -3,32 +3,27 @@ package localkinesis
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/kinesis"
-	"github.com/aws/aws-sdk-go-v2/service/kinesis/types"
+	"unicode/utf8"
 
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 )
-
-// PutRecordsAPI lists the call Writer makes.
-type PutRecordsAPI interface {
-	PutRecords(ctx context.Context, in *kinesis.PutRecordsInput, optFns ...func(*kinesis.Options)) (*kinesis.PutRecordsOutput, error)
-}
-
-var _ PutRecordsAPI = (*kinesis.Client)(nil)
 
 // Kinesis limits on one PutRecords call (AWS-FACTS section 8; 5 MiB is the
 // request size before the 2025 raise, which kinesalite still enforces).
 const (
 	MaxRecordsPerCall = 500
 	MaxBytesPerCall   = 5 << 20
+	// MaxPartitionKeyChars is the longest partition key, in Unicode
+	// characters.
+	MaxPartitionKeyChars = 256
 )
 
 // Defaults of WriterOptions.
@@ -74,13 +69,23 @@ type WriterStats struct {
 // Writer sends real-time log records to a Kinesis stream in PutRecords
 // batches. Write never waits for Kinesis; Close flushes. It is safe for
 // concurrent use.
+//
+// Each record goes into the body of the next call as it is written: its
+// log line, base64-encoded, and its partition key, as the JSON object
+// PutRecords takes (see batch).
 type Writer struct {
-	api PutRecordsAPI
-	o   WriterOptions
+	send Sender
+	o    WriterOptions
+	// head opens every call's body: {"StreamName":"...","Records":[
+	head []byte
 
 	mu      sync.Mutex
-	pending []types.PutRecordsRequestEntry
+	pending batch
+	spare   batch  // the last batch sent, emptied, for its memory
+	line    []byte // scratch for a record's log line
 	closed  bool
+
+	body []byte // scratch for a call's body; only the loop uses it
 
 	kick   chan struct{}
 	stop   chan struct{}
@@ -93,17 +98,17 @@ type Writer struct {
 }
 
 // NewWriter starts a writer to o.Stream; Close stops it.
-func NewWriter(api PutRecordsAPI, o WriterOptions) (*Writer, error) {
+func NewWriter(send Sender, o WriterOptions) (*Writer, error) {
 	if o.Stream == "" {
 		return nil, errors.New("localkinesis: the writer needs a Stream")
 	}
-	w := newWriter(api, o)
+	w := newWriter(send, o)
 	go w.loop()
 	return w, nil
 }
 
 // newWriter returns a writer whose loop is not started.
-func newWriter(api PutRecordsAPI, o WriterOptions) *Writer {
+func newWriter(send Sender, o WriterOptions) *Writer {
 	if o.FlushInterval <= 0 {
 		o.FlushInterval = DefaultFlushInterval
 	}
@@ -122,7 +127,8 @@ func newWriter(api PutRecordsAPI, o WriterOptions) *Writer {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
-	w := &Writer{api: api, o: o, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	w := &Writer{send: send, o: o, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	w.head = append(appendJSONString([]byte(`{"StreamName":`), o.Stream), `,"Records":[`...)
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	return w
 }
@@ -136,15 +142,21 @@ func (w *Writer) Write(_ context.Context, r clicklog.Record) {
 		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 		key = hex.EncodeToString(b[:])
 	}
-	e := types.PutRecordsRequestEntry{Data: clicklog.Format(r), PartitionKey: aws.String(key)}
+	if n := utf8.RuneCountInString(key); n > MaxPartitionKeyChars {
+		// Kinesis would refuse the whole call for it.
+		w.dropped.Add(1)
+		w.o.Log.Warn("localkinesis: log record dropped, its partition key is too long", "stream", w.o.Stream, "characters", n)
+		return
+	}
 	w.mu.Lock()
-	if w.closed || len(w.pending) >= w.o.MaxPending {
+	if w.closed || w.pending.len() >= w.o.MaxPending {
 		w.mu.Unlock()
 		w.dropped.Add(1)
 		return
 	}
-	w.pending = append(w.pending, e)
-	full := len(w.pending) >= MaxRecordsPerCall
+	w.line = clicklog.Append(w.line[:0], r)
+	w.pending.add(w.line, key)
+	full := w.pending.len() >= MaxRecordsPerCall || w.pending.size >= MaxBytesPerCall
 	w.mu.Unlock()
 	if full {
 		select {
@@ -174,57 +186,150 @@ func (w *Writer) loop() {
 // limits.
 func (w *Writer) flush() {
 	w.mu.Lock()
-	batch := w.pending
-	w.pending = nil
+	b := w.pending
+	w.pending, w.spare = w.spare, batch{}
 	w.mu.Unlock()
-	for len(batch) > 0 {
-		n, size := 0, 0
-		for n < len(batch) && n < MaxRecordsPerCall {
-			s := len(batch[n].Data) + len(aws.ToString(batch[n].PartitionKey))
-			if n > 0 && size+s > MaxBytesPerCall {
+	for i := 0; i < b.len(); {
+		j, size := i, 0
+		for j < b.len() && j-i < MaxRecordsPerCall {
+			if j > i && size+b.sizes[j] > MaxBytesPerCall {
 				break
 			}
-			size += s
-			n++
+			size += b.sizes[j]
+			j++
 		}
-		w.put(batch[:n])
-		batch = batch[n:]
+		w.put(b.slice(i, j))
+		i = j
+	}
+	if cap(b.buf) <= maxSpareBytes {
+		b.reset()
+		w.mu.Lock()
+		w.spare = b
+		w.mu.Unlock()
 	}
 }
 
-// put sends entries, resending the ones Kinesis refuses.
-func (w *Writer) put(entries []types.PutRecordsRequestEntry) {
-	for attempt := 1; len(entries) > 0; attempt++ {
+// maxSpareBytes bounds the memory a writer keeps between flushes.
+const maxSpareBytes = 8 << 20
+
+// put sends b's records, resending the ones Kinesis refuses.
+func (w *Writer) put(b batch) {
+	for attempt := 1; b.len() > 0; attempt++ {
 		if attempt > 1 {
 			sleep(w.ctx, w.o.RetryDelay<<(attempt-2))
 		}
+		w.body = b.body(w.body[:0], w.head)
 		// Not w.ctx: an abandoned request brings kinesalite down (see
 		// callContext).
 		ctx, cancel := context.WithTimeout(context.Background(), putTimeout)
-		out, err := w.api.PutRecords(ctx, &kinesis.PutRecordsInput{StreamName: &w.o.Stream, Records: entries})
+		codes, err := w.send.PutRecords(ctx, w.body, b.len())
 		cancel()
 		w.calls.Add(1)
-		var refused []types.PutRecordsRequestEntry
+		var refused batch
 		var code string
 		switch {
 		case err != nil:
-			refused, code = entries, err.Error()
+			refused, code = b, err.Error()
 		default:
-			for i, r := range out.Records {
-				if r.ErrorCode != nil && i < len(entries) {
-					refused, code = append(refused, entries[i]), aws.ToString(r.ErrorCode)
+			for i, c := range codes {
+				if c != "" {
+					refused.addObject(b.object(i), b.sizes[i])
+					code = c
 				}
 			}
-			w.sent.Add(int64(len(entries) - len(refused)))
+			w.sent.Add(int64(b.len() - refused.len()))
 		}
-		if len(refused) > 0 && (attempt >= w.o.MaxAttempts || w.ctx.Err() != nil) {
-			w.dropped.Add(int64(len(refused)))
-			w.o.Log.Warn("localkinesis: log records dropped", "stream", w.o.Stream, "records", len(refused),
+		if refused.len() > 0 && (attempt >= w.o.MaxAttempts || w.ctx.Err() != nil) {
+			w.dropped.Add(int64(refused.len()))
+			w.o.Log.Warn("localkinesis: log records dropped", "stream", w.o.Stream, "records", refused.len(),
 				"attempts", attempt, "error", code)
 			return
 		}
-		entries = refused
+		b = refused
 	}
+}
+
+// batch holds records as the JSON objects of a PutRecords request's
+// Records array, each with the comma before it:
+//
+//	,{"Data":"<the log line in base64>","PartitionKey":"<key>"}
+type batch struct {
+	buf   []byte
+	ends  []int // where each record's object ends in buf
+	sizes []int // what each record counts against MaxBytesPerCall: its data and its key
+	size  int   // the sum of sizes
+}
+
+func (b *batch) len() int { return len(b.ends) }
+
+// add appends a record of data and key.
+func (b *batch) add(data []byte, key string) {
+	b.buf = append(b.buf, `,{"Data":"`...)
+	b.buf = base64.StdEncoding.AppendEncode(b.buf, data)
+	b.buf = append(b.buf, `","PartitionKey":`...)
+	b.buf = appendJSONString(b.buf, key)
+	b.buf = append(b.buf, '}')
+	b.ends = append(b.ends, len(b.buf))
+	b.sizes = append(b.sizes, len(data)+len(key))
+	b.size += len(data) + len(key)
+}
+
+// addObject appends a record's object as object returns it.
+func (b *batch) addObject(obj []byte, size int) {
+	b.buf = append(b.buf, obj...)
+	b.ends = append(b.ends, len(b.buf))
+	b.sizes = append(b.sizes, size)
+	b.size += size
+}
+
+// object returns record i's object, with its comma.
+func (b *batch) object(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = b.ends[i-1]
+	}
+	return b.buf[start:b.ends[i]]
+}
+
+// slice returns records [i, j) as a batch sharing b's memory.
+func (b *batch) slice(i, j int) batch {
+	start := 0
+	if i > 0 {
+		start = b.ends[i-1]
+	}
+	s := batch{buf: b.buf[start:b.ends[j-1]], sizes: b.sizes[i:j], ends: make([]int, j-i)}
+	for k := i; k < j; k++ {
+		s.ends[k-i] = b.ends[k] - start
+		s.size += b.sizes[k]
+	}
+	return s
+}
+
+// body appends to dst the request whose Records are b's and which head
+// opens.
+func (b *batch) body(dst, head []byte) []byte {
+	dst = append(dst, head...)
+	if len(b.buf) > 0 {
+		dst = append(dst, b.buf[1:]...) // the first record's comma
+	}
+	return append(dst, "]}"...)
+}
+
+func (b *batch) reset() {
+	b.buf, b.ends, b.sizes, b.size = b.buf[:0], b.ends[:0], b.sizes[:0], 0
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			q, _ := json.Marshal(s) // a string always marshals
+			return append(dst, q...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 // Close sends what is pending and stops the writer. If ctx ends first,

@@ -2,6 +2,7 @@ package localkinesis
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,8 +11,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/kinesis"
 	"github.com/aws/aws-sdk-go-v2/service/kinesis/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -29,29 +28,54 @@ type fakePut struct {
 	err    func(call int) error
 }
 
-func (f *fakePut) PutRecords(_ context.Context, in *kinesis.PutRecordsInput, _ ...func(*kinesis.Options)) (*kinesis.PutRecordsOutput, error) {
+// putRequest is a PutRecords body as Kinesis reads it; encoding/json
+// decodes base64 into []byte.
+type putRequest struct {
+	StreamName string
+	Records    []struct {
+		Data         []byte
+		PartitionKey string
+	}
+}
+
+func decodePut(body []byte, n int) (putRequest, error) {
+	var in putRequest
+	if err := json.Unmarshal(body, &in); err != nil {
+		return in, fmt.Errorf("the body is not JSON: %w: %s", err, body)
+	}
+	if len(in.Records) != n {
+		return in, fmt.Errorf("%d records in the body, %d said", len(in.Records), n)
+	}
+	return in, nil
+}
+
+func (f *fakePut) PutRecords(_ context.Context, body []byte, n int) ([]string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	in, err := decodePut(body, n)
+	if err != nil {
+		return nil, err
+	}
+	if in.StreamName != "s" {
+		return nil, fmt.Errorf("stream %q", in.StreamName)
+	}
 	call := len(f.calls) + 1
 	var ids []string
 	size := 0
-	out := &kinesis.PutRecordsOutput{}
-	for _, e := range in.Records {
+	codes := make([]string, n)
+	for i, e := range in.Records {
 		r, err := clicklog.Parse(e.Data)
 		if err != nil {
 			return nil, err
 		}
 		ids = append(ids, r.RequestID)
-		size += len(e.Data) + len(aws.ToString(e.PartitionKey))
-		if aws.ToString(e.PartitionKey) != r.RequestID {
-			return nil, fmt.Errorf("partition key %q, want the request id", aws.ToString(e.PartitionKey))
+		size += len(e.Data) + len(e.PartitionKey)
+		if e.PartitionKey != r.RequestID {
+			return nil, fmt.Errorf("partition key %q, want the request id", e.PartitionKey)
 		}
-		res := types.PutRecordsResultEntry{SequenceNumber: aws.String(fmt.Sprint(call)), ShardId: aws.String("shardId-000000000000")}
 		if f.refuse != nil && f.refuse(call, r.RequestID) {
-			res = types.PutRecordsResultEntry{ErrorCode: aws.String("ProvisionedThroughputExceededException"), ErrorMessage: aws.String("slow down")}
-			out.FailedRecordCount = aws.Int32(aws.ToInt32(out.FailedRecordCount) + 1)
+			codes[i] = "ProvisionedThroughputExceededException"
 		}
-		out.Records = append(out.Records, res)
 	}
 	f.calls = append(f.calls, ids)
 	f.sizes = append(f.sizes, size)
@@ -60,7 +84,7 @@ func (f *fakePut) PutRecords(_ context.Context, in *kinesis.PutRecordsInput, _ .
 			return nil, err
 		}
 	}
-	return out, nil
+	return codes, nil
 }
 
 func (f *fakePut) sent() [][]string {
@@ -216,9 +240,9 @@ func TestWriterCloseGivesUpWithItsContext(t *testing.T) {
 
 func TestRecordsWithoutARequestIDGetARandomKey(t *testing.T) {
 	var keys []string
-	api := putFunc(func(in *kinesis.PutRecordsInput) {
+	api := putFunc(func(in putRequest) {
 		for _, e := range in.Records {
-			keys = append(keys, aws.ToString(e.PartitionKey))
+			keys = append(keys, e.PartitionKey)
 		}
 	})
 	w, err := NewWriter(api, WriterOptions{Stream: "s", FlushInterval: time.Hour, Log: quiet})
@@ -233,15 +257,37 @@ func TestRecordsWithoutARequestIDGetARandomKey(t *testing.T) {
 	assert.NotEqual(t, keys[0], keys[1])
 }
 
-type putFunc func(in *kinesis.PutRecordsInput)
-
-func (f putFunc) PutRecords(_ context.Context, in *kinesis.PutRecordsInput, _ ...func(*kinesis.Options)) (*kinesis.PutRecordsOutput, error) {
-	f(in)
-	out := &kinesis.PutRecordsOutput{}
-	for range in.Records {
-		out.Records = append(out.Records, types.PutRecordsResultEntry{SequenceNumber: aws.String("1"), ShardId: aws.String("shardId-000000000000")})
+func TestPartitionKeysAreWrittenAsJSON(t *testing.T) {
+	var keys []string
+	api := putFunc(func(in putRequest) {
+		for _, e := range in.Records {
+			keys = append(keys, e.PartitionKey)
+		}
+	})
+	odd := []string{`quote " and backslash \\`, "tab\tnewline\n", "ünïcödé ✓", strings.Repeat("é", MaxPartitionKeyChars)}
+	tooLong := strings.Repeat("k", MaxPartitionKeyChars+1)
+	next := 0
+	all := append(append([]string(nil), odd...), tooLong)
+	w, err := NewWriter(api, WriterOptions{Stream: "s", FlushInterval: time.Hour, Log: quiet,
+		PartitionKey: func(clicklog.Record) string { next++; return all[next-1] }})
+	require.NoError(t, err)
+	for i := range all {
+		w.Write(context.Background(), record(i))
 	}
-	return out, nil
+	require.NoError(t, w.Close(context.Background()))
+	assert.Equal(t, odd, keys)
+	assert.Equal(t, WriterStats{Sent: int64(len(odd)), Dropped: 1, Calls: 1}, w.Stats(), "a key Kinesis would refuse is dropped alone")
+}
+
+type putFunc func(in putRequest)
+
+func (f putFunc) PutRecords(_ context.Context, body []byte, n int) ([]string, error) {
+	in, err := decodePut(body, n)
+	if err != nil {
+		return nil, err
+	}
+	f(in)
+	return make([]string, n), nil
 }
 
 func TestNewWriterNeedsAStream(t *testing.T) {
