@@ -156,11 +156,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	// Local-only routes sit beside the edge, as the AWS console and
 	// schedules sit beside the distribution there.
 	var reclaim lateReclaim
-	mux := http.NewServeMux()
-	mux.Handle("/_local/reclaim", &reclaim)
-	mux.Handle("/", edge)
 	srv := &http.Server{
-		Handler:           accessLog(log, s.accessLog, mux),
+		Handler:           accessLog(log, s.accessLog, beside(edge, "/_local/reclaim", &reclaim)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
@@ -412,4 +409,18 @@ func printBanner(w io.Writer, b banner) {
 `, b.origin, strings.Join(list, ", "), b.cfg.BaseURL, where(b.dynamo, b.startedDynamo),
 		b.cfg.LinksTable, b.cfg.IdempotencyTable, b.clicks.analyticsTable,
 		where(b.kinesis, b.startedKinesis), b.clicks.stream, names[0])
+}
+
+// beside serves path with local and everything else with edge. Not a
+// ServeMux: CloudFront hands the origin a path as the viewer sent it,
+// where a mux would clean it and redirect, and every redirect would pay
+// for the mux's pattern matching.
+func beside(edge http.Handler, path string, local http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == path {
+			local.ServeHTTP(w, r)
+			return
+		}
+		edge.ServeHTTP(w, r)
+	})
 }
