@@ -63,7 +63,7 @@ clean:
 
 .PHONY: load soak
 
-## load: the redirect and create paths under load next to their baselines, on 127.0.0.1 only (about 4 minutes; LOAD_FLAGS passes cmd/loadgen's flags)
+## load: the redirect and create paths under load next to their baselines, on 127.0.0.1 only (about 7 minutes; LOAD_FLAGS passes cmd/loadgen's flags)
 load: prereqs
 	go run ./cmd/loadgen $(LOAD_FLAGS)
 

@@ -264,23 +264,38 @@ func (s *summary) bad() int {
 
 // redirects alternates the bare server and edge hits on a few established
 // codes, adding their results to bares and hits; d, when not nil, waits
-// for the click pipeline after each edge phase.
+// for the click pipeline after each edge phase. Which of the two goes
+// first swaps each round (bare then edge, edge then bare, ...), so that a
+// drift in the shared machine's speed weighs on both alike.
 func redirects(ctx context.Context, c settings, out io.Writer, name, origin, bare string, hot []string, client *http.Client,
 	d *drainer, sum *summary, bares, hits *[]result) error {
 	for round := range c.rounds {
-		b, _ := measure(ctx, "bare net/http 302", c.limits(c.concurrency), 0, sum.barePID, redirectOp(client, func(int) string { return bare + "/Bare123" }, ""))
-		b.note = fmt.Sprintf("round %d", round+1)
-		line(out, b)
-		sum.bares, *bares = append(sum.bares, b), append(*bares, b)
-		h, _ := measure(ctx, name, c.limits(c.concurrency), 0, sum.localPID, redirectOp(client, func(i int) string {
-			return origin + "/" + hot[i%len(hot)]
-		}, edgeHit))
-		h.note = fmt.Sprintf("round %d, %d codes, access log %s, ratio to bare %.2f", round+1, len(hot), c.accessLog, h.rate()/b.rate())
-		line(out, h)
-		*hits = append(*hits, h)
-		if d != nil {
-			if err := d.wait(ctx, out); err != nil {
-				return err
+		var b, h result
+		ratio := func() string { return fmt.Sprintf(", edge/bare %.2f", h.rate()/b.rate()) }
+		for i := range 2 {
+			if (i == 0) == (round%2 == 0) {
+				b, _ = measure(ctx, "bare net/http 302", c.limits(c.concurrency), 0, sum.barePID, redirectOp(client, func(int) string { return bare + "/Bare123" }, ""))
+				b.note = fmt.Sprintf("round %d", round+1)
+				if i == 1 {
+					b.note += ratio()
+				}
+				line(out, b)
+				sum.bares, *bares = append(sum.bares, b), append(*bares, b)
+				continue
+			}
+			h, _ = measure(ctx, name, c.limits(c.concurrency), 0, sum.localPID, redirectOp(client, func(i int) string {
+				return origin + "/" + hot[i%len(hot)]
+			}, edgeHit))
+			h.note = fmt.Sprintf("round %d, %d codes, access log %s", round+1, len(hot), c.accessLog)
+			if i == 1 {
+				h.note += ratio()
+			}
+			line(out, h)
+			*hits = append(*hits, h)
+			if d != nil { // before anything else runs
+				if err := d.wait(ctx, out); err != nil {
+					return err
+				}
 			}
 		}
 		if err := ctx.Err(); err != nil {

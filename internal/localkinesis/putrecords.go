@@ -91,7 +91,7 @@ func (s *HTTPSender) PutRecords(ctx context.Context, body []byte, n int) ([]stri
 		return nil, err
 	}
 	defer resp.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
+	answer, err := readAnswer(resp)
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +99,17 @@ func (s *HTTPSender) PutRecords(ctx context.Context, body []byte, n int) ([]stri
 		return nil, callError(resp.StatusCode, answer)
 	}
 	return recordResults(answer, n)
+}
+
+// readAnswer reads an answer of at most maxAnswerBytes, in one
+// allocation when its length is known (about 40 KB for 500 records).
+func readAnswer(resp *http.Response) ([]byte, error) {
+	if resp.ContentLength < 0 || resp.ContentLength > maxAnswerBytes {
+		return io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
+	}
+	b := make([]byte, resp.ContentLength)
+	_, err := io.ReadFull(resp.Body, b)
+	return b, err
 }
 
 // callError is the error of a call Kinesis refused whole:

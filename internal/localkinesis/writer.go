@@ -142,10 +142,12 @@ func (w *Writer) Write(_ context.Context, r clicklog.Record) {
 		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 		key = hex.EncodeToString(b[:])
 	}
-	if n := utf8.RuneCountInString(key); n > MaxPartitionKeyChars {
+	// A key of no more bytes than that has no more characters.
+	if len(key) > MaxPartitionKeyChars && utf8.RuneCountInString(key) > MaxPartitionKeyChars {
 		// Kinesis would refuse the whole call for it.
 		w.dropped.Add(1)
-		w.o.Log.Warn("localkinesis: log record dropped, its partition key is too long", "stream", w.o.Stream, "characters", n)
+		w.o.Log.Warn("localkinesis: log record dropped, its partition key is too long", "stream", w.o.Stream,
+			"characters", utf8.RuneCountInString(key))
 		return
 	}
 	w.mu.Lock()
