@@ -75,8 +75,12 @@ func (n *nullKinesis) serve(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
-		_, _ = w.Write(n.putRecords(body))
+		answer := n.putRecords(body)
+		h := w.Header()
+		h["Content-Type"] = []string{"application/x-amz-json-1.1"}
+		// As Kinesis does: a chunked answer costs both sides more.
+		h["Content-Length"] = []string{strconv.Itoa(len(answer))}
+		_, _ = w.Write(answer)
 		return
 	default:
 		w.Header().Set("Content-Type", "application/x-amz-json-1.1")

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -129,15 +130,12 @@ func callError(status int, answer []byte) error {
 	return fmt.Errorf("PutRecords: HTTP %d: %s: %s", status, typ, e.Message)
 }
 
-// recordResults reads a PutRecords answer of n records. One in which no
-// record has an ErrorCode is only counted: a JSON string cannot hold an
-// unescaped quote, so the keys "ErrorCode" and "SequenceNumber" appear
-// nowhere but as keys, once per record.
+// recordResults reads a PutRecords answer of n records. Kinesis counts
+// the records it refused in FailedRecordCount; an answer that says 0 is
+// not read further. One that refused some, or that cannot be read so,
+// is decoded whole.
 func recordResults(answer []byte, n int) ([]string, error) {
-	if !bytes.Contains(answer, []byte(`"ErrorCode"`)) {
-		if got := bytes.Count(answer, []byte(`"SequenceNumber"`)); got != n {
-			return nil, fmt.Errorf("PutRecords: %d results for %d records", got, n)
-		}
+	if failed, ok := failedRecordCount(answer); ok && failed == 0 {
 		return make([]string, n), nil
 	}
 	var out struct {
@@ -154,4 +152,32 @@ func recordResults(answer []byte, n int) ([]string, error) {
 		codes[i] = r.ErrorCode
 	}
 	return codes, nil
+}
+
+// failedRecordCount reads the top-level FailedRecordCount of an answer
+// that opens with it, as Kinesis's and kinesalite's do: {"FailedRecordCount":0,...
+// Anything else reports false.
+func failedRecordCount(answer []byte) (int, bool) {
+	rest, ok := bytes.CutPrefix(bytes.TrimLeft(answer, " \t\r\n"), []byte("{"))
+	if !ok {
+		return 0, false
+	}
+	rest, ok = bytes.CutPrefix(bytes.TrimLeft(rest, " \t\r\n"), []byte(`"FailedRecordCount"`))
+	if !ok {
+		return 0, false
+	}
+	rest, ok = bytes.CutPrefix(bytes.TrimLeft(rest, " \t\r\n"), []byte(":"))
+	if !ok {
+		return 0, false
+	}
+	rest = bytes.TrimLeft(rest, " \t\r\n")
+	digits := 0
+	for digits < len(rest) && digits < 9 && rest[digits] >= '0' && rest[digits] <= '9' {
+		digits++
+	}
+	if digits == 0 || digits < len(rest) && rest[digits] >= '0' && rest[digits] <= '9' {
+		return 0, false
+	}
+	v, err := strconv.Atoi(string(rest[:digits]))
+	return v, err == nil
 }

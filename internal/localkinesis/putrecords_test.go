@@ -100,9 +100,16 @@ func TestSenderReadsTheAnswer(t *testing.T) {
 			wantCodes: []string{"ProvisionedThroughputExceededException", "", "InternalFailure"},
 		},
 		{
+			name:      "refused ones, the count not first",
+			status:    200,
+			answer:    ` {"Records":[{"SequenceNumber":"1","ShardId":"shardId-000000000000"},{"ErrorCode":"InternalFailure","ErrorMessage":"x"}],"FailedRecordCount":1}`,
+			n:         2,
+			wantCodes: []string{"", "InternalFailure"},
+		},
+		{
 			name:    "fewer results than records",
 			status:  200,
-			answer:  `{"FailedRecordCount":0,"Records":[{"SequenceNumber":"1","ShardId":"shardId-000000000000"}]}`,
+			answer:  `{"Records":[{"SequenceNumber":"1","ShardId":"shardId-000000000000"}]}`,
 			n:       2,
 			wantErr: "1 results for 2 records",
 		},
@@ -180,4 +187,47 @@ func TestBatchBody(t *testing.T) {
 
 	var empty batch
 	assert.Equal(t, `{"StreamName":"s","Records":[]}`, string(empty.body(nil, head)))
+}
+
+func TestFailedRecordCount(t *testing.T) {
+	tests := []struct {
+		answer string
+		want   int
+		ok     bool
+	}{
+		{`{"FailedRecordCount":0,"Records":[]}`, 0, true},
+		{" {\n  \"FailedRecordCount\" : 12 ,\"Records\":[]}", 12, true},
+		{`{"FailedRecordCount":3}`, 3, true},
+		{`{"Records":[],"FailedRecordCount":0}`, 0, false}, // not first: decoded whole
+		{`{"FailedRecordCount":-1}`, 0, false},
+		{`{"FailedRecordCount":"0"}`, 0, false},
+		{`{"FailedRecordCount":12345678901}`, 0, false}, // more digits than any count
+		{`{"FailedRecordCount":`, 0, false},
+		{`[]`, 0, false},
+		{``, 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := failedRecordCount([]byte(tt.answer))
+		assert.Equal(t, tt.ok, ok, tt.answer)
+		assert.Equal(t, tt.want, got, tt.answer)
+	}
+}
+
+// FuzzRecordResults: whatever the answer, reading it never panics, and
+// what it returns has a code per record.
+func FuzzRecordResults(f *testing.F) {
+	f.Add([]byte(`{"FailedRecordCount":0,"Records":[{"SequenceNumber":"1","ShardId":"shardId-000000000000"}]}`), 1)
+	f.Add([]byte(`{"FailedRecordCount":1,"Records":[{"ErrorCode":"InternalFailure","ErrorMessage":"x"}]}`), 1)
+	f.Add([]byte(`{"Records":[{"ErrorCode":"X"},{"SequenceNumber":"2"}],"FailedRecordCount":1}`), 2)
+	f.Add([]byte(`{"FailedRecordCount":0`), 3)
+	f.Add([]byte(`not json`), 0)
+	f.Fuzz(func(t *testing.T, answer []byte, n int) {
+		if n < 0 || n > MaxRecordsPerCall {
+			return
+		}
+		codes, err := recordResults(answer, n)
+		if err == nil && len(codes) != n {
+			t.Fatalf("%d codes for %d records", len(codes), n)
+		}
+	})
 }
