@@ -137,3 +137,60 @@ func loop(ctx context.Context, concurrency int, d time.Duration, maxRequests, fi
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d)/float64(time.Millisecond)) }
+
+// measureInterleaved measures a and b in turns of l.duration/turns each,
+// a first, then b, then b, a, a, b, ... (each pair of turns in the other
+// order from the last), after a warm-up of each, and pools each one's
+// turns into one result. On a shared machine whose speed drifts from one
+// second to the next, both sides then see the same machine. pidA and pidB
+// are the server processes whose CPU is counted. l.maxRequests bounds
+// each side's measured requests in all.
+func measureInterleaved(ctx context.Context, l limits, turns int, nameA string, pidA int, a op, nameB string, pidB int, b op) (result, result) {
+	turns = max(turns, 1)
+	if l.warmup > 0 {
+		loop(ctx, l.concurrency, l.warmup, 0, 0, a)
+		loop(ctx, l.concurrency, l.warmup, 0, 0, b)
+	}
+	ra := result{name: nameA, concurrency: l.concurrency, cpuOK: true}
+	rb := result{name: nameB, concurrency: l.concurrency, cpuOK: true}
+	var cpuA, cpuB, busyA, busyB time.Duration // CPU time; busy share x elapsed
+	turn := limits{concurrency: l.concurrency, duration: l.duration / time.Duration(turns)}
+	nextA, nextB := 0, 0
+	for k := range turns {
+		for _, first := range []bool{k%2 == 0, k%2 != 0} {
+			r, res, cpu, busy, next, pid, do := &ra, result{}, &cpuA, &busyA, &nextA, pidA, a
+			if !first {
+				r, cpu, busy, next, pid, do = &rb, &cpuB, &busyB, &nextB, pidB, b
+			}
+			if l.maxRequests > 0 {
+				turn.maxRequests = max(l.maxRequests-r.requests, 0)
+				if turn.maxRequests == 0 {
+					continue
+				}
+			}
+			res, *next = measure(ctx, r.name, turn, *next, pid, do)
+			r.requests += res.requests
+			r.unexpected += res.unexpected
+			r.errors += res.errors
+			r.elapsed += res.elapsed
+			r.latencies = append(r.latencies, res.latencies...)
+			r.cpuOK = r.cpuOK && res.cpuOK
+			*cpu += res.serverCPU * time.Duration(res.requests)
+			*busy += time.Duration(res.busy * float64(res.elapsed))
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	for _, p := range []struct {
+		r         *result
+		cpu, busy time.Duration
+	}{{&ra, cpuA, busyA}, {&rb, cpuB, busyB}} {
+		slices.Sort(p.r.latencies)
+		if p.r.requests > 0 && p.r.elapsed > 0 {
+			p.r.serverCPU = p.cpu / time.Duration(p.r.requests)
+			p.r.busy = float64(p.busy) / float64(p.r.elapsed)
+		}
+	}
+	return ra, rb
+}
