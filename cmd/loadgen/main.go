@@ -17,10 +17,11 @@
 // It builds and starts the local run itself (which starts DynamoDB Local
 // and kinesalite), with its per-request access log off unless -access-log
 // says otherwise (each phase's line says which; the edge's real-time log
-// is always on), alternates each pair of phases for -rounds rounds (for
-// the redirects, which of the two goes first swaps each round, so a drift
-// in a shared machine's speed weighs on both alike), waits after each
-// phase until the click pipeline has caught up, and prints
+// is always on), alternates each pair of phases for -rounds rounds (edge
+// hits without the click pipeline take one-second turns with the bare
+// server, so both see the same shared machine; with the pipeline, which
+// of the two goes first swaps each round), waits after each phase until
+// the click pipeline has caught up, and prints
 // req/s, p50, p99 and p99.9 per phase, the server's CPU per request and
 // the ratios. Every phase is bounded in time and in count. Run it from
 // the repository (the local run finds DynamoDB Local's jar there).
@@ -56,7 +57,7 @@ func main() {
 	flag.DurationVar(&c.duration, "duration", 8*time.Second, "measured time of each phase")
 	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "unmeasured time before each phase")
 	flag.IntVar(&c.maxRequests, "max-requests", 400_000, "measured requests of each phase at most")
-	flag.IntVar(&c.rounds, "rounds", 4, "rounds of each pair of phases (the baseline and the local run; redirects swap which goes first each round)")
+	flag.IntVar(&c.rounds, "rounds", 4, "rounds of each pair of phases (the baseline and the local run)")
 	flag.IntVar(&c.hotCodes, "hot-codes", 16, "established codes the edge-hit phase repeats")
 	flag.IntVar(&c.missCodes, "miss-codes", 8_000, "distinct codes written for the edge-miss phase (each requested once)")
 	flag.StringVar(&c.binary, "local-run", "", "a built cmd/shortener-local (default: build one)")
