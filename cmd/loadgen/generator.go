@@ -146,51 +146,52 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d)/float64(
 // are the server processes whose CPU is counted. l.maxRequests bounds
 // each side's measured requests in all.
 func measureInterleaved(ctx context.Context, l limits, turns int, nameA string, pidA int, a op, nameB string, pidB int, b op) (result, result) {
-	turns = max(turns, 1)
+	type side struct {
+		r         result
+		pid, next int
+		do        op
+		cpu, busy time.Duration // CPU time; busy share x elapsed
+	}
+	sa := &side{r: result{name: nameA, concurrency: l.concurrency, cpuOK: true}, pid: pidA, do: a}
+	sb := &side{r: result{name: nameB, concurrency: l.concurrency, cpuOK: true}, pid: pidB, do: b}
 	if l.warmup > 0 {
 		loop(ctx, l.concurrency, l.warmup, 0, 0, a)
 		loop(ctx, l.concurrency, l.warmup, 0, 0, b)
 	}
-	ra := result{name: nameA, concurrency: l.concurrency, cpuOK: true}
-	rb := result{name: nameB, concurrency: l.concurrency, cpuOK: true}
-	var cpuA, cpuB, busyA, busyB time.Duration // CPU time; busy share x elapsed
+	turns = max(turns, 1)
 	turn := limits{concurrency: l.concurrency, duration: l.duration / time.Duration(turns)}
-	nextA, nextB := 0, 0
 	for k := range turns {
-		for _, first := range []bool{k%2 == 0, k%2 != 0} {
-			r, res, cpu, busy, next, pid, do := &ra, result{}, &cpuA, &busyA, &nextA, pidA, a
-			if !first {
-				r, cpu, busy, next, pid, do = &rb, &cpuB, &busyB, &nextB, pidB, b
-			}
+		order := [2]*side{sa, sb}
+		if k%2 == 1 {
+			order = [2]*side{sb, sa}
+		}
+		for _, s := range order {
 			if l.maxRequests > 0 {
-				turn.maxRequests = max(l.maxRequests-r.requests, 0)
-				if turn.maxRequests == 0 {
+				if turn.maxRequests = l.maxRequests - s.r.requests; turn.maxRequests <= 0 {
 					continue
 				}
 			}
-			res, *next = measure(ctx, r.name, turn, *next, pid, do)
-			r.requests += res.requests
-			r.unexpected += res.unexpected
-			r.errors += res.errors
-			r.elapsed += res.elapsed
-			r.latencies = append(r.latencies, res.latencies...)
-			r.cpuOK = r.cpuOK && res.cpuOK
-			*cpu += res.serverCPU * time.Duration(res.requests)
-			*busy += time.Duration(res.busy * float64(res.elapsed))
+			var res result
+			res, s.next = measure(ctx, s.r.name, turn, s.next, s.pid, s.do)
+			s.r.requests += res.requests
+			s.r.unexpected += res.unexpected
+			s.r.errors += res.errors
+			s.r.elapsed += res.elapsed
+			s.r.latencies = append(s.r.latencies, res.latencies...)
+			s.r.cpuOK = s.r.cpuOK && res.cpuOK
+			s.cpu += res.serverCPU * time.Duration(res.requests)
+			s.busy += time.Duration(res.busy * float64(res.elapsed))
 		}
 		if ctx.Err() != nil {
 			break
 		}
 	}
-	for _, p := range []struct {
-		r         *result
-		cpu, busy time.Duration
-	}{{&ra, cpuA, busyA}, {&rb, cpuB, busyB}} {
-		slices.Sort(p.r.latencies)
-		if p.r.requests > 0 && p.r.elapsed > 0 {
-			p.r.serverCPU = p.cpu / time.Duration(p.r.requests)
-			p.r.busy = float64(p.busy) / float64(p.r.elapsed)
+	for _, s := range []*side{sa, sb} {
+		slices.Sort(s.r.latencies)
+		if s.r.requests > 0 && s.r.elapsed > 0 {
+			s.r.serverCPU = s.cpu / time.Duration(s.r.requests)
+			s.r.busy = float64(s.busy) / float64(s.r.elapsed)
 		}
 	}
-	return ra, rb
+	return sa.r, sb.r
 }
