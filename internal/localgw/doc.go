@@ -23,6 +23,8 @@
 //   - A handler error, a panic or a malformed response is a 502 with
 //     {"message": "Internal server error"}; a handler still running after
 //     the integration timeout (29 s) is a 504.
+//   - A client that goes away does not cancel the handler's context: the
+//     invocation runs on to its answer or the timeout, as in AWS.
 //
 // What it does differently, on purpose: missing and unknown API keys are
 // 401 and 403 problem+json, unknown paths a 404 problem and a wrong method a

@@ -164,7 +164,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	ev := Event(r, body, *rt, owner, id)
-	resp, failed := g.invoke(r.Context(), rt, ev)
+	// A client that goes away does not stop a Lambda invocation in AWS:
+	// the function runs on to its answer or its timeout, and its writes
+	// happen. Cancelling it here would cut them off where AWS does not.
+	resp, failed := g.invoke(context.WithoutCancel(r.Context()), rt, ev)
 	if failed != 0 {
 		message := "Internal server error"
 		if failed == http.StatusGatewayTimeout {

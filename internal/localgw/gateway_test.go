@@ -524,3 +524,43 @@ func TestKeyringDoesNotEchoKeys(t *testing.T) {
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "s3cr3t")
 }
+
+// TestAHandlerOutlivesItsClient: as in AWS, a client that goes away does
+// not cancel the invocation; only the integration timeout bounds it.
+func TestAHandlerOutlivesItsClient(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	finished := make(chan error, 1)
+	slow := func(ctx context.Context, _ events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+		close(started)
+		<-release
+		finished <- ctx.Err()
+		return events.APIGatewayProxyResponse{StatusCode: 201}, nil
+	}
+	f := newFixture(t, Options{Routes: []Route{{Methods: []string{"POST"}, Pattern: "/slow", Handler: slow}}})
+	srv := httptest.NewServer(f.gw)
+	defer srv.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/slow", strings.NewReader("{}"))
+	require.NoError(t, err)
+	req.Header.Set("x-api-key", "dev-key")
+	gone := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		gone <- err
+	}()
+	<-started
+	cancel()
+	require.Error(t, <-gone, "the client gave up")
+	time.Sleep(50 * time.Millisecond) // time for the server to see the connection close
+	close(release)
+	select {
+	case err := <-finished:
+		assert.NoError(t, err, "the handler's context outlived the client")
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler did not finish")
+	}
+}
