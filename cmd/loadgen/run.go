@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
+	"github.com/shortlink-dev/shortener/internal/localkinesis"
 	"github.com/shortlink-dev/shortener/internal/localrun"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -71,12 +72,12 @@ func run(ctx context.Context, c settings, out io.Writer) error {
 	var env map[string]string
 	what := "with the click pipeline"
 	if !c.clickPipeline {
-		null, err := startNullKinesis()
+		null, err := localkinesis.StartNull()
 		if err != nil {
 			return err
 		}
-		defer null.close()
-		env, what = map[string]string{"SHORTENER_KINESIS_ENDPOINT": null.origin}, "with its click log discarded"
+		defer null.Close()
+		env, what = map[string]string{"SHORTENER_KINESIS_ENDPOINT": null.Origin}, "with its click log discarded"
 	}
 	l, err := startLocal(ctx, c, out, bin, env, what)
 	if err != nil {
@@ -150,12 +151,12 @@ func run(ctx context.Context, c settings, out io.Writer) error {
 // to a null Kinesis, so that no click pipeline runs beside the edge: the
 // edge's own cost next to the bare server's.
 func isolatedHits(ctx context.Context, c settings, out io.Writer, bin, bare string, client *http.Client, sum *summary) error {
-	null, err := startNullKinesis()
+	null, err := localkinesis.StartNull()
 	if err != nil {
 		return err
 	}
-	defer null.close()
-	l, err := startLocal(ctx, c, out, bin, map[string]string{"SHORTENER_KINESIS_ENDPOINT": null.origin}, "with its click log discarded")
+	defer null.Close()
+	l, err := startLocal(ctx, c, out, bin, map[string]string{"SHORTENER_KINESIS_ENDPOINT": null.Origin}, "with its click log discarded")
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,7 @@
 package localkinesis
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"testing"
 
@@ -17,37 +13,20 @@ import (
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 )
 
-// okKinesis answers every PutRecords with success for the records it
-// counts, as cmd/loadgen's null Kinesis does.
-func okKinesis(b *testing.B) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		in := make([]byte, r.ContentLength)
-		if _, err := io.ReadFull(r.Body, in); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		n := bytes.Count(in, []byte(`"PartitionKey"`))
-		out := []byte(`{"FailedRecordCount":0,"Records":[`)
-		for i := range n {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, `{"SequenceNumber":"`...)
-			out = strconv.AppendInt(out, int64(i), 10)
-			out = append(out, `","ShardId":"shardId-000000000000"}`...)
-		}
-		out = append(out, "]}"...)
-		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
-		w.Header().Set("Content-Length", strconv.Itoa(len(out)))
-		_, _ = w.Write(out)
-	}))
-	b.Cleanup(srv.Close)
-	return srv.URL
+// nullOrigin starts a NullKinesis for the benchmark and returns its
+// endpoint.
+func nullOrigin(b *testing.B) string {
+	null, err := StartNull()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(null.Close)
+	return null.Origin
 }
 
 // BenchmarkWriterRecord is the local run's cost of one real-time log
 // record, from Write to Kinesis's answer read, in 500-record calls to a
-// server that accepts them all: the Writer and HTTPSender, next to the
+// NullKinesis, which accepts them all: the Writer and HTTPSender, next to the
 // SDK's own PutRecords of the same records (sdk-putrecords), which the
 // Writer used before. Per record: ns/op.
 func BenchmarkWriterRecord(b *testing.B) {
@@ -57,7 +36,7 @@ func BenchmarkWriterRecord(b *testing.B) {
 		recs[i].RequestID = testRequestID(i)
 	}
 	b.Run("writer", func(b *testing.B) {
-		w := newWriter(NewSender(emulator.NewKinesisClient(okKinesis(b))), WriterOptions{Stream: "s", Log: quiet})
+		w := newWriter(NewSender(emulator.NewKinesisClient(nullOrigin(b))), WriterOptions{Stream: "s", Log: quiet})
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			w.Write(context.Background(), recs[i%len(recs)])
@@ -71,7 +50,7 @@ func BenchmarkWriterRecord(b *testing.B) {
 		}
 	})
 	b.Run("sdk-putrecords", func(b *testing.B) {
-		client := emulator.NewKinesisClient(okKinesis(b))
+		client := emulator.NewKinesisClient(nullOrigin(b))
 		var entries []types.PutRecordsRequestEntry
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {

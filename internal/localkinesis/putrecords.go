@@ -92,7 +92,7 @@ func (s *HTTPSender) PutRecords(ctx context.Context, body []byte, n int) ([]stri
 		return nil, err
 	}
 	defer resp.Body.Close()
-	answer, err := readAnswer(resp)
+	answer, err := readAtMost(resp.Body, resp.ContentLength, maxAnswerBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -102,14 +102,18 @@ func (s *HTTPSender) PutRecords(ctx context.Context, body []byte, n int) ([]stri
 	return recordResults(answer, n)
 }
 
-// readAnswer reads an answer of at most maxAnswerBytes, in one
-// allocation when its length is known (about 40 KB for 500 records).
-func readAnswer(resp *http.Response) ([]byte, error) {
-	if resp.ContentLength < 0 || resp.ContentLength > maxAnswerBytes {
-		return io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
+// readAtMost reads body, of length bytes (-1: unknown), up to limit
+// bytes: in one allocation when its length is known (a PutRecords
+// answer is about 40 KB for 500 records, its request about 165 KB).
+func readAtMost(body io.Reader, length, limit int64) ([]byte, error) {
+	if length > limit {
+		return nil, fmt.Errorf("a body of %d bytes, over %d", length, limit)
 	}
-	b := make([]byte, resp.ContentLength)
-	_, err := io.ReadFull(resp.Body, b)
+	if length < 0 {
+		return io.ReadAll(io.LimitReader(body, limit))
+	}
+	b := make([]byte, length)
+	_, err := io.ReadFull(body, b)
 	return b, err
 }
 

@@ -1,9 +1,8 @@
-package main
+package localkinesis
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,43 +11,50 @@ import (
 	"sync/atomic"
 )
 
-// nullKinesis is a Kinesis endpoint that accepts every record and keeps
-// none: the local run's edge writes its real-time log records to it and
-// its clicks poller finds the stream empty. It lets the edge-hit phase be
-// measured a second time without the click pipeline (kinesalite, the
-// clicks function, DynamoDB Local's transactions), which in AWS runs on
-// CloudFront's and Lambda's machines, not on the edge's request path, and
-// which here competes with the edge for the same two cores. What stays is
-// the local run's own side of the log: building each record and sending
-// it in PutRecords batches.
-type nullKinesis struct {
-	srv      *http.Server
-	origin   string
+// NullKinesis is a Kinesis endpoint on 127.0.0.1 that accepts every
+// record and keeps none: a local run pointed at it writes its real-time
+// log records there and its clicks poller finds the stream empty.
+// cmd/loadgen uses it to measure edge hits without the click pipeline
+// (kinesalite, the clicks function, DynamoDB Local's transactions), which
+// in AWS runs on CloudFront's and Lambda's machines, not on the edge's
+// request path, and which here competes with the edge for the same two
+// cores; what stays is the local run's own side of the log: building each
+// record and sending it in PutRecords batches. The Writer's benchmark
+// uses it too.
+type NullKinesis struct {
+	srv *http.Server
+	// Origin is its endpoint, http://127.0.0.1:<port>.
+	Origin   string
 	accepted atomic.Int64
 }
 
-func startNullKinesis() (*nullKinesis, error) {
+// StartNull starts a NullKinesis; Close stops it.
+func StartNull() (*NullKinesis, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	n := &nullKinesis{origin: "http://" + ln.Addr().String()}
+	n := &NullKinesis{Origin: "http://" + ln.Addr().String()}
 	n.srv = &http.Server{Handler: http.HandlerFunc(n.serve)}
 	go func() { _ = n.srv.Serve(ln) }()
 	return n, nil
 }
 
-func (n *nullKinesis) close() { n.srv.Close() }
+// Close stops the server.
+func (n *NullKinesis) Close() { n.srv.Close() }
+
+// Accepted returns the count of records it has accepted.
+func (n *NullKinesis) Accepted() int64 { return n.accepted.Load() }
 
 const nullStreamARN = "arn:aws:kinesis:us-east-1:000000000000:stream/null"
 
 // serve answers the calls the local run makes, in the JSON 1.1 protocol
 // the SDK speaks to Kinesis.
 //
-// It runs in loadgen's process, on the cores the client and the servers
-// share, so PutRecords, the one call made at the rate of the redirects,
+// In cmd/loadgen it runs in the load generator's process, on the cores
+// the client and the servers share, so PutRecords, the one call made at the rate of the redirects,
 // costs as little as it can: Kinesis in AWS runs on machines of its own.
-func (n *nullKinesis) serve(w http.ResponseWriter, r *http.Request) {
+func (n *NullKinesis) serve(w http.ResponseWriter, r *http.Request) {
 	_, action, _ := strings.Cut(r.Header.Get("X-Amz-Target"), ".")
 	var out any
 	switch action {
@@ -70,7 +76,7 @@ func (n *nullKinesis) serve(w http.ResponseWriter, r *http.Request) {
 	case "GetRecords":
 		out = map[string]any{"Records": []any{}, "NextShardIterator": "null-iterator", "MillisBehindLatest": 0}
 	case "PutRecords":
-		body, err := readBody(r)
+		body, err := readAtMost(r.Body, r.ContentLength, maxPutRecordsBytes)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
@@ -97,20 +103,6 @@ func (n *nullKinesis) serve(w http.ResponseWriter, r *http.Request) {
 // room for the JSON around the records.
 const maxPutRecordsBytes = 6 << 20
 
-// readBody reads a request body of at most maxPutRecordsBytes, in one
-// allocation when its length is known.
-func readBody(r *http.Request) ([]byte, error) {
-	if r.ContentLength > maxPutRecordsBytes {
-		return nil, fmt.Errorf("body of %d bytes", r.ContentLength)
-	}
-	if r.ContentLength < 0 {
-		return io.ReadAll(io.LimitReader(r.Body, maxPutRecordsBytes))
-	}
-	b := make([]byte, r.ContentLength)
-	_, err := io.ReadFull(r.Body, b)
-	return b, err
-}
-
 // partitionKeyField appears once per record in a PutRecords body, and only
 // there: a JSON string value cannot hold an unescaped quote, so no value
 // can contain it.
@@ -120,7 +112,7 @@ const partitionKeyField = `"PartitionKey"`
 // answer: a sequence number for each. It counts the records rather than
 // decoding them, which would cost loadgen's process more than a
 // microsecond a record.
-func (n *nullKinesis) putRecords(body []byte) []byte {
+func (n *NullKinesis) putRecords(body []byte) []byte {
 	count := int64(bytes.Count(body, []byte(partitionKeyField)))
 	first := n.accepted.Add(count) - count + 1
 	out := make([]byte, 0, 48+count*64)

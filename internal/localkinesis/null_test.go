@@ -1,4 +1,4 @@
-package main
+package localkinesis
 
 import (
 	"context"
@@ -17,10 +17,10 @@ import (
 // TestNullKinesisAcceptsEveryRecord sends PutRecords through the SDK, as
 // the local run's writer does, and reads the answers back through it.
 func TestNullKinesisAcceptsEveryRecord(t *testing.T) {
-	null, err := startNullKinesis()
+	null, err := StartNull()
 	require.NoError(t, err)
-	defer null.close()
-	kc := emulator.NewKinesisClient(null.origin)
+	defer null.Close()
+	kc := emulator.NewKinesisClient(null.Origin)
 	ctx := context.Background()
 
 	tests := []struct {
@@ -41,7 +41,7 @@ func TestNullKinesisAcceptsEveryRecord(t *testing.T) {
 				entries[i] = types.PutRecordsRequestEntry{Data: []byte(`{"PartitionKey":"x"}` + "\t" + tt.key(i)),
 					PartitionKey: aws.String(tt.key(i))}
 			}
-			before := null.accepted.Load()
+			before := null.Accepted()
 			out, err := kc.PutRecords(ctx, &kinesis.PutRecordsInput{StreamName: aws.String("null"), Records: entries})
 			require.NoError(t, err)
 			assert.Equal(t, int32(0), aws.ToInt32(out.FailedRecordCount))
@@ -54,7 +54,7 @@ func TestNullKinesisAcceptsEveryRecord(t *testing.T) {
 					assert.Equal(t, tt.wantSeq[i], aws.ToString(r.SequenceNumber))
 				}
 			}
-			assert.Equal(t, before+int64(tt.records), null.accepted.Load())
+			assert.Equal(t, before+int64(tt.records), null.Accepted())
 		})
 	}
 }
