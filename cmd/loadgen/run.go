@@ -301,7 +301,8 @@ func redirects(ctx context.Context, c settings, out io.Writer, name, origin, bar
 		var b, h result
 		ratio := func() string { return fmt.Sprintf(", edge/bare %.2f", h.rate()/b.rate()) }
 		for i := range 2 {
-			if (i == 0) == (round%2 == 0) {
+			bareTurn := (i == 0) == (round%2 == 0) // bare first in even rounds, second in odd ones
+			if bareTurn {
 				b, _ = measure(ctx, "bare net/http 302", c.limits(c.concurrency), 0, sum.barePID, bareOp)
 				b.note = fmt.Sprintf("round %d", round+1)
 				if i == 1 {
