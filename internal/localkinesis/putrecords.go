@@ -43,7 +43,6 @@ type HTTPSender struct {
 	creds    aws.CredentialsProvider
 	client   aws.HTTPClient
 	signer   *v4.Signer
-	now      func() time.Time
 }
 
 var _ Sender = (*HTTPSender)(nil)
@@ -61,7 +60,7 @@ func NewSender(c *kinesis.Client) *HTTPSender {
 		client = http.DefaultClient
 	}
 	return &HTTPSender{endpoint: strings.TrimSuffix(endpoint, "/") + "/", region: o.Region, creds: o.Credentials,
-		client: client, signer: v4.NewSigner(), now: time.Now}
+		client: client, signer: v4.NewSigner()}
 }
 
 // maxAnswerBytes bounds the answer read: a PutRecords answer holds about
@@ -84,7 +83,7 @@ func (s *HTTPSender) PutRecords(ctx context.Context, body []byte, n int) ([]stri
 		return nil, fmt.Errorf("localkinesis: credentials: %w", err)
 	}
 	sum := sha256.Sum256(body)
-	if err := s.signer.SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "kinesis", s.region, s.now()); err != nil {
+	if err := s.signer.SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "kinesis", s.region, time.Now()); err != nil {
 		return nil, err
 	}
 	resp, err := s.client.Do(req)
