@@ -51,9 +51,12 @@ func TestCLIAgainstTheLocalRun(t *testing.T) {
 		require.NoError(t, err)
 		assert.WithinDuration(t, time.Now().Add(30*24*time.Hour), exp, time.Minute)
 
-		first := c.run("shorten", "https://example.com/order", "--idempotency-key", "order-4711", "--expires", time.Now().Add(48*time.Hour).UTC().Format(time.RFC3339))
+		// One expiry for both: a retry must send the same body, and two
+		// clock reads can straddle a second.
+		expires := time.Now().Add(48 * time.Hour).UTC().Format(time.RFC3339)
+		first := c.run("shorten", "https://example.com/order", "--idempotency-key", "order-4711", "--expires", expires)
 		require.Equal(t, exitOK, first.code, first.stderr)
-		again := c.run("shorten", "https://example.com/order", "--idempotency-key", "order-4711", "--expires", time.Now().Add(48*time.Hour).UTC().Format(time.RFC3339))
+		again := c.run("shorten", "https://example.com/order", "--idempotency-key", "order-4711", "--expires", expires)
 		require.Equal(t, exitOK, again.code, again.stderr)
 		assert.Equal(t, first.stdout, again.stdout, "a retry with the same key names the same link")
 		assert.Contains(t, again.stderr, "Idempotency-Key")
