@@ -61,7 +61,11 @@ synth: build
 clean:
 	rm -rf build .dev
 
-.PHONY: load soak
+.PHONY: load soak cost
+
+## cost: what a click, a create, a redirect miss and a stats query consume in DynamoDB, measured on DynamoDB Local (about 3 minutes; COST_FLAGS passes cmd/cost's flags)
+cost: prereqs
+	go run ./cmd/cost $(COST_FLAGS)
 
 ## load: the redirect and create paths under load next to their baselines, on 127.0.0.1 only (about 7 minutes; LOAD_FLAGS passes cmd/loadgen's flags)
 load: prereqs
