@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -56,12 +57,14 @@ func (m *Meter) before(ctx context.Context, in *dynamodb.TransactWriteItemsInput
 		case it.ConditionCheck != nil:
 			a = action{table: aws.ToString(it.ConditionCheck.TableName), key: it.ConditionCheck.Key}
 		}
-		item, err := m.read(ctx, a.table, a.key)
-		if err != nil {
-			return nil, err
-		}
-		a.before = item
 		tx.actions = append(tx.actions, a)
+	}
+	items, err := m.readAll(ctx, tx.actions)
+	if err != nil {
+		return nil, err
+	}
+	for i := range tx.actions {
+		tx.actions[i].before = items[i]
 	}
 	return tx, nil
 }
@@ -71,12 +74,13 @@ func (m *Meter) before(ctx context.Context, in *dynamodb.TransactWriteItemsInput
 // it changed as a plain write: DynamoDB does not double index writes of a
 // transaction.
 func (m *Meter) after(ctx context.Context, tx *transaction) (float64, error) {
+	items, err := m.readAll(ctx, tx.actions)
+	if err != nil {
+		return 0, err
+	}
 	var units float64
-	for _, a := range tx.actions {
-		now, err := m.read(ctx, a.table, a.key)
-		if err != nil {
-			return 0, err
-		}
+	for i, a := range tx.actions {
+		now := items[i]
 		units += 2 * WriteUnits(max(ItemSize(a.before), ItemSize(now), a.put))
 		sc, err := m.schemaOf(ctx, a.table)
 		if err != nil {
@@ -138,12 +142,70 @@ func (ix index) entry(tableKeys []string, item map[string]types.AttributeValue) 
 	return e
 }
 
-func (m *Meter) read(ctx context.Context, table string, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
-	out, err := m.Items.GetItem(ctx, &dynamodb.GetItemInput{TableName: &table, Key: key, ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		return nil, fmt.Errorf("read an item of %s: %w", table, err)
+// readAll reads the items of a transaction's actions, in their order, nil
+// for an item that does not exist: one BatchGetItem (a transaction has at
+// most 100 actions, a BatchGetItem takes 100 keys) and its retries.
+func (m *Meter) readAll(ctx context.Context, actions []action) ([]map[string]types.AttributeValue, error) {
+	req := map[string]types.KeysAndAttributes{}
+	for _, a := range actions {
+		ka := req[a.table]
+		ka.ConsistentRead = aws.Bool(true)
+		ka.Keys = append(ka.Keys, a.key)
+		req[a.table] = ka
 	}
-	return out.Item, nil
+	var got []map[string][]map[string]types.AttributeValue
+	for attempt := 0; len(req) > 0; attempt++ {
+		if attempt == 10 {
+			return nil, fmt.Errorf("read a transaction's items: unprocessed keys after %d attempts", attempt)
+		}
+		out, err := m.Items.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		if err != nil {
+			return nil, fmt.Errorf("read a transaction's items: %w", err)
+		}
+		got = append(got, out.Responses)
+		req = out.UnprocessedKeys
+	}
+	byKey := map[string]map[string]types.AttributeValue{}
+	for _, resp := range got {
+		for table, found := range resp {
+			names, err := m.schemaOf(ctx, table)
+			if err != nil {
+				return nil, err
+			}
+			for _, item := range found {
+				byKey[keyString(table, pick(item, names.keys))] = item
+			}
+		}
+	}
+	items := make([]map[string]types.AttributeValue, len(actions))
+	for i, a := range actions {
+		items[i] = byKey[keyString(a.table, a.key)]
+	}
+	return items, nil
+}
+
+// keyString names an item by its table and key values. Key attributes are
+// strings, numbers or binary.
+func keyString(table string, key map[string]types.AttributeValue) string {
+	names := make([]string, 0, len(key))
+	for n := range key {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	b.WriteString(table)
+	for _, n := range names {
+		b.WriteString("\x00" + n + "\x00")
+		switch v := key[n].(type) {
+		case *types.AttributeValueMemberS:
+			b.WriteString("S" + v.Value)
+		case *types.AttributeValueMemberN:
+			b.WriteString("N" + v.Value)
+		case *types.AttributeValueMemberB:
+			b.WriteString("B" + string(v.Value))
+		}
+	}
+	return b.String()
 }
 
 func (m *Meter) schemaOf(ctx context.Context, table string) (schema, error) {
