@@ -46,6 +46,11 @@ var (
 	ProblemInternal        = Problem{Type: ProblemBase + "internal", Title: "Internal error", Status: http.StatusInternalServerError}
 )
 
+// RetryAfter is the Retry-After (seconds) of every 503: DynamoDB's
+// throttling and conflicts clear within about a second, and a retry under
+// the same Idempotency-Key is safe.
+const RetryAfter = "1"
+
 // With returns a copy of p with a detail.
 func (p Problem) With(detail string) Problem {
 	p.Detail = detail
@@ -57,7 +62,7 @@ func (p Problem) Response() events.APIGatewayProxyResponse {
 	body, _ := json.Marshal(p) // a struct of strings and an int always marshals
 	h := map[string]string{"Content-Type": ContentTypeProblem, "Cache-Control": "no-store"}
 	if p.Status == http.StatusServiceUnavailable {
-		h["Retry-After"] = "1"
+		h["Retry-After"] = RetryAfter
 	}
 	return events.APIGatewayProxyResponse{StatusCode: p.Status, Headers: h, Body: string(body)}
 }

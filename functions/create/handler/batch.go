@@ -117,7 +117,7 @@ func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest)
 	results := make([]linkapi.BatchResult, n)
 	var mu sync.Mutex
 	var purge []string
-	replayed := false
+	replayed, retry := false, false
 	forEach(n, BatchConcurrency, func(i int) {
 		c, err := seen[i], decodeErrs[i]
 		if c == nil && err == nil {
@@ -132,12 +132,13 @@ func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest)
 			}
 		}
 		results[i] = h.result(ctx, req, i, c, err)
+		mu.Lock()
 		if c != nil {
-			mu.Lock()
 			purge = append(purge, c.purge...)
 			replayed = replayed || c.replayed
-			mu.Unlock()
 		}
+		retry = retry || results[i].Status == http.StatusServiceUnavailable
+		mu.Unlock()
 	})
 	// One invalidation for every new alias of the batch.
 	edgecache.Purger{Edge: h.Edge, Log: h.Log, Metrics: h.Metrics}.Purge(ctx, req.RequestContext.RequestID, purge...)
@@ -145,6 +146,11 @@ func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest)
 	headers := map[string]string{}
 	if replayed {
 		headers["Idempotent-Replayed"] = "true"
+	}
+	if retry {
+		// Some item met a busy or slow DynamoDB: say when to send the
+		// batch again, as a 503 would.
+		headers["Retry-After"] = apigw.RetryAfter
 	}
 	return apigw.JSON(http.StatusOK, linkapi.BatchResponse{Results: results}, headers), nil
 }

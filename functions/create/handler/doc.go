@@ -23,8 +23,9 @@
 // BatchWriteItem is never used, since it cannot be conditional. Items run
 // with bounded concurrency (BatchConcurrency) inside a budget that keeps
 // the batch within API Gateway's 29 s integration timeout and the Lambda's
-// own deadline; an item the budget cuts off answers 503 and is retried
-// with the batch.
+// own deadline; an item the budget cuts off, or that DynamoDB throttles or
+// cancels for a concurrent write, answers 503, the batch's 200 then carries
+// Retry-After, and the item is retried with the batch.
 //
 // # Idempotency of a batch
 //
