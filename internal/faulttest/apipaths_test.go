@@ -94,16 +94,20 @@ func TestEveryAPIPathAnswersThrottlingAndConflictsWithRetryable503(t *testing.T)
 		fixture string
 		edit    func(*events.APIGatewayProxyRequest)
 		op      string
-		// analytics: the faulted call is on the analytics table.
-		analytics bool
-		replies   []map[string]*faults.Reply
-		batch     bool
+		// analytics, idem: the faulted call is on the analytics or the
+		// idempotency table, not the links table.
+		analytics, idem bool
+		replies         []map[string]*faults.Reply
+		batch           bool
 	}{
 		{name: "POST /v1/links", fn: "create", fixture: "create-idempotent.json", op: "TransactWriteItems",
 			replies: []map[string]*faults.Reply{throttles, transactionConflicts}},
 		{name: "POST /v1/links/batch", fn: "create", fixture: "batch-request.json", op: "TransactWriteItems", batch: true,
 			edit:    func(ev *events.APIGatewayProxyRequest) { ev.Headers["Idempotency-Key"] = "batch-under-fault" },
 			replies: []map[string]*faults.Reply{throttles, transactionConflicts}},
+		{name: "POST /v1/links/batch, its key's claim", fn: "create", fixture: "batch-request.json", op: "PutItem", idem: true,
+			edit:    func(ev *events.APIGatewayProxyRequest) { ev.Headers["Idempotency-Key"] = "batch-claim-under-fault" },
+			replies: []map[string]*faults.Reply{throttles, writeConflicts}},
 		{name: "GET /v1/links/{code}", fn: "manage", fixture: "get-link.json", op: "GetItem",
 			replies: []map[string]*faults.Reply{throttles}},
 		{name: "PATCH /v1/links/{code}", fn: "manage", fixture: "patch-link.json", op: "PutItem",
@@ -125,8 +129,11 @@ func TestEveryAPIPathAnswersThrottlingAndConflictsWithRetryable503(t *testing.T)
 				"create": h.create, "manage": h.manage, "stats": h.stats,
 			}[p.fn]
 			table := r.links
-			if p.analytics {
+			switch {
+			case p.analytics:
 				table = h.analytics
+			case p.idem:
+				table = r.idem
 			}
 			for _, set := range p.replies {
 				for name, reply := range set {

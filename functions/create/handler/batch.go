@@ -103,12 +103,16 @@ func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest)
 	bctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 
-	// Under a key, every item's record is read before anything is
-	// written, so a body that is not the first one is refused whole.
+	// Under a key, the key itself is bound to this body first, and every
+	// item's record is read before anything is written, so a body that is
+	// not the first one is refused whole.
 	var hash string
 	seen := make([]*created, n)
 	if key != "" {
 		hash = batchFingerprint(canonical)
+		if err := h.claimBatch(bctx, owner, key, hash, now); err != nil {
+			return events.APIGatewayProxyResponse{}, err
+		}
 		if seen, err = h.lookBatch(bctx, owner, key, hash, n); err != nil {
 			return events.APIGatewayProxyResponse{}, err
 		}
@@ -168,6 +172,27 @@ func (h *Handler) result(ctx context.Context, req *events.APIGatewayProxyRequest
 	p := h.problem(ctx, req, err)
 	b, _ := json.Marshal(p) // a struct of strings and an int always marshals
 	return linkapi.BatchResult{Index: i, Status: p.Status, Problem: b}
+}
+
+// claimBatch binds key to the batch whose fingerprint is hash, before any
+// item is created: the key's own record (the one a single create under
+// the key would write) holds the hash, so the key names this request
+// whatever becomes of its items. A key held by another body, or by a
+// single create, is apigw.ErrIdempotencyMismatch; held by this body, it is
+// a retry, and goes on.
+func (h *Handler) claimBatch(ctx context.Context, owner, key, hash string, now time.Time) error {
+	held, err := h.Store.ClaimIdempotency(ctx, linkstore.Idempotency{Owner: owner, Key: key, RequestHash: hash,
+		ExpiresAt: now.Add(linkstore.IdempotencyWindow)})
+	var taken *linkstore.ConflictError
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &taken):
+		return fmt.Errorf("claim the batch's idempotency key: %w", err)
+	case held.RequestHash != hash:
+		return apigw.ErrIdempotencyMismatch
+	}
+	return nil
 }
 
 // lookBatch reads the idempotency record of each of n items under key. It
