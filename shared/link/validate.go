@@ -229,9 +229,20 @@ func isAliasByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
+// ExpiryPrecision is the unit a link's expiry is kept in: DynamoDB's TTL
+// attribute is a Number of epoch seconds
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/time-to-live-ttl-before-you-start.html),
+// and the stored expiry is the one every reader enforces.
+const ExpiryPrecision = time.Second
+
 // Expiry turns the two ways of asking for an expiry into one instant: none
-// means the default TTL; both at once is refused as ambiguous.
+// means the default TTL; both at once is refused as ambiguous. The instant
+// is the one that will be stored, cut to ExpiryPrecision, and it is that
+// instant, not the fraction asked for, that must lie ahead of now: an
+// expires_at a fraction of a second away would otherwise be stored as a
+// second already past, a link dead on arrival.
 func (r Rules) Expiry(at *time.Time, ttlSeconds *int64, now time.Time) (time.Time, error) {
+	var exp time.Time
 	switch {
 	case at != nil && ttlSeconds != nil:
 		return time.Time{}, invalid("expires_at", "give expires_at or ttl_seconds, not both")
@@ -242,21 +253,26 @@ func (r Rules) Expiry(at *time.Time, ttlSeconds *int64, now time.Time) (time.Tim
 		if *ttlSeconds > int64(MaxTTL/time.Second) {
 			return time.Time{}, invalid("ttl_seconds", "must be at most %d (10 years)", int64(MaxTTL/time.Second))
 		}
-		return now.Add(time.Duration(*ttlSeconds) * time.Second).UTC(), nil
+		exp = now.Add(time.Duration(*ttlSeconds) * time.Second)
 	case at != nil:
-		if !at.After(now) {
-			return time.Time{}, invalid("expires_at", "must be in the future")
-		}
 		if at.Sub(now) > MaxTTL {
 			return time.Time{}, invalid("expires_at", "must be at most 10 years ahead")
 		}
-		return at.UTC(), nil
+		if exp = at.Truncate(ExpiryPrecision); !exp.After(now) {
+			if at.After(now) {
+				return time.Time{}, invalid("expires_at", "must be in the future; expiry is kept in whole seconds, and %s is %s", at.UTC().Format(time.RFC3339Nano), exp.UTC().Format(time.RFC3339))
+			}
+			return time.Time{}, invalid("expires_at", "must be in the future")
+		}
+	default:
+		ttl := r.DefaultTTL
+		if ttl <= 0 {
+			ttl = DefaultTTL
+		}
+		exp = now.Add(ttl)
 	}
-	ttl := r.DefaultTTL
-	if ttl <= 0 {
-		ttl = DefaultTTL
-	}
-	return now.Add(ttl).UTC(), nil
+	// A TTL of at least a second from now stays ahead of now when cut.
+	return exp.Truncate(ExpiryPrecision).UTC(), nil
 }
 
 // RedirectStatus checks the requested redirect status; nil means 302, which

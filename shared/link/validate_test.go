@@ -501,3 +501,37 @@ func TestFieldError(t *testing.T) {
 	}
 	assert.Equal(t, "url: is required", fe.Error())
 }
+
+// TestExpiryIsWhatIsStored: links keep their expiry in whole seconds (the
+// TTL attribute's unit), so Expiry answers the instant that is stored and
+// checks that one, not the fraction asked for: a fraction of a second
+// ahead must not create a link that is dead on arrival.
+func TestExpiryIsWhatIsStored(t *testing.T) {
+	at := now.Add(700 * time.Millisecond) // a clock between two seconds
+	tests := []struct {
+		name      string
+		at        *time.Time
+		ttl       *int64
+		want      time.Time
+		wantField string
+	}{
+		{name: "a fraction ahead that is stored as the past", at: ptr(at.Add(200 * time.Millisecond)), wantField: "expires_at"},
+		{name: "a fraction ahead that is stored as now", at: ptr(now.Add(time.Second - time.Nanosecond)), wantField: "expires_at"},
+		{name: "a fraction ahead that is stored as the next second", at: ptr(at.Add(500 * time.Millisecond)), want: now.Add(time.Second)},
+		{name: "ttl from between two seconds", ttl: ptr[int64](1), want: now.Add(time.Second)},
+		{name: "default from between two seconds", want: now.Add(link.DefaultTTL)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := link.Rules{}.Expiry(tt.at, tt.ttl, at)
+			if tt.wantField != "" {
+				requireFieldError(t, err, tt.wantField)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, got, got.Truncate(time.Second), "whole seconds, as stored")
+			assert.True(t, got.After(at), "alive when created")
+		})
+	}
+}
