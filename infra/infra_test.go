@@ -18,6 +18,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/infra"
 	"github.com/shortlink-dev/shortener/infra/edge"
+	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
@@ -354,11 +355,23 @@ func TestManagementAPI(t *testing.T) {
 	require.Len(t, tp.resources("AWS::ApiGateway::UsagePlanKey"), 1, "the first API key is in the plan")
 
 	routes := map[string]bool{}
+	pages := 0
 	for _, m := range tp.resources("AWS::ApiGateway::Method") {
-		assert.Equal(t, true, m.Props["ApiKeyRequired"], "every /v1 method needs an API key: %s", m.ID)
 		routes[m.Props["HttpMethod"].(string)+" "+m.ID] = true
+		if get(m.Props, "Integration", "Type") == "MOCK" {
+			// GET /v1/problems: the page every problem type refers to,
+			// answered by API Gateway itself, readable without a key.
+			pages++
+			assert.Equal(t, false, m.Props["ApiKeyRequired"], m.ID)
+			assert.Equal(t, "GET", m.Props["HttpMethod"], m.ID)
+			assert.Equal(t, apigw.ProblemsPage(), get(m.Props, "Integration", "IntegrationResponses", 0, "ResponseTemplates", "text/html"))
+			assert.Equal(t, "'text/html; charset=utf-8'", get(m.Props, "Integration", "IntegrationResponses", 0, "ResponseParameters", "method.response.header.Content-Type"))
+			continue
+		}
+		assert.Equal(t, true, m.Props["ApiKeyRequired"], "every /v1 method with a function behind it needs an API key: %s", m.ID)
 	}
-	assert.Len(t, routes, 8, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats")
+	assert.Equal(t, 1, pages, "one static page: GET /v1/problems")
+	assert.Len(t, routes, 9, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET problems")
 	var ids []string
 	for r := range routes {
 		ids = append(ids, r)

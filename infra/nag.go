@@ -28,9 +28,10 @@ var Suppressions = []Suppression{
 		Reason: "GET and HEAD /{code} are public by design: anyone holding a short link may follow it. " +
 			"Enumeration is limited by the WAF rate rule and by the code space."},
 	{Rule: "AwsSolutions-APIG4", Where: "/v1 REST API methods",
-		Reason: "Every method requires an API key (apiKeyRequired) bound to a usage plan with per-key throttle and quota; " +
-			"the key's ID is the caller's identity (owner) in the handlers. The API key contract is the product's; " +
-			"IAM or Cognito authorizers would replace it."},
+		Reason: "Every method with a function behind it requires an API key (apiKeyRequired) bound to a usage plan with " +
+			"per-key throttle and quota; the key's ID is the caller's identity (owner) in the handlers. The API key contract " +
+			"is the product's; IAM or Cognito authorizers would replace it. GET /v1/problems is public on purpose: a static " +
+			"page (mock integration, no function, no data) explaining the problem types every error refers to."},
 	{Rule: "AwsSolutions-COG4", Where: "/v1 REST API methods",
 		Reason: "Callers authenticate with API keys (usage plan per key), not Cognito user pools: the service has no end-user accounts."},
 	{Rule: "AwsSolutions-APIG2", Where: "/v1 REST API",

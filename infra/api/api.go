@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/shortlink-dev/shortener/shared/apigw"
 )
 
 // RedirectProps configure the redirect origin.
@@ -87,14 +89,16 @@ const StageName = "prod"
 
 // Stage-wide throttle: the create path is provisioned for 1,000/s (seeds).
 const (
-	// ProblemBase matches shared/apigw's problem types (docs/problems.md).
-	ProblemBase = "https://github.com/shortlink-dev/shortener/blob/main/docs/problems.md#"
+	// ProblemBase is shared/apigw's: API Gateway's own problems point
+	// into the same page (GET /v1/problems) as the functions' do.
+	ProblemBase = apigw.ProblemBase
 
 	stageRateLimit  = 1000
 	stageBurstLimit = 2000
 )
 
-// NewManagement creates the /v1 REST API. Every method requires an API key;
+// NewManagement creates the /v1 REST API. Every method but GET
+// /v1/problems (a static page; see addProblemsPage) requires an API key;
 // the key's ID is the caller's identity (owner) in the handlers, and the
 // usage plan gives each key its throttle and daily quota. Only REST APIs
 // have keys and usage plans (AWS-FACTS S33), and /v1 carries 1 % of the
@@ -157,6 +161,7 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 	}
 	one.AddResource(jsii.String("qr"), nil).AddMethod(jsii.String("GET"), manage, withCode)
 	one.AddResource(jsii.String("stats"), nil).AddMethod(jsii.String("GET"), integrate(p.Stats), withCode)
+	addProblemsPage(links.ParentResource())
 
 	// API Gateway refuses a missing or unknown key itself, before any
 	// function runs, and tells the two apart no more than INVALID_API_KEY
@@ -208,6 +213,40 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 	stack := awscdk.Stack_Of(c)
 	domain := jsii.String(*rest.RestApiId() + ".execute-api." + *stack.Region() + "." + *stack.UrlSuffix())
 	return &Management{Construct: c, API: rest, UsagePlan: plan, FirstKey: key, OriginDomain: domain, OriginPath: "/" + StageName}
+}
+
+// addProblemsPage answers GET /v1/problems, the page every problem type
+// refers to (apigw.ProblemsPage, from docs/problems.md), from API Gateway
+// itself: a mock integration whose response template is the page, so no
+// function runs and no API key is needed to read what an error means.
+// The page holds no '#' or '$', which the template language (VTL) would
+// read as syntax; shared/apigw's tests keep it so.
+func addProblemsPage(v1 awsapigateway.IResource) {
+	page := jsii.String(apigw.ProblemsPage())
+	v1.AddResource(jsii.String("problems"), nil).AddMethod(jsii.String("GET"),
+		awsapigateway.NewMockIntegration(&awsapigateway.IntegrationOptions{
+			RequestTemplates: &map[string]*string{"application/json": jsii.String(`{"statusCode": 200}`)},
+			IntegrationResponses: &[]*awsapigateway.IntegrationResponse{{
+				StatusCode: jsii.String("200"),
+				ResponseParameters: &map[string]*string{
+					"method.response.header.Content-Type":  jsii.String("'text/html; charset=utf-8'"),
+					"method.response.header.Cache-Control": jsii.String("'" + apigw.ProblemsPageCacheControl + "'"),
+				},
+				// Chosen by the request's Accept; the page whatever it is.
+				ResponseTemplates: &map[string]*string{"application/json": page, "text/html": page},
+			}},
+		}),
+		&awsapigateway.MethodOptions{
+			ApiKeyRequired:    jsii.Bool(false),
+			AuthorizationType: awsapigateway.AuthorizationType_NONE,
+			MethodResponses: &[]*awsapigateway.MethodResponse{{
+				StatusCode: jsii.String("200"),
+				ResponseParameters: &map[string]*bool{
+					"method.response.header.Content-Type":  jsii.Bool(true),
+					"method.response.header.Cache-Control": jsii.Bool(true),
+				},
+			}},
+		})
 }
 
 // accessLogFormat is one JSON object per request. No source IP: behind

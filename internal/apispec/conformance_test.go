@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"sort"
 	"strings"
@@ -405,6 +406,9 @@ func TestConformance(t *testing.T) {
 	e.do(call{method: "GET", path: "/" + code, status: 410})
 	e.do(call{method: "DELETE", path: "/v1/links/" + code, status: 401, invalid: true})
 
+	// The problem types' page, without an API key.
+	e.do(call{method: "GET", path: "/v1/problems", status: 200})
+
 	// Paths the document does not have.
 	e.do(call{method: "GET", path: "/v1/nothing", key: keyA, status: 404, invalid: true})
 	e.do(call{method: "GET", path: "/v1/links/" + code + "/nothing", key: keyA, status: 404, invalid: true})
@@ -459,6 +463,8 @@ func TestDocumentHasEveryRoute(t *testing.T) {
 			routes = append(routes, m+" "+rt.Pattern)
 		}
 	}
+	// The gateway answers the problems page itself, as API Gateway does.
+	routes = append(routes, "GET /v1/problems")
 	var documented []string
 	for op := range operations(t) {
 		documented = append(documented, op)
@@ -466,4 +472,31 @@ func TestDocumentHasEveryRoute(t *testing.T) {
 	sort.Strings(routes)
 	sort.Strings(documented)
 	assert.Equal(t, documented, routes)
+}
+
+// TestProblemTypesAreAnsweredHere: a problem's type, resolved against the
+// URL of the request that got it (RFC 3986 section 5), is a page this
+// deployment answers without an API key, with a section for that problem.
+func TestProblemTypesAreAnsweredHere(t *testing.T) {
+	e := newEnv(t)
+	for _, c := range []call{
+		{method: "POST", path: "/v1/links", key: keyA, body: `{"url":"ftp://example.com/f"}`, status: 400},
+		{method: "GET", path: "/v1/links/nOsUcH1", key: keyA, status: 404},
+		{method: "GET", path: "/v1/links", status: 401, invalid: true},
+	} {
+		_, b := e.do(c)
+		var p struct{ Type string }
+		require.NoError(t, json.Unmarshal(b, &p))
+		ref, err := url.Parse(p.Type)
+		require.NoError(t, err)
+		base, err := url.Parse(e.srv.URL + c.path)
+		require.NoError(t, err)
+		page := base.ResolveReference(ref)
+		require.Equal(t, base.Host, page.Host, "%s points outside this deployment", p.Type)
+		require.NotEmpty(t, page.Fragment, "%s names its section", p.Type)
+
+		h, body := e.do(call{method: "GET", path: page.Path, status: 200})
+		assert.Equal(t, "text/html; charset=utf-8", h.Get("Content-Type"))
+		assert.Contains(t, string(body), `id="`+page.Fragment+`"`)
+	}
 }

@@ -100,6 +100,15 @@ func New(o Options) (*Gateway, error) {
 		Pattern: "/healthz",
 		Handler: g.health,
 		ungated: true,
+	}, {
+		// The problem types' page, which every problem's type refers to.
+		// A deployed REST API answers it itself (a mock integration, no
+		// API key, no function), so this gateway always does too.
+		Methods: []string{http.MethodGet},
+		Pattern: apigw.ProblemsPath,
+		Handler: func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+			return apigw.ProblemsResponse(), nil
+		},
 	}}, o.Routes...)
 	for i := range routes {
 		if err := g.root.add(&routes[i]); err != nil {
