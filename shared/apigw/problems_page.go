@@ -1,7 +1,6 @@
 package apigw
 
 import (
-	"html"
 	"net/http"
 	"strings"
 
@@ -63,10 +62,13 @@ pre{white-space:pre-wrap;font-family:inherit;margin:0 0 1.5rem}h2{font-family:mo
 	return b.String()
 }
 
+// pageEscaper escapes for HTML in one pass, with named references only:
+// html.EscapeString's numeric ones (&#34;) would bring the '#' back.
+var pageEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;",
+	"#", "&num;", "$", "&dollar;")
+
 // escapePage escapes s for HTML and spells '#' and '$' as references.
-func escapePage(s string) string {
-	return strings.NewReplacer("#", "&num;", "$", "&dollar;").Replace(html.EscapeString(s))
-}
+func escapePage(s string) string { return pageEscaper.Replace(s) }
 
 // ProblemsPageCacheControl lets browsers and CloudFront keep the page an
 // hour: it changes only with a deployment.
