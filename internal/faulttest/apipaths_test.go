@@ -186,3 +186,47 @@ func assertBatchItemsUnavailable(t *testing.T, resp events.APIGatewayProxyRespon
 	require.NotNil(t, body.Results[0].Problem)
 	assert.Equal(t, apigw.ProblemUnavailable.Type, body.Results[0].Problem.Type)
 }
+
+// TestBatchRetriedAfterAConflictCreatesEachLinkOnce: one item of a keyed
+// batch meets a concurrent transaction (cancelled, TransactionConflict);
+// the batch answers it 503 with Retry-After, and the retry of the same
+// batch creates it while replaying the other, one link each.
+func TestBatchRetriedAfterAConflictCreatesEachLinkOnce(t *testing.T) {
+	r := newRig(t)
+	h := newAPIHandlers(t, r, 2*time.Second)
+	ev := event(t, "create", "batch-request.json", func(ev *events.APIGatewayProxyRequest) {
+		ev.Headers["Idempotency-Key"] = "batch-conflict"
+	})
+	f := r.inj.Add(faults.Rule{Op: "TransactWriteItems", Times: 1, Reply: faults.ReplyTransactionCanceled("None", "TransactionConflict")})
+
+	first, err := h.create(context.Background(), ev)
+	require.NoError(t, err)
+	require.Equal(t, 1, f.Fired())
+	require.Equal(t, http.StatusOK, first.StatusCode, "%s", first.Body)
+	assert.Equal(t, apigw.RetryAfter, first.Headers["Retry-After"])
+	got := batchStatuses(t, first)
+	assert.ElementsMatch(t, []int{201, 503, 400}, got, "one valid item created, one cancelled, the ftp:// one refused")
+	assert.Len(t, r.items(t), 1)
+
+	retry, err := h.create(context.Background(), ev)
+	require.NoError(t, err)
+	assert.Equal(t, []int{201, 201, 400}, batchStatuses(t, retry))
+	assert.Equal(t, "true", retry.Headers["Idempotent-Replayed"])
+	assert.Empty(t, retry.Headers["Retry-After"])
+	assert.Len(t, r.items(t), 2, "each valid item is one link")
+}
+
+func batchStatuses(t *testing.T, resp events.APIGatewayProxyResponse) []int {
+	t.Helper()
+	var body struct {
+		Results []struct {
+			Status int `json:"status"`
+		} `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(resp.Body), &body))
+	out := make([]int, len(body.Results))
+	for i, r := range body.Results {
+		out[i] = r.Status
+	}
+	return out
+}
