@@ -279,7 +279,8 @@ func TestDistribution(t *testing.T) {
 		for _, h := range asSlice(headers["Headers"]) {
 			names = append(names, strings.ToLower(h.(string)))
 		}
-		assert.ElementsMatch(t, []string{"x-api-key", "idempotency-key", "if-match", "content-type"}, names)
+		assert.ElementsMatch(t, []string{"x-api-key", "idempotency-key", "if-match", "content-type", "accept"}, names)
+		assert.Contains(t, names, "accept", "the REST API chooses binary answers by the viewer's Accept")
 		assert.NotContains(t, names, "host", "API Gateway needs its own Host")
 		assert.Equal(t, "all", get(orp.Props, "OriginRequestPolicyConfig", "QueryStringsConfig", "QueryStringBehavior"))
 
@@ -379,7 +380,10 @@ func TestManagementAPI(t *testing.T) {
 	rest := tp.resources("AWS::ApiGateway::RestApi")
 	require.Len(t, rest, 1)
 	assert.Equal(t, []any{"REGIONAL"}, get(rest[0].Props, "EndpointConfiguration", "Types"))
-	assert.Equal(t, []any{"image/png"}, rest[0].Props["BinaryMediaTypes"], "QR PNGs leave API Gateway as bytes")
+	// A REST API decodes a base64 answer only for a request whose first
+	// Accept matches: "*/*" is the only list that matches every Accept
+	// (curl's */*, a browser's text/html first, none at all).
+	assert.Equal(t, []any{"*/*"}, rest[0].Props["BinaryMediaTypes"], "QR PNGs leave API Gateway as bytes for any Accept")
 
 	// The redirect origin: an HTTP API, payload 1.0, GET and HEAD /{code}.
 	for _, region := range s.cfg.Regions {

@@ -27,7 +27,12 @@ const (
 
 // ForwardedAPIHeaders are the viewer headers /v1 needs at the origin. The
 // viewer's Host is never forwarded: API Gateway routes on its own host name.
-var ForwardedAPIHeaders = []string{"x-api-key", "Idempotency-Key", "If-Match", "Content-Type"}
+// Accept is: the REST API picks binary answers (the QR code's PNG) by the
+// request's Accept, and CloudFront sends the origin only the headers listed
+// here. With the API's "*/*" binary media type any Accept will do, but an
+// Accept that never arrives leaves the choice to API Gateway's handling of
+// a missing header.
+var ForwardedAPIHeaders = []string{"x-api-key", "Idempotency-Key", "If-Match", "Content-Type", "Accept"}
 
 // FailoverStatusCodes send a redirect to the fallback region.
 var FailoverStatusCodes = []float64{500, 502, 503, 504}
@@ -91,7 +96,7 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 		fwd[i] = jsii.String(h)
 	}
 	apiRequests := awscloudfront.NewOriginRequestPolicy(c, jsii.String("ApiRequests"), &awscloudfront.OriginRequestPolicyProps{
-		Comment:             jsii.String("/v1: the API key, idempotency and precondition headers, the query string; never Host"),
+		Comment:             jsii.String("/v1: the API key, idempotency, precondition, content type and Accept headers, the query string; never Host"),
 		HeaderBehavior:      awscloudfront.OriginRequestHeaderBehavior_AllowList(fwd...),
 		QueryStringBehavior: awscloudfront.OriginRequestQueryStringBehavior_All(),
 		CookieBehavior:      awscloudfront.OriginRequestCookieBehavior_None(),
