@@ -18,6 +18,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/infra"
 	"github.com/shortlink-dev/shortener/infra/edge"
+	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
@@ -571,4 +572,39 @@ func TestReclaimStateMachine(t *testing.T) {
 	for _, region := range s.cfg.SecondaryRegions() {
 		assert.Empty(t, s.regional(region).resources("AWS::StepFunctions::StateMachine"), "reclaim runs in the primary only")
 	}
+}
+
+// CloudFront caches /%61bcdefg apart from /abcdefg, the HTTP API origin
+// decodes both to the same code, and an invalidation of /abcdefg misses
+// the first: the web ACL refuses every redirect path with a "%" in it,
+// before the cache, and leaves /v1 alone.
+func TestWAFRefusesPercentEncodedRedirectPaths(t *testing.T) {
+	d := defaults.get(t)
+	acls := d.edge().resources("AWS::WAFv2::WebACL")
+	require.Len(t, acls, 1)
+	acl := acls[0]
+	var rule map[string]any
+	priorities := map[float64]bool{}
+	for _, r := range asSlice(acl.Props["Rules"]) {
+		priorities[get(r, "Priority").(float64)] = true
+		if get(r, "Name") == edge.WAFCanonicalPathRuleName {
+			rule = r.(map[string]any)
+		}
+	}
+	require.NotNil(t, rule, "no %s rule", edge.WAFCanonicalPathRuleName)
+	assert.Len(t, priorities, len(asSlice(acl.Props["Rules"])), "rule priorities are distinct")
+
+	assert.Equal(t, 400.0, get(rule, "Action", "Block", "CustomResponse", "ResponseCode"))
+	key := get(rule, "Action", "Block", "CustomResponse", "CustomResponseBodyKey").(string)
+	assert.Equal(t, edge.NonCanonicalPathBody, get(acl.Props, "CustomResponseBodies", key, "Content"))
+	assert.Equal(t, edge.NonCanonicalPathBody, localedge.NonCanonicalPathBody, "the local edge answers as the web ACL does")
+
+	statements := asSlice(get(rule, "Statement", "AndStatement", "Statements"))
+	require.Len(t, statements, 2)
+	assert.Equal(t, "/v1/", get(statements[0], "NotStatement", "Statement", "ByteMatchStatement", "SearchString"), "/v1 is not a redirect path")
+	match := get(statements[1], "ByteMatchStatement").(map[string]any)
+	assert.Equal(t, "%", match["SearchString"])
+	assert.Equal(t, "CONTAINS", match["PositionalConstraint"])
+	assert.Contains(t, get(match, "FieldToMatch"), "UriPath")
+	assert.Equal(t, []any{map[string]any{"Priority": 0.0, "Type": "NONE"}}, match["TextTransformations"], "the path as sent, not decoded")
 }
