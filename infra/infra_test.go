@@ -18,6 +18,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/infra"
 	"github.com/shortlink-dev/shortener/infra/edge"
+	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -280,7 +281,8 @@ func TestDistribution(t *testing.T) {
 		for _, h := range asSlice(headers["Headers"]) {
 			names = append(names, strings.ToLower(h.(string)))
 		}
-		assert.ElementsMatch(t, []string{"x-api-key", "idempotency-key", "if-match", "content-type"}, names)
+		assert.ElementsMatch(t, []string{"x-api-key", "idempotency-key", "if-match", "content-type", "accept"}, names)
+		assert.Contains(t, names, "accept", "the REST API chooses binary answers by the viewer's Accept")
 		assert.NotContains(t, names, "host", "API Gateway needs its own Host")
 		assert.Equal(t, "all", get(orp.Props, "OriginRequestPolicyConfig", "QueryStringsConfig", "QueryStringBehavior"))
 
@@ -392,7 +394,10 @@ func TestManagementAPI(t *testing.T) {
 	rest := tp.resources("AWS::ApiGateway::RestApi")
 	require.Len(t, rest, 1)
 	assert.Equal(t, []any{"REGIONAL"}, get(rest[0].Props, "EndpointConfiguration", "Types"))
-	assert.Equal(t, []any{"image/png"}, rest[0].Props["BinaryMediaTypes"], "QR PNGs leave API Gateway as bytes")
+	// A REST API decodes a base64 answer only for a request whose first
+	// Accept matches: "*/*" is the only list that matches every Accept
+	// (curl's */*, a browser's text/html first, none at all).
+	assert.Equal(t, []any{"*/*"}, rest[0].Props["BinaryMediaTypes"], "QR PNGs leave API Gateway as bytes for any Accept")
 
 	// The redirect origin: an HTTP API, payload 1.0, GET and HEAD /{code}.
 	for _, region := range s.cfg.Regions {
@@ -580,4 +585,39 @@ func TestReclaimStateMachine(t *testing.T) {
 	for _, region := range s.cfg.SecondaryRegions() {
 		assert.Empty(t, s.regional(region).resources("AWS::StepFunctions::StateMachine"), "reclaim runs in the primary only")
 	}
+}
+
+// CloudFront caches /%61bcdefg apart from /abcdefg, the HTTP API origin
+// decodes both to the same code, and an invalidation of /abcdefg misses
+// the first: the web ACL refuses every redirect path with a "%" in it,
+// before the cache, and leaves /v1 alone.
+func TestWAFRefusesPercentEncodedRedirectPaths(t *testing.T) {
+	d := defaults.get(t)
+	acls := d.edge().resources("AWS::WAFv2::WebACL")
+	require.Len(t, acls, 1)
+	acl := acls[0]
+	var rule map[string]any
+	priorities := map[float64]bool{}
+	for _, r := range asSlice(acl.Props["Rules"]) {
+		priorities[get(r, "Priority").(float64)] = true
+		if get(r, "Name") == edge.WAFCanonicalPathRuleName {
+			rule = r.(map[string]any)
+		}
+	}
+	require.NotNil(t, rule, "no %s rule", edge.WAFCanonicalPathRuleName)
+	assert.Len(t, priorities, len(asSlice(acl.Props["Rules"])), "rule priorities are distinct")
+
+	assert.Equal(t, 400.0, get(rule, "Action", "Block", "CustomResponse", "ResponseCode"))
+	key := get(rule, "Action", "Block", "CustomResponse", "CustomResponseBodyKey").(string)
+	assert.Equal(t, edge.NonCanonicalPathBody, get(acl.Props, "CustomResponseBodies", key, "Content"))
+	assert.Equal(t, edge.NonCanonicalPathBody, localedge.NonCanonicalPathBody, "the local edge answers as the web ACL does")
+
+	statements := asSlice(get(rule, "Statement", "AndStatement", "Statements"))
+	require.Len(t, statements, 2)
+	assert.Equal(t, "/v1/", get(statements[0], "NotStatement", "Statement", "ByteMatchStatement", "SearchString"), "/v1 is not a redirect path")
+	match := get(statements[1], "ByteMatchStatement").(map[string]any)
+	assert.Equal(t, "%", match["SearchString"])
+	assert.Equal(t, "CONTAINS", match["PositionalConstraint"])
+	assert.Contains(t, get(match, "FieldToMatch"), "UriPath")
+	assert.Equal(t, []any{map[string]any{"Priority": 0.0, "Type": "NONE"}}, match["TextTransformations"], "the path as sent, not decoded")
 }

@@ -71,6 +71,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
+	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -133,6 +134,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		APIKeys: s.apiKeys,
 		Ready:   b.ready,
 		Log:     log,
+		// The /v1 REST API's, as deployed (infra/api).
+		BinaryMediaTypes: apigw.BinaryMediaTypes,
 	})
 	if err != nil {
 		ln.Close()

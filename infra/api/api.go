@@ -113,9 +113,11 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 		Description:      jsii.String("Short link management API (/v1), behind CloudFront"),
 		EndpointTypes:    &[]awsapigateway.EndpointType{awsapigateway.EndpointType_REGIONAL},
 		ApiKeySourceType: awsapigateway.ApiKeySourceType_HEADER,
-		// QR codes leave the manage function base64-encoded; API Gateway
-		// turns them back into bytes for clients that accept image/png.
-		BinaryMediaTypes: &[]*string{jsii.String("image/png")},
+		// QR codes leave the manage function base64-encoded. API Gateway
+		// decodes them only for a request whose first Accept media type
+		// matches a binary media type, and "*/*" matches every request;
+		// apigw.BinaryMediaTypes says why and what it costs.
+		BinaryMediaTypes: jsii.Strings(apigw.BinaryMediaTypes...),
 		// The account-level role API Gateway needs to write any log.
 		CloudWatchRole: jsii.Bool(true),
 		DefaultMethodOptions: &awsapigateway.MethodOptions{

@@ -26,6 +26,7 @@ import (
 	stats "github.com/shortlink-dev/shortener/functions/stats/handler"
 	"github.com/shortlink-dev/shortener/internal/apispec"
 	"github.com/shortlink-dev/shortener/internal/localgw"
+	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
@@ -142,6 +143,8 @@ func newEnv(t *testing.T) *env {
 		Routes:  localgw.Routes(localgw.Handlers{Create: c.Handle, Redirect: r.Handle, Manage: m.Handle, Batch: c.Handle, QR: m.Handle, Stats: st.Handle}),
 		APIKeys: map[string]string{keyA: "owner-a", keyB: "owner-b"},
 		Log:     log,
+		// As deployed (infra/api): without it a QR code is base64 text.
+		BinaryMediaTypes: apigw.BinaryMediaTypes,
 	})
 	require.NoError(t, err)
 	e.srv = httptest.NewServer(gw)
@@ -348,6 +351,8 @@ func TestConformance(t *testing.T) {
 	h, b = get("/v1/links/"+code+"/qr", keyA, 200, false, "Accept", "image/png")
 	assert.Equal(t, "image/png", h.Get("Content-Type"))
 	assert.Equal(t, "\x89PNG", string(b[:4]), "the gateway decodes the base64 body")
+	_, b = get("/v1/links/"+code+"/qr", keyA, 200, false, "Accept", "text/html,*/*;q=0.8")
+	assert.Equal(t, "\x89PNG", string(b[:4]), "bytes for a browser's Accept too")
 	h, _ = get("/v1/links/Summer-Sale/qr?format=svg&size=512", keyA, 200, false)
 	assert.Equal(t, "image/svg+xml", h.Get("Content-Type"))
 	get("/v1/links/"+code+"/qr?size=10", keyA, 400, true)

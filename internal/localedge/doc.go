@@ -26,6 +26,11 @@
 //   - 400, 403, 405, 412 and 415: only when the origin sends Cache-Control.
 //   - anything else: not kept.
 //
+// A redirect path with a "%" in it is answered 400 before the cache, as
+// the deployed web ACL's canonical-path rule answers it (webacl.go): the
+// origin would decode it to a code whose invalidations never reach the
+// spelling's cache entry.
+//
 // A HEAD is answered from a cached GET; a HEAD that misses is forwarded as
 // a HEAD and its answer, which has no body, is not kept. Other methods on
 // the redirect behaviour get CloudFront's 403, since the distribution

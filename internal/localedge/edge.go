@@ -229,6 +229,10 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var result string
 	var answered time.Time
 	switch {
+	case nonCanonical(path):
+		status, result = http.StatusBadRequest, ResultError
+		writeNonCanonical(w)
+		answered = e.now()
 	case r.Method != http.MethodGet && r.Method != http.MethodHead:
 		status, result = http.StatusForbidden, ResultError
 		writeMethodNotAllowed(w)

@@ -628,3 +628,29 @@ func TestHitsSayTheirContentLength(t *testing.T) {
 		})
 	}
 }
+
+func TestPercentEncodedRedirectPathsAreRefusedBeforeTheCache(t *testing.T) {
+	f := newFixture(t, Options{})
+	for _, path := range []string{"/%61bc1234", "/abc123%34", "/%2561bc1234", "/ab%20cd"} {
+		resp := f.do("GET", path)
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode, path)
+		assert.Equal(t, "Error from cloudfront", resp.Header.Get("X-Cache"), path)
+		assert.Equal(t, NonCanonicalPathBody, body(t, resp), path)
+		assert.Empty(t, resp.Header.Get("Location"), path)
+	}
+	again := f.do("GET", "/%61bc1234")
+	assert.Equal(t, http.StatusBadRequest, again.StatusCode, "never cached as a redirect")
+	// The origin counts requests by decoded path.
+	assert.Zero(t, f.origin.count("/abc1234"), "a spelling reached the origin")
+	assert.Zero(t, f.origin.count("/%61bc1234"))
+	assert.Zero(t, f.origin.count("/ab cd"))
+
+	canonical := f.do("GET", "/abc1234")
+	assert.Equal(t, http.StatusFound, canonical.StatusCode)
+	assert.Equal(t, 1, f.origin.count("/abc1234"))
+	recs := f.flushed(t)
+	require.Len(t, recs, 6)
+	assert.Equal(t, 400, recs[0].Status)
+	assert.Equal(t, ResultError, recs[0].ResultType)
+	assert.Equal(t, 302, recs[5].Status)
+}

@@ -87,8 +87,13 @@ func (r Rules) Validate(req CreateRequest, now time.Time) (Validated, error) {
 	return v, nil
 }
 
-// NormalizeURL checks a long URL and returns it with its scheme and host
-// lower-cased and an internationalised host in its ASCII (punycode) form.
+// NormalizeURL checks a long URL and returns the form that is stored and
+// sent as Location, always a valid RFC 3986 URI: its scheme and host
+// lower-cased, an internationalised host in its ASCII (punycode) form,
+// non-ASCII and other characters a URI may not hold percent-encoded in
+// the path, query and fragment, and a "%" that starts no %HH escape
+// encoded as "%25". Invisible format characters (Unicode category Cf, the
+// bidi controls among them) are refused, not encoded.
 func (r Rules) NormalizeURL(raw string) (string, error) {
 	max := r.MaxURLBytes
 	if max <= 0 {
@@ -106,8 +111,15 @@ func (r Rules) NormalizeURL(raw string) (string, error) {
 		if unicode.IsSpace(c) || unicode.IsControl(c) {
 			return "", invalid("url", "contains whitespace or a control character (U+%04X)", c)
 		}
+		if unicode.Is(unicode.Cf, c) {
+			// Format characters draw nothing, and the bidi controls among
+			// them (U+202E RIGHT-TO-LEFT OVERRIDE) make a URL read as
+			// another: "/\u202Egnp.exe" shows as "/exe.png". No real link
+			// needs one raw; a percent-encoded one stays inert text.
+			return "", invalid("url", "contains an invisible formatting character (U+%04X)", c)
+		}
 	}
-	u, err := url.Parse(raw)
+	u, err := url.Parse(fixStrayPercents(raw))
 	if err != nil {
 		return "", invalid("url", "is not a valid URL")
 	}
@@ -150,11 +162,35 @@ func (r Rules) NormalizeURL(raw string) (string, error) {
 	// Percent-encoding and punycode can grow a URL: the limit holds for the
 	// form that is stored and sent as Location, or a link we stored would
 	// fail our own validation.
-	out := u.String()
+	out := u.Scheme + "://" + u.Host + uriTail(u)
 	if len(out) > max {
 		return "", invalid("url", "is %d bytes once normalised, longer than the %d allowed", len(out), max)
 	}
 	return out, nil
+}
+
+// uriTail is u's path, query and fragment as RFC 3986 allows them
+// (https://www.rfc-editor.org/rfc/rfc3986#section-3.3): the caller's own
+// escapes kept as sent (so "%2F" stays apart from "/"), and every other
+// character a component may not hold, non-ASCII ones included,
+// percent-encoded. net/url's String keeps a raw query (and "[", "]" in a
+// path) as given, so it alone does not make a valid Location.
+func uriTail(u *url.URL) string {
+	path := u.RawPath
+	if path == "" {
+		path = u.EscapedPath()
+	}
+	var b strings.Builder
+	b.WriteString(encodeComponent(path, pathChars))
+	if u.ForceQuery || u.RawQuery != "" {
+		b.WriteByte('?')
+		b.WriteString(encodeComponent(u.RawQuery, queryChars))
+	}
+	if u.Fragment != "" || u.RawFragment != "" {
+		b.WriteByte('#')
+		b.WriteString(encodeComponent(u.EscapedFragment(), fragmentChars))
+	}
+	return b.String()
 }
 
 func normalizeHost(h string) (string, error) {

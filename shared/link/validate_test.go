@@ -67,6 +67,7 @@ func TestNormalizeURLAccepted(t *testing.T) {
 		{name: "ideographic full stop as trailing dot dropped", raw: "https://example.com\u3002/", want: "https://example.com/"},
 		{name: "ideographic full stop between labels", raw: "https://example\u3002com/", want: "https://example.com/"},
 		{name: "percent escapes kept", raw: "https://example.com/%7e?q=%41#F%20", want: "https://example.com/%7e?q=%41#F%20"},
+		{name: "stray percent encoded", raw: "https://example.com/%zz", want: "https://example.com/%25zz"},
 		{name: "subdomain of short domain is another host", rules: link.Rules{ShortDomains: []string{"sho.rt"}}, raw: "https://docs.sho.rt/", want: "https://docs.sho.rt/"},
 		{name: "host that merely starts with the short domain", rules: link.Rules{ShortDomains: []string{"sho.rt"}}, raw: "https://sho.rt.example/", want: "https://sho.rt.example/"},
 	}
@@ -151,7 +152,6 @@ func TestNormalizeURLRefused(t *testing.T) {
 		{name: "port too large", raw: "https://example.com:65536/"},
 		{name: "port not a number", raw: "https://example.com:abc/"},
 		{name: "port negative", raw: "https://example.com:-1/"},
-		{name: "bad percent escape", raw: "https://example.com/%zz"},
 		{name: "underscore in host", raw: "https://bad_host.example/"},
 		{name: "IPv6 zone", raw: "http://[fe80::1%25en0]/"},
 		{name: "unclosed IPv6 bracket", raw: "http://[::1/"},

@@ -183,6 +183,7 @@ func TestCreateRefusesBadRequests(t *testing.T) {
 		{name: "no api key", event: "create-no-api-key.json", status: 401},
 		{name: "not a url", body: `{"url":"example"}`, status: 400, field: "url"},
 		{name: "ftp", body: `{"url":"ftp://example.com/f"}`, status: 400, field: "url"},
+		{name: "url with a bidi override", body: `{"url":"https://example.com/\u202egnp.exe"}`, status: 400, field: "url"},
 		{name: "user info", body: `{"url":"https://paypal.com@evil.example/"}`, status: 400, field: "url"},
 		{name: "own domain", body: `{"url":"https://SHO.RT/abc"}`, status: 400, field: "url"},
 		{name: "missing url", body: `{}`, status: 400, field: "url"},

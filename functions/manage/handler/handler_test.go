@@ -476,6 +476,7 @@ func TestPatchRefusesBadRequests(t *testing.T) {
 	}{
 		{name: "url not http", body: `{"url":"ftp://example.com/f"}`, status: 400, field: "url"},
 		{name: "url empty", body: `{"url":""}`, status: 400, field: "url"},
+		{name: "url with a bidi override", body: `{"url":"https://example.com/\u202egnp.exe"}`, status: 400, field: "url"},
 		{name: "url to the short domain", body: `{"url":"https://SHO.RT/x"}`, status: 400, field: "url"},
 		{name: "url a number", body: `{"url":5}`, status: 400, field: "url"},
 		{name: "expires_at in the past", body: `{"expires_at":"2020-01-01T00:00:00Z"}`, status: 400, field: "expires_at"},

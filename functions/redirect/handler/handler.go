@@ -110,7 +110,9 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 	return events.APIGatewayProxyResponse{
 		StatusCode: l.RedirectStatus,
 		Headers: map[string]string{
-			"Location":      l.URL,
+			// Links stored before URLs were percent-encoded on the way in
+			// may hold raw characters a Location may not carry.
+			"Location":      link.LocationURL(l.URL),
 			"Cache-Control": sharedMaxAge(ttl),
 		},
 	}
