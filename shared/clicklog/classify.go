@@ -100,11 +100,12 @@ const (
 // servedLink reports whether the edge answered r with what the cache or the
 // origin gave it, judged by x-edge-response-result-type: how the edge
 // classified the answer before sending it. x-edge-result-type, how it
-// classified the answer once sent, turns into Error when the viewer hangs
-// up early, which a browser may do once it has the redirect's headers: such
-// a redirect reached the viewer and is a click, while CloudFront's own 301
-// cut short the same way (response result type Redirect) is not, and only
-// the response result type tells the two apart. A record of the
+// classified the answer once sent, turns into Error when the viewer
+// disconnects before the last byte of an answer that was otherwise a
+// success (as the reference page above documents): the link's redirect
+// cut short that way was still the click, CloudFront's own 301 cut short
+// (response result type Redirect) still was not, and only the response
+// result type tells the two apart. A record of the
 // PreviousFields layout has only x-edge-result-type; there an Error is not
 // counted, since it may be either.
 func servedLink(r *Record) bool {
