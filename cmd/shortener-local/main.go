@@ -41,7 +41,14 @@
 //	ANALYTICS_TABLE                (shortener-analytics)
 //	CLICKS_STREAM                  (shortener-clicks; created with 2 shards)
 //
-// and every other setting the functions read (see shared/config). Logs are
+// and every other setting the functions read (see shared/config).
+//
+// The edge plays an http viewer's request, answered by CloudFront with a
+// 301 to https, when it carries X-Forwarded-Proto: http (see
+// internal/localedge). GET /_local/edge gives its counters as JSON: hits,
+// misses, the links' redirects answered, the real-time log records handed
+// to the click stream and those dropped because the stream fell behind
+// (also logged as a warning at most every 10 s while they happen). Logs are
 // JSON lines on stderr: one "request" line per viewer request and one
 // "origin request" line per redirect the edge had to fetch, as far as
 // SHORTENER_ACCESS_LOG allows (the edge's real-time log records go to the
@@ -160,7 +167,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	// schedules sit beside the distribution there.
 	var reclaim lateReclaim
 	srv := &http.Server{
-		Handler:           accessLog(log, s.accessLog, beside(edge, "/_local/reclaim", &reclaim)),
+		Handler: accessLog(log, s.accessLog,
+			beside(beside(edge, edgeStatsPath, edgeStats(edge.Stats)), "/_local/reclaim", &reclaim)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}

@@ -153,7 +153,9 @@ func newFixture(t *testing.T, o Options) *fixture {
 		o.Sink = f.sink
 	}
 	o.Now = f.clock.now
-	o.Log = slog.New(slog.DiscardHandler)
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
 	e, err := New(o)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = e.Close(context.Background()) })
@@ -403,12 +405,12 @@ func TestLogRecords(t *testing.T) {
 	assert.Equal(t, clicklog.Record{
 		Time: start, Status: 302, Method: "GET", Host: "sho.rt", URI: "/Ab3dE5g?utm_source=news%20letter",
 		RequestID: first.Header.Get("X-Amz-Cf-Id"), UserAgent: ua, Referer: "https://news.example/item?id=1",
-		ResultType: ResultMiss, Country: "DE",
+		ResponseResultType: ResultMiss, ResultType: ResultMiss, Country: "DE",
 	}, recs[0])
 	assert.Equal(t, clicklog.Record{
 		Time: start.Add(1234 * time.Millisecond), Status: 302, Method: "HEAD", Host: "sho.rt", URI: "/Ab3dE5g",
 		RequestID: second.Header.Get("X-Amz-Cf-Id"), UserAgent: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
-		ResultType: ResultHit, Country: "FR",
+		ResponseResultType: ResultHit, ResultType: ResultHit, Country: "FR",
 	}, recs[1])
 	assert.Equal(t, 404, recs[2].Status)
 	assert.Equal(t, ResultError, recs[2].ResultType)

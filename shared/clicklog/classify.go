@@ -59,7 +59,7 @@ type Click struct {
 // length of generated codes (SHORTENER_CODE_LENGTH), needed to key a code
 // the way the redirect function looks it up.
 func Classify(r *Record, codeLength int) (Click, bool) {
-	if !isRedirect(r.Status) || r.Method != "GET" && r.Method != "HEAD" {
+	if !isRedirect(r.Status) || r.Method != "GET" && r.Method != "HEAD" || !servedLink(r) {
 		return Click{}, false
 	}
 	code, ok := CodeKey(pathOf(r.URI), codeLength)
@@ -77,6 +77,47 @@ func Classify(r *Record, codeLength int) (Click, bool) {
 
 func isRedirect(status int) bool {
 	return status == 301 || status == 302 || status == 307 || status == 308
+}
+
+// The result types of an answer the edge served from its cache or got from
+// the origin (CloudFront Developer Guide, "Standard logging reference",
+// x-edge-result-type and x-edge-response-result-type:
+// https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/standard-logs-reference.html;
+// real-time logs use the same values). A redirect with one of them is the
+// link's own. Every other value is left out: Redirect is CloudFront's own
+// 301 to https for an http viewer (ViewerProtocolPolicy redirect-to-https),
+// answered without asking the origin, for any path, so that the viewer's
+// next request, over https, is the click; Error, LimitExceeded and
+// CapacityExceeded are errors; a value CloudFront adds later is not known
+// to carry the link's redirect.
+const (
+	resultHit             = "Hit"
+	resultRefreshHit      = "RefreshHit"
+	resultOriginShieldHit = "OriginShieldHit"
+	resultMiss            = "Miss"
+)
+
+// servedLink reports whether the edge answered r with what the cache or the
+// origin gave it, judged by x-edge-response-result-type: how the edge
+// classified the answer before sending it. x-edge-result-type, how it
+// classified the answer once sent, turns into Error when the viewer
+// disconnects before the last byte of an answer that was otherwise a
+// success (as the reference page above documents): the link's redirect
+// cut short that way was still the click, CloudFront's own 301 cut short
+// (response result type Redirect) still was not, and only the response
+// result type tells the two apart. A record of the
+// PreviousFields layout has only x-edge-result-type; there an Error is not
+// counted, since it may be either.
+func servedLink(r *Record) bool {
+	t := r.ResponseResultType
+	if t == "" {
+		t = r.ResultType
+	}
+	switch t {
+	case resultHit, resultRefreshHit, resultOriginShieldHit, resultMiss:
+		return true
+	}
+	return false
 }
 
 // pathOf strips the query string real-time logs include in cs-uri-stem and

@@ -95,7 +95,8 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := clicklog.Record{Time: at(1796040000, 0), Status: tt.status, Method: tt.method, URI: tt.uri, UserAgent: tt.ua}
+			r := clicklog.Record{Time: at(1796040000, 0), Status: tt.status, Method: tt.method, URI: tt.uri, UserAgent: tt.ua,
+				ResponseResultType: "Hit", ResultType: "Hit"}
 
 			got, ok := clicklog.Classify(&r, 7)
 
