@@ -72,7 +72,7 @@ func TestCheckerCatchesDrift(t *testing.T) {
 		{name: "a 308 cached by browsers", method: "GET", path: "/Ab3dE5g", status: 308, header: http.Header{"Location": {"https://example.com/"}, "Cache-Control": {"max-age=31536000"}}, wantErr: "Cache-Control"},
 		{name: "a HEAD with a body", method: "HEAD", path: "/Ab3dE5g", status: 302, header: http.Header{"Location": {"https://example.com/"}, "Cache-Control": {"public, max-age=0, s-maxage=60"}}, resp: "x", wantErr: "HEAD"},
 		{name: "a well-formed HEAD", method: "HEAD", path: "/Ab3dE5g", status: 302, header: http.Header{"Location": {"https://example.com/"}, "Cache-Control": {"public, max-age=0, s-maxage=60"}}},
-		{name: "a redirect status the document lacks", method: "GET", path: "/Ab3dE5g", status: 303, header: http.Header{"Location": {"https://example.com/"}, "Cache-Control": {"no-store"}}, wantErr: "status 303"},
+		{name: "a redirect status the document lacks", method: "GET", path: "/Ab3dE5g", status: 300, header: http.Header{"Location": {"https://example.com/"}, "Cache-Control": {"no-store"}}, wantErr: "status 300"},
 		{name: "an Allow that is not the document's", method: "PUT", path: "/Ab3dE5g", status: 405,
 			header: with(problemHeader, "Allow", "GET, HEAD, PUT"), resp: strings.NewReplacer("invalid-request", "method-not-allowed", "400", "405", `,"field":"url"`, "").Replace(problem), wantErr: "Allow"},
 		{name: "a 200 for a path the document lacks", method: "GET", path: "/v1/other", status: 200, header: detail, resp: detailBody, wantErr: "status 200"},

@@ -234,6 +234,7 @@ func TestConformance(t *testing.T) {
 	e.create(keyA, `{"url":"https://example.com/summer","alias":"Summer-Sale","ttl_seconds":86400,"redirect_status":307}`)
 	e.create(keyA, `{"url":"https://example.com/perm","alias":"perm-301","expires_at":"`+e.clock.Now().Add(48*time.Hour).Format(time.RFC3339)+`","redirect_status":301}`)
 	e.create(keyA, `{"url":"https://example.com/perm8","alias":"perm-308","redirect_status":308}`)
+	e.create(keyA, `{"url":"https://example.com/promo","alias":"Promo25"}`)
 	post("/v1/links", `{"url":"https://example.com/again","alias":"summer-SALE"}`, 409, false)
 	post("/v1/links", `{"url":"https://example.com/idem"}`, 201, false, "Idempotency-Key", "order-1")
 	h, _ := post("/v1/links", `{"url":"https://example.com/idem"}`, 201, false, "Idempotency-Key", "order-1")
@@ -370,6 +371,8 @@ func TestConformance(t *testing.T) {
 		e.do(call{method: m, path: "/summer-sale", status: 307})
 		e.do(call{method: m, path: "/perm-301", status: 301})
 		e.do(call{method: m, path: "/PERM-308", status: 308})
+		h, _ = e.do(call{method: m, path: "/PROMO25", status: 303})
+		assert.Equal(t, "/promo25", h.Get("Location"), "an alias typed in a code's shape is sent to its own path")
 		e.do(call{method: m, path: "/nOsUcH1", status: 404})
 		e.do(call{method: m, path: "/favicon.ico", status: 404})
 		e.do(call{method: m, path: "/" + short, status: 410})
@@ -428,7 +431,7 @@ func TestConformance(t *testing.T) {
 				statuses[st] = true
 			}
 		}
-		for _, st := range []int{200, 201, 204, 301, 302, 307, 308, 400, 401, 403, 404, 405, 409, 410, 412, 413, 415, 422, 500, 503} {
+		for _, st := range []int{200, 201, 204, 301, 302, 303, 307, 308, 400, 401, 403, 404, 405, 409, 410, 412, 413, 415, 422, 500, 503} {
 			assert.True(t, statuses[st], "no call was answered %d", st)
 		}
 	})

@@ -58,10 +58,10 @@ func newAPIHandlers(t *testing.T, r *rig, dbTimeout time.Duration) apiHandlers {
 	defer cancel()
 	require.NoError(t, clickstore.CreateTable(ctx, r.plain, analytics))
 	s := &stats.Handler{
-		Links:      dynamostore.New(r.faulty, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
-		Clicks:     clickstore.New(r.faulty, clickstore.Config{Table: analytics, Timeout: cfg.DBTimeout}),
-		CodeLength: cfg.CodeLength, Now: time.Now,
-		Log: jsonLogger(&logs), Metrics: metrics.New(&emf, "Shortener", "stats"),
+		Links:  dynamostore.New(r.faulty, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
+		Clicks: clickstore.New(r.faulty, clickstore.Config{Table: analytics, Timeout: cfg.DBTimeout}),
+		Now:    time.Now,
+		Log:    jsonLogger(&logs), Metrics: metrics.New(&emf, "Shortener", "stats"),
 	}
 	return apiHandlers{create: c.Handle, manage: m.Handle, stats: s.Handle, analytics: analytics}
 }

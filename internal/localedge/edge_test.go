@@ -424,14 +424,14 @@ func TestLogRecords(t *testing.T) {
 		assert.Equal(t, r, back)
 	}
 	// The clicks function counts these two as clicks, the 404 as none.
-	c, ok := clicklog.Classify(&recs[0], 7)
+	c, ok := clicklog.Classify(&recs[0])
 	require.True(t, ok)
 	assert.Equal(t, "Ab3dE5g", c.Code)
 	assert.False(t, c.Bot)
-	c, ok = clicklog.Classify(&recs[1], 7)
+	c, ok = clicklog.Classify(&recs[1])
 	require.True(t, ok)
 	assert.True(t, c.Bot)
-	_, ok = clicklog.Classify(&recs[2], 7)
+	_, ok = clicklog.Classify(&recs[2])
 	assert.False(t, ok)
 }
 

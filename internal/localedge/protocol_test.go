@@ -75,7 +75,7 @@ func TestHTTPViewersAreSentToHTTPS(t *testing.T) {
 		assert.Equal(t, w.result, r.ResponseResultType, "record %d", i)
 		back, err := clicklog.Parse(clicklog.Format(r))
 		require.NoError(t, err)
-		_, click := clicklog.Classify(&back, 7)
+		_, click := clicklog.Classify(&back)
 		assert.Equal(t, w.click, click, "record %d: the clicks function counts the https requests only", i)
 	}
 }

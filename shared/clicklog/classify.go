@@ -55,14 +55,14 @@ type Click struct {
 	Referrer string
 }
 
-// Classify says whether r is a click and, if so, whose. codeLength is the
-// length of generated codes (SHORTENER_CODE_LENGTH), needed to key a code
-// the way the redirect function looks it up.
-func Classify(r *Record, codeLength int) (Click, bool) {
+// Classify says whether r is a click and, if so, whose: the link's storage
+// key comes from the path alone (CodeKey), whatever code length the
+// service was configured with when the link was made or is now.
+func Classify(r *Record) (Click, bool) {
 	if !isRedirect(r.Status) || r.Method != "GET" && r.Method != "HEAD" || !servedLink(r) {
 		return Click{}, false
 	}
-	code, ok := CodeKey(pathOf(r.URI), codeLength)
+	code, ok := CodeKey(pathOf(r.URI))
 	if !ok {
 		return Click{}, false
 	}
@@ -75,6 +75,9 @@ func Classify(r *Record, codeLength int) (Click, bool) {
 	}, true
 }
 
+// isRedirect reports whether status is one a link redirects with. 303 is
+// not: the redirect function answers another spelling of an alias with a
+// 303 to the alias's own path, and only the redirect there is a click.
 func isRedirect(status int) bool {
 	return status == 301 || status == 302 || status == 307 || status == 308
 }
@@ -132,21 +135,23 @@ func pathOf(uri string) string {
 	return uri[1:]
 }
 
-// CodeKey returns the storage key of the link a path segment names, as the
-// redirect function resolves it: a segment spelt like a generated code as
-// typed (generated codes are case-sensitive), any other lower-cased (aliases
-// are stored lower-cased). ok is false for a segment no link can have.
+// CodeKey returns the storage key of the link a path segment's redirect
+// came from: the first of link.LookupKeys(segment), computed without
+// allocating for the common case. A segment spelt like a generated code of
+// any allowed length (shortcode.IsAnyCode) keys as typed, since generated
+// codes are case-sensitive; any other is lower-cased, as aliases are
+// stored. ok is false for a segment no link can have.
 //
-// The redirect function falls back to the lower-cased alias when a
-// code-shaped spelling with capitals misses; the log does not say which of
-// the two answered, so such a click counts under the spelling as typed.
-// Short URLs never show an alias that way (link.Link.Path), so only hand-typed
-// capitals land there.
-func CodeKey(segment string, codeLength int) (string, bool) {
+// The redirect function also finds an alias through a code-shaped spelling
+// in other capitals (PROMO25 for promo25), a key the log cannot tell from
+// the path. It never answers that spelling with the link's redirect: it
+// sends the visitor to the alias's own path with a 303, which is no click,
+// and the click is the redirect of that path, keyed right here.
+func CodeKey(segment string) (string, bool) {
 	if !link.IsAliasSyntax(segment) || isReserved(segment) {
 		return "", false
 	}
-	if shortcode.IsCode(segment, codeLength) {
+	if shortcode.IsAnyCode(segment) {
 		return segment, true
 	}
 	return lowerASCII(segment), true

@@ -49,7 +49,7 @@ func TestClassifyByResultType(t *testing.T) {
 			r := clicklog.Record{Time: at(1796040000, 0), Status: tt.status, Method: tt.method, URI: tt.uri,
 				UserAgent: "Mozilla/5.0", ResultType: tt.result}
 
-			_, ok := clicklog.Classify(&r, 7)
+			_, ok := clicklog.Classify(&r)
 
 			assert.Equal(t, tt.want, ok, "%d %s %s with result type %q", tt.status, tt.method, tt.uri, tt.result)
 		})
@@ -87,7 +87,7 @@ func TestClassifyByResponseResultType(t *testing.T) {
 			r := clicklog.Record{Time: at(1796040000, 0), Status: tt.status, Method: "GET", URI: "/Ab3dE5g",
 				UserAgent: "Mozilla/5.0", ResponseResultType: tt.response, ResultType: tt.result}
 
-			_, ok := clicklog.Classify(&r, 7)
+			_, ok := clicklog.Classify(&r)
 
 			assert.Equal(t, tt.want, ok)
 		})
@@ -128,7 +128,7 @@ func TestClassifyResultTypeFixture(t *testing.T) {
 		r, err := clicklog.Parse(line)
 		require.NoError(t, err, "line %d", i+1)
 
-		got, ok := clicklog.Classify(&r, 7)
+		got, ok := clicklog.Classify(&r)
 
 		assert.Equal(t, wants[i].code != "", ok, "line %d: %d %s %s %s/%s", i+1, r.Status, r.Method, r.URI, r.ResponseResultType, r.ResultType)
 		assert.Equal(t, wants[i].code, got.Code, "line %d", i+1)

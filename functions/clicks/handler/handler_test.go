@@ -107,10 +107,9 @@ func (f *fixture) handler(db clickstore.API) *Handler {
 		db = f.client
 	}
 	return &Handler{
-		Store:      newStore(db, f.table),
-		CodeLength: 7,
-		Log:        slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Metrics:    metrics.New(f.metrics, "Shortener", "clicks"),
+		Store:   newStore(db, f.table),
+		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Metrics: metrics.New(f.metrics, "Shortener", "clicks"),
 	}
 }
 
@@ -405,7 +404,7 @@ func (s *fakeStore) Apply(_ context.Context, c clickstore.Chunk) error {
 func (s *fakeStore) Checkpoint(context.Context, string) (string, error) { return s.checkpoint, s.cpErr }
 
 func fakeHandler(s *fakeStore) *Handler {
-	return &Handler{Store: s, CodeLength: 7, Backoff: time.Microsecond, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	return &Handler{Store: s, Backoff: time.Microsecond, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 
 func TestChunking(t *testing.T) {
@@ -548,7 +547,7 @@ func TestNothingToWrite(t *testing.T) {
 		if err != nil {
 			return false
 		}
-		_, ok := clicklog.Classify(&c, 7)
+		_, ok := clicklog.Classify(&c)
 		return ok
 	})
 	require.NotEmpty(t, notClicks.Records)

@@ -37,7 +37,7 @@ func batchHandler(t *testing.T, store linkstore.Store) *Handler {
 		Store:   store,
 		Codes:   codes,
 		Rules:   link.Rules{ShortDomains: []string{"sho.rt"}},
-		Present: linkapi.Presenter{BaseURL: "https://sho.rt", CodeLength: 7},
+		Present: linkapi.Presenter{BaseURL: "https://sho.rt"},
 		Now:     time.Now,
 		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}

@@ -71,7 +71,7 @@ func newFixture(t *testing.T, codes ...string) *fixture {
 		Store:   f.store,
 		Codes:   f.codes,
 		Rules:   link.Rules{ShortDomains: []string{"sho.rt"}},
-		Present: linkapi.Presenter{BaseURL: "https://sho.rt", CodeLength: 7},
+		Present: linkapi.Presenter{BaseURL: "https://sho.rt"},
 		Now:     func() time.Time { return now },
 		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Metrics: metrics.New(f.metrics, "Shortener", "create"),
