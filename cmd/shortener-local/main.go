@@ -128,8 +128,11 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 
 	var b backends
 	b.setPhase("starting")
+	lock := newOriginLock(log)
+	routes := b.handlers()
+	routes.OriginAuthorizer = lock.authorizer
 	gw, err := localgw.New(localgw.Options{
-		Routes:  localgw.Routes(b.handlers()),
+		Routes:  localgw.Routes(routes),
 		APIKeys: s.apiKeys,
 		Ready:   b.ready,
 		Log:     log,
@@ -146,6 +149,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		Sink:    &sink,
 		Country: cs.country,
 		Log:     log.With("component", "edge"),
+		// Only the edge can reach the redirect origin (originLock).
+		RedirectOriginHeaders: lock.edgeHeaders(),
 	})
 	if err != nil {
 		ln.Close()

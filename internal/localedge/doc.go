@@ -26,6 +26,11 @@
 //   - 400, 403, 405, 412 and 415: only when the origin sends Cache-Control.
 //   - anything else: not kept.
 //
+// Every request the redirect behaviour sends to the origin carries the
+// redirect origin's custom headers (Options.RedirectOriginHeaders), as
+// CloudFront adds them: the origin secret without which the gateway's
+// redirect route refuses to answer (infra/edge, localgw.Authorizer).
+//
 // A HEAD is answered from a cached GET; a HEAD that misses is forwarded as
 // a HEAD and its answer, which has no body, is not kept. Other methods on
 // the redirect behaviour get CloudFront's 403, since the distribution

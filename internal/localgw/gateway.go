@@ -133,6 +133,12 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if rt.Authorizer != nil {
+		if status, message := rt.Authorizer.authorize(context.WithoutCancel(r.Context()), r, rt, path, id); status != 0 {
+			writeMessage(w, status, message)
+			return
+		}
+	}
 	var owner string
 	if rt.NeedsKey {
 		key := lastValue(r.Header, "X-Api-Key")

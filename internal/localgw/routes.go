@@ -13,6 +13,10 @@ type Handlers struct {
 	Batch Handler // POST /v1/links/batch
 	QR    Handler // GET /v1/links/{code}/qr
 	Stats Handler // GET /v1/links/{code}/stats
+
+	// OriginAuthorizer guards the redirect route as the deployed origin's
+	// Lambda authorizer does (functions/originauth); nil leaves it open.
+	OriginAuthorizer *Authorizer
 }
 
 // Routes is the shortener's API as the deployed REST API defines it:
@@ -25,7 +29,7 @@ func Routes(h Handlers) []Route {
 		{Methods: []string{http.MethodPost}, Pattern: "/v1/links/batch", NeedsKey: true, Handler: h.Batch},
 		{Methods: []string{http.MethodGet}, Pattern: "/v1/links/{code}/qr", NeedsKey: true, Handler: h.QR},
 		{Methods: []string{http.MethodGet}, Pattern: "/v1/links/{code}/stats", NeedsKey: true, Handler: h.Stats},
-		{Methods: []string{http.MethodGet, http.MethodHead}, Pattern: "/{code}", Handler: h.Redirect},
+		{Methods: []string{http.MethodGet, http.MethodHead}, Pattern: "/{code}", Handler: h.Redirect, Authorizer: h.OriginAuthorizer},
 	}
 	routes := all[:0]
 	for _, rt := range all {
