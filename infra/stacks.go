@@ -318,6 +318,9 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 
 		mon.RestAPI = rs.Management.API
 		mon.StateMachine = rs.Reclaim.StateMachine
+		mon.ReplicaRegions = cfg.SecondaryRegions()
+		mon.Analytics = data.Tables.Analytics
+		mon.ClickStream = rs.Clicks.Stream
 		mon.Consumers = append(mon.Consumers, monitoring.Consumer{
 			Name: "clicks", Fn: clicks.Fn, DeadLetters: rs.Clicks.Consumer.DeadLetters,
 			MaxIteratorAge: awscdk.Duration_Minutes(jsii.Number(5)),

@@ -49,7 +49,7 @@ func OriginSecretARN(secret awssecretsmanager.Secret) *string {
 // OriginSecretARNIn is the ARN of the secret's replica in region: a
 // replica keeps the primary's name and suffix, only the region differs.
 func OriginSecretARNIn(arn *string, region string) *string {
-	parts := awscdk.Fn_Split(jsii.String(":"), arn, jsii.Number(7))
+	parts := awscdk.Fn_Split(jsii.String(":"), arn, nil)
 	part := func(i float64) *string { return awscdk.Fn_Select(jsii.Number(i), parts) }
 	return awscdk.Fn_Join(jsii.String(""), &[]*string{
 		jsii.String("arn:"), part(1), jsii.String(":secretsmanager:" + region + ":"), part(4), jsii.String(":secret:"), part(6),
