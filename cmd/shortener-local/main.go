@@ -9,6 +9,9 @@
 //     answers say what the edge did.
 //   - API Gateway (internal/localgw) behind it: API keys and routing; it
 //     calls the functions' handlers in-process with API Gateway events.
+//     As deployed, the redirect route answers only requests carrying the
+//     origin secret the edge adds (origin.go), so nothing reaches a
+//     redirect around the edge.
 //   - The Lambda event source mappings: the links table's stream feeds
 //     ttlstream, the click stream feeds clicks (internal/localkinesis), with
 //     AWS-shaped events; and the reclaim schedule.
