@@ -26,7 +26,7 @@ import (
 
 var (
 	primaryOnly = []string{"create", "manage", "stats", "reclaim", "clicks"}
-	everyRegion = []string{"redirect", "ttlstream"}
+	everyRegion = []string{"redirect", "originauth", "ttlstream"}
 )
 
 func TestFunctionsRuntimeAndPlacement(t *testing.T) {
@@ -52,8 +52,8 @@ func TestFunctionsRuntimeAndPlacement(t *testing.T) {
 					assert.Equal(t, s.cfg.PrimaryRegion, vars["PRIMARY_REGION"], name)
 					assert.Contains(t, []any{nil, s.cfg.BaseURL()}, vars["SHORTENER_BASE_URL"])
 				}
-				assert.Len(t, tp.resources("AWS::Lambda::Function"), map[bool]int{true: 7, false: 3}[primary],
-					"the secondary stack has redirect, ttlstream and CDK's DescribeTable provider")
+				assert.Len(t, tp.resources("AWS::Lambda::Function"), map[bool]int{true: 8, false: 4}[primary],
+					"the secondary stack has redirect, originauth, ttlstream and CDK's DescribeTable provider")
 			})
 		}
 	}
@@ -438,6 +438,8 @@ func TestIAMPerFunction(t *testing.T) {
 			want := map[string]grant{
 				"redirect":  {"dynamodb:GetItem": links + "|" + here},
 				"ttlstream": {"dynamodb:PutItem": links + "|arn:aws:dynamodb:" + primary + ":"},
+				// The origin secret's replica in this region only.
+				"originauth": {"secretsmanager:GetSecretValue": ":secretsmanager:" + region + ":", "secretsmanager:DescribeSecret": ":secretsmanager:" + region + ":"},
 			}
 			if region == primary {
 				want["create"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": ""}

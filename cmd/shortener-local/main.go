@@ -9,6 +9,9 @@
 //     answers say what the edge did.
 //   - API Gateway (internal/localgw) behind it: API keys and routing; it
 //     calls the functions' handlers in-process with API Gateway events.
+//     As deployed, the redirect route answers only requests carrying the
+//     origin secret the edge adds (origin.go), so nothing reaches a
+//     redirect around the edge.
 //   - The Lambda event source mappings: the links table's stream feeds
 //     ttlstream, the click stream feeds clicks (internal/localkinesis), with
 //     AWS-shaped events; and the reclaim schedule.
@@ -136,8 +139,11 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 
 	var b backends
 	b.setPhase("starting")
+	lock := newOriginLock(log)
+	routes := b.handlers()
+	routes.OriginAuthorizer = lock.authorizer
 	gw, err := localgw.New(localgw.Options{
-		Routes:  localgw.Routes(b.handlers()),
+		Routes:  localgw.Routes(routes),
 		APIKeys: s.apiKeys,
 		Ready:   b.ready,
 		Log:     log,
@@ -156,6 +162,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		Sink:    &sink,
 		Country: cs.country,
 		Log:     log.With("component", "edge"),
+		// Only the edge can reach the redirect origin (originLock).
+		RedirectOriginHeaders: lock.edgeHeaders(),
 	})
 	if err != nil {
 		ln.Close()

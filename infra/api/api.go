@@ -1,22 +1,35 @@
 package api
 
 import (
+	"time"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigateway"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2authorizers"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/shortlink-dev/shortener/infra/edge"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 )
 
 // RedirectProps configure the redirect origin.
 type RedirectProps struct {
 	Function awslambda.IFunction
+	// Authorizer is functions/originauth: it lets through only requests
+	// carrying CloudFront's origin secret (edge.OriginVerifyHeader).
+	Authorizer awslambda.IFunction
 }
+
+// OriginAuthorizerTTL is how long API Gateway caches the authorizer's
+// answer per header value: CloudFront sends one value, so the authorizer
+// runs about once per TTL; a rotation keeps the old value accepted longer
+// than this (docs/deploy.md).
+const OriginAuthorizerTTL = 5 * time.Minute
 
 // Redirect is the HTTP API CloudFront sends redirect misses to.
 type Redirect struct {
@@ -47,10 +60,25 @@ func NewRedirect(scope constructs.Construct, id string, p RedirectProps) *Redire
 			// Past this CloudFront has long failed the request over.
 			Timeout: awscdk.Duration_Seconds(jsii.Number(10)),
 		})
+	// Only CloudFront may get an answer (issue 17 defect 11): the secret
+	// header is the authorizer's identity source, so API Gateway refuses a
+	// request without it with 401 and invokes nothing, neither the
+	// authorizer nor the redirect function
+	// (https://docs.aws.amazon.com/apigatewayv2/latest/api-reference/apis-apiid-authorizers.html,
+	// IdentitySource); a wrong value is 403. Both answers are cached per
+	// header value, so a caller cycling guesses pays an authorizer run per
+	// guess and the redirect function's concurrency is never spent on it.
+	authorizer := awsapigatewayv2authorizers.NewHttpLambdaAuthorizer(jsii.String("OriginSecret"), p.Authorizer,
+		&awsapigatewayv2authorizers.HttpLambdaAuthorizerProps{
+			ResponseTypes:   &[]awsapigatewayv2authorizers.HttpLambdaResponseType{awsapigatewayv2authorizers.HttpLambdaResponseType_SIMPLE},
+			IdentitySource:  jsii.Strings("$request.header." + edge.OriginVerifyHeader),
+			ResultsCacheTtl: awscdk.Duration_Seconds(jsii.Number(OriginAuthorizerTTL.Seconds())),
+		})
 	httpAPI.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
 		Path:        jsii.String("/{code}"),
 		Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_GET, awsapigatewayv2.HttpMethod_HEAD},
 		Integration: integration,
+		Authorizer:  authorizer,
 	})
 	stack := awscdk.Stack_Of(c)
 	domain := jsii.String(*httpAPI.ApiId() + ".execute-api." + *stack.Region() + "." + *stack.UrlSuffix())

@@ -47,6 +47,13 @@ type Props struct {
 	ManagementOrigin     *string
 	ManagementOriginPath string
 
+	// OriginSecretARN is the origin secret (NewOriginSecret) in the edge's
+	// region, which CloudFront sends to the redirect origins in
+	// OriginVerifyHeader; OriginSecretVersion pins the version a rotation
+	// moves to ("" for AWSCURRENT).
+	OriginSecretARN     *string
+	OriginSecretVersion string
+
 	// ClickStreamARN receives the real-time logs, with LogFields in order.
 	ClickStreamARN *string
 	LogFields      []string
@@ -145,7 +152,8 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 		SamplingRate: jsii.Number(100),
 	})
 
-	var redirectOrigin awscloudfront.IOrigin = redirectAPIOrigin(p.RedirectOrigins[0])
+	secret := originSecretValue(p.OriginSecretARN, p.OriginSecretVersion)
+	var redirectOrigin awscloudfront.IOrigin = redirectAPIOrigin(p.RedirectOrigins[0], secret)
 	if len(p.RedirectOrigins) > 1 && p.RedirectOrigins[1] != nil {
 		statuses := make([]*float64, len(FailoverStatusCodes))
 		for i := range FailoverStatusCodes {
@@ -153,7 +161,7 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 		}
 		redirectOrigin = awscloudfrontorigins.NewOriginGroup(&awscloudfrontorigins.OriginGroupProps{
 			PrimaryOrigin:       redirectOrigin,
-			FallbackOrigin:      redirectAPIOrigin(p.RedirectOrigins[1]),
+			FallbackOrigin:      redirectAPIOrigin(p.RedirectOrigins[1], secret),
 			FallbackStatusCodes: &statuses,
 		})
 	}
@@ -210,9 +218,11 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 
 // redirectAPIOrigin is one region's redirect HTTP API. Short timeouts: a
 // region that does not answer should fail over in seconds, not the default
-// 3 x 10 s (AWS-FACTS section 4).
-func redirectAPIOrigin(domain *string) awscloudfront.IOrigin {
+// 3 x 10 s (AWS-FACTS section 4). Every request carries the origin secret,
+// without which the API answers 401 or 403 (infra/api NewRedirect).
+func redirectAPIOrigin(domain, secret *string) awscloudfront.IOrigin {
 	return awscloudfrontorigins.NewHttpOrigin(domain, &awscloudfrontorigins.HttpOriginProps{
+		CustomHeaders:      &map[string]*string{OriginVerifyHeader: secret},
 		ProtocolPolicy:     awscloudfront.OriginProtocolPolicy_HTTPS_ONLY,
 		OriginSslProtocols: &[]awscloudfront.OriginSslPolicy{awscloudfront.OriginSslPolicy_TLS_V1_2},
 		ConnectionAttempts: jsii.Number(2),

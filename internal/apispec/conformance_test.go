@@ -22,6 +22,7 @@ import (
 
 	create "github.com/shortlink-dev/shortener/functions/create/handler"
 	manage "github.com/shortlink-dev/shortener/functions/manage/handler"
+	originauth "github.com/shortlink-dev/shortener/functions/originauth/handler"
 	redirect "github.com/shortlink-dev/shortener/functions/redirect/handler"
 	stats "github.com/shortlink-dev/shortener/functions/stats/handler"
 	"github.com/shortlink-dev/shortener/internal/apispec"
@@ -115,6 +116,9 @@ type env struct {
 }
 
 const (
+	// originSecret is the redirect origin's secret (functions/originauth).
+	originSecret = "conformance-origin-secret"
+
 	keyA = "key-a" // owner-a
 	keyB = "key-b" // owner-b
 )
@@ -139,8 +143,12 @@ func newEnv(t *testing.T) *env {
 	r := redirect.New(redirect.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "redirect"), Now: clock.Now})
 	st := &stats.Handler{Links: e.store, Clicks: clicks{}, Now: clock.Now, Log: log,
 		Metrics: metrics.New(io.Discard, "Shortener", "stats")}
+	// The redirect route as deployed, behind the origin authorizer; every
+	// request carries the secret, as CloudFront's do (e.do).
+	auth := &originauth.Handler{Secrets: originauth.Static{originSecret}}
 	gw, err := localgw.New(localgw.Options{
-		Routes:  localgw.Routes(localgw.Handlers{Create: c.Handle, Redirect: r.Handle, Manage: m.Handle, Batch: c.Handle, QR: m.Handle, Stats: st.Handle}),
+		Routes: localgw.Routes(localgw.Handlers{Create: c.Handle, Redirect: r.Handle, Manage: m.Handle, Batch: c.Handle, QR: m.Handle, Stats: st.Handle,
+			OriginAuthorizer: &localgw.Authorizer{Header: originauth.HeaderName, Handler: auth.Handle}}),
 		APIKeys: map[string]string{keyA: "owner-a", keyB: "owner-b"},
 		Log:     log,
 		// As deployed (infra/api): without it a QR code is base64 text.
@@ -182,6 +190,7 @@ func (e *env) do(c call) (http.Header, []byte) {
 	if c.key != "" {
 		req.Header.Set("x-api-key", c.key)
 	}
+	req.Header.Set(originauth.HeaderName, originSecret)
 	if c.body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}

@@ -31,6 +31,11 @@
 // origin would decode it to a code whose invalidations never reach the
 // spelling's cache entry.
 //
+// Every request the redirect behaviour sends to the origin carries the
+// redirect origin's custom headers (Options.RedirectOriginHeaders), as
+// CloudFront adds them: the origin secret without which the gateway's
+// redirect route refuses to answer (infra/edge, localgw.Authorizer).
+//
 // A HEAD is answered from a cached GET; a HEAD that misses is forwarded as
 // a HEAD and its answer, which has no body, is not kept. Other methods on
 // the redirect behaviour get CloudFront's 403, since the distribution

@@ -91,6 +91,12 @@ type Options struct {
 	// DropReportEvery is how often, at most, the edge logs the records it
 	// dropped since its last such line (DefaultDropReportEvery).
 	DropReportEvery time.Duration
+	// RedirectOriginHeaders are the redirect origin's custom headers:
+	// added to every request the redirect behaviour sends to Origin,
+	// replacing a viewer's header of the same name, as CloudFront adds
+	// origin custom headers (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/add-origin-custom-headers.html).
+	// The local run puts the origin secret here (infra/edge).
+	RedirectOriginHeaders map[string]string
 }
 
 // Stats count what the edge did since it started.
@@ -124,6 +130,8 @@ type Edge struct {
 	now       func() time.Time
 	requestID func() string
 	log       *slog.Logger
+	// originHeaders are RedirectOriginHeaders, keys in canonical form.
+	originHeaders http.Header
 
 	// epoch counts invalidations: a fetch stores its answer only if none
 	// happened while it was in flight.
@@ -168,6 +176,12 @@ func New(o Options) (*Edge, error) {
 	}
 	if o.Policy != nil {
 		e.policy = *o.Policy
+	}
+	if len(o.RedirectOriginHeaders) > 0 {
+		e.originHeaders = http.Header{}
+		for k, v := range o.RedirectOriginHeaders {
+			e.originHeaders.Set(k, v)
+		}
 	}
 	if o.MaxEntries <= 0 {
 		o.MaxEntries = DefaultMaxEntries
@@ -275,7 +289,12 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		rw := &resultWriter{ResponseWriter: w}
 		e.misses.Add(1)
-		e.origin.ServeHTTP(rw, r)
+		out := r
+		if e.originHeaders != nil {
+			out = r.Clone(r.Context())
+			e.addOriginHeaders(out)
+		}
+		e.origin.ServeHTTP(rw, out)
 		status = rw.status()
 		result = resultFor(status, false)
 		answered = e.now()
@@ -331,6 +350,7 @@ func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path strin
 	out.URL.RawQuery, out.URL.ForceQuery = "", false
 	out.RequestURI = out.URL.RequestURI()
 	out.Header.Del("Cookie")
+	e.addOriginHeaders(out)
 	cw := &captureWriter{header: http.Header{}}
 	e.origin.ServeHTTP(cw, out)
 	status := cw.status()
@@ -348,6 +368,14 @@ func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path strin
 	w.WriteHeader(status)
 	_, _ = w.Write(cw.body.Bytes())
 	return status, result, stored
+}
+
+// addOriginHeaders sets the redirect origin's custom headers on r, a clone
+// of the viewer's request bound for the origin.
+func (e *Edge) addOriginHeaders(r *http.Request) {
+	for k, vs := range e.originHeaders {
+		r.Header[k] = vs
+	}
 }
 
 // resultFor is x-edge-result-type: CloudFront reports every 4xx and 5xx

@@ -36,6 +36,9 @@
 //     the integration timeout (29 s) is a 504.
 //   - A client that goes away does not cancel the handler's context: the
 //     invocation runs on to its answer or the timeout, as in AWS.
+//   - A route's Lambda authorizer (the redirect origin's, HTTP API style):
+//     a request without the identity header is 401 without invoking it, a
+//     deny is 403, and answers are cached per header value (Authorizer).
 //
 // What it does differently, on purpose: missing and unknown API keys are
 // 401 and 403 problem+json, unknown paths a 404 problem and a wrong method a

@@ -163,6 +163,12 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
+	if rt.Authorizer != nil {
+		if status, message := rt.Authorizer.authorize(context.WithoutCancel(r.Context()), r, rt, path, id); status != 0 {
+			writeMessage(w, status, message)
+			return
+		}
+	}
 	var owner string
 	if rt.NeedsKey {
 		key := lastValue(r.Header, "X-Api-Key")

@@ -33,6 +33,8 @@ type Route struct {
 	API APIKind
 	// Handler answers the route's events.
 	Handler Handler
+	// Authorizer, when set, must allow a request before Handler sees it.
+	Authorizer *Authorizer
 
 	// ungated routes answer before the gateway is ready (/healthz).
 	ungated bool

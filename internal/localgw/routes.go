@@ -13,6 +13,10 @@ type Handlers struct {
 	Batch Handler // POST /v1/links/batch
 	QR    Handler // GET /v1/links/{code}/qr
 	Stats Handler // GET /v1/links/{code}/stats
+
+	// OriginAuthorizer guards the redirect route as the deployed origin's
+	// Lambda authorizer does (functions/originauth); nil leaves it open.
+	OriginAuthorizer *Authorizer
 }
 
 // Routes is the shortener's API as the deployed APIs define it: the /v1
@@ -27,7 +31,7 @@ func Routes(h Handlers) []Route {
 		{Methods: []string{http.MethodGet}, Pattern: "/v1/links/{code}/qr", NeedsKey: true, Handler: h.QR},
 		{Methods: []string{http.MethodGet}, Pattern: "/v1/links/{code}/stats", NeedsKey: true, Handler: h.Stats},
 		// The redirect origin is an HTTP API (infra/api NewRedirect).
-		{Methods: []string{http.MethodGet, http.MethodHead}, Pattern: "/{code}", Handler: h.Redirect, API: HTTPAPI},
+		{Methods: []string{http.MethodGet, http.MethodHead}, Pattern: "/{code}", Handler: h.Redirect, API: HTTPAPI, Authorizer: h.OriginAuthorizer},
 	}
 	routes := all[:0]
 	for _, rt := range all {
