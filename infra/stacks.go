@@ -2,6 +2,7 @@ package infra
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
@@ -99,10 +101,15 @@ func newStack(app awscdk.App, cfg Config, id, region, description string) awscdk
 	return st
 }
 
-// DataStack holds the tables, in the primary region.
+// DataStack holds the tables and the origin secret, in the primary region.
 type DataStack struct {
 	awscdk.Stack
 	Tables *tables.Tables
+	// OriginSecret is CloudFront's header value for the redirect origins,
+	// replicated to every region and to the edge's; OriginSecretARN is its
+	// ARN for the other stacks (edge.OriginSecretARNIn gives a replica's).
+	OriginSecret    awssecretsmanager.Secret
+	OriginSecretARN *string
 }
 
 // NewDataStack creates the tables; the links table replicates to every
@@ -112,7 +119,21 @@ func NewDataStack(app awscdk.App, cfg Config) *DataStack {
 	t := tables.New(st, "Tables", tables.Props{ReplicaRegions: cfg.SecondaryRegions()})
 	out(st, "LinksTableName", t.Links.TableName(), "Links global table (replicated to every region)")
 	out(st, "AnalyticsTableName", t.Analytics.TableName(), "Click counts")
-	return &DataStack{Stack: st, Tables: t}
+	secret := edge.NewOriginSecret(st, "OriginSecret", originSecretReplicas(cfg))
+	arn := edge.OriginSecretARN(secret)
+	out(st, "OriginSecretArn", arn, "Origin secret, replicated to every region (rotation: docs/deploy.md)")
+	return &DataStack{Stack: st, Tables: t, OriginSecret: secret, OriginSecretARN: arn}
+}
+
+// originSecretReplicas are the regions that read the origin secret besides
+// the primary: every other region's authorizer, and the edge stack's
+// region, where CloudFormation resolves it for the distribution.
+func originSecretReplicas(cfg Config) []string {
+	out := cfg.SecondaryRegions()
+	if cfg.PrimaryRegion != EdgeRegion && !slices.Contains(out, EdgeRegion) {
+		out = append(out, EdgeRegion)
+	}
+	return out
 }
 
 // RegionalStack is one region's functions and APIs. The primary region's
@@ -140,6 +161,8 @@ var functionSizes = map[string]struct {
 	timeout  time.Duration
 }{
 	"redirect": {256, 5 * time.Second},
+	// A string comparison, and a Secrets Manager read every 5 minutes.
+	"originauth": {128, 5 * time.Second},
 	// A batch of 100 creates works within API Gateway's 29 s.
 	"create":    {256, 28 * time.Second},
 	"manage":    {256, 10 * time.Second},
@@ -150,13 +173,14 @@ var functionSizes = map[string]struct {
 }
 
 var functionDescriptions = map[string]string{
-	"redirect":  "GET|HEAD /{code}: resolves a short code (CloudFront origin)",
-	"create":    "POST /v1/links, POST /v1/links/batch: creates short links",
-	"manage":    "GET /v1/links, GET|PATCH|DELETE /v1/links/{code}, GET /v1/links/{code}/qr",
-	"stats":     "GET /v1/links/{code}/stats",
-	"ttlstream": "Links table stream: TTL deletions become tombstones in the primary region",
-	"reclaim":   "Step Functions task: tombstones expired links, releases tombstones past their grace",
-	"clicks":    "CloudFront real-time logs (Kinesis) -> click counts",
+	"redirect":   "GET|HEAD /{code}: resolves a short code (CloudFront origin)",
+	"originauth": "Redirect API authorizer: only requests carrying CloudFront's origin secret get through",
+	"create":     "POST /v1/links, POST /v1/links/batch: creates short links",
+	"manage":     "GET /v1/links, GET|PATCH|DELETE /v1/links/{code}, GET /v1/links/{code}/qr",
+	"stats":      "GET /v1/links/{code}/stats",
+	"ttlstream":  "Links table stream: TTL deletions become tombstones in the primary region",
+	"reclaim":    "Step Functions task: tombstones expired links, releases tombstones past their grace",
+	"clicks":     "CloudFront real-time logs (Kinesis) -> click counts",
 }
 
 // NewRegionalStack creates region's stack.
@@ -214,7 +238,13 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	// Redirects: read this region's replica, nothing else.
 	redirect := fn("redirect", "LINKS_TABLE")
 	links.Grant(redirect.Role, jsii.String("dynamodb:GetItem"))
-	rs.Redirect = api.NewRedirect(st, "RedirectApi", api.RedirectProps{Function: redirect.Fn})
+	// Only CloudFront's requests reach it: the authorizer reads the origin
+	// secret's replica in this region.
+	originAuth := fn("originauth")
+	secretHere := edge.OriginSecretARNIn(data.OriginSecretARN, region)
+	originAuth.Fn.AddEnvironment(jsii.String("ORIGIN_SECRET_ID"), secretHere, nil)
+	awssecretsmanager.Secret_FromSecretCompleteArn(st, jsii.String("OriginSecret"), secretHere).GrantRead(originAuth.Role, nil)
+	rs.Redirect = api.NewRedirect(st, "RedirectApi", api.RedirectProps{Function: redirect.Fn, Authorizer: originAuth.Fn})
 
 	// TTL deletions happen in every region and are recognisable only where
 	// they happened (AWS-FACTS section 2), so every region consumes its own
@@ -288,6 +318,9 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 
 		mon.RestAPI = rs.Management.API
 		mon.StateMachine = rs.Reclaim.StateMachine
+		mon.ReplicaRegions = cfg.SecondaryRegions()
+		mon.Analytics = data.Tables.Analytics
+		mon.ClickStream = rs.Clicks.Stream
 		mon.Consumers = append(mon.Consumers, monitoring.Consumer{
 			Name: "clicks", Fn: clicks.Fn, DeadLetters: rs.Clicks.Consumer.DeadLetters,
 			MaxIteratorAge: awscdk.Duration_Minutes(jsii.Number(5)),
@@ -335,6 +368,8 @@ func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
 		RedirectOrigins:      origins,
 		ManagementOrigin:     primary.Management.OriginDomain,
 		ManagementOriginPath: primary.Management.OriginPath,
+		OriginSecretARN:      edge.OriginSecretARNIn(s.Data.OriginSecretARN, EdgeRegion),
+		OriginSecretVersion:  cfg.OriginSecretVersion,
 		ClickStreamARN:       primary.Clicks.Stream.StreamArn(),
 		LogFields:            clicklog.Fields,
 		DomainName:           cfg.DomainName,

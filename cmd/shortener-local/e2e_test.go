@@ -252,7 +252,12 @@ func TestManagementThroughTheGateway(t *testing.T) {
 	})
 
 	t.Run("the redirect serves the change", func(t *testing.T) {
+		// The alias could be spelt like a generated code: its display
+		// spelling is sent to its own path, which redirects.
 		status, h, _ := r.do(t, "GET", "/Managed", "", "")
+		assert.Equal(t, 303, status)
+		assert.Equal(t, "/managed", h.Get("Location"))
+		status, h, _ = r.do(t, "GET", "/managed", "", "")
 		assert.Equal(t, 302, status)
 		assert.Equal(t, "https://example.com/v2", h.Get("Location"))
 	})
@@ -494,4 +499,31 @@ func TestManagementPurgesTheEdge(t *testing.T) {
 		require.Greater(t, i, at, "%s comes after %s", m, order)
 		at = i
 	}
+}
+
+// TestPercentEncodedSpellingsAreNeverServed: the redirect origin, an HTTP
+// API, decodes /%70ercent to /percent, while CloudFront would cache the
+// answer under the spelling, out of reach of the purge a PATCH sends for
+// /percent. The edge refuses such spellings as the deployed web ACL does,
+// so no spelling outlives a change.
+func TestPercentEncodedSpellingsAreNeverServed(t *testing.T) {
+	r := startLocal(t, nil)
+	status, _, body := r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/before","alias":"percent"}`)
+	require.Equal(t, 201, status, string(body))
+	for _, spelling := range []string{"/%70ercent", "/percen%74", "/%2570ercent"} {
+		status, h, body := r.do(t, "GET", spelling, "", "", "User-Agent", browserAgent)
+		assert.Equal(t, 400, status, "%s: %s", spelling, body)
+		assert.Empty(t, h.Get("Location"), spelling)
+		assert.NotContains(t, h.Get("Cache-Control"), "s-maxage", spelling)
+	}
+
+	status, _, body = r.do(t, "PATCH", "/v1/links/percent", r.key, `{"url":"https://example.com/after"}`)
+	require.Equal(t, 200, status, string(body))
+	status, h, _ := r.do(t, "GET", "/%70ercent", "", "", "User-Agent", browserAgent)
+	assert.Equal(t, 400, status)
+	assert.Empty(t, h.Get("Location"), "a spelling never serves the old target")
+	status, h, _ = r.do(t, "GET", "/percent", "", "", "User-Agent", browserAgent)
+	require.Equal(t, 302, status)
+	assert.Equal(t, "https://example.com/after", h.Get("Location"))
+	assert.Zero(t, r.originRequests(t, "/%70ercent"))
 }

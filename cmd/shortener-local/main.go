@@ -9,6 +9,9 @@
 //     answers say what the edge did.
 //   - API Gateway (internal/localgw) behind it: API keys and routing; it
 //     calls the functions' handlers in-process with API Gateway events.
+//     As deployed, the redirect route answers only requests carrying the
+//     origin secret the edge adds (origin.go), so nothing reaches a
+//     redirect around the edge.
 //   - The Lambda event source mappings: the links table's stream feeds
 //     ttlstream, the click stream feeds clicks (internal/localkinesis), with
 //     AWS-shaped events; and the reclaim schedule.
@@ -41,7 +44,14 @@
 //	ANALYTICS_TABLE                (shortener-analytics)
 //	CLICKS_STREAM                  (shortener-clicks; created with 2 shards)
 //
-// and every other setting the functions read (see shared/config). Logs are
+// and every other setting the functions read (see shared/config).
+//
+// The edge plays an http viewer's request, answered by CloudFront with a
+// 301 to https, when it carries X-Forwarded-Proto: http (see
+// internal/localedge). GET /_local/edge gives its counters as JSON: hits,
+// misses, the links' redirects answered, the real-time log records handed
+// to the click stream and those dropped because the stream fell behind
+// (also logged as a warning at most every 10 s while they happen). Logs are
 // JSON lines on stderr: one "request" line per viewer request and one
 // "origin request" line per redirect the edge had to fetch, as far as
 // SHORTENER_ACCESS_LOG allows (the edge's real-time log records go to the
@@ -71,6 +81,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
+	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -128,11 +139,16 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 
 	var b backends
 	b.setPhase("starting")
+	lock := newOriginLock(log)
+	routes := b.handlers()
+	routes.OriginAuthorizer = lock.authorizer
 	gw, err := localgw.New(localgw.Options{
-		Routes:  localgw.Routes(b.handlers()),
+		Routes:  localgw.Routes(routes),
 		APIKeys: s.apiKeys,
 		Ready:   b.ready,
 		Log:     log,
+		// The /v1 REST API's, as deployed (infra/api).
+		BinaryMediaTypes: apigw.BinaryMediaTypes,
 	})
 	if err != nil {
 		ln.Close()
@@ -146,6 +162,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		Sink:    &sink,
 		Country: cs.country,
 		Log:     log.With("component", "edge"),
+		// Only the edge can reach the redirect origin (originLock).
+		RedirectOriginHeaders: lock.edgeHeaders(),
 	})
 	if err != nil {
 		ln.Close()
@@ -157,7 +175,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	// schedules sit beside the distribution there.
 	var reclaim lateReclaim
 	srv := &http.Server{
-		Handler:           accessLog(log, s.accessLog, beside(edge, "/_local/reclaim", &reclaim)),
+		Handler: accessLog(log, s.accessLog,
+			beside(beside(edge, edgeStatsPath, edgeStats(edge.Stats)), "/_local/reclaim", &reclaim)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}

@@ -37,12 +37,11 @@ func main() {
 	}
 	db := dynamodb.NewFromConfig(aws)
 	h := &handler.Handler{
-		Links:      dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
-		Clicks:     clickstore.New(db, clickstore.Config{Table: analytics, Timeout: cfg.DBTimeout}),
-		CodeLength: cfg.CodeLength,
-		Now:        time.Now,
-		Log:        slog.New(slog.NewJSONHandler(os.Stderr, nil)),
-		Metrics:    metrics.New(os.Stdout, "Shortener", "stats"),
+		Links:   dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
+		Clicks:  clickstore.New(db, clickstore.Config{Table: analytics, Timeout: cfg.DBTimeout}),
+		Now:     time.Now,
+		Log:     slog.New(slog.NewJSONHandler(os.Stderr, nil)),
+		Metrics: metrics.New(os.Stdout, "Shortener", "stats"),
 	}
 	lambda.StartHandlerFunc(h.Handle)
 }

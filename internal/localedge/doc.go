@@ -26,6 +26,16 @@
 //   - 400, 403, 405, 412 and 415: only when the origin sends Cache-Control.
 //   - anything else: not kept.
 //
+// A redirect path with a "%" in it is answered 400 before the cache, as
+// the deployed web ACL's canonical-path rule answers it (webacl.go): the
+// origin would decode it to a code whose invalidations never reach the
+// spelling's cache entry.
+//
+// Every request the redirect behaviour sends to the origin carries the
+// redirect origin's custom headers (Options.RedirectOriginHeaders), as
+// CloudFront adds them: the origin secret without which the gateway's
+// redirect route refuses to answer (infra/edge, localgw.Authorizer).
+//
 // A HEAD is answered from a cached GET; a HEAD that misses is forwarded as
 // a HEAD and its answer, which has no body, is not kept. Other methods on
 // the redirect behaviour get CloudFront's 403, since the distribution
@@ -40,6 +50,21 @@
 // The cache holds at most MaxEntries answers, least recently used first
 // out, in shards with a lock each: a hit holds one shard's lock for a map
 // lookup and a list move, never across the origin call.
+//
+// # Viewer protocol
+//
+// The redirect behaviour's ViewerProtocolPolicy is redirect-to-https and
+// the /v1/* behaviour's https-only (infra/edge). The local run listens on
+// plain http in place of the distribution's https endpoint, so a request
+// counts as an http viewer's only when its X-Forwarded-Proto header
+// (ViewerProtocolHeader) says http. Such a request gets what CloudFront
+// answers: on the redirect behaviour, for any path and method, a 301 to the
+// same URL over https, from the edge itself (no origin, no cache), logged
+// with result type Redirect, X-Cache "Redirect from cloudfront"; on /v1/*,
+// a 403. The viewer's next request, over https, is the click; the clicks
+// function ignores the Redirect records (CloudFront API Reference,
+// CacheBehavior, ViewerProtocolPolicy; CloudFront Developer Guide,
+// "Standard logging reference", x-edge-result-type).
 //
 // # Responses
 //
@@ -61,5 +86,9 @@
 // milliseconds' worth at a time (so a busy edge does not wake it once a
 // request), and a slow sink never delays a redirect: when the buffer is
 // full the record is dropped and counted, as CloudFront's best-effort
-// delivery may lose lines.
+// delivery may lose lines. Drops are not silent: a warning with their
+// count at most every Options.DropReportEvery (10 s) while the edge runs,
+// one with the total at Close, and Stats (Dropped, next to Redirects, the
+// links' redirects the log should have carried) for the local run to
+// expose.
 package localedge

@@ -153,7 +153,9 @@ func newFixture(t *testing.T, o Options) *fixture {
 		o.Sink = f.sink
 	}
 	o.Now = f.clock.now
-	o.Log = slog.New(slog.DiscardHandler)
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
 	e, err := New(o)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = e.Close(context.Background()) })
@@ -403,12 +405,12 @@ func TestLogRecords(t *testing.T) {
 	assert.Equal(t, clicklog.Record{
 		Time: start, Status: 302, Method: "GET", Host: "sho.rt", URI: "/Ab3dE5g?utm_source=news%20letter",
 		RequestID: first.Header.Get("X-Amz-Cf-Id"), UserAgent: ua, Referer: "https://news.example/item?id=1",
-		ResultType: ResultMiss, Country: "DE",
+		ResponseResultType: ResultMiss, ResultType: ResultMiss, Country: "DE",
 	}, recs[0])
 	assert.Equal(t, clicklog.Record{
 		Time: start.Add(1234 * time.Millisecond), Status: 302, Method: "HEAD", Host: "sho.rt", URI: "/Ab3dE5g",
 		RequestID: second.Header.Get("X-Amz-Cf-Id"), UserAgent: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
-		ResultType: ResultHit, Country: "FR",
+		ResponseResultType: ResultHit, ResultType: ResultHit, Country: "FR",
 	}, recs[1])
 	assert.Equal(t, 404, recs[2].Status)
 	assert.Equal(t, ResultError, recs[2].ResultType)
@@ -422,14 +424,14 @@ func TestLogRecords(t *testing.T) {
 		assert.Equal(t, r, back)
 	}
 	// The clicks function counts these two as clicks, the 404 as none.
-	c, ok := clicklog.Classify(&recs[0], 7)
+	c, ok := clicklog.Classify(&recs[0])
 	require.True(t, ok)
 	assert.Equal(t, "Ab3dE5g", c.Code)
 	assert.False(t, c.Bot)
-	c, ok = clicklog.Classify(&recs[1], 7)
+	c, ok = clicklog.Classify(&recs[1])
 	require.True(t, ok)
 	assert.True(t, c.Bot)
-	_, ok = clicklog.Classify(&recs[2], 7)
+	_, ok = clicklog.Classify(&recs[2])
 	assert.False(t, ok)
 }
 
@@ -627,4 +629,30 @@ func TestHitsSayTheirContentLength(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestPercentEncodedRedirectPathsAreRefusedBeforeTheCache(t *testing.T) {
+	f := newFixture(t, Options{})
+	for _, path := range []string{"/%61bc1234", "/abc123%34", "/%2561bc1234", "/ab%20cd"} {
+		resp := f.do("GET", path)
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode, path)
+		assert.Equal(t, "Error from cloudfront", resp.Header.Get("X-Cache"), path)
+		assert.Equal(t, NonCanonicalPathBody, body(t, resp), path)
+		assert.Empty(t, resp.Header.Get("Location"), path)
+	}
+	again := f.do("GET", "/%61bc1234")
+	assert.Equal(t, http.StatusBadRequest, again.StatusCode, "never cached as a redirect")
+	// The origin counts requests by decoded path.
+	assert.Zero(t, f.origin.count("/abc1234"), "a spelling reached the origin")
+	assert.Zero(t, f.origin.count("/%61bc1234"))
+	assert.Zero(t, f.origin.count("/ab cd"))
+
+	canonical := f.do("GET", "/abc1234")
+	assert.Equal(t, http.StatusFound, canonical.StatusCode)
+	assert.Equal(t, 1, f.origin.count("/abc1234"))
+	recs := f.flushed(t)
+	require.Len(t, recs, 6)
+	assert.Equal(t, 400, recs[0].Status)
+	assert.Equal(t, ResultError, recs[0].ResultType)
+	assert.Equal(t, 302, recs[5].Status)
 }

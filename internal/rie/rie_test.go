@@ -215,13 +215,14 @@ func (tb tables) store(t testing.TB) *dynamostore.Store {
 // packagingCases are the checks of each function, by name. Every function
 // under functions/ must have one.
 var packagingCases = map[string]func(t *testing.T, tb tables, state *shared){
-	"create":    testCreate,
-	"redirect":  testRedirect,
-	"manage":    testManage,
-	"ttlstream": testTTLStream,
-	"reclaim":   testReclaim,
-	"clicks":    testClicks,
-	"stats":     testStats,
+	"create":     testCreate,
+	"redirect":   testRedirect,
+	"originauth": testOriginAuth,
+	"manage":     testManage,
+	"ttlstream":  testTTLStream,
+	"reclaim":    testReclaim,
+	"clicks":     testClicks,
+	"stats":      testStats,
 }
 
 // shared carries what one case leaves for the next (the created code).
@@ -230,7 +231,7 @@ type shared struct {
 }
 
 // order runs create first: redirect and manage read its link.
-var order = []string{"create", "redirect", "manage", "ttlstream", "reclaim", "clicks", "stats"}
+var order = []string{"create", "redirect", "originauth", "manage", "ttlstream", "reclaim", "clicks", "stats"}
 
 func TestBootstraps(t *testing.T) {
 	fns := functions(t)

@@ -185,7 +185,7 @@ func (h *Handler) create(ctx context.Context, r request, now time.Time, lookFirs
 		case err == nil:
 			c := created{code: l.Code, body: body}
 			if l.CustomAlias() {
-				c.purge = l.EdgePaths(h.Present.CodeLength)
+				c.purge = l.EdgePaths()
 			}
 			return c, nil
 		case !errors.As(err, &taken):

@@ -40,7 +40,7 @@ func New(o Options) (*Handler, error) {
 		Store:   o.Store,
 		Codes:   codes,
 		Rules:   o.Config.Rules(),
-		Present: linkapi.Presenter{BaseURL: o.Config.BaseURL, CodeLength: o.Config.CodeLength},
+		Present: linkapi.Presenter{BaseURL: o.Config.BaseURL},
 		Now:     now,
 		Log:     o.Log,
 		Metrics: o.Metrics,

@@ -225,7 +225,7 @@ func (h *Handler) delete(ctx context.Context, req *events.APIGatewayProxyRequest
 
 // owned returns the caller's live link named by code; see linkstore.GetOwned.
 func (h *Handler) owned(ctx context.Context, owner, code string) (link.Link, error) {
-	return linkstore.GetOwned(ctx, h.Store, owner, code, h.Present.CodeLength)
+	return linkstore.GetOwned(ctx, h.Store, owner, code)
 }
 
 // changes is a validated patch.
@@ -294,7 +294,7 @@ func (ch changes) apply(l link.Link) link.Link {
 // invalidate asks the edge to drop l's cached answers; see edgecache.Purger.
 func (h *Handler) invalidate(ctx context.Context, req *events.APIGatewayProxyRequest, l link.Link) {
 	edgecache.Purger{Edge: h.Edge, Timeout: h.EdgeTimeout, Log: h.Log, Metrics: h.Metrics}.
-		Purge(ctx, req.RequestContext.RequestID, l.EdgePaths(h.Present.CodeLength)...)
+		Purge(ctx, req.RequestContext.RequestID, l.EdgePaths()...)
 }
 
 func (h *Handler) detail(l link.Link) events.APIGatewayProxyResponse {

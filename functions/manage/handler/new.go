@@ -37,7 +37,7 @@ func New(o Options) *Handler {
 		Store:   o.Store,
 		Edge:    o.Edge,
 		Rules:   o.Config.Rules(),
-		Present: linkapi.Presenter{BaseURL: o.Config.BaseURL, CodeLength: o.Config.CodeLength},
+		Present: linkapi.Presenter{BaseURL: o.Config.BaseURL},
 		Grace:   o.Grace,
 		Now:     now,
 		Log:     o.Log,

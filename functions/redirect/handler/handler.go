@@ -39,9 +39,8 @@ const (
 
 // Handler serves redirects. Build it with New.
 type Handler struct {
-	Store      Getter
-	Cache      *redirectcache.Cache[cached]
-	CodeLength int
+	Store Getter
+	Cache *redirectcache.Cache[cached]
 	// Timeout bounds one DynamoDB lookup; past it the handler answers from a
 	// stale cache entry or with a fast 503.
 	Timeout     time.Duration
@@ -82,7 +81,8 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 	if code == "" {
 		code = strings.TrimPrefix(req.Path, "/")
 	}
-	c, err := h.resolve(ctx, code)
+	keys := link.LookupKeys(code)
+	c, err := h.resolve(ctx, code, keys)
 	l := c.link
 	switch {
 	case errors.Is(err, link.ErrNotFound):
@@ -99,18 +99,33 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 		h.Metrics.Add("Gone", metrics.Count, 1)
 		return h.page(http.StatusGone, min(h.GoneTTL, h.freshFor(c, now)), gonePage)
 	}
-	h.Metrics.Add("Redirects", metrics.Count, 1)
 	ttl := h.edgeTTL(l, now)
 	ttl = min(ttl, h.freshFor(c, now))
-	if code != l.Code && code != l.Path(h.CodeLength) {
+	if code != l.Code && code != l.Path() {
 		// Another spelling of an alias is cached under its own path at the
 		// edge, which an invalidation of the link's paths cannot reach.
 		ttl = min(ttl, h.NewLinkTTL)
 	}
+	if l.Code != keys[0] {
+		// A spelling of a generated code found the alias it lower-cases
+		// to (PROMO25 for promo25). Clicks are keyed from the logged path
+		// alone, which would put this one under PROMO25, a generated
+		// code's key: send the visitor to the alias's own path instead,
+		// whose redirect is the click. 303 is no link's redirect status,
+		// so the click log never counts this answer.
+		h.Metrics.Add("SpellingRedirects", metrics.Count, 1)
+		return events.APIGatewayProxyResponse{
+			StatusCode: http.StatusSeeOther,
+			Headers:    map[string]string{"Location": "/" + l.Path(), "Cache-Control": sharedMaxAge(ttl)},
+		}
+	}
+	h.Metrics.Add("Redirects", metrics.Count, 1)
 	return events.APIGatewayProxyResponse{
 		StatusCode: l.RedirectStatus,
 		Headers: map[string]string{
-			"Location":      l.URL,
+			// Links stored before URLs were percent-encoded on the way in
+			// may hold raw characters a Location may not carry.
+			"Location":      link.LocationURL(l.URL),
 			"Cache-Control": sharedMaxAge(ttl),
 		},
 	}
@@ -130,11 +145,19 @@ func (h *Handler) freshFor(c cached, now time.Time) int {
 	return max(int((h.CacheTTL-age)/time.Second), 1)
 }
 
-// resolve finds the link a path names, trying link.LookupKeys in order: a
-// path that cannot name a link is 404 without any lookup.
-func (h *Handler) resolve(ctx context.Context, code string) (cached, error) {
-	for _, key := range link.LookupKeys(code, h.CodeLength) {
+// resolve finds the link a path names, trying its keys (link.LookupKeys)
+// in order: a path that cannot name a link is 404 without any lookup. The
+// keys do not depend on the configured code length, so a code drawn under
+// any length stays reachable after it changes. A code-shaped path is tried
+// as typed first: nearly every one is a generated code, found in one read.
+// An alias typed in other capitals costs a second read, and the miss of the
+// first is then kept in the negative cache, so repeats cost none.
+func (h *Handler) resolve(ctx context.Context, code string, keys []string) (cached, error) {
+	for _, key := range keys {
 		c, err := h.lookup(ctx, key)
+		if err == nil && !c.link.NamedBy(code) {
+			continue // a generated code under another spelling
+		}
 		if !errors.Is(err, link.ErrNotFound) {
 			return c, err
 		}

@@ -42,7 +42,6 @@ func New(o Options) *Handler {
 			NotFound:    link.ErrNotFound,
 			Now:         now,
 		}),
-		CodeLength:  c.CodeLength,
 		CacheTTL:    c.CacheTTL,
 		Timeout:     c.RedirectTimeout,
 		EdgeTTL:     c.EdgeTTL,

@@ -63,7 +63,6 @@ import (
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
-	"github.com/shortlink-dev/shortener/shared/shortcode"
 )
 
 // Links reads one link; linkstore.Store satisfies it.
@@ -89,14 +88,11 @@ const (
 
 // Handler answers stats requests.
 type Handler struct {
-	Links  Links
-	Clicks Clicks
-	// CodeLength is the length of generated codes (SHORTENER_CODE_LENGTH);
-	// shortcode.DefaultLength when zero.
-	CodeLength int
-	Now        func() time.Time
-	Log        *slog.Logger
-	Metrics    *metrics.Emitter
+	Links   Links
+	Clicks  Clicks
+	Now     func() time.Time
+	Log     *slog.Logger
+	Metrics *metrics.Emitter
 }
 
 // Stats is the response body.
@@ -196,7 +192,7 @@ func codeParam(req *events.APIGatewayProxyRequest) string {
 
 // owned returns the caller's live link named by code; see linkstore.GetOwned.
 func (h *Handler) owned(ctx context.Context, owner, code string) (link.Link, error) {
-	return linkstore.GetOwned(ctx, h.Links, owner, code, cmp.Or(h.CodeLength, shortcode.DefaultLength))
+	return linkstore.GetOwned(ctx, h.Links, owner, code)
 }
 
 // query is a request's parsed parameters, aligned to its buckets.
