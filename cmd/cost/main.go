@@ -173,7 +173,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	r.Stream.Records, r.Stream.Clicks, r.Stream.Bots, r.Stream.Codes = sp.Records, st.Clicks, st.Bots, sp.Codes
 	r.Stream.Batches, r.Stream.Shards, r.Stream.BatchSize = len(st.Batches), sp.Shards, sp.BatchSize
 	r.Stream.Zipf, r.Stream.WindowSeconds = sp.Zipf, sp.Window.Seconds()
-	ch := &clicks.Handler{Store: counts, CodeLength: cfg.CodeLength, Log: quiet, Metrics: mx("clicks")}
+	ch := &clicks.Handler{Store: counts, Log: quiet, Metrics: mx("clicks")}
 	before := meter.Usage()
 	for _, b := range st.Batches {
 		resp, err := ch.Handle(ctx, b)
@@ -269,7 +269,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 
 	// Stats: the link must exist and be the caller's; the most clicked
 	// code and one from the tail, over the default range and 31 days hourly (the longest hourly range the API takes).
-	sh := &stats.Handler{Links: links, Clicks: counts, CodeLength: cfg.CodeLength,
+	sh := &stats.Handler{Links: links, Clicks: counts,
 		Now: func() time.Time { return sp.Start.Add(time.Hour) }, Log: quiet, Metrics: mx("stats")}
 	top, tail := st.Codes[0], st.Codes[len(st.Codes)/2]
 	for _, code := range []string{top, tail} {

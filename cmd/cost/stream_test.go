@@ -41,7 +41,7 @@ func TestStreamHasTheShapeItPromises(t *testing.T) {
 
 			r, err := clicklog.Parse(rec.Kinesis.Data)
 			require.NoError(t, err)
-			c, ok := clicklog.Classify(&r, sp.CodeLength)
+			c, ok := clicklog.Classify(&r)
 			require.True(t, ok, "every record is a click: %s", rec.Kinesis.Data)
 			records++
 			if c.Bot {
