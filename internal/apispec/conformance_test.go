@@ -25,6 +25,7 @@ import (
 	stats "github.com/shortlink-dev/shortener/functions/stats/handler"
 	"github.com/shortlink-dev/shortener/internal/apispec"
 	"github.com/shortlink-dev/shortener/internal/localgw"
+	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
@@ -131,15 +132,16 @@ func newEnv(t *testing.T) *env {
 	})
 	require.NoError(t, err)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	c, err := create.New(create.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "create"), Now: clock.Now})
+	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{keyA: "owner-a", keyB: "owner-b"}), apikey.ResolverOptions{})
+	c, err := create.New(create.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "create"), Now: clock.Now, Owners: owners})
 	require.NoError(t, err)
-	m := manage.New(manage.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Now: clock.Now})
+	m := manage.New(manage.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Now: clock.Now, Owners: owners})
 	r := redirect.New(redirect.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "redirect"), Now: clock.Now})
 	st := &stats.Handler{Links: e.store, Clicks: clicks{}, Now: clock.Now, Log: log,
-		Metrics: metrics.New(io.Discard, "Shortener", "stats")}
+		Metrics: metrics.New(io.Discard, "Shortener", "stats"), Owners: owners}
 	gw, err := localgw.New(localgw.Options{
 		Routes:  localgw.Routes(localgw.Handlers{Create: c.Handle, Redirect: r.Handle, Manage: m.Handle, Batch: c.Handle, QR: m.Handle, Stats: st.Handle}),
-		APIKeys: map[string]string{keyA: "owner-a", keyB: "owner-b"},
+		APIKeys: localgw.StaticKeys(keyA, keyB),
 		Log:     log,
 	})
 	require.NoError(t, err)

@@ -18,8 +18,10 @@
 //     must read headers case-insensitively anyway.
 //   - Path and path parameters stay percent-encoded, query parameters are
 //     decoded; maps with nothing in them are nil, as AWS sends null.
-//   - The caller's identity: with a valid key, requestContext.identity
-//     carries apiKey and apiKeyId, and the key's id is the owner.
+//   - The caller's identity: with a key it accepts (Options.APIKeys, the
+//     usage plan's keys), requestContext.identity carries apiKey and
+//     apiKeyId. Neither is the owner: the functions look the key up in the
+//     keys table (shared/apikey), on AWS and here alike.
 //   - A handler error, a panic or a malformed response is a 502 with
 //     {"message": "Internal server error"}; a handler still running after
 //     the integration timeout (29 s) is a 504.
