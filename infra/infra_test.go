@@ -74,6 +74,12 @@ func TestFunctionEnvironment(t *testing.T) {
 	assert.NotContains(t, r, "IDEMPOTENCY_TABLE", "a function gets only the tables it uses")
 	assert.NotContains(t, r, "ANALYTICS_TABLE")
 	assert.Contains(t, vars("create"), "IDEMPOTENCY_TABLE")
+	for _, name := range []string{"create", "manage", "stats"} {
+		assert.Contains(t, vars(name), "KEYS_TABLE", "%s resolves API keys to owners", name)
+	}
+	for _, name := range []string{"redirect", "ttlstream", "reclaim", "clicks"} {
+		assert.NotContains(t, vars(name), "KEYS_TABLE", name)
+	}
 	assert.Contains(t, vars("clicks"), "ANALYTICS_TABLE")
 	assert.NotContains(t, vars("clicks"), "LINKS_TABLE")
 	assert.Equal(t, "E2EXAMPLE12345", vars("manage")["DISTRIBUTION_ID"])
@@ -86,9 +92,12 @@ func TestLinksTableIsAnMRECGlobalTableWithTTLAndStream(t *testing.T) {
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		var links, others []resource
 		for _, r := range s.data().resources("AWS::DynamoDB::GlobalTable") {
-			if strings.HasPrefix(r.ID, "TablesLinks") {
+			switch {
+			case strings.HasPrefix(r.ID, "TablesLinks"):
 				links = append(links, r)
-			} else {
+			case strings.HasPrefix(r.ID, "TablesKeys"):
+				// TestKeysTable
+			default:
 				others = append(others, r)
 			}
 		}
@@ -354,7 +363,11 @@ func TestManagementAPI(t *testing.T) {
 	require.Len(t, plans, 1)
 	assert.Equal(t, map[string]any{"RateLimit": s.cfg.APIRateLimit, "BurstLimit": s.cfg.APIBurstLimit}, plans[0].Props["Throttle"])
 	assert.Equal(t, map[string]any{"Limit": s.cfg.APIQuotaPerDay, "Period": "DAY"}, plans[0].Props["Quota"])
-	require.Len(t, tp.resources("AWS::ApiGateway::UsagePlanKey"), 1, "the first API key is in the plan")
+	assert.Empty(t, tp.resources("AWS::ApiGateway::ApiKey"), "keys are issued with shortener keys add, then put in the plan")
+	assert.Empty(t, tp.resources("AWS::ApiGateway::UsagePlanKey"))
+	outputs := tp["Outputs"].(map[string]any)
+	assert.Contains(t, outputs, "UsagePlanId")
+	assert.NotContains(t, outputs, "FirstApiKeyId")
 
 	routes := map[string]bool{}
 	pages := 0
@@ -428,7 +441,7 @@ func TestIAMPerFunction(t *testing.T) {
 	// grant is what a function may do: actions -> a fragment every
 	// resource of the statement must contain.
 	type grant map[string]string
-	links, idem, analytics := "tableslinks", "tablesidempotency", "tablesanalytics"
+	links, idem, analytics, keysTable := "tableslinks", "tablesidempotency", "tablesanalytics", "tableskeys"
 
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		primary := s.cfg.PrimaryRegion
@@ -443,7 +456,7 @@ func TestIAMPerFunction(t *testing.T) {
 			}
 			if region == primary {
 				want["create"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": ""}
-				want["manage"] = grant{"dynamodb:GetItem": links, "dynamodb:PutItem": links, "dynamodb:Query": "/index/" + dynamostore.IndexByOwner}
+				want["manage"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": links, "dynamodb:Query": "/index/" + dynamostore.IndexByOwner}
 				if s.cfg.DistributionID != "" {
 					want["manage"]["cloudfront:CreateInvalidation"] = "arn:aws:cloudfront::" + testAccount + ":distribution/" + s.cfg.DistributionID
 				}
@@ -469,8 +482,11 @@ func TestIAMPerFunction(t *testing.T) {
 									assert.Contains(t, res, strings.ToLower(f), "%s on %s", a, st.Resources)
 								}
 							}
+							if name == "manage" && a == "dynamodb:GetItem" {
+								assert.True(t, strings.Contains(res, links) || strings.Contains(res, keysTable), st.Resources)
+							}
 							if name == "create" && strings.HasPrefix(a, "dynamodb:") {
-								assert.True(t, strings.Contains(res, links) || strings.Contains(res, idem), st.Resources)
+								assert.True(t, strings.Contains(res, links) || strings.Contains(res, idem) || strings.Contains(res, keysTable), st.Resources)
 							}
 							if name == "clicks" || name == "stats" {
 								if strings.HasPrefix(a, "dynamodb:") && a != "dynamodb:GetItem" {

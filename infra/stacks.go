@@ -115,12 +115,13 @@ type DataStack struct {
 // NewDataStack creates the tables; the links table replicates to every
 // other region.
 func NewDataStack(app awscdk.App, cfg Config) *DataStack {
-	st := newStack(app, cfg, "Data", cfg.PrimaryRegion, "URL shortener: links global table, idempotency and analytics tables")
+	st := newStack(app, cfg, "Data", cfg.PrimaryRegion, "URL shortener: links and API keys global tables, idempotency and analytics tables")
 	t := tables.New(st, "Tables", tables.Props{ReplicaRegions: cfg.SecondaryRegions()})
 	out(st, "LinksTableName", t.Links.TableName(), "Links global table (replicated to every region)")
 	out(st, "AnalyticsTableName", t.Analytics.TableName(), "Click counts")
 	secret := edge.NewOriginSecret(st, "OriginSecret", originSecretReplicas(cfg))
 	arn := edge.OriginSecretARN(secret)
+	out(st, "KeysTableName", t.Keys.TableName(), "API keys (hash -> owner): shortener keys --keys-table <this>")
 	out(st, "OriginSecretArn", arn, "Origin secret, replicated to every region (rotation: docs/deploy.md)")
 	return &DataStack{Stack: st, Tables: t, OriginSecret: secret, OriginSecretARN: arn}
 }
@@ -211,6 +212,7 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	if primary {
 		tableEnv["IDEMPOTENCY_TABLE"] = data.Tables.Idempotency.TableName()
 		tableEnv["ANALYTICS_TABLE"] = data.Tables.Analytics.TableName()
+		tableEnv["KEYS_TABLE"] = data.Tables.Keys.TableName()
 	}
 	env, _ := functionEnv(cfg, tableEnv) // checked in Build
 	fn := func(name string, tables ...string) *golambda.Function {
@@ -265,12 +267,19 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	}
 
 	if primary {
-		create := fn("create", "LINKS_TABLE", "IDEMPOTENCY_TABLE")
+		// Who calls: the owner of the request's API key, read from this
+		// region's replica of the keys table. Read-only: only operators
+		// write keys (shortener keys, with their own credentials).
+		keys := tables.KeysIn(st, "Keys", data.Tables.Keys.TableName(), region)
+
+		create := fn("create", "LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE")
 		links.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:GetItem"))
+		keys.Grant(create.Role, jsii.String("dynamodb:GetItem"))
 		data.Tables.Idempotency.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:GetItem"))
 
-		manage := fn("manage", "LINKS_TABLE")
+		manage := fn("manage", "LINKS_TABLE", "KEYS_TABLE")
 		links.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"))
+		keys.Grant(manage.Role, jsii.String("dynamodb:GetItem"))
 		grantIndexQuery(manage.Role, links, dynamostore.IndexByOwner)
 		if cfg.DistributionID != "" {
 			manage.Fn.AddEnvironment(jsii.String("DISTRIBUTION_ID"), jsii.String(cfg.DistributionID), nil)
@@ -288,8 +297,9 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 					"Deploy once, then deploy again with -c distributionId=<the edge stack's DistributionId output> (docs/deploy.md)."), nil)
 		}
 
-		stats := fn("stats", "LINKS_TABLE", "ANALYTICS_TABLE")
+		stats := fn("stats", "LINKS_TABLE", "ANALYTICS_TABLE", "KEYS_TABLE")
 		links.Grant(stats.Role, jsii.String("dynamodb:GetItem"))
+		keys.Grant(stats.Role, jsii.String("dynamodb:GetItem"))
 		data.Tables.Analytics.Grant(stats.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:GetItem"))
 
 		rs.Management = api.NewManagement(st, "ManagementApi", api.ManagementProps{
@@ -328,7 +338,6 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 
 		out(st, "ManagementApiUrl", rs.Management.API.Url(), "The /v1 API's own endpoint (use the distribution's)")
 		out(st, "UsagePlanId", rs.Management.UsagePlan.UsagePlanId(), "Add API keys to this usage plan")
-		out(st, "FirstApiKeyId", rs.Management.FirstKey.KeyId(), "aws apigateway get-api-key --include-value --api-key <id>")
 		out(st, "ReclaimStateMachineArn", rs.Reclaim.StateMachine.StateMachineArn(), "Reclaim state machine")
 	}
 	for _, name := range sortedKeys(rs.Functions) {
@@ -412,7 +421,7 @@ func functionEnv(cfg Config, tableNames map[string]*string) (env, error) {
 	for k, v := range tableNames {
 		e.tables[k] = *v
 	}
-	check := map[string]string{"LINKS_TABLE": "links", "IDEMPOTENCY_TABLE": "idempotency"}
+	check := map[string]string{"LINKS_TABLE": "links", "IDEMPOTENCY_TABLE": "idempotency", "KEYS_TABLE": "keys"}
 	for k, v := range e.common {
 		check[k] = v
 	}

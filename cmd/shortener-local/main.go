@@ -25,7 +25,9 @@
 // Settings (environment):
 //
 //	SHORTENER_ADDR                 listen address (127.0.0.1:8080)
-//	SHORTENER_API_KEYS             key=owner[,key=owner...] (dev-key=dev)
+//	SHORTENER_API_KEYS             key=owner[,key=owner...] (dev-key=dev),
+//	                               seeded into the keys table at start;
+//	                               `shortener keys` adds, rotates, revokes
 //	SHORTENER_BASE_URL             origin of short URLs (http:// + the address)
 //	SHORTENER_DYNAMODB_ENDPOINT    a running DynamoDB Local; empty: start one
 //	SHORTENER_DYNAMODB_PORT        port for the one it starts (8000; 0: any)
@@ -41,6 +43,7 @@
 //	                               errors (5xx only) or off (on)
 //	LINKS_TABLE                    (shortener-links)
 //	IDEMPOTENCY_TABLE              (shortener-idempotency)
+//	KEYS_TABLE                     (shortener-keys): API key hash -> owner
 //	ANALYTICS_TABLE                (shortener-analytics)
 //	CLICKS_STREAM                  (shortener-clicks; created with 2 shards)
 //
@@ -82,6 +85,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -130,7 +134,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	base := origin(ln.Addr())
 	cfg, err := config.Load(functionEnv(getenv, base))
 	if err == nil {
-		err = cfg.Require("LINKS_TABLE", "IDEMPOTENCY_TABLE", "SHORTENER_BASE_URL")
+		err = cfg.Require("LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL")
 	}
 	if err != nil {
 		ln.Close()
@@ -144,7 +148,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	routes.OriginAuthorizer = lock.authorizer
 	gw, err := localgw.New(localgw.Options{
 		Routes:  localgw.Routes(routes),
-		APIKeys: s.apiKeys,
+		APIKeys: &b,
 		Ready:   b.ready,
 		Log:     log,
 		// The /v1 REST API's, as deployed (infra/api).
@@ -247,6 +251,9 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	b.setPhase("creating tables")
 	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
 	err = dynamostore.CreateTables(tctx, db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable})
+	if err == nil {
+		err = seedKeys(tctx, db, cfg.KeysTable, s.apiKeys, log)
+	}
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -286,12 +293,14 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	}
 	sink.set(clicks.writer)
 
-	h, err := newHandlers(cfg, db, invalidations, log, stdout)
+	owners := newOwners(cfg, db)
+	h, err := newHandlers(cfg, db, invalidations, owners, log, stdout)
 	if err != nil {
 		return err
 	}
 	// Stats runs in a function of its own in AWS, beside the analytics
 	// table the click pipeline creates.
+	stats.Owners = owners
 	h.Stats = stats.Handle
 	lctx, cancelLife := context.WithCancel(ctx)
 	stopLife = cancelLife
@@ -300,7 +309,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return fmt.Errorf("lifecycle: %w", err)
 	}
 	reclaim.set(life)
-	b.serve(h)
+	b.serve(h, newTableKeys(dynamokeys.New(db, dynamokeys.Config{Table: cfg.KeysTable, Timeout: cfg.DBTimeout})))
 	log.Info("ready", "origin", base, "dynamodb", endpoint, "kinesis", kinesisEndpoint)
 	printBanner(stderr, banner{origin: base, dynamo: endpoint, startedDynamo: dynamo != nil,
 		kinesis: kinesisEndpoint, startedKinesis: kinesalite != nil, cfg: cfg, clicks: cs, keys: s.apiKeys})
@@ -335,6 +344,7 @@ type backends struct {
 	mu    sync.Mutex
 	phase string
 	h     *localgw.Handlers
+	keys  localgw.APIKeys
 }
 
 func (b *backends) setPhase(p string) {
@@ -343,10 +353,21 @@ func (b *backends) setPhase(p string) {
 	b.phase = p
 }
 
-func (b *backends) serve(h localgw.Handlers) {
+func (b *backends) serve(h localgw.Handlers, keys localgw.APIKeys) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.h = &h
+	b.h, b.keys = &h, keys
+}
+
+// KeyID looks the key up in the keys table once it exists.
+func (b *backends) KeyID(ctx context.Context, key string) (string, error) {
+	b.mu.Lock()
+	keys, phase := b.keys, b.phase
+	b.mu.Unlock()
+	if keys == nil {
+		return "", errors.New(phase)
+	}
+	return keys.KeyID(ctx, key)
 }
 
 func (b *backends) ready() error {
@@ -413,7 +434,9 @@ func printBanner(w io.Writer, b banner) {
   API keys (x-api-key):  %[2]s
   short URLs:            %[3]s/<code>, cached at the local edge (X-Cache, Age)
   DynamoDB:              %[4]s
-  tables:                %[5]s, %[6]s, %[7]s
+  tables:                %[5]s, %[6]s, %[7]s, %[11]s
+  more keys:             shortener keys add --owner <owner> (docs/cli.md), with
+                         SHORTENER_DYNAMODB_ENDPOINT=%[12]s
   Kinesis:               %[8]s
   click stream:          %[9]s (every edge request, hit or miss -> clicks)
 
@@ -427,7 +450,7 @@ func printBanner(w io.Writer, b banner) {
 
 `, b.origin, strings.Join(list, ", "), b.cfg.BaseURL, where(b.dynamo, b.startedDynamo),
 		b.cfg.LinksTable, b.cfg.IdempotencyTable, b.clicks.analyticsTable,
-		where(b.kinesis, b.startedKinesis), b.clicks.stream, names[0])
+		where(b.kinesis, b.startedKinesis), b.clicks.stream, names[0], b.cfg.KeysTable, b.dynamo)
 }
 
 // beside serves path with local and everything else with edge. Not a

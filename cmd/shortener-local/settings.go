@@ -17,13 +17,14 @@ const (
 	defaultDynamoDBPort     = 8000
 	defaultLinksTable       = "shortener-links"
 	defaultIdempotencyTable = "shortener-idempotency"
+	defaultKeysTable        = "shortener-keys"
 	defaultReclaimEvery     = time.Minute
 )
 
 // settings are the local run's own settings, beside the functions' ones.
 type settings struct {
 	addr    string            // SHORTENER_ADDR
-	apiKeys map[string]string // SHORTENER_API_KEYS: key -> owner
+	apiKeys map[string]string // SHORTENER_API_KEYS: key -> owner, seeded into the keys table
 	// dynamoEndpoint is SHORTENER_DYNAMODB_ENDPOINT: a DynamoDB (Local) to
 	// use; when empty the command starts DynamoDB Local itself, on
 	// dynamoPort (SHORTENER_DYNAMODB_PORT, 0 for any free port).
@@ -97,6 +98,7 @@ func functionEnv(getenv func(string) string, baseURL string) func(string) string
 	defaults := map[string]string{
 		"LINKS_TABLE":        defaultLinksTable,
 		"IDEMPOTENCY_TABLE":  defaultIdempotencyTable,
+		"KEYS_TABLE":         defaultKeysTable,
 		"SHORTENER_BASE_URL": baseURL,
 	}
 	return func(name string) string {

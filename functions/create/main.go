@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/shortlink-dev/shortener/functions/create/handler"
+	"github.com/shortlink-dev/shortener/shared/apikey"
+	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -22,7 +24,7 @@ import (
 func main() {
 	cfg, err := config.Load(os.Getenv)
 	if err == nil {
-		err = cfg.Require("LINKS_TABLE", "IDEMPOTENCY_TABLE", "SHORTENER_BASE_URL")
+		err = cfg.Require("LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL")
 	}
 	if err != nil {
 		log.Fatalf("configuration: %v", err)
@@ -37,9 +39,12 @@ func main() {
 			log.Fatalf("edge cache: %v", err)
 		}
 	}
+	db := dynamodb.NewFromConfig(aws)
 	h, err := handler.New(handler.Options{
 		Edge: edge,
-		Store: dynamostore.New(dynamodb.NewFromConfig(aws), dynamostore.Config{
+		Owners: apikey.NewResolver(dynamokeys.New(db, dynamokeys.Config{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}),
+			apikey.ResolverOptions{TTL: cfg.KeyCacheTTL}),
+		Store: dynamostore.New(db, dynamostore.Config{
 			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
 		}),
 		Config:  cfg,

@@ -99,14 +99,13 @@ type ManagementProps struct {
 	Retention awslogs.RetentionDays
 }
 
-// Management is the REST API, its usage plan and the first API key.
+// Management is the REST API and its usage plan.
 type Management struct {
 	// Construct is the scope of its resources. (A named field, not an
 	// embedded one: a Go struct embedding a construct is not a jsii object.)
 	Construct constructs.Construct
 	API       awsapigateway.RestApi
 	UsagePlan awsapigateway.UsagePlan
-	FirstKey  awsapigateway.IApiKey
 	// OriginDomain and OriginPath locate the stage for CloudFront.
 	OriginDomain *string
 	OriginPath   string
@@ -126,9 +125,11 @@ const (
 )
 
 // NewManagement creates the /v1 REST API. Every method but GET
-// /v1/problems (a static page; see addProblemsPage) requires an API key;
-// the key's ID is the caller's identity (owner) in the handlers, and the
-// usage plan gives each key its throttle and daily quota. Only REST APIs
+// /v1/problems (a static page; see addProblemsPage) requires an API key in
+// the usage plan, which gives each key its throttle and daily quota. That
+// is all API Gateway's keys are for: the handlers find the caller's owner
+// by the key in the keys table (shared/apikey), since a key's ID changes
+// with every new key and differs per Region. Only REST APIs
 // have keys and usage plans (AWS-FACTS S33), and /v1 carries 1 % of the
 // traffic, so REST's higher price is small here (docs/cost-model.md).
 func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Management {
@@ -232,17 +233,13 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 		},
 		ApiStages: &[]*awsapigateway.UsagePlanPerApiStage{{Api: rest, Stage: rest.DeploymentStage()}},
 	})
-	// One key so a fresh install can be used at once; more keys are added
-	// with the CLI (docs/deploy.md). Its value never appears in the
-	// template: API Gateway generates it.
-	key := rest.AddApiKey(jsii.String("FirstKey"), &awsapigateway.ApiKeyOptions{
-		Description: jsii.String("First API key of the install; see docs/deploy.md for more"),
-	})
-	plan.AddApiKey(key, nil)
+	// No API key in the template: a key only works once it is in the keys
+	// table too, so keys are issued with `shortener keys add` and then
+	// added to this plan (docs/deploy.md).
 
 	stack := awscdk.Stack_Of(c)
 	domain := jsii.String(*rest.RestApiId() + ".execute-api." + *stack.Region() + "." + *stack.UrlSuffix())
-	return &Management{Construct: c, API: rest, UsagePlan: plan, FirstKey: key, OriginDomain: domain, OriginPath: "/" + StageName}
+	return &Management{Construct: c, API: rest, UsagePlan: plan, OriginDomain: domain, OriginPath: "/" + StageName}
 }
 
 // addProblemsPage answers GET /v1/problems, the page every problem type

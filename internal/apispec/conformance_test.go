@@ -28,6 +28,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/apispec"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
@@ -137,19 +138,20 @@ func newEnv(t *testing.T) *env {
 	})
 	require.NoError(t, err)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	c, err := create.New(create.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "create"), Now: clock.Now})
+	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{keyA: "owner-a", keyB: "owner-b"}), apikey.ResolverOptions{})
+	c, err := create.New(create.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "create"), Now: clock.Now, Owners: owners})
 	require.NoError(t, err)
-	m := manage.New(manage.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Now: clock.Now})
+	m := manage.New(manage.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Now: clock.Now, Owners: owners})
 	r := redirect.New(redirect.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "redirect"), Now: clock.Now})
 	st := &stats.Handler{Links: e.store, Clicks: clicks{}, Now: clock.Now, Log: log,
-		Metrics: metrics.New(io.Discard, "Shortener", "stats")}
+		Metrics: metrics.New(io.Discard, "Shortener", "stats"), Owners: owners}
 	// The redirect route as deployed, behind the origin authorizer; every
 	// request carries the secret, as CloudFront's do (e.do).
 	auth := &originauth.Handler{Secrets: originauth.Static{originSecret}}
 	gw, err := localgw.New(localgw.Options{
 		Routes: localgw.Routes(localgw.Handlers{Create: c.Handle, Redirect: r.Handle, Manage: m.Handle, Batch: c.Handle, QR: m.Handle, Stats: st.Handle,
 			OriginAuthorizer: &localgw.Authorizer{Header: originauth.HeaderName, Handler: auth.Handle}}),
-		APIKeys: map[string]string{keyA: "owner-a", keyB: "owner-b"},
+		APIKeys: localgw.StaticKeys(keyA, keyB),
 		Log:     log,
 		// As deployed (infra/api): without it a QR code is base64 text.
 		BinaryMediaTypes: apigw.BinaryMediaTypes,

@@ -17,6 +17,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/faults"
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
@@ -40,18 +41,21 @@ func newAPIHandlers(t *testing.T, r *rig, dbTimeout time.Duration) apiHandlers {
 	t.Helper()
 	cfg := r.config(t, map[string]string{"SHORTENER_DB_TIMEOUT": dbTimeout.String()})
 	var logs, emf syncBuffer
+	// The keys table in memory, with the fixtures' key: the faults here are
+	// the links, idempotency and analytics tables'.
+	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{"k3yV4lu3Examp1e": "p6r4ocs3d1"}), apikey.ResolverOptions{})
 	c, err := create.New(create.Options{
 		Store: dynamostore.New(r.faulty, dynamostore.Config{
 			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
 		}),
-		Config: cfg, Log: jsonLogger(&logs), Metrics: metrics.New(&emf, "Shortener", "create"),
+		Config: cfg, Log: jsonLogger(&logs), Metrics: metrics.New(&emf, "Shortener", "create"), Owners: owners,
 	})
 	require.NoError(t, err)
 	m := manage.New(manage.Options{
 		Store: dynamostore.New(r.faulty, dynamostore.Config{
 			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true,
 		}),
-		Config: cfg, Log: jsonLogger(&logs), Metrics: metrics.New(&emf, "Shortener", "manage"),
+		Config: cfg, Log: jsonLogger(&logs), Metrics: metrics.New(&emf, "Shortener", "manage"), Owners: owners,
 	})
 	analytics := testenv.UniqueName(t, "analytics")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -62,6 +66,7 @@ func newAPIHandlers(t *testing.T, r *rig, dbTimeout time.Duration) apiHandlers {
 		Clicks: clickstore.New(r.faulty, clickstore.Config{Table: analytics, Timeout: cfg.DBTimeout}),
 		Now:    time.Now,
 		Log:    jsonLogger(&logs), Metrics: metrics.New(&emf, "Shortener", "stats"),
+		Owners: owners,
 	}
 	return apiHandlers{create: c.Handle, manage: m.Handle, stats: s.Handle, analytics: analytics}
 }

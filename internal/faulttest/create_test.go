@@ -14,6 +14,7 @@ import (
 	create "github.com/shortlink-dev/shortener/functions/create/handler"
 	"github.com/shortlink-dev/shortener/internal/faults"
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 )
@@ -98,6 +99,9 @@ func TestCreateUnderFaultsYieldsExactlyOneLink(t *testing.T) {
 				Config:  cfg,
 				Log:     jsonLogger(&logs),
 				Metrics: metrics.New(&emf, "Shortener", "create"),
+				// The keys table in memory: the faults here are the links
+				// and idempotency tables'.
+				Owners: apikey.NewResolver(apikey.NewMemory(map[string]string{"k3yV4lu3Examp1e": "p6r4ocs3d1"}), apikey.ResolverOptions{}),
 			})
 			require.NoError(t, err)
 			// The real event, with its Idempotency-Key header.

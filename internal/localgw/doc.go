@@ -29,8 +29,10 @@
 //     media type, else the client gets the base64 text; a request body
 //     with a matching Content-Type reaches the handler base64-encoded. An
 //     HTTP API route always decodes a base64 response (binary.go).
-//   - The caller's identity: with a valid key, requestContext.identity
-//     carries apiKey and apiKeyId, and the key's id is the owner.
+//   - The caller's identity: with a key it accepts (Options.APIKeys, the
+//     usage plan's keys), requestContext.identity carries apiKey and
+//     apiKeyId. Neither is the owner: the functions look the key up in the
+//     keys table (shared/apikey), on AWS and here alike.
 //   - A handler error, a panic or a malformed response is a 502 with
 //     {"message": "Internal server error"}; a handler still running after
 //     the integration timeout (29 s) is a 504.

@@ -28,7 +28,7 @@ const (
 const requestTimeLayout = "02/Jan/2006:15:04:05 -0700"
 
 // Event builds the REST API proxy event API Gateway would send for r on
-// route. body is r's body, already read. apiKeyID is the owner of the
+// route. body is r's body, already read. apiKeyID is the ID of the
 // request's API key when the route needs one (it becomes
 // identity.apiKeyId, and the key itself identity.apiKey), or "".
 // requestID becomes requestContext.requestId.

@@ -40,8 +40,10 @@ var reservedRoots = []string{"v1", "_local", "healthz"}
 type Options struct {
 	// Routes are the API's methods; /healthz is added to them.
 	Routes []Route
-	// APIKeys maps each valid API key to its owner (the key's id).
-	APIKeys map[string]string
+	// APIKeys are the keys the gateway accepts, as API Gateway accepts
+	// the keys of its usage plan; nil accepts none. The key's owner is the
+	// functions' business (shared/apikey), not the gateway's.
+	APIKeys APIKeys
 	// Ready reports whether the backends are up: until it returns nil,
 	// /healthz answers 503 and so does every other route. Nil means ready.
 	Ready func() error
@@ -64,7 +66,7 @@ type Options struct {
 // Lambda handlers.
 type Gateway struct {
 	root      *node
-	keys      *keyring
+	keys      APIKeys
 	ready     func() error
 	log       *slog.Logger
 	requestID func() string
@@ -79,13 +81,16 @@ type Gateway struct {
 func New(o Options) (*Gateway, error) {
 	g := &Gateway{
 		root:      &node{},
-		keys:      newKeyring(o.APIKeys),
+		keys:      o.APIKeys,
 		ready:     o.Ready,
 		log:       o.Log,
 		requestID: o.RequestID,
 		maxBody:   o.MaxBodyBytes,
 		timeout:   o.Timeout,
 		binary:    o.BinaryMediaTypes,
+	}
+	if g.keys == nil {
+		g.keys = StaticKeys()
 	}
 	if g.ready == nil {
 		g.ready = func() error { return nil }
@@ -169,14 +174,19 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	var owner string
+	var keyID string
 	if rt.NeedsKey {
 		key := lastValue(r.Header, "X-Api-Key")
 		if key == "" {
 			problem(apigw.ProblemFor(apigw.ErrUnauthenticated))
 			return
 		}
-		if owner = g.keys.owner(key); owner == "" {
+		id, err := g.keys.KeyID(r.Context(), key)
+		if err != nil {
+			problem(apigw.ProblemUnavailable.With("the API keys could not be read: " + err.Error()))
+			return
+		}
+		if keyID = id; keyID == "" {
 			problem(apigw.ProblemFor(apigw.ErrForbidden))
 			return
 		}
@@ -199,7 +209,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	ev := Event(r, body, *rt, owner, id)
+	ev := Event(r, body, *rt, keyID, id)
 	if rt.API == RESTAPI && len(body) > 0 && mediaTypeMatches(r.Header.Get("Content-Type"), g.binary) {
 		ev.Body, ev.IsBase64Encoded = base64.StdEncoding.EncodeToString(body), true
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/shortcode"
 )
@@ -33,6 +34,8 @@ type Config struct {
 	EdgeTTL          int           // SHORTENER_EDGE_TTL: seconds CloudFront keeps a redirect
 	TombstoneGrace   time.Duration // SHORTENER_TOMBSTONE_GRACE: how long a dead code is held back
 	DistributionID   string        // DISTRIBUTION_ID: the CloudFront distribution to invalidate
+	KeysTable        string        // KEYS_TABLE: API key hash -> owner (shared/apikey)
+	KeyCacheTTL      time.Duration // SHORTENER_KEY_CACHE_TTL: how long a function trusts a key's owner and status
 }
 
 // Getenv reads one variable; os.Getenv in production, a map in tests.
@@ -43,6 +46,7 @@ func Load(getenv Getenv) (Config, error) {
 	c := Config{
 		LinksTable:       getenv("LINKS_TABLE"),
 		IdempotencyTable: getenv("IDEMPOTENCY_TABLE"),
+		KeysTable:        getenv("KEYS_TABLE"),
 		BaseURL:          strings.TrimSuffix(getenv("SHORTENER_BASE_URL"), "/"),
 	}
 	var errs []error
@@ -80,6 +84,7 @@ func Load(getenv Getenv) (Config, error) {
 	c.NegativeCacheTTL = dur("SHORTENER_NEGATIVE_CACHE_TTL", 10*time.Second)
 	c.TombstoneGrace = dur("SHORTENER_TOMBSTONE_GRACE", link.DefaultTombstoneGrace)
 	c.DistributionID = getenv("DISTRIBUTION_ID")
+	c.KeyCacheTTL = dur("SHORTENER_KEY_CACHE_TTL", apikey.DefaultCacheTTL)
 
 	if c.CodeLength < shortcode.MinLength || c.CodeLength > shortcode.MaxLength {
 		errs = append(errs, fmt.Errorf("SHORTENER_CODE_LENGTH: %d is outside %d-%d", c.CodeLength, shortcode.MinLength, shortcode.MaxLength))
@@ -102,6 +107,10 @@ func Load(getenv Getenv) (Config, error) {
 	}
 	if c.NegativeCacheTTL < 5*time.Second || c.NegativeCacheTTL > 30*time.Second {
 		errs = append(errs, fmt.Errorf("SHORTENER_NEGATIVE_CACHE_TTL: %s is outside 5s-30s", c.NegativeCacheTTL))
+	}
+	if c.KeyCacheTTL > apikey.MaxCacheTTL {
+		// It bounds how long a revoked key keeps working (docs/deploy.md).
+		errs = append(errs, fmt.Errorf("SHORTENER_KEY_CACHE_TTL: %s is longer than %s", c.KeyCacheTTL, apikey.MaxCacheTTL))
 	}
 	if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)
@@ -131,7 +140,7 @@ func (c Config) Rules() link.Rules {
 // cannot run without them.
 func (c Config) Require(names ...string) error {
 	values := map[string]string{"LINKS_TABLE": c.LinksTable, "IDEMPOTENCY_TABLE": c.IdempotencyTable,
-		"SHORTENER_BASE_URL": c.BaseURL, "DISTRIBUTION_ID": c.DistributionID}
+		"SHORTENER_BASE_URL": c.BaseURL, "DISTRIBUTION_ID": c.DistributionID, "KEYS_TABLE": c.KeysTable}
 	var errs []error
 	for _, n := range names {
 		if values[n] == "" {

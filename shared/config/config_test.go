@@ -29,6 +29,7 @@ func TestLoadDefaults(t *testing.T) {
 		CacheSize:        50_000,
 		EdgeTTL:          86_400,
 		TombstoneGrace:   30 * 24 * time.Hour,
+		KeyCacheTTL:      30 * time.Second,
 	}
 
 	got, err := config.Load(env(nil))
@@ -54,6 +55,8 @@ func TestLoadValues(t *testing.T) {
 		"SHORTENER_EDGE_TTL":            "60",
 		"SHORTENER_TOMBSTONE_GRACE":     "5s",
 		"DISTRIBUTION_ID":               "E2EXAMPLE123",
+		"KEYS_TABLE":                    "keys",
+		"SHORTENER_KEY_CACHE_TTL":       "10s",
 	}))
 
 	require.NoError(t, err)
@@ -73,6 +76,8 @@ func TestLoadValues(t *testing.T) {
 		EdgeTTL:          60,
 		TombstoneGrace:   5 * time.Second,
 		DistributionID:   "E2EXAMPLE123",
+		KeysTable:        "keys",
+		KeyCacheTTL:      10 * time.Second,
 	}
 	assert.Equal(t, want, got)
 	assert.Equal(t, link.Rules{MaxURLBytes: 2048, ShortDomains: want.ShortDomains, DefaultTTL: 720 * time.Hour}, got.Rules())
@@ -100,6 +105,9 @@ func TestLoadBounds(t *testing.T) {
 		{name: "default ttl negative", key: "SHORTENER_DEFAULT_TTL", value: "-1h", wantErr: true},
 		{name: "db timeout bare number", key: "SHORTENER_DB_TIMEOUT", value: "2", wantErr: true},
 		{name: "redirect timeout zero", key: "SHORTENER_REDIRECT_DB_TIMEOUT", value: "0", wantErr: true},
+		{name: "key cache ttl 5m", key: "SHORTENER_KEY_CACHE_TTL", value: "5m"},
+		{name: "key cache ttl over 5m", key: "SHORTENER_KEY_CACHE_TTL", value: "5m1s", wantErr: true},
+		{name: "key cache ttl zero", key: "SHORTENER_KEY_CACHE_TTL", value: "0s", wantErr: true},
 		{name: "cache ttl 30s", key: "SHORTENER_CACHE_TTL", value: "30s"},
 		{name: "cache ttl 1ms", key: "SHORTENER_CACHE_TTL", value: "1ms"},
 		{name: "cache ttl over 30s", key: "SHORTENER_CACHE_TTL", value: "31s", wantErr: true},

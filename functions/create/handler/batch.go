@@ -53,7 +53,7 @@ func (e *batchTooLargeError) Error() string {
 
 // batch answers POST /v1/links/batch; see the package documentation.
 func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	owner, err := apigw.Owner(req)
+	owner, err := apigw.Owner(ctx, req, h.Owners)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}

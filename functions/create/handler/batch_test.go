@@ -40,6 +40,7 @@ func batchHandler(t *testing.T, store linkstore.Store) *Handler {
 		Present: linkapi.Presenter{BaseURL: "https://sho.rt"},
 		Now:     time.Now,
 		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Owners:  testOwners,
 	}
 }
 
@@ -246,7 +247,7 @@ func TestBatchRefusesTheWholeRequest(t *testing.T) {
 				ev.HTTPMethod = tt.method
 			}
 			if tt.noKey {
-				ev.RequestContext.Identity.APIKeyID = ""
+				ev.RequestContext.Identity.APIKey = ""
 			}
 			resp, err := h.Handle(context.Background(), ev)
 			require.NoError(t, err)

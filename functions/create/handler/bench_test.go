@@ -74,6 +74,7 @@ func BenchmarkCreateDynamoDB(b *testing.B) {
 			Now:     time.Now,
 			Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 			Metrics: metrics.New(io.Discard, "Shortener", "create"),
+			Owners:  testOwners,
 		}
 		ev := event(b, "create-request.json")
 		b.ReportAllocs()

@@ -46,6 +46,8 @@ type Handler struct {
 	// Edge is invalidated when a custom alias is created, since a 404 for
 	// it may sit in the edge's negative cache (seed 003). Nil: no edge.
 	Edge edgecache.Invalidator
+	// Owners resolves the caller's API key to its owner (the keys table).
+	Owners apigw.Owners
 }
 
 // API Gateway resources the handler serves.
@@ -74,7 +76,7 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest)
 
 // single answers POST /v1/links.
 func (h *Handler) single(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	owner, err := apigw.Owner(req)
+	owner, err := apigw.Owner(ctx, req, h.Owners)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}

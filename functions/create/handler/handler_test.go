@@ -75,6 +75,7 @@ func newFixture(t *testing.T, codes ...string) *fixture {
 		Now:     func() time.Time { return now },
 		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Metrics: metrics.New(f.metrics, "Shortener", "create"),
+		Owners:  testOwners,
 	}
 	return f
 }
@@ -120,7 +121,7 @@ func TestCreateGenerated(t *testing.T) {
 
 	stored, err := f.store.Get(context.Background(), "Ab3dE5g")
 	require.NoError(t, err)
-	assert.Equal(t, "p6r4ocs3d1", stored.Owner, "the owner is the API key id from the request context")
+	assert.Equal(t, "p6r4ocs3d1", stored.Owner, "the owner is the API key's owner in the keys table")
 	assert.Equal(t, link.StatusActive, stored.Status)
 	assert.Equal(t, int64(1), stored.Version)
 }
@@ -253,7 +254,7 @@ func TestCreateIdempotency(t *testing.T) {
 	})
 	t.Run("another owner's same key is a new request", func(t *testing.T) {
 		ev := ev
-		ev.RequestContext.Identity.APIKeyID = "someone-else"
+		ev.RequestContext.Identity.APIKey = "someone-elses-key"
 		resp, err := f.h.Handle(context.Background(), ev)
 		require.NoError(t, err)
 		assert.Equal(t, 201, resp.StatusCode)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
@@ -22,6 +23,8 @@ type Options struct {
 	Metrics *metrics.Emitter
 	// Edge is invalidated for each new custom alias; nil for none.
 	Edge edgecache.Invalidator
+	// Owners resolves API keys to owners: the keys table.
+	Owners apigw.Owners
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -45,5 +48,6 @@ func New(o Options) (*Handler, error) {
 		Log:     o.Log,
 		Metrics: o.Metrics,
 		Edge:    o.Edge,
+		Owners:  o.Owners,
 	}, nil
 }

@@ -68,6 +68,8 @@ type Handler struct {
 	Now         func() time.Time
 	Log         *slog.Logger
 	Metrics     *metrics.Emitter
+	// Owners resolves the caller's API key to its owner (the keys table).
+	Owners apigw.Owners
 }
 
 // Handle answers one API Gateway proxy event.
@@ -83,7 +85,7 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest)
 }
 
 func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	owner, err := apigw.Owner(req)
+	owner, err := apigw.Owner(ctx, req, h.Owners)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/link"
@@ -31,7 +32,7 @@ import (
 
 var start = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
-// The fixtures' API key id is ownerA; ownerB is a second key.
+// The fixtures' API key belongs to ownerA; ownerB is a second owner.
 const (
 	ownerA = "p6r4ocs3d1"
 	ownerB = "q7s5pdt4e2"
@@ -70,6 +71,11 @@ func newFixture(t *testing.T) *fixture {
 		Now:     clock.Now,
 		Log:     slog.New(slog.NewJSONHandler(f.logs, nil)),
 		Metrics: metrics.New(f.metrics, "Shortener", "manage"),
+		// The keys table: the fixtures' key and keyOf(ownerA) belong to
+		// ownerA, keyOf(ownerB) to ownerB.
+		Owners: apikey.NewResolver(apikey.NewMemory(map[string]string{
+			"k3yV4lu3Examp1e": ownerA, keyOf(ownerA): ownerA, keyOf(ownerB): ownerB,
+		}), apikey.ResolverOptions{}),
 	}
 	return f
 }
@@ -142,10 +148,18 @@ func at(ev events.APIGatewayProxyRequest, code string) events.APIGatewayProxyReq
 	return ev
 }
 
-// as sends the event with another API key.
-func as(ev events.APIGatewayProxyRequest, keyID string) events.APIGatewayProxyRequest {
-	ev.RequestContext.Identity.APIKeyID = keyID
+// as sends the event with an API key of owner; with none for "".
+func as(ev events.APIGatewayProxyRequest, owner string) events.APIGatewayProxyRequest {
+	ev.RequestContext.Identity.APIKey = keyOf(owner)
 	return ev
+}
+
+// keyOf is an API key of owner in the fixture's keys table.
+func keyOf(owner string) string {
+	if owner == "" {
+		return ""
+	}
+	return "key-of-" + owner + "-0123456789"
 }
 
 func withIfMatch(ev events.APIGatewayProxyRequest, v string) events.APIGatewayProxyRequest {
@@ -971,9 +985,11 @@ func TestNewBuildsFromTheConfiguration(t *testing.T) {
 	clock := storetest.NewClock(start)
 	store := linkstore.NewMemory(clock.Now)
 	edge := edgecache.NewRecorder(clock.Now)
-	h := New(Options{Store: store, Edge: edge, Config: cfg, Grace: grace, Log: slog.New(slog.DiscardHandler), Now: clock.Now})
+	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{"k3yV4lu3Examp1e": ownerA}), apikey.ResolverOptions{})
+	h := New(Options{Store: store, Edge: edge, Config: cfg, Grace: grace, Log: slog.New(slog.DiscardHandler), Now: clock.Now, Owners: owners})
 
 	assert.Equal(t, linkapi.Presenter{BaseURL: "https://sho.rt"}, h.Present)
+	assert.Same(t, owners, h.Owners)
 	assert.Equal(t, grace, h.Grace)
 	require.NoError(t, store.Create(context.Background(), link.Link{Code: "aB3dE5fG", Owner: ownerA, URL: "https://example.com/",
 		CreatedAt: start, UpdatedAt: start, ExpiresAt: start.Add(time.Hour), Status: link.StatusActive, Version: 1, RedirectStatus: 302}, nil))

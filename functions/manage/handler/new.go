@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
@@ -23,6 +24,8 @@ type Options struct {
 	Grace   time.Duration
 	Log     *slog.Logger
 	Metrics *metrics.Emitter
+	// Owners resolves API keys to owners: the keys table.
+	Owners apigw.Owners
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -42,5 +45,6 @@ func New(o Options) *Handler {
 		Now:     now,
 		Log:     o.Log,
 		Metrics: o.Metrics,
+		Owners:  o.Owners,
 	}
 }

@@ -93,6 +93,8 @@ type Handler struct {
 	Now     func() time.Time
 	Log     *slog.Logger
 	Metrics *metrics.Emitter
+	// Owners resolves the caller's API key to its owner (the keys table).
+	Owners apigw.Owners
 }
 
 // Stats is the response body.
@@ -155,7 +157,7 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest)
 }
 
 func (h *Handler) stats(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	owner, err := apigw.Owner(req)
+	owner, err := apigw.Owner(ctx, req, h.Owners)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
