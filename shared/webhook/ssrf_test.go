@@ -116,11 +116,11 @@ func TestClientRefusesAtDial(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(204) }))
 	defer srv.Close()
 
-	_, err := webhook.Guard{}.Client(5 * time.Second).Post(srv.URL, "application/json", nil)
+	_, err := webhook.Guard{}.Client(5*time.Second).Post(srv.URL, "application/json", nil)
 	require.Error(t, err)
 	assert.ErrorIs(t, err, webhook.ErrForbiddenAddress)
 
-	resp, err := webhook.Guard{AllowLoopback: true}.Client(5 * time.Second).Post(srv.URL, "application/json", nil)
+	resp, err := webhook.Guard{AllowLoopback: true}.Client(5*time.Second).Post(srv.URL, "application/json", nil)
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, 204, resp.StatusCode)
