@@ -146,3 +146,11 @@ func ValidateEvents(evs []string) error {
 	}
 	return nil
 }
+
+// SortEvents puts event types in the order of EventTypes, the order the
+// API shows them in whatever order they were stored.
+func SortEvents(evs []string) {
+	slices.SortFunc(evs, func(a, b string) int {
+		return slices.Index(EventTypes, a) - slices.Index(EventTypes, b)
+	})
+}

@@ -1,0 +1,312 @@
+// Package dynamowebhook keeps webhook subscriptions and their delivery
+// attempts in one DynamoDB table, partitioned by owner: an owner's
+// subscriptions are one Query (the fan-out of each event reads no other
+// owner's items), and attempts sort by time under their subscription and
+// expire through TTL.
+package dynamowebhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/shortlink-dev/shortener/shared/dynamoerr"
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/webhook"
+)
+
+// Attribute names, shared with infra/ and the local run.
+const (
+	AttrOwner = "owner_id" // partition key
+	AttrSK    = "sk"       // sort key: "sub#<id>" or "dlv#<id>#<time>#<event>#<attempt>"
+	// AttrExpiresAt is the TTL attribute (epoch seconds), on attempts only.
+	AttrExpiresAt = "expires_at"
+
+	attrURL       = "url"
+	attrEvents    = "events"
+	attrHumanOnly = "human_only"
+	attrSecret    = "secret"
+	attrCreatedAt = "created_at"
+	attrDisabled  = "disabled"
+	attrEvent     = "event"
+	attrEventID   = "event_id"
+	attrAttempt   = "attempt"
+	attrStatus    = "status"
+	attrCode      = "response_code"
+	attrAt        = "at"
+	attrNext      = "next_retry"
+)
+
+const (
+	subPrefix = "sub#"
+	dlvPrefix = "dlv#"
+)
+
+// API lists the DynamoDB calls the store makes.
+type API interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+}
+
+// Config names the table and bounds every call.
+type Config struct {
+	Table string
+	// Timeout bounds each call; 2 s when zero.
+	Timeout time.Duration
+}
+
+// Store is the DynamoDB webhook.Store.
+type Store struct {
+	db  API
+	cfg Config
+}
+
+var _ webhook.Store = (*Store)(nil)
+
+// New returns a store over db.
+func New(db API, cfg Config) *Store {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 2 * time.Second
+	}
+	return &Store{db: db, cfg: cfg}
+}
+
+func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+func n(v int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+}
+
+func itemKey(owner, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{AttrOwner: s(owner), AttrSK: s(sk)}
+}
+
+// wrap maps an SDK error to the domain's vocabulary.
+func wrap(op string, err error) error {
+	var ccf *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &ccf):
+		return fmt.Errorf("%s: %w", op, link.ErrNotFound)
+	case dynamoerr.Unavailable(err):
+		return fmt.Errorf("%s: %w: %w", op, link.ErrUnavailable, err)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// Create implements webhook.Store. The cap on subscriptions is checked by
+// a count first: two creates racing past it leave one too many, which is
+// harmless.
+func (st *Store) Create(ctx context.Context, sub webhook.Subscription) error {
+	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
+	defer cancel()
+	out, err := st.db.Query(ctx, &dynamodb.QueryInput{
+		TableName:                 &st.cfg.Table,
+		KeyConditionExpression:    aws.String("#o = :o AND begins_with(#sk, :p)"),
+		ExpressionAttributeNames:  map[string]string{"#o": AttrOwner, "#sk": AttrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":o": s(sub.Owner), ":p": s(subPrefix)},
+		Select:                    types.SelectCount,
+	})
+	if err != nil {
+		return wrap("count subscriptions", err)
+	}
+	if out.Count >= webhook.MaxSubscriptions {
+		return fmt.Errorf("create subscription: %w", link.ErrConflict)
+	}
+	item := itemKey(sub.Owner, subPrefix+sub.ID)
+	item[attrURL] = s(sub.URL)
+	item[attrEvents] = &types.AttributeValueMemberSS{Value: sub.Events}
+	item[attrHumanOnly] = &types.AttributeValueMemberBOOL{Value: sub.HumanOnly}
+	item[attrSecret] = s(sub.Secret)
+	item[attrCreatedAt] = n(sub.CreatedAt.UnixMilli())
+	_, err = st.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: &st.cfg.Table, Item: item,
+		ConditionExpression:      aws.String("attribute_not_exists(#sk)"),
+		ExpressionAttributeNames: map[string]string{"#sk": AttrSK},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return fmt.Errorf("create subscription %s: %w", sub.ID, link.ErrConflict)
+	}
+	if err != nil {
+		return wrap("create subscription", err)
+	}
+	return nil
+}
+
+// List implements webhook.Store, strongly consistent so a subscription
+// created a moment ago receives the next event.
+func (st *Store) List(ctx context.Context, owner string) ([]webhook.Subscription, error) {
+	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
+	defer cancel()
+	var subs []webhook.Subscription
+	in := &dynamodb.QueryInput{
+		TableName:                 &st.cfg.Table,
+		KeyConditionExpression:    aws.String("#o = :o AND begins_with(#sk, :p)"),
+		ExpressionAttributeNames:  map[string]string{"#o": AttrOwner, "#sk": AttrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":o": s(owner), ":p": s(subPrefix)},
+		ConsistentRead:            aws.Bool(true),
+	}
+	for {
+		out, err := st.db.Query(ctx, in)
+		if err != nil {
+			return nil, wrap("list subscriptions", err)
+		}
+		for _, it := range out.Items {
+			sub, err := unmarshalSub(it)
+			if err != nil {
+				return nil, err
+			}
+			subs = append(subs, sub)
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return subs, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// Get implements webhook.Store.
+func (st *Store) Get(ctx context.Context, owner, id string) (webhook.Subscription, error) {
+	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
+	defer cancel()
+	out, err := st.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &st.cfg.Table, Key: itemKey(owner, subPrefix+id), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return webhook.Subscription{}, wrap("get subscription", err)
+	}
+	if out.Item == nil {
+		return webhook.Subscription{}, fmt.Errorf("subscription %s: %w", id, link.ErrNotFound)
+	}
+	return unmarshalSub(out.Item)
+}
+
+// Delete implements webhook.Store.
+func (st *Store) Delete(ctx context.Context, owner, id string) error {
+	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
+	defer cancel()
+	_, err := st.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: &st.cfg.Table, Key: itemKey(owner, subPrefix+id),
+		ConditionExpression:      aws.String("attribute_exists(#sk)"),
+		ExpressionAttributeNames: map[string]string{"#sk": AttrSK},
+	})
+	if err != nil {
+		return wrap("delete subscription "+id, err)
+	}
+	return nil
+}
+
+// Disable implements webhook.Store.
+func (st *Store) Disable(ctx context.Context, owner, id string) error {
+	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
+	defer cancel()
+	_, err := st.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &st.cfg.Table, Key: itemKey(owner, subPrefix+id),
+		UpdateExpression:          aws.String("SET #d = :t"),
+		ConditionExpression:       aws.String("attribute_exists(#sk)"),
+		ExpressionAttributeNames:  map[string]string{"#sk": AttrSK, "#d": attrDisabled},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}},
+	})
+	if err != nil {
+		return wrap("disable subscription "+id, err)
+	}
+	return nil
+}
+
+// Record implements webhook.Store.
+func (st *Store) Record(ctx context.Context, owner string, d webhook.Delivery) error {
+	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
+	defer cancel()
+	// Zero-padded milliseconds sort as numbers do.
+	sk := fmt.Sprintf("%s%s#%015d#%s#%d", dlvPrefix, d.Subscription, d.At.UnixMilli(), d.EventID, d.Attempt)
+	item := itemKey(owner, sk)
+	item[attrEvent] = s(d.Event)
+	item[attrEventID] = s(d.EventID)
+	item[attrAttempt] = n(int64(d.Attempt))
+	item[attrStatus] = s(d.Status)
+	item[attrCode] = n(int64(d.ResponseCode))
+	item[attrAt] = n(d.At.UnixMilli())
+	if !d.NextRetry.IsZero() {
+		item[attrNext] = n(d.NextRetry.UnixMilli())
+	}
+	item[AttrExpiresAt] = n(d.At.Add(webhook.DeliveryRetention).Unix())
+	if _, err := st.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &st.cfg.Table, Item: item}); err != nil {
+		return wrap("record delivery", err)
+	}
+	return nil
+}
+
+// Deliveries implements webhook.Store.
+func (st *Store) Deliveries(ctx context.Context, owner, id string, limit int) ([]webhook.Delivery, error) {
+	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
+	defer cancel()
+	out, err := st.db.Query(ctx, &dynamodb.QueryInput{
+		TableName:                 &st.cfg.Table,
+		KeyConditionExpression:    aws.String("#o = :o AND begins_with(#sk, :p)"),
+		ExpressionAttributeNames:  map[string]string{"#o": AttrOwner, "#sk": AttrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":o": s(owner), ":p": s(dlvPrefix + id + "#")},
+		ScanIndexForward:          aws.Bool(false),
+		Limit:                     aws.Int32(int32(limit)),
+	})
+	if err != nil {
+		return nil, wrap("list deliveries", err)
+	}
+	ds := make([]webhook.Delivery, 0, len(out.Items))
+	for _, it := range out.Items {
+		d := webhook.Delivery{Subscription: id}
+		d.Event = str(it, attrEvent)
+		d.EventID = str(it, attrEventID)
+		d.Status = str(it, attrStatus)
+		d.Attempt = int(num(it, attrAttempt))
+		d.ResponseCode = int(num(it, attrCode))
+		d.At = time.UnixMilli(num(it, attrAt)).UTC()
+		if v := num(it, attrNext); v != 0 {
+			d.NextRetry = time.UnixMilli(v).UTC()
+		}
+		ds = append(ds, d)
+	}
+	return ds, nil
+}
+
+func str(it map[string]types.AttributeValue, name string) string {
+	if v, ok := it[name].(*types.AttributeValueMemberS); ok {
+		return v.Value
+	}
+	return ""
+}
+
+func num(it map[string]types.AttributeValue, name string) int64 {
+	if v, ok := it[name].(*types.AttributeValueMemberN); ok {
+		i, _ := strconv.ParseInt(v.Value, 10, 64)
+		return i
+	}
+	return 0
+}
+
+func unmarshalSub(it map[string]types.AttributeValue) (webhook.Subscription, error) {
+	sk := str(it, AttrSK)
+	if len(sk) <= len(subPrefix) {
+		return webhook.Subscription{}, fmt.Errorf("decode subscription: sort key %q", sk)
+	}
+	sub := webhook.Subscription{
+		ID: sk[len(subPrefix):], Owner: str(it, AttrOwner), URL: str(it, attrURL),
+		Secret: str(it, attrSecret), CreatedAt: time.UnixMilli(num(it, attrCreatedAt)).UTC(),
+	}
+	if v, ok := it[attrEvents].(*types.AttributeValueMemberSS); ok {
+		sub.Events = v.Value
+		webhook.SortEvents(sub.Events)
+	}
+	if v, ok := it[attrHumanOnly].(*types.AttributeValueMemberBOOL); ok {
+		sub.HumanOnly = v.Value
+	}
+	if v, ok := it[attrDisabled].(*types.AttributeValueMemberBOOL); ok {
+		sub.Disabled = v.Value
+	}
+	return sub, nil
+}
