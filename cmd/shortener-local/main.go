@@ -46,6 +46,12 @@
 //	KEYS_TABLE                     (shortener-keys): API key hash -> owner
 //	ANALYTICS_TABLE                (shortener-analytics)
 //	CLICKS_STREAM                  (shortener-clicks; created with 2 shards)
+//	WEBHOOKS_TABLE                 (shortener-webhooks): subscriptions and
+//	                               their delivery attempts
+//	WEBHOOK_ALLOW_LOOPBACK         receivers on 127.0.0.1 may be called
+//	                               (true here; a deployed stack never sets it)
+//	WEBHOOK_RETRY_SCHEDULE         waits before each retry of a delivery
+//	                               (5s,5m,30m,2h,5h,10h,10h,10h)
 //
 // and every other setting the functions read (see shared/config).
 //
@@ -123,6 +129,10 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	cs, err := loadClickSettings(getenv)
 	if err != nil {
 		return err
+	}
+	wc, err := webhookSettings(getenv)
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 
@@ -302,6 +312,14 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	// table the click pipeline creates.
 	stats.Owners = owners
 	h.Stats = stats.Handle
+	hooks, err := newWebhooksAPI(ctx, wc, db, owners, log, stdout, cfg.DBTimeout)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("webhooks table: %w", err)
+	}
+	h.Webhooks = hooks.Handle
 	lctx, cancelLife := context.WithCancel(ctx)
 	stopLife = cancelLife
 	life, err = startLifecycle(lctx, cfg, db, endpoint, s.reclaimEvery, log, stdout)
@@ -399,6 +417,7 @@ func (b *backends) handlers() localgw.Handlers {
 		Batch:    late(func(h localgw.Handlers) localgw.Handler { return h.Batch }),
 		QR:       late(func(h localgw.Handlers) localgw.Handler { return h.QR }),
 		Stats:    late(func(h localgw.Handlers) localgw.Handler { return h.Stats }),
+		Webhooks: late(func(h localgw.Handlers) localgw.Handler { return h.Webhooks }),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -25,6 +26,7 @@ import (
 	originauth "github.com/shortlink-dev/shortener/functions/originauth/handler"
 	redirect "github.com/shortlink-dev/shortener/functions/redirect/handler"
 	stats "github.com/shortlink-dev/shortener/functions/stats/handler"
+	webhooks "github.com/shortlink-dev/shortener/functions/webhooks/handler"
 	"github.com/shortlink-dev/shortener/internal/apispec"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/apigw"
@@ -35,7 +37,43 @@ import (
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/storetest"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/webhook"
 )
+
+// resolver answers hooks.example.com with a public address and
+// internal.example.com with a private one.
+type resolver struct{}
+
+func (resolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	ips := map[string]string{"hooks.example.com": "93.184.215.14", "internal.example.com": "10.0.0.7"}
+	if ip, ok := ips[host]; ok {
+		return []net.IPAddr{{IP: net.ParseIP(ip)}}, nil
+	}
+	return nil, fmt.Errorf("no such host %s", host)
+}
+
+// webhookFaults is webhook.Memory that fails List with err while err is set.
+type webhookFaults struct {
+	*webhook.Memory
+	mu  sync.Mutex
+	err error
+}
+
+func (f *webhookFaults) fail(err error) {
+	f.mu.Lock()
+	f.err = err
+	f.mu.Unlock()
+}
+
+func (f *webhookFaults) List(ctx context.Context, owner string) ([]webhook.Subscription, error) {
+	f.mu.Lock()
+	err := f.err
+	f.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return f.Memory.List(ctx, owner)
+}
 
 // clicks stands in for the analytics table behind the stats handler:
 // three clicks in the first bucket of any range, one country and one
@@ -111,6 +149,7 @@ type env struct {
 	checker *apispec.Checker
 	clock   *storetest.Clock
 	store   *faultStore
+	hooks   *webhookFaults
 
 	mu   sync.Mutex
 	seen map[string]map[int]bool // operation ("" outside any) -> statuses
@@ -147,10 +186,13 @@ func newEnv(t *testing.T) *env {
 		Metrics: metrics.New(io.Discard, "Shortener", "stats"), Owners: owners}
 	// The redirect route as deployed, behind the origin authorizer; every
 	// request carries the secret, as CloudFront's do (e.do).
+	e.hooks = &webhookFaults{Memory: webhook.NewMemory()}
+	wh := webhooks.New(webhooks.Options{Store: e.hooks, Owners: owners, Guard: webhook.Guard{Resolver: resolver{}},
+		Now: clock.Now, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "webhooks")})
 	auth := &originauth.Handler{Secrets: originauth.Static{originSecret}}
 	gw, err := localgw.New(localgw.Options{
 		Routes: localgw.Routes(localgw.Handlers{Create: c.Handle, Redirect: r.Handle, Manage: m.Handle, Batch: c.Handle, QR: m.Handle, Stats: st.Handle,
-			OriginAuthorizer: &localgw.Authorizer{Header: originauth.HeaderName, Handler: auth.Handle}}),
+			Webhooks: wh.Handle, OriginAuthorizer: &localgw.Authorizer{Header: originauth.HeaderName, Handler: auth.Handle}}),
 		APIKeys: localgw.StaticKeys(keyA, keyB),
 		Log:     log,
 		// As deployed (infra/api): without it a QR code is base64 text.
@@ -410,6 +452,49 @@ func TestConformance(t *testing.T) {
 	e.store.fail(fmt.Errorf("get: %w", link.ErrUnavailable))
 	get("/v1/links/"+code+"/stats", keyA, 503, false)
 	e.store.fail(nil)
+
+	// POST, GET /v1/webhooks; DELETE /v1/webhooks/{id}; GET /v1/webhooks/{id}/deliveries
+	_, b = post("/v1/webhooks", `{"url":"https://hooks.example.com/in","events":["link.created","link.clicked"],"human_only":true}`, 201, false)
+	var hook struct{ ID, Secret string }
+	require.NoError(t, json.Unmarshal(b, &hook))
+	require.NotEmpty(t, hook.Secret)
+	post("/v1/webhooks", `{"url":"https://internal.example.com/in","events":["link.created"]}`, 400, false)
+	post("/v1/webhooks", `{"url":"https://hooks.example.com/in","events":["link.viewed"]}`, 400, true)
+	post("/v1/webhooks", `{"url":"https://hooks.example.com/in","events":[]}`, 400, true)
+	post("/v1/webhooks", `{"events":["link.created"]}`, 400, true)
+	post("/v1/webhooks", `{"url":"https://hooks.example.com/in","events":["link.created"]}`, 415, true, "Content-Type", "text/plain")
+	post("/v1/webhooks", `{"url":"https://hooks.example.com/`+strings.Repeat("a", 70<<10)+`","events":["link.created"]}`, 413, true)
+	for range webhook.MaxSubscriptions - 1 {
+		post("/v1/webhooks", `{"url":"https://hooks.example.com/more","events":["link.deleted"]}`, 201, false)
+	}
+	post("/v1/webhooks", `{"url":"https://hooks.example.com/more","events":["link.deleted"]}`, 409, false)
+	e.do(call{method: "POST", path: "/v1/webhooks", body: `{"url":"https://hooks.example.com/in","events":["link.created"]}`, status: 401, invalid: true})
+	e.do(call{method: "POST", path: "/v1/webhooks", key: "nobody", body: `{"url":"https://hooks.example.com/in","events":["link.created"]}`, status: 403})
+	_, b = get("/v1/webhooks", keyA, 200, false)
+	assert.Contains(t, string(b), hook.ID)
+	assert.NotContains(t, string(b), hook.Secret)
+	_, b = get("/v1/webhooks", keyB, 200, false)
+	assert.NotContains(t, string(b), hook.ID)
+	get("/v1/webhooks", "nobody", 403, false)
+	get("/v1/webhooks", "", 401, true)
+	e.hooks.fail(fmt.Errorf("query: %w", link.ErrUnavailable))
+	get("/v1/webhooks", keyA, 503, false)
+	e.hooks.fail(fmt.Errorf("a bug"))
+	get("/v1/webhooks", keyA, 500, false)
+	e.hooks.fail(nil)
+	require.NoError(t, e.hooks.Record(context.Background(), "owner-a", webhook.Delivery{Subscription: hook.ID, EventID: "msg_1",
+		Event: webhook.LinkCreated, Attempt: 1, Status: webhook.StatusRetrying, ResponseCode: 500, At: e.clock.Now(), NextRetry: e.clock.Now().Add(5 * time.Second)}))
+	_, b = get("/v1/webhooks/"+hook.ID+"/deliveries", keyA, 200, false)
+	assert.Contains(t, string(b), `"next_retry"`)
+	get("/v1/webhooks/"+hook.ID+"/deliveries", keyB, 404, false)
+	get("/v1/webhooks/"+hook.ID+"/deliveries", "", 401, true)
+	get("/v1/webhooks/"+hook.ID+"/deliveries", "nobody", 403, false)
+	e.do(call{method: "DELETE", path: "/v1/webhooks/" + hook.ID, key: keyB, status: 404})
+	e.do(call{method: "DELETE", path: "/v1/webhooks/" + hook.ID, key: "nobody", status: 403})
+	e.do(call{method: "DELETE", path: "/v1/webhooks/" + hook.ID, key: keyA, status: 204})
+	e.do(call{method: "DELETE", path: "/v1/webhooks/" + hook.ID, key: keyA, status: 404})
+	e.do(call{method: "DELETE", path: "/v1/webhooks/" + hook.ID, status: 401, invalid: true})
+	e.do(call{method: "GET", path: "/v1/webhooks/" + hook.ID, key: keyA, status: 405, invalid: true})
 
 	// DELETE /v1/links/{code}
 	del := func(path string, status int, headers ...string) {

@@ -13,6 +13,9 @@ type Handlers struct {
 	Batch Handler // POST /v1/links/batch
 	QR    Handler // GET /v1/links/{code}/qr
 	Stats Handler // GET /v1/links/{code}/stats
+	// Webhooks serves POST and GET /v1/webhooks, DELETE /v1/webhooks/{id}
+	// and GET /v1/webhooks/{id}/deliveries.
+	Webhooks Handler
 
 	// OriginAuthorizer guards the redirect route as the deployed origin's
 	// Lambda authorizer does (functions/originauth); nil leaves it open.
@@ -30,6 +33,9 @@ func Routes(h Handlers) []Route {
 		{Methods: []string{http.MethodPost}, Pattern: "/v1/links/batch", NeedsKey: true, Handler: h.Batch},
 		{Methods: []string{http.MethodGet}, Pattern: "/v1/links/{code}/qr", NeedsKey: true, Handler: h.QR},
 		{Methods: []string{http.MethodGet}, Pattern: "/v1/links/{code}/stats", NeedsKey: true, Handler: h.Stats},
+		{Methods: []string{http.MethodGet, http.MethodPost}, Pattern: "/v1/webhooks", NeedsKey: true, Handler: h.Webhooks},
+		{Methods: []string{http.MethodDelete}, Pattern: "/v1/webhooks/{id}", NeedsKey: true, Handler: h.Webhooks},
+		{Methods: []string{http.MethodGet}, Pattern: "/v1/webhooks/{id}/deliveries", NeedsKey: true, Handler: h.Webhooks},
 		// The redirect origin is an HTTP API (infra/api NewRedirect).
 		{Methods: []string{http.MethodGet, http.MethodHead}, Pattern: "/{code}", Handler: h.Redirect, API: HTTPAPI, Authorizer: h.OriginAuthorizer},
 	}
