@@ -102,7 +102,7 @@ type clickPipeline struct {
 // edge records to the stream and polling it into the clicks function, and
 // returns the stats function's handler.
 func startClicks(ctx context.Context, s clickSettings, cfg config.Config, db *dynamodb.Client, kc *kinesis.Client,
-	log *slog.Logger, metricsOut io.Writer) (*clickPipeline, *statshandler.Handler, error) {
+	log *slog.Logger, metricsOut io.Writer, events clickshandler.ClickEvents) (*clickPipeline, *statshandler.Handler, error) {
 	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
 	defer cancel()
 	if _, err := localkinesis.EnsureStream(tctx, kc, s.stream, clickShards); err != nil {
@@ -120,6 +120,7 @@ func startClicks(ctx context.Context, s clickSettings, cfg config.Config, db *dy
 		Store:   clickstore.New(db, clickstore.Config{Table: s.analyticsTable}),
 		Log:     log.With("function", "clicks"),
 		Metrics: metrics.New(metricsOut, "Shortener", "clicks"),
+		Events:  events,
 	}
 	poller, err := localkinesis.NewPoller(kc, localkinesis.Options{
 		Stream: s.stream, Handler: clicks.Handle, BatchSize: clicksBatchSize, BatchWindow: s.batchWindow,

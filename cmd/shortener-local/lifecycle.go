@@ -28,14 +28,15 @@ type lifecycle struct {
 }
 
 // startLifecycle starts the stream poller and the reclaim schedule; both
-// stop when ctx ends, and wait returns once they have.
+// stop when ctx ends, and wait returns once they have. alsoOnStream, when
+// not nil, is the links stream's other consumer (webhookstream).
 func startLifecycle(ctx context.Context, cfg config.Config, db *dynamodb.Client, endpoint string, every time.Duration,
-	log *slog.Logger, metricsOut io.Writer) (*lifecycle, error) {
+	log *slog.Logger, metricsOut io.Writer, alsoOnStream localstream.Handler) (*lifecycle, error) {
 	store := dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout})
 	ttl := &ttlhandler.Handler{Store: store, Grace: cfg.TombstoneGrace, Now: time.Now,
 		Log: log.With("function", "ttlstream"), Metrics: metrics.New(metricsOut, "Shortener", "ttlstream")}
 	poller, err := localstream.New(db, emulator.NewStreamsClient(endpoint), localstream.Options{
-		Table: cfg.LinksTable, Handler: ttl.Handle, Region: emulator.Region, Log: log.With("component", "stream-poller"),
+		Table: cfg.LinksTable, Handler: bothStreamHandlers(ttl.Handle, alsoOnStream), Region: emulator.Region, Log: log.With("component", "stream-poller"),
 	})
 	if err != nil {
 		return nil, err

@@ -203,6 +203,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		clicks             *clickPipeline
 		life               *lifecycle
 		stopLife           = func() {}
+		hooks              *webhookPipeline
+		stopWebhooks       = func() {}
 	)
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
@@ -223,6 +225,11 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		stopLife()
 		if life != nil {
 			life.wait()
+		}
+		// Deliveries stop last: the stream and the clicks feed them.
+		stopWebhooks()
+		if hooks != nil {
+			hooks.wait()
 		}
 		if kinesalite != nil {
 			if serr := kinesalite.Stop(); serr != nil {
@@ -293,8 +300,18 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		}
 		kinesisEndpoint = kinesalite.Endpoint()
 	}
+	b.setPhase("creating the webhooks table")
+	wctx, cancelWebhooks := context.WithCancel(ctx)
+	hooks, err = startWebhooks(wctx, wc, cfg, db, log, stdout)
+	stopWebhooks = cancelWebhooks
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("webhooks table: %w", err)
+	}
 	b.setPhase("creating the click stream")
-	clicks, stats, err := startClicks(ctx, cs, cfg, db, emulator.NewKinesisClient(kinesisEndpoint), log, stdout)
+	clicks, stats, err := startClicks(ctx, cs, cfg, db, emulator.NewKinesisClient(kinesisEndpoint), log, stdout, hooks.clicks)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -312,17 +329,10 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	// table the click pipeline creates.
 	stats.Owners = owners
 	h.Stats = stats.Handle
-	hooks, err := newWebhooksAPI(ctx, wc, db, owners, log, stdout, cfg.DBTimeout)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return fmt.Errorf("webhooks table: %w", err)
-	}
-	h.Webhooks = hooks.Handle
+	h.Webhooks = newWebhooksAPI(wc, db, owners, log, stdout, cfg.DBTimeout).Handle
 	lctx, cancelLife := context.WithCancel(ctx)
 	stopLife = cancelLife
-	life, err = startLifecycle(lctx, cfg, db, endpoint, s.reclaimEvery, log, stdout)
+	life, err = startLifecycle(lctx, cfg, db, endpoint, s.reclaimEvery, log, stdout, hooks.stream)
 	if err != nil {
 		return fmt.Errorf("lifecycle: %w", err)
 	}

@@ -110,11 +110,22 @@ type Handler struct {
 	Backoff time.Duration
 	Log     *slog.Logger
 	Metrics *metrics.Emitter
+	// Events, when set, hears of each batch's clicks per code before they
+	// are counted (link.clicked webhooks, events.go).
+	Events ClickEvents
 }
 
 // Handle counts the clicks of one Kinesis batch.
 func (h *Handler) Handle(ctx context.Context, ev events.KinesisEvent) (events.KinesisEventResponse, error) {
 	b := h.reduce(ctx, ev.Records)
+	if err := h.publish(ctx, b); err != nil {
+		h.Log.ErrorContext(ctx, "queue link.clicked events; the batch is retried", "error", err.Error())
+		if ferr := h.Metrics.Flush(); ferr != nil {
+			h.Log.WarnContext(ctx, "flush metrics", "error", ferr.Error())
+		}
+		return events.KinesisEventResponse{BatchItemFailures: []events.KinesisBatchItemFailure{
+			{ItemIdentifier: ev.Records[0].Kinesis.SequenceNumber}}}, nil
+	}
 	resp := h.apply(ctx, b)
 	if err := h.Metrics.Flush(); err != nil {
 		h.Log.WarnContext(ctx, "flush metrics", "error", err.Error())
