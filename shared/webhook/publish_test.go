@@ -1,0 +1,62 @@
+package webhook_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/webhook"
+)
+
+type sent struct{ msgs []webhook.Message }
+
+func (s *sent) Send(_ context.Context, m webhook.Message, _ time.Duration) error {
+	s.msgs = append(s.msgs, m)
+	return nil
+}
+
+type links map[string]string // code -> owner
+
+func (l links) Get(_ context.Context, code string) (link.Link, error) {
+	owner, ok := l[code]
+	if !ok {
+		return link.Link{}, link.ErrNotFound
+	}
+	return link.Link{Code: code, Owner: owner}, nil
+}
+
+func TestClickPublisher(t *testing.T) {
+	ctx := context.Background()
+	store := webhook.NewMemory()
+	for _, s := range []webhook.Subscription{
+		{ID: "wh_all", Owner: "alice", Events: []string{webhook.LinkClicked}},
+		{ID: "wh_human", Owner: "alice", Events: []string{webhook.LinkClicked}, HumanOnly: true},
+		{ID: "wh_created", Owner: "alice", Events: []string{webhook.LinkCreated}},
+		{ID: "wh_bob", Owner: "bob", Events: []string{webhook.LinkClicked}},
+	} {
+		require.NoError(t, store.Create(ctx, s))
+	}
+	q := &sent{}
+	p := &webhook.ClickPublisher{Links: links{"abc": "alice", "bots": "alice"}, Publisher: &webhook.Publisher{Subscriptions: store, Queue: q}}
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	require.NoError(t, p.Clicked(ctx, "shard|1|9", []webhook.Clicks{
+		{Code: "abc", Total: 3, Human: 2, Bot: 1, From: at, To: at.Add(time.Second)},
+		{Code: "bots", Total: 2, Bot: 2, From: at, To: at},
+		{Code: "gone", Total: 1, Human: 1, From: at, To: at},
+	}))
+	var got []string
+	for _, m := range q.msgs {
+		var c webhook.Clicks
+		require.NoError(t, json.Unmarshal(m.Event.Data, &c))
+		got = append(got, m.Subscription+":"+c.Code)
+		assert.Equal(t, webhook.LinkClicked, m.Event.Type)
+		assert.Equal(t, webhook.EventID("shard|1|9", c.Code), m.Event.ID)
+	}
+	assert.ElementsMatch(t, []string{"wh_all:abc", "wh_human:abc", "wh_all:bots"}, got,
+		"human_only drops the bot-only batch; other types and other owners get nothing")
+}
