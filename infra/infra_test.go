@@ -25,7 +25,7 @@ import (
 )
 
 var (
-	primaryOnly = []string{"create", "manage", "stats", "reclaim", "clicks"}
+	primaryOnly = []string{"create", "manage", "stats", "reclaim", "clicks", "webhooks", "webhookdelivery", "webhookstream"}
 	everyRegion = []string{"redirect", "originauth", "ttlstream"}
 )
 
@@ -52,7 +52,7 @@ func TestFunctionsRuntimeAndPlacement(t *testing.T) {
 					assert.Equal(t, s.cfg.PrimaryRegion, vars["PRIMARY_REGION"], name)
 					assert.Contains(t, []any{nil, s.cfg.BaseURL()}, vars["SHORTENER_BASE_URL"])
 				}
-				assert.Len(t, tp.resources("AWS::Lambda::Function"), map[bool]int{true: 8, false: 4}[primary],
+				assert.Len(t, tp.resources("AWS::Lambda::Function"), map[bool]int{true: 11, false: 4}[primary],
 					"the secondary stack has redirect, originauth, ttlstream and CDK's DescribeTable provider")
 			})
 		}
@@ -81,7 +81,18 @@ func TestFunctionEnvironment(t *testing.T) {
 		assert.NotContains(t, vars(name), "KEYS_TABLE", name)
 	}
 	assert.Contains(t, vars("clicks"), "ANALYTICS_TABLE")
-	assert.NotContains(t, vars("clicks"), "LINKS_TABLE")
+	// Only to find a code's owner for link.clicked webhooks (GetItem).
+	assert.Contains(t, vars("clicks"), "LINKS_TABLE")
+	for _, name := range []string{"webhooks", "webhookdelivery", "webhookstream", "clicks"} {
+		assert.Contains(t, vars(name), "WEBHOOKS_TABLE", name)
+	}
+	for _, name := range []string{"webhookdelivery", "webhookstream", "clicks"} {
+		assert.Contains(t, vars(name), "WEBHOOK_QUEUE_URL", name)
+	}
+	assert.Contains(t, vars("webhookdelivery"), "WEBHOOK_DLQ_URL")
+	for _, name := range []string{"webhooks", "webhookdelivery", "webhookstream", "clicks"} {
+		assert.NotContains(t, vars(name), "WEBHOOK_ALLOW_LOOPBACK", "a deployed stack never allows loopback receivers")
+	}
 	assert.Equal(t, "E2EXAMPLE12345", vars("manage")["DISTRIBUTION_ID"])
 	for _, name := range []string{"create", "redirect", "stats", "ttlstream", "reclaim", "clicks"} {
 		assert.NotContains(t, vars(name), "DISTRIBUTION_ID", name)
@@ -159,10 +170,23 @@ func TestStreamConsumers(t *testing.T) {
 		for _, region := range s.cfg.Regions {
 			tp := s.regional(region)
 			esms := tp.resources("AWS::Lambda::EventSourceMapping")
-			want := map[bool]int{true: 2, false: 1}[region == s.cfg.PrimaryRegion]
+			want := map[bool]int{true: 4, false: 1}[region == s.cfg.PrimaryRegion]
 			require.Len(t, esms, want, region)
 			for _, e := range esms {
 				p := e.Props
+				if strings.HasPrefix(e.ID, "WebhookdeliveryFunction") {
+					// The delivery queue's mapping: partial failures, a
+					// bounded concurrency, and the queue's own redrive to
+					// a dead-letter queue with an alarm.
+					assert.Equal(t, []any{"ReportBatchItemFailures"}, p["FunctionResponseTypes"], e.ID)
+					assert.Equal(t, float64(20), get(p, "ScalingConfig", "MaximumConcurrency"))
+					q := tp.resource(get(p, "EventSourceArn", "Fn::GetAtt", 0).(string))
+					assert.Equal(t, true, q.Props["SqsManagedSseEnabled"])
+					dlq := get(q.Props, "RedrivePolicy", "deadLetterTargetArn", "Fn::GetAtt", 0).(string)
+					assert.Equal(t, float64(5), get(q.Props, "RedrivePolicy", "maxReceiveCount"))
+					assertAlarmOn(t, tp, dlq, "ApproximateNumberOfMessagesVisible")
+					continue
+				}
 				assert.Equal(t, []any{"ReportBatchItemFailures"}, p["FunctionResponseTypes"], e.ID)
 				assert.Equal(t, true, p["BisectBatchOnFunctionError"], e.ID)
 				assert.Equal(t, float64(10), p["MaximumRetryAttempts"], e.ID)
@@ -181,6 +205,9 @@ func TestStreamConsumers(t *testing.T) {
 				case strings.HasPrefix(e.ID, "ClicksFunction"):
 					assert.Nil(t, p["FilterCriteria"])
 					assert.Contains(t, toJSON(p["EventSourceArn"]), "ClicksClickLog")
+				case strings.HasPrefix(e.ID, "WebhookstreamFunction"):
+					assert.Nil(t, p["FilterCriteria"], "every link change")
+					assert.Contains(t, toJSON(p["EventSourceArn"]), "TablesLinks")
 				default:
 					t.Errorf("unexpected mapping %s", e.ID)
 				}
@@ -386,7 +413,8 @@ func TestManagementAPI(t *testing.T) {
 		assert.Equal(t, true, m.Props["ApiKeyRequired"], "every /v1 method with a function behind it needs an API key: %s", m.ID)
 	}
 	assert.Equal(t, 1, pages, "one static page: GET /v1/problems")
-	assert.Len(t, routes, 9, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET problems")
+	assert.Len(t, routes, 13, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET problems, "+
+		"POST/GET /v1/webhooks, DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries")
 	var ids []string
 	for r := range routes {
 		ids = append(ids, r)
@@ -462,7 +490,12 @@ func TestIAMPerFunction(t *testing.T) {
 				}
 				want["stats"] = grant{"dynamodb:GetItem": "", "dynamodb:Query": analytics}
 				want["reclaim"] = grant{"dynamodb:Query": "/index/", "dynamodb:PutItem": links, "dynamodb:DeleteItem": links}
-				want["clicks"] = grant{"dynamodb:UpdateItem": analytics, "dynamodb:GetItem": analytics}
+				hooks := "webhookssubscriptions"
+				// GetItem: its checkpoints, and a code's owner for link.clicked.
+				want["clicks"] = grant{"dynamodb:UpdateItem": analytics, "dynamodb:GetItem": "", "dynamodb:Query": hooks}
+				want["webhooks"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": hooks, "dynamodb:DeleteItem": hooks, "dynamodb:Query": hooks}
+				want["webhookdelivery"] = grant{"dynamodb:GetItem": hooks, "dynamodb:UpdateItem": hooks, "dynamodb:PutItem": hooks}
+				want["webhookstream"] = grant{"dynamodb:Query": hooks}
 			}
 			for name, g := range want {
 				t.Run(s.name+"/"+region+"/"+name, func(t *testing.T) {
@@ -488,8 +521,8 @@ func TestIAMPerFunction(t *testing.T) {
 							if name == "create" && strings.HasPrefix(a, "dynamodb:") {
 								assert.True(t, strings.Contains(res, links) || strings.Contains(res, idem) || strings.Contains(res, keysTable), st.Resources)
 							}
-							if name == "clicks" || name == "stats" {
-								if strings.HasPrefix(a, "dynamodb:") && a != "dynamodb:GetItem" {
+							if name == "clicks" || name == "stats" || strings.HasPrefix(name, "webhook") {
+								if strings.HasPrefix(a, "dynamodb:") && a != "dynamodb:GetItem" && !slices.Contains(streamRead, a) {
 									assert.NotContains(t, res, links, "%s touches only analytics with %s", name, a)
 								}
 							}
@@ -501,6 +534,11 @@ func TestIAMPerFunction(t *testing.T) {
 						wantActions = slices.Concat(wantActions, streamRead, dlq)
 					case "clicks":
 						wantActions = slices.Concat(wantActions, kinesisRead, dlq)
+					case "webhookstream":
+						wantActions = slices.Concat(wantActions, streamRead, dlq)
+					case "webhookdelivery":
+						// Consumes the queue; sends retries to it and spent ones to the DLQ.
+						wantActions = slices.Concat(wantActions, dlq, []string{"sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage"})
 					}
 					assert.ElementsMatch(t, wantActions, keys(got))
 				})

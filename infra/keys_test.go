@@ -55,7 +55,7 @@ func TestKeysTable(t *testing.T) {
 // region's replica of the keys table, and nothing else of it; no other
 // function touches it. Keys are written by operators only.
 func TestKeysTableGrants(t *testing.T) {
-	readers := []string{"create", "manage", "stats"}
+	readers := []string{"create", "manage", "stats", "webhooks"}
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		for _, region := range s.cfg.Regions {
 			tp := s.regional(region)

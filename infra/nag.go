@@ -115,6 +115,7 @@ func addNagChecks(app awscdk.App, s *Stacks) {
 			suppression("AwsSolutions-APIG3", "/v1 REST API"),
 			suppression("AwsSolutions-IAM4", "API Gateway account CloudWatch role"))
 		suppress(r.Clicks.Consumer.DeadLetters, suppression("AwsSolutions-SQS3", "stream consumers' on-failure queues"))
+		suppress(r.Webhooks.StreamConsumer.DeadLetters, suppression("AwsSolutions-SQS3", "stream consumers' on-failure queues"))
 		suppress(r.Reclaim.StateMachine.Role(),
 			suppression("AwsSolutions-IAM5", "reclaim state machine role"))
 	}

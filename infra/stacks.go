@@ -23,6 +23,7 @@ import (
 	"github.com/shortlink-dev/shortener/infra/monitoring"
 	"github.com/shortlink-dev/shortener/infra/streamconsumer"
 	"github.com/shortlink-dev/shortener/infra/tables"
+	"github.com/shortlink-dev/shortener/infra/webhooks"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -153,6 +154,7 @@ type RegionalStack struct {
 	Management *api.Management
 	Reclaim    *lifecycle.Reclaim
 	Clicks     *clickpipeline.Pipeline
+	Webhooks   *webhooks.Webhooks
 }
 
 // Memory and timeout per function. Go handlers are small; memory buys CPU,
@@ -171,6 +173,11 @@ var functionSizes = map[string]struct {
 	"ttlstream": {256, 60 * time.Second},
 	"reclaim":   {256, 5 * time.Minute},
 	"clicks":    {512, 2 * time.Minute},
+	"webhooks":  {256, 10 * time.Second},
+	// A batch of 10 deliveries sent at once, each bounded by
+	// WEBHOOK_TIMEOUT (10 s), plus the table and queue calls.
+	"webhookdelivery": {256, 60 * time.Second},
+	"webhookstream":   {256, 60 * time.Second},
 }
 
 var functionDescriptions = map[string]string{
@@ -181,7 +188,11 @@ var functionDescriptions = map[string]string{
 	"stats":      "GET /v1/links/{code}/stats",
 	"ttlstream":  "Links table stream: TTL deletions become tombstones in the primary region",
 	"reclaim":    "Step Functions task: tombstones expired links, releases tombstones past their grace",
-	"clicks":     "CloudFront real-time logs (Kinesis) -> click counts",
+	"clicks":     "CloudFront real-time logs (Kinesis) -> click counts (and link.clicked webhook events)",
+	"webhooks":   "POST|GET /v1/webhooks, DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries",
+	// Receivers are called from here only, through the SSRF guard.
+	"webhookdelivery": "Webhook delivery queue (SQS): signs and sends each delivery, retries on the schedule",
+	"webhookstream":   "Links table stream: link changes become webhook events on the delivery queue",
 }
 
 // NewRegionalStack creates region's stack.
@@ -297,13 +308,40 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 					"Deploy once, then deploy again with -c distributionId=<the edge stack's DistributionId output> (docs/deploy.md)."), nil)
 		}
 
+		// Webhooks: the subscriptions API, the links stream's webhook
+		// consumer and the delivery function behind the queue.
+		hooksAPI := fn("webhooks", "KEYS_TABLE")
+		keys.Grant(hooksAPI.Role, jsii.String("dynamodb:GetItem"))
+		delivery := fn("webhookdelivery")
+		hookStream := fn("webhookstream")
+		rs.Webhooks = webhooks.New(st, "Webhooks", webhooks.Props{
+			Delivery: delivery.Fn, DeliveryTimeout: awscdk.Duration_Seconds(jsii.Number(functionSizes["webhookdelivery"].timeout.Seconds())),
+			Stream: hookStream.Fn, Links: links,
+		})
+		hooks := rs.Webhooks
+		for _, f := range []*golambda.Function{hooksAPI, delivery, hookStream} {
+			f.Fn.AddEnvironment(jsii.String("WEBHOOKS_TABLE"), hooks.Table.TableName(), nil)
+		}
+		for _, f := range []*golambda.Function{delivery, hookStream} {
+			f.Fn.AddEnvironment(jsii.String("WEBHOOK_QUEUE_URL"), hooks.Queue.QueueUrl(), nil)
+			hooks.Queue.GrantSendMessages(f.Role)
+		}
+		delivery.Fn.AddEnvironment(jsii.String("WEBHOOK_DLQ_URL"), hooks.DeadLetters.QueueUrl(), nil)
+		hooks.DeadLetters.GrantSendMessages(delivery.Role)
+		hooks.Table.Grant(hooksAPI.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"),
+			jsii.String("dynamodb:DeleteItem"), jsii.String("dynamodb:Query"))
+		// GetItem: the subscription; UpdateItem: disable on 410; PutItem:
+		// the attempt's record.
+		hooks.Table.Grant(delivery.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:PutItem"))
+		hooks.Table.Grant(hookStream.Role, jsii.String("dynamodb:Query"))
+
 		stats := fn("stats", "LINKS_TABLE", "ANALYTICS_TABLE", "KEYS_TABLE")
 		links.Grant(stats.Role, jsii.String("dynamodb:GetItem"))
 		keys.Grant(stats.Role, jsii.String("dynamodb:GetItem"))
 		data.Tables.Analytics.Grant(stats.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:GetItem"))
 
 		rs.Management = api.NewManagement(st, "ManagementApi", api.ManagementProps{
-			Create: create.Fn, Manage: manage.Fn, Stats: stats.Fn,
+			Create: create.Fn, Manage: manage.Fn, Stats: stats.Fn, Webhooks: hooksAPI.Fn,
 			RateLimit: cfg.APIRateLimit, BurstLimit: cfg.APIBurstLimit, QuotaPerDay: cfg.APIQuotaPerDay,
 			Retention: retention,
 		})
@@ -322,8 +360,15 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 			Function: reclaim.Fn, Definition: definition, Schedule: cfg.ReclaimSchedule, Retention: retention,
 		})
 
-		clicks := fn("clicks", "ANALYTICS_TABLE")
+		clicks := fn("clicks", "ANALYTICS_TABLE", "LINKS_TABLE")
 		data.Tables.Analytics.Grant(clicks.Role, jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:GetItem"))
+		// link.clicked: a code's owner from the links table, the owner's
+		// subscriptions, and the queue.
+		links.Grant(clicks.Role, jsii.String("dynamodb:GetItem"))
+		hooks.Table.Grant(clicks.Role, jsii.String("dynamodb:Query"))
+		clicks.Fn.AddEnvironment(jsii.String("WEBHOOKS_TABLE"), hooks.Table.TableName(), nil)
+		clicks.Fn.AddEnvironment(jsii.String("WEBHOOK_QUEUE_URL"), hooks.Queue.QueueUrl(), nil)
+		hooks.Queue.GrantSendMessages(clicks.Role)
 		rs.Clicks = clickpipeline.New(st, "Clicks", clickpipeline.Props{Function: clicks.Fn})
 
 		mon.RestAPI = rs.Management.API
@@ -334,6 +379,13 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		mon.Consumers = append(mon.Consumers, monitoring.Consumer{
 			Name: "clicks", Fn: clicks.Fn, DeadLetters: rs.Clicks.Consumer.DeadLetters,
 			MaxIteratorAge: awscdk.Duration_Minutes(jsii.Number(5)),
+		}, monitoring.Consumer{
+			Name: "webhookstream", Fn: hookStream.Fn, DeadLetters: hooks.StreamConsumer.DeadLetters,
+			MaxIteratorAge: awscdk.Duration_Minutes(jsii.Number(10)),
+		})
+		mon.DeadLetterQueues = append(mon.DeadLetterQueues, monitoring.DeadLetterQueue{
+			Name: "webhookdelivery", Queue: hooks.DeadLetters,
+			What: "Webhook deliveries gave up (retries spent, or the function kept failing): read the messages, redrive them once the cause is fixed",
 		})
 
 		out(st, "ManagementApiUrl", rs.Management.API.Url(), "The /v1 API's own endpoint (use the distribution's)")

@@ -78,7 +78,8 @@ func setup() error {
 		if outRoot, setupErr = os.MkdirTemp("", "shortener-cdk-out-"); setupErr != nil {
 			return
 		}
-		for _, fn := range []string{"create", "redirect", "originauth", "manage", "stats", "ttlstream", "reclaim", "clicks"} {
+		for _, fn := range []string{"create", "redirect", "originauth", "manage", "stats", "ttlstream", "reclaim", "clicks",
+			"webhooks", "webhookdelivery", "webhookstream"} {
 			if setupErr = placeholderZip(filepath.Join(assetDir, fn+".zip"), fn); setupErr != nil {
 				return
 			}

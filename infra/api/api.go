@@ -90,6 +90,9 @@ type ManagementProps struct {
 	Create awslambda.IFunction // POST /v1/links
 	Manage awslambda.IFunction // GET /v1/links, GET|PATCH|DELETE /v1/links/{code}
 	Stats  awslambda.IFunction // GET /v1/links/{code}/stats
+	// Webhooks serves POST|GET /v1/webhooks, DELETE /v1/webhooks/{id} and
+	// GET /v1/webhooks/{id}/deliveries; nil leaves them out.
+	Webhooks awslambda.IFunction
 
 	// Per API key.
 	RateLimit   float64
@@ -193,6 +196,19 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 	one.AddResource(jsii.String("qr"), nil).AddMethod(jsii.String("GET"), manage, withCode)
 	one.AddResource(jsii.String("stats"), nil).AddMethod(jsii.String("GET"), integrate(p.Stats), withCode)
 	addProblemsPage(links.ParentResource())
+	if p.Webhooks != nil {
+		hooks := links.ParentResource().AddResource(jsii.String("webhooks"), nil)
+		wh := integrate(p.Webhooks)
+		hooks.AddMethod(jsii.String("POST"), wh, plain)
+		hooks.AddMethod(jsii.String("GET"), wh, plain)
+		withID := &awsapigateway.MethodOptions{
+			RequestValidator:  validator,
+			RequestParameters: &map[string]*bool{"method.request.path.id": jsii.Bool(true)},
+		}
+		one := hooks.AddResource(jsii.String("{id}"), nil)
+		one.AddMethod(jsii.String("DELETE"), wh, withID)
+		one.AddResource(jsii.String("deliveries"), nil).AddMethod(jsii.String("GET"), wh, withID)
+	}
 
 	// API Gateway refuses a missing or unknown key itself, before any
 	// function runs, and tells the two apart no more than INVALID_API_KEY

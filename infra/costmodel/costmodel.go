@@ -35,6 +35,7 @@ type Prices struct {
 	CloudWatchLogsGB      Price // ingestion
 	WAFPerMillion         Price
 	WAFMonthlyFixed       Price // one web ACL with one rule
+	SQSPerMillion         Price // standard queue requests
 }
 
 // PricesRead is the date the prices were read from AWS-FACTS.md.
@@ -63,6 +64,7 @@ func DefaultPrices() Prices {
 		CloudWatchLogsGB:      Price{0.50, "GB of CloudWatch Logs ingested", "UNCONFIRMED"},
 		WAFPerMillion:         Price{0.60, "1 M requests inspected by WAF", "UNCONFIRMED"},
 		WAFMonthlyFixed:       Price{6.00, "web ACL ($5) + one rule ($1) per month", "UNCONFIRMED"},
+		SQSPerMillion:         Price{0.40, "1 M SQS standard requests (64 KB each; aws.amazon.com/sqs/pricing)", "UNCONFIRMED"},
 	}
 }
 
@@ -119,6 +121,19 @@ type Assumptions struct {
 	MonthsOfLinksKept float64 // live links = creates x this (the default TTL, 5 years)
 	StoredItemBytes   float64 // item plus DynamoDB's per-item overhead
 	WAF               bool
+
+	// Webhooks. Every link change passes the links stream's webhook
+	// consumer, which reads its owner's subscriptions (one strongly
+	// consistent Query, 1 RRU); every code of every click batch costs its
+	// owner's lookup (GetItem, 0.5 RRU) and the subscriptions' Query.
+	// Only the events someone subscribed to become deliveries.
+	LinkEventsPerCreate float64 // created, updated, deleted or expired
+	ClickCodesPerBatch  float64 // distinct codes in one clicks batch
+	SubscribedShare     float64 // events that have a subscription to go to
+	// A delivery: SQS send, receive, delete (3 requests), a tenth of a
+	// Lambda invocation, the subscription's read (1 RRU) and the attempt's
+	// record (1 WRU).
+	DeliveryMemGB, DeliveryMs float64 // per delivery batch of 10
 }
 
 // MeasuredClickWRU is the WRU per click `make cost` printed for today's
@@ -154,6 +169,11 @@ func DefaultAssumptions() Assumptions {
 		MonthsOfLinksKept:    60,
 		StoredItemBytes:      450,
 		WAF:                  true,
+		LinkEventsPerCreate:  2.2,
+		ClickCodesPerBatch:   300,
+		SubscribedShare:      0.05,
+		DeliveryMemGB:        0.25,
+		DeliveryMs:           400,
 	}
 }
 
@@ -166,10 +186,11 @@ const (
 	Analytics Group = "Click analytics"
 	Lifecycle Group = "Expiry and reclaim"
 	Platform  Group = "Storage, logs, WAF"
+	Webhooks  Group = "Webhooks"
 )
 
 // Groups in order.
-var Groups = []Group{Serving, Analytics, Lifecycle, Platform}
+var Groups = []Group{Serving, Analytics, Lifecycle, Platform, Webhooks}
 
 // Line is one component's monthly cost.
 type Line struct {
@@ -264,6 +285,15 @@ func Compute(l Load, hit float64, p Prices, a Assumptions) Estimate {
 	if a.WAF {
 		add(Platform, "WAF (context waf=true)", viewer/million*p.WAFPerMillion.USD+p.WAFMonthlyFixed.USD)
 	}
+
+	linkEvents := l.Creates * a.LinkEventsPerCreate
+	clickEvents := l.Redirects / a.ClicksBatch * a.ClickCodesPerBatch
+	deliveries := (linkEvents + clickEvents) * a.SubscribedShare
+	rru := func(units float64) float64 { return units / million * p.DynamoRRUPerMillion.USD }
+	add(Webhooks, "DynamoDB webhook lookups (every event)", rru(linkEvents*1+clickEvents*(0.5+1)))
+	add(Webhooks, "Lambda: webhookstream", lambda(linkEvents/100, a.ReclaimMemGB, a.ReclaimMs/10))
+	add(Webhooks, "Webhook deliveries (SQS, Lambda, DynamoDB)", deliveries*3/million*p.SQSPerMillion.USD+
+		lambda(deliveries/10, a.DeliveryMemGB, a.DeliveryMs)+rru(deliveries)+wru(deliveries))
 	for _, ln := range e.Lines {
 		e.Total += ln.USD
 		e.ByGroup[ln.Group] += ln.USD
@@ -334,6 +364,7 @@ func PriceTable(p Prices) string {
 		{"DynamoDB storage", p.DynamoStorageGBMonth}, {"DynamoDB PITR", p.DynamoPITRGBMonth},
 		{"Step Functions", p.StepFunctionsPer1000}, {"CloudWatch Logs", p.CloudWatchLogsGB},
 		{"WAF requests", p.WAFPerMillion}, {"WAF web ACL + rule", p.WAFMonthlyFixed},
+		{"SQS requests", p.SQSPerMillion},
 	}
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.name, strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.10f", r.p.USD), "0"), "."), r.p.Per, r.p.Source)
@@ -423,6 +454,8 @@ func AssumptionTable(a Assumptions) string {
 		{"CloudWatch Logs bytes per invocation (START, END, REPORT) and per /v1 access log", fmt.Sprint(a.PlatformLogBytes, ", ", a.AccessLogBytes)},
 		{"Months of links kept (the default 5-year TTL), item bytes stored incl. overhead", fmt.Sprint(a.MonthsOfLinksKept, ", ", a.StoredItemBytes)},
 		{"WAF on (the default)", fmt.Sprint(a.WAF)},
+		{"Webhooks: link events per create, distinct codes per clicks batch, share of events subscribed to", fmt.Sprint(a.LinkEventsPerCreate, ", ", a.ClickCodesPerBatch, ", ", a.SubscribedShare)},
+		{"webhookdelivery: memory GB, billed ms per batch of 10", fmt.Sprint(a.DeliveryMemGB, ", ", a.DeliveryMs)},
 	}
 	var b strings.Builder
 	b.WriteString("| Assumption | Value |\n|---|---:|\n")

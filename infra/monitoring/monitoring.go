@@ -62,15 +62,23 @@ type Consumer struct {
 	MaxIteratorAge awscdk.Duration
 }
 
+// DeadLetterQueue is a queue whose every message needs an operator.
+type DeadLetterQueue struct {
+	Name  string
+	What  string // the alarm's description: what happened, what to do
+	Queue awssqs.IQueue
+}
+
 // Props say what the stack has; every field is optional.
 type Props struct {
-	AlarmEmail   string
-	Functions    []Function
-	Consumers    []Consumer
-	RedirectAPI  awsapigatewayv2.IHttpApi
-	RestAPI      awsapigateway.RestApi
-	StateMachine awsstepfunctions.IStateMachine
-	Links        awsdynamodb.ITable
+	AlarmEmail       string
+	Functions        []Function
+	Consumers        []Consumer
+	DeadLetterQueues []DeadLetterQueue
+	RedirectAPI      awsapigatewayv2.IHttpApi
+	RestAPI          awsapigateway.RestApi
+	StateMachine     awsstepfunctions.IStateMachine
+	Links            awsdynamodb.ITable
 	// ReplicaRegions are the links table's other replicas, watched from the
 	// region that writes (the primary): replication latency is published
 	// there, per receiving region.
@@ -175,6 +183,15 @@ func New(scope constructs.Construct, id string, p Props) *Monitoring {
 			Title: jsii.String(s.Name + ": iterator age and dead letters"),
 			Left:  &[]awscloudwatch.IMetric{age},
 			Right: &[]awscloudwatch.IMetric{depth},
+			Width: jsii.Number(8),
+		}))
+	}
+	for _, q := range p.DeadLetterQueues {
+		depth := q.Queue.MetricApproximateNumberOfMessagesVisible(maximum)
+		alarm(q.Name+"DeadLetters", q.What, depth, 1, 1)
+		streamWidgets = append(streamWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String(q.Name + ": dead letters"),
+			Left:  &[]awscloudwatch.IMetric{depth},
 			Width: jsii.Number(8),
 		}))
 	}
