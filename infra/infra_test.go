@@ -677,3 +677,27 @@ func TestWAFRefusesPercentEncodedRedirectPaths(t *testing.T) {
 	assert.Contains(t, get(match, "FieldToMatch"), "UriPath")
 	assert.Equal(t, []any{map[string]any{"Priority": 0.0, "Type": "NONE"}}, match["TextTransformations"], "the path as sent, not decoded")
 }
+
+// TestWebhooksTable: the subscriptions hold signing secrets, so the table
+// is encrypted with a KMS key, and its attempts expire.
+func TestWebhooksTable(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		for _, region := range s.cfg.Regions {
+			var hooks []resource
+			for _, r := range s.regional(region).resources("AWS::DynamoDB::GlobalTable") {
+				if strings.HasPrefix(r.ID, "WebhooksSubscriptions") {
+					hooks = append(hooks, r)
+				}
+			}
+			if region != s.cfg.PrimaryRegion {
+				assert.Empty(t, hooks, "webhooks live in the primary region only")
+				continue
+			}
+			require.Len(t, hooks, 1)
+			p := hooks[0].Props
+			assert.Equal(t, "KMS", get(p, "SSESpecification", "SSEType"))
+			assert.Equal(t, true, get(p, "SSESpecification", "SSEEnabled"))
+			assert.Equal(t, "expires_at", get(p, "TimeToLiveSpecification", "AttributeName"))
+		}
+	}
+}

@@ -237,6 +237,10 @@ var packagingCases = map[string]func(t *testing.T, tb tables, state *shared){
 	"reclaim":    testReclaim,
 	"clicks":     testClicks,
 	"stats":      testStats,
+	// internal/rie/webhooks_test.go
+	"webhooks":        testWebhooks,
+	"webhookstream":   testWebhookStream,
+	"webhookdelivery": testWebhookDelivery,
 }
 
 // shared carries what one case leaves for the next (the created code).
@@ -245,7 +249,8 @@ type shared struct {
 }
 
 // order runs create first: redirect and manage read its link.
-var order = []string{"create", "redirect", "originauth", "manage", "ttlstream", "reclaim", "clicks", "stats"}
+var order = []string{"create", "redirect", "originauth", "manage", "ttlstream", "reclaim", "clicks", "stats",
+	"webhooks", "webhookstream", "webhookdelivery"}
 
 func TestBootstraps(t *testing.T) {
 	fns := functions(t)

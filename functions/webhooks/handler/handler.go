@@ -19,7 +19,6 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -248,5 +247,5 @@ var idPattern = regexp.MustCompile(`^wh_[a-z2-7]{26}$`)
 // validID checks a path's ID before any lookup, so junk never reaches
 // the table's key.
 func validID(id string) bool {
-	return idPattern.MatchString(strings.TrimSpace(id)) && id == strings.TrimSpace(id)
+	return idPattern.MatchString(id)
 }

@@ -1,0 +1,94 @@
+package rie_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/shared/webhook"
+	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
+)
+
+// webhookEnv creates a webhooks table and returns the functions'
+// environment for it. The queue URLs point where nothing listens: these
+// cases make no SQS call, and one that did would fail.
+func webhookEnv(t *testing.T, tb tables) (map[string]string, *dynamowebhook.Store) {
+	t.Helper()
+	table := testenv.UniqueName(t, "webhooks")
+	require.NoError(t, dynamowebhook.CreateTable(context.Background(), testenv.DynamoDBClient(t), table))
+	e := tb.env()
+	e["WEBHOOKS_TABLE"] = table
+	e["WEBHOOK_QUEUE_URL"] = "http://127.0.0.1:1/000000000000/deliveries"
+	e["WEBHOOK_DLQ_URL"] = "http://127.0.0.1:1/000000000000/dead-letters"
+	return e, dynamowebhook.New(testenv.DynamoDBClient(t), dynamowebhook.Config{Table: table})
+}
+
+func testWebhooks(t *testing.T, tb tables, _ *shared) {
+	e, store := webhookEnv(t, tb)
+	f := start(t, "webhooks", env(t, "webhooks", e))
+
+	resp := apiResponse(t, invoke(t, f, fixture(t, "webhooks", "create-request.json", nil)))
+	require.Equal(t, 201, resp.StatusCode, "%s", resp.Body)
+	var out struct{ ID, Secret string }
+	require.NoError(t, json.Unmarshal([]byte(resp.Body), &out))
+	subs, err := store.List(context.Background(), owner)
+	require.NoError(t, err)
+	require.Len(t, subs, 1)
+	assert.Equal(t, out.ID, subs[0].ID)
+	assert.Equal(t, out.Secret, subs[0].Secret)
+
+	// As deployed, a loopback receiver is refused.
+	resp = apiResponse(t, invoke(t, f, fixture(t, "webhooks", "create-request.json", func(ev map[string]any) {
+		ev["body"] = `{"url":"https://127.0.0.1/hook","events":["link.created"]}`
+	})))
+	assert.Equal(t, 400, resp.StatusCode, "%s", resp.Body)
+	assert.NotContains(t, f.Output(), out.Secret, "the secret is never logged")
+}
+
+func testWebhookStream(t *testing.T, tb tables, _ *shared) {
+	e, _ := webhookEnv(t, tb)
+	f := start(t, "webhookstream", env(t, "webhookstream", e))
+	// The fixture's owner has no subscription: nothing is queued.
+	res := invoke(t, f, fixture(t, "webhookstream", "insert.json", nil))
+	var resp events.DynamoDBEventResponse
+	require.NoError(t, json.Unmarshal(res.Body, &resp), "%s", res.Body)
+	assert.Empty(t, resp.BatchItemFailures)
+}
+
+func testWebhookDelivery(t *testing.T, tb tables, _ *shared) {
+	e, store := webhookEnv(t, tb)
+	var calls atomic.Int32
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		calls.Add(1)
+		w.WriteHeader(204)
+	}))
+	defer receiver.Close()
+	// A receiver that reaches loopback (as a name re-pointed after
+	// creation would): the deployed function refuses it at dial time.
+	require.NoError(t, store.Create(context.Background(), webhook.Subscription{ID: "wh_rie", Owner: owner, URL: receiver.URL,
+		Events: []string{webhook.LinkCreated}, Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", CreatedAt: time.Now()}))
+	f := start(t, "webhookdelivery", env(t, "webhookdelivery", e))
+	msg, err := json.Marshal(webhook.Message{Subscription: "wh_rie", Attempt: 1, Event: webhook.Event{
+		ID: "msg_rie", Owner: owner, Type: webhook.LinkCreated, Timestamp: time.Now(), Data: json.RawMessage(`{"code":"Ab3dE5g"}`)}})
+	require.NoError(t, err)
+	res := invoke(t, f, fixture(t, "webhookdelivery", "sqs-delivery.json", func(ev map[string]any) {
+		ev["Records"].([]any)[0].(map[string]any)["body"] = string(msg)
+	}))
+	var resp events.SQSEventResponse
+	require.NoError(t, json.Unmarshal(res.Body, &resp), "%s", res.Body)
+	assert.Empty(t, resp.BatchItemFailures)
+	assert.Zero(t, calls.Load(), "no request reached the loopback receiver")
+	ds, err := store.Deliveries(context.Background(), owner, "wh_rie", 10)
+	require.NoError(t, err)
+	require.Len(t, ds, 1)
+	assert.Equal(t, webhook.StatusRefused, ds[0].Status)
+}
