@@ -125,10 +125,12 @@ type Assumptions struct {
 	// Webhooks. Every link change passes the links stream's webhook
 	// consumer, which reads its owner's subscriptions (one strongly
 	// consistent Query, 1 RRU); every code of every click batch costs its
-	// owner's lookup (GetItem, 0.5 RRU) and the subscriptions' Query.
-	// Only the events someone subscribed to become deliveries.
+	// owner's lookup (GetItem, 0.5 RRU), and every distinct owner of a
+	// batch the subscriptions' Query. Only the events someone subscribed
+	// to become deliveries.
 	LinkEventsPerCreate float64 // created, updated, deleted or expired
 	ClickCodesPerBatch  float64 // distinct codes in one clicks batch
+	ClickOwnersPerBatch float64 // distinct owners of those codes
 	SubscribedShare     float64 // events that have a subscription to go to
 	// A delivery: SQS send, receive, delete (3 requests), a tenth of a
 	// Lambda invocation, the subscription's read (1 RRU) and the attempt's
@@ -171,6 +173,7 @@ func DefaultAssumptions() Assumptions {
 		WAF:                  true,
 		LinkEventsPerCreate:  2.2,
 		ClickCodesPerBatch:   300,
+		ClickOwnersPerBatch:  100,
 		SubscribedShare:      0.05,
 		DeliveryMemGB:        0.25,
 		DeliveryMs:           400,
@@ -290,7 +293,7 @@ func Compute(l Load, hit float64, p Prices, a Assumptions) Estimate {
 	clickEvents := l.Redirects / a.ClicksBatch * a.ClickCodesPerBatch
 	deliveries := (linkEvents + clickEvents) * a.SubscribedShare
 	rru := func(units float64) float64 { return units / million * p.DynamoRRUPerMillion.USD }
-	add(Webhooks, "DynamoDB webhook lookups (every event)", rru(linkEvents*1+clickEvents*(0.5+1)))
+	add(Webhooks, "DynamoDB webhook lookups (every event)", rru(linkEvents*1+clickEvents*0.5+l.Redirects/a.ClicksBatch*a.ClickOwnersPerBatch))
 	add(Webhooks, "Lambda: webhookstream", lambda(linkEvents/100, a.ReclaimMemGB, a.ReclaimMs/10))
 	add(Webhooks, "Webhook deliveries (SQS, Lambda, DynamoDB)", deliveries*3/million*p.SQSPerMillion.USD+
 		lambda(deliveries/10, a.DeliveryMemGB, a.DeliveryMs)+rru(deliveries)+wru(deliveries))
@@ -454,7 +457,8 @@ func AssumptionTable(a Assumptions) string {
 		{"CloudWatch Logs bytes per invocation (START, END, REPORT) and per /v1 access log", fmt.Sprint(a.PlatformLogBytes, ", ", a.AccessLogBytes)},
 		{"Months of links kept (the default 5-year TTL), item bytes stored incl. overhead", fmt.Sprint(a.MonthsOfLinksKept, ", ", a.StoredItemBytes)},
 		{"WAF on (the default)", fmt.Sprint(a.WAF)},
-		{"Webhooks: link events per create, distinct codes per clicks batch, share of events subscribed to", fmt.Sprint(a.LinkEventsPerCreate, ", ", a.ClickCodesPerBatch, ", ", a.SubscribedShare)},
+		{"Webhooks: link events per create; distinct codes and owners per clicks batch; share of events subscribed to",
+			fmt.Sprint(a.LinkEventsPerCreate, "; ", a.ClickCodesPerBatch, ", ", a.ClickOwnersPerBatch, "; ", a.SubscribedShare)},
 		{"webhookdelivery: memory GB, billed ms per batch of 10", fmt.Sprint(a.DeliveryMemGB, ", ", a.DeliveryMs)},
 	}
 	var b strings.Builder

@@ -22,10 +22,12 @@ type ClickPublisher struct {
 }
 
 // Clicked queues one link.clicked event per code whose owner has a
-// subscription for it, stamped with the batch's last click so a retry
+// subscription for it (each owner's subscriptions read once per batch),
+// stamped with the batch's last click so a retry
 // sends the same body. A code with no link (reclaimed, never existed) is
 // skipped.
 func (p *ClickPublisher) Clicked(ctx context.Context, batchID string, clicks []Clicks) error {
+	subs := map[string][]Subscription{}
 	for _, c := range clicks {
 		l, err := p.Links.Get(ctx, c.Code)
 		if errors.Is(err, link.ErrNotFound) {
@@ -43,7 +45,14 @@ func (p *ClickPublisher) Clicked(ctx context.Context, batchID string, clicks []C
 		}
 		e := Event{ID: EventID(batchID, c.Code), Owner: l.Owner, Type: LinkClicked, Timestamp: c.To,
 			Data: data, HumanClicks: c.Human}
-		if _, err := p.Publisher.Publish(ctx, e); err != nil {
+		ss, ok := subs[l.Owner]
+		if !ok {
+			if ss, err = p.Publisher.Subscriptions.List(ctx, l.Owner); err != nil {
+				return fmt.Errorf("subscriptions of %s: %w", l.Owner, err)
+			}
+			subs[l.Owner] = ss
+		}
+		if _, err := p.Publisher.publishTo(ctx, e, ss); err != nil {
 			return err
 		}
 	}

@@ -42,7 +42,8 @@ func TestClickPublisher(t *testing.T) {
 		require.NoError(t, store.Create(ctx, s))
 	}
 	q := &sent{}
-	p := &webhook.ClickPublisher{Links: links{"abc": "alice", "bots": "alice"}, Publisher: &webhook.Publisher{Subscriptions: store, Queue: q}}
+	lists := &countingLister{Lister: store}
+	p := &webhook.ClickPublisher{Links: links{"abc": "alice", "bots": "alice"}, Publisher: &webhook.Publisher{Subscriptions: lists, Queue: q}}
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	require.NoError(t, p.Clicked(ctx, "shard|1|9", []webhook.Clicks{
 		{Code: "abc", Total: 3, Human: 2, Bot: 1, From: at, To: at.Add(time.Second)},
@@ -59,4 +60,16 @@ func TestClickPublisher(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"wh_all:abc", "wh_human:abc", "wh_all:bots"}, got,
 		"human_only drops the bot-only batch; other types and other owners get nothing")
+	assert.Equal(t, 1, lists.n, "one owner's subscriptions are read once per batch")
+}
+
+// countingLister counts List calls.
+type countingLister struct {
+	webhook.Lister
+	n int
+}
+
+func (c *countingLister) List(ctx context.Context, owner string) ([]webhook.Subscription, error) {
+	c.n++
+	return c.Lister.List(ctx, owner)
 }

@@ -50,6 +50,11 @@ func (p *Publisher) Publish(ctx context.Context, e Event) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("subscriptions of %s: %w", e.Owner, err)
 	}
+	return p.publishTo(ctx, e, subs)
+}
+
+// publishTo queues e for those of subs that want it.
+func (p *Publisher) publishTo(ctx context.Context, e Event, subs []Subscription) (int, error) {
 	n := 0
 	for _, s := range subs {
 		if !s.For(e) {
