@@ -95,7 +95,7 @@ func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest)
 			return h.list(ctx, req, owner)
 		}
 		// POST is the create function's method on the same resource.
-		return methodNotAllowed(req, "GET, POST"), nil
+		return events.APIGatewayProxyResponse{}, methodNotAllowed("GET, POST")
 	case ResourceLink:
 		code := req.PathParameters["code"]
 		switch req.HTTPMethod {
@@ -106,7 +106,7 @@ func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest)
 		case http.MethodDelete:
 			return h.delete(ctx, req, owner, code)
 		}
-		return methodNotAllowed(req, "GET, PATCH, DELETE"), nil
+		return events.APIGatewayProxyResponse{}, methodNotAllowed("GET, PATCH, DELETE")
 	case ResourceQR:
 		return h.qr(ctx, req, owner)
 	}
@@ -168,10 +168,10 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 		// An expired link is already on its way to a tombstone (the
 		// reclaim run's expiry step, or TTL and the stream consumer);
 		// reviving it would race that, so it stays dead.
-		return problem(req, apigw.ProblemGone.With("the link has expired or was deleted; create a new one")), nil
+		return events.APIGatewayProxyResponse{}, &link.DetailError{Kind: link.ErrGone, Detail: "the link has expired or was deleted; create a new one"}
 	}
 	if !cond.matches(old.Version) {
-		return preconditionFailed(req, old.Version), nil
+		return events.APIGatewayProxyResponse{}, preconditionFailed(old.Version)
 	}
 
 	l := ch.apply(old)
@@ -185,8 +185,8 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 	// never a silent overwrite.
 	if err := h.Store.Update(ctx, l, old.Version); err != nil {
 		if errors.Is(err, link.ErrPrecondition) {
-			return problem(req, apigw.ProblemPrecondition.With(
-				"the link changed since it was read (version "+strconv.FormatInt(old.Version, 10)+"); GET it and retry")), nil
+			return events.APIGatewayProxyResponse{}, &link.DetailError{Kind: link.ErrPrecondition,
+				Detail: "the link changed since it was read (version " + strconv.FormatInt(old.Version, 10) + "); GET it and retry"}
 		}
 		return events.APIGatewayProxyResponse{}, err
 	}
@@ -208,7 +208,7 @@ func (h *Handler) delete(ctx context.Context, req *events.APIGatewayProxyRequest
 		return events.APIGatewayProxyResponse{}, err
 	}
 	if !cond.matches(l.Version) {
-		return preconditionFailed(req, l.Version), nil
+		return events.APIGatewayProxyResponse{}, preconditionFailed(l.Version)
 	}
 	var expect int64 // any version, without a precondition or with If-Match: *
 	if cond != nil && !cond.any {
@@ -217,7 +217,7 @@ func (h *Handler) delete(ctx context.Context, req *events.APIGatewayProxyRequest
 	t := link.NewTombstone(l.Code, owner, link.ReasonDeleted, h.Now().UTC(), h.Grace)
 	if err := h.Store.Delete(ctx, owner, l.Code, expect, t); err != nil {
 		if errors.Is(err, link.ErrPrecondition) {
-			return problem(req, apigw.ProblemPrecondition.With("the link changed since it was read; GET it and retry")), nil
+			return events.APIGatewayProxyResponse{}, &link.DetailError{Kind: link.ErrPrecondition, Detail: "the link changed since it was read; GET it and retry"}
 		}
 		return events.APIGatewayProxyResponse{}, err
 	}
@@ -303,20 +303,15 @@ func (h *Handler) detail(l link.Link) events.APIGatewayProxyResponse {
 	return apigw.JSON(http.StatusOK, h.Present.Detail(l), map[string]string{"ETag": etag(l.Version)})
 }
 
-func problem(req *events.APIGatewayProxyRequest, p apigw.Problem) events.APIGatewayProxyResponse {
-	p.Instance = req.Path
-	return p.Response()
+// preconditionFailed is the 412 of an If-Match that names another version.
+func preconditionFailed(version int64) error {
+	return &link.DetailError{Kind: link.ErrPrecondition,
+		Detail: "If-Match does not name the link's current version " + etag(version) + "; GET it and retry"}
 }
 
-func preconditionFailed(req *events.APIGatewayProxyRequest, version int64) events.APIGatewayProxyResponse {
-	return problem(req, apigw.ProblemPrecondition.With(
-		"If-Match does not name the link's current version "+etag(version)+"; GET it and retry"))
-}
-
-func methodNotAllowed(req *events.APIGatewayProxyRequest, allow string) events.APIGatewayProxyResponse {
-	resp := problem(req, apigw.ProblemMethod.With("this resource answers "+allow))
-	resp.Headers["Allow"] = allow
-	return resp
+// methodNotAllowed is the 405 of a resource that answers allow.
+func methodNotAllowed(allow string) error {
+	return &apigw.MethodError{Allow: allow, Detail: "this resource answers " + allow}
 }
 
 // query reads a query string parameter; API Gateway puts the last of

@@ -162,9 +162,7 @@ func (h *Handler) stats(ctx context.Context, req *events.APIGatewayProxyRequest)
 		return events.APIGatewayProxyResponse{}, err
 	}
 	if req.HTTPMethod != http.MethodGet {
-		resp := apigw.ProblemMethod.With("use GET to read a link's stats").Response()
-		resp.Headers["Allow"] = http.MethodGet
-		return resp, nil
+		return events.APIGatewayProxyResponse{}, &apigw.MethodError{Allow: http.MethodGet, Detail: "use GET to read a link's stats"}
 	}
 	q, err := parseQuery(req.QueryStringParameters, h.Now().UTC())
 	if err != nil {
