@@ -36,6 +36,13 @@ type Config struct {
 	DistributionID   string        // DISTRIBUTION_ID: the CloudFront distribution to invalidate
 	KeysTable        string        // KEYS_TABLE: API key hash -> owner (shared/apikey)
 	KeyCacheTTL      time.Duration // SHORTENER_KEY_CACHE_TTL: how long a function trusts a key's owner and status
+	AnalyticsTable   string        // ANALYTICS_TABLE: click counters (clicks writes, stats reads)
+	// PrimaryRegion is PRIMARY_REGION, the one write Region of the global
+	// links table: ttlstream and reclaim write there so that their
+	// conditions are checked against the replica every create is checked
+	// against (docs/lifecycle.md). Empty: this Region.
+	PrimaryRegion  string
+	OriginSecretID string // ORIGIN_SECRET_ID: the Secrets Manager secret originauth accepts
 }
 
 // Getenv reads one variable; os.Getenv in production, a map in tests.
@@ -47,6 +54,9 @@ func Load(getenv Getenv) (Config, error) {
 		LinksTable:       getenv("LINKS_TABLE"),
 		IdempotencyTable: getenv("IDEMPOTENCY_TABLE"),
 		KeysTable:        getenv("KEYS_TABLE"),
+		AnalyticsTable:   getenv("ANALYTICS_TABLE"),
+		PrimaryRegion:    getenv("PRIMARY_REGION"),
+		OriginSecretID:   getenv("ORIGIN_SECRET_ID"),
 		BaseURL:          strings.TrimSuffix(getenv("SHORTENER_BASE_URL"), "/"),
 	}
 	var errs []error
@@ -140,7 +150,8 @@ func (c Config) Rules() link.Rules {
 // cannot run without them.
 func (c Config) Require(names ...string) error {
 	values := map[string]string{"LINKS_TABLE": c.LinksTable, "IDEMPOTENCY_TABLE": c.IdempotencyTable,
-		"SHORTENER_BASE_URL": c.BaseURL, "DISTRIBUTION_ID": c.DistributionID, "KEYS_TABLE": c.KeysTable}
+		"SHORTENER_BASE_URL": c.BaseURL, "DISTRIBUTION_ID": c.DistributionID, "KEYS_TABLE": c.KeysTable,
+		"ANALYTICS_TABLE": c.AnalyticsTable, "ORIGIN_SECRET_ID": c.OriginSecretID}
 	var errs []error
 	for _, n := range names {
 		if values[n] == "" {

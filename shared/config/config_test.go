@@ -57,6 +57,9 @@ func TestLoadValues(t *testing.T) {
 		"DISTRIBUTION_ID":               "E2EXAMPLE123",
 		"KEYS_TABLE":                    "keys",
 		"SHORTENER_KEY_CACHE_TTL":       "10s",
+		"ANALYTICS_TABLE":               "clicks",
+		"PRIMARY_REGION":                "eu-west-1",
+		"ORIGIN_SECRET_ID":              "arn:aws:secretsmanager:eu-central-1:123456789012:secret:origin-AbCdEf",
 	}))
 
 	require.NoError(t, err)
@@ -78,6 +81,9 @@ func TestLoadValues(t *testing.T) {
 		DistributionID:   "E2EXAMPLE123",
 		KeysTable:        "keys",
 		KeyCacheTTL:      10 * time.Second,
+		AnalyticsTable:   "clicks",
+		PrimaryRegion:    "eu-west-1",
+		OriginSecretID:   "arn:aws:secretsmanager:eu-central-1:123456789012:secret:origin-AbCdEf",
 	}
 	assert.Equal(t, want, got)
 	assert.Equal(t, link.Rules{MaxURLBytes: 2048, ShortDomains: want.ShortDomains, DefaultTTL: 720 * time.Hour}, got.Rules())
@@ -218,6 +224,7 @@ func TestRequire(t *testing.T) {
 		{name: "one missing", names: []string{"LINKS_TABLE", "IDEMPOTENCY_TABLE"}, wantMissing: []string{"IDEMPOTENCY_TABLE"}},
 		{name: "unknown name is never set", names: []string{"NOT_A_SETTING"}, wantMissing: []string{"NOT_A_SETTING"}},
 		{name: "several missing", names: []string{"IDEMPOTENCY_TABLE", "NOT_A_SETTING"}, wantMissing: []string{"IDEMPOTENCY_TABLE", "NOT_A_SETTING"}},
+		{name: "the analytics table and the origin secret", names: []string{"ANALYTICS_TABLE", "ORIGIN_SECRET_ID"}, wantMissing: []string{"ANALYTICS_TABLE", "ORIGIN_SECRET_ID"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
