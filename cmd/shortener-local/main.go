@@ -81,6 +81,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
@@ -143,7 +144,11 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 
 	var b backends
 	b.setPhase("starting")
-	lock := newOriginLock(log)
+	lock, err := newOriginLock(cfg, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	routes := b.handlers()
 	routes.OriginAuthorizer = lock.authorizer
 	gw, err := localgw.New(localgw.Options{
@@ -247,6 +252,10 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		endpoint = dynamo.Endpoint()
 	}
 	db := emulator.NewDynamoDBClient(endpoint)
+	// The functions are built as their Lambdas are (functions/wire), over
+	// DynamoDB Local and the local edge; they log here, tagged with their
+	// names, and write their EMF metrics to stdout as in Lambda.
+	clients := wire.Clients{DynamoDB: db, Edge: invalidations, Log: log, Metrics: stdout}
 
 	b.setPhase("creating tables")
 	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
@@ -284,7 +293,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		kinesisEndpoint = kinesalite.Endpoint()
 	}
 	b.setPhase("creating the click stream")
-	clicks, stats, err := startClicks(ctx, cs, cfg, db, emulator.NewKinesisClient(kinesisEndpoint), log, stdout)
+	clicks, err = startClicks(ctx, cs, cfg, clients, emulator.NewKinesisClient(kinesisEndpoint), log)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -293,18 +302,13 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	}
 	sink.set(clicks.writer)
 
-	owners := newOwners(cfg, db)
-	h, err := newHandlers(cfg, db, invalidations, owners, log, stdout)
+	h, err := newHandlers(cfg, clients)
 	if err != nil {
 		return err
 	}
-	// Stats runs in a function of its own in AWS, beside the analytics
-	// table the click pipeline creates.
-	stats.Owners = owners
-	h.Stats = stats.Handle
 	lctx, cancelLife := context.WithCancel(ctx)
 	stopLife = cancelLife
-	life, err = startLifecycle(lctx, cfg, db, endpoint, s.reclaimEvery, log, stdout)
+	life, err = startLifecycle(lctx, cfg, clients, endpoint, s.reclaimEvery, log)
 	if err != nil {
 		return fmt.Errorf("lifecycle: %w", err)
 	}
@@ -449,7 +453,7 @@ func printBanner(w io.Writer, b banner) {
   Ctrl-C stops everything.
 
 `, b.origin, strings.Join(list, ", "), b.cfg.BaseURL, where(b.dynamo, b.startedDynamo),
-		b.cfg.LinksTable, b.cfg.IdempotencyTable, b.clicks.analyticsTable,
+		b.cfg.LinksTable, b.cfg.IdempotencyTable, b.cfg.AnalyticsTable,
 		where(b.kinesis, b.startedKinesis), b.clicks.stream, names[0], b.cfg.KeysTable, b.dynamo)
 }
 

@@ -134,6 +134,10 @@ func TestFunctionEnv(t *testing.T) {
 	get := functionEnv(env(map[string]string{"LINKS_TABLE": "mine", "SHORTENER_CODE_LENGTH": "9"}), "http://127.0.0.1:8080")
 	assert.Equal(t, "mine", get("LINKS_TABLE"))
 	assert.Equal(t, "shortener-idempotency", get("IDEMPOTENCY_TABLE"))
+	assert.Equal(t, "shortener-analytics", get("ANALYTICS_TABLE"))
+	// The click pipeline's table is the functions' setting (clicks and
+	// stats read it through shared/config), with the local run's default.
+	assert.Equal(t, "analytics", functionEnv(env(map[string]string{"ANALYTICS_TABLE": "analytics"}), "")("ANALYTICS_TABLE"))
 	assert.Equal(t, "http://127.0.0.1:8080", get("SHORTENER_BASE_URL"))
 	assert.Equal(t, "9", get("SHORTENER_CODE_LENGTH"))
 	assert.Empty(t, get("SHORTENER_CACHE_TTL"))

@@ -18,6 +18,7 @@ const (
 	defaultLinksTable       = "shortener-links"
 	defaultIdempotencyTable = "shortener-idempotency"
 	defaultKeysTable        = "shortener-keys"
+	defaultAnalyticsTable   = "shortener-analytics"
 	defaultReclaimEvery     = time.Minute
 )
 
@@ -99,6 +100,7 @@ func functionEnv(getenv func(string) string, baseURL string) func(string) string
 		"LINKS_TABLE":        defaultLinksTable,
 		"IDEMPOTENCY_TABLE":  defaultIdempotencyTable,
 		"KEYS_TABLE":         defaultKeysTable,
+		"ANALYTICS_TABLE":    defaultAnalyticsTable,
 		"SHORTENER_BASE_URL": baseURL,
 	}
 	return func(name string) string {
