@@ -173,6 +173,27 @@ func Error(ctx context.Context, log *slog.Logger, req *events.APIGatewayProxyReq
 	return resp
 }
 
+// Flusher writes out what a request recorded: *metrics.Emitter's EMF line.
+type Flusher interface {
+	Flush() error
+}
+
+// Serve answers req with route, the one ending every API function shares:
+// an error route returns is answered with Error (so mapped once, and
+// logged once if it is a 5xx), then the request's metrics are flushed.
+// API Gateway gets an answer for every request, never a function error.
+func Serve(ctx context.Context, log *slog.Logger, m Flusher, req *events.APIGatewayProxyRequest,
+	route func(context.Context, *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error)) events.APIGatewayProxyResponse {
+	resp, err := route(ctx, req)
+	if err != nil {
+		resp = Error(ctx, log, req, err)
+	}
+	if ferr := m.Flush(); ferr != nil {
+		log.WarnContext(ctx, "flush metrics", "error", ferr.Error())
+	}
+	return resp
+}
+
 // JSON answers v as application/json with the given status.
 func JSON(status int, v any, headers map[string]string) events.APIGatewayProxyResponse {
 	body, err := json.Marshal(v)

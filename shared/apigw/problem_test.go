@@ -212,6 +212,59 @@ func TestReportIsErrorsProblem(t *testing.T) {
 	assert.JSONEq(t, p.Response().Body, apigw.Error(context.Background(), slog.New(slog.DiscardHandler), &req, err).Body)
 }
 
+// flushCount counts Flush calls, failing them with err.
+type flushCount struct {
+	n   int
+	err error
+}
+
+func (f *flushCount) Flush() error {
+	f.n++
+	return f.err
+}
+
+func TestServe(t *testing.T) {
+	ok := events.APIGatewayProxyResponse{StatusCode: 200, Body: `{"ok":true}`}
+	tests := []struct {
+		name       string
+		routeErr   error
+		flushErr   error
+		wantStatus int
+		wantLog    string // a line of the log, when one is expected
+	}{
+		{name: "answered", wantStatus: 200},
+		{name: "client error mapped, not logged", routeErr: link.ErrNotFound, wantStatus: 404},
+		{name: "our error mapped and logged once", routeErr: errors.New(secret), wantStatus: 500, wantLog: "request failed"},
+		{name: "a failed flush is only logged", flushErr: errors.New("stdout closed"), wantStatus: 200, wantLog: "flush metrics"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			log := slog.New(slog.NewJSONHandler(&logs, nil))
+			flush := &flushCount{err: tt.flushErr}
+			req := events.APIGatewayProxyRequest{Path: "/v1/links/abc"}
+			route := func(context.Context, *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+				if tt.routeErr != nil {
+					return events.APIGatewayProxyResponse{}, tt.routeErr
+				}
+				return ok, nil
+			}
+
+			resp := apigw.Serve(context.Background(), log, flush, &req, route)
+
+			assert.Equal(t, tt.wantStatus, resp.StatusCode)
+			assert.NotContains(t, resp.Body, secret)
+			assert.Equal(t, 1, flush.n, "the request's metrics are flushed once, whatever the answer")
+			if tt.wantLog == "" {
+				assert.Empty(t, logs.String())
+				return
+			}
+			assert.Equal(t, 1, strings.Count(logs.String(), "\n"), "logged once")
+			assert.Contains(t, logs.String(), tt.wantLog)
+		})
+	}
+}
+
 func TestJSONAndRaw(t *testing.T) {
 	tests := []struct {
 		name     string

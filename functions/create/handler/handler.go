@@ -58,20 +58,15 @@ const (
 
 // Handle answers one API Gateway proxy event.
 func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	var resp events.APIGatewayProxyResponse
-	var err error
+	return apigw.Serve(ctx, h.Log, h.Metrics, &req, h.route), nil
+}
+
+// route answers POST /v1/links/batch with batch, the rest with single.
+func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
 	if req.Resource == ResourceBatch {
-		resp, err = h.batch(ctx, &req)
-	} else {
-		resp, err = h.single(ctx, &req)
+		return h.batch(ctx, req)
 	}
-	if err != nil {
-		resp = apigw.Error(ctx, h.Log, &req, err)
-	}
-	if ferr := h.Metrics.Flush(); ferr != nil {
-		h.Log.WarnContext(ctx, "flush metrics", "error", ferr.Error())
-	}
-	return resp, nil
+	return h.single(ctx, req)
 }
 
 // single answers POST /v1/links.

@@ -146,14 +146,7 @@ type Referrer struct {
 
 // Handle answers one API Gateway proxy event.
 func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	resp, err := h.stats(ctx, &req)
-	if err != nil {
-		resp = apigw.Error(ctx, h.Log, &req, err)
-	}
-	if ferr := h.Metrics.Flush(); ferr != nil {
-		h.Log.WarnContext(ctx, "flush metrics", "error", ferr.Error())
-	}
-	return resp, nil
+	return apigw.Serve(ctx, h.Log, h.Metrics, &req, h.stats), nil
 }
 
 func (h *Handler) stats(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
