@@ -34,6 +34,8 @@
 //	SHORTENER_EDGE_COUNTRY         c-country logged for requests without a
 //	                               CloudFront-Viewer-Country header (none: "-")
 //	SHORTENER_RECLAIM_INTERVAL     how often reclaim runs (1m)
+//	SHORTENER_CONSOLE_DIR          the web console's build, served at /console/
+//	                               (build/console)
 //	SHORTENER_ACCESS_LOG           which answers get a log line: on (all),
 //	                               errors (5xx only) or off (on)
 //	LINKS_TABLE                    (shortener-links)
@@ -68,6 +70,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/shortlink-dev/shortener/console"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
@@ -157,7 +160,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	// schedules sit beside the distribution there.
 	var reclaim lateReclaim
 	srv := &http.Server{
-		Handler:           accessLog(log, s.accessLog, beside(edge, "/_local/reclaim", &reclaim)),
+		Handler: accessLog(log, s.accessLog, beside(
+			consoleBeside(edge, localedge.Console(s.consoleDir)), "/_local/reclaim", &reclaim)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
@@ -393,6 +397,7 @@ func printBanner(w io.Writer, b banner) {
 
   API keys (x-api-key):  %[2]s
   short URLs:            %[3]s/<code>, cached at the local edge (X-Cache, Age)
+  web console:           %[1]s/console/ (sign in with an API key)
   DynamoDB:              %[4]s
   tables:                %[5]s, %[6]s, %[7]s
   Kinesis:               %[8]s
@@ -419,6 +424,19 @@ func beside(edge http.Handler, path string, local http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == path {
 			local.ServeHTTP(w, r)
+			return
+		}
+		edge.ServeHTTP(w, r)
+	})
+}
+
+// consoleBeside serves the console's paths with c, as the distribution's
+// /console/* behaviours send them to the console bucket, and everything
+// else with edge.
+func consoleBeside(edge, c http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p == "/console" || strings.HasPrefix(p, console.PathPrefix) {
+			c.ServeHTTP(w, r)
 			return
 		}
 		edge.ServeHTTP(w, r)

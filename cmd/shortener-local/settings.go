@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/shortlink-dev/shortener/console"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 )
 
@@ -37,6 +38,10 @@ type settings struct {
 	// counterpart on AWS's request path; the edge's real-time log records
 	// (the clicks) do not depend on it.
 	accessLog accessLogMode
+	// consoleDir is SHORTENER_CONSOLE_DIR: the web console's build output,
+	// served at /console/ (default build/console below the working
+	// directory, where make dev runs).
+	consoleDir string
 }
 
 // accessLogMode says which answers the local run's access log writes.
@@ -60,6 +65,7 @@ func loadSettings(getenv func(string) string) (settings, error) {
 		dynamoPort:     defaultDynamoDBPort,
 		reclaimEvery:   defaultReclaimEvery,
 		accessLog:      accessLogOn,
+		consoleDir:     or(getenv("SHORTENER_CONSOLE_DIR"), console.BuildDir),
 	}
 	if v := getenv("SHORTENER_RECLAIM_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)
