@@ -46,6 +46,7 @@ export function Chart({ series, prev, hideBots, granularity }) {
     data.push(previous);
     s.push({ label: 'Previous period', stroke: '#444', dash: [6, 4], width: 1.5 });
     const width = Math.max(300, el.current.clientWidth || 600);
+
     const opts = {
       width,
       height: 260,
@@ -56,7 +57,16 @@ export function Chart({ series, prev, hideBots, granularity }) {
       cursor: { drag: { x: false, y: false } },
     };
     const plot = new uPlot(opts, data, el.current);
-    return () => plot.destroy();
+    // Follow the page's width (a phone turned, a window resized).
+    const ro = new ResizeObserver(() => {
+      const w = Math.max(300, el.current ? el.current.clientWidth : width);
+      if (w !== plot.width) plot.setSize({ width: w, height: 260 });
+    });
+    ro.observe(el.current);
+    return () => {
+      ro.disconnect();
+      plot.destroy();
+    };
   }, [series, prev, hideBots, granularity]);
   return <div ref={el} class="chart" role="img" aria-label={`Clicks per ${granularity}${hideBots ? ', humans only' : ', humans and bots stacked'}, with the previous period dashed`} />;
 }
@@ -70,7 +80,7 @@ function Bars({ rows, keyName, hideBots, id, caption }) {
         {rows.map((r) => (
           <li key={r[keyName]}>
             <span class="bar-label">{r[keyName]}</span>
-            <span class="bar" ref={(e) => e && (e.style.width = `${(100 * val(r)) / max}%`)} />
+            <span class="track"><span class="bar" ref={(e) => e && (e.style.width = `${(100 * val(r)) / max}%`)} /></span>
           </li>
         ))}
       </ul>

@@ -44,7 +44,15 @@ function LinkForm({ link, etag, onDone, onCancel, onAuthError }) {
     if (expires) body.expires_at = new Date(expires).toISOString();
     try {
       if (editing) {
-        if (!expires) delete body.expires_at;
+        // Only what the user changed: a field left alone keeps whatever
+        // the link has now, even a change made elsewhere meanwhile.
+        if (body.url === link.url) delete body.url;
+        if (String(body.redirect_status) === String(link.redirect_status)) delete body.redirect_status;
+        if (!expires || expires === toLocalInput(link.expires_at)) delete body.expires_at;
+        if (!Object.keys(body).length) {
+          setErr('Nothing changed.');
+          return;
+        }
         const l = await api.patchLink(link.code, body, tag);
         onDone(l);
       } else {

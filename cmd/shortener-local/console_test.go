@@ -1,0 +1,453 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/console"
+)
+
+// chromiumPath finds Debian's chromium. These tests never download a
+// browser: scripts/prereqs.sh installs the package (as root under CI) and
+// a machine without it fails here, saying what to install.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("SHORTENER_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatalf("the console's browser tests need headless Chromium and never skip: install Debian's package " +
+		"(apt-get install chromium; scripts/prereqs.sh does it as root under CI=true) or set SHORTENER_CHROMIUM")
+	return ""
+}
+
+// buildConsole bundles the console into a folder of the test's own, from
+// the sources as they are (node and the pinned esbuild from npm ci).
+func buildConsole(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "console")
+	out, err := exec.Command("node", "../../console/build.mjs", dir).CombinedOutput()
+	require.NoError(t, err, "node console/build.mjs (run scripts/prereqs.sh first for npm ci):\n%s", out)
+	return dir
+}
+
+// screenshotDir is where the screenshots go: SHORTENER_SCREENSHOTS (the
+// README's pictures are made with docs/img), else build/screenshots.
+func screenshotDir(t *testing.T) string {
+	dir := os.Getenv("SHORTENER_SCREENSHOTS")
+	if dir == "" {
+		dir = "build/screenshots"
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join("..", "..", dir)
+	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	return dir
+}
+
+// page is one headless Chromium tab on the local run.
+type page struct {
+	t        *testing.T
+	ctx      context.Context
+	base     string
+	download string
+	started  bool
+
+	mu       sync.Mutex
+	problems []string // exceptions, console errors, CSP reports
+}
+
+func newPage(t *testing.T, base string) *page {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
+	p := &page{t: t, ctx: ctx, base: base, download: t.TempDir()}
+	// The first action starts the browser, in the context that lives as
+	// long as the test (a timeout there would stop the browser).
+	p.run("start chromium", chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, log.Enable, cdp.Empty{})
+		return err
+	}))
+	_, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: p.download})
+	require.NoError(t, err, "download folder")
+	exceptions := chromedp.Events(ctx, runtime.ExceptionThrown)
+	consoleCalls := chromedp.Events(ctx, runtime.ConsoleAPICalled)
+	entries := chromedp.Events(ctx, log.EntryAdded)
+	go func() {
+		for e, err := range exceptions {
+			if err != nil {
+				return
+			}
+			p.note("exception: " + (&chromedp.ExceptionError{ExceptionDetails: e.ExceptionDetails}).Error())
+		}
+	}()
+	go func() {
+		for e, err := range consoleCalls {
+			if err != nil {
+				return
+			}
+			if e.Type == runtime.ConsoleAPICalledTypeError {
+				p.note("console.error")
+			}
+		}
+	}()
+	go func() {
+		for e, err := range entries {
+			if err != nil {
+				return
+			}
+			// Network errors are the API's 4xx answers the test asks for.
+			if e.Entry.Level == log.EntryLevelError && e.Entry.Source != log.EntrySourceNetwork {
+				p.note(fmt.Sprintf("%s: %s", e.Entry.Source, e.Entry.Text))
+			}
+		}
+	}()
+	return p
+}
+
+func (p *page) note(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.problems = append(p.problems, s)
+}
+
+// run runs actions, each step bounded so a stuck page fails the test.
+func (p *page) run(what string, actions ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	require.NoError(p.t, p.do(actions...), what)
+}
+
+func (p *page) do(actions ...chromedp.Action[chromedp.Void]) error {
+	if p.started {
+		ctx, cancel := context.WithTimeout(p.ctx, time.Minute)
+		defer cancel()
+		return chromedp.Do(ctx, actions...)
+	}
+	p.started = true
+	return chromedp.Do(p.ctx, actions...)
+}
+
+func (p *page) text(sel string) string {
+	p.t.Helper()
+	p.run("wait for "+sel, chromedp.WaitVisible(chromedp.CSS(sel)))
+	var s string
+	p.eval(fmt.Sprintf(`document.querySelector(%q).textContent`, sel), &s)
+	return strings.TrimSpace(s)
+}
+
+// eval evaluates js and decodes its value into out.
+func (p *page) eval(js string, out any) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, time.Minute)
+	defer cancel()
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](js))
+	require.NoError(p.t, err, "eval %s", js)
+	require.NoError(p.t, json.Unmarshal(raw, out), "eval %s: %s", js, raw)
+}
+
+// setInput types v into an input as a person's typing does: the value,
+// then an input event.
+func (p *page) setInput(sel, v string) {
+	p.t.Helper()
+	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q);
+		const set = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(e), 'value').set;
+		set.call(e, %q); e.dispatchEvent(new Event('input', {bubbles: true})); e.dispatchEvent(new Event('change', {bubbles: true})); return true })()`, sel, v)
+	p.run("wait for "+sel, chromedp.WaitVisible(chromedp.CSS(sel)))
+	var ok bool
+	p.eval(js, &ok)
+}
+
+func (p *page) click(sel string) {
+	p.t.Helper()
+	p.run("click "+sel, chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)))
+}
+
+// waitText waits until sel's text contains want.
+func (p *page) waitText(sel, want string) {
+	p.t.Helper()
+	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.textContent.includes(%q) })()`, sel, want)
+	p.run(fmt.Sprintf("wait for %q in %s", want, sel), chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(30*time.Second)))
+}
+
+func (p *page) screenshot(dir, name string, width, height int64) {
+	p.t.Helper()
+	p.run("viewport "+name, chromedp.EmulateViewport(width, height), chromedp.Sleep(300*time.Millisecond))
+	ctx, cancel := context.WithTimeout(p.ctx, time.Minute)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	require.NoError(p.t, err, "screenshot %s", name)
+	require.NoError(p.t, os.WriteFile(filepath.Join(dir, name), png, 0o644))
+	p.run("viewport back", chromedp.EmulateViewport(1280, 900))
+}
+
+// downloaded waits for a downloaded file and returns its content.
+func (p *page) downloaded(name string) []byte {
+	p.t.Helper()
+	var b []byte
+	require.Eventually(p.t, func() bool {
+		var err error
+		b, err = os.ReadFile(filepath.Join(p.download, name))
+		return err == nil && len(b) > 0
+	}, 20*time.Second, 100*time.Millisecond, "download %s", name)
+	return b
+}
+
+type statsSeries struct {
+	Start             string
+	Total, Human, Bot int64
+}
+
+type fullStats struct {
+	From, To  string
+	Totals    struct{ Total, Human, Bot int64 }
+	Series    []statsSeries
+	Countries []struct {
+		Country           string
+		Total, Human, Bot int64
+	}
+}
+
+// TestConsoleInABrowser is issue 13's walk through the console in headless
+// Chromium against the local run: sign-in (and a refused key), create
+// (double-clicked: one link), the filter, an edit that meets a 412 and
+// keeps the user's input, clicks through the local edge, the analytics
+// page's numbers and its CSV against the stats API, QR, disable, delete.
+func TestConsoleInABrowser(t *testing.T) {
+	dir := buildConsole(t)
+	r := startLocal(t, map[string]string{"SHORTENER_CONSOLE_DIR": dir, "SHORTENER_CLICKS_BATCH_WINDOW": "0s"})
+	shots := screenshotDir(t)
+
+	// What the local edge sends with the console, as the distribution does.
+	status, h, body := r.do(t, "GET", "/console/", "", "")
+	require.Equal(t, 200, status)
+	assert.Equal(t, console.ContentSecurityPolicy, h.Get("Content-Security-Policy"))
+	assert.Equal(t, console.HTMLCacheControl, h.Get("Cache-Control"))
+	assert.NotContains(t, strings.ToLower(string(body)), "<script>", "no inline script")
+	asset := strings.SplitN(strings.SplitN(string(body), `src="`, 2)[1], `"`, 2)[0]
+	status, h, _ = r.do(t, "GET", asset, "", "")
+	require.Equal(t, 200, status, asset)
+	assert.Equal(t, console.AssetCacheControl, h.Get("Cache-Control"))
+
+	p := newPage(t, r.base)
+	p.run("open the console", chromedp.Navigate(r.base+"/console/"))
+
+	// A key the API refuses: a clear message, and nothing kept.
+	p.setInput("#apikey", "not-a-key")
+	p.click(`button[type=submit]`)
+	p.waitText("#signin-error", "not accepted")
+	p.screenshot(shots, "console-signin.png", 1280, 700)
+	var kept string
+	p.eval(`sessionStorage.getItem('shortener.apiKey') || ''`, &kept)
+	assert.Empty(t, kept)
+
+	p.setInput("#apikey", r.key)
+	p.click(`button[type=submit]`)
+	p.run("the links page", chromedp.WaitVisible(chromedp.CSS("#links-table")))
+	p.eval(`sessionStorage.getItem('shortener.apiKey') || ''`, &kept)
+	assert.Equal(t, r.key, kept, "kept for the session")
+	var href string
+	p.eval(`location.href`, &href)
+	assert.NotContains(t, href, r.key, "never in a URL")
+
+	// Some links to look at; one whose URL is markup, which stays text.
+	hostile := "https://example.com/x?q=%3Cimg%20src=x%20onerror=alert(1)%3E&a=<b>bold</b>"
+	for i, u := range []string{"https://example.com/older/1", "https://example.com/older/2", hostile} {
+		status, _, body := r.do(t, "POST", "/v1/links", r.key, fmt.Sprintf(`{"url":%q}`, u))
+		require.Equal(t, 201, status, "link %d: %s", i, body)
+	}
+
+	// Create, double-clicked: one Idempotency-Key, one link.
+	target := "https://example.com/console-e2e/" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	p.click("#new-link")
+	p.setInput("#new-url", target)
+	var clicked bool
+	p.eval(`(() => { const b = document.querySelector('#new-submit'); b.click(); b.click(); return true })()`, &clicked)
+	p.waitText("#links-table", target)
+	var code string
+	require.Eventually(t, func() bool {
+		var page struct{ Links []struct{ Code, URL string } }
+		_, _, body := r.do(t, "GET", "/v1/links?limit=100", r.key, "")
+		require.NoError(t, json.Unmarshal(body, &page))
+		n := 0
+		for _, l := range page.Links {
+			if l.URL == target {
+				n++
+				code = l.Code
+			}
+		}
+		require.LessOrEqual(t, n, 1, "a double click made %d links", n)
+		return n == 1
+	}, 10*time.Second, 200*time.Millisecond)
+	t.Logf("created %s", code)
+
+	// The hostile URL is shown as text; nothing in the table is markup from it.
+	p.waitText("#links-table", "<b>bold</b>")
+	var injected int
+	p.eval(`document.querySelectorAll('#links-table img, #links-table b, #links-table script').length`, &injected)
+	assert.Zero(t, injected, "a stored URL became markup")
+	var jsLinks int
+	p.eval(`[...document.querySelectorAll('a')].filter(a => a.protocol === 'javascript:').length`, &jsLinks)
+	assert.Zero(t, jsLinks)
+	p.screenshot(shots, "console-links.png", 1280, 800)
+	p.screenshot(shots, "console-links-360.png", 360, 800)
+
+	// The filter finds it by a piece of its URL.
+	p.setInput("#filter", target[len(target)-8:])
+	p.waitText("#count", "1 of")
+	var rows []string
+	p.eval(`[...document.querySelectorAll('#links-table tbody tr')].map(r => r.dataset.code)`, &rows)
+	assert.Equal(t, []string{code}, rows)
+
+	// Edit; meanwhile someone else changes the link: 412, input kept.
+	p.click(fmt.Sprintf(`button[aria-label="Edit %s"]`, code))
+	p.setInput("#edit-url", target+"/edited")
+	status, _, body = r.do(t, "PATCH", "/v1/links/"+code, r.key, `{"redirect_status":307}`, "If-Match", `"1"`)
+	require.Equal(t, 200, status, string(body))
+	p.click("#edit-submit")
+	p.waitText("#edit-error", "changed elsewhere")
+	var kept2 string
+	p.eval(`document.querySelector('#edit-url').value`, &kept2)
+	assert.Equal(t, target+"/edited", kept2, "the user's input survives the 412")
+	p.screenshot(shots, "console-412.png", 1280, 800)
+	p.click("#edit-reload")
+	p.waitText("#edit-error", "Reloaded version 2")
+	p.click("#edit-submit")
+	p.run("the form closes", chromedp.WaitNotPresent(chromedp.CSS("#edit-form")))
+	var got struct {
+		URL            string
+		Version        int
+		RedirectStatus int `json:"redirect_status"`
+	}
+	_, _, body = r.do(t, "GET", "/v1/links/"+code, r.key, "")
+	require.NoError(t, json.Unmarshal(body, &got))
+	assert.Equal(t, target+"/edited", got.URL)
+	assert.Equal(t, 3, got.Version)
+	assert.Equal(t, 307, got.RedirectStatus, "the change made elsewhere to a field the user left alone stays")
+
+	// QR preview from the API's PNG.
+	p.click(fmt.Sprintf(`button[aria-label="QR code of %s"]`, code))
+	p.run("QR image", chromedp.WaitVisible(chromedp.CSS("#qr-img")),
+		chromedp.Poll[chromedp.Void](`document.querySelector('#qr-img').naturalWidth > 0`, chromedp.WithPollingTimeout(10*time.Second)))
+	var qrWidth int
+	p.eval(`document.querySelector('#qr-img').naturalWidth`, &qrWidth)
+	assert.Equal(t, 256, qrWidth)
+
+	// Clicks through the local edge: 4 people (DE) and 2 link expanders.
+	for i := range 6 {
+		agent, country := browserAgent, "DE"
+		if i >= 4 {
+			agent, country = slackAgent, "US"
+		}
+		status, h, _ := r.do(t, "GET", "/"+code, "", "", "User-Agent", agent, "CloudFront-Viewer-Country", country)
+		require.Equal(t, 307, status, "the redirect status set elsewhere")
+		require.Equal(t, target+"/edited", h.Get("Location"))
+	}
+	require.Eventually(t, func() bool {
+		_, _, body := r.do(t, "GET", "/v1/links/"+code+"/stats?granularity=hour", r.key, "")
+		var s fullStats
+		return json.Unmarshal(body, &s) == nil && s.Totals.Total >= 6
+	}, 20*time.Second, 200*time.Millisecond, "the clicks reach the stats")
+
+	// The analytics page shows what the stats API answers for its range.
+	p.run("analytics", chromedp.Navigate(r.base+"/console/#/links/"+code+"/stats"))
+	p.waitText("#total-total", "6")
+	var from, to string
+	p.eval(`document.querySelector('.range time:first-of-type').dateTime`, &from)
+	p.eval(`document.querySelector('.range time:last-of-type').dateTime`, &to)
+	_, _, body = r.do(t, "GET", "/v1/links/"+code+"/stats?granularity=hour&from="+from+"&to="+to, r.key, "")
+	var api fullStats
+	require.NoError(t, json.Unmarshal(body, &api), string(body))
+	assert.Equal(t, strconv.FormatInt(api.Totals.Total, 10), p.text("#total-total"))
+	assert.Equal(t, strconv.FormatInt(api.Totals.Human, 10), p.text("#total-human"))
+	assert.Equal(t, strconv.FormatInt(api.Totals.Bot, 10), p.text("#total-bot"))
+	assert.Equal(t, int64(4), api.Totals.Human)
+	assert.Equal(t, int64(2), api.Totals.Bot)
+	var countries [][]string
+	p.eval(`[...document.querySelectorAll('#countries tbody tr')].map(r => [...r.cells].map(c => c.textContent))`, &countries)
+	var want [][]string
+	for _, c := range api.Countries {
+		want = append(want, []string{c.Country, fmt.Sprint(c.Total), fmt.Sprint(c.Human), fmt.Sprint(c.Bot)})
+	}
+	assert.Equal(t, want, countries)
+	p.screenshot(shots, "console-analytics.png", 1280, 1000)
+	p.screenshot(shots, "console-analytics-360.png", 360, 1000)
+
+	// The CSV export is the series the API answers, bucket by bucket.
+	p.click("#export-stats")
+	records, err := csv.NewReader(strings.NewReader(string(p.downloaded(code + "-hour.csv")))).ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, []string{"start", "total", "human", "bot", "previous_start", "previous_total"}, records[0])
+	require.Len(t, records, len(api.Series)+1)
+	for i, b := range api.Series {
+		assert.Equal(t, []string{b.Start, fmt.Sprint(b.Total), fmt.Sprint(b.Human), fmt.Sprint(b.Bot)}, records[i+1][:4], "bucket %d", i)
+	}
+
+	// Hide bots: humans only.
+	p.click("#hide-bots")
+	p.run("bots hidden", chromedp.WaitNotPresent(chromedp.CSS("#total-bot")))
+	assert.Equal(t, strconv.FormatInt(api.Totals.Human, 10), p.text("#total-human"))
+
+	// Disable, then delete with confirmation.
+	p.run("links", chromedp.Navigate(r.base+"/console/#/links"))
+	p.click(fmt.Sprintf(`button[aria-label="Disable %s"]`, code))
+	p.waitText(fmt.Sprintf(`tr[data-code=%q]`, code), "disabled")
+	p.click(fmt.Sprintf(`button[aria-label="Delete %s"]`, code))
+	p.click("#confirm-delete-" + code)
+	p.waitText(fmt.Sprintf(`tr[data-code=%q]`, code), "deleted")
+	status, _, _ = r.do(t, "GET", "/v1/links/"+code, r.key, "")
+	assert.Equal(t, 404, status, "deleted")
+
+	// Sign out forgets the key.
+	p.click("#signout")
+	p.run("signed out", chromedp.WaitVisible(chromedp.CSS("#apikey")))
+	p.eval(`sessionStorage.getItem('shortener.apiKey') || ''`, &kept)
+	assert.Empty(t, kept)
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, s := range p.problems {
+		assert.NotContains(t, s, r.key, "the API key in the browser's log")
+	}
+	// The refused sign-in's 403 is a network error the browser logs; none
+	// else, and no CSP violation or exception.
+	assert.Empty(t, p.problems)
+}
