@@ -261,7 +261,7 @@ func TestDistribution(t *testing.T) {
 
 		// /v1: the primary region's REST API only, uncached, all methods.
 		behaviors := asSlice(d["CacheBehaviors"])
-		require.Len(t, behaviors, 1)
+		require.Len(t, behaviors, 4, "/v1/* and the console's three (TestConsole)")
 		v1 := behaviors[0].(map[string]any)
 		assert.Equal(t, edge.ManagementPathPattern, v1["PathPattern"])
 		assert.Equal(t, "https-only", v1["ViewerProtocolPolicy"])
@@ -284,11 +284,13 @@ func TestDistribution(t *testing.T) {
 		assert.Equal(t, "all", get(orp.Props, "OriginRequestPolicyConfig", "QueryStringsConfig", "QueryStringBehavior"))
 
 		for id, o := range origins {
+			if _, s3 := o["S3OriginConfig"]; s3 {
+				continue // the console's bucket (TestConsole)
+			}
 			assert.Equal(t, "https-only", get(o, "CustomOriginConfig", "OriginProtocolPolicy"), id)
 		}
-		rhp := s.edge().resources("AWS::CloudFront::ResponseHeadersPolicy")
-		require.Len(t, rhp, 1)
-		sec := get(rhp[0].Props, "ResponseHeadersPolicyConfig", "SecurityHeadersConfig").(map[string]any)
+		rhp := s.edge().resource(get(def, "ResponseHeadersPolicyId", "Ref").(string))
+		sec := get(rhp.Props, "ResponseHeadersPolicyConfig", "SecurityHeadersConfig").(map[string]any)
 		for _, h := range []string{"StrictTransportSecurity", "ContentTypeOptions", "FrameOptions", "ReferrerPolicy", "ContentSecurityPolicy"} {
 			assert.Contains(t, sec, h)
 		}

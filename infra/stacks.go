@@ -21,6 +21,7 @@ import (
 	"github.com/shortlink-dev/shortener/infra/monitoring"
 	"github.com/shortlink-dev/shortener/infra/streamconsumer"
 	"github.com/shortlink-dev/shortener/infra/tables"
+	"github.com/shortlink-dev/shortener/infra/webconsole"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -320,17 +321,19 @@ func grantIndexQuery(grantee awsiam.IGrantable, table awsdynamodb.ITableV2, inde
 type EdgeStack struct {
 	awscdk.Stack
 	Edge         *edge.Edge
+	Console      *webconsole.Console
 	CustomDomain string
 }
 
 // NewEdgeStack creates the distribution in front of the regional stacks.
 func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
-	st := newStack(app, cfg, "Edge", EdgeRegion, "URL shortener: CloudFront distribution, real-time logs, WAF")
+	st := newStack(app, cfg, "Edge", EdgeRegion, "URL shortener: CloudFront distribution, real-time logs, WAF, web console")
 	primary := s.Regional[cfg.PrimaryRegion]
 	origins := []*string{primary.Redirect.OriginDomain}
 	if cfg.FailoverRegion != "" {
 		origins = append(origins, s.Regional[cfg.FailoverRegion].Redirect.OriginDomain)
 	}
+	wc := webconsole.New(st, "Console", webconsole.Props{BuildDir: webconsole.BuildDir(cfg.AssetDir)})
 	e := edge.New(st, "Edge", edge.Props{
 		RedirectOrigins:      origins,
 		ManagementOrigin:     primary.Management.OriginDomain,
@@ -341,12 +344,13 @@ func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
 		CertificateARN:       cfg.CertificateARN,
 		WAF:                  cfg.WAF,
 		WAFRateLimit:         cfg.WAFRateLimit,
+		Behaviors:            wc.Behaviors,
 	})
 	monitoring.New(st, "Monitoring", monitoring.Props{AlarmEmail: cfg.AlarmEmail, Distribution: e.Distribution})
 	out(st, "DistributionId", e.Distribution.DistributionId(), "Second deploy pass: -c distributionId=<this>")
 	out(st, "DistributionDomainName", e.Distribution.DistributionDomainName(),
 		"CNAME target for the custom domain; without one, second pass: -c distributionDomainName=<this>")
-	return &EdgeStack{Stack: st, Edge: e, CustomDomain: cfg.DomainName}
+	return &EdgeStack{Stack: st, Edge: e, Console: wc, CustomDomain: cfg.DomainName}
 }
 
 // env is what the functions are configured with: settings every function
