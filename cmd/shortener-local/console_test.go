@@ -208,12 +208,19 @@ func (p *page) waitText(sel, want string) {
 	p.run(fmt.Sprintf("wait for %q in %s", want, sel), chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(30*time.Second)))
 }
 
+// screenshot saves the whole page at width, or with a negative height
+// just the viewport of -height.
 func (p *page) screenshot(dir, name string, width, height int64) {
 	p.t.Helper()
-	p.run("viewport "+name, chromedp.EmulateViewport(width, height), chromedp.Sleep(300*time.Millisecond))
+	p.run("viewport "+name, chromedp.EmulateViewport(width, max(height, -height)), chromedp.Sleep(300*time.Millisecond))
 	ctx, cancel := context.WithTimeout(p.ctx, time.Minute)
 	defer cancel()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	shot := chromedp.FullScreenshot(100)
+	if height < 0 { // the viewport only
+		height = -height
+		shot = chromedp.CaptureScreenshot()
+	}
+	png, err := chromedp.Run(ctx, shot)
 	require.NoError(p.t, err, "screenshot %s", name)
 	require.NoError(p.t, os.WriteFile(filepath.Join(dir, name), png, 0o644))
 	p.run("viewport back", chromedp.EmulateViewport(1280, 900))
@@ -250,7 +257,8 @@ type fullStats struct {
 // Chromium against the local run: sign-in (and a refused key), create
 // (double-clicked: one link), the filter, an edit that meets a 412 and
 // keeps the user's input, clicks through the local edge, the analytics
-// page's numbers and its CSV against the stats API, QR, disable, delete.
+// page's numbers and its CSV against the stats API, QR, disable, delete,
+// a CSV import with its per-row report, and the CSV export of the list.
 func TestConsoleInABrowser(t *testing.T) {
 	dir := buildConsole(t)
 	r := startLocal(t, map[string]string{"SHORTENER_CONSOLE_DIR": dir, "SHORTENER_CLICKS_BATCH_WINDOW": "0s"})
@@ -435,6 +443,73 @@ func TestConsoleInABrowser(t *testing.T) {
 	p.waitText(fmt.Sprintf(`tr[data-code=%q]`, code), "deleted")
 	status, _, _ = r.do(t, "GET", "/v1/links/"+code, r.key, "")
 	assert.Equal(t, 404, status, "deleted")
+
+	// Import a CSV of 150 rows (two batch calls): a report per row.
+	nonce := strconv.FormatInt(time.Now().UnixNano(), 36)
+	var rowsCSV strings.Builder
+	rowsCSV.WriteString("url,alias,ttl_seconds,redirect_status\n")
+	fmt.Fprintf(&rowsCSV, "https://example.com/import/%s/a,Imp-%s,3600,307\n", nonce, nonce)
+	fmt.Fprintf(&rowsCSV, "https://example.com/import/%s/b,imp-%s,,\n", nonce, nonce) // the same alias: 409
+	rowsCSV.WriteString("ftp://example.com/nope,,,\n")                                     // 400
+	for i := range 147 {
+		fmt.Fprintf(&rowsCSV, "\"https://example.com/import/%s/%d?a=1,b\",,,\n", nonce, i)
+	}
+	file := filepath.Join(t.TempDir(), "links.csv")
+	require.NoError(t, os.WriteFile(file, []byte(rowsCSV.String()), 0o644))
+	p.click("#import-toggle")
+	p.run("choose the file", chromedp.SetUploadFiles(chromedp.CSS("#import-file"), []string{file}))
+	p.waitText("#import-summary", "150 of 150 rows sent; 148 created, 2 failed")
+	var report [][]string
+	p.eval(`[...document.querySelectorAll('#import-report tbody tr')].slice(0, 4).map(r => [...r.cells].map(c => c.textContent))`, &report)
+	require.Len(t, report, 4)
+	// The two rows of one alias: one link, one 409 (the batch's items
+	// may run concurrently, so either row may win).
+	assert.Equal(t, []string{"2", "3"}, []string{report[0][0], report[1][0]})
+	assert.ElementsMatch(t, []string{"201", "409"}, []string{report[0][1], report[1][1]})
+	assert.Equal(t, []string{"4", "400"}, report[2][:2])
+	assert.Contains(t, report[2][3], "(url)")
+	assert.Equal(t, "201", report[3][1])
+	var progress string
+	p.eval(`document.querySelector('#import-progress').value + '/' + document.querySelector('#import-progress').max`, &progress)
+	assert.Equal(t, "150/150", progress)
+	p.screenshot(shots, "console-import.png", 1280, -900)
+
+	// Every link the API lists, after the import, is in the exported CSV.
+	apiCodes := map[string]string{}
+	for cursor := ""; ; {
+		path := "/v1/links?limit=100"
+		if cursor != "" {
+			path += "&cursor=" + cursor
+		}
+		var page struct {
+			Links      []struct{ Code, URL string }
+			NextCursor string `json:"next_cursor"`
+		}
+		_, _, body := r.do(t, "GET", path, r.key, "")
+		require.NoError(t, json.Unmarshal(body, &page))
+		for _, l := range page.Links {
+			apiCodes[l.Code] = l.URL
+		}
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	imported := 0
+	for _, u := range apiCodes {
+		if strings.HasPrefix(u, "https://example.com/import/"+nonce+"/") {
+			imported++
+		}
+	}
+	assert.Equal(t, 148, imported, "each created row is one link")
+	p.click("#export-links")
+	exported, err := csv.NewReader(strings.NewReader(string(p.downloaded("links.csv")))).ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, []string{"code", "short_url", "url", "alias", "status", "created_at", "expires_at", "redirect_status", "version"}, exported[0])
+	csvCodes := map[string]string{}
+	for _, row := range exported[1:] {
+		csvCodes[row[0]] = row[2]
+	}
+	assert.Equal(t, apiCodes, csvCodes)
 
 	// Sign out forgets the key.
 	p.click("#signout")

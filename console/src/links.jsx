@@ -192,11 +192,13 @@ function Importer({ onDone, onAuthError }) {
       )}
       {err && <p role="alert" class="error">{err}</p>}
       {report.length > 0 && (
+        <div class="scroll" tabIndex={0} role="region" aria-label="Per-row report">
         <table id="import-report">
-          <caption>Per-row report</caption>
+          <caption>Per-row report (line numbers of the file)</caption>
           <thead><tr><th scope="col">Line</th><th scope="col">Status</th><th scope="col">Code</th><th scope="col">Result</th></tr></thead>
-          <tbody>{report.map((r) => <tr key={r.line}><td>{r.line}</td><td>{r.status}</td><td>{r.code}</td><td>{r.message}</td></tr>)}</tbody>
+          <tbody>{report.map((r) => <tr key={r.line} class={r.status === 201 ? '' : 'failed'}><td>{r.line}</td><td>{r.status}</td><td>{r.code}</td><td>{r.message}</td></tr>)}</tbody>
         </table>
+        </div>
       )}
     </section>
   );
@@ -324,7 +326,7 @@ export function Links({ onAuthError }) {
       <div class="toolbar">
         <h1>Links</h1>
         <button type="button" id="new-link" onClick={() => setPanel(panel === 'new' ? null : 'new')} aria-expanded={panel === 'new'}>New link</button>
-        <button type="button" onClick={() => setPanel(panel === 'import' ? null : 'import')} aria-expanded={panel === 'import'}>Import CSV</button>
+        <button type="button" id="import-toggle" onClick={() => setPanel(panel === 'import' ? null : 'import')} aria-expanded={panel === 'import'}>Import CSV</button>
         <button type="button" id="export-links" onClick={exportCSV}>Export CSV</button>
       </div>
       {panel === 'new' && <LinkForm onAuthError={onAuthError} onCancel={() => setPanel(null)} onDone={(l) => { setPanel(null); setLinks((prev) => [{ status: 'active', version: 1, ...l }, ...prev]); more(true); }} />}
