@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -174,12 +175,12 @@ func (p *page) text(sel string) string {
 	return strings.TrimSpace(s)
 }
 
-// eval evaluates js and decodes its value into out.
+// eval evaluates js (awaiting a promise) and decodes its value into out.
 func (p *page) eval(js string, out any) {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, time.Minute)
 	defer cancel()
-	raw, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](js))
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](js, chromedp.EvalAwaitPromise))
 	require.NoError(p.t, err, "eval %s", js)
 	require.NoError(p.t, json.Unmarshal(raw, out), "eval %s: %s", js, raw)
 }
@@ -450,7 +451,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	rowsCSV.WriteString("url,alias,ttl_seconds,redirect_status\n")
 	fmt.Fprintf(&rowsCSV, "https://example.com/import/%s/a,Imp-%s,3600,307\n", nonce, nonce)
 	fmt.Fprintf(&rowsCSV, "https://example.com/import/%s/b,imp-%s,,\n", nonce, nonce) // the same alias: 409
-	rowsCSV.WriteString("ftp://example.com/nope,,,\n")                                     // 400
+	rowsCSV.WriteString("ftp://example.com/nope,,,\n")                                // 400
 	for i := range 147 {
 		fmt.Fprintf(&rowsCSV, "\"https://example.com/import/%s/%d?a=1,b\",,,\n", nonce, i)
 	}
@@ -525,4 +526,105 @@ func TestConsoleInABrowser(t *testing.T) {
 	// The refused sign-in's 403 is a network error the browser logs; none
 	// else, and no CSP violation or exception.
 	assert.Empty(t, p.problems)
+}
+
+// TestConsoleRenderFigures measures, in headless Chromium, how long the
+// console takes to render the list of 1,000 links and a 90-day hourly
+// chart (2,160 points), for docs/benchmarks.md. It reports the figures
+// (go test -v) and asserts only what was rendered, never a time.
+func TestConsoleRenderFigures(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "console")
+	cmd := exec.Command("node", "../../console/build.mjs", dir)
+	cmd.Env = append(os.Environ(), "CONSOLE_BENCH=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	t.Logf("%s", strings.TrimSpace(string(out)))
+	r := startLocal(t, map[string]string{"SHORTENER_CONSOLE_DIR": dir, "SHORTENER_ACCESS_LOG": "errors"})
+
+	// 1,000 links, ten batch calls.
+	for b := range 10 {
+		var items []string
+		for i := range 100 {
+			items = append(items, fmt.Sprintf(`{"url":"https://example.com/bench/%d/%d"}`, b, i))
+		}
+		status, _, body := r.do(t, "POST", "/v1/links/batch", r.key, `{"links":[`+strings.Join(items, ",")+`]}`)
+		require.Equal(t, 200, status, string(body))
+		require.Equal(t, 100, strings.Count(string(body), `"status":201`), string(body))
+	}
+
+	p := newPage(t, r.base)
+	p.run("open", chromedp.Navigate(r.base+"/console/"))
+	p.setInput("#apikey", r.key)
+	p.click(`button[type=submit]`)
+	p.run("the list", chromedp.WaitVisible(chromedp.CSS("#links-table")))
+	p.setInput("#filter", "no-such-link")
+	p.click(`.filter button`) // Search all pages
+	p.waitText("#count", "0 of 1000 loaded links")
+
+	const runs = 5
+	measure := func(js string, check func(map[string]float64)) []float64 {
+		var ms []float64
+		for range runs {
+			var res map[string]float64
+			p.eval(js, &res)
+			check(res)
+			ms = append(ms, res["ms"])
+		}
+		slices.Sort(ms)
+		return ms
+	}
+	// From the filter's input event, which turns 0 rows into 1,000, to
+	// the first frame after them.
+	list := measure(`new Promise((resolve) => {
+		const e = document.querySelector('#filter');
+		const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+		set.call(e, 'no-such-link'); e.dispatchEvent(new Event('input', {bubbles: true}));
+		setTimeout(() => {
+			const t0 = performance.now();
+			set.call(e, ''); e.dispatchEvent(new Event('input', {bubbles: true}));
+			requestAnimationFrame(() => setTimeout(() => resolve({ms: performance.now() - t0,
+				rows: document.querySelectorAll('#links-table tbody tr').length})));
+		}, 50);
+	})`, func(res map[string]float64) { require.Equal(t, float64(1000), res["rows"]) })
+
+	// The baseline, in the same page and run: 1,000 rows of six text
+	// cells built with plain DOM calls, to the first frame after them.
+	listBase := measure(`new Promise((resolve) => {
+		const t0 = performance.now();
+		const table = document.createElement('table');
+		for (let i = 0; i < 1000; i++) {
+			const tr = table.insertRow();
+			for (let j = 0; j < 6; j++) tr.insertCell().textContent = 'cell ' + i + '.' + j;
+		}
+		document.body.appendChild(table);
+		requestAnimationFrame(() => setTimeout(() => { table.remove(); resolve({ms: performance.now() - t0}); }));
+	})`, func(map[string]float64) {})
+
+	p.run("chart page", chromedp.Navigate(r.base+"/console/bench.html"),
+		chromedp.Poll[chromedp.Void](`typeof window.benchChart === 'function'`, chromedp.WithPollingTimeout(10*time.Second)))
+	chart := measure(`window.benchChart()`, func(res map[string]float64) {
+		require.Equal(t, float64(2160), res["points"])
+		require.GreaterOrEqual(t, res["canvases"], float64(1), "uPlot drew a canvas")
+	})
+	// Its baseline: the same 2,160 points stroked on a canvas of the same
+	// size with plain 2D calls.
+	chartBase := measure(`new Promise((resolve) => {
+		const t0 = performance.now();
+		const c = document.createElement('canvas');
+		c.width = 1200; c.height = 260;
+		document.body.appendChild(c);
+		const g = c.getContext('2d');
+		for (let k = 0; k < 3; k++) {
+			g.beginPath();
+			for (let i = 0; i < 2160; i++) g.lineTo(i * 1200 / 2160, 260 - ((i * 7919 + k * 31) % 200));
+			g.stroke();
+		}
+		requestAnimationFrame(() => setTimeout(() => { c.remove(); resolve({ms: performance.now() - t0}); }));
+	})`, func(map[string]float64) {})
+	med := func(v []float64) float64 { return v[runs/2] }
+	t.Logf("render, median of %d (min-max) in headless Chromium, each to the first frame after it:", runs)
+	t.Logf("  1,000 links: %.0f ms (%.0f-%.0f); baseline, 1,000 plain DOM rows: %.0f ms; ratio %.1f",
+		med(list), list[0], list[runs-1], med(listBase), med(list)/med(listBase))
+	t.Logf("  2,160-point chart: %.0f ms (%.0f-%.0f); baseline, the points on a bare canvas: %.0f ms; ratio %.1f",
+		med(chart), chart[0], chart[runs-1], med(chartBase), med(chart)/med(chartBase))
 }
