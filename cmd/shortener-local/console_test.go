@@ -218,7 +218,6 @@ func (p *page) screenshot(dir, name string, width, height int64) {
 	defer cancel()
 	shot := chromedp.FullScreenshot(100)
 	if height < 0 { // the viewport only
-		height = -height
 		shot = chromedp.CaptureScreenshot()
 	}
 	png, err := chromedp.Run(ctx, shot)
