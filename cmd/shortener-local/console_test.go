@@ -226,6 +226,20 @@ func (p *page) screenshot(dir, name string, width, height int64) {
 	p.run("viewport back", chromedp.EmulateViewport(1280, 900))
 }
 
+// unlabelled lists the page's controls that have no accessible name: an
+// input or select without a label or aria-label, a button or link
+// without text or aria-label.
+func (p *page) unlabelled() []string {
+	p.t.Helper()
+	var out []string
+	p.eval(`[...document.querySelectorAll('input, select, button, a[href]')].filter(e => {
+		if (e.getAttribute('aria-label')) return false;
+		if (e.matches('input, select')) return !(e.labels && e.labels.length);
+		return !e.textContent.trim();
+	}).map(e => e.outerHTML.slice(0, 80))`, &out)
+	return out
+}
+
 // downloaded waits for a downloaded file and returns its content.
 func (p *page) downloaded(name string) []byte {
 	p.t.Helper()
@@ -335,6 +349,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	var jsLinks int
 	p.eval(`[...document.querySelectorAll('a')].filter(a => a.protocol === 'javascript:').length`, &jsLinks)
 	assert.Zero(t, jsLinks)
+	assert.Empty(t, p.unlabelled(), "controls without a name on the links page")
 	p.screenshot(shots, "console-links.png", 1280, 800)
 	p.screenshot(shots, "console-links-360.png", 360, 800)
 
@@ -416,6 +431,16 @@ func TestConsoleInABrowser(t *testing.T) {
 		want = append(want, []string{c.Country, fmt.Sprint(c.Total), fmt.Sprint(c.Human), fmt.Sprint(c.Bot)})
 	}
 	assert.Equal(t, want, countries)
+	assert.Empty(t, p.unlabelled(), "controls without a name on the analytics page")
+	// Keyboard: Tab reaches the range presets, and Enter on one works.
+	var focused string
+	p.eval(`(() => { document.querySelector('#preset-24h').focus(); return document.activeElement.id })()`, &focused)
+	assert.Equal(t, "preset-24h", focused)
+	p.run("Enter on 24 h", chromedp.KeyEvent("\r"))
+	p.run("24 h pressed", chromedp.Poll[chromedp.Void](`document.querySelector('#preset-24h').getAttribute('aria-pressed') === 'true'`, chromedp.WithPollingTimeout(10*time.Second)))
+	p.waitText("#total-total", strconv.FormatInt(api.Totals.Total, 10))
+	p.click("#preset-7d")
+	p.run("7 d pressed", chromedp.Poll[chromedp.Void](`document.querySelector('#preset-7d').getAttribute('aria-pressed') === 'true'`, chromedp.WithPollingTimeout(10*time.Second)))
 	p.screenshot(shots, "console-analytics.png", 1280, 1000)
 	p.screenshot(shots, "console-analytics-360.png", 360, 1000)
 
