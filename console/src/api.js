@@ -68,8 +68,11 @@ export async function request(method, path, opts = {}) {
 
 export const enc = encodeURIComponent;
 
-export function listLinks(limit, cursor) {
+// listLinks reads one page of the caller's links, newest first; with
+// search, only those whose code, alias or URL contains it (the API's q).
+export function listLinks(limit, cursor, search) {
   let q = `/v1/links?limit=${limit}`;
+  if (search) q += `&q=${enc(search)}`;
   if (cursor) q += `&cursor=${enc(cursor)}`;
   return request('GET', q).then((r) => r.data);
 }

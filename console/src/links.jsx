@@ -274,13 +274,16 @@ export function Links({ onAuthError }) {
   const [loading, setLoading] = useState(false);
   const [err, setErr] = useState('');
   const [q, setQ] = useState('');
+  // search is the text the list was last searched for on the server ('' for
+  // every link); q filters what is loaded as the user types.
+  const [search, setSearch] = useState('');
   const [panel, setPanel] = useState(null); // 'new' | 'import' | {edit} | {qr}
 
-  async function more(reset) {
+  async function more(reset, s = search) {
     setLoading(true);
     setErr('');
     try {
-      const page = await api.listLinks(PAGE, reset ? '' : cursor);
+      const page = await api.listLinks(PAGE, reset ? '' : cursor, s);
       setLinks((prev) => (reset ? page.links : [...prev, ...page.links]));
       setCursor(page.next_cursor || '');
     } catch (ex) {
@@ -297,7 +300,7 @@ export function Links({ onAuthError }) {
     setLoading(true);
     try {
       while (c) {
-        const page = await api.listLinks(100, c);
+        const page = await api.listLinks(100, c, search);
         list = [...list, ...page.links];
         c = page.next_cursor || '';
       }
@@ -333,12 +336,15 @@ export function Links({ onAuthError }) {
       {panel === 'import' && <Importer onAuthError={onAuthError} onDone={() => more(true)} />}
       {panel && panel.edit && <LinkForm key={panel.edit.code} link={panel.edit} etag={`"${panel.edit.version}"`} onAuthError={onAuthError} onCancel={() => setPanel(null)} onDone={(l) => { replace(l); setPanel(null); }} />}
       {panel && panel.qr && <QRPanel link={panel.qr} onAuthError={onAuthError} onClose={() => setPanel(null)} />}
-      <div class="filter">
+      <form class="filter" role="search" onSubmit={(e) => { e.preventDefault(); const s = q.trim(); setSearch(s); more(true, s); }}>
         <label for="filter">Filter by code, alias or URL</label>
-        <input id="filter" type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
-        {q && cursor && <button type="button" onClick={all}>Search all pages</button>}
-        <span role="status" id="count">{shown.length} of {links.length} loaded links{cursor ? ' (more on the server)' : ''}</span>
-      </div>
+        <input id="filter" type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} aria-describedby="filter-note" />
+        <button type="submit" id="search">Search all links</button>
+        <small id="filter-note">Typing filters the links loaded; Enter searches all of them.</small>
+        <span role="status" id="count">
+          {shown.length} of {links.length} loaded links{search ? ` matching "${search}"` : ''}{cursor ? ' (more on the server)' : ''}
+        </span>
+      </form>
       {err && <p role="alert" class="error">{err}</p>}
       <table class="links" id="links-table">
         <caption class="visually-hidden">Your links, newest first</caption>

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -130,7 +131,19 @@ func (h *Handler) list(ctx context.Context, req *events.APIGatewayProxyRequest, 
 	if _, err := linkstore.DecodeCursor(cursor); err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
-	links, next, err := h.Store.List(ctx, owner, limit, cursor)
+	q := query(req, "q")
+	if utf8.RuneCountInString(q) > linkstore.MaxQueryLen {
+		return events.APIGatewayProxyResponse{}, &link.FieldError{Field: "q", Reason: fmt.Sprintf("must be at most %d characters", linkstore.MaxQueryLen)}
+	}
+	var links []link.Link
+	var next string
+	if q == "" {
+		links, next, err = h.Store.List(ctx, owner, limit, cursor)
+	} else {
+		// Through the owner's own list: a search never sees another
+		// owner's links.
+		links, next, err = linkstore.Search(ctx, h.Store, owner, q, limit, cursor)
+	}
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}

@@ -372,6 +372,54 @@ func TestListPageSize(t *testing.T) {
 	}
 }
 
+// TestListSearch: q finds the caller's links by code, alias or URL,
+// case folded, and never another owner's; a q too long is a 400 naming it.
+func TestListSearch(t *testing.T) {
+	f := newFixture(t)
+	f.seed(t, "abcdefg", "", ownerA)
+	f.clock.Add(time.Second)
+	f.seed(t, "summer-sale", "Summer-Sale", ownerA)
+	f.clock.Add(time.Second)
+	f.seed(t, "zzzzzzz", "", ownerB) // the same URL, another owner
+	f.clock.Add(time.Second)
+	require.NoError(t, f.store.Create(context.Background(), link.Link{
+		Code: "hijklmn", URL: "https://shop.example/Autumn", Owner: ownerA, CreatedAt: f.clock.Now(), UpdatedAt: f.clock.Now(),
+		ExpiresAt: f.clock.Now().Add(link.DefaultTTL), Status: link.StatusActive, Version: 1, RedirectStatus: 302,
+	}, nil))
+
+	tests := []struct {
+		name, q   string
+		want      []string
+		wantField string
+	}{
+		{name: "by code", q: "BCDE", want: []string{"abcdefg"}},
+		{name: "by alias", q: "sale", want: []string{"summer-sale"}},
+		{name: "by URL, case folded", q: "autumn", want: []string{"hijklmn"}},
+		{name: "by URL, every match newest first, only mine", q: "example.com/landing", want: []string{"summer-sale", "abcdefg"}},
+		{name: "another owner's code", q: "zzzz", want: nil},
+		{name: "empty is the plain list", q: "", want: []string{"hijklmn", "summer-sale", "abcdefg"}},
+		{name: "too long", q: strings.Repeat("x", linkstore.MaxQueryLen+1), wantField: "q"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := f.do(t, withQuery(event(t, "list-links.json"), "q", tt.q))
+
+			if tt.wantField != "" {
+				requireProblem(t, resp, 400, tt.wantField)
+				return
+			}
+			require.Equal(t, 200, resp.StatusCode, resp.Body)
+			page := decode[linkapi.LinkPage](t, resp)
+			var got []string
+			for _, l := range page.Links {
+				got = append(got, l.Code)
+			}
+			assert.Equal(t, tt.want, got)
+			assert.Empty(t, page.NextCursor)
+		})
+	}
+}
+
 func TestOwnerIsolation(t *testing.T) {
 	f := newFixture(t)
 	mine := f.seed(t, code, "", ownerA)
