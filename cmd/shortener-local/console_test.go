@@ -462,8 +462,34 @@ func TestConsoleInABrowser(t *testing.T) {
 	p.run("bots hidden", chromedp.WaitNotPresent(chromedp.CSS("#total-bot")))
 	assert.Equal(t, strconv.FormatInt(api.Totals.Human, 10), p.text("#total-human"))
 
-	// Disable, then delete with confirmation.
+	// A custom range of days: the totals are the API's for the range shown.
+	p.click("#hide-bots") // bots back
+	p.click(`button[aria-pressed="false"]:not([id])`) // Custom
+	var today string
+	p.eval(`(() => { const d = new Date(); const z = n => String(n).padStart(2, '0'); return d.getFullYear() + '-' + z(d.getMonth() + 1) + '-' + z(d.getDate()) })()`, &today)
+	p.setInput("#custom-from", today)
+	p.setInput("#custom-to", today)
+	p.run("the custom range", chromedp.Poll[chromedp.Void](`document.querySelector('#granularity').value === 'day' && !!document.querySelector('#total-total')`, chromedp.WithPollingTimeout(10*time.Second)))
+	var cfrom, cto string
+	require.Eventually(t, func() bool {
+		p.eval(`document.querySelector('.range time:first-of-type').dateTime`, &cfrom)
+		return cfrom != from
+	}, 10*time.Second, 100*time.Millisecond, "the page shows the custom range")
+	p.eval(`document.querySelector('.range time:last-of-type').dateTime`, &cto)
+	_, _, body = r.do(t, "GET", "/v1/links/"+code+"/stats?granularity=day&from="+cfrom+"&to="+cto, r.key, "")
+	var custom fullStats
+	require.NoError(t, json.Unmarshal(body, &custom), string(body))
+	assert.Equal(t, strconv.FormatInt(custom.Totals.Total, 10), p.text("#total-total"))
+	assert.Equal(t, int64(6), custom.Totals.Total, "today holds the six clicks")
+
+	// Dates in the browser's zone, UTC on hover.
 	p.run("links", chromedp.Navigate(r.base+"/console/#/links"))
+	var title string
+	p.run("a date", chromedp.WaitVisible(chromedp.CSS("#links-table tbody time")))
+	p.eval(`document.querySelector('#links-table tbody time').title`, &title)
+	assert.Regexp(t, `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z \(UTC\)$`, title)
+
+	// Disable, then delete with confirmation.
 	p.click(fmt.Sprintf(`button[aria-label="Disable %s"]`, code))
 	p.waitText(fmt.Sprintf(`tr[data-code=%q]`, code), "disabled")
 	p.click(fmt.Sprintf(`button[aria-label="Delete %s"]`, code))
