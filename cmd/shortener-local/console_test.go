@@ -464,7 +464,7 @@ func TestConsoleInABrowser(t *testing.T) {
 
 	// A custom range of days: the totals are the API's for the range shown.
 	p.click("#hide-bots") // bots back
-	p.click(`button[aria-pressed="false"]:not([id])`) // Custom
+	p.click("#preset-custom")
 	var today string
 	p.eval(`(() => { const d = new Date(); const z = n => String(n).padStart(2, '0'); return d.getFullYear() + '-' + z(d.getMonth() + 1) + '-' + z(d.getDate()) })()`, &today)
 	p.setInput("#custom-from", today)

@@ -168,7 +168,7 @@ export function Analytics({ code, onAuthError }) {
         {PRESETS.map((p) => (
           <button type="button" key={p.id} class={preset === p.id ? 'on' : 'secondary'} aria-pressed={preset === p.id} onClick={() => choose(p)} id={`preset-${p.id}`}>{p.label}</button>
         ))}
-        <button type="button" class={preset === 'custom' ? 'on' : 'secondary'} aria-pressed={preset === 'custom'} onClick={() => { setPreset('custom'); setGranularity('day'); }}>Custom</button>
+        <button type="button" id="preset-custom" class={preset === 'custom' ? 'on' : 'secondary'} aria-pressed={preset === 'custom'} onClick={() => { setPreset('custom'); setGranularity('day'); }}>Custom</button>
         <label for="granularity">Per</label>
         <select id="granularity" value={granularity} onChange={(e) => setGranularity(e.currentTarget.value)}>
           <option value="hour">hour</option>
