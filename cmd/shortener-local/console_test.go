@@ -265,6 +265,10 @@ type fullStats struct {
 		Country           string
 		Total, Human, Bot int64
 	}
+	Referrers []struct {
+		Host              string
+		Total, Human, Bot int64
+	}
 }
 
 // TestConsoleInABrowser is issue 13's walk through the console in headless
@@ -403,7 +407,8 @@ func TestConsoleInABrowser(t *testing.T) {
 		if i >= 4 {
 			agent, country = slackAgent, "US"
 		}
-		status, h, _ := r.do(t, "GET", "/"+code, "", "", "User-Agent", agent, "CloudFront-Viewer-Country", country)
+		status, h, _ := r.do(t, "GET", "/"+code, "", "", "User-Agent", agent, "CloudFront-Viewer-Country", country,
+			"Referer", "https://news.example/story")
 		require.Equal(t, 307, status, "the redirect status set elsewhere")
 		require.Equal(t, target+"/edited", h.Get("Location"))
 	}
@@ -434,6 +439,14 @@ func TestConsoleInABrowser(t *testing.T) {
 		want = append(want, []string{c.Country, fmt.Sprint(c.Total), fmt.Sprint(c.Human), fmt.Sprint(c.Bot)})
 	}
 	assert.Equal(t, want, countries)
+	var referrers [][]string
+	p.eval(`[...document.querySelectorAll('#referrers tbody tr')].map(r => [...r.cells].map(c => c.textContent))`, &referrers)
+	want = nil
+	for _, h := range api.Referrers {
+		want = append(want, []string{h.Host, fmt.Sprint(h.Total), fmt.Sprint(h.Human), fmt.Sprint(h.Bot)})
+	}
+	require.NotEmpty(t, want, "the clicks' referrer host")
+	assert.Equal(t, want, referrers)
 	assert.Empty(t, p.unlabelled(), "controls without a name on the analytics page")
 	// Keyboard: Tab reaches the range presets, and Enter on one works.
 	var focused string
