@@ -320,6 +320,9 @@ func TestConsoleInABrowser(t *testing.T) {
 		status, _, body := r.do(t, "POST", "/v1/links", r.key, fmt.Sprintf(`{"url":%q}`, u))
 		require.Equal(t, 201, status, "link %d: %s", i, body)
 	}
+	// One that expires in a second, for the expired badge later.
+	status, _, body = r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/soon-gone","alias":"soon-gone","ttl_seconds":1}`)
+	require.Equal(t, 201, status, string(body))
 
 	// Create, double-clicked: one Idempotency-Key, one link.
 	target := "https://example.com/console-e2e/" + strconv.FormatInt(time.Now().UnixNano(), 36)
@@ -360,7 +363,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	// The filter finds it by a piece of its URL: as typed, among the links
 	// loaded; with Enter, through the API's q over all of them.
 	p.setInput("#filter", target[len(target)-8:])
-	p.waitText("#count", "1 of 4 loaded links")
+	p.waitText("#count", "1 of 5 loaded links")
 	p.run("Enter", chromedp.Focus(chromedp.CSS("#filter")), chromedp.KeyEvent("\r"))
 	p.waitText("#count", fmt.Sprintf("1 of 1 loaded links matching %q", target[len(target)-8:]))
 	var rows []string
@@ -400,6 +403,11 @@ func TestConsoleInABrowser(t *testing.T) {
 	var qrWidth int
 	p.eval(`document.querySelector('#qr-img').naturalWidth`, &qrWidth)
 	assert.Equal(t, 256, qrWidth)
+	p.click("#qr-svg")
+	svg := string(p.downloaded(code + ".svg"))
+	assert.Contains(t, svg, "<svg")
+	p.click("#qr-png")
+	assert.Equal(t, "\x89PNG", string(p.downloaded(code + ".png")[:4]))
 
 	// Clicks through the local edge: 4 people (DE) and 2 link expanders.
 	for i := range 6 {
@@ -432,6 +440,15 @@ func TestConsoleInABrowser(t *testing.T) {
 	assert.Equal(t, strconv.FormatInt(api.Totals.Bot, 10), p.text("#total-bot"))
 	assert.Equal(t, int64(4), api.Totals.Human)
 	assert.Equal(t, int64(2), api.Totals.Bot)
+	// The previous period: as long as the range shown, just before it.
+	ft, err := time.Parse(time.RFC3339, from)
+	require.NoError(t, err)
+	tt, err := time.Parse(time.RFC3339, to)
+	require.NoError(t, err)
+	_, _, body = r.do(t, "GET", "/v1/links/"+code+"/stats?granularity=hour&from="+ft.Add(-tt.Sub(ft)).Format(time.RFC3339)+"&to="+from, r.key, "")
+	var prev fullStats
+	require.NoError(t, json.Unmarshal(body, &prev), string(body))
+	assert.Equal(t, strconv.FormatInt(prev.Totals.Total, 10), p.text("#total-prev"))
 	var countries [][]string
 	p.eval(`[...document.querySelectorAll('#countries tbody tr')].map(r => [...r.cells].map(c => c.textContent))`, &countries)
 	var want [][]string
@@ -503,8 +520,13 @@ func TestConsoleInABrowser(t *testing.T) {
 	assert.Regexp(t, `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z \(UTC\)$`, title)
 
 	// Disable, then delete with confirmation.
+	p.waitText(`tr[data-code="soon-gone"]`, "expired")
 	p.click(fmt.Sprintf(`button[aria-label="Disable %s"]`, code))
 	p.waitText(fmt.Sprintf(`tr[data-code=%q]`, code), "disabled")
+	_, _, body = r.do(t, "GET", "/v1/links/"+code, r.key, "")
+	assert.Contains(t, string(body), `"status":"disabled"`)
+	p.click(fmt.Sprintf(`button[aria-label="Enable %s"]`, code))
+	p.waitText(fmt.Sprintf(`tr[data-code=%q]`, code), "active")
 	p.click(fmt.Sprintf(`button[aria-label="Delete %s"]`, code))
 	p.click("#confirm-delete-" + code)
 	p.waitText(fmt.Sprintf(`tr[data-code=%q]`, code), "deleted")

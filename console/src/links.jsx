@@ -138,8 +138,8 @@ function QRPanel({ link, onClose, onAuthError }) {
       {src ? <img src={src} width="256" height="256" alt={`QR code for ${link.short_url}`} id="qr-img" /> : <p>Loading...</p>}
       {err && <p role="alert" class="error">{err}</p>}
       <div class="row">
-        <button type="button" onClick={() => save('png')}>Download PNG</button>
-        <button type="button" onClick={() => save('svg')}>Download SVG</button>
+        <button type="button" id="qr-png" onClick={() => save('png')}>Download PNG</button>
+        <button type="button" id="qr-svg" onClick={() => save('svg')}>Download SVG</button>
         <button type="button" class="secondary" onClick={onClose}>Close</button>
       </div>
     </section>
