@@ -370,6 +370,18 @@ func TestConsoleInABrowser(t *testing.T) {
 	p.eval(`[...document.querySelectorAll('#links-table tbody tr')].map(r => r.dataset.code)`, &rows)
 	assert.Equal(t, []string{code}, rows)
 
+	// Copy puts the short URL on the clipboard.
+	for _, perm := range []string{"clipboard-read", "clipboard-write"} {
+		_, err := chromedp.CallBrowser(p.ctx, browser.SetPermission, browser.SetPermissionParams{
+			Permission: &browser.PermissionDescriptor{Name: perm}, Setting: browser.PermissionSettingGranted, Origin: r.base})
+		require.NoError(t, err, perm)
+	}
+	p.click(fmt.Sprintf(`tr[data-code=%q] button[aria-label^="Copy"]`, code))
+	p.waitText(fmt.Sprintf(`tr[data-code=%q]`, code), "Copied.")
+	var clip string
+	p.eval(`navigator.clipboard.readText()`, &clip)
+	assert.Equal(t, r.base+"/"+code, clip)
+
 	// Edit; meanwhile someone else changes the link: 412, input kept.
 	p.click(fmt.Sprintf(`button[aria-label="Edit %s"]`, code))
 	p.setInput("#edit-url", target+"/edited")
