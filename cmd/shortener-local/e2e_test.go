@@ -444,7 +444,8 @@ func TestClicksCountedAtTheEdge(t *testing.T) {
 }
 
 // TestManagementPurgesTheEdge: the edge keeps a redirect after the
-// redirect function's own cache has let it go, and a PATCH purges it: the
+// redirect function's own cache has let it go, and a PATCH purges it: once
+// the invalidation completes (it takes time, as CloudFront's does), the
 // next click is a miss that shows the new target. The run starts its own
 // kinesalite, and stops it after the server at shutdown.
 func TestManagementPurgesTheEdge(t *testing.T) {
@@ -475,7 +476,16 @@ func TestManagementPurgesTheEdge(t *testing.T) {
 
 	status, _, body = r.do(t, "PATCH", "/v1/links/purged", r.key, `{"url":"https://example.com/after"}`)
 	require.Equal(t, 200, status, string(body))
-	click()
+	// The edge serves its copy until the invalidation completes.
+	before := answer{"Hit from cloudfront", "https://example.com/before"}
+	require.Eventually(t, func() bool {
+		x, l := get()
+		if (answer{x, l}) == before {
+			return false
+		}
+		seen = append(seen, answer{x, l})
+		return true
+	}, 30*time.Second, 100*time.Millisecond, "the invalidation never completed")
 	click()
 	assert.Equal(t, []answer{
 		{"Miss from cloudfront", "https://example.com/before"},
