@@ -24,6 +24,8 @@ type Options struct {
 	Edge edgecache.Invalidator
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Sleep waits out the invalidation settle time; time.Sleep when nil.
+	Sleep func(time.Duration)
 }
 
 // New builds a handler from the configuration, drawing codes from crypto/rand.
@@ -37,13 +39,15 @@ func New(o Options) (*Handler, error) {
 		now = time.Now
 	}
 	return &Handler{
-		Store:   o.Store,
-		Codes:   codes,
-		Rules:   o.Config.Rules(),
-		Present: linkapi.Presenter{BaseURL: o.Config.BaseURL, CodeLength: o.Config.CodeLength},
-		Now:     now,
-		Log:     o.Log,
-		Metrics: o.Metrics,
-		Edge:    o.Edge,
+		Store:      o.Store,
+		Codes:      codes,
+		Rules:      o.Config.Rules(),
+		Present:    linkapi.Presenter{BaseURL: o.Config.BaseURL, CodeLength: o.Config.CodeLength},
+		Now:        now,
+		Log:        o.Log,
+		Metrics:    o.Metrics,
+		Edge:       o.Edge,
+		EdgeSettle: o.Config.InvalidationSettle,
+		EdgeSleep:  o.Sleep,
 	}, nil
 }

@@ -969,7 +969,9 @@ func TestNewBuildsFromTheConfiguration(t *testing.T) {
 	clock := storetest.NewClock(start)
 	store := linkstore.NewMemory(clock.Now)
 	edge := edgecache.NewRecorder(clock.Now)
-	h := New(Options{Store: store, Edge: edge, Config: cfg, Grace: grace, Log: slog.New(slog.DiscardHandler), Now: clock.Now})
+	var settled []time.Duration
+	h := New(Options{Store: store, Edge: edge, Config: cfg, Grace: grace, Log: slog.New(slog.DiscardHandler), Now: clock.Now,
+		Sleep: func(d time.Duration) { settled = append(settled, d); clock.Add(d) }})
 
 	assert.Equal(t, linkapi.Presenter{BaseURL: "https://sho.rt", CodeLength: 8}, h.Present)
 	assert.Equal(t, grace, h.Grace)
@@ -984,4 +986,6 @@ func TestNewBuildsFromTheConfiguration(t *testing.T) {
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
 	assert.Equal(t, "https://sho.rt/aB3dE5fG", decode[linkapi.LinkDetail](t, resp).ShortURL)
 	assert.Equal(t, []string{"/aB3dE5fG"}, edge.Paths())
+	assert.Equal(t, []time.Duration{config.DefaultInvalidationSettle}, settled, "the invalidation waits out the settle time")
+	assert.Equal(t, start.Add(config.DefaultInvalidationSettle), edge.Invalidations()[0].At)
 }

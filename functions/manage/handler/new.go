@@ -25,6 +25,8 @@ type Options struct {
 	Metrics *metrics.Emitter
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Sleep waits out the invalidation settle time; time.Sleep when nil.
+	Sleep func(time.Duration)
 }
 
 // New builds a handler from the configuration.
@@ -42,5 +44,8 @@ func New(o Options) *Handler {
 		Now:     now,
 		Log:     o.Log,
 		Metrics: o.Metrics,
+
+		EdgeSettle: o.Config.InvalidationSettle,
+		EdgeSleep:  o.Sleep,
 	}
 }
