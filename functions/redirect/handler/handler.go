@@ -134,8 +134,8 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 //
 //   - Data whose read began less than config.FreshRead ago does not bound
 //     the answer: a change it missed was saved after the read began, and
-//     the API sends that change's invalidation only config.
-//     MinInvalidationSettle (or more) after saving it, by which time this
+//     the API sends that change's invalidation no sooner than
+//     config.MinInvalidationSettle after saving it, by which time this
 //     answer is at the edge, so the invalidation removes it, however
 //     early the invalidation completes.
 //   - Older data (an entry that outlived FreshRead, or one served stale
