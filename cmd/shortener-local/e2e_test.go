@@ -284,7 +284,9 @@ func TestExpiryThroughTheLocalRun(t *testing.T) {
 	})
 	store := dynamostore.New(emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t)), dynamostore.Config{LinksTable: links})
 
-	status, _, body := r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/brief","alias":"Brief","ttl_seconds":2}`)
+	// Long enough to outlast the create itself: it answers once the edge
+	// invalidation of the new alias is sent, 2 s after the insert.
+	status, _, body := r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/brief","alias":"Brief","ttl_seconds":6}`)
 	require.Equal(t, 201, status, string(body))
 	status, _, _ = r.do(t, "GET", "/brief", "", "")
 	require.Equal(t, 302, status)
