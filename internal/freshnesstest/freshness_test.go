@@ -93,10 +93,14 @@ func (c *clock) Set(t time.Time) {
 
 // system is the local run's request path with one fake clock.
 type system struct {
-	clock *clock
-	store *linkstore.Memory
-	edge  *localedge.Edge
-	cfg   config.Config
+	// duringSettle, when set, runs once while the API waits out its
+	// settle time, a quarter of the way in: the hook that lets a test
+	// serve a request between the write and the invalidation.
+	duringSettle func()
+	clock        *clock
+	store        *linkstore.Memory
+	edge         *localedge.Edge
+	cfg          config.Config
 }
 
 // newSystem wires the local run with invalidations that complete delay
@@ -113,10 +117,22 @@ func newSystem(t *testing.T, delay time.Duration) *system {
 	redirect := redirecthandler.New(redirecthandler.Options{Store: store, Config: cfg, Now: clock.Now,
 		Log: log, Metrics: metrics.New(io.Discard, "Shortener", "redirect")})
 	invalidations := edgecache.NewRecorder(clock.Now)
+	s := &system{clock: clock, store: store, cfg: cfg}
 	// The API's settle time before it invalidates passes on the fake clock.
-	manage := managehandler.New(managehandler.Options{Store: store, Edge: invalidations, Config: cfg, Now: clock.Now, Sleep: clock.Add,
+	settle := func(d time.Duration) {
+		hook := s.duringSettle
+		s.duringSettle = nil
+		if hook == nil {
+			clock.Add(d)
+			return
+		}
+		clock.Add(d / 4)
+		hook()
+		clock.Add(d - d/4)
+	}
+	manage := managehandler.New(managehandler.Options{Store: store, Edge: invalidations, Config: cfg, Now: clock.Now, Sleep: settle,
 		Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage")})
-	create, err := createhandler.New(createhandler.Options{Store: store, Edge: invalidations, Config: cfg, Now: clock.Now, Sleep: clock.Add,
+	create, err := createhandler.New(createhandler.Options{Store: store, Edge: invalidations, Config: cfg, Now: clock.Now, Sleep: settle,
 		Log: log, Metrics: metrics.New(io.Discard, "Shortener", "create")})
 	require.NoError(t, err)
 	gw, err := localgw.New(localgw.Options{
@@ -129,7 +145,8 @@ func newSystem(t *testing.T, delay time.Duration) *system {
 		InvalidationDelay: delay, AfterFunc: clock.AfterFunc})
 	require.NoError(t, err)
 	invalidations.OnInvalidate(edge.Invalidate)
-	return &system{clock: clock, store: store, edge: edge, cfg: cfg}
+	s.edge = edge
+	return s
 }
 
 // answer is what a viewer got for a short link.
@@ -223,6 +240,9 @@ func TestDeleteRacesAnInProcessEntry(t *testing.T) {
 			require.Equal(t, "https://example.com/old", first.location)
 
 			s.clock.Add(100 * time.Millisecond)
+			// A click while the delete is between its write and its
+			// invalidation, within FreshRead of the load.
+			s.duringSettle = func() { s.get(t, "/aB3dE5f") }
 			s.api(t, http.MethodDelete, "/v1/links/aB3dE5f", "")
 			deleted := s.clock.Now() // the 204
 			s.clock.Add(100 * time.Millisecond)
@@ -242,6 +262,7 @@ func TestPatchRacesAnInProcessEntry(t *testing.T) {
 
 			require.Equal(t, "https://example.com/old", s.get(t, "/aB3dE5f").location)
 			s.clock.Add(100 * time.Millisecond)
+			s.duringSettle = func() { s.get(t, "/aB3dE5f") }
 			s.api(t, http.MethodPatch, "/v1/links/aB3dE5f", `{"url":"https://example.com/new"}`)
 			patched := s.clock.Now()
 			s.clock.Add(100 * time.Millisecond)
@@ -310,6 +331,43 @@ func TestNewAliasRacesANegativeEntry(t *testing.T) {
 
 			assert.Empty(t, s.watch(t, "/spring-sale", created, negTTL, func(a answer) bool {
 				return a.status == 302 && a.location == "https://example.com/spring"
+			}))
+		})
+	}
+}
+
+// TestNewAliasRacesAFreshMiss: a viewer asks for the alias while its
+// create is between the insert and the edge invalidation, and the redirect
+// answers from the miss it read just before the insert, fresh enough for
+// the edge's usual 10 s. The invalidation comes after and removes it: the
+// alias still redirects everywhere within the negative-cache TTL.
+func TestNewAliasRacesAFreshMiss(t *testing.T) {
+	for _, d := range delays[:2] {
+		t.Run(d.name, func(t *testing.T) {
+			s := newSystem(t, d.delay)
+			negTTL := s.cfg.NegativeCacheTTL
+
+			// A HEAD: the redirect remembers the miss, and the edge does not
+			// keep an answer without a body (as another edge location would
+			// not have this one's).
+			rec := httptest.NewRecorder()
+			s.edge.ServeHTTP(rec, httptest.NewRequest(http.MethodHead, "/autumn-sale", nil))
+			require.Equal(t, http.StatusNotFound, rec.Code)
+			var during answer
+			var fetched bool
+			s.duringSettle = func() {
+				misses := s.edge.Stats().Misses
+				during = s.get(t, "/autumn-sale")
+				fetched = s.edge.Stats().Misses == misses+1
+			}
+			s.api(t, http.MethodPost, "/v1/links", `{"url":"https://example.com/autumn","alias":"autumn-sale"}`)
+			created := s.clock.Now() // the 201
+			require.True(t, fetched, "the race happened: the edge asked the redirect during the settle time")
+			require.Equal(t, http.StatusNotFound, during.status)
+			require.Equal(t, 10*time.Second, during.edgeLife, "a miss read under FreshRead ago keeps the usual 404 TTL")
+
+			assert.Empty(t, s.watch(t, "/autumn-sale", created, negTTL, func(a answer) bool {
+				return a.status == 302 && a.location == "https://example.com/autumn"
 			}))
 		})
 	}
