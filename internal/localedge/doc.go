@@ -11,7 +11,9 @@
 // neither in the key nor forwarded to the origin, as the RedirectCache
 // policy (no headers, cookies or query strings) and the absence of an
 // origin request policy have it in AWS. How long an answer is kept follows
-// CloudFront's rules (AWS-FACTS section 4) under the deployed policy's
+// CloudFront's rules
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/Expiration.html)
+// under the deployed policy's
 // bounds (Min 0 s, Default 60 s, Max one year):
 //
 //   - 200, 203, 300, 301, 302, 303, 307 and 308: for s-maxage, else
