@@ -281,19 +281,16 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		links.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"))
 		keys.Grant(manage.Role, jsii.String("dynamodb:GetItem"))
 		grantIndexQuery(manage.Role, links, dynamostore.IndexByOwner)
+		// Both invalidate the edge: manage after an edit or delete, create
+		// after a new custom alias, whose 404 the edge may hold. The
+		// distribution is in the edge stack, which depends on this one, so
+		// its ID comes from the second deploy pass's context, not a
+		// reference (which would be a cycle).
 		if cfg.DistributionID != "" {
-			manage.Fn.AddEnvironment(jsii.String("DISTRIBUTION_ID"), jsii.String(cfg.DistributionID), nil)
-			awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
-				Grantee: manage.Role,
-				Actions: jsii.Strings("cloudfront:CreateInvalidation"),
-				ResourceArns: jsii.Strings(*st.FormatArn(&awscdk.ArnComponents{
-					Service: jsii.String("cloudfront"), Region: jsii.String(""),
-					Resource: jsii.String("distribution"), ResourceName: jsii.String(cfg.DistributionID),
-				})),
-			})
+			grantInvalidation(st, cfg.DistributionID, manage, create)
 		} else {
 			awscdk.Annotations_Of(manage.Fn).AddWarningV2(jsii.String("shortener:distributionId"), jsii.String(
-				"distributionId is not set: the manage function refuses to start until it is. "+
+				"distributionId is not set: the manage and create functions refuse to start until it is. "+
 					"Deploy once, then deploy again with -c distributionId=<the edge stack's DistributionId output> (docs/deploy.md)."), nil)
 		}
 
@@ -346,6 +343,23 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	monitoring.New(st, "Monitoring", mon)
 	out(st, "RedirectOrigin", rs.Redirect.OriginDomain, "Redirect HTTP API host (CloudFront origin)")
 	return rs, nil
+}
+
+// grantInvalidation gives each function the distribution's ID and lets it
+// invalidate that distribution, and no other.
+func grantInvalidation(st awscdk.Stack, distributionID string, fns ...*golambda.Function) {
+	arn := st.FormatArn(&awscdk.ArnComponents{
+		Service: jsii.String("cloudfront"), Region: jsii.String(""),
+		Resource: jsii.String("distribution"), ResourceName: jsii.String(distributionID),
+	})
+	for _, f := range fns {
+		f.Fn.AddEnvironment(jsii.String("DISTRIBUTION_ID"), jsii.String(distributionID), nil)
+		awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
+			Grantee:      f.Role,
+			Actions:      jsii.Strings("cloudfront:CreateInvalidation"),
+			ResourceArns: jsii.Strings(*arn),
+		})
+	}
 }
 
 // grantIndexQuery lets grantee Query one index of table: the grants on an

@@ -3,7 +3,8 @@
 //
 //   - CloudFront (internal/localedge): redirect paths are cached by path
 //     for the redirect's s-maxage, so repeat clicks never reach the
-//     function; invalidations from the management API purge at once; every
+//     function; invalidations from the API complete some seconds after
+//     they are made, as CloudFront's do; every
 //     request of the redirect behaviour, hit or miss, is written as a
 //     real-time log record to a Kinesis stream. X-Cache and Age on the
 //     answers say what the edge did.
@@ -38,6 +39,11 @@
 //	                               deployed; 0s: at once)
 //	SHORTENER_EDGE_COUNTRY         c-country logged for requests without a
 //	                               CloudFront-Viewer-Country header (none: "-")
+//	SHORTENER_EDGE_INVALIDATION_TIME
+//	                               how long the local CloudFront takes to
+//	                               complete an invalidation (5s; 0s: at
+//	                               once). CloudFront's take an unknown time,
+//	                               seconds to minutes: https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/Invalidation.html
 //	SHORTENER_RECLAIM_INTERVAL     how often reclaim runs (1m)
 //	SHORTENER_ACCESS_LOG           which answers get a log line: on (all),
 //	                               errors (5xx only) or off (on)
@@ -159,13 +165,15 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return err
 	}
 	// CloudFront in front of the gateway. The management API and creates
-	// of aliases invalidate through the recorder, which purges the edge.
+	// of aliases invalidate through the recorder, which starts an
+	// invalidation at the edge that completes s.invalidationTime later.
 	var sink lateSink
 	edge, err := localedge.New(localedge.Options{
-		Origin:  originLog(log, s.accessLog, gw),
-		Sink:    &sink,
-		Country: cs.country,
-		Log:     log.With("component", "edge"),
+		Origin:            originLog(log, s.accessLog, gw),
+		Sink:              &sink,
+		Country:           cs.country,
+		Log:               log.With("component", "edge"),
+		InvalidationDelay: s.edgeInvalidationDelay(),
 		// Only the edge can reach the redirect origin (originLock).
 		RedirectOriginHeaders: lock.edgeHeaders(),
 	})

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 )
 
@@ -19,6 +20,9 @@ const (
 	defaultIdempotencyTable = "shortener-idempotency"
 	defaultKeysTable        = "shortener-keys"
 	defaultReclaimEvery     = time.Minute
+	// maxInvalidationTime bounds SHORTENER_EDGE_INVALIDATION_TIME: longer
+	// than CloudFront is seen to take.
+	maxInvalidationTime = 15 * time.Minute
 )
 
 // settings are the local run's own settings, beside the functions' ones.
@@ -38,6 +42,10 @@ type settings struct {
 	// counterpart on AWS's request path; the edge's real-time log records
 	// (the clicks) do not depend on it.
 	accessLog accessLogMode
+	// invalidationTime is SHORTENER_EDGE_INVALIDATION_TIME: how long the
+	// local CloudFront takes to complete an invalidation
+	// (localedge.DefaultInvalidationDelay; 0s: at once).
+	invalidationTime time.Duration
 }
 
 // accessLogMode says which answers the local run's access log writes.
@@ -61,6 +69,8 @@ func loadSettings(getenv func(string) string) (settings, error) {
 		dynamoPort:     defaultDynamoDBPort,
 		reclaimEvery:   defaultReclaimEvery,
 		accessLog:      accessLogOn,
+
+		invalidationTime: localedge.DefaultInvalidationDelay,
 	}
 	if v := getenv("SHORTENER_RECLAIM_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -68,6 +78,13 @@ func loadSettings(getenv func(string) string) (settings, error) {
 			return settings{}, fmt.Errorf("SHORTENER_RECLAIM_INTERVAL: %q is not a positive duration such as 1m", v)
 		}
 		s.reclaimEvery = d
+	}
+	if v := getenv("SHORTENER_EDGE_INVALIDATION_TIME"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > maxInvalidationTime {
+			return settings{}, fmt.Errorf("SHORTENER_EDGE_INVALIDATION_TIME: %q is not a duration from 0s (at once) to %s, such as 5s", v, maxInvalidationTime)
+		}
+		s.invalidationTime = d
 	}
 	switch m := accessLogMode(getenv("SHORTENER_ACCESS_LOG")); m {
 	case "":
@@ -117,6 +134,14 @@ func origin(addr net.Addr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// edgeInvalidationDelay is invalidationTime as localedge.Options takes it.
+func (s settings) edgeInvalidationDelay() time.Duration {
+	if s.invalidationTime == 0 {
+		return -1 // at once
+	}
+	return s.invalidationTime
 }
 
 func or(v, def string) string {

@@ -24,7 +24,9 @@ import (
 func main() {
 	cfg, err := config.Load(os.Getenv)
 	if err == nil {
-		err = cfg.Require("LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL")
+		// Without a distribution to invalidate, a new alias's cached 404
+		// would outlive the negative-cache TTL: refuse to start instead.
+		err = cfg.Require("LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL", "DISTRIBUTION_ID")
 	}
 	if err != nil {
 		log.Fatalf("configuration: %v", err)
@@ -33,11 +35,9 @@ func main() {
 	if err != nil {
 		log.Fatalf("aws configuration: %v", err)
 	}
-	var edge edgecache.Invalidator
-	if cfg.DistributionID != "" {
-		if edge, err = edgecache.NewCloudFront(cloudfront.NewFromConfig(aws), edgecache.CloudFrontConfig{DistributionID: cfg.DistributionID}); err != nil {
-			log.Fatalf("edge cache: %v", err)
-		}
+	edge, err := edgecache.NewCloudFront(cloudfront.NewFromConfig(aws), edgecache.CloudFrontConfig{DistributionID: cfg.DistributionID})
+	if err != nil {
+		log.Fatalf("edge cache: %v", err)
 	}
 	db := dynamodb.NewFromConfig(aws)
 	h, err := handler.New(handler.Options{

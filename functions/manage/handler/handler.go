@@ -65,9 +65,14 @@ type Handler struct {
 	// EdgeTimeout bounds the wait for an invalidation;
 	// edgecache.DefaultPurgeTimeout when zero.
 	EdgeTimeout time.Duration
-	Now         func() time.Time
-	Log         *slog.Logger
-	Metrics     *metrics.Emitter
+	// EdgeSettle is how long after a change the invalidation is sent
+	// (config.InvalidationSettle; see edgecache.Purger), and EdgeSleep
+	// waits it out (time.Sleep when nil).
+	EdgeSettle time.Duration
+	EdgeSleep  func(time.Duration)
+	Now        func() time.Time
+	Log        *slog.Logger
+	Metrics    *metrics.Emitter
 	// Owners resolves the caller's API key to its owner (the keys table).
 	Owners apigw.Owners
 }
@@ -295,7 +300,7 @@ func (ch changes) apply(l link.Link) link.Link {
 
 // invalidate asks the edge to drop l's cached answers; see edgecache.Purger.
 func (h *Handler) invalidate(ctx context.Context, req *events.APIGatewayProxyRequest, l link.Link) {
-	edgecache.Purger{Edge: h.Edge, Timeout: h.EdgeTimeout, Log: h.Log, Metrics: h.Metrics}.
+	edgecache.Purger{Edge: h.Edge, Settle: h.EdgeSettle, Sleep: h.EdgeSleep, Timeout: h.EdgeTimeout, Log: h.Log, Metrics: h.Metrics}.
 		Purge(ctx, req.RequestContext.RequestID, l.EdgePaths()...)
 }
 

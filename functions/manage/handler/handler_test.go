@@ -986,7 +986,9 @@ func TestNewBuildsFromTheConfiguration(t *testing.T) {
 	store := linkstore.NewMemory(clock.Now)
 	edge := edgecache.NewRecorder(clock.Now)
 	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{"k3yV4lu3Examp1e": ownerA}), apikey.ResolverOptions{})
-	h := New(Options{Store: store, Edge: edge, Config: cfg, Grace: grace, Log: slog.New(slog.DiscardHandler), Now: clock.Now, Owners: owners})
+	var settled []time.Duration
+	h := New(Options{Store: store, Edge: edge, Config: cfg, Grace: grace, Log: slog.New(slog.DiscardHandler), Now: clock.Now, Owners: owners,
+		Sleep: func(d time.Duration) { settled = append(settled, d); clock.Add(d) }})
 
 	assert.Equal(t, linkapi.Presenter{BaseURL: "https://sho.rt"}, h.Present)
 	assert.Same(t, owners, h.Owners)
@@ -1002,4 +1004,6 @@ func TestNewBuildsFromTheConfiguration(t *testing.T) {
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
 	assert.Equal(t, "https://sho.rt/aB3dE5fG", decode[linkapi.LinkDetail](t, resp).ShortURL)
 	assert.Equal(t, []string{"/aB3dE5fG"}, edge.Paths())
+	assert.Equal(t, []time.Duration{config.DefaultInvalidationSettle}, settled, "the invalidation waits out the settle time")
+	assert.Equal(t, start.Add(config.DefaultInvalidationSettle), edge.Invalidations()[0].At)
 }
