@@ -46,6 +46,7 @@ const (
 	CtxAPIBurstLimit          = "apiBurstLimit"
 	CtxAPIQuotaPerDay         = "apiQuotaPerDay"
 	CtxNag                    = "nag"
+	CtxOriginSecretVersion    = "originSecretVersion"
 )
 
 // Config is everything the app reads from CDK context, resolved and
@@ -83,6 +84,11 @@ type Config struct {
 	APIQuotaPerDay float64
 
 	Nag bool // run cdk-nag AwsSolutionsChecks during synthesis
+
+	// OriginSecretVersion is the origin secret's version CloudFront sends
+	// (a rotation names the new one, docs/deploy.md); "" is AWSCURRENT as
+	// of the edge stack's last update.
+	OriginSecretVersion string
 }
 
 // DefaultConfig is the configuration with no context given.
@@ -145,6 +151,7 @@ func configFrom(r ctxReader, c Config) (Config, error) {
 	c.APIBurstLimit = float64(r.integer(CtxAPIBurstLimit, int(c.APIBurstLimit)))
 	c.APIQuotaPerDay = float64(r.integer(CtxAPIQuotaPerDay, int(c.APIQuotaPerDay)))
 	c.Nag = r.boolean(CtxNag, c.Nag)
+	c.OriginSecretVersion = r.str(CtxOriginSecretVersion, "")
 	if err := errors.Join(r.errs...); err != nil {
 		return Config{}, err
 	}

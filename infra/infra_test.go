@@ -18,13 +18,15 @@ import (
 
 	"github.com/shortlink-dev/shortener/infra"
 	"github.com/shortlink-dev/shortener/infra/edge"
+	"github.com/shortlink-dev/shortener/internal/localedge"
+	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
 
 var (
 	primaryOnly = []string{"create", "manage", "stats", "reclaim", "clicks"}
-	everyRegion = []string{"redirect", "ttlstream"}
+	everyRegion = []string{"redirect", "originauth", "ttlstream"}
 )
 
 func TestFunctionsRuntimeAndPlacement(t *testing.T) {
@@ -50,8 +52,8 @@ func TestFunctionsRuntimeAndPlacement(t *testing.T) {
 					assert.Equal(t, s.cfg.PrimaryRegion, vars["PRIMARY_REGION"], name)
 					assert.Contains(t, []any{nil, s.cfg.BaseURL()}, vars["SHORTENER_BASE_URL"])
 				}
-				assert.Len(t, tp.resources("AWS::Lambda::Function"), map[bool]int{true: 7, false: 3}[primary],
-					"the secondary stack has redirect, ttlstream and CDK's DescribeTable provider")
+				assert.Len(t, tp.resources("AWS::Lambda::Function"), map[bool]int{true: 8, false: 4}[primary],
+					"the secondary stack has redirect, originauth, ttlstream and CDK's DescribeTable provider")
 			})
 		}
 	}
@@ -72,11 +74,29 @@ func TestFunctionEnvironment(t *testing.T) {
 	assert.NotContains(t, r, "IDEMPOTENCY_TABLE", "a function gets only the tables it uses")
 	assert.NotContains(t, r, "ANALYTICS_TABLE")
 	assert.Contains(t, vars("create"), "IDEMPOTENCY_TABLE")
+	for _, name := range []string{"create", "manage", "stats"} {
+		assert.Contains(t, vars(name), "KEYS_TABLE", "%s resolves API keys to owners", name)
+	}
+	for _, name := range []string{"redirect", "ttlstream", "reclaim", "clicks"} {
+		assert.NotContains(t, vars(name), "KEYS_TABLE", name)
+	}
 	assert.Contains(t, vars("clicks"), "ANALYTICS_TABLE")
 	assert.NotContains(t, vars("clicks"), "LINKS_TABLE")
 	assert.Equal(t, "E2EXAMPLE12345", vars("manage")["DISTRIBUTION_ID"])
-	for _, name := range []string{"create", "redirect", "stats", "ttlstream", "reclaim", "clicks"} {
+	// create purges a new alias's cached 404 (issue 17, defect 6).
+	assert.Equal(t, "E2EXAMPLE12345", vars("create")["DISTRIBUTION_ID"])
+	for _, name := range []string{"redirect", "stats", "ttlstream", "reclaim", "clicks"} {
 		assert.NotContains(t, vars(name), "DISTRIBUTION_ID", name)
+	}
+
+	// The first pass knows no distribution yet: nobody gets one.
+	d := defaults.get(t)
+	for _, region := range d.cfg.Regions {
+		for _, fn := range d.regional(region).resources("AWS::Lambda::Function") {
+			if v, ok := get(fn.Props, "Environment", "Variables").(map[string]any); ok {
+				assert.NotContains(t, v, "DISTRIBUTION_ID", fn.ID)
+			}
+		}
 	}
 }
 
@@ -84,9 +104,12 @@ func TestLinksTableIsAnMRECGlobalTableWithTTLAndStream(t *testing.T) {
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		var links, others []resource
 		for _, r := range s.data().resources("AWS::DynamoDB::GlobalTable") {
-			if strings.HasPrefix(r.ID, "TablesLinks") {
+			switch {
+			case strings.HasPrefix(r.ID, "TablesLinks"):
 				links = append(links, r)
-			} else {
+			case strings.HasPrefix(r.ID, "TablesKeys"):
+				// TestKeysTable
+			default:
 				others = append(others, r)
 			}
 		}
@@ -279,7 +302,8 @@ func TestDistribution(t *testing.T) {
 		for _, h := range asSlice(headers["Headers"]) {
 			names = append(names, strings.ToLower(h.(string)))
 		}
-		assert.ElementsMatch(t, []string{"x-api-key", "idempotency-key", "if-match", "content-type"}, names)
+		assert.ElementsMatch(t, []string{"x-api-key", "idempotency-key", "if-match", "content-type", "accept"}, names)
+		assert.Contains(t, names, "accept", "the REST API chooses binary answers by the viewer's Accept")
 		assert.NotContains(t, names, "host", "API Gateway needs its own Host")
 		assert.Equal(t, "all", get(orp.Props, "OriginRequestPolicyConfig", "QueryStringsConfig", "QueryStringBehavior"))
 
@@ -353,14 +377,30 @@ func TestManagementAPI(t *testing.T) {
 	require.Len(t, plans, 1)
 	assert.Equal(t, map[string]any{"RateLimit": s.cfg.APIRateLimit, "BurstLimit": s.cfg.APIBurstLimit}, plans[0].Props["Throttle"])
 	assert.Equal(t, map[string]any{"Limit": s.cfg.APIQuotaPerDay, "Period": "DAY"}, plans[0].Props["Quota"])
-	require.Len(t, tp.resources("AWS::ApiGateway::UsagePlanKey"), 1, "the first API key is in the plan")
+	assert.Empty(t, tp.resources("AWS::ApiGateway::ApiKey"), "keys are issued with shortener keys add, then put in the plan")
+	assert.Empty(t, tp.resources("AWS::ApiGateway::UsagePlanKey"))
+	outputs := tp["Outputs"].(map[string]any)
+	assert.Contains(t, outputs, "UsagePlanId")
+	assert.NotContains(t, outputs, "FirstApiKeyId")
 
 	routes := map[string]bool{}
+	pages := 0
 	for _, m := range tp.resources("AWS::ApiGateway::Method") {
-		assert.Equal(t, true, m.Props["ApiKeyRequired"], "every /v1 method needs an API key: %s", m.ID)
 		routes[m.Props["HttpMethod"].(string)+" "+m.ID] = true
+		if get(m.Props, "Integration", "Type") == "MOCK" {
+			// GET /v1/problems: the page every problem type refers to,
+			// answered by API Gateway itself, readable without a key.
+			pages++
+			assert.Equal(t, false, m.Props["ApiKeyRequired"], m.ID)
+			assert.Equal(t, "GET", m.Props["HttpMethod"], m.ID)
+			assert.Equal(t, apigw.ProblemsPage(), get(m.Props, "Integration", "IntegrationResponses", 0, "ResponseTemplates", "text/html"))
+			assert.Equal(t, "'text/html; charset=utf-8'", get(m.Props, "Integration", "IntegrationResponses", 0, "ResponseParameters", "method.response.header.Content-Type"))
+			continue
+		}
+		assert.Equal(t, true, m.Props["ApiKeyRequired"], "every /v1 method with a function behind it needs an API key: %s", m.ID)
 	}
-	assert.Len(t, routes, 8, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats")
+	assert.Equal(t, 1, pages, "one static page: GET /v1/problems")
+	assert.Len(t, routes, 9, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET problems")
 	var ids []string
 	for r := range routes {
 		ids = append(ids, r)
@@ -381,7 +421,10 @@ func TestManagementAPI(t *testing.T) {
 	rest := tp.resources("AWS::ApiGateway::RestApi")
 	require.Len(t, rest, 1)
 	assert.Equal(t, []any{"REGIONAL"}, get(rest[0].Props, "EndpointConfiguration", "Types"))
-	assert.Equal(t, []any{"image/png"}, rest[0].Props["BinaryMediaTypes"], "QR PNGs leave API Gateway as bytes")
+	// A REST API decodes a base64 answer only for a request whose first
+	// Accept matches: "*/*" is the only list that matches every Accept
+	// (curl's */*, a browser's text/html first, none at all).
+	assert.Equal(t, []any{"*/*"}, rest[0].Props["BinaryMediaTypes"], "QR PNGs leave API Gateway as bytes for any Accept")
 
 	// The redirect origin: an HTTP API, payload 1.0, GET and HEAD /{code}.
 	for _, region := range s.cfg.Regions {
@@ -412,7 +455,7 @@ func TestIAMPerFunction(t *testing.T) {
 	// grant is what a function may do: actions -> a fragment every
 	// resource of the statement must contain.
 	type grant map[string]string
-	links, idem, analytics := "tableslinks", "tablesidempotency", "tablesanalytics"
+	links, idem, analytics, keysTable := "tableslinks", "tablesidempotency", "tablesanalytics", "tableskeys"
 
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		primary := s.cfg.PrimaryRegion
@@ -422,12 +465,17 @@ func TestIAMPerFunction(t *testing.T) {
 			want := map[string]grant{
 				"redirect":  {"dynamodb:GetItem": links + "|" + here},
 				"ttlstream": {"dynamodb:PutItem": links + "|arn:aws:dynamodb:" + primary + ":"},
+				// The origin secret's replica in this region only.
+				"originauth": {"secretsmanager:GetSecretValue": ":secretsmanager:" + region + ":", "secretsmanager:DescribeSecret": ":secretsmanager:" + region + ":"},
 			}
 			if region == primary {
 				want["create"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": ""}
-				want["manage"] = grant{"dynamodb:GetItem": links, "dynamodb:PutItem": links, "dynamodb:Query": "/index/" + dynamostore.IndexByOwner}
+				want["manage"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": links, "dynamodb:Query": "/index/" + dynamostore.IndexByOwner}
 				if s.cfg.DistributionID != "" {
-					want["manage"]["cloudfront:CreateInvalidation"] = "arn:aws:cloudfront::" + testAccount + ":distribution/" + s.cfg.DistributionID
+					// On the one distribution only: the ARN names it.
+					dist := "arn:aws:cloudfront::" + testAccount + ":distribution/" + s.cfg.DistributionID
+					want["manage"]["cloudfront:CreateInvalidation"] = dist
+					want["create"]["cloudfront:CreateInvalidation"] = dist
 				}
 				want["stats"] = grant{"dynamodb:GetItem": "", "dynamodb:Query": analytics}
 				want["reclaim"] = grant{"dynamodb:Query": "/index/", "dynamodb:PutItem": links, "dynamodb:DeleteItem": links}
@@ -451,8 +499,11 @@ func TestIAMPerFunction(t *testing.T) {
 									assert.Contains(t, res, strings.ToLower(f), "%s on %s", a, st.Resources)
 								}
 							}
+							if name == "manage" && a == "dynamodb:GetItem" {
+								assert.True(t, strings.Contains(res, links) || strings.Contains(res, keysTable), st.Resources)
+							}
 							if name == "create" && strings.HasPrefix(a, "dynamodb:") {
-								assert.True(t, strings.Contains(res, links) || strings.Contains(res, idem), st.Resources)
+								assert.True(t, strings.Contains(res, links) || strings.Contains(res, idem) || strings.Contains(res, keysTable), st.Resources)
 							}
 							if name == "clicks" || name == "stats" {
 								if strings.HasPrefix(a, "dynamodb:") && a != "dynamodb:GetItem" {
@@ -483,11 +534,11 @@ func TestIAMPerFunction(t *testing.T) {
 				}
 			}
 		}
-		// Only manage may invalidate.
+		// Only manage and create may invalidate.
 		for _, region := range s.cfg.Regions {
 			for _, p := range s.regional(region).resources("AWS::IAM::Policy") {
 				if strings.Contains(toJSON(p.Props), "cloudfront:") {
-					assert.True(t, strings.HasPrefix(p.ID, "ManageFunctionRole"), p.ID)
+					assert.True(t, strings.HasPrefix(p.ID, "ManageFunctionRole") || strings.HasPrefix(p.ID, "CreateFunctionRole"), p.ID)
 				}
 			}
 		}
@@ -569,4 +620,39 @@ func TestReclaimStateMachine(t *testing.T) {
 	for _, region := range s.cfg.SecondaryRegions() {
 		assert.Empty(t, s.regional(region).resources("AWS::StepFunctions::StateMachine"), "reclaim runs in the primary only")
 	}
+}
+
+// CloudFront caches /%61bcdefg apart from /abcdefg, the HTTP API origin
+// decodes both to the same code, and an invalidation of /abcdefg misses
+// the first: the web ACL refuses every redirect path with a "%" in it,
+// before the cache, and leaves /v1 alone.
+func TestWAFRefusesPercentEncodedRedirectPaths(t *testing.T) {
+	d := defaults.get(t)
+	acls := d.edge().resources("AWS::WAFv2::WebACL")
+	require.Len(t, acls, 1)
+	acl := acls[0]
+	var rule map[string]any
+	priorities := map[float64]bool{}
+	for _, r := range asSlice(acl.Props["Rules"]) {
+		priorities[get(r, "Priority").(float64)] = true
+		if get(r, "Name") == edge.WAFCanonicalPathRuleName {
+			rule = r.(map[string]any)
+		}
+	}
+	require.NotNil(t, rule, "no %s rule", edge.WAFCanonicalPathRuleName)
+	assert.Len(t, priorities, len(asSlice(acl.Props["Rules"])), "rule priorities are distinct")
+
+	assert.Equal(t, 400.0, get(rule, "Action", "Block", "CustomResponse", "ResponseCode"))
+	key := get(rule, "Action", "Block", "CustomResponse", "CustomResponseBodyKey").(string)
+	assert.Equal(t, edge.NonCanonicalPathBody, get(acl.Props, "CustomResponseBodies", key, "Content"))
+	assert.Equal(t, edge.NonCanonicalPathBody, localedge.NonCanonicalPathBody, "the local edge answers as the web ACL does")
+
+	statements := asSlice(get(rule, "Statement", "AndStatement", "Statements"))
+	require.Len(t, statements, 2)
+	assert.Equal(t, "/v1/", get(statements[0], "NotStatement", "Statement", "ByteMatchStatement", "SearchString"), "/v1 is not a redirect path")
+	match := get(statements[1], "ByteMatchStatement").(map[string]any)
+	assert.Equal(t, "%", match["SearchString"])
+	assert.Equal(t, "CONTAINS", match["PositionalConstraint"])
+	assert.Contains(t, get(match, "FieldToMatch"), "UriPath")
+	assert.Equal(t, []any{map[string]any{"Priority": 0.0, "Type": "NONE"}}, match["TextTransformations"], "the path as sent, not decoded")
 }

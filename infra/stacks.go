@@ -2,6 +2,7 @@ package infra
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
@@ -100,20 +102,40 @@ func newStack(app awscdk.App, cfg Config, id, region, description string) awscdk
 	return st
 }
 
-// DataStack holds the tables, in the primary region.
+// DataStack holds the tables and the origin secret, in the primary region.
 type DataStack struct {
 	awscdk.Stack
 	Tables *tables.Tables
+	// OriginSecret is CloudFront's header value for the redirect origins,
+	// replicated to every region and to the edge's; OriginSecretARN is its
+	// ARN for the other stacks (edge.OriginSecretARNIn gives a replica's).
+	OriginSecret    awssecretsmanager.Secret
+	OriginSecretARN *string
 }
 
 // NewDataStack creates the tables; the links table replicates to every
 // other region.
 func NewDataStack(app awscdk.App, cfg Config) *DataStack {
-	st := newStack(app, cfg, "Data", cfg.PrimaryRegion, "URL shortener: links global table, idempotency and analytics tables")
+	st := newStack(app, cfg, "Data", cfg.PrimaryRegion, "URL shortener: links and API keys global tables, idempotency and analytics tables")
 	t := tables.New(st, "Tables", tables.Props{ReplicaRegions: cfg.SecondaryRegions()})
 	out(st, "LinksTableName", t.Links.TableName(), "Links global table (replicated to every region)")
 	out(st, "AnalyticsTableName", t.Analytics.TableName(), "Click counts")
-	return &DataStack{Stack: st, Tables: t}
+	secret := edge.NewOriginSecret(st, "OriginSecret", originSecretReplicas(cfg))
+	arn := edge.OriginSecretARN(secret)
+	out(st, "KeysTableName", t.Keys.TableName(), "API keys (hash -> owner): shortener keys --keys-table <this>")
+	out(st, "OriginSecretArn", arn, "Origin secret, replicated to every region (rotation: docs/deploy.md)")
+	return &DataStack{Stack: st, Tables: t, OriginSecret: secret, OriginSecretARN: arn}
+}
+
+// originSecretReplicas are the regions that read the origin secret besides
+// the primary: every other region's authorizer, and the edge stack's
+// region, where CloudFormation resolves it for the distribution.
+func originSecretReplicas(cfg Config) []string {
+	out := cfg.SecondaryRegions()
+	if cfg.PrimaryRegion != EdgeRegion && !slices.Contains(out, EdgeRegion) {
+		out = append(out, EdgeRegion)
+	}
+	return out
 }
 
 // RegionalStack is one region's functions and APIs. The primary region's
@@ -141,6 +163,8 @@ var functionSizes = map[string]struct {
 	timeout  time.Duration
 }{
 	"redirect": {256, 5 * time.Second},
+	// A string comparison, and a Secrets Manager read every 5 minutes.
+	"originauth": {128, 5 * time.Second},
 	// A batch of 100 creates works within API Gateway's 29 s.
 	"create":    {256, 28 * time.Second},
 	"manage":    {256, 10 * time.Second},
@@ -151,13 +175,14 @@ var functionSizes = map[string]struct {
 }
 
 var functionDescriptions = map[string]string{
-	"redirect":  "GET|HEAD /{code}: resolves a short code (CloudFront origin)",
-	"create":    "POST /v1/links, POST /v1/links/batch: creates short links",
-	"manage":    "GET /v1/links, GET|PATCH|DELETE /v1/links/{code}, GET /v1/links/{code}/qr",
-	"stats":     "GET /v1/links/{code}/stats",
-	"ttlstream": "Links table stream: TTL deletions become tombstones in the primary region",
-	"reclaim":   "Step Functions task: tombstones expired links, releases tombstones past their grace",
-	"clicks":    "CloudFront real-time logs (Kinesis) -> click counts",
+	"redirect":   "GET|HEAD /{code}: resolves a short code (CloudFront origin)",
+	"originauth": "Redirect API authorizer: only requests carrying CloudFront's origin secret get through",
+	"create":     "POST /v1/links, POST /v1/links/batch: creates short links",
+	"manage":     "GET /v1/links, GET|PATCH|DELETE /v1/links/{code}, GET /v1/links/{code}/qr",
+	"stats":      "GET /v1/links/{code}/stats",
+	"ttlstream":  "Links table stream: TTL deletions become tombstones in the primary region",
+	"reclaim":    "Step Functions task: tombstones expired links, releases tombstones past their grace",
+	"clicks":     "CloudFront real-time logs (Kinesis) -> click counts",
 }
 
 // NewRegionalStack creates region's stack.
@@ -188,6 +213,7 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	if primary {
 		tableEnv["IDEMPOTENCY_TABLE"] = data.Tables.Idempotency.TableName()
 		tableEnv["ANALYTICS_TABLE"] = data.Tables.Analytics.TableName()
+		tableEnv["KEYS_TABLE"] = data.Tables.Keys.TableName()
 	}
 	env, _ := functionEnv(cfg, tableEnv) // checked in Build
 	fn := func(name string, tables ...string) *golambda.Function {
@@ -215,7 +241,13 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	// Redirects: read this region's replica, nothing else.
 	redirect := fn("redirect", "LINKS_TABLE")
 	links.Grant(redirect.Role, jsii.String("dynamodb:GetItem"))
-	rs.Redirect = api.NewRedirect(st, "RedirectApi", api.RedirectProps{Function: redirect.Fn})
+	// Only CloudFront's requests reach it: the authorizer reads the origin
+	// secret's replica in this region.
+	originAuth := fn("originauth")
+	secretHere := edge.OriginSecretARNIn(data.OriginSecretARN, region)
+	originAuth.Fn.AddEnvironment(jsii.String("ORIGIN_SECRET_ID"), secretHere, nil)
+	awssecretsmanager.Secret_FromSecretCompleteArn(st, jsii.String("OriginSecret"), secretHere).GrantRead(originAuth.Role, nil)
+	rs.Redirect = api.NewRedirect(st, "RedirectApi", api.RedirectProps{Function: redirect.Fn, Authorizer: originAuth.Fn})
 
 	// TTL deletions happen in every region and are recognisable only where
 	// they happened (AWS-FACTS section 2), so every region consumes its own
@@ -236,31 +268,36 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	}
 
 	if primary {
-		create := fn("create", "LINKS_TABLE", "IDEMPOTENCY_TABLE")
+		// Who calls: the owner of the request's API key, read from this
+		// region's replica of the keys table. Read-only: only operators
+		// write keys (shortener keys, with their own credentials).
+		keys := tables.KeysIn(st, "Keys", data.Tables.Keys.TableName(), region)
+
+		create := fn("create", "LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE")
 		links.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:GetItem"))
+		keys.Grant(create.Role, jsii.String("dynamodb:GetItem"))
 		data.Tables.Idempotency.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:GetItem"))
 
-		manage := fn("manage", "LINKS_TABLE")
+		manage := fn("manage", "LINKS_TABLE", "KEYS_TABLE")
 		links.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"))
+		keys.Grant(manage.Role, jsii.String("dynamodb:GetItem"))
 		grantIndexQuery(manage.Role, links, dynamostore.IndexByOwner)
+		// Both invalidate the edge: manage after an edit or delete, create
+		// after a new custom alias, whose 404 the edge may hold. The
+		// distribution is in the edge stack, which depends on this one, so
+		// its ID comes from the second deploy pass's context, not a
+		// reference (which would be a cycle).
 		if cfg.DistributionID != "" {
-			manage.Fn.AddEnvironment(jsii.String("DISTRIBUTION_ID"), jsii.String(cfg.DistributionID), nil)
-			awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
-				Grantee: manage.Role,
-				Actions: jsii.Strings("cloudfront:CreateInvalidation"),
-				ResourceArns: jsii.Strings(*st.FormatArn(&awscdk.ArnComponents{
-					Service: jsii.String("cloudfront"), Region: jsii.String(""),
-					Resource: jsii.String("distribution"), ResourceName: jsii.String(cfg.DistributionID),
-				})),
-			})
+			grantInvalidation(st, cfg.DistributionID, manage, create)
 		} else {
 			awscdk.Annotations_Of(manage.Fn).AddWarningV2(jsii.String("shortener:distributionId"), jsii.String(
-				"distributionId is not set: the manage function refuses to start until it is. "+
+				"distributionId is not set: the manage and create functions refuse to start until it is. "+
 					"Deploy once, then deploy again with -c distributionId=<the edge stack's DistributionId output> (docs/deploy.md)."), nil)
 		}
 
-		stats := fn("stats", "LINKS_TABLE", "ANALYTICS_TABLE")
+		stats := fn("stats", "LINKS_TABLE", "ANALYTICS_TABLE", "KEYS_TABLE")
 		links.Grant(stats.Role, jsii.String("dynamodb:GetItem"))
+		keys.Grant(stats.Role, jsii.String("dynamodb:GetItem"))
 		data.Tables.Analytics.Grant(stats.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:GetItem"))
 
 		rs.Management = api.NewManagement(st, "ManagementApi", api.ManagementProps{
@@ -289,6 +326,9 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 
 		mon.RestAPI = rs.Management.API
 		mon.StateMachine = rs.Reclaim.StateMachine
+		mon.ReplicaRegions = cfg.SecondaryRegions()
+		mon.Analytics = data.Tables.Analytics
+		mon.ClickStream = rs.Clicks.Stream
 		mon.Consumers = append(mon.Consumers, monitoring.Consumer{
 			Name: "clicks", Fn: clicks.Fn, DeadLetters: rs.Clicks.Consumer.DeadLetters,
 			MaxIteratorAge: awscdk.Duration_Minutes(jsii.Number(5)),
@@ -296,7 +336,6 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 
 		out(st, "ManagementApiUrl", rs.Management.API.Url(), "The /v1 API's own endpoint (use the distribution's)")
 		out(st, "UsagePlanId", rs.Management.UsagePlan.UsagePlanId(), "Add API keys to this usage plan")
-		out(st, "FirstApiKeyId", rs.Management.FirstKey.KeyId(), "aws apigateway get-api-key --include-value --api-key <id>")
 		out(st, "ReclaimStateMachineArn", rs.Reclaim.StateMachine.StateMachineArn(), "Reclaim state machine")
 	}
 	for _, name := range sortedKeys(rs.Functions) {
@@ -305,6 +344,23 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	monitoring.New(st, "Monitoring", mon)
 	out(st, "RedirectOrigin", rs.Redirect.OriginDomain, "Redirect HTTP API host (CloudFront origin)")
 	return rs, nil
+}
+
+// grantInvalidation gives each function the distribution's ID and lets it
+// invalidate that distribution, and no other.
+func grantInvalidation(st awscdk.Stack, distributionID string, fns ...*golambda.Function) {
+	arn := st.FormatArn(&awscdk.ArnComponents{
+		Service: jsii.String("cloudfront"), Region: jsii.String(""),
+		Resource: jsii.String("distribution"), ResourceName: jsii.String(distributionID),
+	})
+	for _, f := range fns {
+		f.Fn.AddEnvironment(jsii.String("DISTRIBUTION_ID"), jsii.String(distributionID), nil)
+		awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
+			Grantee:      f.Role,
+			Actions:      jsii.Strings("cloudfront:CreateInvalidation"),
+			ResourceArns: jsii.Strings(*arn),
+		})
+	}
 }
 
 // grantIndexQuery lets grantee Query one index of table: the grants on an
@@ -338,6 +394,8 @@ func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
 		RedirectOrigins:      origins,
 		ManagementOrigin:     primary.Management.OriginDomain,
 		ManagementOriginPath: primary.Management.OriginPath,
+		OriginSecretARN:      edge.OriginSecretARNIn(s.Data.OriginSecretARN, EdgeRegion),
+		OriginSecretVersion:  cfg.OriginSecretVersion,
 		ClickStreamARN:       primary.Clicks.Stream.StreamArn(),
 		LogFields:            clicklog.Fields,
 		DomainName:           cfg.DomainName,
@@ -381,7 +439,7 @@ func functionEnv(cfg Config, tableNames map[string]*string) (env, error) {
 	for k, v := range tableNames {
 		e.tables[k] = *v
 	}
-	check := map[string]string{"LINKS_TABLE": "links", "IDEMPOTENCY_TABLE": "idempotency"}
+	check := map[string]string{"LINKS_TABLE": "links", "IDEMPOTENCY_TABLE": "idempotency", "KEYS_TABLE": "keys"}
 	for k, v := range e.common {
 		check[k] = v
 	}

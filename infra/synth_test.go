@@ -24,7 +24,8 @@ import (
 //   - defaults: cdk.json's context as shipped (us-east-1 primary, us-west-2
 //     failover, no custom domain, WAF on), the first deploy pass;
 //   - custom: three regions with eu-west-1 as primary, a custom domain and
-//     certificate, the distribution ID of the second pass, WAF off.
+//     certificate, the distribution ID of the second pass, WAF off, the
+//     origin secret pinned to a version.
 var (
 	defaults = &synthesized{name: "defaults", overrides: map[string]any{}}
 	custom   = &synthesized{name: "custom", overrides: map[string]any{
@@ -35,6 +36,8 @@ var (
 		infra.CtxDistributionID: "E2EXAMPLE12345",
 		infra.CtxWAF:            false,
 		infra.CtxCodeLength:     9,
+		// The second step of an origin secret rotation (docs/deploy.md).
+		infra.CtxOriginSecretVersion: "a1b2c3d4-5678-90ab-cdef-EXAMPLE11111",
 	}}
 )
 
@@ -84,7 +87,7 @@ func setup() error {
 				return
 			}
 		}
-		for _, fn := range []string{"create", "redirect", "manage", "stats", "ttlstream", "reclaim", "clicks"} {
+		for _, fn := range []string{"create", "redirect", "originauth", "manage", "stats", "ttlstream", "reclaim", "clicks"} {
 			if setupErr = placeholderZip(filepath.Join(assetDir, fn+".zip"), fn); setupErr != nil {
 				return
 			}

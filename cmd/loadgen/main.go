@@ -23,8 +23,11 @@
 // of the two goes first swaps each round), waits after each phase until
 // the click pipeline has caught up, and prints
 // req/s, p50, p99 and p99.9 per phase, the server's CPU per request and
-// the ratios. Every phase is bounded in time and in count. Run it from
-// the repository (the local run finds DynamoDB Local's jar there).
+// the ratios; and for each local run the links' redirects its edge served,
+// the real-time log records it dropped (its buffer full: best effort, as
+// CloudFront's) and, with the click pipeline, the clicks counted. Every
+// phase is bounded in time and in count. Run it from the repository (the
+// local run finds DynamoDB Local's jar there).
 //
 //	go run ./cmd/loadgen            (make load)
 //	go run ./cmd/loadgen -h         for the knobs

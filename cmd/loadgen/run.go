@@ -121,6 +121,11 @@ func run(ctx context.Context, c settings, out io.Writer) error {
 		}
 	}
 
+	fmt.Fprintf(out, "\nthe whole local run %s:\n", what)
+	if err := tally(ctx, out, client, l, c.clickPipeline); err != nil {
+		return err
+	}
+
 	fmt.Fprintf(out, "\nratios (all rounds pooled: requests / time)\n")
 	ratio := func(name string, a, b []result, goal string) {
 		if len(a) > 0 && len(b) > 0 {
@@ -170,26 +175,31 @@ func isolatedHits(ctx context.Context, c settings, out io.Writer, bin, bare stri
 	}
 	sum.localPID = l.run.PID()
 	header(out, "redirects (GET, closed loop): edge hits without the click pipeline, access log "+c.accessLog)
-	return redirects(ctx, c, out, "edge hit, log discarded", l.run.Origin, bare, hot, client, nil, sum, &sum.isolatedBare, &sum.isolated)
+	if err := redirects(ctx, c, out, "edge hit, log discarded", l.run.Origin, bare, hot, client, nil, sum, &sum.isolatedBare, &sum.isolated); err != nil {
+		return err
+	}
+	return tally(ctx, out, client, l, false)
 }
 
 // local is one local run with the handles the phases use.
 type local struct {
-	run    *localrun.Run
-	db     *dynamodb.Client
-	tables dynamostore.Config
-	store  *dynamostore.Store
+	run       *localrun.Run
+	db        *dynamodb.Client
+	tables    dynamostore.Config
+	analytics string // the analytics table
+	store     *dynamostore.Store
 }
 
 // startLocal starts the local run with its own emulators and fresh tables.
 func startLocal(ctx context.Context, c settings, out io.Writer, bin string, env map[string]string, what string) (*local, error) {
 	suffix := randomHex(4)
 	tables := dynamostore.Config{LinksTable: "load-links-" + suffix, IdempotencyTable: "load-idem-" + suffix}
+	analytics := "load-analytics-" + suffix
 	e := map[string]string{
 		"SHORTENER_API_KEYS": apiKey + "=" + owner,
 		"LINKS_TABLE":        tables.LinksTable,
 		"IDEMPOTENCY_TABLE":  tables.IdempotencyTable,
-		"ANALYTICS_TABLE":    "load-analytics-" + suffix,
+		"ANALYTICS_TABLE":    analytics,
 		"CLICKS_STREAM":      "load-clicks-" + suffix,
 		// Only the developer's access log: the edge's real-time log records
 		// still go to Kinesis, as CloudFront's do.
@@ -209,7 +219,7 @@ func startLocal(ctx context.Context, c settings, out io.Writer, bin string, env 
 	}
 	fmt.Fprintf(out, "local run %s (DynamoDB Local %s, Kinesis %s)\n", lr.Origin, lr.DynamoDB, lr.Kinesis)
 	db := emulator.NewDynamoDBClient(lr.DynamoDB)
-	return &local{run: lr, db: db, tables: tables, store: dynamostore.New(db, tables)}, nil
+	return &local{run: lr, db: db, tables: tables, analytics: analytics, store: dynamostore.New(db, tables)}, nil
 }
 
 func (l *local) stop() {

@@ -117,10 +117,9 @@ func startClicks(ctx context.Context, s clickSettings, cfg config.Config, db *dy
 	}
 	// Built as functions/clicks/main.go builds it.
 	clicks := &clickshandler.Handler{
-		Store:      clickstore.New(db, clickstore.Config{Table: s.analyticsTable}),
-		CodeLength: cfg.CodeLength,
-		Log:        log.With("function", "clicks"),
-		Metrics:    metrics.New(metricsOut, "Shortener", "clicks"),
+		Store:   clickstore.New(db, clickstore.Config{Table: s.analyticsTable}),
+		Log:     log.With("function", "clicks"),
+		Metrics: metrics.New(metricsOut, "Shortener", "clicks"),
 	}
 	poller, err := localkinesis.NewPoller(kc, localkinesis.Options{
 		Stream: s.stream, Handler: clicks.Handle, BatchSize: clicksBatchSize, BatchWindow: s.batchWindow,

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
+
+	"github.com/shortlink-dev/shortener/internal/localedge"
 )
 
 // originLog logs one "origin request" line for each request the edge
@@ -20,4 +24,33 @@ func originLog(log *slog.Logger, mode accessLogMode, next http.Handler) http.Han
 func notRedirect(r *http.Request) bool {
 	first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
 	return first == "v1" || first == "_local" || first == "healthz"
+}
+
+// edgeStatsPath serves the local edge's counters (localedge.Stats) as
+// JSON: what CloudFront's metrics would show in AWS. Its dropped count is
+// the real-time log records the edge lost because the click stream fell
+// behind, which the clicks then lack (loadgen prints it next to the
+// redirects served and the clicks counted).
+const edgeStatsPath = "/_local/edge"
+
+// edgeStats answers GET (and HEAD) of edgeStatsPath.
+func edgeStats(stats func() localedge.Stats) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		b, err := json.Marshal(stats())
+		if err != nil { // a struct of numbers always marshals
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+		if r.Method == http.MethodGet {
+			_, _ = w.Write(append(b, '\n'))
+		}
+	})
 }

@@ -10,6 +10,7 @@ import (
 	manage "github.com/shortlink-dev/shortener/functions/manage/handler"
 	redirect "github.com/shortlink-dev/shortener/functions/redirect/handler"
 	"github.com/shortlink-dev/shortener/internal/localgw"
+	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -23,9 +24,10 @@ import (
 //
 // Both go through the handler packages' constructors, as their main.go
 // files do, so the local run cannot drift from the Lambdas.
-func newHandlers(cfg config.Config, db *dynamodb.Client, edge edgecache.Invalidator, log *slog.Logger, metricsOut io.Writer) (localgw.Handlers, error) {
+func newHandlers(cfg config.Config, db *dynamodb.Client, edge edgecache.Invalidator, owners apigw.Owners, log *slog.Logger, metricsOut io.Writer) (localgw.Handlers, error) {
 	c, err := create.New(create.Options{
-		Edge: edge,
+		Edge:   edge,
+		Owners: owners,
 		Store: dynamostore.New(db, dynamostore.Config{
 			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
 		}),
@@ -45,6 +47,7 @@ func newHandlers(cfg config.Config, db *dynamodb.Client, edge edgecache.Invalida
 		Metrics: metrics.New(metricsOut, "Shortener", "redirect"),
 	})
 	m := manage.New(manage.Options{
+		Owners: owners,
 		Store: dynamostore.New(db, dynamostore.Config{
 			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true,
 		}),

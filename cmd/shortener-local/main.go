@@ -3,12 +3,16 @@
 //
 //   - CloudFront (internal/localedge): redirect paths are cached by path
 //     for the redirect's s-maxage, so repeat clicks never reach the
-//     function; invalidations from the management API purge at once; every
+//     function; invalidations from the API complete some seconds after
+//     they are made, as CloudFront's do; every
 //     request of the redirect behaviour, hit or miss, is written as a
 //     real-time log record to a Kinesis stream. X-Cache and Age on the
 //     answers say what the edge did.
 //   - API Gateway (internal/localgw) behind it: API keys and routing; it
 //     calls the functions' handlers in-process with API Gateway events.
+//     As deployed, the redirect route answers only requests carrying the
+//     origin secret the edge adds (origin.go), so nothing reaches a
+//     redirect around the edge.
 //   - The Lambda event source mappings: the links table's stream feeds
 //     ttlstream, the click stream feeds clicks (internal/localkinesis), with
 //     AWS-shaped events; and the reclaim schedule.
@@ -22,7 +26,9 @@
 // Settings (environment):
 //
 //	SHORTENER_ADDR                 listen address (127.0.0.1:8080)
-//	SHORTENER_API_KEYS             key=owner[,key=owner...] (dev-key=dev)
+//	SHORTENER_API_KEYS             key=owner[,key=owner...] (dev-key=dev),
+//	                               seeded into the keys table at start;
+//	                               `shortener keys` adds, rotates, revokes
 //	SHORTENER_BASE_URL             origin of short URLs (http:// + the address)
 //	SHORTENER_DYNAMODB_ENDPOINT    a running DynamoDB Local; empty: start one
 //	SHORTENER_DYNAMODB_PORT        port for the one it starts (8000; 0: any)
@@ -33,6 +39,11 @@
 //	                               deployed; 0s: at once)
 //	SHORTENER_EDGE_COUNTRY         c-country logged for requests without a
 //	                               CloudFront-Viewer-Country header (none: "-")
+//	SHORTENER_EDGE_INVALIDATION_TIME
+//	                               how long the local CloudFront takes to
+//	                               complete an invalidation (5s; 0s: at
+//	                               once). CloudFront's take an unknown time,
+//	                               seconds to minutes: https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/Invalidation.html
 //	SHORTENER_RECLAIM_INTERVAL     how often reclaim runs (1m)
 //	SHORTENER_CONSOLE_DIR          the web console's build, served at /console/
 //	                               (build/console)
@@ -40,10 +51,18 @@
 //	                               errors (5xx only) or off (on)
 //	LINKS_TABLE                    (shortener-links)
 //	IDEMPOTENCY_TABLE              (shortener-idempotency)
+//	KEYS_TABLE                     (shortener-keys): API key hash -> owner
 //	ANALYTICS_TABLE                (shortener-analytics)
 //	CLICKS_STREAM                  (shortener-clicks; created with 2 shards)
 //
-// and every other setting the functions read (see shared/config). Logs are
+// and every other setting the functions read (see shared/config).
+//
+// The edge plays an http viewer's request, answered by CloudFront with a
+// 301 to https, when it carries X-Forwarded-Proto: http (see
+// internal/localedge). GET /_local/edge gives its counters as JSON: hits,
+// misses, the links' redirects answered, the real-time log records handed
+// to the click stream and those dropped because the stream fell behind
+// (also logged as a warning at most every 10 s while they happen). Logs are
 // JSON lines on stderr: one "request" line per viewer request and one
 // "origin request" line per redirect the edge had to fetch, as far as
 // SHORTENER_ACCESS_LOG allows (the edge's real-time log records go to the
@@ -74,6 +93,8 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
+	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -122,7 +143,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	base := origin(ln.Addr())
 	cfg, err := config.Load(functionEnv(getenv, base))
 	if err == nil {
-		err = cfg.Require("LINKS_TABLE", "IDEMPOTENCY_TABLE", "SHORTENER_BASE_URL")
+		err = cfg.Require("LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL")
 	}
 	if err != nil {
 		ln.Close()
@@ -131,24 +152,33 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 
 	var b backends
 	b.setPhase("starting")
+	lock := newOriginLock(log)
+	routes := b.handlers()
+	routes.OriginAuthorizer = lock.authorizer
 	gw, err := localgw.New(localgw.Options{
-		Routes:  localgw.Routes(b.handlers()),
-		APIKeys: s.apiKeys,
+		Routes:  localgw.Routes(routes),
+		APIKeys: &b,
 		Ready:   b.ready,
 		Log:     log,
+		// The /v1 REST API's, as deployed (infra/api).
+		BinaryMediaTypes: apigw.BinaryMediaTypes,
 	})
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	// CloudFront in front of the gateway. The management API and creates
-	// of aliases invalidate through the recorder, which purges the edge.
+	// of aliases invalidate through the recorder, which starts an
+	// invalidation at the edge that completes s.invalidationTime later.
 	var sink lateSink
 	edge, err := localedge.New(localedge.Options{
-		Origin:  originLog(log, s.accessLog, gw),
-		Sink:    &sink,
-		Country: cs.country,
-		Log:     log.With("component", "edge"),
+		Origin:            originLog(log, s.accessLog, gw),
+		Sink:              &sink,
+		Country:           cs.country,
+		Log:               log.With("component", "edge"),
+		InvalidationDelay: s.edgeInvalidationDelay(),
+		// Only the edge can reach the redirect origin (originLock).
+		RedirectOriginHeaders: lock.edgeHeaders(),
 	})
 	if err != nil {
 		ln.Close()
@@ -160,8 +190,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	// schedules sit beside the distribution there.
 	var reclaim lateReclaim
 	srv := &http.Server{
-		Handler: accessLog(log, s.accessLog, beside(
-			consoleBeside(edge, localedge.Console(s.consoleDir)), "/_local/reclaim", &reclaim)),
+		Handler: accessLog(log, s.accessLog, beside(beside(
+			consoleBeside(edge, localedge.Console(s.consoleDir)), edgeStatsPath, edgeStats(edge.Stats)), "/_local/reclaim", &reclaim)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
@@ -232,6 +262,9 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	b.setPhase("creating tables")
 	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
 	err = dynamostore.CreateTables(tctx, db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable})
+	if err == nil {
+		err = seedKeys(tctx, db, cfg.KeysTable, s.apiKeys, log)
+	}
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -271,12 +304,14 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	}
 	sink.set(clicks.writer)
 
-	h, err := newHandlers(cfg, db, invalidations, log, stdout)
+	owners := newOwners(cfg, db)
+	h, err := newHandlers(cfg, db, invalidations, owners, log, stdout)
 	if err != nil {
 		return err
 	}
 	// Stats runs in a function of its own in AWS, beside the analytics
 	// table the click pipeline creates.
+	stats.Owners = owners
 	h.Stats = stats.Handle
 	lctx, cancelLife := context.WithCancel(ctx)
 	stopLife = cancelLife
@@ -285,7 +320,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return fmt.Errorf("lifecycle: %w", err)
 	}
 	reclaim.set(life)
-	b.serve(h)
+	b.serve(h, newTableKeys(dynamokeys.New(db, dynamokeys.Config{Table: cfg.KeysTable, Timeout: cfg.DBTimeout})))
 	log.Info("ready", "origin", base, "dynamodb", endpoint, "kinesis", kinesisEndpoint)
 	printBanner(stderr, banner{origin: base, dynamo: endpoint, startedDynamo: dynamo != nil,
 		kinesis: kinesisEndpoint, startedKinesis: kinesalite != nil, cfg: cfg, clicks: cs, keys: s.apiKeys})
@@ -320,6 +355,7 @@ type backends struct {
 	mu    sync.Mutex
 	phase string
 	h     *localgw.Handlers
+	keys  localgw.APIKeys
 }
 
 func (b *backends) setPhase(p string) {
@@ -328,10 +364,21 @@ func (b *backends) setPhase(p string) {
 	b.phase = p
 }
 
-func (b *backends) serve(h localgw.Handlers) {
+func (b *backends) serve(h localgw.Handlers, keys localgw.APIKeys) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.h = &h
+	b.h, b.keys = &h, keys
+}
+
+// KeyID looks the key up in the keys table once it exists.
+func (b *backends) KeyID(ctx context.Context, key string) (string, error) {
+	b.mu.Lock()
+	keys, phase := b.keys, b.phase
+	b.mu.Unlock()
+	if keys == nil {
+		return "", errors.New(phase)
+	}
+	return keys.KeyID(ctx, key)
 }
 
 func (b *backends) ready() error {
@@ -399,7 +446,9 @@ func printBanner(w io.Writer, b banner) {
   short URLs:            %[3]s/<code>, cached at the local edge (X-Cache, Age)
   web console:           %[1]s/console/ (sign in with an API key)
   DynamoDB:              %[4]s
-  tables:                %[5]s, %[6]s, %[7]s
+  tables:                %[5]s, %[6]s, %[7]s, %[11]s
+  more keys:             shortener keys add --owner <owner> (docs/cli.md), with
+                         SHORTENER_DYNAMODB_ENDPOINT=%[12]s
   Kinesis:               %[8]s
   click stream:          %[9]s (every edge request, hit or miss -> clicks)
 
@@ -413,7 +462,7 @@ func printBanner(w io.Writer, b banner) {
 
 `, b.origin, strings.Join(list, ", "), b.cfg.BaseURL, where(b.dynamo, b.startedDynamo),
 		b.cfg.LinksTable, b.cfg.IdempotencyTable, b.clicks.analyticsTable,
-		where(b.kinesis, b.startedKinesis), b.clicks.stream, names[0])
+		where(b.kinesis, b.startedKinesis), b.clicks.stream, names[0], b.cfg.KeysTable, b.dynamo)
 }
 
 // beside serves path with local and everything else with edge. Not a

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shortlink-dev/shortener/console"
+	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 )
 
@@ -18,13 +19,17 @@ const (
 	defaultDynamoDBPort     = 8000
 	defaultLinksTable       = "shortener-links"
 	defaultIdempotencyTable = "shortener-idempotency"
+	defaultKeysTable        = "shortener-keys"
 	defaultReclaimEvery     = time.Minute
+	// maxInvalidationTime bounds SHORTENER_EDGE_INVALIDATION_TIME: longer
+	// than CloudFront is seen to take.
+	maxInvalidationTime = 15 * time.Minute
 )
 
 // settings are the local run's own settings, beside the functions' ones.
 type settings struct {
 	addr    string            // SHORTENER_ADDR
-	apiKeys map[string]string // SHORTENER_API_KEYS: key -> owner
+	apiKeys map[string]string // SHORTENER_API_KEYS: key -> owner, seeded into the keys table
 	// dynamoEndpoint is SHORTENER_DYNAMODB_ENDPOINT: a DynamoDB (Local) to
 	// use; when empty the command starts DynamoDB Local itself, on
 	// dynamoPort (SHORTENER_DYNAMODB_PORT, 0 for any free port).
@@ -42,6 +47,10 @@ type settings struct {
 	// served at /console/ (default build/console below the working
 	// directory, where make dev runs).
 	consoleDir string
+	// invalidationTime is SHORTENER_EDGE_INVALIDATION_TIME: how long the
+	// local CloudFront takes to complete an invalidation
+	// (localedge.DefaultInvalidationDelay; 0s: at once).
+	invalidationTime time.Duration
 }
 
 // accessLogMode says which answers the local run's access log writes.
@@ -66,6 +75,8 @@ func loadSettings(getenv func(string) string) (settings, error) {
 		reclaimEvery:   defaultReclaimEvery,
 		accessLog:      accessLogOn,
 		consoleDir:     or(getenv("SHORTENER_CONSOLE_DIR"), console.BuildDir),
+
+		invalidationTime: localedge.DefaultInvalidationDelay,
 	}
 	if v := getenv("SHORTENER_RECLAIM_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -73,6 +84,13 @@ func loadSettings(getenv func(string) string) (settings, error) {
 			return settings{}, fmt.Errorf("SHORTENER_RECLAIM_INTERVAL: %q is not a positive duration such as 1m", v)
 		}
 		s.reclaimEvery = d
+	}
+	if v := getenv("SHORTENER_EDGE_INVALIDATION_TIME"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > maxInvalidationTime {
+			return settings{}, fmt.Errorf("SHORTENER_EDGE_INVALIDATION_TIME: %q is not a duration from 0s (at once) to %s, such as 5s", v, maxInvalidationTime)
+		}
+		s.invalidationTime = d
 	}
 	switch m := accessLogMode(getenv("SHORTENER_ACCESS_LOG")); m {
 	case "":
@@ -103,6 +121,7 @@ func functionEnv(getenv func(string) string, baseURL string) func(string) string
 	defaults := map[string]string{
 		"LINKS_TABLE":        defaultLinksTable,
 		"IDEMPOTENCY_TABLE":  defaultIdempotencyTable,
+		"KEYS_TABLE":         defaultKeysTable,
 		"SHORTENER_BASE_URL": baseURL,
 	}
 	return func(name string) string {
@@ -121,6 +140,14 @@ func origin(addr net.Addr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// edgeInvalidationDelay is invalidationTime as localedge.Options takes it.
+func (s settings) edgeInvalidationDelay() time.Duration {
+	if s.invalidationTime == 0 {
+		return -1 // at once
+	}
+	return s.invalidationTime
 }
 
 func or(v, def string) string {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/shortlink-dev/shortener/shared/link"
 )
 
 // Exit codes, documented in docs/cli.md and the root command's help.
@@ -121,6 +123,8 @@ func exitCode(err error) int {
 		return exitFailed
 	case errors.As(err, &rows):
 		return exitFailed
+	case errors.Is(err, link.ErrUnavailable):
+		return exitUnavailable // the keys table is slow or down
 	}
 	return exitFailed
 }

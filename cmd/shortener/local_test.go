@@ -75,8 +75,9 @@ func (s *syncBuffer) String() string {
 
 // startLocal runs the local gateway on a free port, over the test
 // DynamoDB Local and kinesalite with tables and a stream of its own, with
-// the given API keys, and returns its origin once it logs that it is ready.
-func startLocal(t *testing.T, apiKeys string) string {
+// the given API keys and any further settings (NAME=value), and returns
+// its origin once it logs that it is ready.
+func startLocal(t *testing.T, apiKeys string, env ...string) string {
 	t.Helper()
 	bin := buildLocal(t)
 	cmd := exec.Command(bin)
@@ -91,6 +92,7 @@ func startLocal(t *testing.T, apiKeys string) string {
 		"ANALYTICS_TABLE="+testenv.UniqueName(t, "analytics"),
 		"SHORTENER_EDGE_COUNTRY=DE",
 	)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout = io.Discard // EMF metrics
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)

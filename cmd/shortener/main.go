@@ -2,7 +2,8 @@
 // it creates, lists, changes and deletes short links, shows their click
 // statistics with a terminal chart, writes QR codes and imports links in
 // bulk from CSV. It speaks the same HTTP API to the local run and to a
-// deployed stack.
+// deployed stack. Its keys commands, for operators, issue, rotate and
+// revoke API keys in the keys table directly (docs/cli.md).
 //
 //	shortener shorten https://example.com/landing --alias Summer-Sale --ttl 30d
 //	shortener ls --all

@@ -18,6 +18,7 @@ import (
 
 	stats "github.com/shortlink-dev/shortener/functions/stats/handler"
 	"github.com/shortlink-dev/shortener/internal/localgw"
+	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -76,10 +77,11 @@ func TestStats(t *testing.T) {
 		Status: link.StatusActive, Version: 1, RedirectStatus: 302,
 	}, nil))
 	h := &stats.Handler{Links: store, Clicks: curveClicks{}, Now: func() time.Time { return now },
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		Log:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Owners: apikey.NewResolver(apikey.NewMemory(map[string]string{"k": "owner"}), apikey.ResolverOptions{})}
 	gw, err := localgw.New(localgw.Options{
 		Routes:  []localgw.Route{{Methods: []string{"GET"}, Pattern: "/v1/links/{code}/stats", NeedsKey: true, Handler: h.Handle}},
-		APIKeys: map[string]string{"k": "owner"},
+		APIKeys: localgw.StaticKeys("k"),
 		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	require.NoError(t, err)

@@ -36,7 +36,11 @@ type summary struct {
 	clicksCounted           int64
 	clickLinksOK            int // links whose analytics total equals the clicks they received
 	statsOK, statsChecked   int // live links whose stats API total equals them
-	err                     error
+	// edgeDropped are the real-time log records the edge dropped, its
+	// buffer full (GET /_local/edge): clicks the pipeline never saw; -1
+	// when unknown.
+	edgeDropped int64
+	err         error
 }
 
 func (s *summary) passed() bool {
@@ -59,16 +63,17 @@ func (s *summary) line() string {
 	requests := t.status[1].Load() + t.status[2].Load() + t.status[3].Load() + t.status[4].Load() + t.status[5].Load()
 	return fmt.Sprintf("soak %s in %s (traffic %s): %d requests (%d creates, %d redirects of which %d HEAD, %d edits, %d deletes, %d stats reads), "+
 		"%d 5xx, %d without answer, %d unexpected, %d 404 for just-expired links, %d stale past 30 s; links %d (%d deleted, %d expired): "+
-		"%d/%d live redirect to their latest target, %d/%d dead answer 410; clicks %d received, %d counted, %d/%d links match, stats API %d/%d",
+		"%d/%d live redirect to their latest target, %d/%d dead answer 410; clicks %d received, %d counted, %d/%d links match, stats API %d/%d; "+
+		"edge log records dropped %d",
 		verdict, s.end.Sub(s.start).Round(time.Second), traffic.Round(time.Second), requests,
 		t.creates.Load(), t.redirects.Load(), t.heads.Load(), t.edits.Load(), t.deletes.Load(), t.stats.Load(),
 		t.serverErrors.Load(), t.transport.Load(), t.unexpected.Load(), t.ttlGap.Load(), t.stale.Load(),
 		s.links, s.deleted, s.expired, s.liveOK, s.live, s.deadOK, s.dead,
-		s.clicksSent, s.clicksCounted, s.clickLinksOK, s.links, s.statsOK, s.statsChecked)
+		s.clicksSent, s.clicksCounted, s.clickLinksOK, s.links, s.statsOK, s.statsChecked, s.edgeDropped)
 }
 
 func run(ctx context.Context, c config) (sum *summary, err error) {
-	sum = &summary{start: time.Now()}
+	sum = &summary{start: time.Now(), edgeDropped: -1}
 	defer func() {
 		sum.end = time.Now()
 		sum.err = err
@@ -146,7 +151,29 @@ func run(ctx context.Context, c config) (sum *summary, err error) {
 	// The clicks the final redirects made are counted too.
 	store := clickstore.New(emulator.NewDynamoDBClient(lr.DynamoDB), clickstore.Config{Table: analytics})
 	s.clicks(ctx, sum, store, deadline.Add(-5*time.Second))
+	sum.edgeDropped = s.edgeDropped(ctx)
 	return sum, ctx.Err()
+}
+
+// edgeDropped reads the count of real-time log records the local edge
+// dropped from the local run's GET /_local/edge; -1 when it cannot.
+func (s *soaker) edgeDropped(ctx context.Context) int64 {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.origin+"/_local/edge", nil)
+	if err != nil {
+		return -1
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Dropped int64 `json:"dropped"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&st) != nil {
+		return -1
+	}
+	return st.Dropped
 }
 
 // soaker sends the traffic and keeps the state.
@@ -379,6 +406,12 @@ func (s *soaker) delete(ctx context.Context, l *linkState) {
 // happened (it is the server's failure all the same, counted as such).
 // The link is treated as changed now, so it is judged only 30 s on.
 func (s *soaker) resync(ctx context.Context, l *linkState) {
+	// The change may have been cut off by the end of the traffic phase
+	// (an edit or delete answers only after its edge invalidation is
+	// sent, seconds after the write): learning its outcome must outlive
+	// that, or the final checks would judge the link by a stale record.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	for attempt := 0; ctx.Err() == nil && attempt < 20; attempt++ {
 		status, _, body := s.do(ctx, http.MethodGet, "/v1/links/"+l.code, nil, true)
 		now := time.Now()

@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/shortlink-dev/shortener/functions/create/handler"
+	"github.com/shortlink-dev/shortener/shared/apikey"
+	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -22,7 +24,9 @@ import (
 func main() {
 	cfg, err := config.Load(os.Getenv)
 	if err == nil {
-		err = cfg.Require("LINKS_TABLE", "IDEMPOTENCY_TABLE", "SHORTENER_BASE_URL")
+		// Without a distribution to invalidate, a new alias's cached 404
+		// would outlive the negative-cache TTL: refuse to start instead.
+		err = cfg.Require("LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL", "DISTRIBUTION_ID")
 	}
 	if err != nil {
 		log.Fatalf("configuration: %v", err)
@@ -31,15 +35,16 @@ func main() {
 	if err != nil {
 		log.Fatalf("aws configuration: %v", err)
 	}
-	var edge edgecache.Invalidator
-	if cfg.DistributionID != "" {
-		if edge, err = edgecache.NewCloudFront(cloudfront.NewFromConfig(aws), edgecache.CloudFrontConfig{DistributionID: cfg.DistributionID}); err != nil {
-			log.Fatalf("edge cache: %v", err)
-		}
+	edge, err := edgecache.NewCloudFront(cloudfront.NewFromConfig(aws), edgecache.CloudFrontConfig{DistributionID: cfg.DistributionID})
+	if err != nil {
+		log.Fatalf("edge cache: %v", err)
 	}
+	db := dynamodb.NewFromConfig(aws)
 	h, err := handler.New(handler.Options{
 		Edge: edge,
-		Store: dynamostore.New(dynamodb.NewFromConfig(aws), dynamostore.Config{
+		Owners: apikey.NewResolver(dynamokeys.New(db, dynamokeys.Config{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}),
+			apikey.ResolverOptions{TTL: cfg.KeyCacheTTL}),
+		Store: dynamostore.New(db, dynamostore.Config{
 			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
 		}),
 		Config:  cfg,

@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/shortlink-dev/shortener/functions/manage/handler"
+	"github.com/shortlink-dev/shortener/shared/apikey"
+	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -25,7 +27,7 @@ func main() {
 	if err == nil {
 		// Without a distribution to invalidate, a change would keep being
 		// served from the edge for up to a day: refuse to start instead.
-		err = cfg.Require("LINKS_TABLE", "SHORTENER_BASE_URL", "DISTRIBUTION_ID")
+		err = cfg.Require("LINKS_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL", "DISTRIBUTION_ID")
 	}
 	if err != nil {
 		log.Fatalf("configuration: %v", err)
@@ -38,8 +40,11 @@ func main() {
 	if err != nil {
 		log.Fatalf("edge cache: %v", err)
 	}
+	db := dynamodb.NewFromConfig(aws)
 	h := handler.New(handler.Options{
-		Store: dynamostore.New(dynamodb.NewFromConfig(aws), dynamostore.Config{
+		Owners: apikey.NewResolver(dynamokeys.New(db, dynamokeys.Config{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}),
+			apikey.ResolverOptions{TTL: cfg.KeyCacheTTL}),
+		Store: dynamostore.New(db, dynamostore.Config{
 			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true,
 		}),
 		Edge:    edge,

@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/shortlink-dev/shortener/functions/stats/handler"
+	"github.com/shortlink-dev/shortener/shared/apikey"
+	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -22,7 +24,7 @@ import (
 func main() {
 	cfg, err := config.Load(os.Getenv)
 	if err == nil {
-		err = cfg.Require("LINKS_TABLE")
+		err = cfg.Require("LINKS_TABLE", "KEYS_TABLE")
 	}
 	if err != nil {
 		log.Fatalf("configuration: %v", err)
@@ -37,12 +39,13 @@ func main() {
 	}
 	db := dynamodb.NewFromConfig(aws)
 	h := &handler.Handler{
-		Links:      dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
-		Clicks:     clickstore.New(db, clickstore.Config{Table: analytics, Timeout: cfg.DBTimeout}),
-		CodeLength: cfg.CodeLength,
-		Now:        time.Now,
-		Log:        slog.New(slog.NewJSONHandler(os.Stderr, nil)),
-		Metrics:    metrics.New(os.Stdout, "Shortener", "stats"),
+		Links:   dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
+		Clicks:  clickstore.New(db, clickstore.Config{Table: analytics, Timeout: cfg.DBTimeout}),
+		Now:     time.Now,
+		Log:     slog.New(slog.NewJSONHandler(os.Stderr, nil)),
+		Metrics: metrics.New(os.Stdout, "Shortener", "stats"),
+		Owners: apikey.NewResolver(dynamokeys.New(db, dynamokeys.Config{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}),
+			apikey.ResolverOptions{TTL: cfg.KeyCacheTTL}),
 	}
 	lambda.StartHandlerFunc(h.Handle)
 }

@@ -1,20 +1,35 @@
 package api
 
 import (
+	"time"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigateway"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2authorizers"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/shortlink-dev/shortener/infra/edge"
+	"github.com/shortlink-dev/shortener/shared/apigw"
 )
 
 // RedirectProps configure the redirect origin.
 type RedirectProps struct {
 	Function awslambda.IFunction
+	// Authorizer is functions/originauth: it lets through only requests
+	// carrying CloudFront's origin secret (edge.OriginVerifyHeader).
+	Authorizer awslambda.IFunction
 }
+
+// OriginAuthorizerTTL is how long API Gateway caches the authorizer's
+// answer per header value: CloudFront sends one value, so the authorizer
+// runs about once per TTL; a rotation keeps the old value accepted longer
+// than this (docs/deploy.md).
+const OriginAuthorizerTTL = 5 * time.Minute
 
 // Redirect is the HTTP API CloudFront sends redirect misses to.
 type Redirect struct {
@@ -45,10 +60,25 @@ func NewRedirect(scope constructs.Construct, id string, p RedirectProps) *Redire
 			// Past this CloudFront has long failed the request over.
 			Timeout: awscdk.Duration_Seconds(jsii.Number(10)),
 		})
+	// Only CloudFront may get an answer (issue 17 defect 11): the secret
+	// header is the authorizer's identity source, so API Gateway refuses a
+	// request without it with 401 and invokes nothing, neither the
+	// authorizer nor the redirect function
+	// (https://docs.aws.amazon.com/apigatewayv2/latest/api-reference/apis-apiid-authorizers.html,
+	// IdentitySource); a wrong value is 403. Both answers are cached per
+	// header value, so a caller cycling guesses pays an authorizer run per
+	// guess and the redirect function's concurrency is never spent on it.
+	authorizer := awsapigatewayv2authorizers.NewHttpLambdaAuthorizer(jsii.String("OriginSecret"), p.Authorizer,
+		&awsapigatewayv2authorizers.HttpLambdaAuthorizerProps{
+			ResponseTypes:   &[]awsapigatewayv2authorizers.HttpLambdaResponseType{awsapigatewayv2authorizers.HttpLambdaResponseType_SIMPLE},
+			IdentitySource:  jsii.Strings("$request.header." + edge.OriginVerifyHeader),
+			ResultsCacheTtl: awscdk.Duration_Seconds(jsii.Number(OriginAuthorizerTTL.Seconds())),
+		})
 	httpAPI.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
 		Path:        jsii.String("/{code}"),
 		Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_GET, awsapigatewayv2.HttpMethod_HEAD},
 		Integration: integration,
+		Authorizer:  authorizer,
 	})
 	stack := awscdk.Stack_Of(c)
 	domain := jsii.String(*httpAPI.ApiId() + ".execute-api." + *stack.Region() + "." + *stack.UrlSuffix())
@@ -69,14 +99,13 @@ type ManagementProps struct {
 	Retention awslogs.RetentionDays
 }
 
-// Management is the REST API, its usage plan and the first API key.
+// Management is the REST API and its usage plan.
 type Management struct {
 	// Construct is the scope of its resources. (A named field, not an
 	// embedded one: a Go struct embedding a construct is not a jsii object.)
 	Construct constructs.Construct
 	API       awsapigateway.RestApi
 	UsagePlan awsapigateway.UsagePlan
-	FirstKey  awsapigateway.IApiKey
 	// OriginDomain and OriginPath locate the stage for CloudFront.
 	OriginDomain *string
 	OriginPath   string
@@ -87,16 +116,20 @@ const StageName = "prod"
 
 // Stage-wide throttle: the create path is provisioned for 1,000/s (seeds).
 const (
-	// ProblemBase matches shared/apigw's problem types (docs/problems.md).
-	ProblemBase = "https://github.com/shortlink-dev/shortener/blob/main/docs/problems.md#"
+	// ProblemBase is shared/apigw's: API Gateway's own problems point
+	// into the same page (GET /v1/problems) as the functions' do.
+	ProblemBase = apigw.ProblemBase
 
 	stageRateLimit  = 1000
 	stageBurstLimit = 2000
 )
 
-// NewManagement creates the /v1 REST API. Every method requires an API key;
-// the key's ID is the caller's identity (owner) in the handlers, and the
-// usage plan gives each key its throttle and daily quota. Only REST APIs
+// NewManagement creates the /v1 REST API. Every method but GET
+// /v1/problems (a static page; see addProblemsPage) requires an API key in
+// the usage plan, which gives each key its throttle and daily quota. That
+// is all API Gateway's keys are for: the handlers find the caller's owner
+// by the key in the keys table (shared/apikey), since a key's ID changes
+// with every new key and differs per Region. Only REST APIs
 // have keys and usage plans (AWS-FACTS S33), and /v1 carries 1 % of the
 // traffic, so REST's higher price is small here (docs/cost-model.md).
 func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Management {
@@ -109,9 +142,11 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 		Description:      jsii.String("Short link management API (/v1), behind CloudFront"),
 		EndpointTypes:    &[]awsapigateway.EndpointType{awsapigateway.EndpointType_REGIONAL},
 		ApiKeySourceType: awsapigateway.ApiKeySourceType_HEADER,
-		// QR codes leave the manage function base64-encoded; API Gateway
-		// turns them back into bytes for clients that accept image/png.
-		BinaryMediaTypes: &[]*string{jsii.String("image/png")},
+		// QR codes leave the manage function base64-encoded. API Gateway
+		// decodes them only for a request whose first Accept media type
+		// matches a binary media type, and "*/*" matches every request;
+		// apigw.BinaryMediaTypes says why and what it costs.
+		BinaryMediaTypes: jsii.Strings(apigw.BinaryMediaTypes...),
 		// The account-level role API Gateway needs to write any log.
 		CloudWatchRole: jsii.Bool(true),
 		DefaultMethodOptions: &awsapigateway.MethodOptions{
@@ -157,6 +192,7 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 	}
 	one.AddResource(jsii.String("qr"), nil).AddMethod(jsii.String("GET"), manage, withCode)
 	one.AddResource(jsii.String("stats"), nil).AddMethod(jsii.String("GET"), integrate(p.Stats), withCode)
+	addProblemsPage(links.ParentResource())
 
 	// API Gateway refuses a missing or unknown key itself, before any
 	// function runs, and tells the two apart no more than INVALID_API_KEY
@@ -197,17 +233,47 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 		},
 		ApiStages: &[]*awsapigateway.UsagePlanPerApiStage{{Api: rest, Stage: rest.DeploymentStage()}},
 	})
-	// One key so a fresh install can be used at once; more keys are added
-	// with the CLI (docs/deploy.md). Its value never appears in the
-	// template: API Gateway generates it.
-	key := rest.AddApiKey(jsii.String("FirstKey"), &awsapigateway.ApiKeyOptions{
-		Description: jsii.String("First API key of the install; see docs/deploy.md for more"),
-	})
-	plan.AddApiKey(key, nil)
+	// No API key in the template: a key only works once it is in the keys
+	// table too, so keys are issued with `shortener keys add` and then
+	// added to this plan (docs/deploy.md).
 
 	stack := awscdk.Stack_Of(c)
 	domain := jsii.String(*rest.RestApiId() + ".execute-api." + *stack.Region() + "." + *stack.UrlSuffix())
-	return &Management{Construct: c, API: rest, UsagePlan: plan, FirstKey: key, OriginDomain: domain, OriginPath: "/" + StageName}
+	return &Management{Construct: c, API: rest, UsagePlan: plan, OriginDomain: domain, OriginPath: "/" + StageName}
+}
+
+// addProblemsPage answers GET /v1/problems, the page every problem type
+// refers to (apigw.ProblemsPage, from docs/problems.md), from API Gateway
+// itself: a mock integration whose response template is the page, so no
+// function runs and no API key is needed to read what an error means.
+// The page holds no '#' or '$', which the template language (VTL) would
+// read as syntax; shared/apigw's tests keep it so.
+func addProblemsPage(v1 awsapigateway.IResource) {
+	page := jsii.String(apigw.ProblemsPage())
+	v1.AddResource(jsii.String("problems"), nil).AddMethod(jsii.String("GET"),
+		awsapigateway.NewMockIntegration(&awsapigateway.IntegrationOptions{
+			RequestTemplates: &map[string]*string{"application/json": jsii.String(`{"statusCode": 200}`)},
+			IntegrationResponses: &[]*awsapigateway.IntegrationResponse{{
+				StatusCode: jsii.String("200"),
+				ResponseParameters: &map[string]*string{
+					"method.response.header.Content-Type":  jsii.String("'text/html; charset=utf-8'"),
+					"method.response.header.Cache-Control": jsii.String("'" + apigw.ProblemsPageCacheControl + "'"),
+				},
+				// Chosen by the request's Accept; the page whatever it is.
+				ResponseTemplates: &map[string]*string{"application/json": page, "text/html": page},
+			}},
+		}),
+		&awsapigateway.MethodOptions{
+			ApiKeyRequired:    jsii.Bool(false),
+			AuthorizationType: awsapigateway.AuthorizationType_NONE,
+			MethodResponses: &[]*awsapigateway.MethodResponse{{
+				StatusCode: jsii.String("200"),
+				ResponseParameters: &map[string]*bool{
+					"method.response.header.Content-Type":  jsii.Bool(true),
+					"method.response.header.Cache-Control": jsii.Bool(true),
+				},
+			}},
+		})
 }
 
 // accessLogFormat is one JSON object per request. No source IP: behind

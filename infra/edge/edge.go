@@ -27,7 +27,12 @@ const (
 
 // ForwardedAPIHeaders are the viewer headers /v1 needs at the origin. The
 // viewer's Host is never forwarded: API Gateway routes on its own host name.
-var ForwardedAPIHeaders = []string{"x-api-key", "Idempotency-Key", "If-Match", "Content-Type"}
+// Accept is: the REST API picks binary answers (the QR code's PNG) by the
+// request's Accept, and CloudFront sends the origin only the headers listed
+// here. With the API's "*/*" binary media type any Accept will do, but an
+// Accept that never arrives leaves the choice to API Gateway's handling of
+// a missing header.
+var ForwardedAPIHeaders = []string{"x-api-key", "Idempotency-Key", "If-Match", "Content-Type", "Accept"}
 
 // FailoverStatusCodes send a redirect to the fallback region.
 var FailoverStatusCodes = []float64{500, 502, 503, 504}
@@ -41,6 +46,13 @@ type Props struct {
 	// stage in the primary region.
 	ManagementOrigin     *string
 	ManagementOriginPath string
+
+	// OriginSecretARN is the origin secret (NewOriginSecret) in the edge's
+	// region, which CloudFront sends to the redirect origins in
+	// OriginVerifyHeader; OriginSecretVersion pins the version a rotation
+	// moves to ("" for AWSCURRENT).
+	OriginSecretARN     *string
+	OriginSecretVersion string
 
 	// ClickStreamARN receives the real-time logs, with LogFields in order.
 	ClickStreamARN *string
@@ -102,7 +114,7 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 		fwd[i] = jsii.String(h)
 	}
 	apiRequests := awscloudfront.NewOriginRequestPolicy(c, jsii.String("ApiRequests"), &awscloudfront.OriginRequestPolicyProps{
-		Comment:             jsii.String("/v1: the API key, idempotency and precondition headers, the query string; never Host"),
+		Comment:             jsii.String("/v1: the API key, idempotency, precondition, content type and Accept headers, the query string; never Host"),
 		HeaderBehavior:      awscloudfront.OriginRequestHeaderBehavior_AllowList(fwd...),
 		QueryStringBehavior: awscloudfront.OriginRequestQueryStringBehavior_All(),
 		CookieBehavior:      awscloudfront.OriginRequestCookieBehavior_None(),
@@ -151,7 +163,8 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 		SamplingRate: jsii.Number(100),
 	})
 
-	var redirectOrigin awscloudfront.IOrigin = redirectAPIOrigin(p.RedirectOrigins[0])
+	secret := originSecretValue(p.OriginSecretARN, p.OriginSecretVersion)
+	var redirectOrigin awscloudfront.IOrigin = redirectAPIOrigin(p.RedirectOrigins[0], secret)
 	if len(p.RedirectOrigins) > 1 && p.RedirectOrigins[1] != nil {
 		statuses := make([]*float64, len(FailoverStatusCodes))
 		for i := range FailoverStatusCodes {
@@ -159,7 +172,7 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 		}
 		redirectOrigin = awscloudfrontorigins.NewOriginGroup(&awscloudfrontorigins.OriginGroupProps{
 			PrimaryOrigin:       redirectOrigin,
-			FallbackOrigin:      redirectAPIOrigin(p.RedirectOrigins[1]),
+			FallbackOrigin:      redirectAPIOrigin(p.RedirectOrigins[1], secret),
 			FallbackStatusCodes: &statuses,
 		})
 	}
@@ -219,9 +232,11 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 
 // redirectAPIOrigin is one region's redirect HTTP API. Short timeouts: a
 // region that does not answer should fail over in seconds, not the default
-// 3 x 10 s (AWS-FACTS section 4).
-func redirectAPIOrigin(domain *string) awscloudfront.IOrigin {
+// 3 x 10 s (AWS-FACTS section 4). Every request carries the origin secret,
+// without which the API answers 401 or 403 (infra/api NewRedirect).
+func redirectAPIOrigin(domain, secret *string) awscloudfront.IOrigin {
 	return awscloudfrontorigins.NewHttpOrigin(domain, &awscloudfrontorigins.HttpOriginProps{
+		CustomHeaders:      &map[string]*string{OriginVerifyHeader: secret},
 		ProtocolPolicy:     awscloudfront.OriginProtocolPolicy_HTTPS_ONLY,
 		OriginSslProtocols: &[]awscloudfront.OriginSslPolicy{awscloudfront.OriginSslPolicy_TLS_V1_2},
 		ConnectionAttempts: jsii.Number(2),
@@ -233,10 +248,35 @@ func redirectAPIOrigin(domain *string) awscloudfront.IOrigin {
 // WAFRateRuleName is the rate-based rule against code enumeration.
 const WAFRateRuleName = "RedirectRatePerIP"
 
+// WAFCanonicalPathRuleName is the rule that refuses percent-encoded
+// spellings of redirect paths, and NonCanonicalPathBody its answer's body.
+//
+// CloudFront caches a redirect under the path as the viewer spelt it, so
+// /%61bcdefg and /abcdefg are two cache entries, and an invalidation of
+// /abcdefg (every DELETE and PATCH) never reaches the first. The redirect
+// origin cannot tell them apart and so cannot give the spelling a short
+// s-maxage: an HTTP API percent-decodes the path and the path parameters
+// before its function sees them (payload 1.0 path, requestContext.path and
+// pathParameters alike; hotsock/voker#8, middleapi/standard-server#93), and
+// CloudFront forwards no other trace of the URI. No code or alias holds a
+// character that needs encoding, so a "%" in a redirect path is never the
+// canonical spelling of a link. The web ACL refuses such a request before
+// the cache or the origin sees it, for the $1 a month of one more rule on
+// inspection WAF already bills; a CloudFront Function answering a 301 to
+// the decoded path would run on every redirect, hits included ($0.10 per
+// million). With WAF off (waf: false) the spellings stay cacheable
+// (docs/deploy.md). The local edge (internal/localedge) plays this rule.
+const (
+	WAFCanonicalPathRuleName = "CanonicalRedirectPath"
+	NonCanonicalPathBody     = "This short link is spelt with percent-encoding; use it as it was given.\n"
+	nonCanonicalPathBodyKey  = "NonCanonicalPath"
+)
+
 // newWebACL blocks an IP that asks for more than limit redirect paths in
 // five minutes: enumerating codes takes many requests per hit (AWS-FACTS,
 // DESIGN "Short codes"), a person clicking links does not. /v1 is left to
-// the usage plan's per-key throttle.
+// the usage plan's per-key throttle. It also answers 400 to a redirect
+// path with a "%" in it (see WAFCanonicalPathRuleName).
 func newWebACL(scope constructs.Construct, limit int) awswafv2.CfnWebACL {
 	visibility := func(name string) *awswafv2.CfnWebACL_VisibilityConfigProperty {
 		return &awswafv2.CfnWebACL_VisibilityConfigProperty{
@@ -259,11 +299,25 @@ func newWebACL(scope constructs.Construct, limit int) awswafv2.CfnWebACL {
 			},
 		},
 	}
+	hasPercent := &awswafv2.CfnWebACL_StatementProperty{
+		ByteMatchStatement: &awswafv2.CfnWebACL_ByteMatchStatementProperty{
+			// The path as the viewer sent it: no URL_DECODE.
+			FieldToMatch:         &awswafv2.CfnWebACL_FieldToMatchProperty{UriPath: map[string]any{}},
+			PositionalConstraint: jsii.String("CONTAINS"),
+			SearchString:         jsii.String("%"),
+			TextTransformations: []*awswafv2.CfnWebACL_TextTransformationProperty{
+				{Priority: jsii.Number(0), Type: jsii.String("NONE")},
+			},
+		},
+	}
 	return awswafv2.NewCfnWebACL(scope, jsii.String("WebAcl"), &awswafv2.CfnWebACLProps{
 		Scope:            jsii.String("CLOUDFRONT"),
-		Description:      jsii.String("Rate limit against short code enumeration"),
+		Description:      jsii.String("Rate limit against short code enumeration, canonical redirect paths only"),
 		DefaultAction:    &awswafv2.CfnWebACL_DefaultActionProperty{Allow: map[string]any{}},
 		VisibilityConfig: visibility("ShortenerWebAcl"),
+		CustomResponseBodies: map[string]*awswafv2.CfnWebACL_CustomResponseBodyProperty{
+			nonCanonicalPathBodyKey: {ContentType: jsii.String("TEXT_PLAIN"), Content: jsii.String(NonCanonicalPathBody)},
+		},
 		Rules: []*awswafv2.CfnWebACL_RuleProperty{{
 			Name:     jsii.String(WAFRateRuleName),
 			Priority: jsii.Number(0),
@@ -277,6 +331,21 @@ func newWebACL(scope constructs.Construct, limit int) awswafv2.CfnWebACL {
 				},
 			},
 			VisibilityConfig: visibility(WAFRateRuleName),
+		}, {
+			Name:     jsii.String(WAFCanonicalPathRuleName),
+			Priority: jsii.Number(1),
+			Action: &awswafv2.CfnWebACL_RuleActionProperty{Block: &awswafv2.CfnWebACL_BlockActionProperty{
+				CustomResponse: &awswafv2.CfnWebACL_CustomResponseProperty{
+					ResponseCode:          jsii.Number(400),
+					CustomResponseBodyKey: jsii.String(nonCanonicalPathBodyKey),
+				},
+			}},
+			Statement: &awswafv2.CfnWebACL_StatementProperty{
+				AndStatement: &awswafv2.CfnWebACL_AndStatementProperty{
+					Statements: []*awswafv2.CfnWebACL_StatementProperty{notAPI, hasPercent},
+				},
+			},
+			VisibilityConfig: visibility(WAFCanonicalPathRuleName),
 		}},
 	})
 }

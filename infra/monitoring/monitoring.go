@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskinesis"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
@@ -24,6 +25,28 @@ import (
 // MetricsNamespace is where the handlers' embedded metric format records
 // land (shared/metrics), with one dimension: function.
 const MetricsNamespace = "Shortener"
+
+// ReplicationLatencyAlarmSeconds is the replication latency that alarms.
+const ReplicationLatencyAlarmSeconds = 30
+
+// alarmSuffix turns a region into a construct ID part: "us-west-2" -> "UsWest2".
+func alarmSuffix(region string) string {
+	out := make([]byte, 0, len(region))
+	upper := true
+	for i := 0; i < len(region); i++ {
+		c := region[i]
+		switch {
+		case c == '-':
+			upper = true
+			continue
+		case upper && c >= 'a' && c <= 'z':
+			c -= 'a' - 'A'
+		}
+		upper = false
+		out = append(out, c)
+	}
+	return string(out)
+}
 
 // Function is a handler to watch.
 type Function struct {
@@ -48,6 +71,14 @@ type Props struct {
 	RestAPI      awsapigateway.RestApi
 	StateMachine awsstepfunctions.IStateMachine
 	Links        awsdynamodb.ITable
+	// ReplicaRegions are the links table's other replicas, watched from the
+	// region that writes (the primary): replication latency is published
+	// there, per receiving region.
+	ReplicaRegions []string
+	// Analytics is the click counts table (primary region).
+	Analytics awsdynamodb.ITable
+	// ClickStream is the Kinesis stream CloudFront's real-time logs go to.
+	ClickStream  awskinesis.IStream
 	Distribution awscloudfront.Distribution
 	// FiveXXPercent is the 5xx rate (of all requests) that alarms.
 	FiveXXPercent float64
@@ -197,6 +228,53 @@ func New(scope constructs.Construct, id string, p Props) *Monitoring {
 		apiWidgets = append(apiWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
 			Title: jsii.String("Links table: throttles and errors"),
 			Left:  &[]awscloudwatch.IMetric{reads, writes, p.Links.Metric(jsii.String("SystemErrors"), sum)},
+			Width: jsii.Number(8),
+		}))
+	}
+	if p.Links != nil && len(p.ReplicaRegions) > 0 {
+		// Every write happens in this region (docs/deploy.md), so this
+		// region's ReplicationLatency, per receiving region, is how stale a
+		// replica's redirects and TTL stream are. Edits must show everywhere
+		// within 30 s (README); MREC usually replicates within a second.
+		var lags []awscloudwatch.IMetric
+		for _, r := range p.ReplicaRegions {
+			lag := p.Links.Metric(jsii.String("ReplicationLatency"), &awscloudwatch.MetricOptions{
+				Statistic:     jsii.String("Average"),
+				Period:        fiveMinutes,
+				DimensionsMap: &map[string]*string{"TableName": p.Links.TableName(), "ReceivingRegion": jsii.String(r)},
+			})
+			alarm("LinksReplicationLatency"+alarmSuffix(r), fmt.Sprintf("Links table writes take more than %d s to reach the %s replica", ReplicationLatencyAlarmSeconds, r),
+				lag, ReplicationLatencyAlarmSeconds*1000, 2)
+			lags = append(lags, lag)
+		}
+		apiWidgets = append(apiWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("Links table: replication latency (ms) by receiving region"),
+			Left:  &lags,
+			Width: jsii.Number(8),
+		}))
+	}
+	if p.Analytics != nil {
+		reads := p.Analytics.Metric(jsii.String("ReadThrottleEvents"), sum)
+		writes := p.Analytics.Metric(jsii.String("WriteThrottleEvents"), sum)
+		alarm("AnalyticsReadThrottles", "Reads of the analytics table were throttled: stats requests failed or slowed", reads, 1, 1)
+		alarm("AnalyticsWriteThrottles", "Writes to the analytics table were throttled: click batches are retried and fall behind", writes, 1, 1)
+		apiWidgets = append(apiWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("Analytics table: throttles and errors"),
+			Left:  &[]awscloudwatch.IMetric{reads, writes, p.Analytics.Metric(jsii.String("SystemErrors"), sum)},
+			Width: jsii.Number(8),
+		}))
+	}
+	if p.ClickStream != nil {
+		// CloudFront writes its real-time log records with PutRecords; a
+		// throttled record is a click never counted (best-effort delivery).
+		throttled := p.ClickStream.MetricPutRecordsThrottledRecords(sum)
+		exceeded := p.ClickStream.MetricWriteProvisionedThroughputExceeded(sum)
+		alarm("ClickStreamThrottledRecords", "Kinesis throttled real-time log records on the click stream: clicks may be lost", throttled, 1, 1)
+		alarm("ClickStreamWriteThroughputExceeded", "Writes to the click stream exceeded its throughput", exceeded, 1, 1)
+		streamWidgets = append(streamWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("Click stream: records in and throttled"),
+			Left:  &[]awscloudwatch.IMetric{p.ClickStream.MetricPutRecordsSuccessfulRecords(sum)},
+			Right: &[]awscloudwatch.IMetric{throttled, exceeded},
 			Width: jsii.Number(8),
 		}))
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
@@ -17,12 +18,12 @@ import (
 
 // Props configure the tables.
 type Props struct {
-	// ReplicaRegions get a replica of the links table; the stack's own
-	// region holds the table itself.
+	// ReplicaRegions get a replica of the links and keys tables; the
+	// stack's own region holds the tables themselves.
 	ReplicaRegions []string
 }
 
-// Tables are the three tables.
+// Tables are the four tables.
 type Tables struct {
 	// Construct is the scope of its resources. (A named field, not an
 	// embedded one: a Go struct embedding a construct is not a jsii object.)
@@ -30,6 +31,8 @@ type Tables struct {
 	Links       awsdynamodb.TableV2
 	Idempotency awsdynamodb.TableV2
 	Analytics   awsdynamodb.TableV2
+	// Keys maps an API key's SHA-256 to its owner (shared/apikey).
+	Keys awsdynamodb.TableV2
 }
 
 // New creates the tables in scope's region.
@@ -111,11 +114,40 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 		DeletionProtection:               jsii.Bool(true),
 		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
 	})
-	return &Tables{Construct: c, Links: links, Idempotency: idem, Analytics: analytics}
+	// API key hash -> owner and status. A global table in the links
+	// table's Regions, so an owner is the same wherever the API runs and
+	// survives a change of primary Region. The functions only read it;
+	// operators write it with `shortener keys` (docs/cli.md). Writes are
+	// rare and each names one key, so MREC's last-writer-wins is harmless.
+	keyReplicas := make([]*awsdynamodb.ReplicaTableProps, 0, len(p.ReplicaRegions))
+	for _, r := range p.ReplicaRegions {
+		keyReplicas = append(keyReplicas, &awsdynamodb.ReplicaTableProps{
+			Region:                           jsii.String(r),
+			PointInTimeRecoverySpecification: pitr(),
+			DeletionProtection:               jsii.Bool(true),
+		})
+	}
+	keys := awsdynamodb.NewTableV2(c, jsii.String("Keys"), &awsdynamodb.TablePropsV2{
+		PartitionKey:                     &awsdynamodb.Attribute{Name: jsii.String(dynamokeys.AttrHash), Type: awsdynamodb.AttributeType_STRING},
+		Billing:                          awsdynamodb.Billing_OnDemand(nil),
+		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_EVENTUAL,
+		PointInTimeRecoverySpecification: pitr(),
+		DeletionProtection:               jsii.Bool(true),
+		// Losing it would orphan every owner's links: kept like the links.
+		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
+		Replicas:      &keyReplicas,
+	})
+	return &Tables{Construct: c, Links: links, Idempotency: idem, Analytics: analytics, Keys: keys}
 }
 
 func pitr() *awsdynamodb.PointInTimeRecoverySpecification {
 	return &awsdynamodb.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: jsii.Bool(true)}
+}
+
+// KeysIn is the keys table as a stack in one region reads it: the replica
+// in that region, with its exact ARN, so a grant names that replica only.
+func KeysIn(scope constructs.Construct, id string, tableName *string, region string) awsdynamodb.ITableV2 {
+	return LinksIn(scope, id, tableName, region, nil, false)
 }
 
 // LinksIn is the links table as a stack in one region uses it: the replica

@@ -23,7 +23,7 @@ func TestCheckerCatchesDrift(t *testing.T) {
 	require.NoError(t, err)
 
 	const link = `{"code":"Ab3dE5g","short_url":"https://sho.rt/Ab3dE5g","url":"https://example.com/","created_at":"2026-11-30T12:00:00Z","expires_at":"2031-11-29T12:00:00Z","redirect_status":302}`
-	const problem = `{"type":"https://github.com/shortlink-dev/shortener/blob/main/docs/problems.md#invalid-request","title":"Invalid request","status":400,"field":"url"}`
+	const problem = `{"type":"/v1/problems#invalid-request","title":"Invalid request","status":400,"field":"url"}`
 	created := http.Header{"Content-Type": {"application/json"}, "Location": {"/v1/links/Ab3dE5g"}, "Cache-Control": {"no-store"}}
 	with := func(h http.Header, kv ...string) http.Header {
 		out := h.Clone()
@@ -58,6 +58,8 @@ func TestCheckerCatchesDrift(t *testing.T) {
 		{name: "no Location", method: "POST", path: "/v1/links", body: `{"url":"https://example.com/"}`, status: 201, header: with(created, "Location", ""), resp: link, wantErr: "Location"},
 		{name: "an undocumented status", method: "POST", path: "/v1/links", body: `{"url":"https://example.com/"}`, status: 200, header: created, resp: link, wantErr: "status 200"},
 		{name: "a problem as plain JSON", method: "POST", path: "/v1/links", body: `{"url":"x"}`, status: 400, header: with(problemHeader, "Content-Type", "application/json"), resp: problem, wantErr: "application/json"},
+		{name: "a problem whose type points elsewhere", method: "POST", path: "/v1/links", body: `{"url":"x"}`, status: 400, header: problemHeader,
+			resp: strings.Replace(problem, `/v1/problems#`, `https://example.com/problems#`, 1), wantErr: "type"},
 		{name: "a problem without title", method: "POST", path: "/v1/links", body: `{"url":"x"}`, status: 400, header: problemHeader, resp: strings.Replace(problem, `"title":"Invalid request",`, "", 1), wantErr: "title"},
 		{name: "a cacheable problem", method: "POST", path: "/v1/links", body: `{"url":"x"}`, status: 400, header: with(problemHeader, "Cache-Control", "max-age=60"), resp: problem, wantErr: "Cache-Control"},
 		{name: "a batch result both created and failed", method: "POST", path: "/v1/links/batch", body: `{"links":[{"url":"https://example.com/"}]}`, status: 200,
@@ -70,7 +72,7 @@ func TestCheckerCatchesDrift(t *testing.T) {
 		{name: "a 308 cached by browsers", method: "GET", path: "/Ab3dE5g", status: 308, header: http.Header{"Location": {"https://example.com/"}, "Cache-Control": {"max-age=31536000"}}, wantErr: "Cache-Control"},
 		{name: "a HEAD with a body", method: "HEAD", path: "/Ab3dE5g", status: 302, header: http.Header{"Location": {"https://example.com/"}, "Cache-Control": {"public, max-age=0, s-maxage=60"}}, resp: "x", wantErr: "HEAD"},
 		{name: "a well-formed HEAD", method: "HEAD", path: "/Ab3dE5g", status: 302, header: http.Header{"Location": {"https://example.com/"}, "Cache-Control": {"public, max-age=0, s-maxage=60"}}},
-		{name: "a redirect status the document lacks", method: "GET", path: "/Ab3dE5g", status: 303, header: http.Header{"Location": {"https://example.com/"}, "Cache-Control": {"no-store"}}, wantErr: "status 303"},
+		{name: "a redirect status the document lacks", method: "GET", path: "/Ab3dE5g", status: 300, header: http.Header{"Location": {"https://example.com/"}, "Cache-Control": {"no-store"}}, wantErr: "status 300"},
 		{name: "an Allow that is not the document's", method: "PUT", path: "/Ab3dE5g", status: 405,
 			header: with(problemHeader, "Allow", "GET, HEAD, PUT"), resp: strings.NewReplacer("invalid-request", "method-not-allowed", "400", "405", `,"field":"url"`, "").Replace(problem), wantErr: "Allow"},
 		{name: "a 200 for a path the document lacks", method: "GET", path: "/v1/other", status: 200, header: detail, resp: detailBody, wantErr: "status 200"},

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"sort"
 	"strings"
@@ -21,10 +22,13 @@ import (
 
 	create "github.com/shortlink-dev/shortener/functions/create/handler"
 	manage "github.com/shortlink-dev/shortener/functions/manage/handler"
+	originauth "github.com/shortlink-dev/shortener/functions/originauth/handler"
 	redirect "github.com/shortlink-dev/shortener/functions/redirect/handler"
 	stats "github.com/shortlink-dev/shortener/functions/stats/handler"
 	"github.com/shortlink-dev/shortener/internal/apispec"
 	"github.com/shortlink-dev/shortener/internal/localgw"
+	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
@@ -113,6 +117,9 @@ type env struct {
 }
 
 const (
+	// originSecret is the redirect origin's secret (functions/originauth).
+	originSecret = "conformance-origin-secret"
+
 	keyA = "key-a" // owner-a
 	keyB = "key-b" // owner-b
 )
@@ -131,16 +138,23 @@ func newEnv(t *testing.T) *env {
 	})
 	require.NoError(t, err)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	c, err := create.New(create.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "create"), Now: clock.Now})
+	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{keyA: "owner-a", keyB: "owner-b"}), apikey.ResolverOptions{})
+	c, err := create.New(create.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "create"), Now: clock.Now, Owners: owners})
 	require.NoError(t, err)
-	m := manage.New(manage.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Now: clock.Now})
+	m := manage.New(manage.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Now: clock.Now, Owners: owners})
 	r := redirect.New(redirect.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "redirect"), Now: clock.Now})
 	st := &stats.Handler{Links: e.store, Clicks: clicks{}, Now: clock.Now, Log: log,
-		Metrics: metrics.New(io.Discard, "Shortener", "stats")}
+		Metrics: metrics.New(io.Discard, "Shortener", "stats"), Owners: owners}
+	// The redirect route as deployed, behind the origin authorizer; every
+	// request carries the secret, as CloudFront's do (e.do).
+	auth := &originauth.Handler{Secrets: originauth.Static{originSecret}}
 	gw, err := localgw.New(localgw.Options{
-		Routes:  localgw.Routes(localgw.Handlers{Create: c.Handle, Redirect: r.Handle, Manage: m.Handle, Batch: c.Handle, QR: m.Handle, Stats: st.Handle}),
-		APIKeys: map[string]string{keyA: "owner-a", keyB: "owner-b"},
+		Routes: localgw.Routes(localgw.Handlers{Create: c.Handle, Redirect: r.Handle, Manage: m.Handle, Batch: c.Handle, QR: m.Handle, Stats: st.Handle,
+			OriginAuthorizer: &localgw.Authorizer{Header: originauth.HeaderName, Handler: auth.Handle}}),
+		APIKeys: localgw.StaticKeys(keyA, keyB),
 		Log:     log,
+		// As deployed (infra/api): without it a QR code is base64 text.
+		BinaryMediaTypes: apigw.BinaryMediaTypes,
 	})
 	require.NoError(t, err)
 	e.srv = httptest.NewServer(gw)
@@ -178,6 +192,7 @@ func (e *env) do(c call) (http.Header, []byte) {
 	if c.key != "" {
 		req.Header.Set("x-api-key", c.key)
 	}
+	req.Header.Set(originauth.HeaderName, originSecret)
 	if c.body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -230,6 +245,7 @@ func TestConformance(t *testing.T) {
 	e.create(keyA, `{"url":"https://example.com/summer","alias":"Summer-Sale","ttl_seconds":86400,"redirect_status":307}`)
 	e.create(keyA, `{"url":"https://example.com/perm","alias":"perm-301","expires_at":"`+e.clock.Now().Add(48*time.Hour).Format(time.RFC3339)+`","redirect_status":301}`)
 	e.create(keyA, `{"url":"https://example.com/perm8","alias":"perm-308","redirect_status":308}`)
+	e.create(keyA, `{"url":"https://example.com/promo","alias":"Promo25"}`)
 	post("/v1/links", `{"url":"https://example.com/again","alias":"summer-SALE"}`, 409, false)
 	post("/v1/links", `{"url":"https://example.com/idem"}`, 201, false, "Idempotency-Key", "order-1")
 	h, _ := post("/v1/links", `{"url":"https://example.com/idem"}`, 201, false, "Idempotency-Key", "order-1")
@@ -349,6 +365,8 @@ func TestConformance(t *testing.T) {
 	h, b = get("/v1/links/"+code+"/qr", keyA, 200, false, "Accept", "image/png")
 	assert.Equal(t, "image/png", h.Get("Content-Type"))
 	assert.Equal(t, "\x89PNG", string(b[:4]), "the gateway decodes the base64 body")
+	_, b = get("/v1/links/"+code+"/qr", keyA, 200, false, "Accept", "text/html,*/*;q=0.8")
+	assert.Equal(t, "\x89PNG", string(b[:4]), "bytes for a browser's Accept too")
 	h, _ = get("/v1/links/Summer-Sale/qr?format=svg&size=512", keyA, 200, false)
 	assert.Equal(t, "image/svg+xml", h.Get("Content-Type"))
 	get("/v1/links/"+code+"/qr?size=10", keyA, 400, true)
@@ -366,6 +384,8 @@ func TestConformance(t *testing.T) {
 		e.do(call{method: m, path: "/summer-sale", status: 307})
 		e.do(call{method: m, path: "/perm-301", status: 301})
 		e.do(call{method: m, path: "/PERM-308", status: 308})
+		h, _ = e.do(call{method: m, path: "/PROMO25", status: 303})
+		assert.Equal(t, "/promo25", h.Get("Location"), "an alias typed in a code's shape is sent to its own path")
 		e.do(call{method: m, path: "/nOsUcH1", status: 404})
 		e.do(call{method: m, path: "/favicon.ico", status: 404})
 		e.do(call{method: m, path: "/" + short, status: 410})
@@ -407,6 +427,9 @@ func TestConformance(t *testing.T) {
 	e.do(call{method: "GET", path: "/" + code, status: 410})
 	e.do(call{method: "DELETE", path: "/v1/links/" + code, status: 401, invalid: true})
 
+	// The problem types' page, without an API key.
+	e.do(call{method: "GET", path: "/v1/problems", status: 200})
+
 	// Paths the document does not have.
 	e.do(call{method: "GET", path: "/v1/nothing", key: keyA, status: 404, invalid: true})
 	e.do(call{method: "GET", path: "/v1/links/" + code + "/nothing", key: keyA, status: 404, invalid: true})
@@ -421,7 +444,7 @@ func TestConformance(t *testing.T) {
 				statuses[st] = true
 			}
 		}
-		for _, st := range []int{200, 201, 204, 301, 302, 307, 308, 400, 401, 403, 404, 405, 409, 410, 412, 413, 415, 422, 500, 503} {
+		for _, st := range []int{200, 201, 204, 301, 302, 303, 307, 308, 400, 401, 403, 404, 405, 409, 410, 412, 413, 415, 422, 500, 503} {
 			assert.True(t, statuses[st], "no call was answered %d", st)
 		}
 	})
@@ -461,6 +484,8 @@ func TestDocumentHasEveryRoute(t *testing.T) {
 			routes = append(routes, m+" "+rt.Pattern)
 		}
 	}
+	// The gateway answers the problems page itself, as API Gateway does.
+	routes = append(routes, "GET /v1/problems")
 	var documented []string
 	for op := range operations(t) {
 		documented = append(documented, op)
@@ -468,4 +493,31 @@ func TestDocumentHasEveryRoute(t *testing.T) {
 	sort.Strings(routes)
 	sort.Strings(documented)
 	assert.Equal(t, documented, routes)
+}
+
+// TestProblemTypesAreAnsweredHere: a problem's type, resolved against the
+// URL of the request that got it (RFC 3986 section 5), is a page this
+// deployment answers without an API key, with a section for that problem.
+func TestProblemTypesAreAnsweredHere(t *testing.T) {
+	e := newEnv(t)
+	for _, c := range []call{
+		{method: "POST", path: "/v1/links", key: keyA, body: `{"url":"ftp://example.com/f"}`, status: 400},
+		{method: "GET", path: "/v1/links/nOsUcH1", key: keyA, status: 404},
+		{method: "GET", path: "/v1/links", status: 401, invalid: true},
+	} {
+		_, b := e.do(c)
+		var p struct{ Type string }
+		require.NoError(t, json.Unmarshal(b, &p))
+		ref, err := url.Parse(p.Type)
+		require.NoError(t, err)
+		base, err := url.Parse(e.srv.URL + c.path)
+		require.NoError(t, err)
+		page := base.ResolveReference(ref)
+		require.Equal(t, base.Host, page.Host, "%s points outside this deployment", p.Type)
+		require.NotEmpty(t, page.Fragment, "%s names its section", p.Type)
+
+		h, body := e.do(call{method: "GET", path: page.Path, status: 200})
+		assert.Equal(t, "text/html; charset=utf-8", h.Get("Content-Type"))
+		assert.Contains(t, string(body), `id="`+page.Fragment+`"`)
+	}
 }

@@ -18,4 +18,13 @@
 // it would a real fault. With After the call is made first and its answer
 // discarded: the write happened, and the caller cannot know — the case a
 // retry must make safe.
+//
+// A Rule's Err is handed to the caller as it is. A Rule's Reply is
+// DynamoDB's error answer as it comes over the wire (HTTP 400 and a JSON
+// body naming the error's shape): the SDK's own deserializer turns it into
+// its typed error, cancellation reasons and all, and its retryer retries
+// it or not as it would a real one. Throttling and transaction conflicts
+// are injected that way (ReplyThroughputExceeded, ReplyThrottling,
+// ReplyRequestLimitExceeded, ReplyTransactionConflict,
+// ReplyTransactionCanceled); the bodies are in wire/.
 package faults

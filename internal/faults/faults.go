@@ -41,6 +41,12 @@ type Rule struct {
 	// Err is what a faulted call returns. With neither Err nor a context
 	// that ends, a delayed call then proceeds normally.
 	Err error
+	// Reply, in place of Err, is DynamoDB's error answer on the wire for
+	// the faulted call: the SDK deserializes it into its typed error and
+	// retries it if it deems it retryable. Without Attempt every HTTP
+	// attempt of the faulted operation gets it, as from a table that
+	// stays throttled; with Attempt, only the faulted attempt.
+	Reply *Reply
 	// After makes the call first and then waits and fails as above: the
 	// request took effect, the answer was lost.
 	After bool
@@ -79,9 +85,10 @@ func (f *Fault) Remove() {
 // Injector holds the faults of one or more clients. It is safe for
 // concurrent use; faults can be added and removed while calls run.
 type Injector struct {
-	mu     sync.Mutex
-	faults []*Fault
-	calls  map[string]int
+	mu      sync.Mutex
+	faults  []*Fault
+	calls   map[string]int
+	replies int
 }
 
 // New returns an injector with no faults.
@@ -137,7 +144,7 @@ func (i *Injector) Install(stack *middleware.Stack) error {
 		}), middleware.Before); err != nil {
 		return err
 	}
-	return stack.Finalize.Insert(middleware.FinalizeMiddlewareFunc("faults.Attempt",
+	if err := stack.Finalize.Insert(middleware.FinalizeMiddlewareFunc("faults.Attempt",
 		func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
 			f := i.pick(middleware.GetOperationName(ctx), ctx.Value(paramsKey{}), true)
 			var out middleware.FinalizeOutput
@@ -148,7 +155,10 @@ func (i *Injector) Install(stack *middleware.Stack) error {
 				return err
 			})
 			return out, md, err
-		}), "Retry", middleware.After)
+		}), "Retry", middleware.After); err != nil {
+		return err
+	}
+	return stack.Deserialize.Add(i.wireMiddleware(), middleware.After)
 }
 
 type paramsKey struct{}
@@ -188,6 +198,12 @@ func (f *Fault) apply(ctx context.Context, call func(context.Context) error) err
 		return call(ctx)
 	}
 	r := f.rule
+	if r.Reply != nil {
+		if err := wait(ctx, r.Hold, r.Delay); err != nil {
+			return err
+		}
+		return call(withReply(ctx, r.Reply, r.After))
+	}
 	if r.After {
 		if err := call(ctx); err != nil {
 			return err // it failed anyway: nothing to lose

@@ -3,6 +3,7 @@ package faults_test
 import (
 	"context"
 	"errors"
+	"os"
 	"testing"
 	"time"
 
@@ -154,4 +155,114 @@ func TestTableAndMatch(t *testing.T) {
 	assert.ErrorAs(t, put(ctx, db, a, "x"), &ise)
 	assert.NoError(t, put(ctx, db, b, "x"))
 	assert.ErrorAs(t, put(ctx, db, b, "poison"), &ise)
+}
+
+func TestRepliesDecodeToTheSDKsTypedErrors(t *testing.T) {
+	// Each reply goes through the SDK's own deserializer, so the code under
+	// test meets exactly the error a real DynamoDB answer would give it.
+	tests := []struct {
+		name  string
+		reply *faults.Reply
+		op    string
+		check func(t *testing.T, err error)
+	}{
+		{"throughput exceeded", faults.ReplyThroughputExceeded(), "PutItem", func(t *testing.T, err error) {
+			var e *types.ProvisionedThroughputExceededException
+			require.ErrorAs(t, err, &e)
+			require.Len(t, e.ThrottlingReasons, 1)
+			assert.Equal(t, "TableWriteProvisionedThroughputExceeded", aws.ToString(e.ThrottlingReasons[0].Reason))
+		}},
+		{"request limit exceeded", faults.ReplyRequestLimitExceeded(), "PutItem", func(t *testing.T, err error) {
+			var e *types.RequestLimitExceeded
+			require.ErrorAs(t, err, &e)
+		}},
+		{"throttling", faults.ReplyThrottling(), "PutItem", func(t *testing.T, err error) {
+			var e *types.ThrottlingException
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, "ThrottlingException", e.ErrorCode())
+		}},
+		{"transaction conflict", faults.ReplyTransactionConflict(), "PutItem", func(t *testing.T, err error) {
+			var e *types.TransactionConflictException
+			require.ErrorAs(t, err, &e)
+		}},
+		{"transaction canceled", faults.ReplyTransactionCanceled("None", "TransactionConflict"), "TransactWriteItems", func(t *testing.T, err error) {
+			var e *types.TransactionCanceledException
+			require.ErrorAs(t, err, &e)
+			require.Len(t, e.CancellationReasons, 2)
+			assert.Equal(t, "None", aws.ToString(e.CancellationReasons[0].Code))
+			assert.Equal(t, "TransactionConflict", aws.ToString(e.CancellationReasons[1].Code))
+			assert.Equal(t, "Transaction is ongoing for the item", aws.ToString(e.CancellationReasons[1].Message))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inj, db, plain := clients(t)
+			tbl := table(t, db)
+			f := inj.Add(faults.Rule{Op: tt.op, Reply: tt.reply})
+			var err error
+			if tt.op == "TransactWriteItems" {
+				_, err = db.TransactWriteItems(context.Background(), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+					{Put: &types.Put{TableName: &tbl, Item: key("t1")}},
+					{Put: &types.Put{TableName: &tbl, Item: key("t2")}},
+				}})
+			} else {
+				err = put(context.Background(), db, tbl, "r")
+			}
+			tt.check(t, err)
+			assert.Equal(t, 1, f.Fired(), "one operation")
+			assert.False(t, exists(t, plain, tbl, "r") || exists(t, plain, tbl, "t1"), "nothing was written")
+		})
+	}
+}
+
+func TestReplyCanceledIsShapedAsDynamoDBLocalAnswers(t *testing.T) {
+	// Captured from DynamoDB Local: a two-item transaction whose second
+	// put's condition failed.
+	want, err := os.ReadFile("testdata/transaction-canceled-dynamodb-local.json")
+	require.NoError(t, err)
+	got := faults.ReplyTransactionCanceled("None", "ConditionalCheckFailed")
+	assert.Equal(t, 400, got.Status)
+	assert.JSONEq(t, string(want), string(got.Body))
+}
+
+func TestRepliesAreRetriedAsTheSDKRetriesRealOnes(t *testing.T) {
+	tests := []struct {
+		name    string
+		reply   *faults.Reply
+		retried bool
+	}{
+		{"throughput exceeded", faults.ReplyThroughputExceeded(), true},
+		{"request limit exceeded", faults.ReplyRequestLimitExceeded(), true},
+		{"throttling", faults.ReplyThrottling(), true},
+		{"transaction conflict", faults.ReplyTransactionConflict(), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inj, db, plain := clients(t)
+			tbl := table(t, db)
+			// One attempt answered with the reply; the next one, if the SDK
+			// makes it, reaches DynamoDB Local.
+			f := inj.Add(faults.Rule{Op: "PutItem", Attempt: true, Times: 1, Reply: tt.reply})
+			err := put(context.Background(), db, tbl, "x")
+			assert.Equal(t, 1, f.Fired())
+			if tt.retried {
+				assert.NoError(t, err)
+			} else {
+				assert.Error(t, err)
+			}
+			assert.Equal(t, tt.retried, exists(t, plain, tbl, "x"))
+		})
+	}
+}
+
+func TestReplyAfterTheWriteTookEffect(t *testing.T) {
+	inj, db, plain := clients(t)
+	tbl := table(t, db)
+	inj.Add(faults.Rule{Op: "PutItem", After: true, Times: 1, Reply: faults.ReplyTransactionConflict()})
+
+	err := put(context.Background(), db, tbl, "w")
+
+	var e *types.TransactionConflictException
+	assert.ErrorAs(t, err, &e)
+	assert.True(t, exists(t, plain, tbl, "w"), "the write took effect; only its answer was replaced")
 }

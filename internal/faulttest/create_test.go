@@ -13,6 +13,8 @@ import (
 
 	create "github.com/shortlink-dev/shortener/functions/create/handler"
 	"github.com/shortlink-dev/shortener/internal/faults"
+	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 )
@@ -54,6 +56,32 @@ func TestCreateUnderFaultsYieldsExactlyOneLink(t *testing.T) {
 			committed: true, firstStatus: 201,
 		},
 		{
+			// A retry under the same key while the first attempt's
+			// transaction is in flight: DynamoDB cancels one of the two.
+			name: "canceled by a concurrent transaction on the key",
+			rule: faults.Rule{Op: "TransactWriteItems", Reply: faults.ReplyTransactionCanceled("None", "TransactionConflict")}, firstStatus: 503,
+		},
+		{
+			name: "canceled by throttling",
+			rule: faults.Rule{Op: "TransactWriteItems", Reply: faults.ReplyTransactionCanceled("ThrottlingError", "None")}, firstStatus: 503,
+		},
+		{
+			name: "ThrottlingException on every attempt",
+			rule: faults.Rule{Op: "TransactWriteItems", Reply: faults.ReplyThrottling()}, firstStatus: 503,
+		},
+		{
+			name: "RequestLimitExceeded on every attempt",
+			rule: faults.Rule{Op: "TransactWriteItems", Reply: faults.ReplyRequestLimitExceeded()}, firstStatus: 503,
+		},
+		{
+			name: "ProvisionedThroughputExceeded on the wire on every attempt",
+			rule: faults.Rule{Op: "TransactWriteItems", Reply: faults.ReplyThroughputExceeded()}, firstStatus: 503,
+		},
+		{
+			name: "idempotency lookup throttled",
+			rule: faults.Rule{Op: "GetItem", Reply: faults.ReplyThrottling()}, firstStatus: 503,
+		},
+		{
 			name: "idempotency lookup failing",
 			rule: faults.Rule{Op: "GetItem", Attempt: true, Err: faults.ServerError()}, firstStatus: 503,
 		},
@@ -71,6 +99,9 @@ func TestCreateUnderFaultsYieldsExactlyOneLink(t *testing.T) {
 				Config:  cfg,
 				Log:     jsonLogger(&logs),
 				Metrics: metrics.New(&emf, "Shortener", "create"),
+				// The keys table in memory: the faults here are the links
+				// and idempotency tables'.
+				Owners: apikey.NewResolver(apikey.NewMemory(map[string]string{"k3yV4lu3Examp1e": "p6r4ocs3d1"}), apikey.ResolverOptions{}),
 			})
 			require.NoError(t, err)
 			// The real event, with its Idempotency-Key header.
@@ -128,4 +159,44 @@ func TestCreateUnderFaultsYieldsExactlyOneLink(t *testing.T) {
 			assert.Equal(t, body.URL, item[dynamostore.AttrURL].(*types.AttributeValueMemberS).Value)
 		})
 	}
+}
+
+// TestCreateRetriedWhileTheFirstIsInFlight drives the race of the issue: a
+// client retries with the same Idempotency-Key while its first request's
+// transaction is still in flight. DynamoDB cancels the second transaction
+// (reason TransactionConflict); that answer must be a retryable 503, and
+// once the first commits, every retry names its one link.
+func TestCreateRetriedWhileTheFirstIsInFlight(t *testing.T) {
+	r := newRig(t)
+	h := newAPIHandlers(t, r, 2*time.Second)
+	ev := event(t, "create", "create-idempotent.json", nil)
+	hold := make(chan struct{})
+	first := r.inj.Add(faults.Rule{Op: "TransactWriteItems", Times: 1, Hold: hold})
+	conflict := r.inj.Add(faults.Rule{Op: "TransactWriteItems", Skip: 1, Times: 1,
+		Reply: faults.ReplyTransactionCanceled("None", "TransactionConflict")})
+
+	firstDone := make(chan events.APIGatewayProxyResponse, 1)
+	go func() {
+		resp, err := h.create(context.Background(), ev)
+		assert.NoError(t, err)
+		firstDone <- resp
+	}()
+	eventually(t, "the first transaction is in flight", func() bool { return first.Fired() == 1 })
+
+	second, err := h.create(context.Background(), ev)
+	require.NoError(t, err)
+	require.Equal(t, 1, conflict.Fired())
+	require.Equal(t, 503, second.StatusCode, "%s", second.Body)
+	assert.Equal(t, apigw.RetryAfter, second.Headers["Retry-After"])
+
+	close(hold)
+	firstResp := <-firstDone
+	require.Equal(t, 201, firstResp.StatusCode, "%s", firstResp.Body)
+
+	third, err := h.create(context.Background(), ev)
+	require.NoError(t, err)
+	require.Equal(t, 201, third.StatusCode, "%s", third.Body)
+	assert.Equal(t, "true", third.Headers["Idempotent-Replayed"])
+	assert.JSONEq(t, firstResp.Body, third.Body)
+	assert.Len(t, r.items(t), 1, "exactly one link")
 }

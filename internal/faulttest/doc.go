@@ -8,7 +8,11 @@
 //     (SHORTENER_REDIRECT_DB_TIMEOUT), never cached by the edge;
 //   - create answers a retryable 503, and a retry with the same
 //     Idempotency-Key yields exactly one link, also when the write
-//     committed and only its answer was lost;
+//     committed and only its answer was lost, and when the retry meets
+//     the first attempt's transaction still in flight;
+//   - every /v1 path answers DynamoDB's throttling and transaction
+//     conflicts, injected as DynamoDB sends them on the wire, with a
+//     retryable 503 and Retry-After, never a 500;
 //   - a DynamoDB stream batch (ttlstream, through the local stream
 //     poller) and a Kinesis batch (clicks, through the local Kinesis
 //     poller) that fail halfway are retried without losing or counting

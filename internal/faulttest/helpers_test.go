@@ -188,3 +188,18 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// putOwnedLink writes (or writes again) an active link of the handlers'
+// fixture owner, version 1, created an hour ago.
+func (r *rig) putOwnedLink(t *testing.T, code string) {
+	t.Helper()
+	ctx := context.Background()
+	_, err := r.plain.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &r.links,
+		Key: map[string]types.AttributeValue{dynamostore.AttrCode: &types.AttributeValueMemberS{Value: code}}})
+	require.NoError(t, err)
+	now := time.Now().UTC().Add(-time.Hour).Truncate(time.Millisecond)
+	require.NoError(t, r.store().Create(ctx, link.Link{
+		Code: code, Owner: fixtureOwner, URL: "https://example.com/" + code, CreatedAt: now, UpdatedAt: now,
+		ExpiresAt: now.Add(48 * time.Hour).Truncate(time.Second), Status: link.StatusActive, Version: 1, RedirectStatus: 302,
+	}, nil))
+}

@@ -81,11 +81,10 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	// Built as functions/clicks/main.go builds it, over the faulty client;
 	// small chunks, so one batch makes several transactions.
 	h := &clicks.Handler{
-		Store:      clickstore.New(r.faulty, clickstore.Config{Table: analytics}),
-		CodeLength: 7,
-		MaxItems:   8,
-		Log:        jsonLogger(&logs),
-		Metrics:    metrics.New(&emf, "Shortener", "clicks"),
+		Store:    clickstore.New(r.faulty, clickstore.Config{Table: analytics}),
+		MaxItems: 8,
+		Log:      jsonLogger(&logs),
+		Metrics:  metrics.New(&emf, "Shortener", "clicks"),
 	}
 	var mu sync.Mutex
 	var deliveries []kinesisDelivery

@@ -23,6 +23,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/localreclaim"
 	"github.com/shortlink-dev/shortener/internal/localstream"
+	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -73,7 +74,8 @@ func expiryTombstoneReclaim(t *testing.T, purgeDelay time.Duration) {
 
 	// The local run's wiring: create, redirect, the stream poller with
 	// ttlstream, the reclaim runner.
-	create, err := createhandler.New(createhandler.Options{Store: store, Config: cfg, Log: log})
+	create, err := createhandler.New(createhandler.Options{Store: store, Config: cfg, Log: log,
+		Owners: apikey.NewResolver(apikey.NewMemory(map[string]string{"owner-1-key": "owner-1"}), apikey.ResolverOptions{})})
 	require.NoError(t, err)
 	redirectAt := func(code string, now func() time.Time) events.APIGatewayProxyResponse {
 		// A fresh handler each time: no in-process cache between checks.
@@ -101,7 +103,7 @@ func expiryTombstoneReclaim(t *testing.T, purgeDelay time.Duration) {
 			HTTPMethod: http.MethodPost, Path: "/v1/links", Resource: "/v1/links",
 			Headers:        map[string]string{"Content-Type": "application/json"},
 			Body:           `{"url":"` + url + `","alias":"` + alias + `","ttl_seconds":2}`,
-			RequestContext: events.APIGatewayProxyRequestContext{Identity: events.APIGatewayRequestIdentity{APIKeyID: "owner-1"}},
+			RequestContext: events.APIGatewayProxyRequestContext{Identity: events.APIGatewayRequestIdentity{APIKey: "owner-1-key"}},
 		})
 		require.NoError(t, err)
 		return resp

@@ -11,7 +11,9 @@
 // neither in the key nor forwarded to the origin, as the RedirectCache
 // policy (no headers, cookies or query strings) and the absence of an
 // origin request policy have it in AWS. How long an answer is kept follows
-// CloudFront's rules (AWS-FACTS section 4) under the deployed policy's
+// CloudFront's rules
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/Expiration.html)
+// under the deployed policy's
 // bounds (Min 0 s, Default 60 s, Max one year):
 //
 //   - 200, 203, 300, 301, 302, 303, 307 and 308: for s-maxage, else
@@ -26,20 +28,48 @@
 //   - 400, 403, 405, 412 and 415: only when the origin sends Cache-Control.
 //   - anything else: not kept.
 //
+// A redirect path with a "%" in it is answered 400 before the cache, as
+// the deployed web ACL's canonical-path rule answers it (webacl.go): the
+// origin would decode it to a code whose invalidations never reach the
+// spelling's cache entry.
+//
+// Every request the redirect behaviour sends to the origin carries the
+// redirect origin's custom headers (Options.RedirectOriginHeaders), as
+// CloudFront adds them: the origin secret without which the gateway's
+// redirect route refuses to answer (infra/edge, localgw.Authorizer).
+//
 // A HEAD is answered from a cached GET; a HEAD that misses is forwarded as
 // a HEAD and its answer, which has no body, is not kept. Other methods on
 // the redirect behaviour get CloudFront's 403, since the distribution
 // allows only GET and HEAD there.
 //
-// Invalidations purge at once (real CloudFront takes seconds to minutes):
+// Invalidations complete some time after they are made, as CloudFront's
+// do (seconds to minutes, with no figure promised:
+// https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/Invalidation.html):
 // Invalidate takes the paths an edgecache.Recorder hands its subscribers,
-// exact paths and prefixes ending in "*". An origin fetch that overlaps an
-// invalidation does not store its answer, so a purge cannot be undone by a
-// request that read the old link just before it.
+// exact paths and prefixes ending in "*", and drops them from the cache
+// Options.InvalidationDelay later (DefaultInvalidationDelay, 5 s), so a
+// design that counts on a quick purge fails here as it would on AWS. An
+// origin fetch that overlaps the purge does not store its answer.
 //
 // The cache holds at most MaxEntries answers, least recently used first
 // out, in shards with a lock each: a hit holds one shard's lock for a map
 // lookup and a list move, never across the origin call.
+//
+// # Viewer protocol
+//
+// The redirect behaviour's ViewerProtocolPolicy is redirect-to-https and
+// the /v1/* behaviour's https-only (infra/edge). The local run listens on
+// plain http in place of the distribution's https endpoint, so a request
+// counts as an http viewer's only when its X-Forwarded-Proto header
+// (ViewerProtocolHeader) says http. Such a request gets what CloudFront
+// answers: on the redirect behaviour, for any path and method, a 301 to the
+// same URL over https, from the edge itself (no origin, no cache), logged
+// with result type Redirect, X-Cache "Redirect from cloudfront"; on /v1/*,
+// a 403. The viewer's next request, over https, is the click; the clicks
+// function ignores the Redirect records (CloudFront API Reference,
+// CacheBehavior, ViewerProtocolPolicy; CloudFront Developer Guide,
+// "Standard logging reference", x-edge-result-type).
 //
 // # Responses
 //
@@ -61,5 +91,9 @@
 // milliseconds' worth at a time (so a busy edge does not wake it once a
 // request), and a slow sink never delays a redirect: when the buffer is
 // full the record is dropped and counted, as CloudFront's best-effort
-// delivery may lose lines.
+// delivery may lose lines. Drops are not silent: a warning with their
+// count at most every Options.DropReportEvery (10 s) while the edge runs,
+// one with the total at Close, and Stats (Dropped, next to Redirects, the
+// links' redirects the log should have carried) for the local run to
+// expose.
 package localedge

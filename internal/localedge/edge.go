@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,15 +32,27 @@ const (
 	DefaultMaxEntries   = 10_000
 	DefaultMaxBodyBytes = 1 << 20
 	DefaultLogBuffer    = 8192
+	// DefaultDropReportEvery spaces the warnings about dropped log records.
+	DefaultDropReportEvery = 10 * time.Second
 	// DefaultPOP names the local edge location in X-Amz-Cf-Pop.
 	DefaultPOP = "LCL1-P1"
+	// DefaultInvalidationDelay is how long an invalidation takes to
+	// complete. CloudFront's takes an unknown time, seconds to minutes
+	// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/Invalidation.html),
+	// and nothing may rely on it being quick; a few seconds here keeps
+	// that visible without slowing a person trying the API down.
+	DefaultInvalidationDelay = 5 * time.Second
 )
 
-// The x-edge-result-type values the local edge logs.
+// The x-edge-result-type values the local edge logs (the same as
+// x-edge-response-result-type: the viewer never hangs up here early
+// enough to tell them apart). ResultRedirect is CloudFront's own 301 to
+// https for an http viewer.
 const (
-	ResultHit   = "Hit"
-	ResultMiss  = "Miss"
-	ResultError = "Error"
+	ResultHit      = "Hit"
+	ResultMiss     = "Miss"
+	ResultError    = "Error"
+	ResultRedirect = "Redirect"
 )
 
 // ViewerCountryHeader is the header CloudFront sets from the viewer's
@@ -78,19 +91,42 @@ type Options struct {
 	// RequestID makes x-edge-request-ids (56 characters of URL-safe
 	// base64, as CloudFront's).
 	RequestID func() string
-	// Log gets the count of dropped records once Close has drained the
-	// buffer; slog.Default() when nil.
+	// Log gets a warning with the count of records dropped, at most once
+	// every DropReportEvery while the edge runs and once Close has drained
+	// the buffer; slog.Default() when nil.
 	Log *slog.Logger
+	// DropReportEvery is how often, at most, the edge logs the records it
+	// dropped since its last such line (DefaultDropReportEvery).
+	DropReportEvery time.Duration
+	// RedirectOriginHeaders are the redirect origin's custom headers:
+	// added to every request the redirect behaviour sends to Origin,
+	// replacing a viewer's header of the same name, as CloudFront adds
+	// origin custom headers (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/add-origin-custom-headers.html).
+	// The local run puts the origin secret here (infra/edge).
+	RedirectOriginHeaders map[string]string
+	// InvalidationDelay is how long after Invalidate the paths leave the
+	// cache, as a CloudFront invalidation completes some time after
+	// CreateInvalidation has accepted it: DefaultInvalidationDelay when
+	// zero, at once when negative.
+	InvalidationDelay time.Duration
+	// AfterFunc runs f once d has passed, for invalidations that complete
+	// later; time.AfterFunc when nil. Tests pass a fake clock's.
+	AfterFunc func(d time.Duration, f func())
 }
 
 // Stats count what the edge did since it started.
 type Stats struct {
-	Hits    int64 // answered from the cache
-	Misses  int64 // redirect behaviour requests forwarded to the origin
-	Purged  int64 // cache entries dropped by invalidations
-	Records int64 // log records handed to the sink
-	Dropped int64 // log records dropped because the buffer was full
-	Entries int   // answers cached now, expired ones included
+	Hits    int64 `json:"hits"`    // answered from the cache
+	Misses  int64 `json:"misses"`  // redirect behaviour requests forwarded to the origin
+	Purged  int64 `json:"purged"`  // cache entries dropped by invalidations
+	Records int64 `json:"records"` // log records handed to the sink
+	Dropped int64 `json:"dropped"` // log records dropped because the buffer was full
+	Entries int   `json:"entries"` // answers cached now, expired ones included
+	// Redirects are the links' redirects (301, 302, 307, 308) answered,
+	// from the cache or the origin: the clicks the log should carry.
+	Redirects int64 `json:"redirects"`
+	// ToHTTPS are the edge's own 301s to https, answered to http viewers.
+	ToHTTPS int64 `json:"to_https"`
 }
 
 // Edge plays a CloudFront distribution in front of Origin. It is safe for
@@ -109,6 +145,11 @@ type Edge struct {
 	now       func() time.Time
 	requestID func() string
 	log       *slog.Logger
+	// originHeaders are RedirectOriginHeaders, keys in canonical form.
+	originHeaders http.Header
+
+	invalidationDelay time.Duration
+	afterFunc         func(time.Duration, func())
 
 	// epoch counts invalidations: a fetch stores its answer only if none
 	// happened while it was in flight.
@@ -125,9 +166,11 @@ type Edge struct {
 	closed    atomic.Bool
 	stop      chan struct{}
 	drained   chan struct{}
+	reported  chan struct{} // closed when reportDrops has returned
 	closeOnce sync.Once
 
 	hits, misses, purged, logged, dropped atomic.Int64
+	redirects, toHTTPS                    atomic.Int64
 }
 
 // New builds an edge and, with a Sink, starts handing it records; Close
@@ -145,11 +188,19 @@ func New(o Options) (*Edge, error) {
 		now:       o.Now,
 		requestID: o.RequestID,
 		log:       o.Log,
+		afterFunc: o.AfterFunc,
 		stop:      make(chan struct{}),
 		drained:   make(chan struct{}),
+		reported:  make(chan struct{}),
 	}
 	if o.Policy != nil {
 		e.policy = *o.Policy
+	}
+	if len(o.RedirectOriginHeaders) > 0 {
+		e.originHeaders = http.Header{}
+		for k, v := range o.RedirectOriginHeaders {
+			e.originHeaders.Set(k, v)
+		}
 	}
 	if o.MaxEntries <= 0 {
 		o.MaxEntries = DefaultMaxEntries
@@ -171,6 +222,15 @@ func New(o Options) (*Edge, error) {
 	if e.log == nil {
 		e.log = slog.Default()
 	}
+	switch {
+	case o.InvalidationDelay == 0:
+		e.invalidationDelay = DefaultInvalidationDelay
+	case o.InvalidationDelay > 0:
+		e.invalidationDelay = o.InvalidationDelay
+	}
+	if e.afterFunc == nil {
+		e.afterFunc = func(d time.Duration, f func()) { time.AfterFunc(d, f) }
+	}
 	if o.LogBuffer <= 0 {
 		o.LogBuffer = DefaultLogBuffer
 	}
@@ -178,12 +238,17 @@ func New(o Options) (*Edge, error) {
 	var host [16]byte
 	_, _ = crand.Read(host[:]) // crypto/rand.Read never fails
 	e.via = []string{"1.1 " + hex.EncodeToString(host[:]) + ".cloudfront.net (CloudFront)"}
+	if o.DropReportEvery <= 0 {
+		o.DropReportEvery = DefaultDropReportEvery
+	}
 	if e.sink == nil {
 		close(e.drained)
+		close(e.reported)
 	} else {
 		e.logBuffer = o.LogBuffer
 		e.arrived = make(chan struct{}, 1)
 		go e.drain()
+		go e.reportDrops(o.DropReportEvery)
 	}
 	return e, nil
 }
@@ -217,8 +282,13 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.EscapedPath()
 	first, rest := firstSegment(path)
 	if first == "v1" || first == "_local" || first == "healthz" {
-		// The /v1/* behaviour: CachingDisabled, no real-time log. /_local
-		// and /healthz are the local run's own and pass through too.
+		// The /v1/* behaviour: CachingDisabled, https-only, no real-time
+		// log. /_local and /healthz are the local run's own and pass
+		// through too.
+		if first == "v1" && viewerUsedHTTP(r) {
+			writeHTTPSOnly(w)
+			return
+		}
 		e.origin.ServeHTTP(&resultWriter{ResponseWriter: w}, r)
 		return
 	}
@@ -229,6 +299,15 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var result string
 	var answered time.Time
 	switch {
+	case viewerUsedHTTP(r):
+		status, result = http.StatusMovedPermanently, ResultRedirect
+		writeRedirectToHTTPS(w, r)
+		answered = e.now()
+		e.toHTTPS.Add(1)
+	case nonCanonical(path):
+		status, result = http.StatusBadRequest, ResultError
+		writeNonCanonical(w)
+		answered = e.now()
 	case r.Method != http.MethodGet && r.Method != http.MethodHead:
 		status, result = http.StatusForbidden, ResultError
 		writeMethodNotAllowed(w)
@@ -238,12 +317,25 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		rw := &resultWriter{ResponseWriter: w}
 		e.misses.Add(1)
-		e.origin.ServeHTTP(rw, r)
+		out := r
+		if e.originHeaders != nil {
+			out = r.Clone(r.Context())
+			e.addOriginHeaders(out)
+		}
+		e.origin.ServeHTTP(rw, out)
 		status = rw.status()
 		result = resultFor(status, false)
 		answered = e.now()
 	}
+	if result != ResultRedirect && isRedirect(status) {
+		e.redirects.Add(1)
+	}
 	e.emit(r, path, status, result, id, answered)
+}
+
+func isRedirect(status int) bool {
+	return status == http.StatusMovedPermanently || status == http.StatusFound ||
+		status == http.StatusTemporaryRedirect || status == http.StatusPermanentRedirect
 }
 
 // firstSegment returns path's first segment and whether more follows it.
@@ -286,6 +378,7 @@ func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path strin
 	out.URL.RawQuery, out.URL.ForceQuery = "", false
 	out.RequestURI = out.URL.RequestURI()
 	out.Header.Del("Cookie")
+	e.addOriginHeaders(out)
 	cw := &captureWriter{header: http.Header{}}
 	e.origin.ServeHTTP(cw, out)
 	status := cw.status()
@@ -303,6 +396,14 @@ func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path strin
 	w.WriteHeader(status)
 	_, _ = w.Write(cw.body.Bytes())
 	return status, result, stored
+}
+
+// addOriginHeaders sets the redirect origin's custom headers on r, a clone
+// of the viewer's request bound for the origin.
+func (e *Edge) addOriginHeaders(r *http.Request) {
+	for k, vs := range e.originHeaders {
+		r.Header[k] = vs
+	}
 }
 
 // resultFor is x-edge-result-type: CloudFront reports every 4xx and 5xx
@@ -345,12 +446,25 @@ This distribution is not configured to allow the HTTP request method that was us
 	_, _ = w.Write([]byte(body))
 }
 
-// Invalidate drops paths from the cache at once: each is a path as
-// CloudFront's CreateInvalidation takes it, exact, or a prefix when it
+// Invalidate starts an invalidation of paths and returns, as
+// CreateInvalidation does once CloudFront has accepted one: the paths
+// leave the cache InvalidationDelay later, when it completes, and until
+// then the edge keeps serving what it holds and stores what it fetches.
+// Each path is as CreateInvalidation takes it, exact, or a prefix when it
 // ends in "*". Its signature lets it subscribe to an edgecache.Recorder:
 //
 //	recorder.OnInvalidate(edge.Invalidate)
 func (e *Edge) Invalidate(paths []string) {
+	paths = slices.Clone(paths)
+	if e.invalidationDelay <= 0 {
+		e.purge(paths)
+		return
+	}
+	e.afterFunc(e.invalidationDelay, func() { e.purge(paths) })
+}
+
+// purge completes an invalidation: it drops paths from the cache.
+func (e *Edge) purge(paths []string) {
 	e.epoch.Add(1) // before the purge: a fetch in flight must not store
 	for _, p := range paths {
 		if p == "" {
@@ -381,16 +495,17 @@ func (e *Edge) emit(r *http.Request, path string, status int, result, id string,
 		uri += "?" + r.URL.RawQuery // cs-uri-stem holds the query in real-time logs
 	}
 	rec := clicklog.Record{
-		Time:       answered.UTC().Truncate(time.Millisecond),
-		Status:     status,
-		Method:     r.Method,
-		Host:       r.Host,
-		URI:        uri,
-		RequestID:  id,
-		UserAgent:  headerValue(r.Header, "User-Agent"),
-		Referer:    headerValue(r.Header, "Referer"),
-		ResultType: result,
-		Country:    e.viewerCountry(r),
+		Time:               answered.UTC().Truncate(time.Millisecond),
+		Status:             status,
+		Method:             r.Method,
+		Host:               r.Host,
+		URI:                uri,
+		RequestID:          id,
+		UserAgent:          headerValue(r.Header, "User-Agent"),
+		Referer:            headerValue(r.Header, "Referer"),
+		ResponseResultType: result,
+		ResultType:         result,
+		Country:            e.viewerCountry(r),
 	}
 	e.logMu.Lock()
 	n := len(e.waiting)
@@ -438,7 +553,7 @@ func (e *Edge) drain() {
 	defer close(e.drained)
 	defer func() {
 		if n := e.dropped.Load(); n > 0 {
-			e.log.Warn("localedge: real-time log records dropped, the sink fell behind", "dropped", n)
+			e.log.Warn("localedge: real-time log records dropped in all, the sink fell behind", "dropped_total", n)
 		}
 	}()
 	ctx := context.Background()
@@ -484,6 +599,7 @@ func (e *Edge) Close(ctx context.Context) error {
 		e.closed.Store(true)
 		close(e.stop)
 	})
+	<-e.reported // returns at once on stop
 	select {
 	case <-e.drained:
 		return nil
@@ -506,6 +622,9 @@ func (e *Edge) Stats() Stats {
 		Records: e.logged.Load(),
 		Dropped: e.dropped.Load(),
 		Entries: e.cache.len(),
+
+		Redirects: e.redirects.Load(),
+		ToHTTPS:   e.toHTTPS.Load(),
 	}
 }
 

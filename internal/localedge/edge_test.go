@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/textproto"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,10 +24,16 @@ import (
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 )
 
-// clock is a manual clock.
+// clock is a manual clock; its timers fire when advance reaches them.
 type clock struct {
-	mu sync.Mutex
-	t  time.Time
+	mu     sync.Mutex
+	t      time.Time
+	timers []timer
+}
+
+type timer struct {
+	at time.Time
+	f  func()
 }
 
 func (c *clock) now() time.Time {
@@ -35,10 +42,32 @@ func (c *clock) now() time.Time {
 	return c.t
 }
 
-func (c *clock) advance(d time.Duration) {
+func (c *clock) afterFunc(d time.Duration, f func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.timers = append(c.timers, timer{at: c.t.Add(d), f: f})
+}
+
+// advance moves the clock on by d and runs, in their order, the timers
+// due by then.
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
 	c.t = c.t.Add(d)
+	var due []timer
+	kept := c.timers[:0]
+	for _, tm := range c.timers {
+		if tm.at.After(c.t) {
+			kept = append(kept, tm)
+		} else {
+			due = append(due, tm)
+		}
+	}
+	c.timers = kept
+	c.mu.Unlock()
+	slices.SortStableFunc(due, func(a, b timer) int { return a.at.Compare(b.at) })
+	for _, tm := range due {
+		tm.f()
+	}
 }
 
 // origin is a fake gateway: it answers each path with the status and
@@ -153,7 +182,10 @@ func newFixture(t *testing.T, o Options) *fixture {
 		o.Sink = f.sink
 	}
 	o.Now = f.clock.now
-	o.Log = slog.New(slog.DiscardHandler)
+	o.AfterFunc = f.clock.afterFunc
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
 	e, err := New(o)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = e.Close(context.Background()) })
@@ -339,14 +371,50 @@ func TestInvalidations(t *testing.T) {
 				require.Equal(t, "Miss from cloudfront", f.do("GET", p).Header.Get("X-Cache"))
 			}
 			require.NoError(t, rec.Invalidate(context.Background(), tt.invalidate...))
-			var refetched []string
-			for _, p := range paths {
-				if f.do("GET", p).Header.Get("X-Cache") == "Miss from cloudfront" {
-					refetched = append(refetched, p)
+			refetched := func() []string {
+				var out []string
+				for _, p := range paths {
+					if f.do("GET", p).Header.Get("X-Cache") == "Miss from cloudfront" {
+						out = append(out, p)
+					}
 				}
+				return out
 			}
-			assert.Equal(t, tt.wantRefetch, refetched)
+			f.clock.advance(DefaultInvalidationDelay - time.Millisecond)
+			assert.Empty(t, refetched(), "in progress: the edge still serves what it holds")
+			assert.Zero(t, f.edge.Stats().Purged)
+			f.clock.advance(time.Millisecond)
+			assert.Equal(t, tt.wantRefetch, refetched(), "completed")
 			assert.Equal(t, int64(len(tt.wantRefetch)), f.edge.Stats().Purged)
+		})
+	}
+}
+
+// TestInvalidationDelay: an invalidation completes InvalidationDelay after
+// it was made, whatever the edge stored meanwhile, and a negative delay
+// completes it at once.
+func TestInvalidationDelay(t *testing.T) {
+	tests := []struct {
+		name  string
+		delay time.Duration
+		want  time.Duration // from Invalidate to the purge
+	}{
+		{name: "default", want: DefaultInvalidationDelay},
+		{name: "long enough to matter for the 30 s promise", delay: 25 * time.Second, want: 25 * time.Second},
+		{name: "at once", delay: -1, want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, Options{InvalidationDelay: tt.delay})
+			require.Equal(t, "Miss from cloudfront", f.do("GET", "/slow123").Header.Get("X-Cache"))
+			f.edge.Invalidate([]string{"/slow123"})
+			if tt.want > 0 {
+				f.clock.advance(tt.want - time.Millisecond)
+				require.Equal(t, "Hit from cloudfront", f.do("GET", "/slow123").Header.Get("X-Cache"), "not yet complete")
+				f.clock.advance(time.Millisecond)
+			}
+			assert.Equal(t, "Miss from cloudfront", f.do("GET", "/slow123").Header.Get("X-Cache"), "complete")
+			assert.Equal(t, int64(1), f.edge.Stats().Purged)
 		})
 	}
 }
@@ -354,7 +422,7 @@ func TestInvalidations(t *testing.T) {
 // TestInvalidationDuringAFetch: a fetch that read the old answer before an
 // invalidation must not store it after.
 func TestInvalidationDuringAFetch(t *testing.T) {
-	f := newFixture(t, Options{})
+	f := newFixture(t, Options{InvalidationDelay: -1}) // completes during the fetch
 	f.origin.hold, f.origin.started = make(chan struct{}), make(chan struct{}, 1)
 	done := make(chan *http.Response)
 	go func() { done <- f.do("GET", "/racing1") }()
@@ -403,12 +471,12 @@ func TestLogRecords(t *testing.T) {
 	assert.Equal(t, clicklog.Record{
 		Time: start, Status: 302, Method: "GET", Host: "sho.rt", URI: "/Ab3dE5g?utm_source=news%20letter",
 		RequestID: first.Header.Get("X-Amz-Cf-Id"), UserAgent: ua, Referer: "https://news.example/item?id=1",
-		ResultType: ResultMiss, Country: "DE",
+		ResponseResultType: ResultMiss, ResultType: ResultMiss, Country: "DE",
 	}, recs[0])
 	assert.Equal(t, clicklog.Record{
 		Time: start.Add(1234 * time.Millisecond), Status: 302, Method: "HEAD", Host: "sho.rt", URI: "/Ab3dE5g",
 		RequestID: second.Header.Get("X-Amz-Cf-Id"), UserAgent: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
-		ResultType: ResultHit, Country: "FR",
+		ResponseResultType: ResultHit, ResultType: ResultHit, Country: "FR",
 	}, recs[1])
 	assert.Equal(t, 404, recs[2].Status)
 	assert.Equal(t, ResultError, recs[2].ResultType)
@@ -422,14 +490,14 @@ func TestLogRecords(t *testing.T) {
 		assert.Equal(t, r, back)
 	}
 	// The clicks function counts these two as clicks, the 404 as none.
-	c, ok := clicklog.Classify(&recs[0], 7)
+	c, ok := clicklog.Classify(&recs[0])
 	require.True(t, ok)
 	assert.Equal(t, "Ab3dE5g", c.Code)
 	assert.False(t, c.Bot)
-	c, ok = clicklog.Classify(&recs[1], 7)
+	c, ok = clicklog.Classify(&recs[1])
 	require.True(t, ok)
 	assert.True(t, c.Bot)
-	_, ok = clicklog.Classify(&recs[2], 7)
+	_, ok = clicklog.Classify(&recs[2])
 	assert.False(t, ok)
 }
 
@@ -469,7 +537,7 @@ func TestCloseDrainsAndStopsLogging(t *testing.T) {
 // TestConcurrentHits runs hits, misses and invalidations at once; run it
 // with -race.
 func TestConcurrentHits(t *testing.T) {
-	f := newFixture(t, Options{MaxEntries: 256})
+	f := newFixture(t, Options{MaxEntries: 256, InvalidationDelay: -1})
 	var wg sync.WaitGroup
 	var bad atomic.Int64
 	for g := range 8 {
@@ -627,4 +695,30 @@ func TestHitsSayTheirContentLength(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestPercentEncodedRedirectPathsAreRefusedBeforeTheCache(t *testing.T) {
+	f := newFixture(t, Options{})
+	for _, path := range []string{"/%61bc1234", "/abc123%34", "/%2561bc1234", "/ab%20cd"} {
+		resp := f.do("GET", path)
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode, path)
+		assert.Equal(t, "Error from cloudfront", resp.Header.Get("X-Cache"), path)
+		assert.Equal(t, NonCanonicalPathBody, body(t, resp), path)
+		assert.Empty(t, resp.Header.Get("Location"), path)
+	}
+	again := f.do("GET", "/%61bc1234")
+	assert.Equal(t, http.StatusBadRequest, again.StatusCode, "never cached as a redirect")
+	// The origin counts requests by decoded path.
+	assert.Zero(t, f.origin.count("/abc1234"), "a spelling reached the origin")
+	assert.Zero(t, f.origin.count("/%61bc1234"))
+	assert.Zero(t, f.origin.count("/ab cd"))
+
+	canonical := f.do("GET", "/abc1234")
+	assert.Equal(t, http.StatusFound, canonical.StatusCode)
+	assert.Equal(t, 1, f.origin.count("/abc1234"))
+	recs := f.flushed(t)
+	require.Len(t, recs, 6)
+	assert.Equal(t, 400, recs[0].Status)
+	assert.Equal(t, ResultError, recs[0].ResultType)
+	assert.Equal(t, 302, recs[5].Status)
 }

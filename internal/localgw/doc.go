@@ -1,8 +1,10 @@
-// Package localgw plays API Gateway (REST API, Lambda proxy integration) on
-// a laptop: it routes plain HTTP requests, checks API keys, turns each
-// request into the events.APIGatewayProxyRequest API Gateway would send and
-// turns the handler's events.APIGatewayProxyResponse back into HTTP. The
-// handlers are the same code the Lambdas run, called in-process.
+// Package localgw plays API Gateway on a laptop, both flavours the service
+// deploys: the /v1 REST API and the redirect's HTTP API (payload format
+// 1.0), each with a Lambda proxy integration. It routes plain HTTP
+// requests, checks API keys, turns each request into the
+// events.APIGatewayProxyRequest API Gateway would send and turns the
+// handler's events.APIGatewayProxyResponse back into HTTP. The handlers
+// are the same code the Lambdas run, called in-process.
 //
 // What it copies from API Gateway, because the handlers or their callers
 // can tell the difference:
@@ -16,21 +18,35 @@
 //     net/http canonicalises header names ("x-api-key" arrives as
 //     "X-Api-Key"); API Gateway passes them as sent, which is why handlers
 //     must read headers case-insensitively anyway.
-//   - Path and path parameters stay percent-encoded, query parameters are
-//     decoded; maps with nothing in them are nil, as AWS sends null.
-//   - The caller's identity: with a valid key, requestContext.identity
-//     carries apiKey and apiKeyId, and the key's id is the owner.
+//   - On REST API routes the path and path parameters stay percent-encoded;
+//     on HTTP API routes (Route.API) they arrive decoded, as HTTP APIs
+//     decode them before routing: twice, cut at a decoded "?", and a 400
+//     {"message":"Bad Request"} where decoding fails (httpapi.go). Query
+//     parameters are decoded on both; maps with nothing in them are nil,
+//     as AWS sends null.
+//   - Binary bodies as the REST API's binaryMediaTypes (Options) decide
+//     them: a base64 response is decoded only for a matching first Accept
+//     media type, else the client gets the base64 text; a request body
+//     with a matching Content-Type reaches the handler base64-encoded. An
+//     HTTP API route always decodes a base64 response (binary.go).
+//   - The caller's identity: with a key it accepts (Options.APIKeys, the
+//     usage plan's keys), requestContext.identity carries apiKey and
+//     apiKeyId. Neither is the owner: the functions look the key up in the
+//     keys table (shared/apikey), on AWS and here alike.
 //   - A handler error, a panic or a malformed response is a 502 with
 //     {"message": "Internal server error"}; a handler still running after
 //     the integration timeout (29 s) is a 504.
 //   - A client that goes away does not cancel the handler's context: the
 //     invocation runs on to its answer or the timeout, as in AWS.
+//   - A route's Lambda authorizer (the redirect origin's, HTTP API style):
+//     a request without the identity header is 401 without invoking it, a
+//     deny is 403, and answers are cached per header value (Authorizer).
 //
 // What it does differently, on purpose: missing and unknown API keys are
 // 401 and 403 problem+json, unknown paths a 404 problem and a wrong method a
 // 405 problem, in the vocabulary of shared/apigw, where bare API Gateway
 // answers 403 {"message": ...} to all of them; requests are capped at 1 MiB
-// (413); non-UTF-8 bodies are sent base64-encoded without any binary media
-// type configuration; and until the readiness check passes, every route
+// (413); non-UTF-8 request bodies are sent base64-encoded even when no
+// binary media type matches (API Gateway would mangle them); and until the readiness check passes, every route
 // but /healthz answers 503.
 package localgw

@@ -28,16 +28,26 @@ const (
 const requestTimeLayout = "02/Jan/2006:15:04:05 -0700"
 
 // Event builds the REST API proxy event API Gateway would send for r on
-// route. body is r's body, already read. apiKeyID is the owner of the
+// route. body is r's body, already read. apiKeyID is the ID of the
 // request's API key when the route needs one (it becomes
 // identity.apiKeyId, and the key itself identity.apiKey), or "".
 // requestID becomes requestContext.requestId.
 //
 // The gateway is addressed like a custom domain: there is no stage in the
-// path, so path and requestContext.path are both the path as called.
+// path, so path and requestContext.path are both the path as called:
+// percent-encoded on a REST API route, decoded on an HTTP API one.
 func Event(r *http.Request, body []byte, route Route, apiKeyID string, requestID string) events.APIGatewayProxyRequest {
 	now := time.Now().UTC()
 	path := r.URL.EscapedPath()
+	stage := Stage
+	if route.API == HTTPAPI {
+		// An HTTP API decodes the path (httpapi.go); the gateway has
+		// already answered 400 where it cannot. Its stage is $default.
+		if decoded, ok := httpAPIPath(path); ok {
+			path = decoded
+		}
+		stage = "$default"
+	}
 	params, _ := route.params(path)
 	headers, multi := eventHeaders(r)
 
@@ -51,7 +61,7 @@ func Event(r *http.Request, body []byte, route Route, apiKeyID string, requestID
 		RequestContext: events.APIGatewayProxyRequestContext{
 			AccountID:         AccountID,
 			ResourceID:        resourceID(route.resource()),
-			Stage:             Stage,
+			Stage:             stage,
 			DomainName:        hostOnly(r.Host),
 			DomainPrefix:      strings.SplitN(hostOnly(r.Host), ".", 2)[0],
 			RequestID:         requestID,

@@ -3,6 +3,7 @@ package localgw
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -39,8 +40,10 @@ var reservedRoots = []string{"v1", "_local", "healthz"}
 type Options struct {
 	// Routes are the API's methods; /healthz is added to them.
 	Routes []Route
-	// APIKeys maps each valid API key to its owner (the key's id).
-	APIKeys map[string]string
+	// APIKeys are the keys the gateway accepts, as API Gateway accepts
+	// the keys of its usage plan; nil accepts none. The key's owner is the
+	// functions' business (shared/apikey), not the gateway's.
+	APIKeys APIKeys
 	// Ready reports whether the backends are up: until it returns nil,
 	// /healthz answers 503 and so does every other route. Nil means ready.
 	Ready func() error
@@ -53,18 +56,23 @@ type Options struct {
 	MaxBodyBytes int64
 	// Timeout is the integration timeout; DefaultTimeout when zero.
 	Timeout time.Duration
+	// BinaryMediaTypes are the REST API's binaryMediaTypes (binary.go).
+	// None when nil, as on an API configured with none: a base64 response
+	// then reaches the client as base64 text, as it would on AWS.
+	BinaryMediaTypes []string
 }
 
 // Gateway is an http.Handler that plays API Gateway in front of in-process
 // Lambda handlers.
 type Gateway struct {
 	root      *node
-	keys      *keyring
+	keys      APIKeys
 	ready     func() error
 	log       *slog.Logger
 	requestID func() string
 	maxBody   int64
 	timeout   time.Duration
+	binary    []string
 }
 
 // New builds a gateway. It fails on a route table API Gateway would not
@@ -73,12 +81,16 @@ type Gateway struct {
 func New(o Options) (*Gateway, error) {
 	g := &Gateway{
 		root:      &node{},
-		keys:      newKeyring(o.APIKeys),
+		keys:      o.APIKeys,
 		ready:     o.Ready,
 		log:       o.Log,
 		requestID: o.RequestID,
 		maxBody:   o.MaxBodyBytes,
 		timeout:   o.Timeout,
+		binary:    o.BinaryMediaTypes,
+	}
+	if g.keys == nil {
+		g.keys = StaticKeys()
 	}
 	if g.ready == nil {
 		g.ready = func() error { return nil }
@@ -100,6 +112,15 @@ func New(o Options) (*Gateway, error) {
 		Pattern: "/healthz",
 		Handler: g.health,
 		ungated: true,
+	}, {
+		// The problem types' page, which every problem's type refers to.
+		// A deployed REST API answers it itself (a mock integration, no
+		// API key, no function), so this gateway always does too.
+		Methods: []string{http.MethodGet},
+		Pattern: apigw.ProblemsPath,
+		Handler: func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+			return apigw.ProblemsResponse(), nil
+		},
 	}}, o.Routes...)
 	for i := range routes {
 		if err := g.root.add(&routes[i]); err != nil {
@@ -133,14 +154,39 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	var owner string
+	if rt.API == HTTPAPI {
+		// An HTTP API routes the decoded path: /a%2Fb is /a/b, which
+		// /{code} does not match.
+		decoded, ok := httpAPIPath(path)
+		if !ok {
+			writeMessage(w, http.StatusBadRequest, "Bad Request")
+			return
+		}
+		if _, ok := rt.params(decoded); !ok {
+			problem(apigw.ProblemNotFound.With("no route for " + r.Method + " " + path))
+			return
+		}
+	}
+
+	if rt.Authorizer != nil {
+		if status, message := rt.Authorizer.authorize(context.WithoutCancel(r.Context()), r, rt, path, id); status != 0 {
+			writeMessage(w, status, message)
+			return
+		}
+	}
+	var keyID string
 	if rt.NeedsKey {
 		key := lastValue(r.Header, "X-Api-Key")
 		if key == "" {
 			problem(apigw.ProblemFor(apigw.ErrUnauthenticated))
 			return
 		}
-		if owner = g.keys.owner(key); owner == "" {
+		id, err := g.keys.KeyID(r.Context(), key)
+		if err != nil {
+			problem(apigw.ProblemUnavailable.With("the API keys could not be read: " + err.Error()))
+			return
+		}
+		if keyID = id; keyID == "" {
 			problem(apigw.ProblemFor(apigw.ErrForbidden))
 			return
 		}
@@ -163,7 +209,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	ev := Event(r, body, *rt, owner, id)
+	ev := Event(r, body, *rt, keyID, id)
+	if rt.API == RESTAPI && len(body) > 0 && mediaTypeMatches(r.Header.Get("Content-Type"), g.binary) {
+		ev.Body, ev.IsBase64Encoded = base64.StdEncoding.EncodeToString(body), true
+	}
 	// A client that goes away does not stop a Lambda invocation in AWS:
 	// the function runs on to its answer or its timeout, and its writes
 	// happen. Cancelling it here would cut them off where AWS does not.
@@ -175,6 +224,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		writeMessage(w, failed, message)
 		return
+	}
+	if resp.IsBase64Encoded && rt.API == RESTAPI && !mediaTypeMatches(r.Header.Get("Accept"), g.binary) {
+		// The REST API passes the base64 text through undecoded.
+		resp.IsBase64Encoded = false
 	}
 	Write(w, resp)
 }

@@ -67,7 +67,7 @@ func newFixture(t *testing.T, o Options) *fixture {
 		o.Routes = Routes(Handlers{Create: f.create.handle, Redirect: f.redirect.handle})
 	}
 	if o.APIKeys == nil {
-		o.APIKeys = map[string]string{"dev-key": "dev", "other-key": "someone"}
+		o.APIKeys = StaticKeys("dev-key", "other-key")
 	}
 	o.Log = slog.New(slog.NewJSONHandler(f.logs, nil))
 	gw, err := New(o)
@@ -115,15 +115,15 @@ func TestGatewayAPIKeys(t *testing.T) {
 		header     http.Header
 		wantStatus int
 		wantType   string
-		wantOwner  string
+		wantKeyID  string
 	}{
 		{name: "missing", wantStatus: http.StatusUnauthorized, wantType: apigw.ProblemUnauthenticated.Type},
 		{name: "empty", header: http.Header{"X-Api-Key": {""}}, wantStatus: http.StatusUnauthorized, wantType: apigw.ProblemUnauthenticated.Type},
 		{name: "unknown", header: http.Header{"X-Api-Key": {"guess"}}, wantStatus: http.StatusForbidden, wantType: apigw.ProblemForbidden.Type},
 		{name: "prefix of a key", header: http.Header{"X-Api-Key": {"dev-ke"}}, wantStatus: http.StatusForbidden, wantType: apigw.ProblemForbidden.Type},
-		{name: "valid", header: http.Header{"X-Api-Key": {"dev-key"}}, wantStatus: http.StatusCreated, wantOwner: "dev"},
-		{name: "another owner", header: http.Header{"X-Api-Key": {"other-key"}}, wantStatus: http.StatusCreated, wantOwner: "someone"},
-		{name: "last of repeated keys counts", header: http.Header{"X-Api-Key": {"guess", "dev-key"}}, wantStatus: http.StatusCreated, wantOwner: "dev"},
+		{name: "valid", header: http.Header{"X-Api-Key": {"dev-key"}}, wantStatus: http.StatusCreated, wantKeyID: KeyID("dev-key")},
+		{name: "another key", header: http.Header{"X-Api-Key": {"other-key"}}, wantStatus: http.StatusCreated, wantKeyID: KeyID("other-key")},
+		{name: "last of repeated keys counts", header: http.Header{"X-Api-Key": {"guess", "dev-key"}}, wantStatus: http.StatusCreated, wantKeyID: KeyID("dev-key")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,11 +138,34 @@ func TestGatewayAPIKeys(t *testing.T) {
 				return
 			}
 			ev := f.create.last(t)
-			assert.Equal(t, tt.wantOwner, ev.RequestContext.Identity.APIKeyID)
+			assert.Equal(t, tt.wantKeyID, ev.RequestContext.Identity.APIKeyID)
 			sent := tt.header.Values("X-Api-Key")
 			assert.Equal(t, sent[len(sent)-1], ev.RequestContext.Identity.APIKey)
 		})
 	}
+}
+
+// failingKeys cannot read its keys.
+type failingKeys struct{}
+
+func (failingKeys) KeyID(context.Context, string) (string, error) {
+	return "", errors.New("keys table unreachable")
+}
+
+func TestGatewayKeysUnreadable(t *testing.T) {
+	f := newFixture(t, Options{APIKeys: failingKeys{}})
+	rec := f.do(http.MethodPost, "/v1/links", `{"url":"https://example.com"}`, http.Header{"X-Api-Key": {"dev-key"}})
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	assert.Equal(t, apigw.ProblemUnavailable.Type, problemOf(t, rec).Type)
+	assert.Zero(t, f.create.calls())
+}
+
+func TestKeyID(t *testing.T) {
+	id := KeyID("dev-key")
+	assert.Regexp(t, "^[0-9a-z]{10}$", id, "shaped like API Gateway's key IDs")
+	assert.Equal(t, id, KeyID("dev-key"), "stable")
+	assert.NotEqual(t, id, KeyID("dev-key2"))
+	assert.NotContains(t, id, "dev")
 }
 
 func TestGatewayRedirectNeedsNoKey(t *testing.T) {

@@ -25,10 +25,17 @@ type Route struct {
 	// empty.
 	Resource string
 	// NeedsKey makes the route require a valid x-api-key, as a method with
-	// apiKeyRequired does; the key's owner becomes identity.apiKeyId.
+	// apiKeyRequired does; the key and its ID go to identity.apiKey and
+	// identity.apiKeyId.
 	NeedsKey bool
+	// API is the flavour of API Gateway the route is deployed on: REST
+	// (the zero value) or HTTP. It decides how the path and binary bodies
+	// reach the handler.
+	API APIKind
 	// Handler answers the route's events.
 	Handler Handler
+	// Authorizer, when set, must allow a request before Handler sees it.
+	Authorizer *Authorizer
 
 	// ungated routes answer before the gateway is ready (/healthz).
 	ungated bool

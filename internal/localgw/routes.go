@@ -13,10 +13,15 @@ type Handlers struct {
 	Batch Handler // POST /v1/links/batch
 	QR    Handler // GET /v1/links/{code}/qr
 	Stats Handler // GET /v1/links/{code}/stats
+
+	// OriginAuthorizer guards the redirect route as the deployed origin's
+	// Lambda authorizer does (functions/originauth); nil leaves it open.
+	OriginAuthorizer *Authorizer
 }
 
-// Routes is the shortener's API as the deployed REST API defines it:
-// resources, methods and which of them need an API key.
+// Routes is the shortener's API as the deployed APIs define it: the /v1
+// REST API's resources, methods and which of them need an API key, and
+// the redirect's HTTP API route.
 func Routes(h Handlers) []Route {
 	all := []Route{
 		{Methods: []string{http.MethodPost}, Pattern: "/v1/links", NeedsKey: true, Handler: h.Create},
@@ -25,7 +30,8 @@ func Routes(h Handlers) []Route {
 		{Methods: []string{http.MethodPost}, Pattern: "/v1/links/batch", NeedsKey: true, Handler: h.Batch},
 		{Methods: []string{http.MethodGet}, Pattern: "/v1/links/{code}/qr", NeedsKey: true, Handler: h.QR},
 		{Methods: []string{http.MethodGet}, Pattern: "/v1/links/{code}/stats", NeedsKey: true, Handler: h.Stats},
-		{Methods: []string{http.MethodGet, http.MethodHead}, Pattern: "/{code}", Handler: h.Redirect},
+		// The redirect origin is an HTTP API (infra/api NewRedirect).
+		{Methods: []string{http.MethodGet, http.MethodHead}, Pattern: "/{code}", Handler: h.Redirect, API: HTTPAPI, Authorizer: h.OriginAuthorizer},
 	}
 	routes := all[:0]
 	for _, rt := range all {

@@ -18,6 +18,8 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/rie"
+	"github.com/shortlink-dev/shortener/shared/apikey"
+	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -28,7 +30,8 @@ const (
 	module = "github.com/shortlink-dev/shortener"
 	// trivial is the baseline function's name among the builds.
 	trivial = "trivial"
-	// owner is the API key ID the API Gateway fixtures carry.
+	// owner is the owner of the API Gateway fixtures' key in the keys
+	// table (newTables puts it there).
 	owner = "p6r4ocs3d1"
 )
 
@@ -186,8 +189,11 @@ func apiResponse(t testing.TB, res rie.Result) events.APIGatewayProxyResponse {
 
 // tables are one set of the service's tables on DynamoDB Local.
 type tables struct {
-	links, idem, analytics string
+	links, idem, analytics, keys string
 }
+
+// fixtureKey is the API key the API Gateway fixtures carry.
+const fixtureKey = "k3yV4lu3Examp1e"
 
 func newTables(t testing.TB) tables {
 	t.Helper()
@@ -195,17 +201,25 @@ func newTables(t testing.TB) tables {
 		links:     testenv.UniqueName(t, "links"),
 		idem:      testenv.UniqueName(t, "idem"),
 		analytics: testenv.UniqueName(t, "clicks"),
+		keys:      testenv.UniqueName(t, "keys"),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	db := testenv.DynamoDBClient(t)
 	require.NoError(t, dynamostore.CreateTables(ctx, db, dynamostore.Config{LinksTable: tb.links, IdempotencyTable: tb.idem}))
 	require.NoError(t, clickstore.CreateTable(ctx, db, tb.analytics))
+	require.NoError(t, dynamokeys.CreateTable(ctx, db, tb.keys))
+	require.NoError(t, tb.keyStore(t).Add(ctx, apikey.Record{Hash: apikey.Hash(fixtureKey), Owner: owner,
+		Status: apikey.StatusActive, CreatedAt: time.Now()}))
 	return tb
 }
 
 func (tb tables) env() map[string]string {
-	return map[string]string{"LINKS_TABLE": tb.links, "IDEMPOTENCY_TABLE": tb.idem, "ANALYTICS_TABLE": tb.analytics}
+	return map[string]string{"LINKS_TABLE": tb.links, "IDEMPOTENCY_TABLE": tb.idem, "ANALYTICS_TABLE": tb.analytics, "KEYS_TABLE": tb.keys}
+}
+
+func (tb tables) keyStore(t testing.TB) *dynamokeys.Store {
+	return dynamokeys.New(testenv.DynamoDBClient(t), dynamokeys.Config{Table: tb.keys, ConsistentReads: true})
 }
 
 func (tb tables) store(t testing.TB) *dynamostore.Store {
@@ -215,13 +229,14 @@ func (tb tables) store(t testing.TB) *dynamostore.Store {
 // packagingCases are the checks of each function, by name. Every function
 // under functions/ must have one.
 var packagingCases = map[string]func(t *testing.T, tb tables, state *shared){
-	"create":    testCreate,
-	"redirect":  testRedirect,
-	"manage":    testManage,
-	"ttlstream": testTTLStream,
-	"reclaim":   testReclaim,
-	"clicks":    testClicks,
-	"stats":     testStats,
+	"create":     testCreate,
+	"redirect":   testRedirect,
+	"originauth": testOriginAuth,
+	"manage":     testManage,
+	"ttlstream":  testTTLStream,
+	"reclaim":    testReclaim,
+	"clicks":     testClicks,
+	"stats":      testStats,
 }
 
 // shared carries what one case leaves for the next (the created code).
@@ -230,7 +245,7 @@ type shared struct {
 }
 
 // order runs create first: redirect and manage read its link.
-var order = []string{"create", "redirect", "manage", "ttlstream", "reclaim", "clicks", "stats"}
+var order = []string{"create", "redirect", "originauth", "manage", "ttlstream", "reclaim", "clicks", "stats"}
 
 func TestBootstraps(t *testing.T) {
 	fns := functions(t)
@@ -325,6 +340,30 @@ func testManage(t *testing.T, tb tables, state *shared) {
 	require.NoError(t, json.Unmarshal([]byte(resp.Body), &body))
 	assert.Equal(t, state.code, body["code"])
 	assert.Equal(t, state.url, body["url"])
+
+	// The owner outlives its keys: another key of the same owner, which
+	// API Gateway knows by another apiKeyId (a rotated key, or the same
+	// owner's key in another Region), sees the link; a revoked key of the
+	// owner is refused with a 403 problem.
+	ctx := context.Background()
+	second, _, err := apikey.Issue(ctx, tb.keyStore(t), nil, owner, "", "", time.Now())
+	require.NoError(t, err)
+	revoked, _, err := apikey.Issue(ctx, tb.keyStore(t), nil, owner, "", "", time.Now())
+	require.NoError(t, err)
+	_, err = tb.keyStore(t).Revoke(ctx, apikey.Hash(revoked), time.Now())
+	require.NoError(t, err)
+	asKey := func(key, keyID string) func(map[string]any) {
+		return func(ev map[string]any) {
+			withCode("/v1/links/", state.code)(ev)
+			identity := ev["requestContext"].(map[string]any)["identity"].(map[string]any)
+			identity["apiKey"], identity["apiKeyId"] = key, keyID
+		}
+	}
+	resp = apiResponse(t, invoke(t, f, fixture(t, "manage", "get-link.json", asKey(second, "s3c0nd1d00"))))
+	assert.Equal(t, 200, resp.StatusCode, "another key of the owner sees the link: %s", resp.Body)
+	resp = apiResponse(t, invoke(t, f, fixture(t, "manage", "get-link.json", asKey(revoked, "r3v0k3d100"))))
+	assert.Equal(t, 403, resp.StatusCode, "a revoked key: %s", resp.Body)
+	assert.Equal(t, "application/problem+json", resp.Headers["Content-Type"])
 }
 
 func testTTLStream(t *testing.T, tb tables, _ *shared) {

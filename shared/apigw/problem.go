@@ -12,8 +12,15 @@ import (
 	"github.com/shortlink-dev/shortener/shared/link"
 )
 
-// ProblemBase prefixes every problem type; docs/problems.md explains each.
-const ProblemBase = "https://github.com/shortlink-dev/shortener/blob/main/docs/problems.md#"
+// ProblemsPath is where the API answers the page of problem types
+// (ProblemsPage, the text of docs/problems.md), without an API key.
+const ProblemsPath = "/v1/problems"
+
+// ProblemBase prefixes every problem type: a relative reference (RFC 9457
+// section 3.1.1 allows one) that resolves, against the URL of the request
+// that got the problem, to the section of this deployment's own problems
+// page that explains it, wherever the deployment runs.
+const ProblemBase = ProblemsPath + "#"
 
 // ContentTypeProblem is the media type of RFC 9457 problem details.
 const ContentTypeProblem = "application/problem+json"
@@ -46,6 +53,23 @@ var (
 	ProblemInternal        = Problem{Type: ProblemBase + "internal", Title: "Internal error", Status: http.StatusInternalServerError}
 )
 
+// RetryAfter is the Retry-After (seconds) of every 503: DynamoDB's
+// throttling and conflicts clear within about a second, and a retry under
+// the same Idempotency-Key is safe.
+const RetryAfter = "1"
+
+// ProblemRateLimited is API Gateway's own answer when a key's usage plan
+// is spent (infra/api's gateway responses); no function answers it.
+var ProblemRateLimited = Problem{Type: ProblemBase + "rate-limited", Title: "Too many requests", Status: http.StatusTooManyRequests}
+
+// AllProblems lists every problem the API can answer, for the checks that
+// each type is explained where it points.
+var AllProblems = []Problem{
+	ProblemInvalid, ProblemUnauthenticated, ProblemForbidden, ProblemNotFound, ProblemMethod,
+	ProblemConflict, ProblemGone, ProblemPrecondition, ProblemTooLarge, ProblemMediaType,
+	ProblemIdempotency, ProblemUnavailable, ProblemInternal, ProblemRateLimited,
+}
+
 // With returns a copy of p with a detail.
 func (p Problem) With(detail string) Problem {
 	p.Detail = detail
@@ -57,7 +81,7 @@ func (p Problem) Response() events.APIGatewayProxyResponse {
 	body, _ := json.Marshal(p) // a struct of strings and an int always marshals
 	h := map[string]string{"Content-Type": ContentTypeProblem, "Cache-Control": "no-store"}
 	if p.Status == http.StatusServiceUnavailable {
-		h["Retry-After"] = "1"
+		h["Retry-After"] = RetryAfter
 	}
 	return events.APIGatewayProxyResponse{StatusCode: p.Status, Headers: h, Body: string(body)}
 }

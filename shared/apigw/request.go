@@ -30,16 +30,6 @@ func (e *TooLargeError) Error() string {
 // ErrUnsupportedMediaType: a body that is declared as something other than JSON.
 var ErrUnsupportedMediaType = errors.New("unsupported media type")
 
-// Owner returns the caller's identity: the API key id API Gateway put in
-// the request context after checking the key.
-func Owner(req *events.APIGatewayProxyRequest) (string, error) {
-	id := req.RequestContext.Identity.APIKeyID
-	if id == "" {
-		return "", ErrUnauthenticated
-	}
-	return id, nil
-}
-
 // Header reads a request header case-insensitively. API Gateway passes
 // headers as the client sent them, so the spelling varies.
 func Header(req *events.APIGatewayProxyRequest, name string) string {

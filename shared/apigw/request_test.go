@@ -217,32 +217,3 @@ func TestHeader(t *testing.T) {
 func TestHeaderNilMaps(t *testing.T) {
 	assert.Empty(t, apigw.Header(&events.APIGatewayProxyRequest{}, "Content-Type"))
 }
-
-func TestOwner(t *testing.T) {
-	tests := []struct {
-		name    string
-		keyID   string
-		want    string
-		wantErr error
-	}{
-		{name: "key id", keyID: "abc123key", want: "abc123key"},
-		{name: "missing", keyID: "", wantErr: apigw.ErrUnauthenticated},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			req := events.APIGatewayProxyRequest{}
-			req.RequestContext.Identity.APIKeyID = tt.keyID
-
-			got, err := apigw.Owner(&req)
-
-			if tt.wantErr != nil {
-				require.ErrorIs(t, err, tt.wantErr)
-				assert.Empty(t, got)
-				assert.Equal(t, 401, apigw.ProblemFor(err).Status)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-		})
-	}
-}

@@ -51,7 +51,7 @@ func BenchmarkClassify(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, ok := clicklog.Classify(&r, 7); !ok {
+		if _, ok := clicklog.Classify(&r); !ok {
 			b.Fatal("not a click")
 		}
 	}
@@ -84,7 +84,7 @@ func BenchmarkParser(b *testing.B) {
 
 func BenchmarkCodeKey(b *testing.B) {
 	for b.Loop() {
-		if _, ok := clicklog.CodeKey("Ab3dE5g", 7); !ok {
+		if _, ok := clicklog.CodeKey("Ab3dE5g"); !ok {
 			b.Fatal("no code")
 		}
 	}

@@ -55,14 +55,14 @@ type Click struct {
 	Referrer string
 }
 
-// Classify says whether r is a click and, if so, whose. codeLength is the
-// length of generated codes (SHORTENER_CODE_LENGTH), needed to key a code
-// the way the redirect function looks it up.
-func Classify(r *Record, codeLength int) (Click, bool) {
-	if !isRedirect(r.Status) || r.Method != "GET" && r.Method != "HEAD" {
+// Classify says whether r is a click and, if so, whose: the link's storage
+// key comes from the path alone (CodeKey), whatever code length the
+// service was configured with when the link was made or is now.
+func Classify(r *Record) (Click, bool) {
+	if !isRedirect(r.Status) || r.Method != "GET" && r.Method != "HEAD" || !servedLink(r) {
 		return Click{}, false
 	}
-	code, ok := CodeKey(pathOf(r.URI), codeLength)
+	code, ok := CodeKey(pathOf(r.URI))
 	if !ok {
 		return Click{}, false
 	}
@@ -75,8 +75,52 @@ func Classify(r *Record, codeLength int) (Click, bool) {
 	}, true
 }
 
+// isRedirect reports whether status is one a link redirects with. 303 is
+// not: the redirect function answers another spelling of an alias with a
+// 303 to the alias's own path, and only the redirect there is a click.
 func isRedirect(status int) bool {
 	return status == 301 || status == 302 || status == 307 || status == 308
+}
+
+// The result types of an answer the edge served from its cache or got from
+// the origin (CloudFront Developer Guide, "Standard logging reference",
+// x-edge-result-type and x-edge-response-result-type:
+// https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/standard-logs-reference.html;
+// real-time logs use the same values). A redirect with one of them is the
+// link's own. Every other value is left out: Redirect is CloudFront's own
+// 301 to https for an http viewer (ViewerProtocolPolicy redirect-to-https),
+// answered without asking the origin, for any path, so that the viewer's
+// next request, over https, is the click; Error, LimitExceeded and
+// CapacityExceeded are errors; a value CloudFront adds later is not known
+// to carry the link's redirect.
+const (
+	resultHit             = "Hit"
+	resultRefreshHit      = "RefreshHit"
+	resultOriginShieldHit = "OriginShieldHit"
+	resultMiss            = "Miss"
+)
+
+// servedLink reports whether the edge answered r with what the cache or the
+// origin gave it, judged by x-edge-response-result-type: how the edge
+// classified the answer before sending it. x-edge-result-type, how it
+// classified the answer once sent, turns into Error when the viewer
+// disconnects before the last byte of an answer that was otherwise a
+// success (as the reference page above documents): the link's redirect
+// cut short that way was still the click, CloudFront's own 301 cut short
+// (response result type Redirect) still was not, and only the response
+// result type tells the two apart. A record of the
+// PreviousFields layout has only x-edge-result-type; there an Error is not
+// counted, since it may be either.
+func servedLink(r *Record) bool {
+	t := r.ResponseResultType
+	if t == "" {
+		t = r.ResultType
+	}
+	switch t {
+	case resultHit, resultRefreshHit, resultOriginShieldHit, resultMiss:
+		return true
+	}
+	return false
 }
 
 // pathOf strips the query string real-time logs include in cs-uri-stem and
@@ -91,21 +135,23 @@ func pathOf(uri string) string {
 	return uri[1:]
 }
 
-// CodeKey returns the storage key of the link a path segment names, as the
-// redirect function resolves it: a segment spelt like a generated code as
-// typed (generated codes are case-sensitive), any other lower-cased (aliases
-// are stored lower-cased). ok is false for a segment no link can have.
+// CodeKey returns the storage key of the link a path segment's redirect
+// came from: the first of link.LookupKeys(segment), computed without
+// allocating for the common case. A segment spelt like a generated code of
+// any allowed length (shortcode.IsAnyCode) keys as typed, since generated
+// codes are case-sensitive; any other is lower-cased, as aliases are
+// stored. ok is false for a segment no link can have.
 //
-// The redirect function falls back to the lower-cased alias when a
-// code-shaped spelling with capitals misses; the log does not say which of
-// the two answered, so such a click counts under the spelling as typed.
-// Short URLs never show an alias that way (link.Link.Path), so only hand-typed
-// capitals land there.
-func CodeKey(segment string, codeLength int) (string, bool) {
+// The redirect function also finds an alias through a code-shaped spelling
+// in other capitals (PROMO25 for promo25), a key the log cannot tell from
+// the path. It never answers that spelling with the link's redirect: it
+// sends the visitor to the alias's own path with a 303, which is no click,
+// and the click is the redirect of that path, keyed right here.
+func CodeKey(segment string) (string, bool) {
 	if !link.IsAliasSyntax(segment) || isReserved(segment) {
 		return "", false
 	}
-	if shortcode.IsCode(segment, codeLength) {
+	if shortcode.IsAnyCode(segment) {
 		return segment, true
 	}
 	return lowerASCII(segment), true

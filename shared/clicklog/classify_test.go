@@ -11,7 +11,7 @@ import (
 )
 
 func TestClassifySample(t *testing.T) {
-	// What each line of testdata/sample.log is, at code length 7.
+	// What each line of testdata/sample.log is.
 	type want struct {
 		ok    bool
 		click clicklog.Click
@@ -38,7 +38,7 @@ func TestClassifySample(t *testing.T) {
 				return
 			}
 
-			got, ok := clicklog.Classify(&r, 7)
+			got, ok := clicklog.Classify(&r)
 
 			assert.Equal(t, wants[i].ok, ok)
 			if ok {
@@ -69,7 +69,17 @@ func TestClassify(t *testing.T) {
 		{name: "query string ignored", status: 302, method: "GET", uri: "/Ab3dE5g?utm=x/y", ua: "Mozilla/5.0", wantCode: "Ab3dE5g"},
 		{name: "generated code keeps its case", status: 302, method: "GET", uri: "/ABCDEFG", ua: "Mozilla/5.0", wantCode: "ABCDEFG"},
 		{name: "alias lower-cased", status: 302, method: "GET", uri: "/My_Alias-1", ua: "Mozilla/5.0", wantCode: "my_alias-1"},
-		{name: "code-shaped at another length is an alias", status: 302, method: "GET", uri: "/Promo2", ua: "Mozilla/5.0", wantCode: "promo2"},
+		// Generated codes of every allowed length keep their case,
+		// whatever length is configured (issue 17, defect 4); the redirect
+		// answers an alias's code-shaped spelling in other capitals with
+		// a 303, never with a redirect logged under that spelling.
+		{name: "code of 6 keeps its case", status: 302, method: "GET", uri: "/Promo2", ua: "Mozilla/5.0", wantCode: "Promo2"},
+		{name: "code of 8 keeps its case", status: 302, method: "GET", uri: "/Ab3dE5gH", ua: "Mozilla/5.0", wantCode: "Ab3dE5gH"},
+		{name: "code of 12 keeps its case", status: 302, method: "GET", uri: "/Ab3dE5gH9jK1", ua: "Mozilla/5.0", wantCode: "Ab3dE5gH9jK1"},
+		{name: "code of 16 keeps its case", status: 302, method: "GET", uri: "/Ab3dE5gH9jK1mN0p", ua: "Mozilla/5.0", wantCode: "Ab3dE5gH9jK1mN0p"},
+		{name: "too long for a code is an alias", status: 302, method: "GET", uri: "/Ab3dE5gH9jK1mN0pQ", ua: "Mozilla/5.0", wantCode: "ab3de5gh9jk1mn0pq"},
+		{name: "too short for a code is an alias", status: 302, method: "GET", uri: "/Promo", ua: "Mozilla/5.0", wantCode: "promo"},
+		{name: "the 303 to an alias's own path", status: 303, method: "GET", uri: "/PROMO25", ua: "Mozilla/5.0"},
 		{name: "shortest alias", status: 302, method: "GET", uri: "/abc", ua: "Mozilla/5.0", wantCode: "abc"},
 		{name: "longest alias", status: 302, method: "GET", uri: "/" + strings.Repeat("a", link.MaxAliasLen), ua: "x", wantCode: strings.Repeat("a", link.MaxAliasLen)},
 		{name: "200", status: 200, method: "GET", uri: "/Ab3dE5g", ua: "Mozilla/5.0"},
@@ -95,9 +105,10 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := clicklog.Record{Time: at(1796040000, 0), Status: tt.status, Method: tt.method, URI: tt.uri, UserAgent: tt.ua}
+			r := clicklog.Record{Time: at(1796040000, 0), Status: tt.status, Method: tt.method, URI: tt.uri, UserAgent: tt.ua,
+				ResponseResultType: "Hit", ResultType: "Hit"}
 
-			got, ok := clicklog.Classify(&r, 7)
+			got, ok := clicklog.Classify(&r)
 
 			assert.Equal(t, tt.wantCode != "", ok)
 			assert.Equal(t, tt.wantCode, got.Code)
@@ -219,23 +230,23 @@ func TestReferrerHost(t *testing.T) {
 func TestCodeKey(t *testing.T) {
 	tests := []struct {
 		segment string
-		length  int
 		want    string
 		ok      bool
 	}{
-		{segment: "Ab3dE5g", length: 7, want: "Ab3dE5g", ok: true},
-		{segment: "Ab3dE5gH", length: 8, want: "Ab3dE5gH", ok: true},
-		{segment: "Ab3dE5gH", length: 7, want: "ab3de5gh", ok: true},
-		{segment: "Spring-Sale", length: 7, want: "spring-sale", ok: true},
-		{segment: "lower", length: 7, want: "lower", ok: true},
-		{segment: "stats", length: 7},
-		{segment: "Stats", length: 7},
-		{segment: "a.b", length: 7},
-		{segment: "", length: 7},
+		{segment: "Ab3dE5g", want: "Ab3dE5g", ok: true},
+		{segment: "Ab3dE5gH", want: "Ab3dE5gH", ok: true},
+		{segment: "Ab3dE5gH9jK1", want: "Ab3dE5gH9jK1", ok: true},
+		{segment: "Spring-Sale", want: "spring-sale", ok: true},
+		{segment: "Promo", want: "promo", ok: true},
+		{segment: "lower", want: "lower", ok: true},
+		{segment: "stats"},
+		{segment: "Stats"},
+		{segment: "a.b"},
+		{segment: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.segment, func(t *testing.T) {
-			got, ok := clicklog.CodeKey(tt.segment, tt.length)
+			got, ok := clicklog.CodeKey(tt.segment)
 
 			assert.Equal(t, tt.ok, ok)
 			assert.Equal(t, tt.want, got)

@@ -9,7 +9,11 @@
 //
 // CloudFront writes one record per viewer request to Kinesis: the selected
 // fields in CloudFront's documented order (not the configuration's order),
-// separated by tabs, ending with a newline. Values are URL-encoded and an
+// separated by tabs, ending with a newline (CloudFront Developer Guide,
+// "Real-time logs":
+// https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/real-time-logs.html).
+// Records of the layout before x-edge-response-result-type was added
+// (PreviousFields) parse too. Values are URL-encoded and an
 // empty value is a single "-". The timestamp is epoch seconds with a
 // millisecond fraction, such as 1700000000.123. Parse reads such a record
 // and Format writes one, so the local gateway playing CloudFront produces
@@ -27,11 +31,16 @@
 //
 // # What counts as a click
 //
-// Classify keeps a record only if CloudFront answered it with a redirect
-// (301, 302, 307 or 308; an edge cache hit included) for a path that can be
-// a short code: a single segment of link alias syntax that is not a
-// reserved word. Everything else (404 scans, 410s, the API, favicon.ico) is
-// dropped. The code is keyed the way the redirect function looks it up: a
+// Classify keeps a record only if CloudFront answered it with the link's
+// own redirect (301, 302, 307 or 308, from the edge cache or from the
+// origin: response result type Hit, RefreshHit, OriginShieldHit or Miss)
+// for a path that can be a short code: a single segment of link alias
+// syntax that is not a reserved word. Everything else (404 scans, 410s,
+// errors, the API, favicon.ico) is dropped, and so is CloudFront's own 301
+// to https for an http viewer (result type Redirect): the distribution
+// redirects http to https, so an http click reaches the edge twice, and
+// CloudFront answers that 301 for any path, codes that do not exist
+// included, without asking the origin. The code is keyed the way the redirect function looks it up: a
 // path spelt like a generated code as typed, anything else lower-cased,
 // since aliases are stored lower-cased.
 //

@@ -8,8 +8,32 @@ package clicklog
 // field shifts every field after it. Keep the list in that order; a test
 // checks it against the documented list.
 //
+// x-edge-response-result-type is the newest: Parse also reads records of the
+// layout before it (PreviousFields).
+//
 // Treat it as read-only.
 var Fields = []string{
+	"timestamp",
+	"sc-status",
+	"cs-method",
+	"cs-host",
+	"cs-uri-stem",
+	"x-edge-request-id",
+	"cs-user-agent",
+	"cs-referer",
+	"x-edge-response-result-type",
+	"x-edge-result-type",
+	"c-country",
+}
+
+// PreviousFields are the fields of the layout before
+// x-edge-response-result-type was added. Parse reads records of that layout
+// too, with ResponseResultType empty: CloudFront writes them until the
+// changed real-time log configuration has reached every edge location, and
+// they may wait in the stream for its retention after that.
+//
+// Treat it as read-only.
+var PreviousFields = []string{
 	"timestamp",
 	"sc-status",
 	"cs-method",
@@ -32,6 +56,7 @@ const (
 	fieldRequestID
 	fieldUserAgent
 	fieldReferer
+	fieldResponseResultType
 	fieldResultType
 	fieldCountry
 	numFields

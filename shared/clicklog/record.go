@@ -33,8 +33,14 @@ type Record struct {
 	UserAgent string
 	// Referer is the Referer header (cs-referer).
 	Referer string
-	// ResultType is how the edge classified its answer (x-edge-result-type):
-	// Hit, RefreshHit, Miss, Error, ...
+	// ResponseResultType is how the edge classified its answer just before
+	// sending it (x-edge-response-result-type): Hit, RefreshHit, Miss,
+	// Redirect (its own 301 to https), Error, ...; empty in a record of the
+	// PreviousFields layout.
+	ResponseResultType string
+	// ResultType is how the edge classified its answer once the last byte
+	// left it (x-edge-result-type): the same values, but Error when the
+	// viewer hung up before the end of an answer it had started to get.
 	ResultType string
 	// Country is the viewer's country code (c-country), from its IP address.
 	Country string
@@ -63,7 +69,8 @@ func malformed(field int, reason string) *ParseError {
 // stack; longer records, rare, take one more allocation.
 const maxStackRecord = 512
 
-// Parse reads one record laid out by Fields. A trailing newline is ignored.
+// Parse reads one record laid out by Fields, or by PreviousFields. A trailing
+// newline is ignored.
 // It allocates once: every string field is a substring of one string that
 // holds the decoded fields back to back. A consumer parsing many records
 // uses a Parser.
@@ -117,21 +124,29 @@ func (p *Parser) parse(line []byte, blockSize int, scratch []byte) (Record, []by
 		}
 		raw[n], rest = rest[:i], rest[i+1:]
 	}
-	if n != numFields {
-		return Record{}, scratch, &ParseError{Field: "record", Reason: "has " + strconv.Itoa(n) + " tab-separated fields, want " + strconv.Itoa(numFields)}
-	}
 	// The line ends with the last field; trimming its newline here rather
 	// than first reads the record front to back, once.
-	last := raw[numFields-1]
+	last := raw[n-1]
 	if k := len(last); k > 0 && last[k-1] == '\n' {
 		last = last[:k-1]
 	}
 	if k := len(last); k > 0 && last[k-1] == '\r' {
 		last = last[:k-1]
 	}
-	raw[numFields-1] = last
+	raw[n-1] = last
 	if bytes.IndexByte(last, '\n') >= 0 {
 		return Record{}, scratch, &ParseError{Field: "record", Reason: "holds more than one line"}
+	}
+	switch n {
+	case numFields:
+	case numFields - 1:
+		// The PreviousFields layout: everything after the field it lacks
+		// moves up one place, and the field is left empty.
+		copy(raw[fieldResponseResultType+1:], raw[fieldResponseResultType:n])
+		raw[fieldResponseResultType] = nil
+	default:
+		return Record{}, scratch, &ParseError{Field: "record", Reason: "has " + strconv.Itoa(n) + " tab-separated fields, want " + strconv.Itoa(numFields) +
+			" (or " + strconv.Itoa(numFields-1) + " in the previous layout)"}
 	}
 
 	var r Record
@@ -181,6 +196,7 @@ func (p *Parser) parse(line []byte, blockSize int, scratch []byte) (Record, []by
 	r.RequestID = field(fieldRequestID)
 	r.UserAgent = field(fieldUserAgent)
 	r.Referer = field(fieldReferer)
+	r.ResponseResultType = field(fieldResponseResultType)
 	r.ResultType = field(fieldResultType)
 	r.Country = field(fieldCountry)
 	return r, scratch, nil
@@ -321,7 +337,7 @@ func Append(dst []byte, r Record) []byte {
 	} else {
 		dst = strconv.AppendInt(dst, int64(r.Status), 10)
 	}
-	for _, v := range [...]string{r.Method, r.Host, r.URI, r.RequestID, r.UserAgent, r.Referer, r.ResultType, r.Country} {
+	for _, v := range [...]string{r.Method, r.Host, r.URI, r.RequestID, r.UserAgent, r.Referer, r.ResponseResultType, r.ResultType, r.Country} {
 		dst = append(dst, '\t')
 		dst = appendValue(dst, v)
 	}

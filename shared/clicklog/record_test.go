@@ -40,9 +40,16 @@ func TestFieldsFollowDocumentedOrder(t *testing.T) {
 	}
 }
 
+func TestPreviousFieldsLackOnlyTheResponseResultType(t *testing.T) {
+	want := slices.DeleteFunc(slices.Clone(clicklog.Fields), func(f string) bool { return f == "x-edge-response-result-type" })
+
+	assert.Equal(t, want, clicklog.PreviousFields)
+	assert.Len(t, clicklog.PreviousFields, len(clicklog.Fields)-1)
+}
+
 func TestFieldsCoverTheClickPipeline(t *testing.T) {
 	for _, f := range []string{"timestamp", "sc-status", "cs-method", "cs-host", "cs-uri-stem",
-		"x-edge-request-id", "cs-user-agent", "cs-referer", "x-edge-result-type", "c-country"} {
+		"x-edge-request-id", "cs-user-agent", "cs-referer", "x-edge-response-result-type", "x-edge-result-type", "c-country"} {
 		assert.Contains(t, clicklog.Fields, f)
 	}
 }
@@ -75,40 +82,40 @@ const (
 var sampleRecords = []clicklog.Record{
 	{Time: at(1796040000, 123), Status: 302, Method: "GET", Host: "sho.rt", URI: "/Ab3dE5g",
 		RequestID: "kXh0Zq8c2sJ3tqFzZ7Hn0bQ1yW9d4e5f6g7h8i9j0kLmNoPqRsTuVw==", UserAgent: safari,
-		Referer: "https://news.ycombinator.com/item?id=42", ResultType: "Hit", Country: "DE"},
+		Referer: "https://news.ycombinator.com/item?id=42", ResponseResultType: "Hit", ResultType: "Hit", Country: "DE"},
 	{Time: at(1796040001, 4), Status: 302, Method: "GET", Host: "d111111abcdef8.cloudfront.net", URI: "/Ab3dE5g?utm_source=mail&x=é",
 		RequestID: "pn-PWIJc6thYnZm5P0NMgOUglL1DYtl0gdeJky8tqsg8iS_sgsKD1A==", UserAgent: chrome,
-		ResultType: "Miss", Country: "US"},
+		ResponseResultType: "Miss", ResultType: "Miss", Country: "US"},
 	{Time: at(1796040002, 500), Status: 302, Method: "GET", Host: "sho.rt", URI: "/Ab3dE5g",
 		RequestID: "Yt8mQ3x2Lw9vNcB7pRfK1sDhG4jZaE6uTiO0yWnXqV5lMbHkCeJrSg==",
-		UserAgent: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)", ResultType: "Hit", Country: "US"},
+		UserAgent: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)", ResponseResultType: "Hit", ResultType: "Hit", Country: "US"},
 	{Time: at(1796040003, 0), Status: 302, Method: "HEAD", Host: "sho.rt", URI: "/Ab3dE5g",
 		RequestID: "Qw1eR2tY3uI4oP5aS6dF7gH8jK9lZ0xC1vB2nM3qW4eR5tY6uI7oPa==",
-		UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0", ResultType: "Hit", Country: "FR"},
+		UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0", ResponseResultType: "Hit", ResultType: "Hit", Country: "FR"},
 	{Time: at(1796040004, 10), Status: 301, Method: "GET", Host: "sho.rt", URI: "/Spring-Sale",
 		RequestID: "Zx9cV8bN7mL6kJ5hG4fD3sA2qW1eR0tY9uI8oP7aS6dF5gH4jK3lZa==",
 		UserAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Twitter for iPhone",
-		Referer:   "https://t.co/", ResultType: "RefreshHit", Country: "GB"},
+		Referer:   "https://t.co/", ResponseResultType: "RefreshHit", ResultType: "RefreshHit", Country: "GB"},
 	{Time: at(1796040005, 200), Status: 404, Method: "GET", Host: "sho.rt", URI: "/zzzzzzz",
 		RequestID: "Mn1bV2cX3zL4kJ5hG6fD7sA8pO9iU0yT1rE2wQ3aS4dF5gH6jK7lZa==",
-		UserAgent: "Mozilla/5.0 (compatible; scanner)", ResultType: "Error", Country: "CN"},
+		UserAgent: "Mozilla/5.0 (compatible; scanner)", ResponseResultType: "Error", ResultType: "Error", Country: "CN"},
 	{Time: at(1796040006, 0), Status: 410, Method: "GET", Host: "sho.rt", URI: "/Ab3dE5h",
 		RequestID: "Lk2jH3gF4dS5aP6oI7uY8tR9eW0qZ1xC2vB3nM4lK5jH6gF7dS8aPa==",
-		UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0", ResultType: "Error", Country: "DE"},
+		UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0", ResponseResultType: "Error", ResultType: "Error", Country: "DE"},
 	{Time: at(1796040007, 321), Status: 201, Method: "POST", Host: "sho.rt", URI: "/v1/links",
-		RequestID: "Po9iU8yT7rE6wQ5aS4dF3gH2jK1lZ0xC9vB8nM7qW6eR5tY4uI3oPa==", UserAgent: "curl/8.5.0", ResultType: "Miss"},
+		RequestID: "Po9iU8yT7rE6wQ5aS4dF3gH2jK1lZ0xC9vB8nM7qW6eR5tY4uI3oPa==", UserAgent: "curl/8.5.0", ResponseResultType: "Miss", ResultType: "Miss"},
 	{Time: at(1796040008, 999), Status: 0, Method: "GET", Host: "sho.rt", URI: "/Ab3dE5g",
-		RequestID: "As1dF2gH3jK4lZ5xC6vB7nM8qW9eR0tY1uI2oP3aS4dF5gH6jK7lZa==", ResultType: "Error"},
+		RequestID: "As1dF2gH3jK4lZ5xC6vB7nM8qW9eR0tY1uI2oP3aS4dF5gH6jK7lZa==", ResponseResultType: "Error", ResultType: "Error"},
 	{Time: at(1796040009, 0), Status: 404, Method: "GET", Host: "sho.rt", URI: "/favicon.ico",
 		RequestID: "Qa1sW2dE3fR4gT5hY6jU7kI8lO9pZ0xC1vB2nM3qW4eR5tY6uI7oPa==", UserAgent: safari,
-		Referer: "https://sho.rt/", ResultType: "Error", Country: "DE"},
+		Referer: "https://sho.rt/", ResponseResultType: "Error", ResultType: "Error", Country: "DE"},
 	{Time: at(1796040010, 50), Status: 307, Method: "GET", Host: "sho.rt", URI: "/promo25",
 		RequestID: "Fb1eX2tH3iT4eR5nA6lH7iT8tE9rQ0wE1rT2yU3iO4pA5sD6fG7hJa==",
 		UserAgent: "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)\tx",
-		Referer:   "https://user@WWW.Example.COM:8443/a?b#c", ResultType: "Miss", Country: "IE"},
+		Referer:   "https://user@WWW.Example.COM:8443/a?b#c", ResponseResultType: "Miss", ResultType: "Miss", Country: "IE"},
 	{Time: at(1796040011, 0), Status: 308, Method: "GET", Host: "sho.rt", URI: "/Ab3dE5g",
 		RequestID: "Gb1oT2gO3oG4lE5bO6tX7yZ8aB9cD0eF1gH2iJ3kL4mN5oP6qR7sTa==",
-		UserAgent: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", ResultType: "Hit", Country: "US"},
+		UserAgent: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", ResponseResultType: "Hit", ResultType: "Hit", Country: "US"},
 }
 
 func TestParseSample(t *testing.T) {
@@ -136,7 +143,7 @@ func TestFormatReproducesSample(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	base := []string{"1796040000.123", "302", "GET", "sho.rt", "/abc", "id==", "ua", "-", "Hit", "DE"}
+	base := []string{"1796040000.123", "302", "GET", "sho.rt", "/abc", "id==", "ua", "-", "Miss", "Hit", "DE"}
 	with := func(i int, v string) string {
 		f := slices.Clone(base)
 		f[i] = v
@@ -163,16 +170,24 @@ func TestParse(t *testing.T) {
 		{name: "lower-case hex", line: with(6, "%c3%a9"), want: func(r *clicklog.Record) { r.UserAgent = "é" }},
 		{name: "escaped percent", line: with(6, "100%25"), want: func(r *clicklog.Record) { r.UserAgent = "100%" }},
 		{name: "escaped tab and newline", line: with(6, "a%09b%0Ac"), want: func(r *clicklog.Record) { r.UserAgent = "a\tb\nc" }},
-		{name: "every string field escaped", line: strings.Join([]string{"1.000", "302", "G%45T", "h%2Est", "/%41bc", "i%3Dd", "u%41", "r%41", "H%69t", "D%45"}, "\t"),
+		{name: "every string field escaped", line: strings.Join([]string{"1.000", "302", "G%45T", "h%2Est", "/%41bc", "i%3Dd", "u%41", "r%41", "M%69ss", "H%69t", "D%45"}, "\t"),
 			want: func(r *clicklog.Record) {
 				*r = clicklog.Record{Time: at(1, 0), Status: 302, Method: "GET", Host: "h.st", URI: "/Abc", RequestID: "i=d",
-					UserAgent: "uA", Referer: "rA", ResultType: "Hit", Country: "DE"}
+					UserAgent: "uA", Referer: "rA", ResponseResultType: "Miss", ResultType: "Hit", Country: "DE"}
 			}},
+		{name: "a CloudFront redirect to https", line: with(8, "Redirect"), want: func(r *clicklog.Record) { r.ResponseResultType = "Redirect" }},
+		{name: "no response result type", line: with(8, "-"), want: func(r *clicklog.Record) { r.ResponseResultType = "" }},
+		// The layout before x-edge-response-result-type, which edge
+		// locations write until a changed configuration reaches them.
+		{name: "previous layout", line: strings.Join(slices.Delete(slices.Clone(base), 8, 9), "\t") + "\n",
+			want: func(r *clicklog.Record) { r.ResponseResultType = "" }},
+		{name: "previous layout, CRLF", line: strings.Join(slices.Delete(slices.Clone(base), 8, 9), "\t") + "\r\n",
+			want: func(r *clicklog.Record) { r.ResponseResultType = "" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			want := clicklog.Record{Time: at(1796040000, 123), Status: 302, Method: "GET", Host: "sho.rt", URI: "/abc",
-				RequestID: "id==", UserAgent: "ua", ResultType: "Hit", Country: "DE"}
+				RequestID: "id==", UserAgent: "ua", ResponseResultType: "Miss", ResultType: "Hit", Country: "DE"}
 			if tt.want != nil {
 				tt.want(&want)
 			}
@@ -186,7 +201,8 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseMalformed(t *testing.T) {
-	base := []string{"1796040000.123", "302", "GET", "sho.rt", "/abc", "id==", "ua", "-", "Hit", "DE"}
+	base := []string{"1796040000.123", "302", "GET", "sho.rt", "/abc", "id==", "ua", "-", "Miss", "Hit", "DE"}
+	previous := strings.Join(slices.Delete(slices.Clone(base), 8, 9), "\t") // no x-edge-response-result-type
 	with := func(i int, v string) string {
 		f := slices.Clone(base)
 		f[i] = v
@@ -200,7 +216,7 @@ func TestParseMalformed(t *testing.T) {
 		{name: "empty", line: "", field: "record"},
 		{name: "newline only", line: "\n", field: "record"},
 		{name: "nine fields", line: strings.Join(base[:9], "\t"), field: "record"},
-		{name: "eleven fields", line: strings.Join(base, "\t") + "\tx", field: "record"},
+		{name: "twelve fields", line: strings.Join(base, "\t") + "\tx", field: "record"},
 		{name: "trailing tab", line: strings.Join(base, "\t") + "\t", field: "record"},
 		{name: "space separated", line: strings.Join(base, " "), field: "record"},
 		{name: "two records in one line", line: strings.Join(base, "\t") + "\t" + strings.Join(base, "\t"), field: "record"},
@@ -224,7 +240,11 @@ func TestParseMalformed(t *testing.T) {
 		{name: "truncated escape in uri", line: with(4, "/abc%4"), field: "cs-uri-stem"},
 		{name: "lone percent in user agent", line: with(6, "100%"), field: "cs-user-agent"},
 		{name: "percent then one hex at the end of the referer", line: with(7, "x%A"), field: "cs-referer"},
-		{name: "bad escape in country", line: with(9, "%G1"), field: "c-country"},
+		{name: "bad escape in the response result type", line: with(8, "Mi%s"), field: "x-edge-response-result-type"},
+		{name: "bad escape in the result type", line: with(9, "H%it"), field: "x-edge-result-type"},
+		{name: "bad escape in country", line: with(10, "%G1"), field: "c-country"},
+		{name: "bad escape in country, previous layout", line: strings.TrimSuffix(previous, "DE") + "%G1", field: "c-country"},
+		{name: "previous layout missing a field", line: strings.Join(slices.Delete(slices.Clone(base), 8, 10), "\t"), field: "record"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -247,16 +267,16 @@ func TestFormatRoundTrip(t *testing.T) {
 		r    clicklog.Record
 		line string // when set, the exact output
 	}{
-		{name: "zero record", r: clicklog.Record{Time: at(0, 0)}, line: "0.000\t000\t-\t-\t-\t-\t-\t-\t-\t-\n"},
+		{name: "zero record", r: clicklog.Record{Time: at(0, 0)}, line: "0.000\t000\t-\t-\t-\t-\t-\t-\t-\t-\t-\n"},
 		{
 			name: "typical",
 			r: clicklog.Record{Time: at(1796040000, 7), Status: 302, Method: "GET", Host: "sho.rt", URI: "/Ab3dE5g?a=b c",
-				RequestID: "id==", UserAgent: "Mozilla/5.0 (X11)", Referer: "https://example.com/", ResultType: "Hit", Country: "DE"},
-			line: "1796040000.007\t302\tGET\tsho.rt\t/Ab3dE5g?a=b%20c\tid==\tMozilla/5.0%20(X11)\thttps://example.com/\tHit\tDE\n",
+				RequestID: "id==", UserAgent: "Mozilla/5.0 (X11)", Referer: "https://example.com/", ResponseResultType: "Miss", ResultType: "Hit", Country: "DE"},
+			line: "1796040000.007\t302\tGET\tsho.rt\t/Ab3dE5g?a=b%20c\tid==\tMozilla/5.0%20(X11)\thttps://example.com/\tMiss\tHit\tDE\n",
 		},
-		{name: "dash value", r: clicklog.Record{Time: at(1, 0), Referer: "-"}, line: "1.000\t000\t-\t-\t-\t-\t-\t%2D\t-\t-\n"},
+		{name: "dash value", r: clicklog.Record{Time: at(1, 0), Referer: "-"}, line: "1.000\t000\t-\t-\t-\t-\t-\t%2D\t-\t-\t-\n"},
 		{name: "separators inside values", r: clicklog.Record{Time: at(1, 999), Status: 200, UserAgent: "a\tb\nc\rd", URI: "/%41"},
-			line: "1.999\t200\t-\t-\t/%2541\t-\ta%09b%0Ac%0Dd\t-\t-\t-\n"},
+			line: "1.999\t200\t-\t-\t/%2541\t-\ta%09b%0Ac%0Dd\t-\t-\t-\t-\n"},
 		{name: "non-ASCII and DEL", r: clicklog.Record{Time: at(2, 0), Status: 301, Referer: "https://bücher.example/\x7f\xff"}},
 		{name: "plus and space", r: clicklog.Record{Time: at(3, 0), Status: 307, UserAgent: "a+b c"}},
 		{name: "far future", r: clicklog.Record{Time: at(999999999999, 999), Status: 308}},
@@ -287,7 +307,7 @@ func TestAppendAppends(t *testing.T) {
 }
 
 func TestParseDoesNotAliasInput(t *testing.T) {
-	line := []byte("1.000\t302\tGET\tsho.rt\t/abc\tid\tua\t-\tHit\tDE\n")
+	line := []byte("1.000\t302\tGET\tsho.rt\t/abc\tid\tua\t-\tHit\tHit\tDE\n")
 	r, err := clicklog.Parse(line)
 	require.NoError(t, err)
 
@@ -302,7 +322,8 @@ func TestParseDoesNotAliasInput(t *testing.T) {
 func TestParserMatchesParse(t *testing.T) {
 	var p clicklog.Parser
 	lines := readLines(t, "sample.log")
-	lines = append(lines, []byte("1.000\t302\tGET\t-\t/abc\tid\t%zz\t-\tHit\tDE"), []byte("short"), []byte{})
+	lines = append(lines, []byte("1.000\t302\tGET\t-\t/abc\tid\t%zz\t-\tHit\tHit\tDE"),
+		[]byte("1.000\t302\tGET\t-\t/abc\tid\tua\t-\tHit\tDE"), []byte("short"), []byte{})
 	for _, line := range lines {
 		want, wantErr := clicklog.Parse(line)
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/shortcode"
 )
@@ -33,7 +34,36 @@ type Config struct {
 	EdgeTTL          int           // SHORTENER_EDGE_TTL: seconds CloudFront keeps a redirect
 	TombstoneGrace   time.Duration // SHORTENER_TOMBSTONE_GRACE: how long a dead code is held back
 	DistributionID   string        // DISTRIBUTION_ID: the CloudFront distribution to invalidate
+	KeysTable        string        // KEYS_TABLE: API key hash -> owner (shared/apikey)
+	KeyCacheTTL      time.Duration // SHORTENER_KEY_CACHE_TTL: how long a function trusts a key's owner and status
+	// InvalidationSettle is SHORTENER_INVALIDATION_SETTLE: how long the API
+	// waits after saving a change before it asks the edge to invalidate
+	// (see FreshRead).
+	InvalidationSettle time.Duration
 }
+
+// FreshRead is how young the data behind a redirect must be, counted from
+// the moment its read from DynamoDB began, for the edge to keep the answer
+// for its full TTL. An answer built from older data (an entry of the
+// redirect's in-process cache) is kept at the edge no longer than that
+// entry stays fresh. The API waits InvalidationSettle, at least
+// MinInvalidationSettle, between saving a change and invalidating the
+// edge, so an answer read before the change and given the full TTL reaches
+// the edge before the invalidation is even sent, and the invalidation
+// removes it. docs/lifecycle.md ("How fast a change shows") has the
+// argument.
+const FreshRead = time.Second
+
+// Bounds and default of SHORTENER_INVALIDATION_SETTLE. The least is
+// FreshRead plus a second for what a redirect's clock cannot see: the
+// answer's way from the function to the edge, and the lag of the replica
+// it read. The most keeps a PATCH or DELETE well inside the management
+// function's timeout.
+const (
+	MinInvalidationSettle     = FreshRead + time.Second
+	DefaultInvalidationSettle = MinInvalidationSettle
+	MaxInvalidationSettle     = 10 * time.Second
+)
 
 // Getenv reads one variable; os.Getenv in production, a map in tests.
 type Getenv func(string) string
@@ -43,6 +73,7 @@ func Load(getenv Getenv) (Config, error) {
 	c := Config{
 		LinksTable:       getenv("LINKS_TABLE"),
 		IdempotencyTable: getenv("IDEMPOTENCY_TABLE"),
+		KeysTable:        getenv("KEYS_TABLE"),
 		BaseURL:          strings.TrimSuffix(getenv("SHORTENER_BASE_URL"), "/"),
 	}
 	var errs []error
@@ -80,6 +111,8 @@ func Load(getenv Getenv) (Config, error) {
 	c.NegativeCacheTTL = dur("SHORTENER_NEGATIVE_CACHE_TTL", 10*time.Second)
 	c.TombstoneGrace = dur("SHORTENER_TOMBSTONE_GRACE", link.DefaultTombstoneGrace)
 	c.DistributionID = getenv("DISTRIBUTION_ID")
+	c.KeyCacheTTL = dur("SHORTENER_KEY_CACHE_TTL", apikey.DefaultCacheTTL)
+	c.InvalidationSettle = dur("SHORTENER_INVALIDATION_SETTLE", DefaultInvalidationSettle)
 
 	if c.CodeLength < shortcode.MinLength || c.CodeLength > shortcode.MaxLength {
 		errs = append(errs, fmt.Errorf("SHORTENER_CODE_LENGTH: %d is outside %d-%d", c.CodeLength, shortcode.MinLength, shortcode.MaxLength))
@@ -102,6 +135,15 @@ func Load(getenv Getenv) (Config, error) {
 	}
 	if c.NegativeCacheTTL < 5*time.Second || c.NegativeCacheTTL > 30*time.Second {
 		errs = append(errs, fmt.Errorf("SHORTENER_NEGATIVE_CACHE_TTL: %s is outside 5s-30s", c.NegativeCacheTTL))
+	}
+	if c.KeyCacheTTL > apikey.MaxCacheTTL {
+		// It bounds how long a revoked key keeps working (docs/deploy.md).
+		errs = append(errs, fmt.Errorf("SHORTENER_KEY_CACHE_TTL: %s is longer than %s", c.KeyCacheTTL, apikey.MaxCacheTTL))
+	}
+	if c.InvalidationSettle < MinInvalidationSettle || c.InvalidationSettle > MaxInvalidationSettle {
+		// Below the least, an old answer could reach the edge after the
+		// invalidation and stay there for a day (docs/lifecycle.md).
+		errs = append(errs, fmt.Errorf("SHORTENER_INVALIDATION_SETTLE: %s is outside %s-%s", c.InvalidationSettle, MinInvalidationSettle, MaxInvalidationSettle))
 	}
 	if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)
@@ -131,7 +173,7 @@ func (c Config) Rules() link.Rules {
 // cannot run without them.
 func (c Config) Require(names ...string) error {
 	values := map[string]string{"LINKS_TABLE": c.LinksTable, "IDEMPOTENCY_TABLE": c.IdempotencyTable,
-		"SHORTENER_BASE_URL": c.BaseURL, "DISTRIBUTION_ID": c.DistributionID}
+		"SHORTENER_BASE_URL": c.BaseURL, "DISTRIBUTION_ID": c.DistributionID, "KEYS_TABLE": c.KeysTable}
 	var errs []error
 	for _, n := range names {
 		if values[n] == "" {

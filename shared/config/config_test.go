@@ -29,6 +29,9 @@ func TestLoadDefaults(t *testing.T) {
 		CacheSize:        50_000,
 		EdgeTTL:          86_400,
 		TombstoneGrace:   30 * 24 * time.Hour,
+		KeyCacheTTL:      30 * time.Second,
+		// FreshRead plus a second.
+		InvalidationSettle: 2 * time.Second,
 	}
 
 	got, err := config.Load(env(nil))
@@ -54,25 +57,31 @@ func TestLoadValues(t *testing.T) {
 		"SHORTENER_EDGE_TTL":            "60",
 		"SHORTENER_TOMBSTONE_GRACE":     "5s",
 		"DISTRIBUTION_ID":               "E2EXAMPLE123",
+		"KEYS_TABLE":                    "keys",
+		"SHORTENER_KEY_CACHE_TTL":       "10s",
+		"SHORTENER_INVALIDATION_SETTLE": "3500ms",
 	}))
 
 	require.NoError(t, err)
 	want := config.Config{
-		LinksTable:       "links",
-		IdempotencyTable: "idem",
-		BaseURL:          "https://sho.rt",
-		ShortDomains:     []string{"sho.rt", "lnk.example", "www.sho.rt"},
-		CodeLength:       9,
-		MaxURLBytes:      2048,
-		DefaultTTL:       720 * time.Hour,
-		DBTimeout:        3 * time.Second,
-		RedirectTimeout:  250 * time.Millisecond,
-		CacheTTL:         30 * time.Second,
-		NegativeCacheTTL: 5 * time.Second,
-		CacheSize:        1000,
-		EdgeTTL:          60,
-		TombstoneGrace:   5 * time.Second,
-		DistributionID:   "E2EXAMPLE123",
+		LinksTable:         "links",
+		IdempotencyTable:   "idem",
+		BaseURL:            "https://sho.rt",
+		ShortDomains:       []string{"sho.rt", "lnk.example", "www.sho.rt"},
+		CodeLength:         9,
+		MaxURLBytes:        2048,
+		DefaultTTL:         720 * time.Hour,
+		DBTimeout:          3 * time.Second,
+		RedirectTimeout:    250 * time.Millisecond,
+		CacheTTL:           30 * time.Second,
+		NegativeCacheTTL:   5 * time.Second,
+		CacheSize:          1000,
+		EdgeTTL:            60,
+		TombstoneGrace:     5 * time.Second,
+		DistributionID:     "E2EXAMPLE123",
+		InvalidationSettle: 3500 * time.Millisecond,
+		KeysTable:          "keys",
+		KeyCacheTTL:        10 * time.Second,
 	}
 	assert.Equal(t, want, got)
 	assert.Equal(t, link.Rules{MaxURLBytes: 2048, ShortDomains: want.ShortDomains, DefaultTTL: 720 * time.Hour}, got.Rules())
@@ -100,6 +109,9 @@ func TestLoadBounds(t *testing.T) {
 		{name: "default ttl negative", key: "SHORTENER_DEFAULT_TTL", value: "-1h", wantErr: true},
 		{name: "db timeout bare number", key: "SHORTENER_DB_TIMEOUT", value: "2", wantErr: true},
 		{name: "redirect timeout zero", key: "SHORTENER_REDIRECT_DB_TIMEOUT", value: "0", wantErr: true},
+		{name: "key cache ttl 5m", key: "SHORTENER_KEY_CACHE_TTL", value: "5m"},
+		{name: "key cache ttl over 5m", key: "SHORTENER_KEY_CACHE_TTL", value: "5m1s", wantErr: true},
+		{name: "key cache ttl zero", key: "SHORTENER_KEY_CACHE_TTL", value: "0s", wantErr: true},
 		{name: "cache ttl 30s", key: "SHORTENER_CACHE_TTL", value: "30s"},
 		{name: "cache ttl 1ms", key: "SHORTENER_CACHE_TTL", value: "1ms"},
 		{name: "cache ttl over 30s", key: "SHORTENER_CACHE_TTL", value: "31s", wantErr: true},
@@ -110,6 +122,11 @@ func TestLoadBounds(t *testing.T) {
 		{name: "negative cache ttl under 5s", key: "SHORTENER_NEGATIVE_CACHE_TTL", value: "4.999s", wantErr: true},
 		{name: "negative cache ttl 1s", key: "SHORTENER_NEGATIVE_CACHE_TTL", value: "1s", wantErr: true},
 		{name: "negative cache ttl over 30s", key: "SHORTENER_NEGATIVE_CACHE_TTL", value: "31s", wantErr: true},
+		{name: "invalidation settle 2s", key: "SHORTENER_INVALIDATION_SETTLE", value: "2s"},
+		{name: "invalidation settle 10s", key: "SHORTENER_INVALIDATION_SETTLE", value: "10s"},
+		{name: "invalidation settle within FreshRead", key: "SHORTENER_INVALIDATION_SETTLE", value: "1s", wantErr: true},
+		{name: "invalidation settle under 2s", key: "SHORTENER_INVALIDATION_SETTLE", value: "1.999s", wantErr: true},
+		{name: "invalidation settle over 10s", key: "SHORTENER_INVALIDATION_SETTLE", value: "11s", wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,7 +1,12 @@
 // Package dynamoerr tells which DynamoDB errors are worth a retry: the
-// ones that mean "slow or down", not "you asked for something wrong". Both
-// DynamoDB adapters (links and analytics) map these to link.ErrUnavailable,
-// which the API answers with a retryable 503.
+// ones that mean "slow, busy or down", not "you asked for something
+// wrong". Both DynamoDB adapters (links and analytics) map these to
+// link.ErrUnavailable, which the API answers with a retryable 503.
+//
+// Throttling and transaction conflicts are listed at
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.Errors.html
+// and in the TransactionCanceledException section of
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
 package dynamoerr
 
 import (
@@ -9,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
@@ -17,7 +23,7 @@ import (
 
 // Unavailable reports whether err means DynamoDB did not answer in time or
 // refused for load: a deadline, no answer at all, a server fault,
-// throttling or a transaction in progress.
+// throttling, or a conflict with a write in progress on the same item.
 func Unavailable(err error) bool {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return true
@@ -37,9 +43,49 @@ func Unavailable(err error) bool {
 		internal  *types.InternalServerError
 		inflight  *types.TransactionInProgressException
 		throttle  *types.ThrottlingException
+		conflict  *types.TransactionConflictException
+		canceled  *types.TransactionCanceledException
 	)
-	return errors.As(err, &throttled) || errors.As(err, &limit) || errors.As(err, &internal) ||
-		errors.As(err, &inflight) || errors.As(err, &throttle)
+	switch {
+	case errors.As(err, &throttled), errors.As(err, &limit), errors.As(err, &internal),
+		errors.As(err, &inflight), errors.As(err, &throttle), errors.As(err, &conflict):
+		return true
+	case errors.As(err, &canceled):
+		return canceledForLoad(canceled)
+	}
+	// An error the SDK did not type (a shape ID it does not know, or a
+	// generic error from a layer in between) still carries DynamoDB's code.
+	_, busy := busyCodes[api.ErrorCode()]
+	return busy
+}
+
+// busyCodes are the error codes of throttling and conflicts, for errors
+// that reach us without the SDK's types.
+var busyCodes = map[string]struct{}{
+	"ProvisionedThroughputExceededException": {},
+	"RequestLimitExceeded":                   {},
+	"ThrottlingException":                    {},
+	"TransactionConflictException":           {},
+	"TransactionInProgressException":         {},
+}
+
+// canceledForLoad reports whether a canceled transaction failed only
+// because of load or a concurrent writer: some item's reason is a
+// conflict or throttling, and none is a verdict on the request itself (a
+// failed condition, a validation error, a full item collection), which a
+// retry would meet again.
+func canceledForLoad(e *types.TransactionCanceledException) bool {
+	busy := false
+	for _, r := range e.CancellationReasons {
+		switch aws.ToString(r.Code) {
+		case "", "None":
+		case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
+			busy = true
+		default:
+			return false
+		}
+	}
+	return busy
 }
 
 // Wrap adds context to err and marks an unavailable one with

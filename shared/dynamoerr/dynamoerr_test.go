@@ -7,6 +7,7 @@ import (
 	"net"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
@@ -27,6 +28,17 @@ func TestUnavailable(t *testing.T) {
 		{"request limit", &types.RequestLimitExceeded{}, true},
 		{"internal error", &types.InternalServerError{}, true},
 		{"transaction in progress", &types.TransactionInProgressException{}, true},
+		{"throttling", &types.ThrottlingException{}, true},
+		{"transaction conflict", &types.TransactionConflictException{}, true},
+		{"canceled by a concurrent transaction", canceled("None", "TransactionConflict"), true},
+		{"canceled by throttling", canceled("ThrottlingError", "None"), true},
+		{"canceled for throughput", canceled("ProvisionedThroughputExceeded"), true},
+		{"canceled by a failed condition", canceled("None", "ConditionalCheckFailed"), false},
+		{"canceled by a failed condition and a conflict", canceled("ConditionalCheckFailed", "TransactionConflict"), false},
+		{"canceled as invalid", canceled("ValidationError", "None"), false},
+		{"canceled without reasons", canceled(), false},
+		{"untyped throttling", &smithy.GenericAPIError{Code: "ThrottlingException", Fault: smithy.FaultClient}, true},
+		{"untyped transaction conflict", &smithy.GenericAPIError{Code: "TransactionConflictException"}, true},
 		{"server fault", &smithy.GenericAPIError{Code: "Whatever", Fault: smithy.FaultServer}, true},
 		{"caller cancelled", context.Canceled, false},
 		{"condition failed", &types.ConditionalCheckFailedException{}, false},
@@ -41,4 +53,12 @@ func TestUnavailable(t *testing.T) {
 		})
 	}
 	assert.NoError(t, dynamoerr.Wrap("get", nil))
+}
+
+func canceled(codes ...string) error {
+	e := &types.TransactionCanceledException{}
+	for _, c := range codes {
+		e.CancellationReasons = append(e.CancellationReasons, types.CancellationReason{Code: aws.String(c)})
+	}
+	return e
 }

@@ -29,6 +29,9 @@ var urlSeeds = []string{
 	"https://example.com/%zz",
 	"https://a..b/",
 	"https://xn--bcher-kva.example/%C3%9F?%E2%82%AC#%20",
+	"https://example.com/\u202egnp.exe",
+	"https://example.com/100%-off?d=5%&e=%zz#50%",
+	"https://example.com/a[b]?q=<x>#{z}#y",
 	"",
 }
 
@@ -56,6 +59,17 @@ func checkNormalizedURL(t *testing.T, rules link.Rules, max int, raw, got string
 	u, err := url.Parse(got)
 	if err != nil {
 		t.Fatalf("NormalizeURL(%q) = %q, which does not parse: %v", raw, got, err)
+	}
+	if !rfc3986URI.MatchString(got) {
+		t.Fatalf("NormalizeURL(%q) = %q, not an RFC 3986 URI", raw, got)
+	}
+	if loc := link.LocationURL(got); loc != got {
+		t.Fatalf("NormalizeURL(%q) = %q, which the redirect would send as %q", raw, got, loc)
+	}
+	for _, c := range got {
+		if unicode.Is(unicode.Cf, c) {
+			t.Fatalf("NormalizeURL(%q) = %q, contains format character U+%04X", raw, got, c)
+		}
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		t.Fatalf("NormalizeURL(%q) = %q, scheme %q", raw, got, u.Scheme)

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/shortlink-dev/shortener/shared/shortcode"
 )
 
 // Status is where a link stands in its lifecycle.
@@ -66,27 +68,15 @@ func (l Link) Resolve(now time.Time) Resolution {
 
 // Path is the path of the link's short URL. A custom alias shows in the
 // form its owner typed, unless that spelling could also be drawn as a
-// generated code (exactly codeLength letters and digits): generated codes
-// are case-sensitive keys of their own, so such an alias is shown in its
-// lower-cased storage form, which no generated code can shadow.
-func (l Link) Path(codeLength int) string {
-	if l.Alias == "" || l.Alias == l.Code {
-		return l.Code
-	}
-	if len(l.Alias) == codeLength && isAlnum(l.Alias) {
+// generated code of any length the configuration allows
+// (shortcode.IsAnyCode): generated codes are case-sensitive keys of their
+// own, and the configured length may change, so such an alias is shown in
+// its lower-cased storage form, which no generated code can shadow.
+func (l Link) Path() string {
+	if l.Alias == "" || l.Alias == l.Code || shortcode.IsAnyCode(l.Alias) {
 		return l.Code
 	}
 	return l.Alias
-}
-
-func isAlnum(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
-			return false
-		}
-	}
-	return true
 }
 
 // Tombstone holds a dead code back from reuse for a grace period, so that
@@ -124,12 +114,14 @@ func NewTombstone(code, prevOwner, reason string, now time.Time, grace time.Dura
 }
 
 // EdgePaths are the paths under which CloudFront may hold the link's
-// answer: the code and, for an alias, its display spelling (one of them is
-// Path). Invalidation paths are case-sensitive like the edge's keys; other
-// spellings of an alias are cached only briefly by the redirect.
-func (l Link) EdgePaths(codeLength int) []string {
+// answer for long: the code and, for an alias, its display spelling (one
+// of them is Path). Versions that showed a code-shaped alias in its display
+// form cached that spelling long too, so it stays on the list. Invalidation
+// paths are case-sensitive like the edge's keys; the redirect caches any
+// other spelling of an alias only briefly.
+func (l Link) EdgePaths() []string {
 	paths := []string{"/" + l.Code}
-	for _, p := range []string{l.Path(codeLength), l.Alias} {
+	for _, p := range []string{l.Path(), l.Alias} {
 		if p != "" && !slices.Contains(paths, "/"+p) {
 			paths = append(paths, "/"+p)
 		}
@@ -139,17 +131,36 @@ func (l Link) EdgePaths(codeLength int) []string {
 
 // LookupKeys are the storage keys a path segment may name, in the order to
 // try them, or none when no link can have it. A segment spelt like a
-// generated code is its own key first (generated codes are case-sensitive)
-// and, when it has capitals, the lower-cased key of an alias typed in
-// another case second; any other segment can only be an alias, stored
-// lower-cased. Reserved words are routes, never links.
-func LookupKeys(segment string, codeLength int) []string {
+// generated code of any allowed length (shortcode.IsAnyCode, never only the
+// length configured today, which may have changed since the code was
+// drawn) is its own key first: generated codes are case-sensitive, and
+// nearly every such segment is one, found in one read. When it has
+// capitals, the lower-cased key of an alias typed in another case comes
+// second; only a custom alias answers to it (NamedBy). Any other segment
+// can only be an alias, stored lower-cased. Reserved words are routes,
+// never links.
+//
+// The first key is the one the segment's clicks count under: a redirect
+// answers with a link found under a later key only by sending the visitor
+// to the link's Path first (see the redirect handler), so the click log
+// can key every click from the path alone.
+func LookupKeys(segment string) []string {
 	if !IsAliasSyntax(segment) || IsReserved(segment) {
 		return nil
 	}
 	lower := strings.ToLower(segment)
-	if len(segment) == codeLength && isAlnum(segment) && lower != segment {
+	if lower != segment && shortcode.IsAnyCode(segment) {
 		return []string{segment, lower}
 	}
 	return []string{lower}
+}
+
+// NamedBy reports whether segment names l, a link found under one of
+// LookupKeys(segment). Under the segment's own key it always does; under a
+// lower-cased key only an alias does, since aliases are case-insensitive
+// and generated codes are not (ABCDEFG never names the code abcdefg). A
+// tombstone keeps no trace of which it was, and answers either way: a
+// dead code's 410.
+func (l Link) NamedBy(segment string) bool {
+	return l.Code == segment || l.CustomAlias() || l.Status == StatusTombstone
 }

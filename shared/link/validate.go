@@ -88,8 +88,13 @@ func (r Rules) Validate(req CreateRequest, now time.Time) (Validated, error) {
 	return v, nil
 }
 
-// NormalizeURL checks a long URL and returns it with its scheme and host
-// lower-cased and an internationalised host in its ASCII (punycode) form.
+// NormalizeURL checks a long URL and returns the form that is stored and
+// sent as Location, always a valid RFC 3986 URI: its scheme and host
+// lower-cased, an internationalised host in its ASCII (punycode) form,
+// non-ASCII and other characters a URI may not hold percent-encoded in
+// the path, query and fragment, and a "%" that starts no %HH escape
+// encoded as "%25". Invisible format characters (Unicode category Cf, the
+// bidi controls among them) are refused, not encoded.
 func (r Rules) NormalizeURL(raw string) (string, error) {
 	max := r.MaxURLBytes
 	if max <= 0 {
@@ -107,8 +112,15 @@ func (r Rules) NormalizeURL(raw string) (string, error) {
 		if unicode.IsSpace(c) || unicode.IsControl(c) {
 			return "", invalid("url", "contains whitespace or a control character (U+%04X)", c)
 		}
+		if unicode.Is(unicode.Cf, c) {
+			// Format characters draw nothing, and the bidi controls among
+			// them (U+202E RIGHT-TO-LEFT OVERRIDE) make a URL read as
+			// another: "/\u202Egnp.exe" shows as "/exe.png". No real link
+			// needs one raw; a percent-encoded one stays inert text.
+			return "", invalid("url", "contains an invisible formatting character (U+%04X)", c)
+		}
 	}
-	u, err := url.Parse(raw)
+	u, err := url.Parse(fixStrayPercents(raw))
 	if err != nil {
 		return "", invalid("url", "is not a valid URL")
 	}
@@ -151,11 +163,35 @@ func (r Rules) NormalizeURL(raw string) (string, error) {
 	// Percent-encoding and punycode can grow a URL: the limit holds for the
 	// form that is stored and sent as Location, or a link we stored would
 	// fail our own validation.
-	out := u.String()
+	out := u.Scheme + "://" + u.Host + uriTail(u)
 	if len(out) > max {
 		return "", invalid("url", "is %d bytes once normalised, longer than the %d allowed", len(out), max)
 	}
 	return out, nil
+}
+
+// uriTail is u's path, query and fragment as RFC 3986 allows them
+// (https://www.rfc-editor.org/rfc/rfc3986#section-3.3): the caller's own
+// escapes kept as sent (so "%2F" stays apart from "/"), and every other
+// character a component may not hold, non-ASCII ones included,
+// percent-encoded. net/url's String keeps a raw query (and "[", "]" in a
+// path) as given, so it alone does not make a valid Location.
+func uriTail(u *url.URL) string {
+	path := u.RawPath
+	if path == "" {
+		path = u.EscapedPath()
+	}
+	var b strings.Builder
+	b.WriteString(encodeComponent(path, pathChars))
+	if u.ForceQuery || u.RawQuery != "" {
+		b.WriteByte('?')
+		b.WriteString(encodeComponent(u.RawQuery, queryChars))
+	}
+	if u.Fragment != "" || u.RawFragment != "" {
+		b.WriteByte('#')
+		b.WriteString(encodeComponent(u.EscapedFragment(), fragmentChars))
+	}
+	return b.String()
 }
 
 func normalizeHost(h string) (string, error) {
@@ -230,9 +266,20 @@ func isAliasByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
+// ExpiryPrecision is the unit a link's expiry is kept in: DynamoDB's TTL
+// attribute is a Number of epoch seconds
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/time-to-live-ttl-before-you-start.html),
+// and the stored expiry is the one every reader enforces.
+const ExpiryPrecision = time.Second
+
 // Expiry turns the two ways of asking for an expiry into one instant: none
-// means the default TTL; both at once is refused as ambiguous.
+// means the default TTL; both at once is refused as ambiguous. The instant
+// is the one that will be stored, cut to ExpiryPrecision, and it is that
+// instant, not the fraction asked for, that must lie ahead of now: an
+// expires_at a fraction of a second away would otherwise be stored as a
+// second already past, a link dead on arrival.
 func (r Rules) Expiry(at *time.Time, ttlSeconds *int64, now time.Time) (time.Time, error) {
+	var exp time.Time
 	switch {
 	case at != nil && ttlSeconds != nil:
 		return time.Time{}, invalid("expires_at", "give expires_at or ttl_seconds, not both")
@@ -243,21 +290,26 @@ func (r Rules) Expiry(at *time.Time, ttlSeconds *int64, now time.Time) (time.Tim
 		if *ttlSeconds > int64(MaxTTL/time.Second) {
 			return time.Time{}, invalid("ttl_seconds", "must be at most %d (10 years)", int64(MaxTTL/time.Second))
 		}
-		return now.Add(time.Duration(*ttlSeconds) * time.Second).UTC(), nil
+		exp = now.Add(time.Duration(*ttlSeconds) * time.Second)
 	case at != nil:
-		if !at.After(now) {
-			return time.Time{}, invalid("expires_at", "must be in the future")
-		}
 		if at.Sub(now) > MaxTTL {
 			return time.Time{}, invalid("expires_at", "must be at most 10 years ahead")
 		}
-		return at.UTC(), nil
+		if exp = at.Truncate(ExpiryPrecision); !exp.After(now) {
+			if at.After(now) {
+				return time.Time{}, invalid("expires_at", "must be in the future; expiry is kept in whole seconds, and %s is %s", at.UTC().Format(time.RFC3339Nano), exp.UTC().Format(time.RFC3339))
+			}
+			return time.Time{}, invalid("expires_at", "must be in the future")
+		}
+	default:
+		ttl := r.DefaultTTL
+		if ttl <= 0 {
+			ttl = DefaultTTL
+		}
+		exp = now.Add(ttl)
 	}
-	ttl := r.DefaultTTL
-	if ttl <= 0 {
-		ttl = DefaultTTL
-	}
-	return now.Add(ttl).UTC(), nil
+	// A TTL of at least a second from now stays ahead of now when cut.
+	return exp.Truncate(ExpiryPrecision).UTC(), nil
 }
 
 // RedirectStatus checks the requested redirect status; nil means 302, which

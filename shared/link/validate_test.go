@@ -67,6 +67,7 @@ func TestNormalizeURLAccepted(t *testing.T) {
 		{name: "ideographic full stop as trailing dot dropped", raw: "https://example.com\u3002/", want: "https://example.com/"},
 		{name: "ideographic full stop between labels", raw: "https://example\u3002com/", want: "https://example.com/"},
 		{name: "percent escapes kept", raw: "https://example.com/%7e?q=%41#F%20", want: "https://example.com/%7e?q=%41#F%20"},
+		{name: "stray percent encoded", raw: "https://example.com/%zz", want: "https://example.com/%25zz"},
 		{name: "subdomain of short domain is another host", rules: link.Rules{ShortDomains: []string{"sho.rt"}}, raw: "https://docs.sho.rt/", want: "https://docs.sho.rt/"},
 		{name: "host that merely starts with the short domain", rules: link.Rules{ShortDomains: []string{"sho.rt"}}, raw: "https://sho.rt.example/", want: "https://sho.rt.example/"},
 	}
@@ -151,7 +152,6 @@ func TestNormalizeURLRefused(t *testing.T) {
 		{name: "port too large", raw: "https://example.com:65536/"},
 		{name: "port not a number", raw: "https://example.com:abc/"},
 		{name: "port negative", raw: "https://example.com:-1/"},
-		{name: "bad percent escape", raw: "https://example.com/%zz"},
 		{name: "underscore in host", raw: "https://bad_host.example/"},
 		{name: "IPv6 zone", raw: "http://[fe80::1%25en0]/"},
 		{name: "unclosed IPv6 bracket", raw: "http://[::1/"},
@@ -501,4 +501,38 @@ func TestFieldError(t *testing.T) {
 		})
 	}
 	assert.Equal(t, "url: is required", fe.Error())
+}
+
+// TestExpiryIsWhatIsStored: links keep their expiry in whole seconds (the
+// TTL attribute's unit), so Expiry answers the instant that is stored and
+// checks that one, not the fraction asked for: a fraction of a second
+// ahead must not create a link that is dead on arrival.
+func TestExpiryIsWhatIsStored(t *testing.T) {
+	at := now.Add(700 * time.Millisecond) // a clock between two seconds
+	tests := []struct {
+		name      string
+		at        *time.Time
+		ttl       *int64
+		want      time.Time
+		wantField string
+	}{
+		{name: "a fraction ahead that is stored as the past", at: ptr(at.Add(200 * time.Millisecond)), wantField: "expires_at"},
+		{name: "a fraction ahead that is stored as now", at: ptr(now.Add(time.Second - time.Nanosecond)), wantField: "expires_at"},
+		{name: "a fraction ahead that is stored as the next second", at: ptr(at.Add(500 * time.Millisecond)), want: now.Add(time.Second)},
+		{name: "ttl from between two seconds", ttl: ptr[int64](1), want: now.Add(time.Second)},
+		{name: "default from between two seconds", want: now.Add(link.DefaultTTL)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := link.Rules{}.Expiry(tt.at, tt.ttl, at)
+			if tt.wantField != "" {
+				requireFieldError(t, err, tt.wantField)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, got, got.Truncate(time.Second), "whole seconds, as stored")
+			assert.True(t, got.After(at), "alive when created")
+		})
+	}
 }

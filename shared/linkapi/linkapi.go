@@ -43,15 +43,14 @@ type Link struct {
 // Presenter turns links into their API form under the service's base URL.
 type Presenter struct {
 	// BaseURL is the short domain's origin, such as https://sho.rt.
-	BaseURL    string
-	CodeLength int
+	BaseURL string
 }
 
 // Link presents l.
 func (p Presenter) Link(l link.Link) Link {
 	return Link{
 		Code:           l.Code,
-		ShortURL:       strings.TrimSuffix(p.BaseURL, "/") + "/" + l.Path(p.CodeLength),
+		ShortURL:       strings.TrimSuffix(p.BaseURL, "/") + "/" + l.Path(),
 		URL:            l.URL,
 		Alias:          l.Alias,
 		CreatedAt:      l.CreatedAt.UTC().Format(time.RFC3339Nano),

@@ -79,7 +79,7 @@ func TestPresenterLink(t *testing.T) {
 	}{
 		{
 			name:      "generated code",
-			presenter: linkapi.Presenter{BaseURL: "https://sho.rt", CodeLength: 7},
+			presenter: linkapi.Presenter{BaseURL: "https://sho.rt"},
 			link:      link.Link{Code: "aB3dE5f", URL: "https://example.com/x", CreatedAt: created, ExpiresAt: expires, RedirectStatus: 302},
 			want: linkapi.Link{
 				Code: "aB3dE5f", ShortURL: "https://sho.rt/aB3dE5f", URL: "https://example.com/x",
@@ -88,7 +88,7 @@ func TestPresenterLink(t *testing.T) {
 		},
 		{
 			name:      "base URL with trailing slash",
-			presenter: linkapi.Presenter{BaseURL: "https://sho.rt/", CodeLength: 7},
+			presenter: linkapi.Presenter{BaseURL: "https://sho.rt/"},
 			link:      link.Link{Code: "aB3dE5f", CreatedAt: created, ExpiresAt: expires, RedirectStatus: 301},
 			want: linkapi.Link{
 				Code: "aB3dE5f", ShortURL: "https://sho.rt/aB3dE5f",
@@ -97,7 +97,7 @@ func TestPresenterLink(t *testing.T) {
 		},
 		{
 			name:      "alias in display form",
-			presenter: linkapi.Presenter{BaseURL: "http://localhost:3000", CodeLength: 7},
+			presenter: linkapi.Presenter{BaseURL: "http://localhost:3000"},
 			link:      link.Link{Code: "spring-sale", Alias: "Spring-Sale", CreatedAt: created.Truncate(time.Second), ExpiresAt: expires},
 			want: linkapi.Link{
 				Code: "spring-sale", Alias: "Spring-Sale", ShortURL: "http://localhost:3000/Spring-Sale",
@@ -106,7 +106,7 @@ func TestPresenterLink(t *testing.T) {
 		},
 		{
 			name:      "alias spelt like a code shows its key",
-			presenter: linkapi.Presenter{BaseURL: "https://sho.rt", CodeLength: 7},
+			presenter: linkapi.Presenter{BaseURL: "https://sho.rt"},
 			link:      link.Link{Code: "promo25", Alias: "Promo25", CreatedAt: created, ExpiresAt: expires},
 			want: linkapi.Link{
 				Code: "promo25", Alias: "Promo25", ShortURL: "https://sho.rt/promo25",

@@ -91,6 +91,22 @@ func (m *Memory) GetIdempotency(ctx context.Context, owner, key string) (Idempot
 	return rec, nil
 }
 
+// ClaimIdempotency implements Store.
+func (m *Memory) ClaimIdempotency(ctx context.Context, rec Idempotency) (Idempotency, error) {
+	if err := ctx.Err(); err != nil {
+		return Idempotency{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := idemKey(rec.Owner, rec.Key)
+	if old, ok := m.idem[k]; ok && m.now().Before(old.ExpiresAt) {
+		return old, &ConflictError{Taken: TakenIdempotencyKey}
+	}
+	rec.Code, rec.Response = "", nil
+	m.idem[k] = rec
+	return rec, nil
+}
+
 // owned returns owner's live link at code, or the error Update and Delete
 // answer: not found for anything the owner may not see, a precondition
 // failure for a version they did not read.

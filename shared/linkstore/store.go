@@ -22,6 +22,12 @@ type Store interface {
 	// GetIdempotency reads the live idempotency record for owner and key,
 	// strongly consistent. An absent or expired one is link.ErrNotFound.
 	GetIdempotency(ctx context.Context, owner, key string) (Idempotency, error)
+	// ClaimIdempotency binds rec.Key to rec.RequestHash before anything is
+	// created under it: it writes rec (Owner, Key, RequestHash, ExpiresAt;
+	// no Code or Response) if the key is free or its record has expired.
+	// A key already held is a *ConflictError (TakenIdempotencyKey) and
+	// held is the live record holding it, whatever request wrote it.
+	ClaimIdempotency(ctx context.Context, rec Idempotency) (held Idempotency, err error)
 
 	// Update replaces l (same code, same owner) if the stored version is
 	// still expect and the link is not a tombstone. Someone else's link, an

@@ -96,15 +96,26 @@ var pow62 = func() (p [chunk + 1]uint64) {
 }()
 
 // Valid reports whether s is spelt like a code this generator draws:
-// exactly its length, base62 digits only. It touches no storage, so the
-// redirect can refuse impossible paths before any lookup.
+// exactly its length, base62 digits only. Codes drawn under another
+// length are not: lookups ask IsAnyCode.
 func (g *Generator) Valid(s string) bool { return IsCode(s, g.length) }
 
 // IsCode reports whether s is exactly length base62 digits.
 func IsCode(s string, length int) bool {
-	if len(s) != length {
-		return false
-	}
+	return len(s) == length && isBase62(s)
+}
+
+// IsAnyCode reports whether s is spelt like a code drawn at some length the
+// configuration allows (MinLength to MaxLength base62 digits). The length
+// can change between deployments while every code drawn before stays in
+// the table, so whether a path may be a generated code, and therefore
+// case-sensitive, is decided by this and never by the length configured
+// today.
+func IsAnyCode(s string) bool {
+	return len(s) >= MinLength && len(s) <= MaxLength && isBase62(s)
+}
+
+func isBase62(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {

@@ -292,6 +292,42 @@ func TestIsCode(t *testing.T) {
 	}
 }
 
+// TestIsAnyCode: every length the configuration allows, and only those,
+// since a code drawn under any of them may still be live after the length
+// changes (issue 17, defect 4).
+func TestIsAnyCode(t *testing.T) {
+	tests := []struct {
+		name string
+		s    string
+		want bool
+	}{
+		{name: "shortest allowed", s: "aB3dE5", want: true},
+		{name: "default", s: "aB3dE5g", want: true},
+		{name: "eight", s: "aB3dE5gH", want: true},
+		{name: "twelve", s: "aB3dE5gH9jK1", want: true},
+		{name: "longest allowed", s: "aB3dE5gH9jK1mN0p", want: true},
+		{name: "lower case", s: "promo2024", want: true},
+		{name: "one too short", s: "aB3dE"},
+		{name: "one too long", s: "aB3dE5gH9jK1mN0pQ"},
+		{name: "dash", s: "summer-sale"},
+		{name: "underscore", s: "aB3_E5g"},
+		{name: "non-ascii", s: "aB3dé5g"},
+		{name: "empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, shortcode.IsAnyCode(tt.s))
+		})
+	}
+	for n := shortcode.MinLength; n <= shortcode.MaxLength; n++ {
+		g, err := shortcode.New(n, nil)
+		require.NoError(t, err)
+		c, err := g.Next()
+		require.NoError(t, err)
+		assert.True(t, shortcode.IsAnyCode(c), "a code drawn at length %d: %q", n, c)
+	}
+}
+
 func TestAlphabet(t *testing.T) {
 	require.Len(t, shortcode.Alphabet, 62)
 	seen := map[rune]bool{}

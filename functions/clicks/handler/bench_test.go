@@ -70,7 +70,7 @@ var sink int
 // ratio is the pipeline's speed over the bare split's.
 func BenchmarkPipeline(b *testing.B) {
 	records := benchRecords(10_000)
-	h := &Handler{CodeLength: 7, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	h := &Handler{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx := context.Background()
 	tab := []byte{'\t'}
 	var split, pipeline time.Duration
@@ -114,7 +114,7 @@ func BenchmarkSplit(b *testing.B) {
 
 func BenchmarkParseClassifyAggregate(b *testing.B) {
 	records := benchRecords(10_000)
-	h := &Handler{CodeLength: 7, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	h := &Handler{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx := context.Background()
 	n := 0
 	for b.Loop() {

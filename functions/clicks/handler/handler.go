@@ -99,8 +99,6 @@ const (
 // Handler counts clicks from CloudFront real-time log records.
 type Handler struct {
 	Store Store
-	// CodeLength is the length of generated codes (SHORTENER_CODE_LENGTH).
-	CodeLength int
 	// MaxItems caps the counter items of one chunk; clickstore.MaxItems
 	// when zero or larger.
 	MaxItems int
@@ -181,7 +179,7 @@ func (h *Handler) reduce(ctx context.Context, records []events.KinesisEventRecor
 			}
 			continue
 		}
-		c, ok := clicklog.Classify(&r, h.CodeLength)
+		c, ok := clicklog.Classify(&r)
 		if !ok {
 			ignored++
 			continue

@@ -107,10 +107,9 @@ func (f *fixture) handler(db clickstore.API) *Handler {
 		db = f.client
 	}
 	return &Handler{
-		Store:      newStore(db, f.table),
-		CodeLength: 7,
-		Log:        slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Metrics:    metrics.New(f.metrics, "Shortener", "clicks"),
+		Store:   newStore(db, f.table),
+		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Metrics: metrics.New(f.metrics, "Shortener", "clicks"),
 	}
 }
 
@@ -213,6 +212,37 @@ func TestMixedStream(t *testing.T) {
 	assert.Equal(t, 2.0, m["PoisonRecords"])
 	assert.Equal(t, 5.0, m["IgnoredRecords"])
 	assert.Equal(t, 1.0, m["DuplicateRecords"])
+}
+
+// TestHTTPClicksCountOnce is issue 17's defect 2 through the handler: the
+// distribution sends http viewers to https with its own 301, logged with
+// result type Redirect, before their click. Each click counts once, and a
+// code that does not exist, which gets the same 301, counts none.
+func TestHTTPClicksCountOnce(t *testing.T) {
+	f := newFixture(t)
+
+	resp, err := f.handler(nil).Handle(context.Background(), event(t, "kinesis-http-clicks.json"))
+
+	require.NoError(t, err)
+	assert.Empty(t, resp.BatchItemFailures)
+	assert.Equal(t, map[string]clickstore.Counts{
+		// A GET over http then https, another with a query string, a HEAD
+		// (a bot's), and one whose viewer hung up after the redirect.
+		"Ab3dE5g d#20261130":                      cnt(4, 3, 1),
+		"Ab3dE5g h#2026113014":                    cnt(4, 3, 1),
+		"Ab3dE5g c#20261130#DE":                   cnt(1, 1, 0),
+		"Ab3dE5g c#20261130#US":                   cnt(2, 1, 1),
+		"Ab3dE5g c#20261130#FR":                   cnt(1, 1, 0),
+		"Ab3dE5g r#20261130#news.ycombinator.com": cnt(1, 1, 0),
+		"spring-sale d#20261130":                  cnt(1, 1, 0),
+		"spring-sale h#2026113014":                cnt(1, 1, 0),
+		"spring-sale c#20261130#GB":               cnt(1, 1, 0),
+		"spring-sale r#20261130#t.co":             cnt(1, 1, 0),
+	}, f.counters(t), "no click for zzzzzzz, none for CloudFront's own 301s")
+	m := f.lastMetrics(t)
+	assert.Equal(t, 16.0, m["Records"])
+	assert.Equal(t, 5.0, m["Clicks"])
+	assert.Equal(t, 11.0, m["IgnoredRecords"])
 }
 
 func TestSameBatchTwice(t *testing.T) {
@@ -374,7 +404,7 @@ func (s *fakeStore) Apply(_ context.Context, c clickstore.Chunk) error {
 func (s *fakeStore) Checkpoint(context.Context, string) (string, error) { return s.checkpoint, s.cpErr }
 
 func fakeHandler(s *fakeStore) *Handler {
-	return &Handler{Store: s, CodeLength: 7, Backoff: time.Microsecond, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	return &Handler{Store: s, Backoff: time.Microsecond, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 
 func TestChunking(t *testing.T) {
@@ -517,7 +547,7 @@ func TestNothingToWrite(t *testing.T) {
 		if err != nil {
 			return false
 		}
-		_, ok := clicklog.Classify(&c, 7)
+		_, ok := clicklog.Classify(&c)
 		return ok
 	})
 	require.NotEmpty(t, notClicks.Records)

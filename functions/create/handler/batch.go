@@ -19,7 +19,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
-	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -53,7 +52,7 @@ func (e *batchTooLargeError) Error() string {
 
 // batch answers POST /v1/links/batch; see the package documentation.
 func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	owner, err := apigw.Owner(req)
+	owner, err := apigw.Owner(ctx, req, h.Owners)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
@@ -103,12 +102,16 @@ func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest)
 	bctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 
-	// Under a key, every item's record is read before anything is
-	// written, so a body that is not the first one is refused whole.
+	// Under a key, the key itself is bound to this body first, and every
+	// item's record is read before anything is written, so a body that is
+	// not the first one is refused whole.
 	var hash string
 	seen := make([]*created, n)
 	if key != "" {
 		hash = batchFingerprint(canonical)
+		if err := h.claimBatch(bctx, owner, key, hash, now); err != nil {
+			return events.APIGatewayProxyResponse{}, err
+		}
 		if seen, err = h.lookBatch(bctx, owner, key, hash, n); err != nil {
 			return events.APIGatewayProxyResponse{}, err
 		}
@@ -117,7 +120,7 @@ func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest)
 	results := make([]linkapi.BatchResult, n)
 	var mu sync.Mutex
 	var purge []string
-	replayed := false
+	replayed, retry := false, false
 	forEach(n, BatchConcurrency, func(i int) {
 		c, err := seen[i], decodeErrs[i]
 		if c == nil && err == nil {
@@ -132,19 +135,25 @@ func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest)
 			}
 		}
 		results[i] = h.result(ctx, req, i, c, err)
+		mu.Lock()
 		if c != nil {
-			mu.Lock()
 			purge = append(purge, c.purge...)
 			replayed = replayed || c.replayed
-			mu.Unlock()
 		}
+		retry = retry || results[i].Status == http.StatusServiceUnavailable
+		mu.Unlock()
 	})
 	// One invalidation for every new alias of the batch.
-	edgecache.Purger{Edge: h.Edge, Log: h.Log, Metrics: h.Metrics}.Purge(ctx, req.RequestContext.RequestID, purge...)
+	h.purger().Purge(ctx, req.RequestContext.RequestID, purge...)
 
 	headers := map[string]string{}
 	if replayed {
 		headers["Idempotent-Replayed"] = "true"
+	}
+	if retry {
+		// Some item met a busy or slow DynamoDB: say when to send the
+		// batch again, as a 503 would.
+		headers["Retry-After"] = apigw.RetryAfter
 	}
 	return apigw.JSON(http.StatusOK, linkapi.BatchResponse{Results: results}, headers), nil
 }
@@ -162,6 +171,27 @@ func (h *Handler) result(ctx context.Context, req *events.APIGatewayProxyRequest
 	p := h.problem(ctx, req, err)
 	b, _ := json.Marshal(p) // a struct of strings and an int always marshals
 	return linkapi.BatchResult{Index: i, Status: p.Status, Problem: b}
+}
+
+// claimBatch binds key to the batch whose fingerprint is hash, before any
+// item is created: the key's own record (the one a single create under
+// the key would write) holds the hash, so the key names this request
+// whatever becomes of its items. A key held by another body, or by a
+// single create, is apigw.ErrIdempotencyMismatch; held by this body, it is
+// a retry, and goes on.
+func (h *Handler) claimBatch(ctx context.Context, owner, key, hash string, now time.Time) error {
+	held, err := h.Store.ClaimIdempotency(ctx, linkstore.Idempotency{Owner: owner, Key: key, RequestHash: hash,
+		ExpiresAt: now.Add(linkstore.IdempotencyWindow)})
+	var taken *linkstore.ConflictError
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &taken):
+		return fmt.Errorf("claim the batch's idempotency key: %w", err)
+	case held.RequestHash != hash:
+		return apigw.ErrIdempotencyMismatch
+	}
+	return nil
 }
 
 // lookBatch reads the idempotency record of each of n items under key. It

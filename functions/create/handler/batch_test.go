@@ -37,9 +37,10 @@ func batchHandler(t *testing.T, store linkstore.Store) *Handler {
 		Store:   store,
 		Codes:   codes,
 		Rules:   link.Rules{ShortDomains: []string{"sho.rt"}},
-		Present: linkapi.Presenter{BaseURL: "https://sho.rt", CodeLength: 7},
+		Present: linkapi.Presenter{BaseURL: "https://sho.rt"},
 		Now:     time.Now,
 		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Owners:  testOwners,
 	}
 }
 
@@ -246,7 +247,7 @@ func TestBatchRefusesTheWholeRequest(t *testing.T) {
 				ev.HTTPMethod = tt.method
 			}
 			if tt.noKey {
-				ev.RequestContext.Identity.APIKeyID = ""
+				ev.RequestContext.Identity.APIKey = ""
 			}
 			resp, err := h.Handle(context.Background(), ev)
 			require.NoError(t, err)
@@ -349,19 +350,98 @@ func TestBatchIdempotency(t *testing.T) {
 				require.NoError(t, err)
 				assert.Len(t, links, 19, "19 created by the first two requests, none since")
 			})
-			t.Run("a single create's key is another key", func(t *testing.T) {
-				resp, err := h.Handle(ctx, withBody(event(t, "create-idempotent.json"), `{"url":"https://example.com/single"}`))
-				require.NoError(t, err)
-				assert.Equal(t, 201, resp.StatusCode)
+			t.Run("a batch's key does not serve a single create", func(t *testing.T) {
 				ev := withBody(event(t, "create-idempotent.json"), `{"url":"https://example.com/single"}`)
 				ev.Headers["Idempotency-Key"] = "import-2026-11-30"
-				resp, err = h.Handle(ctx, ev)
+				resp, err := h.Handle(ctx, ev)
 				require.NoError(t, err)
-				assert.Equal(t, 201, resp.StatusCode, resp.Body)
-				assert.Empty(t, resp.Headers["Idempotent-Replayed"])
+				assert.Equal(t, 422, resp.StatusCode, resp.Body)
 			})
 		})
 	}
+}
+
+// TestBatchIdempotencyKeyBindsTheWholeRequest: an Idempotency-Key names
+// one request, whatever became of its items. The same key with the same
+// body always replays, with another body it is always 422, and one key
+// never serves both a single create and a batch.
+func TestBatchIdempotencyKeyBindsTheWholeRequest(t *testing.T) {
+	invalid := map[string]any{"url": "not a url"}
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			ctx := context.Background()
+			send := func(h *Handler, key string, items ...any) events.APIGatewayProxyResponse {
+				resp, err := h.Handle(ctx, batchEvent(t, batchOf(items...), "Idempotency-Key", key))
+				require.NoError(t, err)
+				return resp
+			}
+			single := func(h *Handler, key, body string) events.APIGatewayProxyResponse {
+				ev := withBody(event(t, "create-idempotent.json"), body)
+				ev.Headers["Idempotency-Key"] = key
+				resp, err := h.Handle(ctx, ev)
+				require.NoError(t, err)
+				return resp
+			}
+
+			t.Run("early items failed: another body is 422 and the first replays", func(t *testing.T) {
+				store := st.new(t)
+				h := batchHandler(t, store)
+				first := []any{invalid, invalid, map[string]any{"url": "https://example.com/kept"}}
+				r1 := results(t, send(h, "early-fail", first...))
+				require.Equal(t, []int{400, 400, 201}, statuses(r1))
+
+				other := send(h, "early-fail", map[string]any{"url": "https://example.com/intruder"})
+				assert.Equal(t, 422, other.StatusCode, other.Body)
+
+				again := send(h, "early-fail", first...)
+				r2 := results(t, again)
+				assert.Equal(t, "true", again.Headers["Idempotent-Replayed"])
+				assert.Equal(t, r1[2], r2[2], "the genuine retry replays its link")
+				links, _, err := store.List(ctx, "p6r4ocs3d1", 100, "")
+				require.NoError(t, err)
+				assert.Len(t, links, 1, "the other body created nothing")
+			})
+			t.Run("nothing created: another body is still 422", func(t *testing.T) {
+				store := st.new(t)
+				h := batchHandler(t, store)
+				require.Equal(t, []int{400, 400}, statuses(results(t, send(h, "all-fail", invalid, invalid))))
+
+				other := send(h, "all-fail", map[string]any{"url": "https://example.com/intruder"})
+				assert.Equal(t, 422, other.StatusCode, other.Body)
+				assert.Equal(t, []int{400, 400}, statuses(results(t, send(h, "all-fail", invalid, invalid))),
+					"the same body is still the same request")
+				links, _, err := store.List(ctx, "p6r4ocs3d1", 100, "")
+				require.NoError(t, err)
+				assert.Empty(t, links)
+			})
+			t.Run("a batch's key refuses a single create", func(t *testing.T) {
+				store := st.new(t)
+				h := batchHandler(t, store)
+				require.Equal(t, []int{201}, statuses(results(t, send(h, "shared-key", map[string]any{"url": "https://example.com/b"}))))
+				resp := single(h, "shared-key", `{"url":"https://example.com/b"}`)
+				assert.Equal(t, 422, resp.StatusCode, resp.Body)
+			})
+			t.Run("a single create's key refuses a batch", func(t *testing.T) {
+				store := st.new(t)
+				h := batchHandler(t, store)
+				resp := single(h, "shared-key", `{"url":"https://example.com/s"}`)
+				require.Equal(t, 201, resp.StatusCode, resp.Body)
+				batch := send(h, "shared-key", map[string]any{"url": "https://example.com/s"})
+				assert.Equal(t, 422, batch.StatusCode, batch.Body)
+				links, _, err := store.List(ctx, "p6r4ocs3d1", 100, "")
+				require.NoError(t, err)
+				assert.Len(t, links, 1)
+			})
+		})
+	}
+}
+
+func statuses(rs []linkapi.BatchResult) []int {
+	out := make([]int, len(rs))
+	for i, r := range rs {
+		out[i] = r.Status
+	}
+	return out
 }
 
 // TestBatchConcurrentDuplicates: the same batch sent twice at once under

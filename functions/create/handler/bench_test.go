@@ -70,10 +70,11 @@ func BenchmarkCreateDynamoDB(b *testing.B) {
 			Store:   dynamostore.New(db, cfg),
 			Codes:   codes,
 			Rules:   link.Rules{ShortDomains: []string{"sho.rt"}},
-			Present: linkapi.Presenter{BaseURL: "https://sho.rt", CodeLength: 7},
+			Present: linkapi.Presenter{BaseURL: "https://sho.rt"},
 			Now:     time.Now,
 			Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 			Metrics: metrics.New(io.Discard, "Shortener", "create"),
+			Owners:  testOwners,
 		}
 		ev := event(b, "create-request.json")
 		b.ReportAllocs()

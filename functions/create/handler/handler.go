@@ -44,8 +44,20 @@ type Handler struct {
 	Metrics     *metrics.Emitter
 	MaxAttempts int
 	// Edge is invalidated when a custom alias is created, since a 404 for
-	// it may sit in the edge's negative cache (seed 003). Nil: no edge.
+	// it may sit in the edge's negative cache. Nil: no edge.
 	Edge edgecache.Invalidator
+	// Owners resolves the caller's API key to its owner (the keys table).
+	Owners apigw.Owners
+	// EdgeSettle is how long after the insert the invalidation is sent
+	// (config.InvalidationSettle; see edgecache.Purger), and EdgeSleep
+	// waits it out (time.Sleep when nil).
+	EdgeSettle time.Duration
+	EdgeSleep  func(time.Duration)
+}
+
+// purger invalidates the edge for new aliases.
+func (h *Handler) purger() edgecache.Purger {
+	return edgecache.Purger{Edge: h.Edge, Settle: h.EdgeSettle, Sleep: h.EdgeSleep, Log: h.Log, Metrics: h.Metrics}
 }
 
 // API Gateway resources the handler serves.
@@ -74,7 +86,7 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest)
 
 // single answers POST /v1/links.
 func (h *Handler) single(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	owner, err := apigw.Owner(req)
+	owner, err := apigw.Owner(ctx, req, h.Owners)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
@@ -97,7 +109,7 @@ func (h *Handler) single(ctx context.Context, req *events.APIGatewayProxyRequest
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
-	edgecache.Purger{Edge: h.Edge, Log: h.Log, Metrics: h.Metrics}.Purge(ctx, req.RequestContext.RequestID, c.purge...)
+	h.purger().Purge(ctx, req.RequestContext.RequestID, c.purge...)
 	return createdResponse(c), nil
 }
 
@@ -185,7 +197,7 @@ func (h *Handler) create(ctx context.Context, r request, now time.Time, lookFirs
 		case err == nil:
 			c := created{code: l.Code, body: body}
 			if l.CustomAlias() {
-				c.purge = l.EdgePaths(h.Present.CodeLength)
+				c.purge = l.EdgePaths()
 			}
 			return c, nil
 		case !errors.As(err, &taken):

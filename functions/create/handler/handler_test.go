@@ -71,10 +71,11 @@ func newFixture(t *testing.T, codes ...string) *fixture {
 		Store:   f.store,
 		Codes:   f.codes,
 		Rules:   link.Rules{ShortDomains: []string{"sho.rt"}},
-		Present: linkapi.Presenter{BaseURL: "https://sho.rt", CodeLength: 7},
+		Present: linkapi.Presenter{BaseURL: "https://sho.rt"},
 		Now:     func() time.Time { return now },
 		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Metrics: metrics.New(f.metrics, "Shortener", "create"),
+		Owners:  testOwners,
 	}
 	return f
 }
@@ -120,7 +121,7 @@ func TestCreateGenerated(t *testing.T) {
 
 	stored, err := f.store.Get(context.Background(), "Ab3dE5g")
 	require.NoError(t, err)
-	assert.Equal(t, "p6r4ocs3d1", stored.Owner, "the owner is the API key id from the request context")
+	assert.Equal(t, "p6r4ocs3d1", stored.Owner, "the owner is the API key's owner in the keys table")
 	assert.Equal(t, link.StatusActive, stored.Status)
 	assert.Equal(t, int64(1), stored.Version)
 }
@@ -183,6 +184,7 @@ func TestCreateRefusesBadRequests(t *testing.T) {
 		{name: "no api key", event: "create-no-api-key.json", status: 401},
 		{name: "not a url", body: `{"url":"example"}`, status: 400, field: "url"},
 		{name: "ftp", body: `{"url":"ftp://example.com/f"}`, status: 400, field: "url"},
+		{name: "url with a bidi override", body: `{"url":"https://example.com/\u202egnp.exe"}`, status: 400, field: "url"},
 		{name: "user info", body: `{"url":"https://paypal.com@evil.example/"}`, status: 400, field: "url"},
 		{name: "own domain", body: `{"url":"https://SHO.RT/abc"}`, status: 400, field: "url"},
 		{name: "missing url", body: `{}`, status: 400, field: "url"},
@@ -252,7 +254,7 @@ func TestCreateIdempotency(t *testing.T) {
 	})
 	t.Run("another owner's same key is a new request", func(t *testing.T) {
 		ev := ev
-		ev.RequestContext.Identity.APIKeyID = "someone-else"
+		ev.RequestContext.Identity.APIKey = "someone-elses-key"
 		resp, err := f.h.Handle(context.Background(), ev)
 		require.NoError(t, err)
 		assert.Equal(t, 201, resp.StatusCode)
@@ -317,4 +319,40 @@ func TestCreateUnavailableIsRetryable(t *testing.T) {
 	replay, err := f.h.Handle(context.Background(), ev)
 	require.NoError(t, err)
 	assert.Equal(t, retry.Body, replay.Body, "the retry and every later one name the same link")
+}
+
+// TestCreateNeverIssuesADeadLink: an expires_at a fraction of a second
+// ahead is stored to the second; if that second is already here the
+// request is refused, never answered 201 for a link that then redirects 410.
+func TestCreateNeverIssuesADeadLink(t *testing.T) {
+	clock := now.Add(700 * time.Millisecond)
+	tests := []struct {
+		name      string
+		expiresAt string
+		status    int
+		stored    string
+	}{
+		{name: "stored in the past", expiresAt: "2026-11-30T12:00:00.9Z", status: 400},
+		{name: "stored as the next second", expiresAt: "2026-11-30T12:00:01.2Z", status: 201, stored: "2026-11-30T12:00:01Z"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, "dead001")
+			f.h.Now = func() time.Time { return clock }
+			resp, err := f.h.Handle(context.Background(), withBody(event(t, "create-request.json"),
+				`{"url":"https://example.com/soon","expires_at":"`+tt.expiresAt+`"}`))
+			require.NoError(t, err)
+			require.Equal(t, tt.status, resp.StatusCode, resp.Body)
+			l, err := f.store.Get(context.Background(), "dead001")
+			if tt.status != 201 {
+				assert.Equal(t, "expires_at", decode[apigw.Problem](t, resp).Field)
+				assert.ErrorIs(t, err, link.ErrNotFound)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, link.Redirect, l.Resolve(clock), "the new link redirects")
+			assert.Equal(t, tt.stored, l.ExpiresAt.Format(time.RFC3339Nano))
+			assert.Equal(t, tt.stored, decode[map[string]any](t, resp)["expires_at"], "the answer shows what is stored")
+		})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
@@ -22,8 +23,12 @@ type Options struct {
 	Metrics *metrics.Emitter
 	// Edge is invalidated for each new custom alias; nil for none.
 	Edge edgecache.Invalidator
+	// Owners resolves API keys to owners: the keys table.
+	Owners apigw.Owners
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Sleep waits out the invalidation settle time; time.Sleep when nil.
+	Sleep func(time.Duration)
 }
 
 // New builds a handler from the configuration, drawing codes from crypto/rand.
@@ -37,13 +42,16 @@ func New(o Options) (*Handler, error) {
 		now = time.Now
 	}
 	return &Handler{
-		Store:   o.Store,
-		Codes:   codes,
-		Rules:   o.Config.Rules(),
-		Present: linkapi.Presenter{BaseURL: o.Config.BaseURL, CodeLength: o.Config.CodeLength},
-		Now:     now,
-		Log:     o.Log,
-		Metrics: o.Metrics,
-		Edge:    o.Edge,
+		Store:      o.Store,
+		Codes:      codes,
+		Rules:      o.Config.Rules(),
+		Present:    linkapi.Presenter{BaseURL: o.Config.BaseURL},
+		Now:        now,
+		Log:        o.Log,
+		Metrics:    o.Metrics,
+		Edge:       o.Edge,
+		Owners:     o.Owners,
+		EdgeSettle: o.Config.InvalidationSettle,
+		EdgeSleep:  o.Sleep,
 	}, nil
 }

@@ -66,9 +66,16 @@ type Handler struct {
 	// EdgeTimeout bounds the wait for an invalidation;
 	// edgecache.DefaultPurgeTimeout when zero.
 	EdgeTimeout time.Duration
-	Now         func() time.Time
-	Log         *slog.Logger
-	Metrics     *metrics.Emitter
+	// EdgeSettle is how long after a change the invalidation is sent
+	// (config.InvalidationSettle; see edgecache.Purger), and EdgeSleep
+	// waits it out (time.Sleep when nil).
+	EdgeSettle time.Duration
+	EdgeSleep  func(time.Duration)
+	Now        func() time.Time
+	Log        *slog.Logger
+	Metrics    *metrics.Emitter
+	// Owners resolves the caller's API key to its owner (the keys table).
+	Owners apigw.Owners
 }
 
 // Handle answers one API Gateway proxy event.
@@ -84,7 +91,7 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest)
 }
 
 func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	owner, err := apigw.Owner(req)
+	owner, err := apigw.Owner(ctx, req, h.Owners)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
@@ -238,7 +245,7 @@ func (h *Handler) delete(ctx context.Context, req *events.APIGatewayProxyRequest
 
 // owned returns the caller's live link named by code; see linkstore.GetOwned.
 func (h *Handler) owned(ctx context.Context, owner, code string) (link.Link, error) {
-	return linkstore.GetOwned(ctx, h.Store, owner, code, h.Present.CodeLength)
+	return linkstore.GetOwned(ctx, h.Store, owner, code)
 }
 
 // changes is a validated patch.
@@ -306,8 +313,8 @@ func (ch changes) apply(l link.Link) link.Link {
 
 // invalidate asks the edge to drop l's cached answers; see edgecache.Purger.
 func (h *Handler) invalidate(ctx context.Context, req *events.APIGatewayProxyRequest, l link.Link) {
-	edgecache.Purger{Edge: h.Edge, Timeout: h.EdgeTimeout, Log: h.Log, Metrics: h.Metrics}.
-		Purge(ctx, req.RequestContext.RequestID, l.EdgePaths(h.Present.CodeLength)...)
+	edgecache.Purger{Edge: h.Edge, Settle: h.EdgeSettle, Sleep: h.EdgeSleep, Timeout: h.EdgeTimeout, Log: h.Log, Metrics: h.Metrics}.
+		Purge(ctx, req.RequestContext.RequestID, l.EdgePaths()...)
 }
 
 func (h *Handler) detail(l link.Link) events.APIGatewayProxyResponse {

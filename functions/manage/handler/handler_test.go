@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/link"
@@ -31,7 +32,7 @@ import (
 
 var start = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
-// The fixtures' API key id is ownerA; ownerB is a second key.
+// The fixtures' API key belongs to ownerA; ownerB is a second owner.
 const (
 	ownerA = "p6r4ocs3d1"
 	ownerB = "q7s5pdt4e2"
@@ -65,11 +66,16 @@ func newFixture(t *testing.T) *fixture {
 		Store:   f.store,
 		Edge:    f.edge,
 		Rules:   link.Rules{ShortDomains: []string{"sho.rt"}},
-		Present: linkapi.Presenter{BaseURL: "https://sho.rt", CodeLength: 7},
+		Present: linkapi.Presenter{BaseURL: "https://sho.rt"},
 		Grace:   grace,
 		Now:     clock.Now,
 		Log:     slog.New(slog.NewJSONHandler(f.logs, nil)),
 		Metrics: metrics.New(f.metrics, "Shortener", "manage"),
+		// The keys table: the fixtures' key and keyOf(ownerA) belong to
+		// ownerA, keyOf(ownerB) to ownerB.
+		Owners: apikey.NewResolver(apikey.NewMemory(map[string]string{
+			"k3yV4lu3Examp1e": ownerA, keyOf(ownerA): ownerA, keyOf(ownerB): ownerB,
+		}), apikey.ResolverOptions{}),
 	}
 	return f
 }
@@ -142,10 +148,18 @@ func at(ev events.APIGatewayProxyRequest, code string) events.APIGatewayProxyReq
 	return ev
 }
 
-// as sends the event with another API key.
-func as(ev events.APIGatewayProxyRequest, keyID string) events.APIGatewayProxyRequest {
-	ev.RequestContext.Identity.APIKeyID = keyID
+// as sends the event with an API key of owner; with none for "".
+func as(ev events.APIGatewayProxyRequest, owner string) events.APIGatewayProxyRequest {
+	ev.RequestContext.Identity.APIKey = keyOf(owner)
 	return ev
+}
+
+// keyOf is an API key of owner in the fixture's keys table.
+func keyOf(owner string) string {
+	if owner == "" {
+		return ""
+	}
+	return "key-of-" + owner + "-0123456789"
 }
 
 func withIfMatch(ev events.APIGatewayProxyRequest, v string) events.APIGatewayProxyRequest {
@@ -524,6 +538,7 @@ func TestPatchRefusesBadRequests(t *testing.T) {
 	}{
 		{name: "url not http", body: `{"url":"ftp://example.com/f"}`, status: 400, field: "url"},
 		{name: "url empty", body: `{"url":""}`, status: 400, field: "url"},
+		{name: "url with a bidi override", body: `{"url":"https://example.com/\u202egnp.exe"}`, status: 400, field: "url"},
 		{name: "url to the short domain", body: `{"url":"https://SHO.RT/x"}`, status: 400, field: "url"},
 		{name: "url a number", body: `{"url":5}`, status: 400, field: "url"},
 		{name: "expires_at in the past", body: `{"expires_at":"2020-01-01T00:00:00Z"}`, status: 400, field: "expires_at"},
@@ -836,13 +851,14 @@ func TestEdgePaths(t *testing.T) {
 		{name: "generated code", l: link.Link{Code: "aB3dE5f"}, want: []string{"/aB3dE5f"}},
 		{name: "lower-case alias", l: link.Link{Code: "my-link", Alias: "my-link"}, want: []string{"/my-link"}},
 		{name: "alias shown in its display form", l: link.Link{Code: "summer-sale", Alias: "Summer-Sale"}, want: []string{"/summer-sale", "/Summer-Sale"}},
-		// Shown as its key (it could be a generated code), but still
-		// reachable, and cacheable, in the spelling its owner typed.
+		// Shown as its key (it could be a generated code of some allowed
+		// length); an older version may have cached the spelling its
+		// owner typed.
 		{name: "alias shown as its key", l: link.Link{Code: "promo25", Alias: "Promo25"}, want: []string{"/promo25", "/Promo25"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, tt.l.EdgePaths(7))
+			assert.Equal(t, tt.want, tt.l.EdgePaths())
 		})
 	}
 }
@@ -1017,9 +1033,13 @@ func TestNewBuildsFromTheConfiguration(t *testing.T) {
 	clock := storetest.NewClock(start)
 	store := linkstore.NewMemory(clock.Now)
 	edge := edgecache.NewRecorder(clock.Now)
-	h := New(Options{Store: store, Edge: edge, Config: cfg, Grace: grace, Log: slog.New(slog.DiscardHandler), Now: clock.Now})
+	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{"k3yV4lu3Examp1e": ownerA}), apikey.ResolverOptions{})
+	var settled []time.Duration
+	h := New(Options{Store: store, Edge: edge, Config: cfg, Grace: grace, Log: slog.New(slog.DiscardHandler), Now: clock.Now, Owners: owners,
+		Sleep: func(d time.Duration) { settled = append(settled, d); clock.Add(d) }})
 
-	assert.Equal(t, linkapi.Presenter{BaseURL: "https://sho.rt", CodeLength: 8}, h.Present)
+	assert.Equal(t, linkapi.Presenter{BaseURL: "https://sho.rt"}, h.Present)
+	assert.Same(t, owners, h.Owners)
 	assert.Equal(t, grace, h.Grace)
 	require.NoError(t, store.Create(context.Background(), link.Link{Code: "aB3dE5fG", Owner: ownerA, URL: "https://example.com/",
 		CreatedAt: start, UpdatedAt: start, ExpiresAt: start.Add(time.Hour), Status: link.StatusActive, Version: 1, RedirectStatus: 302}, nil))
@@ -1032,4 +1052,6 @@ func TestNewBuildsFromTheConfiguration(t *testing.T) {
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
 	assert.Equal(t, "https://sho.rt/aB3dE5fG", decode[linkapi.LinkDetail](t, resp).ShortURL)
 	assert.Equal(t, []string{"/aB3dE5fG"}, edge.Paths())
+	assert.Equal(t, []time.Duration{config.DefaultInvalidationSettle}, settled, "the invalidation waits out the settle time")
+	assert.Equal(t, start.Add(config.DefaultInvalidationSettle), edge.Invalidations()[0].At)
 }

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
@@ -23,8 +24,12 @@ type Options struct {
 	Grace   time.Duration
 	Log     *slog.Logger
 	Metrics *metrics.Emitter
+	// Owners resolves API keys to owners: the keys table.
+	Owners apigw.Owners
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Sleep waits out the invalidation settle time; time.Sleep when nil.
+	Sleep func(time.Duration)
 }
 
 // New builds a handler from the configuration.
@@ -37,10 +42,14 @@ func New(o Options) *Handler {
 		Store:   o.Store,
 		Edge:    o.Edge,
 		Rules:   o.Config.Rules(),
-		Present: linkapi.Presenter{BaseURL: o.Config.BaseURL, CodeLength: o.Config.CodeLength},
+		Present: linkapi.Presenter{BaseURL: o.Config.BaseURL},
 		Grace:   o.Grace,
 		Now:     now,
 		Log:     o.Log,
 		Metrics: o.Metrics,
+		Owners:  o.Owners,
+
+		EdgeSettle: o.Config.InvalidationSettle,
+		EdgeSleep:  o.Sleep,
 	}
 }

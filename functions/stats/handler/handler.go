@@ -63,7 +63,6 @@ import (
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
-	"github.com/shortlink-dev/shortener/shared/shortcode"
 )
 
 // Links reads one link; linkstore.Store satisfies it.
@@ -89,14 +88,13 @@ const (
 
 // Handler answers stats requests.
 type Handler struct {
-	Links  Links
-	Clicks Clicks
-	// CodeLength is the length of generated codes (SHORTENER_CODE_LENGTH);
-	// shortcode.DefaultLength when zero.
-	CodeLength int
-	Now        func() time.Time
-	Log        *slog.Logger
-	Metrics    *metrics.Emitter
+	Links   Links
+	Clicks  Clicks
+	Now     func() time.Time
+	Log     *slog.Logger
+	Metrics *metrics.Emitter
+	// Owners resolves the caller's API key to its owner (the keys table).
+	Owners apigw.Owners
 }
 
 // Stats is the response body.
@@ -159,7 +157,7 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest)
 }
 
 func (h *Handler) stats(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	owner, err := apigw.Owner(req)
+	owner, err := apigw.Owner(ctx, req, h.Owners)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
@@ -196,7 +194,7 @@ func codeParam(req *events.APIGatewayProxyRequest) string {
 
 // owned returns the caller's live link named by code; see linkstore.GetOwned.
 func (h *Handler) owned(ctx context.Context, owner, code string) (link.Link, error) {
-	return linkstore.GetOwned(ctx, h.Links, owner, code, cmp.Or(h.CodeLength, shortcode.DefaultLength))
+	return linkstore.GetOwned(ctx, h.Links, owner, code)
 }
 
 // query is a request's parsed parameters, aligned to its buckets.

@@ -22,6 +22,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -30,7 +31,7 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-const owner = "p6r4ocs3d1" // the apiKeyId of the fixtures
+const owner = "p6r4ocs3d1" // the owner of the fixtures' API key
 
 var now = time.Date(2026, 11, 30, 15, 20, 0, 0, time.UTC)
 
@@ -132,6 +133,8 @@ func newFixture(t *testing.T, clicks Clicks) *fixture {
 		Now:     func() time.Time { return now },
 		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Metrics: metrics.New(f.metrics, "Shortener", "stats"),
+		// The keys table: the fixtures' key belongs to owner.
+		Owners: apikey.NewResolver(apikey.NewMemory(map[string]string{"k3yV4lu3Examp1e": owner}), apikey.ResolverOptions{}),
 	}
 	return f
 }
@@ -384,7 +387,7 @@ func TestRefusals(t *testing.T) {
 				ev.HTTPMethod = tt.method
 			}
 			if tt.noKey {
-				ev.RequestContext.Identity.APIKeyID = ""
+				ev.RequestContext.Identity.APIKey = ""
 			}
 
 			resp, err := f.h.Handle(context.Background(), ev)

@@ -106,9 +106,7 @@ func (s *Store) Create(ctx context.Context, l link.Link, idem *linkstore.Idempot
 					AttrIdemResponse: &types.AttributeValueMemberB{Value: idem.Response},
 					AttrExpiresAt:    num(idem.ExpiresAt.Unix()),
 				},
-				// An expired record may linger until TTL removes it; it no
-				// longer holds the key.
-				ConditionExpression:       aws.String("attribute_not_exists(" + AttrIdemPK + ") OR " + AttrExpiresAt + " <= :now"),
+				ConditionExpression:       aws.String(idemIsFree),
 				ExpressionAttributeValues: map[string]types.AttributeValue{":now": num(s.cfg.Now().Unix())},
 			}},
 		},
@@ -160,23 +158,73 @@ func (s *Store) GetIdempotency(ctx context.Context, owner, key string) (linkstor
 	if err != nil {
 		return linkstore.Idempotency{}, wrap("get idempotency record", key, err)
 	}
-	rec := linkstore.Idempotency{Owner: owner, Key: key}
-	var expires int64
-	rec.RequestHash, err = getS(out.Item, AttrIdemHash, nil)
-	rec.Code, err = getS(out.Item, AttrCode, err)
-	expires, err = getN(out.Item, AttrExpiresAt, err)
-	if out.Item == nil || (err == nil && !s.cfg.Now().Before(time.Unix(expires, 0))) {
+	if out.Item == nil {
 		return linkstore.Idempotency{}, fmt.Errorf("get idempotency record: %w", link.ErrNotFound)
 	}
+	return s.unmarshalIdempotency(owner, key, out.Item)
+}
+
+// unmarshalIdempotency decodes a record; an expired one, which TTL has not
+// removed yet, is link.ErrNotFound.
+func (s *Store) unmarshalIdempotency(owner, key string, item map[string]types.AttributeValue) (linkstore.Idempotency, error) {
+	rec := linkstore.Idempotency{Owner: owner, Key: key}
+	hash, err := getS(item, AttrIdemHash, nil)
+	expires, err := getN(item, AttrExpiresAt, err)
 	if err != nil {
 		return linkstore.Idempotency{}, fmt.Errorf("decode idempotency record: %w", err)
 	}
-	if b, ok := out.Item[AttrIdemResponse].(*types.AttributeValueMemberB); ok {
+	if !s.cfg.Now().Before(time.Unix(expires, 0)) {
+		return linkstore.Idempotency{}, fmt.Errorf("get idempotency record: %w", link.ErrNotFound)
+	}
+	rec.RequestHash = hash
+	rec.Code, _ = getS(item, AttrCode, nil) // a claim carries none yet
+	if b, ok := item[AttrIdemResponse].(*types.AttributeValueMemberB); ok {
 		rec.Response = b.Value
 	}
 	rec.ExpiresAt = time.Unix(expires, 0).UTC()
 	return rec, nil
 }
+
+// ClaimIdempotency implements linkstore.Store: one conditional put of a
+// record without a code, which the same condition as Create's keeps from
+// taking a key that is held; a failed condition returns the record that
+// holds it, so telling a retry from another request costs no second read.
+func (s *Store) ClaimIdempotency(ctx context.Context, rec linkstore.Idempotency) (linkstore.Idempotency, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: &s.cfg.IdempotencyTable,
+		Item: map[string]types.AttributeValue{
+			AttrIdemPK:    str(idemPK(rec.Owner, rec.Key)),
+			AttrIdemHash:  str(rec.RequestHash),
+			AttrExpiresAt: num(rec.ExpiresAt.Unix()),
+		},
+		ConditionExpression:                 aws.String(idemIsFree),
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":now": num(s.cfg.Now().Unix())},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		held, derr := s.unmarshalIdempotency(rec.Owner, rec.Key, ccf.Item)
+		if errors.Is(derr, link.ErrNotFound) {
+			// It expired between the condition and now: a retry claims it.
+			return linkstore.Idempotency{}, fmt.Errorf("claim idempotency key %q: the record holding it just expired: %w", rec.Key, link.ErrUnavailable)
+		}
+		if derr != nil {
+			return linkstore.Idempotency{}, fmt.Errorf("claim idempotency key %q: read the record holding it: %w", rec.Key, derr)
+		}
+		return held, &linkstore.ConflictError{Taken: linkstore.TakenIdempotencyKey}
+	}
+	if err != nil {
+		return linkstore.Idempotency{}, wrap("claim idempotency key", rec.Key, err)
+	}
+	rec.Code, rec.Response = "", nil
+	return rec, nil
+}
+
+// idemIsFree holds for a key without a record or with an expired one: an
+// expired record may linger until TTL removes it; it no longer holds the key.
+const idemIsFree = "attribute_not_exists(" + AttrIdemPK + ") OR " + AttrExpiresAt + " <= :now"
 
 // idemPK scopes a key to its owner, so two callers cannot see or collide
 // with each other's keys. The length prefix keeps "a"+"b:c" apart from "a:b"+"c".

@@ -139,6 +139,56 @@ func Run(t *testing.T, newStore Factory) {
 		assert.Equal(t, "idem008", got.Code)
 	})
 
+	t.Run("a claim binds a free key to a request", func(t *testing.T) {
+		s, clock := setup(t)
+		claim := record("owner-1", "claimed", "", clock.Now())
+		claim.RequestHash = "batch:one"
+		_, err := s.ClaimIdempotency(context.Background(), claim)
+		require.NoError(t, err)
+		got, err := s.GetIdempotency(context.Background(), "owner-1", "claimed")
+		require.NoError(t, err)
+		assert.Equal(t, "batch:one", got.RequestHash)
+		assert.Empty(t, got.Code, "a claim names no link")
+		assert.Empty(t, got.Response)
+
+		other := claim
+		other.RequestHash = "batch:two"
+		held, err := s.ClaimIdempotency(context.Background(), other)
+		assertTaken(t, err, linkstore.TakenIdempotencyKey)
+		assert.Equal(t, "batch:one", held.RequestHash, "the refusal names the request holding the key")
+
+		// A create under the claimed key is refused as under any used key.
+		rec := record("owner-1", "claimed", "idem009", clock.Now())
+		err = s.Create(context.Background(), sample("idem009", clock.Now()), &rec)
+		assertTaken(t, err, linkstore.TakenIdempotencyKey)
+	})
+
+	t.Run("a claim on a key a create used returns that record", func(t *testing.T) {
+		s, clock := setup(t)
+		rec := record("owner-1", "used", "idem010", clock.Now())
+		require.NoError(t, s.Create(context.Background(), sample("idem010", clock.Now()), &rec))
+		claim := record("owner-1", "used", "", clock.Now())
+		claim.RequestHash = "batch:x"
+		held, err := s.ClaimIdempotency(context.Background(), claim)
+		assertTaken(t, err, linkstore.TakenIdempotencyKey)
+		assert.Equal(t, rec, held)
+	})
+
+	t.Run("an expired record does not hold a key against a claim", func(t *testing.T) {
+		s, clock := setup(t)
+		old := record("owner-1", "stale", "", clock.Now())
+		_, err := s.ClaimIdempotency(context.Background(), old)
+		require.NoError(t, err)
+		clock.Add(linkstore.IdempotencyWindow + time.Second)
+		fresh := record("owner-1", "stale", "", clock.Now())
+		fresh.RequestHash = "batch:new"
+		_, err = s.ClaimIdempotency(context.Background(), fresh)
+		require.NoError(t, err)
+		got, err := s.GetIdempotency(context.Background(), "owner-1", "stale")
+		require.NoError(t, err)
+		assert.Equal(t, "batch:new", got.RequestHash)
+	})
+
 	t.Run("concurrent creates of one code: exactly one wins", func(t *testing.T) {
 		s, clock := setup(t)
 		const n = 50

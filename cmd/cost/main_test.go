@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/internal/capacity"
+	"github.com/shortlink-dev/shortener/internal/emulator"
+	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// TestRunMeasures runs the command's measurements on a small stream and
+// checks the figures that follow from the schema: a link item and its two
+// index entries, a transaction doubling the items it writes, half a unit
+// per eventually consistent read.
+func TestRunMeasures(t *testing.T) {
+	endpoint := testenv.DynamoDBEndpoint(t)
+	meter := capacity.Meter{Items: emulator.NewDynamoDBClient(endpoint)}
+	db := emulator.NewDynamoDBClient(endpoint, meter.Options)
+	sp := streamSpec{Records: 2_000, Codes: 2_000, Zipf: 1, BotShare: 0.2, Countries: 30, Referrers: 50, CodeLength: 7,
+		Rate: 3858, Shards: 2, BatchSize: 1000, Window: 5 * time.Second, HitRatio: 0.9,
+		Start: time.Date(2026, 11, 30, 11, 50, 0, 0, time.UTC), Seed: 3}
+	r, err := run(context.Background(), db, &meter, sp, 20, 5)
+	require.NoError(t, err)
+
+	assert.Equal(t, 2_000, r.Stream.Clicks)
+	// Up to four items a click, 2 WRU each in a transaction, fewer where a
+	// batch holds a code twice: between 2 and 8 per click.
+	assert.Greater(t, r.Clicks.WRUPerClick, 2.0)
+	assert.Less(t, r.Clicks.WRUPerClick, 8.0)
+	assert.Equal(t, 3.0, r.Create.WRUPerCreate)
+	assert.Equal(t, 6.0, r.Create.WRUPerKeyedCreate)
+	assert.Equal(t, 1.0, r.Create.RRUPerKeyed)
+	assert.Equal(t, 0.0, r.Create.WRUPerReplay, "a replay writes nothing")
+	assert.Equal(t, 0.5, r.Redirect.RRUPerMiss)
+	assert.Equal(t, 0.5, r.Redirect.RRUPerUnknown)
+	assert.Greater(t, r.Stats.RRUPerDefaultTop, 0.0)
+}

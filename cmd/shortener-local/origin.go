@@ -1,0 +1,43 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"time"
+
+	originauth "github.com/shortlink-dev/shortener/functions/originauth/handler"
+	"github.com/shortlink-dev/shortener/internal/localgw"
+)
+
+// originAuthorizerTTL is how long the deployed redirect API caches its
+// authorizer's answer per header value (infra/api NewRedirect).
+const originAuthorizerTTL = 5 * time.Minute
+
+// originLock is the redirect origin's lock-down as deployed: the edge adds
+// a secret header to every redirect origin request (CloudFront origin
+// custom headers) and the gateway's redirect route runs the real origin
+// authorizer, so a request that goes around the edge to the gateway is
+// refused with 401 or 403, as on AWS (docs/deploy.md, "Only CloudFront
+// reaches the origins"). The secret is made when the run starts and is
+// never printed or logged.
+type originLock struct {
+	secret     string
+	authorizer *localgw.Authorizer
+}
+
+func newOriginLock(log *slog.Logger) originLock {
+	var b [32]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	secret := hex.EncodeToString(b[:])
+	h := &originauth.Handler{Secrets: originauth.Static{secret}, Log: log.With("function", "originauth")}
+	return originLock{
+		secret:     secret,
+		authorizer: &localgw.Authorizer{Header: originauth.HeaderName, Handler: h.Handle, TTL: originAuthorizerTTL},
+	}
+}
+
+// edgeHeaders are the redirect origin's custom headers for the local edge.
+func (l originLock) edgeHeaders() map[string]string {
+	return map[string]string{originauth.HeaderName: l.secret}
+}

@@ -1,0 +1,118 @@
+package infra_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/infra/monitoring"
+)
+
+// alarmsOn returns the single-metric alarms of tp on namespace/metric.
+func alarmsOn(tp tpl, namespace, metric string) []resource {
+	var out []resource
+	for _, a := range tp.resources("AWS::CloudWatch::Alarm") {
+		if a.Props["Namespace"] == namespace && a.Props["MetricName"] == metric {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// dimension is the alarm's dimension name, rendered as JSON.
+func dimension(a resource, name string) string {
+	for _, d := range asSlice(a.Props["Dimensions"]) {
+		if get(d, "Name") == name {
+			return toJSON(get(d, "Value"))
+		}
+	}
+	return ""
+}
+
+// TestEstateAlarms: the alarms issue 17 found missing, each notifying the
+// stack's topic: Kinesis write throttling on the click stream, the stream
+// consumers' iterator age, analytics table throttles, and the links
+// table's replication latency to each other region.
+func TestEstateAlarms(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		t.Run(s.name, func(t *testing.T) {
+			for _, region := range s.cfg.Regions {
+				tp := s.regional(region)
+				primary := region == s.cfg.PrimaryRegion
+				for _, a := range tp.resources("AWS::CloudWatch::Alarm") {
+					assert.NotEmpty(t, a.Props["AlarmActions"], "%s notifies", a.ID)
+				}
+
+				// Iterator age, per consumer: Lambda's IteratorAge of its function.
+				want := map[string]float64{"TtlstreamFunction": 10 * 60 * 1000}
+				if primary {
+					want["ClicksFunction"] = 5 * 60 * 1000
+				}
+				got := map[string]float64{}
+				for _, a := range alarmsOn(tp, "AWS/Lambda", "IteratorAge") {
+					assert.Equal(t, "Maximum", a.Props["Statistic"], a.ID)
+					for fn := range want {
+						if strings.Contains(dimension(a, "FunctionName"), fn) {
+							got[fn] = a.Props["Threshold"].(float64)
+						}
+					}
+				}
+				assert.Equal(t, want, got, "%s: iterator age alarms (ms)", region)
+
+				// The click stream: CloudFront's PutRecords throttled.
+				for _, metric := range []string{"PutRecords.ThrottledRecords", "WriteProvisionedThroughputExceeded"} {
+					alarms := alarmsOn(tp, "AWS/Kinesis", metric)
+					if !primary {
+						assert.Empty(t, alarms, "%s: the click stream is in the primary region", region)
+						continue
+					}
+					require.Len(t, alarms, 1, metric)
+					assert.Contains(t, dimension(alarms[0], "StreamName"), "ClicksClickLog", metric)
+					assert.Equal(t, float64(1), alarms[0].Props["Threshold"], metric)
+					assert.Equal(t, "Sum", alarms[0].Props["Statistic"], metric)
+				}
+
+				// Analytics table throttles; the links table's are per region.
+				for _, metric := range []string{"ReadThrottleEvents", "WriteThrottleEvents"} {
+					var analytics, links int
+					for _, a := range alarmsOn(tp, "AWS/DynamoDB", metric) {
+						table := dimension(a, "TableName")
+						switch {
+						case strings.Contains(table, "TablesAnalytics"):
+							analytics++
+							assert.Equal(t, float64(1), a.Props["Threshold"])
+						case strings.Contains(strings.ToLower(table), "tableslinks"):
+							links++
+						}
+					}
+					assert.Equal(t, map[bool]int{true: 1, false: 0}[primary], analytics, "%s %s on analytics", region, metric)
+					assert.Equal(t, 1, links, "%s %s on links", region, metric)
+				}
+
+				// Replication latency: published where the writes happen, one
+				// alarm per receiving region.
+				receiving := map[string]float64{}
+				for _, a := range alarmsOn(tp, "AWS/DynamoDB", "ReplicationLatency") {
+					assert.Contains(t, strings.ToLower(dimension(a, "TableName")), "tableslinks", a.ID)
+					var r string
+					require.NoError(t, jsonString(dimension(a, "ReceivingRegion"), &r), a.ID)
+					receiving[r] = a.Props["Threshold"].(float64)
+				}
+				wantReceiving := map[string]float64{}
+				if primary {
+					for _, r := range s.cfg.SecondaryRegions() {
+						wantReceiving[r] = monitoring.ReplicationLatencyAlarmSeconds * 1000
+					}
+				}
+				assert.Equal(t, wantReceiving, receiving, "%s: replication latency alarms (ms) by receiving region", region)
+			}
+		})
+	}
+}
+
+func jsonString(raw string, out *string) error {
+	return json.Unmarshal([]byte(raw), out)
+}

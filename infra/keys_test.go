@@ -1,0 +1,85 @@
+package infra_test
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
+)
+
+// TestKeysTable: the API keys table (key hash -> owner) is a global table
+// with a replica in every region, like the links table, so an owner is the
+// same wherever the API runs; it is kept (PITR, deletion protection,
+// retained), since losing it would orphan every owner's links.
+func TestKeysTable(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		t.Run(s.name, func(t *testing.T) {
+			var found []resource
+			for _, r := range s.data().resources("AWS::DynamoDB::GlobalTable") {
+				if strings.HasPrefix(r.ID, "TablesKeys") {
+					found = append(found, r)
+				}
+			}
+			require.Len(t, found, 1)
+			p := found[0].Props
+			assert.Equal(t, []any{map[string]any{"AttributeName": dynamokeys.AttrHash, "KeyType": "HASH"}}, p["KeySchema"])
+			assert.Equal(t, "EVENTUAL", p["MultiRegionConsistency"])
+			assert.Equal(t, "PAY_PER_REQUEST", p["BillingMode"])
+			assert.Nil(t, p["TimeToLiveSpecification"], "keys never expire by themselves")
+			assert.Nil(t, p["GlobalSecondaryIndexes"])
+
+			var regions []string
+			for _, r := range asSlice(p["Replicas"]) {
+				regions = append(regions, get(r, "Region").(string))
+				assert.Equal(t, true, get(r, "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled"))
+				assert.Equal(t, true, get(r, "DeletionProtectionEnabled"))
+			}
+			sort.Strings(regions)
+			want := slices.Clone(s.cfg.Regions)
+			sort.Strings(want)
+			assert.Equal(t, want, regions, "a replica in every region, as the links table")
+
+			raw := s.data()["Resources"].(map[string]any)[found[0].ID].(map[string]any)
+			assert.Equal(t, "Retain", raw["DeletionPolicy"])
+			assert.Contains(t, s.data()["Outputs"], "KeysTableName", "the CLI's keys commands need its name")
+		})
+	}
+}
+
+// TestKeysTableGrants: create, manage and stats may GetItem on their own
+// region's replica of the keys table, and nothing else of it; no other
+// function touches it. Keys are written by operators only.
+func TestKeysTableGrants(t *testing.T) {
+	readers := []string{"create", "manage", "stats"}
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		for _, region := range s.cfg.Regions {
+			tp := s.regional(region)
+			t.Run(s.name+"/"+region, func(t *testing.T) {
+				for _, name := range append(slices.Clone(everyRegion), primaryOnly...) {
+					fn, ok := tp.function(name)
+					if !ok {
+						continue
+					}
+					stmts, _ := tp.roleStatements(fn)
+					reads := false
+					for _, st := range stmts {
+						res := strings.ToLower(st.Resources)
+						if !strings.Contains(res, "tableskeys") {
+							continue
+						}
+						assert.Equal(t, []string{"dynamodb:GetItem"}, st.Actions, "%s may only read a key", name)
+						assert.Contains(t, res, "arn:aws:dynamodb:"+region+":", "%s reads its own region's replica", name)
+						assert.NotContains(t, res, "/index/")
+						reads = true
+					}
+					assert.Equal(t, slices.Contains(readers, name), reads, "%s reads the keys table", name)
+				}
+			})
+		}
+	}
+}

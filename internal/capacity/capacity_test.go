@@ -1,0 +1,227 @@
+package capacity_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/internal/capacity"
+	"github.com/shortlink-dev/shortener/internal/emulator"
+	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// TestMeterAgainstDynamoDBLocal checks the meter against the units DynamoDB
+// documents: a write is 1 WRU per KB (rounded up), a transactional write 2
+// per KB, an eventually consistent read 0.5 RRU per 4 KB, a strongly
+// consistent one 1.
+func TestMeterAgainstDynamoDBLocal(t *testing.T) {
+	ctx := context.Background()
+	var m capacity.Meter
+	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t), m.Options)
+	table := testenv.UniqueName(t, "capacity")
+	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            &table,
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+	})
+	require.NoError(t, err)
+	require.Zero(t, m.Usage().Calls, "CreateTable consumes no capacity and is not counted")
+
+	item := func(pk string, size int) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{
+			"pk":  &types.AttributeValueMemberS{Value: pk},
+			"pad": &types.AttributeValueMemberS{Value: strings.Repeat("x", size)},
+		}
+	}
+	key := func(pk string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}}
+	}
+	tests := []struct {
+		name     string
+		call     func() error
+		wru, rru float64
+		failed   int
+	}{
+		{"a small put is one unit", func() error {
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: item("a", 10)})
+			return err
+		}, 1, 0, 0},
+		{"a 1.5 KB put is two units", func() error {
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: item("b", 1500)})
+			return err
+		}, 2, 0, 0},
+		{"a transactional small write is two units", func() error {
+			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+				{Put: &types.Put{TableName: &table, Item: item("c", 10)}},
+			}})
+			return err
+		}, 2, 0, 0},
+		{"an eventually consistent read is half a unit", func() error {
+			_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &table, Key: key("a")})
+			return err
+		}, 0, 0.5, 0},
+		{"a strongly consistent read is one unit", func() error {
+			_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &table, Key: key("a"), ConsistentRead: aws.Bool(true)})
+			return err
+		}, 0, 1, 0},
+		{"a failed conditional write is counted as unmeasured", func() error {
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: item("a", 10),
+				ConditionExpression: aws.String("attribute_not_exists(pk)")})
+			var failed *types.ConditionalCheckFailedException
+			if errors.As(err, &failed) {
+				return nil
+			}
+			return errors.Join(errors.New("want a failed condition"), err)
+		}, 0, 0, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := m.Usage()
+			require.NoError(t, tt.call())
+			d := m.Usage().Sub(before)
+			assert.Equal(t, tt.wru, d.WRU, "WRU")
+			assert.Equal(t, tt.rru, d.RRU, "RRU")
+			assert.Equal(t, tt.failed, d.Failed, "failed calls")
+		})
+	}
+	assert.Equal(t, 5.0, m.Usage().WRU, "the meter adds up every write")
+	assert.Equal(t, map[string]float64{"PutItem": 3, "TransactWriteItems": 2, "GetItem": 1.5}, m.Usage().ByOperation)
+}
+
+// TestLocalUnderreportsTransactions pins down why the meter sizes
+// transactions itself: DynamoDB Local answers a TransactWriteItems of five
+// updates with 2 units, where DynamoDB bills 2 per action and KB. If a
+// DynamoDB Local release fixes this, the first assertion fails: then the
+// meter can trust the answer again.
+func TestLocalUnderreportsTransactions(t *testing.T) {
+	ctx := context.Background()
+	endpoint := testenv.DynamoDBEndpoint(t)
+	raw := emulator.NewDynamoDBClient(endpoint)
+	table := testenv.UniqueName(t, "tx")
+	_, err := raw.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            &table,
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+	})
+	require.NoError(t, err)
+	_, err = raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "big"}, "pad": &types.AttributeValueMemberS{Value: strings.Repeat("x", 1500)},
+	}})
+	require.NoError(t, err)
+
+	tx := func(pks ...string) *dynamodb.TransactWriteItemsInput {
+		in := &dynamodb.TransactWriteItemsInput{}
+		for _, pk := range pks {
+			in.TransactItems = append(in.TransactItems, types.TransactWriteItem{Update: &types.Update{
+				TableName:                 &table,
+				Key:                       map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}},
+				UpdateExpression:          aws.String("ADD n :one"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}},
+			}})
+		}
+		in.TransactItems = append(in.TransactItems, types.TransactWriteItem{Put: &types.Put{
+			TableName: &table, Item: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "put-" + pks[0]}},
+		}})
+		return in
+	}
+
+	var reported capacity.Meter
+	_, err = emulator.NewDynamoDBClient(endpoint, reported.Options).TransactWriteItems(ctx, tx("a", "b", "c", "d"))
+	require.NoError(t, err)
+	assert.Equal(t, 2.0, reported.Usage().WRU, "DynamoDB Local reports a transaction as 2 units")
+
+	sized := capacity.Meter{Items: raw}
+	db := emulator.NewDynamoDBClient(endpoint, sized.Options)
+	_, err = db.TransactWriteItems(ctx, tx("e", "f", "g", "h"))
+	require.NoError(t, err)
+	assert.Equal(t, 10.0, sized.Usage().WRU, "five small actions, 2 units each")
+	_, err = db.TransactWriteItems(ctx, tx("big", "i"))
+	require.NoError(t, err)
+	assert.Equal(t, 10.0+4+2+2, sized.Usage().WRU, "the 1.5 KB item is billed 2 KB, twice")
+}
+
+func TestItemSize(t *testing.T) {
+	tests := []struct {
+		name string
+		item map[string]types.AttributeValue
+		want int
+	}{
+		{"string", map[string]types.AttributeValue{"code": &types.AttributeValueMemberS{Value: "Ab3dE5g"}}, 4 + 7},
+		{"number digits in pairs", map[string]types.AttributeValue{"n": &types.AttributeValueMemberN{Value: "12345"}}, 1 + 3 + 1},
+		{"zeros trimmed", map[string]types.AttributeValue{"n": &types.AttributeValueMemberN{Value: "-1200.00"}}, 1 + 1 + 1},
+		{"bool", map[string]types.AttributeValue{"ok": &types.AttributeValueMemberBOOL{Value: true}}, 2 + 1},
+		{"map", map[string]types.AttributeValue{"m": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+			"a": &types.AttributeValueMemberS{Value: "xy"}}}}, 1 + 3 + 1 + 1 + 2},
+		{"list", map[string]types.AttributeValue{"l": &types.AttributeValueMemberL{Value: []types.AttributeValue{
+			&types.AttributeValueMemberN{Value: "7"}, &types.AttributeValueMemberNULL{Value: true}}}}, 1 + 3 + (1 + 2) + (1 + 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, capacity.ItemSize(tt.item))
+		})
+	}
+	assert.Equal(t, 1.0, capacity.WriteUnits(0))
+	assert.Equal(t, 1.0, capacity.WriteUnits(1024))
+	assert.Equal(t, 2.0, capacity.WriteUnits(1025))
+}
+
+// TestTransactionIndexWrites: an index entry a transaction writes is billed
+// once, as a plain write, beside the doubled table write.
+func TestTransactionIndexWrites(t *testing.T) {
+	ctx := context.Background()
+	endpoint := testenv.DynamoDBEndpoint(t)
+	raw := emulator.NewDynamoDBClient(endpoint)
+	table := testenv.UniqueName(t, "txgsi")
+	_, err := raw.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:   &table,
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("owner"), AttributeType: types.ScalarAttributeTypeS},
+		},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
+			IndexName:  aws.String("by-owner"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("owner"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+		}},
+	})
+	require.NoError(t, err)
+	m := capacity.Meter{Items: raw}
+	db := emulator.NewDynamoDBClient(endpoint, m.Options)
+	put := func(pk, owner, pad string) {
+		item := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}, "pad": &types.AttributeValueMemberS{Value: pad}}
+		if owner != "" {
+			item["owner"] = &types.AttributeValueMemberS{Value: owner}
+		}
+		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: &table, Item: item}}}})
+		require.NoError(t, err)
+	}
+	steps := []struct {
+		name      string
+		pk, owner string
+		pad       string
+		wantUnits float64
+	}{
+		{"no index key: the table write only", "a", "", "x", 2},
+		{"a new index entry", "b", "o1", "x", 3},
+		{"no projected attribute changed", "b", "o1", strings.Repeat("y", 1500), 4},
+		{"the index key moved: out and in", "b", "o2", "y", 4 + 2},
+	}
+	for _, st := range steps {
+		before := m.Usage()
+		put(st.pk, st.owner, st.pad)
+		assert.Equal(t, st.wantUnits, m.Usage().Sub(before).WRU, st.name)
+	}
+}

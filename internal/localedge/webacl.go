@@ -1,0 +1,35 @@
+package localedge
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// NonCanonicalPathBody is the web ACL's answer to a percent-encoded
+// redirect path, as infra/edge sets it (edge.NonCanonicalPathBody; a test
+// there keeps the two equal).
+const NonCanonicalPathBody = "This short link is spelt with percent-encoding; use it as it was given.\n"
+
+// nonCanonical reports whether the deployed web ACL's canonical-path rule
+// (infra/edge WAFCanonicalPathRuleName) refuses a redirect-behaviour
+// request for escapedPath, the path as the viewer spelt it: any "%" in it.
+// CloudFront would cache such a spelling under its own key, which an
+// invalidation of the code's path never reaches, while the HTTP API origin
+// decodes it to the code itself (internal/localgw httpapi.go). WAF
+// inspects every request before the cache, so the spelling is never kept
+// and never reaches the origin.
+func nonCanonical(escapedPath string) bool {
+	return strings.IndexByte(escapedPath, '%') >= 0
+}
+
+// writeNonCanonical answers as the rule's custom response does: 400 with
+// NonCanonicalPathBody as text/plain.
+func writeNonCanonical(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain")
+	h.Set("Content-Length", strconv.Itoa(len(NonCanonicalPathBody)))
+	h.Set("X-Cache", ResultError+" from cloudfront")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write([]byte(NonCanonicalPathBody))
+}

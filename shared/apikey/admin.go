@@ -1,0 +1,68 @@
+package apikey
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Store is what key administration (the CLI's keys commands) needs of
+// the keys table. The functions only read it (Getter).
+type Store interface {
+	Getter
+	Add(ctx context.Context, rec Record) error
+	Revoke(ctx context.Context, hash string, at time.Time) (Record, error)
+	List(ctx context.Context, owner string) ([]Record, error)
+}
+
+var (
+	_ Store = (*Memory)(nil)
+)
+
+// Issue adds an active key for owner and returns it with its record. An
+// empty key is generated from random (crypto/rand when nil); a given key is
+// checked with CheckKey.
+func Issue(ctx context.Context, s Store, random io.Reader, owner, key, note string, now time.Time) (string, Record, error) {
+	if err := CheckOwner(owner); err != nil {
+		return "", Record{}, err
+	}
+	if key == "" {
+		var err error
+		if key, err = Generate(random); err != nil {
+			return "", Record{}, err
+		}
+	} else if err := CheckKey(key); err != nil {
+		return "", Record{}, err
+	}
+	rec := Record{Hash: Hash(key), Owner: owner, Status: StatusActive, CreatedAt: now.UTC(), Note: note}
+	if err := s.Add(ctx, rec); err != nil {
+		return "", Record{}, fmt.Errorf("add key for %q: %w", owner, err)
+	}
+	return key, rec, nil
+}
+
+// Rotate replaces the active key whose hash is oldHash: it issues a new
+// key for the same owner (as Issue does), then revokes the old one. The
+// new key is added first, so a failure in between leaves the owner with
+// two working keys, never with none; the error says so.
+func Rotate(ctx context.Context, s Store, random io.Reader, oldHash, newKey, note string, now time.Time) (string, Record, error) {
+	old, err := s.Get(ctx, oldHash)
+	if err != nil {
+		return "", Record{}, fmt.Errorf("read the old key: %w", err)
+	}
+	if old.Status != StatusActive {
+		return "", Record{}, fmt.Errorf("the old key: %w (issue a new key for %q instead)", ErrRevoked, old.Owner)
+	}
+	if note == "" {
+		note = old.Note
+	}
+	key, rec, err := Issue(ctx, s, random, old.Owner, newKey, note, now)
+	if err != nil {
+		return "", Record{}, err
+	}
+	if _, err := s.Revoke(ctx, oldHash, now.UTC()); err != nil {
+		return key, rec, fmt.Errorf("the new key works, but revoking the old one failed; revoke it again: %w", err)
+	}
+	return key, rec, nil
+}

@@ -1,0 +1,223 @@
+// Package dynamokeys is the keys table (shared/apikey) on DynamoDB: one
+// item per API key, keyed by the key's SHA-256, with its owner and status.
+// The functions only read it (GetItem); the CLI's keys commands write it
+// with the operator's credentials.
+package dynamokeys
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/shortlink-dev/shortener/shared/apikey"
+	"github.com/shortlink-dev/shortener/shared/dynamoerr"
+)
+
+// Attribute names of a key item; infra/tables and CreateTable use AttrHash.
+const (
+	AttrHash      = "key_hash"
+	AttrOwner     = "owner_id"
+	AttrStatus    = "status"
+	AttrCreatedAt = "created_at"
+	AttrRevokedAt = "revoked_at"
+	AttrNote      = "note"
+)
+
+// API lists the DynamoDB calls the store makes.
+type API interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
+}
+
+// Config names the table and bounds each call.
+type Config struct {
+	Table string
+	// Timeout bounds each call; none when zero.
+	Timeout time.Duration
+	// ConsistentReads makes Get strongly consistent; the functions read
+	// eventually consistently (half the price), the CLI consistently.
+	ConsistentReads bool
+}
+
+// Store is the keys table.
+type Store struct {
+	db  API
+	cfg Config
+}
+
+var _ apikey.Store = (*Store)(nil)
+
+// New returns the store over db.
+func New(db API, cfg Config) *Store { return &Store{db: db, cfg: cfg} }
+
+func (s *Store) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.cfg.Timeout > 0 {
+		return context.WithTimeout(ctx, s.cfg.Timeout)
+	}
+	return ctx, func() {}
+}
+
+func hashKey(hash string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{AttrHash: &types.AttributeValueMemberS{Value: hash}}
+}
+
+// Get reads the record of hash; apikey.ErrUnknown when there is none.
+func (s *Store) Get(ctx context.Context, hash string) (apikey.Record, error) {
+	ctx, cancel := s.ctx(ctx)
+	defer cancel()
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      &s.cfg.Table,
+		Key:            hashKey(hash),
+		ConsistentRead: aws.Bool(s.cfg.ConsistentReads),
+	})
+	if err != nil {
+		return apikey.Record{}, dynamoerr.Wrap("get api key", err)
+	}
+	if out.Item == nil {
+		return apikey.Record{}, apikey.ErrUnknown
+	}
+	return decode(out.Item)
+}
+
+// Add stores rec if no item has its hash; apikey.ErrExists otherwise.
+func (s *Store) Add(ctx context.Context, rec apikey.Record) error {
+	if err := apikey.CheckHash(rec.Hash); err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx(ctx)
+	defer cancel()
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                &s.cfg.Table,
+		Item:                     encode(rec),
+		ConditionExpression:      aws.String("attribute_not_exists(#h)"),
+		ExpressionAttributeNames: map[string]string{"#h": AttrHash},
+	})
+	var failed *types.ConditionalCheckFailedException
+	if errors.As(err, &failed) {
+		return apikey.ErrExists
+	}
+	return dynamoerr.Wrap("add api key", err)
+}
+
+// Revoke marks hash's key revoked at at (keeping an earlier revocation's
+// time) and returns the record as it now is; apikey.ErrUnknown when there
+// is no such key.
+func (s *Store) Revoke(ctx context.Context, hash string, at time.Time) (apikey.Record, error) {
+	ctx, cancel := s.ctx(ctx)
+	defer cancel()
+	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           &s.cfg.Table,
+		Key:                 hashKey(hash),
+		ConditionExpression: aws.String("attribute_exists(#h)"),
+		UpdateExpression:    aws.String("SET #s = :revoked, #r = if_not_exists(#r, :at)"),
+		ExpressionAttributeNames: map[string]string{
+			"#h": AttrHash, "#s": AttrStatus, "#r": AttrRevokedAt,
+		},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":revoked": &types.AttributeValueMemberS{Value: string(apikey.StatusRevoked)},
+			":at":      millis(at),
+		},
+		ReturnValues: types.ReturnValueAllNew,
+	})
+	var failed *types.ConditionalCheckFailedException
+	if errors.As(err, &failed) {
+		return apikey.Record{}, apikey.ErrUnknown
+	}
+	if err != nil {
+		return apikey.Record{}, dynamoerr.Wrap("revoke api key", err)
+	}
+	return decode(out.Attributes)
+}
+
+// List returns every record, of one owner when owner is not empty, oldest
+// first. It scans: the table holds one small item per key, and only an
+// operator lists it.
+func (s *Store) List(ctx context.Context, owner string) ([]apikey.Record, error) {
+	in := &dynamodb.ScanInput{TableName: &s.cfg.Table, ConsistentRead: aws.Bool(s.cfg.ConsistentReads)}
+	if owner != "" {
+		in.FilterExpression = aws.String("#o = :o")
+		in.ExpressionAttributeNames = map[string]string{"#o": AttrOwner}
+		in.ExpressionAttributeValues = map[string]types.AttributeValue{":o": &types.AttributeValueMemberS{Value: owner}}
+	}
+	var out []apikey.Record
+	p := dynamodb.NewScanPaginator(s.db, in)
+	for p.HasMorePages() {
+		cctx, cancel := s.ctx(ctx)
+		page, err := p.NextPage(cctx)
+		cancel()
+		if err != nil {
+			return nil, dynamoerr.Wrap("list api keys", err)
+		}
+		for _, item := range page.Items {
+			rec, err := decode(item)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rec)
+		}
+	}
+	apikey.SortRecords(out)
+	return out, nil
+}
+
+func millis(t time.Time) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(t.UnixMilli(), 10)}
+}
+
+func encode(rec apikey.Record) map[string]types.AttributeValue {
+	item := map[string]types.AttributeValue{
+		AttrHash:      &types.AttributeValueMemberS{Value: rec.Hash},
+		AttrOwner:     &types.AttributeValueMemberS{Value: rec.Owner},
+		AttrStatus:    &types.AttributeValueMemberS{Value: string(rec.Status)},
+		AttrCreatedAt: millis(rec.CreatedAt),
+	}
+	if !rec.RevokedAt.IsZero() {
+		item[AttrRevokedAt] = millis(rec.RevokedAt)
+	}
+	if rec.Note != "" {
+		item[AttrNote] = &types.AttributeValueMemberS{Value: rec.Note}
+	}
+	return item
+}
+
+// decode reads an item; a malformed one is an error, never a key that
+// works.
+func decode(item map[string]types.AttributeValue) (apikey.Record, error) {
+	str := func(name string) string {
+		if v, ok := item[name].(*types.AttributeValueMemberS); ok {
+			return v.Value
+		}
+		return ""
+	}
+	num := func(name string) (time.Time, error) {
+		v, ok := item[name].(*types.AttributeValueMemberN)
+		if !ok {
+			return time.Time{}, nil
+		}
+		ms, err := strconv.ParseInt(v.Value, 10, 64)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("api key item: %s is not a number", name)
+		}
+		return time.UnixMilli(ms).UTC(), nil
+	}
+	rec := apikey.Record{Hash: str(AttrHash), Owner: str(AttrOwner), Status: apikey.Status(str(AttrStatus)), Note: str(AttrNote)}
+	var err error
+	if rec.CreatedAt, err = num(AttrCreatedAt); err != nil {
+		return apikey.Record{}, err
+	}
+	if rec.RevokedAt, err = num(AttrRevokedAt); err != nil {
+		return apikey.Record{}, err
+	}
+	if rec.Hash == "" || rec.Owner == "" || (rec.Status != apikey.StatusActive && rec.Status != apikey.StatusRevoked) {
+		return apikey.Record{}, fmt.Errorf("api key item %q: no owner or no valid status", rec.Hash)
+	}
+	return rec, nil
+}

@@ -1,0 +1,75 @@
+package dynamokeys_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/internal/emulator"
+	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/shared/apikey"
+	"github.com/shortlink-dev/shortener/shared/apikey/apikeytest"
+	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+func newTable(t *testing.T) (*dynamodb.Client, string) {
+	t.Helper()
+	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
+	table := testenv.UniqueName(t, "keys")
+	require.NoError(t, dynamokeys.CreateTable(context.Background(), db, table))
+	require.NoError(t, dynamokeys.CreateTable(context.Background(), db, table), "an existing table is left alone")
+	return db, table
+}
+
+func TestDynamoDBLocal(t *testing.T) {
+	apikeytest.Run(t, func(t *testing.T) apikey.Store {
+		db, table := newTable(t)
+		return dynamokeys.New(db, dynamokeys.Config{Table: table})
+	})
+}
+
+// The table holds the key's hash and never the key.
+func TestItemHoldsNoKey(t *testing.T) {
+	ctx := context.Background()
+	db, table := newTable(t)
+	s := dynamokeys.New(db, dynamokeys.Config{Table: table, ConsistentReads: true})
+	key, _, err := apikey.Issue(ctx, s, nil, "alice", "", "ci", time.Now())
+	require.NoError(t, err)
+
+	out, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table)})
+	require.NoError(t, err)
+	require.Len(t, out.Items, 1)
+	for name, v := range out.Items[0] {
+		if s, ok := v.(*types.AttributeValueMemberS); ok {
+			assert.NotContains(t, s.Value, key, "attribute %s", name)
+		}
+	}
+	assert.Equal(t, &types.AttributeValueMemberS{Value: apikey.Hash(key)}, out.Items[0][dynamokeys.AttrHash])
+}
+
+// A malformed item never works as a key.
+func TestMalformedItem(t *testing.T) {
+	ctx := context.Background()
+	db, table := newTable(t)
+	h := apikey.Hash("hand-written-key-000000")
+	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+		dynamokeys.AttrHash:   &types.AttributeValueMemberS{Value: h},
+		dynamokeys.AttrOwner:  &types.AttributeValueMemberS{Value: "alice"},
+		dynamokeys.AttrStatus: &types.AttributeValueMemberS{Value: "enabled"},
+	}})
+	require.NoError(t, err)
+	r := apikey.NewResolver(dynamokeys.New(db, dynamokeys.Config{Table: table}), apikey.ResolverOptions{})
+
+	_, err = r.Owner(ctx, "hand-written-key-000000")
+
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, apikey.ErrUnknown)
+}
