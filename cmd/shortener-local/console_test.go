@@ -348,8 +348,10 @@ func TestConsoleInABrowser(t *testing.T) {
 	}, 10*time.Second, 200*time.Millisecond)
 	t.Logf("created %s", code)
 
-	// The hostile URL is shown as text; nothing in the table is markup from it.
-	p.waitText("#links-table", "<b>bold</b>")
+	// The hostile URL is shown as text; nothing in the table is markup from
+	// it. The API stores it as a valid URI, "<" and ">" percent-encoded
+	// (shared/link NormalizeURL), and that text is what the table shows.
+	p.waitText("#links-table", "a=%3Cb%3Ebold%3C/b%3E")
 	var injected int
 	p.eval(`document.querySelectorAll('#links-table img, #links-table b, #links-table script').length`, &injected)
 	assert.Zero(t, injected, "a stored URL became markup")
