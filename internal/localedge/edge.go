@@ -427,14 +427,19 @@ func copyHeader(dst, src http.Header) {
 // writeMethodNotAllowed is CloudFront's answer to a method the behaviour
 // does not allow.
 func writeMethodNotAllowed(w http.ResponseWriter) {
-	const body = `<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" "http://www.w3.org/TR/html4/loose.dtd">
+	writeRefusal(w, "This distribution is not configured to allow the HTTP request method that was used for this request. The distribution supports only cachable requests.")
+}
+
+// writeRefusal answers 403 with CloudFront's own error page, saying why.
+func writeRefusal(w http.ResponseWriter, reason string) {
+	body := `<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" "http://www.w3.org/TR/html4/loose.dtd">
 <HTML><HEAD><META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=iso-8859-1">
 <TITLE>ERROR: The request could not be satisfied</TITLE>
 </HEAD><BODY>
 <H1>403 ERROR</H1>
 <H2>The request could not be satisfied.</H2>
 <HR noshade size="1px">
-This distribution is not configured to allow the HTTP request method that was used for this request. The distribution supports only cachable requests.
+` + reason + `
 </BODY></HTML>
 `
 	h := w.Header()
