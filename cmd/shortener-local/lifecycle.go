@@ -40,8 +40,9 @@ func startLifecycle(ctx context.Context, cfg config.Config, db *dynamodb.Client,
 	if err != nil {
 		return nil, err
 	}
-	l := &lifecycle{reclaim: localreclaim.New(&reclaimhandler.Handler{Store: store, Grace: cfg.TombstoneGrace,
-		Log: log.With("function", "reclaim"), Metrics: metrics.New(metricsOut, "Shortener", "reclaim")}, log)}
+	reclaim := &reclaimhandler.Handler{Store: store, Grace: cfg.TombstoneGrace,
+		Log: log.With("function", "reclaim"), Metrics: metrics.New(metricsOut, "Shortener", "reclaim")}
+	l := &lifecycle{reclaim: localreclaim.New(reclaim.Handle, log)}
 	l.wg.Add(2)
 	go func() {
 		defer l.wg.Done()
