@@ -78,6 +78,15 @@ func setup() error {
 		if outRoot, setupErr = os.MkdirTemp("", "shortener-cdk-out-"); setupErr != nil {
 			return
 		}
+		// The console's build, as console/build.mjs leaves it.
+		if setupErr = os.MkdirAll(filepath.Join(assetDir, "console", "assets"), 0o755); setupErr != nil {
+			return
+		}
+		for name, body := range map[string]string{"index.html": "<!doctype html>", "assets/app-TEST1234.js": "", "assets/app-TEST1234.css": ""} {
+			if setupErr = os.WriteFile(filepath.Join(assetDir, "console", name), []byte(body), 0o644); setupErr != nil {
+				return
+			}
+		}
 		for _, fn := range []string{"create", "redirect", "originauth", "manage", "stats", "ttlstream", "reclaim", "clicks"} {
 			if setupErr = placeholderZip(filepath.Join(assetDir, fn+".zip"), fn); setupErr != nil {
 				return

@@ -39,7 +39,7 @@ func startLifecycle(ctx context.Context, cfg config.Config, c wire.Clients, endp
 	if err != nil {
 		return nil, err
 	}
-	l := &lifecycle{reclaim: localreclaim.New(reclaim, log)}
+	l := &lifecycle{reclaim: localreclaim.New(reclaim.Handle, log)}
 	l.wg.Add(2)
 	go func() {
 		defer l.wg.Done()

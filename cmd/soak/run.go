@@ -406,6 +406,12 @@ func (s *soaker) delete(ctx context.Context, l *linkState) {
 // happened (it is the server's failure all the same, counted as such).
 // The link is treated as changed now, so it is judged only 30 s on.
 func (s *soaker) resync(ctx context.Context, l *linkState) {
+	// The change may have been cut off by the end of the traffic phase
+	// (an edit or delete answers only after its edge invalidation is
+	// sent, seconds after the write): learning its outcome must outlive
+	// that, or the final checks would judge the link by a stale record.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	for attempt := 0; ctx.Err() == nil && attempt < 20; attempt++ {
 		status, _, body := s.do(ctx, http.MethodGet, "/v1/links/"+l.code, nil, true)
 		now := time.Now()

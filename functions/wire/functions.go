@@ -30,7 +30,13 @@ import (
 // POST /v1/links/batch. It invalidates the edge for each new custom alias
 // when there is an edge (Clients.Edge or DISTRIBUTION_ID).
 func NewCreate(cfg config.Config, c Clients) (*create.Handler, error) {
-	if err := requireSettings(cfg, "LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL"); err != nil {
+	names := []string{"LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL"}
+	if c.Edge == nil {
+		// Without a distribution to invalidate, a new alias's cached 404
+		// would outlive the negative-cache TTL: refuse to start instead.
+		names = append(names, "DISTRIBUTION_ID")
+	}
+	if err := requireSettings(cfg, names...); err != nil {
 		return nil, err
 	}
 	edge, err := c.edge(cfg)

@@ -62,7 +62,7 @@ var constructors = []struct {
 	requires []string
 }{
 	{"create", func(c config.Config, cl Clients) (any, error) { return NewCreate(c, cl) },
-		[]string{"LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL"}},
+		[]string{"LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL", "DISTRIBUTION_ID"}},
 	{"redirect", func(c config.Config, cl Clients) (any, error) { return NewRedirect(c, cl) }, []string{"LINKS_TABLE"}},
 	{"manage", func(c config.Config, cl Clients) (any, error) { return NewManage(c, cl) },
 		[]string{"LINKS_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL", "DISTRIBUTION_ID"}},
@@ -106,17 +106,22 @@ func TestLocalClientsStandInForSettings(t *testing.T) {
 
 	_, err := NewManage(cfg, c)
 	require.NoError(t, err)
+	cr, err := NewCreate(cfg, c)
+	require.NoError(t, err)
+	assert.Same(t, c.Edge, cr.Edge, "the local edge takes the distribution's place")
 	h, err := NewOriginAuth(cfg, c)
 	require.NoError(t, err)
 	assert.Equal(t, originauth.Static{"s3cr3t"}, h.Secrets)
 }
 
-func TestCreateInvalidatesOnlyWithAnEdge(t *testing.T) {
-	h, err := NewCreate(load(t, "DISTRIBUTION_ID"), lambdaClients())
-	require.NoError(t, err)
-	assert.Nil(t, h.Edge, "no distribution, no invalidations")
+// TestCreateInvalidatesTheDistribution: in Lambda, create purges a new
+// alias's cached 404 from the distribution, so without one it refuses to
+// start rather than let that 404 outlive the negative-cache TTL.
+func TestCreateInvalidatesTheDistribution(t *testing.T) {
+	_, err := NewCreate(load(t, "DISTRIBUTION_ID"), lambdaClients())
+	require.ErrorContains(t, err, "DISTRIBUTION_ID")
 
-	h, err = NewCreate(load(t), lambdaClients())
+	h, err := NewCreate(load(t), lambdaClients())
 	require.NoError(t, err)
 	assert.IsType(t, &edgecache.CloudFront{}, h.Edge)
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
-	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -134,7 +133,7 @@ func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest)
 		mu.Unlock()
 	})
 	// One invalidation for every new alias of the batch.
-	edgecache.Purger{Edge: h.Edge, Log: h.Log, Metrics: h.Metrics}.Purge(ctx, req.RequestContext.RequestID, purge...)
+	h.purger().Purge(ctx, req.RequestContext.RequestID, purge...)
 
 	headers := map[string]string{}
 	if replayed {

@@ -44,10 +44,20 @@ type Handler struct {
 	Metrics     *metrics.Emitter
 	MaxAttempts int
 	// Edge is invalidated when a custom alias is created, since a 404 for
-	// it may sit in the edge's negative cache (seed 003). Nil: no edge.
+	// it may sit in the edge's negative cache. Nil: no edge.
 	Edge edgecache.Invalidator
 	// Owners resolves the caller's API key to its owner (the keys table).
 	Owners apigw.Owners
+	// EdgeSettle is how long after the insert the invalidation is sent
+	// (config.InvalidationSettle; see edgecache.Purger), and EdgeSleep
+	// waits it out (time.Sleep when nil).
+	EdgeSettle time.Duration
+	EdgeSleep  func(time.Duration)
+}
+
+// purger invalidates the edge for new aliases.
+func (h *Handler) purger() edgecache.Purger {
+	return edgecache.Purger{Edge: h.Edge, Settle: h.EdgeSettle, Sleep: h.EdgeSleep, Log: h.Log, Metrics: h.Metrics}
 }
 
 // API Gateway resources the handler serves.
@@ -94,7 +104,7 @@ func (h *Handler) single(ctx context.Context, req *events.APIGatewayProxyRequest
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
-	edgecache.Purger{Edge: h.Edge, Log: h.Log, Metrics: h.Metrics}.Purge(ctx, req.RequestContext.RequestID, c.purge...)
+	h.purger().Purge(ctx, req.RequestContext.RequestID, c.purge...)
 	return createdResponse(c), nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -65,9 +66,14 @@ type Handler struct {
 	// EdgeTimeout bounds the wait for an invalidation;
 	// edgecache.DefaultPurgeTimeout when zero.
 	EdgeTimeout time.Duration
-	Now         func() time.Time
-	Log         *slog.Logger
-	Metrics     *metrics.Emitter
+	// EdgeSettle is how long after a change the invalidation is sent
+	// (config.InvalidationSettle; see edgecache.Purger), and EdgeSleep
+	// waits it out (time.Sleep when nil).
+	EdgeSettle time.Duration
+	EdgeSleep  func(time.Duration)
+	Now        func() time.Time
+	Log        *slog.Logger
+	Metrics    *metrics.Emitter
 	// Owners resolves the caller's API key to its owner (the keys table).
 	Owners apigw.Owners
 }
@@ -125,7 +131,19 @@ func (h *Handler) list(ctx context.Context, req *events.APIGatewayProxyRequest, 
 	if _, err := linkstore.DecodeCursor(cursor); err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
-	links, next, err := h.Store.List(ctx, owner, limit, cursor)
+	q := query(req, "q")
+	if utf8.RuneCountInString(q) > linkstore.MaxQueryLen {
+		return events.APIGatewayProxyResponse{}, &link.FieldError{Field: "q", Reason: fmt.Sprintf("must be at most %d characters", linkstore.MaxQueryLen)}
+	}
+	var links []link.Link
+	var next string
+	if q == "" {
+		links, next, err = h.Store.List(ctx, owner, limit, cursor)
+	} else {
+		// Through the owner's own list: a search never sees another
+		// owner's links.
+		links, next, err = linkstore.Search(ctx, h.Store, owner, q, limit, cursor)
+	}
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
@@ -288,7 +306,7 @@ func (ch changes) apply(l link.Link) link.Link {
 
 // invalidate asks the edge to drop l's cached answers; see edgecache.Purger.
 func (h *Handler) invalidate(ctx context.Context, req *events.APIGatewayProxyRequest, l link.Link) {
-	edgecache.Purger{Edge: h.Edge, Timeout: h.EdgeTimeout, Log: h.Log, Metrics: h.Metrics}.
+	edgecache.Purger{Edge: h.Edge, Settle: h.EdgeSettle, Sleep: h.EdgeSleep, Timeout: h.EdgeTimeout, Log: h.Log, Metrics: h.Metrics}.
 		Purge(ctx, req.RequestContext.RequestID, l.EdgePaths()...)
 }
 
