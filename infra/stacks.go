@@ -79,6 +79,7 @@ func Build(app awscdk.App, cfg Config) (*Stacks, error) {
 	for _, st := range s.All() {
 		awscdk.Tags_Of(st).Add(jsii.String("app"), jsii.String(cfg.AppName), nil)
 	}
+	addGuardSuppressions(cfg, s)
 	if cfg.Nag {
 		addNagChecks(app, s)
 	}

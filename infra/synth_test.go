@@ -115,6 +115,7 @@ type synthesized struct {
 	err       error
 	cfg       infra.Config
 	stacks    *infra.Stacks
+	outDir    string // the cloud assembly: <stack>.template.json files
 	templates map[string]map[string]any // by stack name
 	messages  map[string][]message
 }
@@ -149,6 +150,7 @@ func (s *synthesized) get(t *testing.T) *synthesized {
 			s.err = err
 			return
 		}
+		s.outDir = out
 		// A failed validation (an unsuppressed cdk-nag error) panics through
 		// jsii; report it with the validation report CDK wrote.
 		defer func() {
