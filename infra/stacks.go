@@ -67,6 +67,9 @@ func Build(app awscdk.App, cfg Config) (*Stacks, error) {
 	if _, err := functionEnv(cfg, nil); err != nil {
 		return nil, err
 	}
+	if err := cfg.Deployments.Check(cfg, cfg.Record); err != nil {
+		return nil, fmt.Errorf("recorded deployment: %w", err)
+	}
 	s := &Stacks{Regional: map[string]*RegionalStack{}}
 	s.Data = NewDataStack(app, cfg)
 	for _, r := range cfg.Regions {
@@ -80,6 +83,7 @@ func Build(app awscdk.App, cfg Config) (*Stacks, error) {
 	for _, st := range s.All() {
 		awscdk.Tags_Of(st).Add(jsii.String("app"), jsii.String(cfg.AppName), nil)
 	}
+	addGuardSuppressions(cfg, s)
 	if cfg.Nag {
 		addNagChecks(app, s)
 	}
