@@ -25,8 +25,8 @@ import (
 	"github.com/shortlink-dev/shortener/infra/tables"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/reclaimflow"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // Stacks are the app's stacks.
@@ -280,7 +280,7 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		manage := fn("manage", "LINKS_TABLE", "KEYS_TABLE")
 		links.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"))
 		keys.Grant(manage.Role, jsii.String("dynamodb:GetItem"))
-		grantIndexQuery(manage.Role, links, dynamostore.IndexByOwner)
+		grantIndexQuery(manage.Role, links, tableschema.IndexByOwner)
 		if cfg.DistributionID != "" {
 			manage.Fn.AddEnvironment(jsii.String("DISTRIBUTION_ID"), jsii.String(cfg.DistributionID), nil)
 			awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
@@ -309,8 +309,8 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		})
 
 		reclaim := fn("reclaim", "LINKS_TABLE")
-		grantIndexQuery(reclaim.Role, links, dynamostore.IndexDueTombstones)
-		grantIndexQuery(reclaim.Role, links, dynamostore.IndexExpiringLinks)
+		grantIndexQuery(reclaim.Role, links, tableschema.IndexDueTombstones)
+		grantIndexQuery(reclaim.Role, links, tableschema.IndexExpiringLinks)
 		// PutItem: an expired link's tombstone, conditioned on its expiry;
 		// DeleteItem: a due tombstone, conditioned on its grace.
 		links.Grant(reclaim.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:DeleteItem"))

@@ -18,7 +18,7 @@ import (
 	statshandler "github.com/shortlink-dev/shortener/functions/stats/handler"
 	"github.com/shortlink-dev/shortener/internal/localkinesis"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
-	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
@@ -108,7 +108,7 @@ func startClicks(ctx context.Context, s clickSettings, cfg config.Config, db *dy
 	if _, err := localkinesis.EnsureStream(tctx, kc, s.stream, clickShards); err != nil {
 		return nil, nil, err
 	}
-	if err := clickstore.CreateTable(tctx, db, s.analyticsTable); err != nil {
+	if err := dynamoclicks.CreateTable(tctx, db, s.analyticsTable); err != nil {
 		return nil, nil, err
 	}
 	writer, err := localkinesis.NewWriter(localkinesis.NewSender(kc), localkinesis.WriterOptions{Stream: s.stream, Log: log.With("component", "edge-log-writer")})
@@ -117,7 +117,7 @@ func startClicks(ctx context.Context, s clickSettings, cfg config.Config, db *dy
 	}
 	// Built as functions/clicks/main.go builds it.
 	clicks := &clickshandler.Handler{
-		Store:   clickstore.New(db, clickstore.Config{Table: s.analyticsTable}),
+		Store:   dynamoclicks.New(db, dynamoclicks.Config{Table: s.analyticsTable}),
 		Log:     log.With("function", "clicks"),
 		Metrics: metrics.New(metricsOut, "Shortener", "clicks"),
 	}
@@ -140,7 +140,7 @@ func startClicks(ctx context.Context, s clickSettings, cfg config.Config, db *dy
 	// Built as functions/stats/main.go builds it.
 	stats := &statshandler.Handler{
 		Links:   dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
-		Clicks:  clickstore.New(db, clickstore.Config{Table: s.analyticsTable, Timeout: cfg.DBTimeout}),
+		Clicks:  dynamoclicks.New(db, dynamoclicks.Config{Table: s.analyticsTable, Timeout: cfg.DBTimeout}),
 		Now:     time.Now,
 		Log:     log.With("function", "stats"),
 		Metrics: metrics.New(metricsOut, "Shortener", "stats"),

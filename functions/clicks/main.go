@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/shortlink-dev/shortener/functions/clicks/handler"
-	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 )
@@ -34,7 +34,7 @@ func main() {
 		log.Fatalf("aws configuration: %v", err)
 	}
 	h := &handler.Handler{
-		Store:   clickstore.New(dynamodb.NewFromConfig(aws), clickstore.Config{Table: table}),
+		Store:   dynamoclicks.New(dynamodb.NewFromConfig(aws), dynamoclicks.Config{Table: table}),
 		Log:     slog.New(slog.NewJSONHandler(os.Stderr, nil)),
 		Metrics: metrics.New(os.Stdout, "Shortener", "clicks"),
 	}

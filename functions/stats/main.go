@@ -15,7 +15,7 @@ import (
 	"github.com/shortlink-dev/shortener/functions/stats/handler"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
-	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
@@ -40,7 +40,7 @@ func main() {
 	db := dynamodb.NewFromConfig(aws)
 	h := &handler.Handler{
 		Links:   dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
-		Clicks:  clickstore.New(db, clickstore.Config{Table: analytics, Timeout: cfg.DBTimeout}),
+		Clicks:  dynamoclicks.New(db, dynamoclicks.Config{Table: analytics, Timeout: cfg.DBTimeout}),
 		Now:     time.Now,
 		Log:     slog.New(slog.NewJSONHandler(os.Stderr, nil)),
 		Metrics: metrics.New(os.Stdout, "Shortener", "stats"),
