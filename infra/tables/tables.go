@@ -45,14 +45,7 @@ type Tables struct {
 // deletions for their region's stream consumer.
 func New(scope constructs.Construct, id string, p Props) *Tables {
 	c := constructs.NewConstruct(scope, jsii.String(id))
-	replicas := make([]*awsdynamodb.ReplicaTableProps, 0, len(p.ReplicaRegions))
-	for _, r := range p.ReplicaRegions {
-		replicas = append(replicas, &awsdynamodb.ReplicaTableProps{
-			Region:                           jsii.String(r),
-			PointInTimeRecoverySpecification: pitr(),
-			DeletionProtection:               jsii.Bool(true),
-		})
-	}
+	replicas := replicasIn(p.ReplicaRegions)
 	links := awsdynamodb.NewTableV2(c, jsii.String("Links"), withSchema(tableschema.Links(), &awsdynamodb.TablePropsV2{
 		Billing:                          awsdynamodb.Billing_OnDemand(nil),
 		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_EVENTUAL,
@@ -81,14 +74,7 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 	// survives a change of primary Region. The functions only read it;
 	// operators write it with `shortener keys` (docs/cli.md). Writes are
 	// rare and each names one key, so MREC's last-writer-wins is harmless.
-	keyReplicas := make([]*awsdynamodb.ReplicaTableProps, 0, len(p.ReplicaRegions))
-	for _, r := range p.ReplicaRegions {
-		keyReplicas = append(keyReplicas, &awsdynamodb.ReplicaTableProps{
-			Region:                           jsii.String(r),
-			PointInTimeRecoverySpecification: pitr(),
-			DeletionProtection:               jsii.Bool(true),
-		})
-	}
+	keyReplicas := replicasIn(p.ReplicaRegions)
 	keys := awsdynamodb.NewTableV2(c, jsii.String("Keys"), withSchema(tableschema.Keys(), &awsdynamodb.TablePropsV2{
 		Billing:                          awsdynamodb.Billing_OnDemand(nil),
 		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_EVENTUAL,
@@ -144,6 +130,20 @@ func attribute(a tableschema.Attribute) *awsdynamodb.Attribute {
 		panic("tables: attribute " + a.Name + " has no key type " + string(a.Type))
 	}
 	return &awsdynamodb.Attribute{Name: jsii.String(a.Name), Type: t}
+}
+
+// replicasIn are a global table's replicas in regions, each kept like the
+// table itself (PITR, deletion protection).
+func replicasIn(regions []string) []*awsdynamodb.ReplicaTableProps {
+	replicas := make([]*awsdynamodb.ReplicaTableProps, 0, len(regions))
+	for _, r := range regions {
+		replicas = append(replicas, &awsdynamodb.ReplicaTableProps{
+			Region:                           jsii.String(r),
+			PointInTimeRecoverySpecification: pitr(),
+			DeletionProtection:               jsii.Bool(true),
+		})
+	}
+	return replicas
 }
 
 func pitr() *awsdynamodb.PointInTimeRecoverySpecification {

@@ -50,10 +50,16 @@ func Run(t *testing.T, newStore Factory) {
 
 var now = time.Date(2026, 11, 30, 12, 34, 56, 0, time.UTC)
 
-const shard = "arn:aws:kinesis:us-east-1:123456789012:stream/clicks/shardId-000000000000"
+// Shard is the shard the suite's chunks come from.
+const Shard = "arn:aws:kinesis:us-east-1:123456789012:stream/clicks/shardId-000000000000"
 
-func chunk(first, last string, counts map[clickstore.Key]clickstore.Counts) clickstore.Chunk {
-	c := clickstore.Chunk{Shard: shard, First: first, Last: last}
+const shard = Shard
+
+var chunk = NewChunk
+
+// NewChunk is a chunk of Shard's records first to last with counts.
+func NewChunk(first, last string, counts map[clickstore.Key]clickstore.Counts) clickstore.Chunk {
+	c := clickstore.Chunk{Shard: Shard, First: first, Last: last}
 	for k, n := range counts {
 		c.Items = append(c.Items, clickstore.Item{Key: k, Counts: n})
 	}
@@ -237,34 +243,42 @@ func applyTakesAFullTransaction(t *testing.T, newStore Factory) {
 	assert.Equal(t, c(1, 1, 0), points[0].Counts)
 }
 
-func refusedChunksChangeNothing(t *testing.T, newStore Factory) {
+// Malformed is a chunk every store must refuse before it writes anything.
+type Malformed struct {
+	Name  string
+	Chunk clickstore.Chunk
+}
+
+// MalformedChunks are the chunks clickstore.Chunk.Validate refuses: for
+// code "Ab3dE5g" on the suite's shard, each wrong in one way.
+func MalformedChunks() []Malformed {
 	one := map[clickstore.Key]clickstore.Counts{clickstore.DayKey("Ab3dE5g", now): c(1, 1, 0)}
 	tooMany := map[clickstore.Key]clickstore.Counts{}
 	for i := range clickstore.MaxItems + 1 {
 		tooMany[clickstore.DayKey(fmt.Sprintf("code%03d", i), now)] = c(1, 1, 0)
 	}
-	tests := []struct {
-		name string
-		ch   clickstore.Chunk
-	}{
-		{name: "no counts", ch: chunk("1", "2", nil)},
-		{name: "over MaxItems", ch: chunk("1", "2", tooMany)},
-		{name: "empty first", ch: chunk("", "2", one)},
-		{name: "non-decimal", ch: chunk("1", "2x", one)},
-		{name: "negative", ch: chunk("-1", "2", one)},
-		{name: "129 digits", ch: chunk("1", strings.Repeat("1", 129), one)},
-		{name: "first after last", ch: chunk("3", "2", one)},
-		{name: "a key twice", ch: clickstore.Chunk{Shard: shard, First: "1", Last: "2", Items: []clickstore.Item{
+	return []Malformed{
+		{Name: "no counts", Chunk: chunk("1", "2", nil)},
+		{Name: "over MaxItems", Chunk: chunk("1", "2", tooMany)},
+		{Name: "empty first", Chunk: chunk("", "2", one)},
+		{Name: "non-decimal", Chunk: chunk("1", "2x", one)},
+		{Name: "negative", Chunk: chunk("-1", "2", one)},
+		{Name: "129 digits", Chunk: chunk("1", strings.Repeat("1", 129), one)},
+		{Name: "first after last", Chunk: chunk("3", "2", one)},
+		{Name: "a key twice", Chunk: clickstore.Chunk{Shard: shard, First: "1", Last: "2", Items: []clickstore.Item{
 			{Key: clickstore.DayKey("Ab3dE5g", now), Counts: c(1, 1, 0)},
 			{Key: clickstore.HourKey("Ab3dE5g", now), Counts: c(1, 1, 0)},
 			{Key: clickstore.DayKey("Ab3dE5g", now.Add(time.Hour)), Counts: c(1, 0, 1)},
 		}}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+}
+
+func refusedChunksChangeNothing(t *testing.T, newStore Factory) {
+	for _, tt := range MalformedChunks() {
+		t.Run(tt.Name, func(t *testing.T) {
 			s := newStore(t, Config{})
 
-			err := s.Apply(context.Background(), tt.ch)
+			err := s.Apply(context.Background(), tt.Chunk)
 
 			require.Error(t, err)
 			assert.NotErrorIs(t, err, clickstore.ErrApplied)
@@ -274,7 +288,8 @@ func refusedChunksChangeNothing(t *testing.T, newStore Factory) {
 			points, err := s.Series(context.Background(), "Ab3dE5g", clickstore.Day, now.Add(-24*time.Hour), now.Add(24*time.Hour))
 			require.NoError(t, err)
 			assert.Empty(t, points, "no counter moved")
-			require.NoError(t, s.Apply(context.Background(), chunk("1", "2", one)), "the checkpoint still takes the records")
+			valid := chunk("1", "2", map[clickstore.Key]clickstore.Counts{clickstore.DayKey("Ab3dE5g", now): c(1, 1, 0)})
+			require.NoError(t, s.Apply(context.Background(), valid), "the checkpoint still takes the records")
 		})
 	}
 }

@@ -26,7 +26,9 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 
 var now = time.Date(2026, 11, 30, 12, 34, 56, 0, time.UTC)
 
-const shard = "arn:aws:kinesis:us-east-1:123456789012:stream/clicks/shardId-000000000000"
+const shard = clickstoretest.Shard
+
+var chunk = clickstoretest.NewChunk
 
 type fixture struct {
 	db    *dynamodb.Client
@@ -64,14 +66,6 @@ func n(item map[string]types.AttributeValue, name string) string {
 		return v.Value
 	}
 	return ""
-}
-
-func chunk(first, last string, counts map[clickstore.Key]clickstore.Counts) clickstore.Chunk {
-	c := clickstore.Chunk{Shard: shard, First: first, Last: last}
-	for k, n := range counts {
-		c.Items = append(c.Items, clickstore.Item{Key: k, Counts: n})
-	}
-	return c
 }
 
 func c(total, human, bot int64) clickstore.Counts {
@@ -132,34 +126,12 @@ func TestApplyWritesTheLayout(t *testing.T) {
 }
 
 func TestApplyRefusesMalformedChunks(t *testing.T) {
-	one := map[clickstore.Key]clickstore.Counts{clickstore.DayKey("Ab3dE5g", now): c(1, 1, 0)}
-	tooMany := map[clickstore.Key]clickstore.Counts{}
-	for i := range clickstore.MaxItems + 1 {
-		tooMany[clickstore.DayKey(fmt.Sprintf("code%03d", i), now)] = c(1, 1, 0)
-	}
-	tests := []struct {
-		name string
-		ch   clickstore.Chunk
-	}{
-		{name: "no counts", ch: chunk("1", "2", nil)},
-		{name: "over MaxItems", ch: chunk("1", "2", tooMany)},
-		{name: "empty first", ch: chunk("", "2", one)},
-		{name: "non-decimal", ch: chunk("1", "2x", one)},
-		{name: "negative", ch: chunk("-1", "2", one)},
-		{name: "129 digits", ch: chunk("1", strings.Repeat("1", 129), one)},
-		{name: "first after last", ch: chunk("3", "2", one)},
-		{name: "a key twice", ch: clickstore.Chunk{Shard: shard, First: "1", Last: "2", Items: []clickstore.Item{
-			{Key: clickstore.DayKey("Ab3dE5g", now), Counts: c(1, 1, 0)},
-			{Key: clickstore.HourKey("Ab3dE5g", now), Counts: c(1, 1, 0)},
-			{Key: clickstore.DayKey("Ab3dE5g", now.Add(time.Hour)), Counts: c(1, 0, 1)},
-		}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, tt := range clickstoretest.MalformedChunks() {
+		t.Run(tt.Name, func(t *testing.T) {
 			db := &failingAPI{}
 			s := dynamoclicks.New(db, dynamoclicks.Config{Table: "t"})
 
-			err := s.Apply(context.Background(), tt.ch)
+			err := s.Apply(context.Background(), tt.Chunk)
 
 			require.Error(t, err)
 			assert.NotErrorIs(t, err, clickstore.ErrApplied)
