@@ -53,6 +53,7 @@ var now = time.Date(2026, 11, 30, 12, 34, 56, 0, time.UTC)
 // Shard is the shard the suite's chunks come from.
 const Shard = "arn:aws:kinesis:us-east-1:123456789012:stream/clicks/shardId-000000000000"
 
+// shard and chunk keep the spelling the tests had before they moved here.
 const shard = Shard
 
 var chunk = NewChunk
