@@ -21,7 +21,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 var (
@@ -117,7 +117,7 @@ func TestLinksTableIsAnMRECGlobalTableWithTTLAndStream(t *testing.T) {
 		p := links[0].Props
 		assert.Equal(t, "EVENTUAL", p["MultiRegionConsistency"], "MRSC supports neither TTL nor transactions")
 		assert.Nil(t, p["WitnessRegion"])
-		assert.Equal(t, map[string]any{"AttributeName": dynamostore.AttrPurgeAt, "Enabled": true}, p["TimeToLiveSpecification"],
+		assert.Equal(t, map[string]any{"AttributeName": tableschema.AttrPurgeAt, "Enabled": true}, p["TimeToLiveSpecification"],
 			"TTL a day after the expiry: the reclaim run tombstones expired links in place first")
 		assert.Equal(t, "NEW_AND_OLD_IMAGES", get(p, "StreamSpecification", "StreamViewType"))
 		assert.Equal(t, "PAY_PER_REQUEST", p["BillingMode"])
@@ -139,9 +139,9 @@ func TestLinksTableIsAnMRECGlobalTableWithTTLAndStream(t *testing.T) {
 			indexes[get(g, "IndexName").(string)] = toJSON(get(g, "KeySchema")) + " " + toJSON(get(g, "Projection", "ProjectionType"))
 		}
 		assert.Equal(t, map[string]string{
-			dynamostore.IndexByOwner:       `[{"AttributeName":"owner_id","KeyType":"HASH"},{"AttributeName":"created_at","KeyType":"RANGE"}] "ALL"`,
-			dynamostore.IndexDueTombstones: `[{"AttributeName":"tomb_shard","KeyType":"HASH"},{"AttributeName":"reclaim_after","KeyType":"RANGE"}] "KEYS_ONLY"`,
-			dynamostore.IndexExpiringLinks: `[{"AttributeName":"exp_shard","KeyType":"HASH"},{"AttributeName":"expires_at","KeyType":"RANGE"}] "INCLUDE"`,
+			tableschema.IndexByOwner:       `[{"AttributeName":"owner_id","KeyType":"HASH"},{"AttributeName":"created_at","KeyType":"RANGE"}] "ALL"`,
+			tableschema.IndexDueTombstones: `[{"AttributeName":"tomb_shard","KeyType":"HASH"},{"AttributeName":"reclaim_after","KeyType":"RANGE"}] "KEYS_ONLY"`,
+			tableschema.IndexExpiringLinks: `[{"AttributeName":"exp_shard","KeyType":"HASH"},{"AttributeName":"expires_at","KeyType":"RANGE"}] "INCLUDE"`,
 		}, indexes)
 
 		// Idempotency and analytics live in the primary region only.
@@ -470,7 +470,7 @@ func TestIAMPerFunction(t *testing.T) {
 			}
 			if region == primary {
 				want["create"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": ""}
-				want["manage"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": links, "dynamodb:Query": "/index/" + dynamostore.IndexByOwner}
+				want["manage"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": links, "dynamodb:Query": "/index/" + tableschema.IndexByOwner}
 				if s.cfg.DistributionID != "" {
 					// On the one distribution only: the ARN names it.
 					dist := "arn:aws:cloudfront::" + testAccount + ":distribution/" + s.cfg.DistributionID

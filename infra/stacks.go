@@ -26,8 +26,8 @@ import (
 	"github.com/shortlink-dev/shortener/infra/webconsole"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/reclaimflow"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // Stacks are the app's stacks.
@@ -285,7 +285,7 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		manage := fn("manage", "LINKS_TABLE", "KEYS_TABLE")
 		links.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"))
 		keys.Grant(manage.Role, jsii.String("dynamodb:GetItem"))
-		grantIndexQuery(manage.Role, links, dynamostore.IndexByOwner)
+		grantIndexQuery(manage.Role, links, tableschema.IndexByOwner)
 		// Both invalidate the edge: manage after an edit or delete, create
 		// after a new custom alias, whose 404 the edge may hold. The
 		// distribution is in the edge stack, which depends on this one, so
@@ -311,8 +311,8 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		})
 
 		reclaim := fn("reclaim", "LINKS_TABLE")
-		grantIndexQuery(reclaim.Role, links, dynamostore.IndexDueTombstones)
-		grantIndexQuery(reclaim.Role, links, dynamostore.IndexExpiringLinks)
+		grantIndexQuery(reclaim.Role, links, tableschema.IndexDueTombstones)
+		grantIndexQuery(reclaim.Role, links, tableschema.IndexExpiringLinks)
 		// PutItem: an expired link's tombstone, conditioned on its expiry;
 		// DeleteItem: a due tombstone, conditioned on its grace.
 		links.Grant(reclaim.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:DeleteItem"))

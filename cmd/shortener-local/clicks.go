@@ -15,7 +15,7 @@ import (
 	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/localkinesis"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
-	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
 )
 
@@ -100,7 +100,7 @@ func startClicks(ctx context.Context, s clickSettings, cfg config.Config, c wire
 	if _, err := localkinesis.EnsureStream(tctx, kc, s.stream, clickShards); err != nil {
 		return nil, err
 	}
-	if err := clickstore.CreateTable(tctx, c.DynamoDB, cfg.AnalyticsTable); err != nil {
+	if err := dynamoclicks.CreateTable(tctx, c.DynamoDB, cfg.AnalyticsTable); err != nil {
 		return nil, err
 	}
 	clicks, err := wire.NewClicks(cfg, c)

@@ -18,6 +18,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localrun"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 )
 
 const (
@@ -149,7 +150,7 @@ func run(ctx context.Context, c config) (sum *summary, err error) {
 	}
 	s.final(ctx, sum)
 	// The clicks the final redirects made are counted too.
-	store := clickstore.New(emulator.NewDynamoDBClient(lr.DynamoDB), clickstore.Config{Table: analytics})
+	store := dynamoclicks.New(emulator.NewDynamoDBClient(lr.DynamoDB), dynamoclicks.Config{Table: analytics})
 	s.clicks(ctx, sum, store, deadline.Add(-5*time.Second))
 	sum.edgeDropped = s.edgeDropped(ctx)
 	return sum, ctx.Err()
@@ -520,7 +521,7 @@ func (s *soaker) final(ctx context.Context, sum *summary) {
 // clicks compares each link's click total with the redirects it answered:
 // from the analytics table for every link, until they match or until
 // deadline, then from the stats API for the live ones.
-func (s *soaker) clicks(ctx context.Context, sum *summary, store *clickstore.Store, deadline time.Time) {
+func (s *soaker) clicks(ctx context.Context, sum *summary, store *dynamoclicks.Store, deadline time.Time) {
 	links := s.reg.snapshot()
 	from := sum.start.UTC().Truncate(24 * time.Hour)
 	to := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)

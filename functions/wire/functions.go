@@ -17,7 +17,7 @@ import (
 	ttlstream "github.com/shortlink-dev/shortener/functions/ttlstream/handler"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
-	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
@@ -111,7 +111,7 @@ func NewStats(cfg config.Config, c Clients) (*stats.Handler, error) {
 	db := c.dynamoDB()
 	return &stats.Handler{
 		Links:   dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
-		Clicks:  clickstore.New(db, clickstore.Config{Table: cfg.AnalyticsTable, Timeout: cfg.DBTimeout}),
+		Clicks:  dynamoclicks.New(db, dynamoclicks.Config{Table: cfg.AnalyticsTable, Timeout: cfg.DBTimeout}),
 		Now:     time.Now,
 		Log:     c.log("stats"),
 		Metrics: c.metrics("stats"),
@@ -126,7 +126,7 @@ func NewClicks(cfg config.Config, c Clients) (*clicks.Handler, error) {
 		return nil, err
 	}
 	return &clicks.Handler{
-		Store:   clickstore.New(c.dynamoDB(), clickstore.Config{Table: cfg.AnalyticsTable}),
+		Store:   dynamoclicks.New(c.dynamoDB(), dynamoclicks.Config{Table: cfg.AnalyticsTable}),
 		Log:     c.log("clicks"),
 		Metrics: c.metrics("clicks"),
 	}, nil

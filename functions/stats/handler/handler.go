@@ -70,13 +70,13 @@ type Links interface {
 	Get(ctx context.Context, code string) (link.Link, error)
 }
 
-// Clicks reads click counts; *clickstore.Store satisfies it.
+// Clicks reads click counts; every clickstore.Store satisfies it.
 type Clicks interface {
 	Series(ctx context.Context, code string, kind clickstore.Kind, from, to time.Time) ([]clickstore.Point, error)
 	Breakdown(ctx context.Context, code string, kind clickstore.Kind, from, to time.Time) (map[string]clickstore.Counts, bool, error)
 }
 
-var _ Clicks = (*clickstore.Store)(nil)
+var _ Clicks = clickstore.Store(nil)
 
 // Bounds and defaults of a request.
 const (
