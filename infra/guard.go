@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/constructs-go/constructs/v10"
@@ -81,6 +82,35 @@ var GuardSuppressions = []GuardSuppression{
 		Where: "distribution without a custom domain",
 		Reason: "Without a custom domain the distribution serves *.cloudfront.net with CloudFront's default certificate, " +
 			"whose minimum protocol CloudFront fixes; with domainName and certificateArn the stack sets TLSv1.2_2021."},
+	// The web console's bucket: the console's build output, public by
+	// nature (every signed-in browser downloads it), read only by the
+	// distribution through an origin access control, and rewritten whole by
+	// every deploy (infra/webconsole).
+	{Rule: "s3_bucket_default_encryption_kms_check", Control: "CT.S3.PR.10", ResourceType: "AWS::S3::Bucket", Where: "console bucket",
+		Reason: "The objects are the console's public HTML, JavaScript and CSS; S3 encrypts them at rest with S3-managed " +
+			"keys. A KMS key would add a key policy granting the distribution's origin access control, and KMS requests " +
+			"on every cache miss, to protect nothing secret."},
+	{Rule: "s3_bucket_logging_enabled_check", Control: "CT.S3.PR.2", ResourceType: "AWS::S3::Bucket", Where: "console bucket",
+		Reason: "Only the distribution reads the bucket (origin access control) and only the stack's deployment writes it; " +
+			"the objects are the same for every reader, so a server access log would record nothing worth auditing, at " +
+			"S3 request and storage prices."},
+	{Rule: "s3_bucket_object_lock_enabled_check", Control: "CT.S3.PR.9", ResourceType: "AWS::S3::Bucket", Where: "console bucket",
+		Reason: "Each deploy replaces the build and prunes old files; Object Lock would stop the deployment from removing " +
+			"them. The source of record is the repository, from which `make build` rebuilds the same output."},
+	{Rule: "s3_bucket_versioning_enabled_check", Control: "CT.S3.PR.11", ResourceType: "AWS::S3::Bucket", Where: "console bucket",
+		Reason: "The build is reproducible from the repository; versioning would keep every old bundle of every deploy " +
+			"forever (hashed names change each build) for no recovery a redeploy does not give."},
+	{Rule: "s3_event_notifications_enabled_check", Control: "CT.S3.PR.4", ResourceType: "AWS::S3::Bucket", Where: "console bucket",
+		Reason: "Nothing reacts to changes in the bucket: its only writer is the stack's own deployment."},
+	{Rule: "s3_lifecycle_policy_check", Control: "CT.S3.PR.6", ResourceType: "AWS::S3::Bucket", Where: "console bucket",
+		Reason: "Each deployment prunes what the build no longer has; a lifecycle rule would have nothing to expire, or " +
+			"would expire files the console still serves."},
+	{Rule: "lambda_inside_vpc_check", Control: "CT.LAMBDA.PR.3", ResourceType: "AWS::Lambda::Function", Where: "console deployment function",
+		Reason: "CDK's BucketDeployment function runs only during a deploy, copying the console's build from the CDK " +
+			"assets bucket to the console bucket; it reaches S3 alone, and a VPC would need an S3 endpoint for no gain."},
+	{Rule: "cloudwatch_log_group_encrypted_check", Control: "CT.CLOUDWATCH.PR.3", ResourceType: "AWS::Logs::LogGroup", Where: "console deployment function",
+		Reason: "The deployment function logs the files it copies, nothing secret; CloudWatch Logs encrypts it at rest " +
+			"with service-managed keys (https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/encrypt-log-data-kms.html)."},
 }
 
 // guardMetadataKey is the resource metadata key cfn-guard's rule
@@ -105,6 +135,18 @@ func addGuardSuppressions(cfg Config, s *Stacks) {
 		guardSuppress(r.Management.API, "lambda_function_public_access_prohibited_check", "API Gateway invoke permissions")
 		guardSuppress(r.Management.API, "api_gw_xray_enabled_check", "/v1 REST API stage")
 		guardSuppress(r.Clicks.Consumer.DeadLetters, "sqs_dlq_check", "stream consumers' on-failure queues")
+	}
+	for _, rule := range []string{"s3_bucket_default_encryption_kms_check", "s3_bucket_logging_enabled_check",
+		"s3_bucket_object_lock_enabled_check", "s3_bucket_versioning_enabled_check", "s3_event_notifications_enabled_check",
+		"s3_lifecycle_policy_check"} {
+		guardSuppress(s.Edge.Console.Bucket, rule, "console bucket")
+	}
+	// CDK puts the BucketDeployment's function, a singleton, at the stack's root.
+	for _, c := range *s.Edge.Stack.Node().Children() {
+		if id := *c.Node().Id(); strings.HasPrefix(id, "Custom::CDKBucketDeployment") {
+			guardSuppress(c, "lambda_inside_vpc_check", "console deployment function")
+			guardSuppress(c, "cloudwatch_log_group_encrypted_check", "console deployment function")
+		}
 	}
 	dist := s.Edge.Edge.Distribution
 	guardSuppress(dist, "cloudfront_access_logs_enabled_check", "distribution")
