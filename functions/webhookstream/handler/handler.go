@@ -24,7 +24,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/shortlink-dev/shortener/shared/link"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/webhook"
 )
@@ -105,16 +105,16 @@ func read(img map[string]events.DynamoDBAttributeValue) image {
 		}
 		return 0
 	}
-	im := image{present: true, owner: s(dynamostore.AttrOwner), reason: s(dynamostore.AttrTombReason)}
-	if s(dynamostore.AttrStatus) == string(link.StatusTombstone) {
+	im := image{present: true, owner: s(tableschema.AttrOwner), reason: s(tableschema.AttrTombReason)}
+	if s(tableschema.AttrStatus) == string(link.StatusTombstone) {
 		im.tombstone = true
 		if im.owner == "" {
-			im.owner = s(dynamostore.AttrPrevOwner)
+			im.owner = s(tableschema.AttrPrevOwner)
 		}
 	}
-	im.data = LinkData{Code: s(dynamostore.AttrCode), URL: s(dynamostore.AttrURL), Alias: s(dynamostore.AttrAlias),
-		Status: s(dynamostore.AttrStatus), RedirectStatus: int(n(dynamostore.AttrRedirectStatus)), Version: n(dynamostore.AttrVersion)}
-	if exp := n(dynamostore.AttrExpiresAt); exp != 0 {
+	im.data = LinkData{Code: s(tableschema.AttrCode), URL: s(tableschema.AttrURL), Alias: s(tableschema.AttrAlias),
+		Status: s(tableschema.AttrStatus), RedirectStatus: int(n(tableschema.AttrRedirectStatus)), Version: n(tableschema.AttrVersion)}
+	if exp := n(tableschema.AttrExpiresAt); exp != 0 {
 		im.data.ExpiresAt = time.Unix(exp, 0).UTC().Format(time.RFC3339)
 	}
 	return im
