@@ -62,6 +62,10 @@ var GuardSuppressions = []GuardSuppression{
 		Reason: "These queues are themselves the dead letters: the on-failure destinations of the Lambda event source " +
 			"mappings, which hold a failed batch's shard and sequence numbers. A queue behind them would only move the " +
 			"same message once more. Each has a depth alarm."},
+	{Rule: "sqs_dlq_check", Control: "CT.SQS.PR.1", ResourceType: "AWS::SQS::Queue", Where: "webhook deliveries' dead letters",
+		Reason: "This queue is itself the dead-letter queue of the webhook deliveries queue (which has a redrive policy to " +
+			"it): deliveries whose retries are spent or that failed too often. A queue behind it would only move the same " +
+			"message once more. It has a depth alarm (infra/webhooks)."},
 	{Rule: "cloudfront_access_logs_enabled_check", Control: "CT.CLOUDFRONT.PR.5", ResourceType: "AWS::CloudFront::Distribution",
 		Where: "distribution",
 		Reason: "Every viewer request is logged by real-time logs (100 % sampling) to the click stream; standard logs to S3 " +
@@ -135,6 +139,8 @@ func addGuardSuppressions(cfg Config, s *Stacks) {
 		guardSuppress(r.Management.API, "lambda_function_public_access_prohibited_check", "API Gateway invoke permissions")
 		guardSuppress(r.Management.API, "api_gw_xray_enabled_check", "/v1 REST API stage")
 		guardSuppress(r.Clicks.Consumer.DeadLetters, "sqs_dlq_check", "stream consumers' on-failure queues")
+		guardSuppress(r.Webhooks.StreamConsumer.DeadLetters, "sqs_dlq_check", "stream consumers' on-failure queues")
+		guardSuppress(r.Webhooks.DeadLetters, "sqs_dlq_check", "webhook deliveries' dead letters")
 	}
 	for _, rule := range []string{"s3_bucket_default_encryption_kms_check", "s3_bucket_logging_enabled_check",
 		"s3_bucket_object_lock_enabled_check", "s3_bucket_versioning_enabled_check", "s3_event_notifications_enabled_check",

@@ -24,8 +24,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/shortlink-dev/shortener/shared/link"
-	"github.com/shortlink-dev/shortener/shared/tableschema"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 	"github.com/shortlink-dev/shortener/shared/webhook"
 )
 
