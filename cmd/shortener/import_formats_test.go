@@ -157,3 +157,23 @@ func TestCheckRowsDuplicateAliases(t *testing.T) {
 	assert.Nil(t, rows[2].Problem, "two rows without alias may share a URL")
 	assert.Nil(t, rows[3].Problem)
 }
+
+func TestImportRowsNameTheirSource(t *testing.T) {
+	tests := []struct{ format, file, want string }{
+		{"kutt", "kutt.json", "1f0c9a52-6b1e-4c0a-9d4f-2a7a6d3b9e01"},
+		{"bitly", "bitly.json", "bit.ly/3Pq9XyZ"},
+		{"shlink", "shlink.csv", "s.example.org/Spring24"},
+		{"dub", "dub.csv", "dub.sh/launch-week"},
+		{"yourls", "yourls.csv", "ozh"},
+		{"csv", "own.csv", "Summer-Sale"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.format, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "import", tt.file))
+			require.NoError(t, err)
+			rows, err := importFormats[tt.format](data)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, rows[0].Source)
+		})
+	}
+}

@@ -40,10 +40,12 @@ type importRow struct {
 	// NotKept names what the source had for this row that a link here
 	// cannot keep (title, tags, clicks, ...).
 	NotKept []string `json:"not_kept,omitempty"`
+	// Source is the row's identifier in the source (a Kutt id, a Bitly
+	// id, domain/short code), so a report row can be traced back.
+	Source string `json:"source,omitempty"`
 
 	req      linkapi.CreateRequest
 	disabled bool   // create, then disable
-	source   string // the source's own identifier, for messages
 	fp       string // the normalised target, for matching links without alias
 }
 

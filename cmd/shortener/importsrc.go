@@ -139,7 +139,7 @@ var generatedColumns = []string{"code", "short_url", "created_at", "updated_at",
 func readOwnCSV(data []byte) ([]*importRow, error) {
 	t, rows, err := readCSVTable(data, func(_ csvTable, line int, cell func(string) string) *importRow {
 		row := &importRow{Line: line, req: linkapi.CreateRequest{URL: cell("url"), Alias: cell("alias")}}
-		row.source = row.req.Alias
+		row.Source = row.req.Alias
 		for _, num := range []struct {
 			name string
 			set  func(int64)
@@ -211,7 +211,7 @@ func readOwnNDJSON(data []byte) ([]*importRow, error) {
 			continue
 		}
 		row.req = linkapi.CreateRequest{URL: l.URL, Alias: l.Alias}
-		row.source = l.Alias
+		row.Source = l.Alias
 		if l.ExpiresAt != "" {
 			exp := l.ExpiresAt
 			row.req.ExpiresAt = &exp
@@ -243,7 +243,7 @@ func readOwnNDJSON(data []byte) ([]*importRow, error) {
 func readShlink(data []byte) ([]*importRow, error) {
 	t, rows, err := readCSVTable(data, func(_ csvTable, line int, cell func(string) string) *importRow {
 		row := &importRow{Line: line, req: linkapi.CreateRequest{URL: cell("longUrl"), Alias: cell("shortCode")}}
-		row.source = cell("domain") + "/" + cell("shortCode")
+		row.Source = cell("domain") + "/" + cell("shortCode")
 		row.lose(cell("title") != "", lostTitle)
 		row.lose(cell("tags") != "", lostTags)
 		row.lose(positive(cell("visits")), lostClicks)
@@ -269,7 +269,7 @@ func readYOURLS(data []byte) ([]*importRow, error) {
 	t, rows, err := readCSVTable(data, func(_ csvTable, line int, cell func(string) string) *importRow {
 		status := 301
 		row := &importRow{Line: line, req: linkapi.CreateRequest{URL: cell("url"), Alias: cell("keyword"), RedirectStatus: &status}}
-		row.source = cell("keyword")
+		row.Source = cell("keyword")
 		row.lose(cell("title") != "", lostTitle)
 		row.lose(positive(cell("clicks")), lostClicks)
 		row.lose(cell("ip") != "", lostIP)
@@ -300,7 +300,7 @@ func readDub(data []byte) ([]*importRow, error) {
 			return row
 		}
 		row.req = linkapi.CreateRequest{URL: cell("Destination URL"), Alias: alias}
-		row.source = domain + "/" + alias
+		row.Source = domain + "/" + alias
 		row.lose(positive(cell("Clicks")), lostClicks)
 		row.lose(cell("Tags") != "" && cell("Tags") != "[]", lostTags)
 		row.lose(cell("Title") != "", lostTitle)
@@ -377,9 +377,9 @@ func bitlinkRow(line int, b bitlink) *importRow {
 		return row
 	}
 	row.req = linkapi.CreateRequest{URL: b.LongURL, Alias: alias}
-	row.source = b.ID
-	if row.source == "" {
-		row.source = domain + "/" + alias
+	row.Source = b.ID
+	if row.Source == "" {
+		row.Source = domain + "/" + alias
 	}
 	row.lose(b.Title != "", lostTitle)
 	row.lose(len(b.Tags) > 0, lostTags)
@@ -428,7 +428,7 @@ func readKutt(data []byte) ([]*importRow, error) {
 	rows := make([]*importRow, len(links))
 	for i, k := range links {
 		row := &importRow{Line: lines[i], req: linkapi.CreateRequest{URL: k.Target, Alias: k.Address}}
-		row.source = k.ID
+		row.Source = k.ID
 		rows[i] = row
 		switch {
 		case k.Password != nil && k.Password != false && k.Password != "":
