@@ -53,10 +53,11 @@ fuzz:
 CDK_ENV = HOME=$(CURDIR)/build/cdk-home GOENV=$(shell go env GOENV) GOPATH=$(shell go env GOPATH) \
 	GOMODCACHE=$(shell go env GOMODCACHE) GOCACHE=$(shell go env GOCACHE) NPM_CONFIG_UPDATE_NOTIFIER=false
 
-## synth: every stack's template in build/cdk.out, cdk-nag included (offline: a placeholder account)
+## synth: every stack's template in build/cdk.out, cdk-nag included (offline: a placeholder account), then checked with CloudFormation Guard's Control Tower rules
 synth: build
 	@mkdir -p build/cdk-home
 	$(CDK_ENV) npx --no-install cdk synth -c account=123456789012 -o build/cdk.out -q
+	scripts/guard.sh build/cdk.out
 
 clean:
 	rm -rf build .dev

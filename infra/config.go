@@ -47,6 +47,7 @@ const (
 	CtxAPIQuotaPerDay         = "apiQuotaPerDay"
 	CtxNag                    = "nag"
 	CtxOriginSecretVersion    = "originSecretVersion"
+	CtxRecord                 = "record"
 )
 
 // Config is everything the app reads from CDK context, resolved and
@@ -89,6 +90,12 @@ type Config struct {
 	// (a rotation names the new one, docs/deploy.md); "" is AWSCURRENT as
 	// of the edge stack's last update.
 	OriginSecretVersion string
+
+	// Deployments are the recorded installations (DeploymentFile, read by
+	// the app's main) the configuration must not destroy; Record (context
+	// record=true) writes this configuration's into them after synthesis.
+	Deployments Deployments
+	Record      bool
 }
 
 // DefaultConfig is the configuration with no context given.
@@ -152,6 +159,7 @@ func configFrom(r ctxReader, c Config) (Config, error) {
 	c.APIQuotaPerDay = float64(r.integer(CtxAPIQuotaPerDay, int(c.APIQuotaPerDay)))
 	c.Nag = r.boolean(CtxNag, c.Nag)
 	c.OriginSecretVersion = r.str(CtxOriginSecretVersion, "")
+	c.Record = r.boolean(CtxRecord, false)
 	if err := errors.Join(r.errs...); err != nil {
 		return Config{}, err
 	}

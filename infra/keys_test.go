@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // TestKeysTable: the API keys table (key hash -> owner) is a global table
@@ -27,7 +27,7 @@ func TestKeysTable(t *testing.T) {
 			}
 			require.Len(t, found, 1)
 			p := found[0].Props
-			assert.Equal(t, []any{map[string]any{"AttributeName": dynamokeys.AttrHash, "KeyType": "HASH"}}, p["KeySchema"])
+			assert.Equal(t, []any{map[string]any{"AttributeName": tableschema.AttrKeyHash, "KeyType": "HASH"}}, p["KeySchema"])
 			assert.Equal(t, "EVENTUAL", p["MultiRegionConsistency"])
 			assert.Equal(t, "PAY_PER_REQUEST", p["BillingMode"])
 			assert.Nil(t, p["TimeToLiveSpecification"], "keys never expire by themselves")

@@ -1,6 +1,8 @@
 package infra
 
 import (
+	"strings"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
@@ -69,6 +71,24 @@ var Suppressions = []Suppression{
 	{Rule: "AwsSolutions-CFR4", Where: "distribution without a custom domain",
 		Reason: "Without a custom domain the distribution serves *.cloudfront.net with CloudFront's default certificate, whose " +
 			"minimum protocol CloudFront fixes; with domainName and certificateArn the stack sets TLSv1.2_2021."},
+	{Rule: "AwsSolutions-S1", Where: "console bucket",
+		Reason: "The bucket holds only the console's public build (HTML, JS, CSS from the repository) and is read only by " +
+			"CloudFront through an origin access control; viewer requests are already in the distribution's real-time " +
+			"log, and S3 server access logs would need a second bucket for no new information."},
+	{Rule: "AwsSolutions-IAM4", AppliesTo: []string{`^Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole$`},
+		Where: "CDK's BucketDeployment provider",
+		Reason: "CDK's singleton Lambda that copies the console's build into its bucket at deploy time (it needs a Lambda); " +
+			"the managed policy only lets it write its own logs."},
+	{Rule: "AwsSolutions-IAM5", AppliesTo: []string{
+		`^Action::s3:(Abort|DeleteObject|GetBucket|GetObject|List)\*$`,
+		`^Resource::<ConsoleBucket[0-9A-F]+\.Arn>/\*$`,
+		`^Resource::arn:(aws|<AWS::Partition>):s3:::cdk-[a-z0-9]+-assets-.+/\*$`},
+		Where: "CDK's BucketDeployment provider",
+		Reason: "CDK's grantRead on the bootstrap asset bucket and grantReadWrite on the console bucket, made by the " +
+			"BucketDeployment construct: it syncs a whole key prefix, so it needs object-level wildcards on exactly those two buckets."},
+	{Rule: "AwsSolutions-L1", Where: "CDK's BucketDeployment provider",
+		Reason: "The runtime of CDK's BucketDeployment provider is chosen by aws-cdk-lib (it runs the AWS CLI from a layer) and " +
+			"moves with CDK upgrades; it runs only during deployments."},
 }
 
 func suppression(rule, where string) *cdknag.NagPackSuppression {
@@ -130,6 +150,16 @@ func addNagChecks(app awscdk.App, s *Stacks) {
 		dist = append(dist, suppression("AwsSolutions-CFR4", "distribution without a custom domain"))
 	}
 	suppress(s.Edge.Edge.Distribution, dist...)
+	suppress(s.Edge.Console.Bucket, suppression("AwsSolutions-S1", "console bucket"))
+	// The provider is a singleton at the stack's root, its ID fixed by CDK.
+	for _, child := range *s.Edge.Stack.Node().Children() {
+		if strings.HasPrefix(*child.Node().Id(), "Custom::CDKBucketDeployment") {
+			suppress(child,
+				suppression("AwsSolutions-IAM4", "CDK's BucketDeployment provider"),
+				suppression("AwsSolutions-IAM5", "CDK's BucketDeployment provider"),
+				suppression("AwsSolutions-L1", "CDK's BucketDeployment provider"))
+		}
+	}
 }
 
 // awsCustomResourceProviderID is the construct ID CDK gives the singleton

@@ -23,10 +23,11 @@ import (
 	"github.com/shortlink-dev/shortener/infra/monitoring"
 	"github.com/shortlink-dev/shortener/infra/streamconsumer"
 	"github.com/shortlink-dev/shortener/infra/tables"
+	"github.com/shortlink-dev/shortener/infra/webconsole"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/reclaimflow"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // Stacks are the app's stacks.
@@ -66,6 +67,9 @@ func Build(app awscdk.App, cfg Config) (*Stacks, error) {
 	if _, err := functionEnv(cfg, nil); err != nil {
 		return nil, err
 	}
+	if err := cfg.Deployments.Check(cfg, cfg.Record); err != nil {
+		return nil, fmt.Errorf("recorded deployment: %w", err)
+	}
 	s := &Stacks{Regional: map[string]*RegionalStack{}}
 	s.Data = NewDataStack(app, cfg)
 	for _, r := range cfg.Regions {
@@ -79,6 +83,7 @@ func Build(app awscdk.App, cfg Config) (*Stacks, error) {
 	for _, st := range s.All() {
 		awscdk.Tags_Of(st).Add(jsii.String("app"), jsii.String(cfg.AppName), nil)
 	}
+	addGuardSuppressions(cfg, s)
 	if cfg.Nag {
 		addNagChecks(app, s)
 	}
@@ -280,20 +285,17 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		manage := fn("manage", "LINKS_TABLE", "KEYS_TABLE")
 		links.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"))
 		keys.Grant(manage.Role, jsii.String("dynamodb:GetItem"))
-		grantIndexQuery(manage.Role, links, dynamostore.IndexByOwner)
+		grantIndexQuery(manage.Role, links, tableschema.IndexByOwner)
+		// Both invalidate the edge: manage after an edit or delete, create
+		// after a new custom alias, whose 404 the edge may hold. The
+		// distribution is in the edge stack, which depends on this one, so
+		// its ID comes from the second deploy pass's context, not a
+		// reference (which would be a cycle).
 		if cfg.DistributionID != "" {
-			manage.Fn.AddEnvironment(jsii.String("DISTRIBUTION_ID"), jsii.String(cfg.DistributionID), nil)
-			awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
-				Grantee: manage.Role,
-				Actions: jsii.Strings("cloudfront:CreateInvalidation"),
-				ResourceArns: jsii.Strings(*st.FormatArn(&awscdk.ArnComponents{
-					Service: jsii.String("cloudfront"), Region: jsii.String(""),
-					Resource: jsii.String("distribution"), ResourceName: jsii.String(cfg.DistributionID),
-				})),
-			})
+			grantInvalidation(st, cfg.DistributionID, manage, create)
 		} else {
 			awscdk.Annotations_Of(manage.Fn).AddWarningV2(jsii.String("shortener:distributionId"), jsii.String(
-				"distributionId is not set: the manage function refuses to start until it is. "+
+				"distributionId is not set: the manage and create functions refuse to start until it is. "+
 					"Deploy once, then deploy again with -c distributionId=<the edge stack's DistributionId output> (docs/deploy.md)."), nil)
 		}
 
@@ -309,8 +311,8 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		})
 
 		reclaim := fn("reclaim", "LINKS_TABLE")
-		grantIndexQuery(reclaim.Role, links, dynamostore.IndexDueTombstones)
-		grantIndexQuery(reclaim.Role, links, dynamostore.IndexExpiringLinks)
+		grantIndexQuery(reclaim.Role, links, tableschema.IndexDueTombstones)
+		grantIndexQuery(reclaim.Role, links, tableschema.IndexExpiringLinks)
 		// PutItem: an expired link's tombstone, conditioned on its expiry;
 		// DeleteItem: a due tombstone, conditioned on its grace.
 		links.Grant(reclaim.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:DeleteItem"))
@@ -348,6 +350,23 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	return rs, nil
 }
 
+// grantInvalidation gives each function the distribution's ID and lets it
+// invalidate that distribution, and no other.
+func grantInvalidation(st awscdk.Stack, distributionID string, fns ...*golambda.Function) {
+	arn := st.FormatArn(&awscdk.ArnComponents{
+		Service: jsii.String("cloudfront"), Region: jsii.String(""),
+		Resource: jsii.String("distribution"), ResourceName: jsii.String(distributionID),
+	})
+	for _, f := range fns {
+		f.Fn.AddEnvironment(jsii.String("DISTRIBUTION_ID"), jsii.String(distributionID), nil)
+		awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
+			Grantee:      f.Role,
+			Actions:      jsii.Strings("cloudfront:CreateInvalidation"),
+			ResourceArns: jsii.Strings(*arn),
+		})
+	}
+}
+
 // grantIndexQuery lets grantee Query one index of table: the grants on an
 // imported table cover the table itself, and TableV2's cover every index.
 func grantIndexQuery(grantee awsiam.IGrantable, table awsdynamodb.ITableV2, index string) {
@@ -362,17 +381,19 @@ func grantIndexQuery(grantee awsiam.IGrantable, table awsdynamodb.ITableV2, inde
 type EdgeStack struct {
 	awscdk.Stack
 	Edge         *edge.Edge
+	Console      *webconsole.Console
 	CustomDomain string
 }
 
 // NewEdgeStack creates the distribution in front of the regional stacks.
 func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
-	st := newStack(app, cfg, "Edge", EdgeRegion, "URL shortener: CloudFront distribution, real-time logs, WAF")
+	st := newStack(app, cfg, "Edge", EdgeRegion, "URL shortener: CloudFront distribution, real-time logs, WAF, web console")
 	primary := s.Regional[cfg.PrimaryRegion]
 	origins := []*string{primary.Redirect.OriginDomain}
 	if cfg.FailoverRegion != "" {
 		origins = append(origins, s.Regional[cfg.FailoverRegion].Redirect.OriginDomain)
 	}
+	wc := webconsole.New(st, "Console", webconsole.Props{BuildDir: webconsole.BuildDir(cfg.AssetDir)})
 	e := edge.New(st, "Edge", edge.Props{
 		RedirectOrigins:      origins,
 		ManagementOrigin:     primary.Management.OriginDomain,
@@ -385,12 +406,13 @@ func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
 		CertificateARN:       cfg.CertificateARN,
 		WAF:                  cfg.WAF,
 		WAFRateLimit:         cfg.WAFRateLimit,
+		Behaviors:            wc.Behaviors,
 	})
 	monitoring.New(st, "Monitoring", monitoring.Props{AlarmEmail: cfg.AlarmEmail, Distribution: e.Distribution})
 	out(st, "DistributionId", e.Distribution.DistributionId(), "Second deploy pass: -c distributionId=<this>")
 	out(st, "DistributionDomainName", e.Distribution.DistributionDomainName(),
 		"CNAME target for the custom domain; without one, second pass: -c distributionDomainName=<this>")
-	return &EdgeStack{Stack: st, Edge: e, CustomDomain: cfg.DomainName}
+	return &EdgeStack{Stack: st, Edge: e, Console: wc, CustomDomain: cfg.DomainName}
 }
 
 // env is what the functions are configured with: settings every function

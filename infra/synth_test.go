@@ -25,10 +25,14 @@ import (
 //     failover, no custom domain, WAF on), the first deploy pass;
 //   - custom: three regions with eu-west-1 as primary, a custom domain and
 //     certificate, the distribution ID of the second pass, WAF off, the
-//     origin secret pinned to a version.
+//     origin secret pinned to a version; its recorded deployment (docs/deploy.md)
+//     has one region fewer.
 var (
 	defaults = &synthesized{name: "defaults", overrides: map[string]any{}}
-	custom   = &synthesized{name: "custom", overrides: map[string]any{
+	custom   = &synthesized{name: "custom", deployments: infra.Deployments{Installs: []infra.Install{{
+		// Recorded with two of its three regions: adding one is safe.
+		Account: testAccount, AppName: "Shortener", PrimaryRegion: "eu-west-1", Regions: []string{"eu-west-1", "us-east-1"},
+	}}}, overrides: map[string]any{
 		infra.CtxRegions:        []any{"eu-west-1", "ap-northeast-1", "us-east-1"},
 		infra.CtxPrimaryRegion:  "eu-west-1",
 		infra.CtxDomainName:     "sho.rt",
@@ -78,6 +82,15 @@ func setup() error {
 		if outRoot, setupErr = os.MkdirTemp("", "shortener-cdk-out-"); setupErr != nil {
 			return
 		}
+		// The console's build, as console/build.mjs leaves it.
+		if setupErr = os.MkdirAll(filepath.Join(assetDir, "console", "assets"), 0o755); setupErr != nil {
+			return
+		}
+		for name, body := range map[string]string{"index.html": "<!doctype html>", "assets/app-TEST1234.js": "", "assets/app-TEST1234.css": ""} {
+			if setupErr = os.WriteFile(filepath.Join(assetDir, "console", name), []byte(body), 0o644); setupErr != nil {
+				return
+			}
+		}
 		for _, fn := range []string{"create", "redirect", "originauth", "manage", "stats", "ttlstream", "reclaim", "clicks"} {
 			if setupErr = placeholderZip(filepath.Join(assetDir, fn+".zip"), fn); setupErr != nil {
 				return
@@ -108,13 +121,15 @@ func placeholderZip(path, name string) error {
 
 // synthesized is one app, built and synthesized on first use.
 type synthesized struct {
-	name      string
-	overrides map[string]any
+	name        string
+	overrides   map[string]any
+	deployments infra.Deployments // what deployment.json would record
 
 	once      sync.Once
 	err       error
 	cfg       infra.Config
 	stacks    *infra.Stacks
+	outDir    string                    // the cloud assembly: <stack>.template.json files
 	templates map[string]map[string]any // by stack name
 	messages  map[string][]message
 }
@@ -149,6 +164,7 @@ func (s *synthesized) get(t *testing.T) *synthesized {
 			s.err = err
 			return
 		}
+		s.outDir = out
 		// A failed validation (an unsuppressed cdk-nag error) panics through
 		// jsii; report it with the validation report CDK wrote.
 		defer func() {
@@ -161,6 +177,7 @@ func (s *synthesized) get(t *testing.T) *synthesized {
 		if s.cfg, s.err = infra.ConfigFromContext(app.Node()); s.err != nil {
 			return
 		}
+		s.cfg.Deployments = s.deployments
 		if s.stacks, s.err = infra.Build(app, s.cfg); s.err != nil {
 			return
 		}

@@ -38,3 +38,19 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   echo "Installing pinned npm packages (npm ci)..." >&2
   npm ci --no-audit --no-fund --loglevel=error >&2
 fi
+
+# The web console's bundle (esbuild; well under a second), so make dev
+# serves and make test drives the current sources.
+node console/build.mjs
+
+# Headless Chromium (Debian's package) for the console's browser tests. CI,
+# running as root, installs it; elsewhere we say what is missing, and the
+# browser tests fail under CI=true without it (they never download one).
+if ! command -v chromium >/dev/null 2>&1 && [ "${1:-}" != "--build" ]; then
+  if [ "${CI:-}" = "true" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "Installing chromium for the console's browser tests (apt-get)..." >&2
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >&2
+  else
+    echo "Note: chromium is missing, so the console's browser tests cannot run (Debian: sudo apt-get install chromium)." >&2
+  fi
+fi

@@ -50,7 +50,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/capacity"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/shared/apikey"
-	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -158,7 +158,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	if err := dynamostore.CreateTables(ctx, db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable}); err != nil {
 		return r, err
 	}
-	if err := clickstore.CreateTable(ctx, db, analytics); err != nil {
+	if err := dynamoclicks.CreateTable(ctx, db, analytics); err != nil {
 		return r, err
 	}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
@@ -168,7 +168,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{apiKey: owner}), apikey.ResolverOptions{})
 	mx := func(fn string) *metrics.Emitter { return metrics.New(io.Discard, "Shortener", fn) }
 	links := dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: 10 * time.Second})
-	counts := clickstore.New(db, clickstore.Config{Table: analytics, Timeout: 10 * time.Second})
+	counts := dynamoclicks.New(db, dynamoclicks.Config{Table: analytics, Timeout: 10 * time.Second})
 
 	// Clicks.
 	st, err := generate(sp)

@@ -25,6 +25,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/shortcode"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 const (
@@ -456,7 +457,7 @@ func (o *oddities) String() string {
 func getItemOp(db *dynamodb.Client, table string, codes []string) op {
 	return func(ctx context.Context, i int) (bool, error) {
 		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &table, ConsistentRead: aws.Bool(false),
-			Key: map[string]types.AttributeValue{dynamostore.AttrCode: &types.AttributeValueMemberS{Value: codes[i%len(codes)]}}})
+			Key: map[string]types.AttributeValue{tableschema.AttrCode: &types.AttributeValueMemberS{Value: codes[i%len(codes)]}}})
 		return err == nil && out.Item != nil, err
 	}
 }
@@ -488,7 +489,7 @@ func createOp(c *http.Client, origin string) op {
 // putOp is the create's floor: the conditional PutItem of a link item
 // with a freshly drawn code, straight through the SDK.
 func putOp(db *dynamodb.Client, table string, codes *shortcode.Generator) op {
-	cond := aws.String("attribute_not_exists(" + dynamostore.AttrCode + ")")
+	cond := aws.String("attribute_not_exists(" + tableschema.AttrCode + ")")
 	return func(ctx context.Context, i int) (bool, error) {
 		code, err := codes.Next()
 		if err != nil {
@@ -501,16 +502,16 @@ func putOp(db *dynamodb.Client, table string, codes *shortcode.Generator) op {
 		s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 		_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, ConditionExpression: cond,
 			Item: map[string]types.AttributeValue{
-				dynamostore.AttrCode:           s(code),
-				dynamostore.AttrURL:            s(target + "&n=" + strconv.Itoa(i)),
-				dynamostore.AttrOwner:          s(owner),
-				dynamostore.AttrCreatedAt:      n(now.UnixMilli()),
-				dynamostore.AttrUpdatedAt:      n(now.UnixMilli()),
-				dynamostore.AttrExpiresAt:      n(now.Add(link.DefaultTTL).Unix()),
-				dynamostore.AttrStatus:         s(string(link.StatusActive)),
-				dynamostore.AttrVersion:        n(1),
-				dynamostore.AttrRedirectStatus: n(302),
-				dynamostore.AttrCustomAlias:    &types.AttributeValueMemberBOOL{Value: false},
+				tableschema.AttrCode:           s(code),
+				tableschema.AttrURL:            s(target + "&n=" + strconv.Itoa(i)),
+				tableschema.AttrOwner:          s(owner),
+				tableschema.AttrCreatedAt:      n(now.UnixMilli()),
+				tableschema.AttrUpdatedAt:      n(now.UnixMilli()),
+				tableschema.AttrExpiresAt:      n(now.Add(link.DefaultTTL).Unix()),
+				tableschema.AttrStatus:         s(string(link.StatusActive)),
+				tableschema.AttrVersion:        n(1),
+				tableschema.AttrRedirectStatus: n(302),
+				tableschema.AttrCustomAlias:    &types.AttributeValueMemberBOOL{Value: false},
 			}})
 		var ccf *types.ConditionalCheckFailedException
 		if errors.As(err, &ccf) {

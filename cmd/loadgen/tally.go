@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/shortlink-dev/shortener/internal/localedge"
-	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // edgeStatsPath is where the local run serves its edge's counters
@@ -53,7 +53,7 @@ func countedClicks(ctx context.Context, db *dynamodb.Client, table string) (int6
 		ConsistentRead:            aws.Bool(true),
 		FilterExpression:          aws.String("begins_with(#b, :day)"),
 		ProjectionExpression:      aws.String("#t"),
-		ExpressionAttributeNames:  map[string]string{"#b": clickstore.AttrBucket, "#t": clickstore.AttrTotal},
+		ExpressionAttributeNames:  map[string]string{"#b": tableschema.AttrBucket, "#t": tableschema.AttrTotal},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":day": &types.AttributeValueMemberS{Value: "d#"}},
 	})
 	for p.HasMorePages() {
@@ -62,9 +62,9 @@ func countedClicks(ctx context.Context, db *dynamodb.Client, table string) (int6
 			return 0, fmt.Errorf("scan %s: %w", table, err)
 		}
 		for _, item := range out.Items {
-			v, ok := item[clickstore.AttrTotal].(*types.AttributeValueMemberN)
+			v, ok := item[tableschema.AttrTotal].(*types.AttributeValueMemberN)
 			if !ok {
-				return 0, fmt.Errorf("scan %s: a day counter without a number %s", table, clickstore.AttrTotal)
+				return 0, fmt.Errorf("scan %s: a day counter without a number %s", table, tableschema.AttrTotal)
 			}
 			n, err := strconv.ParseInt(v.Value, 10, 64)
 			if err != nil {

@@ -4,31 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/kinesis"
 
-	clickshandler "github.com/shortlink-dev/shortener/functions/clicks/handler"
-	statshandler "github.com/shortlink-dev/shortener/functions/stats/handler"
+	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/localkinesis"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
-	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
-	"github.com/shortlink-dev/shortener/shared/metrics"
 )
 
 // Defaults of the click pipeline.
 const (
-	defaultKinesisPort    = 4567 // kinesalite's own default
-	defaultClicksStream   = "shortener-clicks"
-	defaultAnalyticsTable = "shortener-analytics"
+	defaultKinesisPort  = 4567 // kinesalite's own default
+	defaultClicksStream = "shortener-clicks"
 	// clickShards is the shard count of a stream the command creates: two,
 	// so the per-shard checkpoints of the clicks function are exercised.
 	clickShards = 2
@@ -47,7 +41,6 @@ type clickSettings struct {
 	kinesisEndpoint string
 	kinesisPort     int
 	stream          string // CLICKS_STREAM
-	analyticsTable  string // ANALYTICS_TABLE
 	// batchWindow is SHORTENER_CLICKS_BATCH_WINDOW, the mapping's
 	// MaximumBatchingWindow: 5s as deployed. Besides fidelity it keeps the
 	// analytics writes, which cost DynamoDB Local about 150 ms a
@@ -65,7 +58,6 @@ func loadClickSettings(getenv func(string) string) (clickSettings, error) {
 		kinesisEndpoint: getenv("SHORTENER_KINESIS_ENDPOINT"),
 		kinesisPort:     defaultKinesisPort,
 		stream:          or(getenv("CLICKS_STREAM"), defaultClicksStream),
-		analyticsTable:  or(getenv("ANALYTICS_TABLE"), defaultAnalyticsTable),
 		batchWindow:     clicksBatchWindow,
 		country:         getenv("SHORTENER_EDGE_COUNTRY"),
 	}
@@ -98,35 +90,33 @@ type clickPipeline struct {
 	wg     sync.WaitGroup
 }
 
-// startClicks creates the stream and the analytics table, starts writing
-// edge records to the stream and polling it into the clicks function, and
-// returns the stats function's handler.
-func startClicks(ctx context.Context, s clickSettings, cfg config.Config, db *dynamodb.Client, kc *kinesis.Client,
-	log *slog.Logger, metricsOut io.Writer) (*clickPipeline, *statshandler.Handler, error) {
+// startClicks creates the stream and the analytics table, and starts
+// writing edge records to the stream and polling it into the clicks
+// function.
+func startClicks(ctx context.Context, s clickSettings, cfg config.Config, c wire.Clients, kc *kinesis.Client,
+	log *slog.Logger) (*clickPipeline, error) {
 	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
 	defer cancel()
 	if _, err := localkinesis.EnsureStream(tctx, kc, s.stream, clickShards); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if err := clickstore.CreateTable(tctx, db, s.analyticsTable); err != nil {
-		return nil, nil, err
+	if err := dynamoclicks.CreateTable(tctx, c.DynamoDB, cfg.AnalyticsTable); err != nil {
+		return nil, err
+	}
+	clicks, err := wire.NewClicks(cfg, c)
+	if err != nil {
+		return nil, err
 	}
 	writer, err := localkinesis.NewWriter(localkinesis.NewSender(kc), localkinesis.WriterOptions{Stream: s.stream, Log: log.With("component", "edge-log-writer")})
 	if err != nil {
-		return nil, nil, err
-	}
-	// Built as functions/clicks/main.go builds it.
-	clicks := &clickshandler.Handler{
-		Store:   clickstore.New(db, clickstore.Config{Table: s.analyticsTable}),
-		Log:     log.With("function", "clicks"),
-		Metrics: metrics.New(metricsOut, "Shortener", "clicks"),
+		return nil, err
 	}
 	poller, err := localkinesis.NewPoller(kc, localkinesis.Options{
 		Stream: s.stream, Handler: clicks.Handle, BatchSize: clicksBatchSize, BatchWindow: s.batchWindow,
 		MaxRetries: clicksMaxRetries, Log: log.With("component", "kinesis-poller"),
 	})
 	if err != nil {
-		return nil, nil, errors.Join(err, writer.Close(ctx))
+		return nil, errors.Join(err, writer.Close(ctx))
 	}
 	// The poller outlives ctx: at shutdown it stops only after the edge's
 	// last records have been flushed to the stream.
@@ -137,15 +127,7 @@ func startClicks(ctx context.Context, s clickSettings, cfg config.Config, db *dy
 			log.Error("kinesis poller stopped", "error", err.Error())
 		}
 	})
-	// Built as functions/stats/main.go builds it.
-	stats := &statshandler.Handler{
-		Links:   dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
-		Clicks:  clickstore.New(db, clickstore.Config{Table: s.analyticsTable, Timeout: cfg.DBTimeout}),
-		Now:     time.Now,
-		Log:     log.With("function", "stats"),
-		Metrics: metrics.New(metricsOut, "Shortener", "stats"),
-	}
-	return p, stats, nil
+	return p, nil
 }
 
 // stop flushes the records still waiting for the stream, then stops the

@@ -17,16 +17,16 @@ func TestLoadClickSettings(t *testing.T) {
 	}{
 		{
 			name: "defaults",
-			want: clickSettings{kinesisPort: 4567, stream: "shortener-clicks", analyticsTable: "shortener-analytics", batchWindow: 5 * time.Second},
+			want: clickSettings{kinesisPort: 4567, stream: "shortener-clicks", batchWindow: 5 * time.Second},
 		},
 		{
 			name: "everything set",
 			env: map[string]string{
 				"SHORTENER_KINESIS_ENDPOINT": "http://127.0.0.1:4568", "SHORTENER_KINESIS_PORT": "0",
-				"CLICKS_STREAM": "clicks", "ANALYTICS_TABLE": "analytics",
+				"CLICKS_STREAM":                 "clicks",
 				"SHORTENER_CLICKS_BATCH_WINDOW": "0s", "SHORTENER_EDGE_COUNTRY": "FR",
 			},
-			want: clickSettings{kinesisEndpoint: "http://127.0.0.1:4568", kinesisPort: 0, stream: "clicks", analyticsTable: "analytics",
+			want: clickSettings{kinesisEndpoint: "http://127.0.0.1:4568", kinesisPort: 0, stream: "clicks",
 				batchWindow: 0, country: "FR"},
 		},
 		{name: "bad port", env: map[string]string{"SHORTENER_KINESIS_PORT": "kinesis"}, wantErr: "SHORTENER_KINESIS_PORT"},

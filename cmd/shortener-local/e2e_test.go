@@ -289,7 +289,9 @@ func TestExpiryThroughTheLocalRun(t *testing.T) {
 	})
 	store := dynamostore.New(emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t)), dynamostore.Config{LinksTable: links})
 
-	status, _, body := r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/brief","alias":"Brief","ttl_seconds":2}`)
+	// Long enough to outlast the create itself: it answers once the edge
+	// invalidation of the new alias is sent, 2 s after the insert.
+	status, _, body := r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/brief","alias":"Brief","ttl_seconds":6}`)
 	require.Equal(t, 201, status, string(body))
 	status, _, _ = r.do(t, "GET", "/brief", "", "")
 	require.Equal(t, 302, status)
@@ -448,8 +450,52 @@ func TestClicksCountedAtTheEdge(t *testing.T) {
 	assert.Equal(t, 404, status, "stats are the owner's only")
 }
 
+// TestDeletedLinkLeavesTheEdge is issue 17's reproduction of its first
+// defect through the local run: a link past the new-link window is
+// clicked (the edge keeps it for a day), deleted, and clicked again at
+// once, while the redirect function still holds the entry it loaded before
+// the delete. Within the promise (30 s after the 204) the edge answers
+// 410, and it keeps answering 410: no old answer was stored for long.
+func TestDeletedLinkLeavesTheEdge(t *testing.T) {
+	links := testenv.UniqueName(t, "links")
+	r := startLocal(t, map[string]string{
+		"LINKS_TABLE": links,
+		// Short, so the test is: the argument holds for any value.
+		"SHORTENER_CACHE_TTL":              "5s",
+		"SHORTENER_EDGE_INVALIDATION_TIME": "1s",
+		// The deletes's read and write answer well within a second here.
+		"SHORTENER_DB_TIMEOUT": "2s",
+	})
+	store := dynamostore.New(emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t)), dynamostore.Config{LinksTable: links})
+	// Created two minutes ago: past the new-link window, so its redirect
+	// gets the full edge TTL.
+	created := time.Now().Add(-2 * time.Minute).UTC().Truncate(time.Millisecond)
+	require.NoError(t, store.Create(context.Background(), link.Link{Code: "aB3dE5f", Owner: "e2e-owner", URL: "https://example.com/doomed",
+		CreatedAt: created, UpdatedAt: created, ExpiresAt: created.Add(30 * 24 * time.Hour), Status: link.StatusActive,
+		Version: 1, RedirectStatus: 302}, nil))
+
+	status, h, _ := r.do(t, "GET", "/aB3dE5f", "", "")
+	require.Equal(t, 302, status)
+	require.Equal(t, "public, max-age=0, s-maxage=86400", h.Get("Cache-Control"))
+	status, _, body := r.do(t, "DELETE", "/v1/links/aB3dE5f", r.key, "")
+	require.Equal(t, 204, status, string(body))
+	deleted := time.Now()
+	r.do(t, "GET", "/aB3dE5f", "", "") // the click that raced the delete
+
+	require.Eventually(t, func() bool {
+		status, _, _ := r.do(t, "GET", "/aB3dE5f", "", "")
+		return status == 410
+	}, 30*time.Second-time.Since(deleted), 250*time.Millisecond, "the deleted link still redirects 30 s after its 204")
+	for range 4 {
+		time.Sleep(500 * time.Millisecond)
+		status, h, _ := r.do(t, "GET", "/aB3dE5f", "", "")
+		assert.Equal(t, 410, status, "%s %s", h.Get("X-Cache"), h.Get("Location"))
+	}
+}
+
 // TestManagementPurgesTheEdge: the edge keeps a redirect after the
-// redirect function's own cache has let it go, and a PATCH purges it: the
+// redirect function's own cache has let it go, and a PATCH purges it: once
+// the invalidation completes (it takes time, as CloudFront's does), the
 // next click is a miss that shows the new target. The run starts its own
 // kinesalite, and stops it after the server at shutdown.
 func TestManagementPurgesTheEdge(t *testing.T) {
@@ -480,7 +526,16 @@ func TestManagementPurgesTheEdge(t *testing.T) {
 
 	status, _, body = r.do(t, "PATCH", "/v1/links/purged", r.key, `{"url":"https://example.com/after"}`)
 	require.Equal(t, 200, status, string(body))
-	click()
+	// The edge serves its copy until the invalidation completes.
+	before := answer{"Hit from cloudfront", "https://example.com/before"}
+	require.Eventually(t, func() bool {
+		x, l := get()
+		if (answer{x, l}) == before {
+			return false
+		}
+		seen = append(seen, answer{x, l})
+		return true
+	}, 30*time.Second, 100*time.Millisecond, "the invalidation never completed")
 	click()
 	assert.Equal(t, []answer{
 		{"Miss from cloudfront", "https://example.com/before"},

@@ -14,15 +14,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
-	"github.com/shortlink-dev/shortener/shared/config"
 )
-
-// newOwners is the owner resolver over the keys table, as the create,
-// manage and stats Lambdas each build it in their main.go.
-func newOwners(cfg config.Config, db *dynamodb.Client) *apikey.Resolver {
-	return apikey.NewResolver(dynamokeys.New(db, dynamokeys.Config{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}),
-		apikey.ResolverOptions{TTL: cfg.KeyCacheTTL})
-}
 
 // seedKeys creates the keys table and puts the SHORTENER_API_KEYS pairs in
 // it, each an active key of its owner, as an operator's `shortener keys

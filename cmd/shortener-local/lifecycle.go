@@ -2,22 +2,16 @@ package main
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http"
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
-	reclaimhandler "github.com/shortlink-dev/shortener/functions/reclaim/handler"
-	ttlhandler "github.com/shortlink-dev/shortener/functions/ttlstream/handler"
+	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localreclaim"
 	"github.com/shortlink-dev/shortener/internal/localstream"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
-	"github.com/shortlink-dev/shortener/shared/metrics"
 )
 
 // lifecycle is what AWS runs beside the API for expiry: the links table's
@@ -29,19 +23,23 @@ type lifecycle struct {
 
 // startLifecycle starts the stream poller and the reclaim schedule; both
 // stop when ctx ends, and wait returns once they have.
-func startLifecycle(ctx context.Context, cfg config.Config, db *dynamodb.Client, endpoint string, every time.Duration,
-	log *slog.Logger, metricsOut io.Writer) (*lifecycle, error) {
-	store := dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout})
-	ttl := &ttlhandler.Handler{Store: store, Grace: cfg.TombstoneGrace, Now: time.Now,
-		Log: log.With("function", "ttlstream"), Metrics: metrics.New(metricsOut, "Shortener", "ttlstream")}
-	poller, err := localstream.New(db, emulator.NewStreamsClient(endpoint), localstream.Options{
+func startLifecycle(ctx context.Context, cfg config.Config, c wire.Clients, endpoint string, every time.Duration,
+	log *slog.Logger) (*lifecycle, error) {
+	ttl, err := wire.NewTTLStream(cfg, c)
+	if err != nil {
+		return nil, err
+	}
+	reclaim, err := wire.NewReclaim(cfg, c)
+	if err != nil {
+		return nil, err
+	}
+	poller, err := localstream.New(c.DynamoDB, emulator.NewStreamsClient(endpoint), localstream.Options{
 		Table: cfg.LinksTable, Handler: ttl.Handle, Region: emulator.Region, Log: log.With("component", "stream-poller"),
 	})
 	if err != nil {
 		return nil, err
 	}
-	l := &lifecycle{reclaim: localreclaim.New(&reclaimhandler.Handler{Store: store, Grace: cfg.TombstoneGrace,
-		Log: log.With("function", "reclaim"), Metrics: metrics.New(metricsOut, "Shortener", "reclaim")}, log)}
+	l := &lifecycle{reclaim: localreclaim.New(reclaim.Handle, log)}
 	l.wg.Add(2)
 	go func() {
 		defer l.wg.Done()

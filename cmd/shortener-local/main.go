@@ -3,7 +3,8 @@
 //
 //   - CloudFront (internal/localedge): redirect paths are cached by path
 //     for the redirect's s-maxage, so repeat clicks never reach the
-//     function; invalidations from the management API purge at once; every
+//     function; invalidations from the API complete some seconds after
+//     they are made, as CloudFront's do; every
 //     request of the redirect behaviour, hit or miss, is written as a
 //     real-time log record to a Kinesis stream. X-Cache and Age on the
 //     answers say what the edge did.
@@ -38,7 +39,14 @@
 //	                               deployed; 0s: at once)
 //	SHORTENER_EDGE_COUNTRY         c-country logged for requests without a
 //	                               CloudFront-Viewer-Country header (none: "-")
+//	SHORTENER_EDGE_INVALIDATION_TIME
+//	                               how long the local CloudFront takes to
+//	                               complete an invalidation (5s; 0s: at
+//	                               once). CloudFront's take an unknown time,
+//	                               seconds to minutes: https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/Invalidation.html
 //	SHORTENER_RECLAIM_INTERVAL     how often reclaim runs (1m)
+//	SHORTENER_CONSOLE_DIR          the web console's build, served at /console/
+//	                               (build/console)
 //	SHORTENER_ACCESS_LOG           which answers get a log line: on (all),
 //	                               errors (5xx only) or off (on)
 //	LINKS_TABLE                    (shortener-links)
@@ -81,6 +89,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/shortlink-dev/shortener/console"
+	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
@@ -143,7 +153,11 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 
 	var b backends
 	b.setPhase("starting")
-	lock := newOriginLock(log)
+	lock, err := newOriginLock(cfg, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	routes := b.handlers()
 	routes.OriginAuthorizer = lock.authorizer
 	gw, err := localgw.New(localgw.Options{
@@ -159,13 +173,15 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return err
 	}
 	// CloudFront in front of the gateway. The management API and creates
-	// of aliases invalidate through the recorder, which purges the edge.
+	// of aliases invalidate through the recorder, which starts an
+	// invalidation at the edge that completes s.invalidationTime later.
 	var sink lateSink
 	edge, err := localedge.New(localedge.Options{
-		Origin:  originLog(log, s.accessLog, gw),
-		Sink:    &sink,
-		Country: cs.country,
-		Log:     log.With("component", "edge"),
+		Origin:            originLog(log, s.accessLog, gw),
+		Sink:              &sink,
+		Country:           cs.country,
+		Log:               log.With("component", "edge"),
+		InvalidationDelay: s.edgeInvalidationDelay(),
 		// Only the edge can reach the redirect origin (originLock).
 		RedirectOriginHeaders: lock.edgeHeaders(),
 	})
@@ -179,8 +195,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	// schedules sit beside the distribution there.
 	var reclaim lateReclaim
 	srv := &http.Server{
-		Handler: accessLog(log, s.accessLog,
-			beside(beside(edge, edgeStatsPath, edgeStats(edge.Stats)), "/_local/reclaim", &reclaim)),
+		Handler: accessLog(log, s.accessLog, beside(beside(
+			consoleBeside(edge, localedge.Console(s.consoleDir)), edgeStatsPath, edgeStats(edge.Stats)), "/_local/reclaim", &reclaim)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
@@ -247,6 +263,10 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		endpoint = dynamo.Endpoint()
 	}
 	db := emulator.NewDynamoDBClient(endpoint)
+	// The functions are built as their Lambdas are (functions/wire), over
+	// DynamoDB Local and the local edge; they log here, tagged with their
+	// names, and write their EMF metrics to stdout as in Lambda.
+	clients := wire.Clients{DynamoDB: db, Edge: invalidations, Log: log, Metrics: stdout}
 
 	b.setPhase("creating tables")
 	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
@@ -284,7 +304,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		kinesisEndpoint = kinesalite.Endpoint()
 	}
 	b.setPhase("creating the click stream")
-	clicks, stats, err := startClicks(ctx, cs, cfg, db, emulator.NewKinesisClient(kinesisEndpoint), log, stdout)
+	clicks, err = startClicks(ctx, cs, cfg, clients, emulator.NewKinesisClient(kinesisEndpoint), log)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -293,18 +313,13 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	}
 	sink.set(clicks.writer)
 
-	owners := newOwners(cfg, db)
-	h, err := newHandlers(cfg, db, invalidations, owners, log, stdout)
+	h, err := newHandlers(cfg, clients)
 	if err != nil {
 		return err
 	}
-	// Stats runs in a function of its own in AWS, beside the analytics
-	// table the click pipeline creates.
-	stats.Owners = owners
-	h.Stats = stats.Handle
 	lctx, cancelLife := context.WithCancel(ctx)
 	stopLife = cancelLife
-	life, err = startLifecycle(lctx, cfg, db, endpoint, s.reclaimEvery, log, stdout)
+	life, err = startLifecycle(lctx, cfg, clients, endpoint, s.reclaimEvery, log)
 	if err != nil {
 		return fmt.Errorf("lifecycle: %w", err)
 	}
@@ -433,6 +448,7 @@ func printBanner(w io.Writer, b banner) {
 
   API keys (x-api-key):  %[2]s
   short URLs:            %[3]s/<code>, cached at the local edge (X-Cache, Age)
+  web console:           %[1]s/console/ (sign in with an API key)
   DynamoDB:              %[4]s
   tables:                %[5]s, %[6]s, %[7]s, %[11]s
   more keys:             shortener keys add --owner <owner> (docs/cli.md), with
@@ -449,7 +465,7 @@ func printBanner(w io.Writer, b banner) {
   Ctrl-C stops everything.
 
 `, b.origin, strings.Join(list, ", "), b.cfg.BaseURL, where(b.dynamo, b.startedDynamo),
-		b.cfg.LinksTable, b.cfg.IdempotencyTable, b.clicks.analyticsTable,
+		b.cfg.LinksTable, b.cfg.IdempotencyTable, b.cfg.AnalyticsTable,
 		where(b.kinesis, b.startedKinesis), b.clicks.stream, names[0], b.cfg.KeysTable, b.dynamo)
 }
 
@@ -461,6 +477,19 @@ func beside(edge http.Handler, path string, local http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == path {
 			local.ServeHTTP(w, r)
+			return
+		}
+		edge.ServeHTTP(w, r)
+	})
+}
+
+// consoleBeside serves the console's paths with c, as the distribution's
+// /console/* behaviours send them to the console bucket, and everything
+// else with edge.
+func consoleBeside(edge, c http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p == "/console" || strings.HasPrefix(p, console.PathPrefix) {
+			c.ServeHTTP(w, r)
 			return
 		}
 		edge.ServeHTTP(w, r)

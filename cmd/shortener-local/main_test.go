@@ -37,30 +37,39 @@ func TestLoadSettings(t *testing.T) {
 		{
 			name: "defaults",
 			want: settings{addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute,
-				accessLog: accessLogOn},
+				accessLog: accessLogOn, consoleDir: "build/console", invalidationTime: 5 * time.Second},
 		},
 		{
 			name: "everything set",
 			env: map[string]string{
 				"SHORTENER_ADDR": ":9090", "SHORTENER_API_KEYS": "a=x, b=y",
 				"SHORTENER_DYNAMODB_ENDPOINT": "http://127.0.0.1:8001", "SHORTENER_DYNAMODB_PORT": "0",
-				"SHORTENER_RECLAIM_INTERVAL": "5s", "SHORTENER_ACCESS_LOG": "errors",
+				"SHORTENER_RECLAIM_INTERVAL": "5s", "SHORTENER_ACCESS_LOG": "errors", "SHORTENER_CONSOLE_DIR": "/srv/console", "SHORTENER_EDGE_INVALIDATION_TIME": "90s",
 			},
 			want: settings{addr: ":9090", apiKeys: map[string]string{"a": "x", "b": "y"}, dynamoEndpoint: "http://127.0.0.1:8001", dynamoPort: 0,
-				reclaimEvery: 5 * time.Second, accessLog: accessLogErrors},
+				reclaimEvery: 5 * time.Second, accessLog: accessLogErrors, consoleDir: "/srv/console", invalidationTime: 90 * time.Second},
 		},
 		{
 			name: "access log off",
 			env:  map[string]string{"SHORTENER_ACCESS_LOG": "off"},
 			want: settings{addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute,
-				accessLog: accessLogOff},
+				accessLog: accessLogOff, consoleDir: "build/console", invalidationTime: 5 * time.Second},
 		},
 		{
 			name: "access log on",
 			env:  map[string]string{"SHORTENER_ACCESS_LOG": "on"},
 			want: settings{addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute,
-				accessLog: accessLogOn},
+				accessLog: accessLogOn, consoleDir: "build/console", invalidationTime: 5 * time.Second},
 		},
+		{
+			name: "invalidations at once",
+			env:  map[string]string{"SHORTENER_EDGE_INVALIDATION_TIME": "0s"},
+			want: settings{addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute,
+				accessLog: accessLogOn, consoleDir: "build/console"},
+		},
+		{name: "invalidation time negative", env: map[string]string{"SHORTENER_EDGE_INVALIDATION_TIME": "-1s"}, wantErr: "SHORTENER_EDGE_INVALIDATION_TIME"},
+		{name: "invalidation time bare number", env: map[string]string{"SHORTENER_EDGE_INVALIDATION_TIME": "5"}, wantErr: "SHORTENER_EDGE_INVALIDATION_TIME"},
+		{name: "invalidation time an hour", env: map[string]string{"SHORTENER_EDGE_INVALIDATION_TIME": "1h"}, wantErr: "SHORTENER_EDGE_INVALIDATION_TIME"},
 		{name: "bad keys", env: map[string]string{"SHORTENER_API_KEYS": "a=x,"}, wantErr: "SHORTENER_API_KEYS"},
 		{name: "bad reclaim interval", env: map[string]string{"SHORTENER_RECLAIM_INTERVAL": "often"}, wantErr: "SHORTENER_RECLAIM_INTERVAL"},
 		{name: "access log in capitals", env: map[string]string{"SHORTENER_ACCESS_LOG": "OFF"}, wantErr: "SHORTENER_ACCESS_LOG"},
@@ -134,6 +143,10 @@ func TestFunctionEnv(t *testing.T) {
 	get := functionEnv(env(map[string]string{"LINKS_TABLE": "mine", "SHORTENER_CODE_LENGTH": "9"}), "http://127.0.0.1:8080")
 	assert.Equal(t, "mine", get("LINKS_TABLE"))
 	assert.Equal(t, "shortener-idempotency", get("IDEMPOTENCY_TABLE"))
+	assert.Equal(t, "shortener-analytics", get("ANALYTICS_TABLE"))
+	// The click pipeline's table is the functions' setting (clicks and
+	// stats read it through shared/config), with the local run's default.
+	assert.Equal(t, "analytics", functionEnv(env(map[string]string{"ANALYTICS_TABLE": "analytics"}), "")("ANALYTICS_TABLE"))
 	assert.Equal(t, "http://127.0.0.1:8080", get("SHORTENER_BASE_URL"))
 	assert.Equal(t, "9", get("SHORTENER_CODE_LENGTH"))
 	assert.Empty(t, get("SHORTENER_CACHE_TTL"))

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	originauth "github.com/shortlink-dev/shortener/functions/originauth/handler"
+	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/localgw"
+	"github.com/shortlink-dev/shortener/shared/config"
 )
 
 // originAuthorizerTTL is how long the deployed redirect API caches its
@@ -26,15 +28,18 @@ type originLock struct {
 	authorizer *localgw.Authorizer
 }
 
-func newOriginLock(log *slog.Logger) originLock {
+func newOriginLock(cfg config.Config, log *slog.Logger) (originLock, error) {
 	var b [32]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	secret := hex.EncodeToString(b[:])
-	h := &originauth.Handler{Secrets: originauth.Static{secret}, Log: log.With("function", "originauth")}
+	h, err := wire.NewOriginAuth(cfg, wire.Clients{OriginSecrets: originauth.Static{secret}, Log: log})
+	if err != nil {
+		return originLock{}, err
+	}
 	return originLock{
 		secret:     secret,
 		authorizer: &localgw.Authorizer{Header: originauth.HeaderName, Handler: h.Handle, TTL: originAuthorizerTTL},
-	}
+	}, nil
 }
 
 // edgeHeaders are the redirect origin's custom headers for the local edge.

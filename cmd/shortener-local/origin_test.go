@@ -13,6 +13,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
+	"github.com/shortlink-dev/shortener/shared/config"
 )
 
 // TestOriginLockRefusesAroundTheEdge wires the gateway and the edge as run
@@ -21,7 +22,8 @@ import (
 // function runs, with or without a guessed header.
 func TestOriginLockRefusesAroundTheEdge(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
-	lock := newOriginLock(log)
+	lock, err := newOriginLock(config.Config{}, log)
+	require.NoError(t, err)
 	calls := 0
 	redirect := func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
 		calls++

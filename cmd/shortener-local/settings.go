@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/shortlink-dev/shortener/console"
+	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 )
 
@@ -18,7 +20,11 @@ const (
 	defaultLinksTable       = "shortener-links"
 	defaultIdempotencyTable = "shortener-idempotency"
 	defaultKeysTable        = "shortener-keys"
+	defaultAnalyticsTable   = "shortener-analytics"
 	defaultReclaimEvery     = time.Minute
+	// maxInvalidationTime bounds SHORTENER_EDGE_INVALIDATION_TIME: longer
+	// than CloudFront is seen to take.
+	maxInvalidationTime = 15 * time.Minute
 )
 
 // settings are the local run's own settings, beside the functions' ones.
@@ -38,6 +44,14 @@ type settings struct {
 	// counterpart on AWS's request path; the edge's real-time log records
 	// (the clicks) do not depend on it.
 	accessLog accessLogMode
+	// consoleDir is SHORTENER_CONSOLE_DIR: the web console's build output,
+	// served at /console/ (default build/console below the working
+	// directory, where make dev runs).
+	consoleDir string
+	// invalidationTime is SHORTENER_EDGE_INVALIDATION_TIME: how long the
+	// local CloudFront takes to complete an invalidation
+	// (localedge.DefaultInvalidationDelay; 0s: at once).
+	invalidationTime time.Duration
 }
 
 // accessLogMode says which answers the local run's access log writes.
@@ -61,6 +75,9 @@ func loadSettings(getenv func(string) string) (settings, error) {
 		dynamoPort:     defaultDynamoDBPort,
 		reclaimEvery:   defaultReclaimEvery,
 		accessLog:      accessLogOn,
+		consoleDir:     or(getenv("SHORTENER_CONSOLE_DIR"), console.BuildDir),
+
+		invalidationTime: localedge.DefaultInvalidationDelay,
 	}
 	if v := getenv("SHORTENER_RECLAIM_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -68,6 +85,13 @@ func loadSettings(getenv func(string) string) (settings, error) {
 			return settings{}, fmt.Errorf("SHORTENER_RECLAIM_INTERVAL: %q is not a positive duration such as 1m", v)
 		}
 		s.reclaimEvery = d
+	}
+	if v := getenv("SHORTENER_EDGE_INVALIDATION_TIME"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > maxInvalidationTime {
+			return settings{}, fmt.Errorf("SHORTENER_EDGE_INVALIDATION_TIME: %q is not a duration from 0s (at once) to %s, such as 5s", v, maxInvalidationTime)
+		}
+		s.invalidationTime = d
 	}
 	switch m := accessLogMode(getenv("SHORTENER_ACCESS_LOG")); m {
 	case "":
@@ -99,6 +123,7 @@ func functionEnv(getenv func(string) string, baseURL string) func(string) string
 		"LINKS_TABLE":        defaultLinksTable,
 		"IDEMPOTENCY_TABLE":  defaultIdempotencyTable,
 		"KEYS_TABLE":         defaultKeysTable,
+		"ANALYTICS_TABLE":    defaultAnalyticsTable,
 		"SHORTENER_BASE_URL": baseURL,
 	}
 	return func(name string) string {
@@ -117,6 +142,14 @@ func origin(addr net.Addr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// edgeInvalidationDelay is invalidationTime as localedge.Options takes it.
+func (s settings) edgeInvalidationDelay() time.Duration {
+	if s.invalidationTime == 0 {
+		return -1 // at once
+	}
+	return s.invalidationTime
 }
 
 func or(v, def string) string {

@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // warmUpTimeout bounds the warm-up; it is best effort.
@@ -26,8 +26,8 @@ func warmUp(ctx context.Context, db *dynamodb.Client, links, idempotency string)
 	ctx, cancel := context.WithTimeout(ctx, warmUpTimeout)
 	defer cancel()
 	// "~" is in neither the code alphabet nor the alias syntax.
-	key := map[string]types.AttributeValue{dynamostore.AttrCode: &types.AttributeValueMemberS{Value: "~warm-up"}}
-	never := aws.String("attribute_exists(" + dynamostore.AttrCode + ") AND attribute_not_exists(" + dynamostore.AttrCode + ")")
+	key := map[string]types.AttributeValue{tableschema.AttrCode: &types.AttributeValueMemberS{Value: "~warm-up"}}
+	never := aws.String("attribute_exists(" + tableschema.AttrCode + ") AND attribute_not_exists(" + tableschema.AttrCode + ")")
 	_, _ = db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &links, Key: key})
 	_, _ = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &links, Item: key, ConditionExpression: never})
 	_, _ = db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
@@ -35,7 +35,7 @@ func warmUp(ctx context.Context, db *dynamodb.Client, links, idempotency string)
 	}})
 	_, _ = db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      &idempotency,
-		Key:            map[string]types.AttributeValue{dynamostore.AttrIdemPK: &types.AttributeValueMemberS{Value: "~warm-up"}},
+		Key:            map[string]types.AttributeValue{tableschema.AttrIdemPK: &types.AttributeValueMemberS{Value: "~warm-up"}},
 		ConsistentRead: aws.Bool(true),
 	})
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localrun"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 )
 
 const (
@@ -149,7 +150,7 @@ func run(ctx context.Context, c config) (sum *summary, err error) {
 	}
 	s.final(ctx, sum)
 	// The clicks the final redirects made are counted too.
-	store := clickstore.New(emulator.NewDynamoDBClient(lr.DynamoDB), clickstore.Config{Table: analytics})
+	store := dynamoclicks.New(emulator.NewDynamoDBClient(lr.DynamoDB), dynamoclicks.Config{Table: analytics})
 	s.clicks(ctx, sum, store, deadline.Add(-5*time.Second))
 	sum.edgeDropped = s.edgeDropped(ctx)
 	return sum, ctx.Err()
@@ -406,6 +407,12 @@ func (s *soaker) delete(ctx context.Context, l *linkState) {
 // happened (it is the server's failure all the same, counted as such).
 // The link is treated as changed now, so it is judged only 30 s on.
 func (s *soaker) resync(ctx context.Context, l *linkState) {
+	// The change may have been cut off by the end of the traffic phase
+	// (an edit or delete answers only after its edge invalidation is
+	// sent, seconds after the write): learning its outcome must outlive
+	// that, or the final checks would judge the link by a stale record.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	for attempt := 0; ctx.Err() == nil && attempt < 20; attempt++ {
 		status, _, body := s.do(ctx, http.MethodGet, "/v1/links/"+l.code, nil, true)
 		now := time.Now()
@@ -514,7 +521,7 @@ func (s *soaker) final(ctx context.Context, sum *summary) {
 // clicks compares each link's click total with the redirects it answered:
 // from the analytics table for every link, until they match or until
 // deadline, then from the stats API for the live ones.
-func (s *soaker) clicks(ctx context.Context, sum *summary, store *clickstore.Store, deadline time.Time) {
+func (s *soaker) clicks(ctx context.Context, sum *summary, store *dynamoclicks.Store, deadline time.Time) {
 	links := s.reg.snapshot()
 	from := sum.start.UTC().Truncate(24 * time.Hour)
 	to := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)

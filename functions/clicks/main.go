@@ -5,38 +5,16 @@ package main
 import (
 	"context"
 	"log"
-	"log/slog"
-	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/shortlink-dev/shortener/functions/clicks/handler"
-	"github.com/shortlink-dev/shortener/shared/clickstore"
-	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/functions/wire"
 )
 
 func main() {
-	// The function counts under keys spelt in the path alone, so it needs
-	// no setting of the shared configuration, but refuses a broken one as
-	// every function does.
-	if _, err := config.Load(os.Getenv); err != nil {
-		log.Fatalf("configuration: %v", err)
-	}
-	table := os.Getenv("ANALYTICS_TABLE")
-	if table == "" {
-		log.Fatal("configuration: ANALYTICS_TABLE is not set")
-	}
-	aws, err := awsconfig.LoadDefaultConfig(context.Background())
+	h, err := wire.Lambda(context.Background(), wire.NewClicks)
 	if err != nil {
-		log.Fatalf("aws configuration: %v", err)
-	}
-	h := &handler.Handler{
-		Store:   clickstore.New(dynamodb.NewFromConfig(aws), clickstore.Config{Table: table}),
-		Log:     slog.New(slog.NewJSONHandler(os.Stderr, nil)),
-		Metrics: metrics.New(os.Stdout, "Shortener", "clicks"),
+		log.Fatalf("clicks: %v", err)
 	}
 	lambda.StartHandlerFunc(h.Handle)
 }

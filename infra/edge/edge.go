@@ -63,6 +63,17 @@ type Props struct {
 
 	WAF          bool
 	WAFRateLimit int // per IP per 5 minutes, on redirect paths
+
+	// Behaviors are more behaviours (the web console's), added after /v1
+	// in this order: CloudFront takes the first pattern that matches.
+	Behaviors []Behavior
+}
+
+// Behavior is a cache behaviour for a path pattern.
+type Behavior struct {
+	PathPattern string
+	Origin      awscloudfront.IOrigin
+	Options     *awscloudfront.AddBehaviorOptions
 }
 
 // Edge is the distribution and what it is built from.
@@ -180,7 +191,7 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 	}
 
 	props := &awscloudfront.DistributionProps{
-		Comment:     jsii.String("URL shortener: redirects and the /v1 API"),
+		Comment:     jsii.String("URL shortener: redirects, the /v1 API and the /console web console"),
 		HttpVersion: awscloudfront.HttpVersion_HTTP2_AND_3,
 		EnableIpv6:  jsii.Bool(true),
 		WebAclId:    webACLArn,
@@ -213,6 +224,9 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 		props.MinimumProtocolVersion = awscloudfront.SecurityPolicyProtocol_TLS_V1_2_2021
 	}
 	dist := awscloudfront.NewDistribution(c, jsii.String("Distribution"), props)
+	for _, b := range p.Behaviors {
+		dist.AddBehavior(jsii.String(b.PathPattern), b.Origin, b.Options)
+	}
 	return &Edge{Construct: c, Distribution: dist, RedirectPolicy: redirectPolicy, APIRequests: apiRequests, LogConfig: logConfig, WebACL: webACL}
 }
 

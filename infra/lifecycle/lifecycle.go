@@ -12,21 +12,18 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/shortlink-dev/shortener/infra/streamconsumer"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // TTLDeletionFilter passes only the stream records DynamoDB TTL wrote: a
-// REMOVE by the service principal (AWS-FACTS section 2). Replicated TTL
+// REMOVE by the service principal, as tableschema.TTLDeletionPattern
+// defines it for ttlstream and the local run alike. Replicated TTL
 // deletions in other regions carry no userIdentity and are dropped here,
 // so each expiry is handled once, by the consumer in the region where it
-// happened.
+// happened. The map is what awslambda.FilterCriteria_Filter builds: the
+// pattern as a JSON string.
 func TTLDeletionFilter() map[string]any {
-	return *awslambda.FilterCriteria_Filter(&map[string]any{
-		"eventName": awslambda.FilterRule_IsEqual(jsii.String("REMOVE")),
-		"userIdentity": map[string]any{
-			"type":        awslambda.FilterRule_IsEqual(jsii.String("Service")),
-			"principalId": awslambda.FilterRule_IsEqual(jsii.String("dynamodb.amazonaws.com")),
-		},
-	})
+	return map[string]any{"pattern": tableschema.TTLDeletionPattern}
 }
 
 // TTLConsumerProps configure the ttlstream mapping.

@@ -117,6 +117,22 @@ func New(scope constructs.Construct, id string, p Props) *Monitoring {
 		Actions:    jsii.Strings("kms:Decrypt", "kms:GenerateDataKey*"),
 		Resources:  jsii.Strings("*"), // in a key policy, "*" is this key
 	}), nil)
+	// Nothing here needs a grant on the key (SNS and CloudWatch call
+	// Decrypt and GenerateDataKey themselves), so only an AWS service acting
+	// for an AWS resource may create one: a leaked principal cannot hand
+	// itself lasting use of the key. AWS Control Tower control CT.KMS.PR.3
+	// (https://docs.aws.amazon.com/controltower/latest/userguide/kms-rules.html#ct-kms-pr-3-description).
+	key.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("GrantsOnlyForAWSServices"),
+		Effect:     awsiam.Effect_DENY,
+		Principals: &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()},
+		Actions:    jsii.Strings("kms:CreateGrant"),
+		Resources:  jsii.Strings("*"),
+		Conditions: &map[string]any{"BoolIfExists": map[string]any{
+			"kms:GrantIsForAWSResource": "false",
+			"aws:PrincipalIsAWSService": "false",
+		}},
+	}), nil)
 	m.Topic = awssns.NewTopic(c, jsii.String("Alarms"), &awssns.TopicProps{
 		DisplayName: jsii.String("URL shortener alarms"),
 		MasterKey:   key,

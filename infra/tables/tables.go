@@ -7,14 +7,12 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
-	"github.com/shortlink-dev/shortener/shared/clickstore"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
-// The key, index and TTL attribute names come from the stores
-// (dynamostore, clickstore), which query and write them; the local run's
-// tables are created from the same constants.
+// Each table's keys, indexes, stream and TTL attribute come from
+// shared/tableschema, the definitions the local run creates its tables
+// from (shared/tableschema/dynamotable), so the two cannot drift.
 
 // Props configure the tables.
 type Props struct {
@@ -47,88 +45,37 @@ type Tables struct {
 // deletions for their region's stream consumer.
 func New(scope constructs.Construct, id string, p Props) *Tables {
 	c := constructs.NewConstruct(scope, jsii.String(id))
-	replicas := make([]*awsdynamodb.ReplicaTableProps, 0, len(p.ReplicaRegions))
-	for _, r := range p.ReplicaRegions {
-		replicas = append(replicas, &awsdynamodb.ReplicaTableProps{
-			Region:                           jsii.String(r),
-			PointInTimeRecoverySpecification: pitr(),
-			DeletionProtection:               jsii.Bool(true),
-		})
-	}
-	links := awsdynamodb.NewTableV2(c, jsii.String("Links"), &awsdynamodb.TablePropsV2{
-		PartitionKey:           &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrCode), Type: awsdynamodb.AttributeType_STRING},
-		Billing:                awsdynamodb.Billing_OnDemand(nil),
-		MultiRegionConsistency: awsdynamodb.MultiRegionConsistency_EVENTUAL,
-		DynamoStream:           awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES,
-		// A day after the expiry: the reclaim run tombstones an expired
-		// link in place first, so TTL is only the backstop (docs/lifecycle.md).
-		TimeToLiveAttribute:              jsii.String(dynamostore.AttrPurgeAt),
+	replicas := replicasIn(p.ReplicaRegions)
+	links := awsdynamodb.NewTableV2(c, jsii.String("Links"), withSchema(tableschema.Links(), &awsdynamodb.TablePropsV2{
+		Billing:                          awsdynamodb.Billing_OnDemand(nil),
+		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_EVENTUAL,
 		PointInTimeRecoverySpecification: pitr(),
 		DeletionProtection:               jsii.Bool(true),
 		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
 		Replicas:                         &replicas,
-		GlobalSecondaryIndexes: &[]*awsdynamodb.GlobalSecondaryIndexPropsV2{
-			{
-				// The management API lists a caller's links, newest first.
-				IndexName:      jsii.String(dynamostore.IndexByOwner),
-				PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrOwner), Type: awsdynamodb.AttributeType_STRING},
-				SortKey:        &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrCreatedAt), Type: awsdynamodb.AttributeType_NUMBER},
-				ProjectionType: awsdynamodb.ProjectionType_ALL,
-			},
-			{
-				// Sparse: only tombstones carry tomb_shard, so reclaim
-				// queries the due ones without scanning live links.
-				IndexName:      jsii.String(dynamostore.IndexDueTombstones),
-				PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrTombShard), Type: awsdynamodb.AttributeType_STRING},
-				SortKey:        &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrReclaimAfter), Type: awsdynamodb.AttributeType_NUMBER},
-				ProjectionType: awsdynamodb.ProjectionType_KEYS_ONLY,
-			},
-			{
-				// Sparse: only links carry exp_shard, so reclaim finds the
-				// expired ones to tombstone in place, with their owner.
-				IndexName:        jsii.String(dynamostore.IndexExpiringLinks),
-				PartitionKey:     &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrExpShard), Type: awsdynamodb.AttributeType_STRING},
-				SortKey:          &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrExpiresAt), Type: awsdynamodb.AttributeType_NUMBER},
-				ProjectionType:   awsdynamodb.ProjectionType_INCLUDE,
-				NonKeyAttributes: jsii.Strings(dynamostore.AttrOwner),
-			},
-		},
-	})
-	idem := awsdynamodb.NewTableV2(c, jsii.String("Idempotency"), &awsdynamodb.TablePropsV2{
-		PartitionKey:                     &awsdynamodb.Attribute{Name: jsii.String(dynamostore.AttrIdemPK), Type: awsdynamodb.AttributeType_STRING},
+	}))
+	idem := awsdynamodb.NewTableV2(c, jsii.String("Idempotency"), withSchema(tableschema.Idempotency(), &awsdynamodb.TablePropsV2{
 		Billing:                          awsdynamodb.Billing_OnDemand(nil),
-		TimeToLiveAttribute:              jsii.String(dynamostore.AttrExpiresAt),
 		PointInTimeRecoverySpecification: pitr(),
 		// Entries live 24 hours; losing them costs a retried create its
 		// deduplication, never a link.
 		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
-	})
-	analytics := awsdynamodb.NewTableV2(c, jsii.String("Analytics"), &awsdynamodb.TablePropsV2{
-		PartitionKey: &awsdynamodb.Attribute{Name: jsii.String(clickstore.AttrCode), Type: awsdynamodb.AttributeType_STRING},
-		SortKey:      &awsdynamodb.Attribute{Name: jsii.String(clickstore.AttrBucket), Type: awsdynamodb.AttributeType_STRING},
-		Billing:      awsdynamodb.Billing_OnDemand(nil),
-		// Counters expire after their retention, checkpoints after a
-		// week without writes (clickstore).
-		TimeToLiveAttribute:              jsii.String(clickstore.AttrExpiresAt),
+	}))
+	// Counters expire after their retention, checkpoints after a week
+	// without writes (clickstore/dynamoclicks).
+	analytics := awsdynamodb.NewTableV2(c, jsii.String("Analytics"), withSchema(tableschema.Analytics(), &awsdynamodb.TablePropsV2{
+		Billing:                          awsdynamodb.Billing_OnDemand(nil),
 		PointInTimeRecoverySpecification: pitr(),
 		DeletionProtection:               jsii.Bool(true),
 		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
-	})
+	}))
 	// API key hash -> owner and status. A global table in the links
 	// table's Regions, so an owner is the same wherever the API runs and
 	// survives a change of primary Region. The functions only read it;
 	// operators write it with `shortener keys` (docs/cli.md). Writes are
 	// rare and each names one key, so MREC's last-writer-wins is harmless.
-	keyReplicas := make([]*awsdynamodb.ReplicaTableProps, 0, len(p.ReplicaRegions))
-	for _, r := range p.ReplicaRegions {
-		keyReplicas = append(keyReplicas, &awsdynamodb.ReplicaTableProps{
-			Region:                           jsii.String(r),
-			PointInTimeRecoverySpecification: pitr(),
-			DeletionProtection:               jsii.Bool(true),
-		})
-	}
-	keys := awsdynamodb.NewTableV2(c, jsii.String("Keys"), &awsdynamodb.TablePropsV2{
-		PartitionKey:                     &awsdynamodb.Attribute{Name: jsii.String(dynamokeys.AttrHash), Type: awsdynamodb.AttributeType_STRING},
+	keyReplicas := replicasIn(p.ReplicaRegions)
+	keys := awsdynamodb.NewTableV2(c, jsii.String("Keys"), withSchema(tableschema.Keys(), &awsdynamodb.TablePropsV2{
 		Billing:                          awsdynamodb.Billing_OnDemand(nil),
 		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_EVENTUAL,
 		PointInTimeRecoverySpecification: pitr(),
@@ -136,8 +83,67 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 		// Losing it would orphan every owner's links: kept like the links.
 		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
 		Replicas:      &keyReplicas,
-	})
+	}))
 	return &Tables{Construct: c, Links: links, Idempotency: idem, Analytics: analytics, Keys: keys}
+}
+
+// withSchema sets p's keys, indexes, stream and TTL attribute from def.
+func withSchema(def tableschema.Table, p *awsdynamodb.TablePropsV2) *awsdynamodb.TablePropsV2 {
+	p.PartitionKey = attribute(def.PartitionKey)
+	p.SortKey = attribute(def.SortKey)
+	if def.Stream != "" {
+		p.DynamoStream = awsdynamodb.StreamViewType(def.Stream)
+	}
+	if def.TTLAttribute != "" {
+		p.TimeToLiveAttribute = jsii.String(def.TTLAttribute)
+	}
+	if len(def.Indexes) > 0 {
+		gsis := make([]*awsdynamodb.GlobalSecondaryIndexPropsV2, 0, len(def.Indexes))
+		for _, ix := range def.Indexes {
+			g := &awsdynamodb.GlobalSecondaryIndexPropsV2{
+				IndexName:      jsii.String(ix.Name),
+				PartitionKey:   attribute(ix.PartitionKey),
+				SortKey:        attribute(ix.SortKey),
+				ProjectionType: awsdynamodb.ProjectionType(ix.Projection),
+			}
+			if len(ix.NonKeyAttributes) > 0 {
+				g.NonKeyAttributes = jsii.Strings(ix.NonKeyAttributes...)
+			}
+			gsis = append(gsis, g)
+		}
+		p.GlobalSecondaryIndexes = &gsis
+	}
+	return p
+}
+
+// attribute is a key attribute as CDK takes it; nil for the zero one.
+func attribute(a tableschema.Attribute) *awsdynamodb.Attribute {
+	if a.Name == "" {
+		return nil
+	}
+	types := map[tableschema.Type]awsdynamodb.AttributeType{
+		tableschema.String: awsdynamodb.AttributeType_STRING,
+		tableschema.Number: awsdynamodb.AttributeType_NUMBER,
+	}
+	t, ok := types[a.Type]
+	if !ok {
+		panic("tables: attribute " + a.Name + " has no key type " + string(a.Type))
+	}
+	return &awsdynamodb.Attribute{Name: jsii.String(a.Name), Type: t}
+}
+
+// replicasIn are a global table's replicas in regions, each kept like the
+// table itself (PITR, deletion protection).
+func replicasIn(regions []string) []*awsdynamodb.ReplicaTableProps {
+	replicas := make([]*awsdynamodb.ReplicaTableProps, 0, len(regions))
+	for _, r := range regions {
+		replicas = append(replicas, &awsdynamodb.ReplicaTableProps{
+			Region:                           jsii.String(r),
+			PointInTimeRecoverySpecification: pitr(),
+			DeletionProtection:               jsii.Bool(true),
+		})
+	}
+	return replicas
 }
 
 func pitr() *awsdynamodb.PointInTimeRecoverySpecification {

@@ -317,6 +317,8 @@ func TestConformance(t *testing.T) {
 	get("/v1/links", keyB, 200, false) // an empty page
 	get("/v1/links?limit=0", keyA, 400, true)
 	get("/v1/links?limit=many", keyA, 400, true)
+	get("/v1/links?q=example&limit=1", keyA, 200, false)
+	get("/v1/links?q="+strings.Repeat("x", 201), keyA, 400, true)
 	get("/v1/links?cursor=bm9wZQ", keyA, 400, false)
 	get("/v1/links", "", 401, true)
 	get("/v1/links", "nobody", 403, false)

@@ -18,7 +18,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/faults"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apikey"
-	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 )
@@ -60,10 +60,10 @@ func newAPIHandlers(t *testing.T, r *rig, dbTimeout time.Duration) apiHandlers {
 	analytics := testenv.UniqueName(t, "analytics")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	require.NoError(t, clickstore.CreateTable(ctx, r.plain, analytics))
+	require.NoError(t, dynamoclicks.CreateTable(ctx, r.plain, analytics))
 	s := &stats.Handler{
 		Links:  dynamostore.New(r.faulty, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
-		Clicks: clickstore.New(r.faulty, clickstore.Config{Table: analytics, Timeout: cfg.DBTimeout}),
+		Clicks: dynamoclicks.New(r.faulty, dynamoclicks.Config{Table: analytics, Timeout: cfg.DBTimeout}),
 		Now:    time.Now,
 		Log:    jsonLogger(&logs), Metrics: metrics.New(&emf, "Shortener", "stats"),
 		Owners: owners,

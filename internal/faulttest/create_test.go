@@ -17,6 +17,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 func TestCreateUnderFaultsYieldsExactlyOneLink(t *testing.T) {
@@ -156,7 +157,7 @@ func TestCreateUnderFaultsYieldsExactlyOneLink(t *testing.T) {
 			require.NoError(t, json.Unmarshal([]byte(retry.Body), &body))
 			item, ok := items[body.Code]
 			require.True(t, ok, "the answered code %s is the stored link", body.Code)
-			assert.Equal(t, body.URL, item[dynamostore.AttrURL].(*types.AttributeValueMemberS).Value)
+			assert.Equal(t, body.URL, item[tableschema.AttrURL].(*types.AttributeValueMemberS).Value)
 		})
 	}
 }

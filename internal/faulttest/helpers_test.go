@@ -25,6 +25,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -98,7 +99,7 @@ func (r *rig) items(t *testing.T) map[string]map[string]types.AttributeValue {
 		out, err := p.NextPage(context.Background())
 		require.NoError(t, err)
 		for _, it := range out.Items {
-			got[it[dynamostore.AttrCode].(*types.AttributeValueMemberS).Value] = it
+			got[it[tableschema.AttrCode].(*types.AttributeValueMemberS).Value] = it
 		}
 	}
 	return got
@@ -195,7 +196,7 @@ func (r *rig) putOwnedLink(t *testing.T, code string) {
 	t.Helper()
 	ctx := context.Background()
 	_, err := r.plain.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &r.links,
-		Key: map[string]types.AttributeValue{dynamostore.AttrCode: &types.AttributeValueMemberS{Value: code}}})
+		Key: map[string]types.AttributeValue{tableschema.AttrCode: &types.AttributeValueMemberS{Value: code}}})
 	require.NoError(t, err)
 	now := time.Now().UTC().Add(-time.Hour).Truncate(time.Millisecond)
 	require.NoError(t, r.store().Create(ctx, link.Link{

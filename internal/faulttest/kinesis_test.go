@@ -21,6 +21,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/localkinesis"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 )
 
@@ -38,7 +39,7 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	_, err := localkinesis.EnsureStream(ctx, kc, stream, 1)
 	require.NoError(t, err)
 	analytics := testenv.UniqueName(t, "analytics")
-	require.NoError(t, clickstore.CreateTable(ctx, r.plain, analytics))
+	require.NoError(t, dynamoclicks.CreateTable(ctx, r.plain, analytics))
 
 	// 40 clicks on four links, humans and bots, with a poison record in
 	// the middle, written as CloudFront writes real-time log lines.
@@ -81,7 +82,7 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	// Built as functions/clicks/main.go builds it, over the faulty client;
 	// small chunks, so one batch makes several transactions.
 	h := &clicks.Handler{
-		Store:    clickstore.New(r.faulty, clickstore.Config{Table: analytics}),
+		Store:    dynamoclicks.New(r.faulty, dynamoclicks.Config{Table: analytics}),
 		MaxItems: 8,
 		Log:      jsonLogger(&logs),
 		Metrics:  metrics.New(&emf, "Shortener", "clicks"),
@@ -120,7 +121,7 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	go func() { done <- p.Run(pctx) }()
 	defer stop()
 
-	store := clickstore.New(r.plain, clickstore.Config{Table: analytics})
+	store := dynamoclicks.New(r.plain, dynamoclicks.Config{Table: analytics})
 	day := when.Truncate(24 * time.Hour)
 	counts := func() map[string]clickstore.Counts {
 		got := map[string]clickstore.Counts{}

@@ -21,6 +21,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // delivery is one invocation of a stream function as the poller made it.
@@ -71,7 +72,7 @@ func startStream(t *testing.T, r *rig, transform func(*events.DynamoDBEvent)) *s
 			d := delivery{failed: len(resp.BatchItemFailures)}
 			for i := range ev.Records {
 				if ttlstream.IsTTLDeletion(&ev.Records[i]) {
-					d.ttlRemovals = append(d.ttlRemovals, ev.Records[i].Change.Keys[dynamostore.AttrCode].String())
+					d.ttlRemovals = append(d.ttlRemovals, ev.Records[i].Change.Keys[tableschema.AttrCode].String())
 				}
 			}
 			s.mu.Lock()
@@ -177,7 +178,7 @@ func TestTTLStreamPoisonRecordIsParkedWithoutBlockingTheShard(t *testing.T) {
 	s := startStream(t, r, func(ev *events.DynamoDBEvent) {
 		for i := range ev.Records {
 			rec := &ev.Records[i]
-			if rec.Change.Keys[dynamostore.AttrCode].String() == poison && rec.EventName == "REMOVE" {
+			if rec.Change.Keys[tableschema.AttrCode].String() == poison && rec.EventName == "REMOVE" {
 				rec.Change.OldImage = nil
 				poisonSeq = rec.Change.SequenceNumber
 			}

@@ -93,7 +93,7 @@ func expiryTombstoneReclaim(t *testing.T, purgeDelay time.Duration) {
 	polled := make(chan error, 1)
 	go func() { polled <- poller.Run(ctx) }()
 	defer func() { cancel(); require.NoError(t, <-polled) }()
-	reclaim := localreclaim.New(&reclaimhandler.Handler{Store: store, Grace: cfg.TombstoneGrace, Log: log}, log)
+	reclaim := localreclaim.New((&reclaimhandler.Handler{Store: store, Grace: cfg.TombstoneGrace, Log: log}).Handle, log)
 
 	suffix := make([]byte, 4)
 	rand.Read(suffix)

@@ -11,7 +11,9 @@
 // neither in the key nor forwarded to the origin, as the RedirectCache
 // policy (no headers, cookies or query strings) and the absence of an
 // origin request policy have it in AWS. How long an answer is kept follows
-// CloudFront's rules (AWS-FACTS section 4) under the deployed policy's
+// CloudFront's rules
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/Expiration.html)
+// under the deployed policy's
 // bounds (Min 0 s, Default 60 s, Max one year):
 //
 //   - 200, 203, 300, 301, 302, 303, 307 and 308: for s-maxage, else
@@ -41,11 +43,14 @@
 // the redirect behaviour get CloudFront's 403, since the distribution
 // allows only GET and HEAD there.
 //
-// Invalidations purge at once (real CloudFront takes seconds to minutes):
+// Invalidations complete some time after they are made, as CloudFront's
+// do (seconds to minutes, with no figure promised:
+// https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/Invalidation.html):
 // Invalidate takes the paths an edgecache.Recorder hands its subscribers,
-// exact paths and prefixes ending in "*". An origin fetch that overlaps an
-// invalidation does not store its answer, so a purge cannot be undone by a
-// request that read the old link just before it.
+// exact paths and prefixes ending in "*", and drops them from the cache
+// Options.InvalidationDelay later (DefaultInvalidationDelay, 5 s), so a
+// design that counts on a quick purge fails here as it would on AWS. An
+// origin fetch that overlaps the purge does not store its answer.
 //
 // The cache holds at most MaxEntries answers, least recently used first
 // out, in shards with a lock each: a hit holds one shard's lock for a map

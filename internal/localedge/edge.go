@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,6 +36,12 @@ const (
 	DefaultDropReportEvery = 10 * time.Second
 	// DefaultPOP names the local edge location in X-Amz-Cf-Pop.
 	DefaultPOP = "LCL1-P1"
+	// DefaultInvalidationDelay is how long an invalidation takes to
+	// complete. CloudFront's takes an unknown time, seconds to minutes
+	// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/Invalidation.html),
+	// and nothing may rely on it being quick; a few seconds here keeps
+	// that visible without slowing a person trying the API down.
+	DefaultInvalidationDelay = 5 * time.Second
 )
 
 // The x-edge-result-type values the local edge logs (the same as
@@ -97,6 +104,14 @@ type Options struct {
 	// origin custom headers (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/add-origin-custom-headers.html).
 	// The local run puts the origin secret here (infra/edge).
 	RedirectOriginHeaders map[string]string
+	// InvalidationDelay is how long after Invalidate the paths leave the
+	// cache, as a CloudFront invalidation completes some time after
+	// CreateInvalidation has accepted it: DefaultInvalidationDelay when
+	// zero, at once when negative.
+	InvalidationDelay time.Duration
+	// AfterFunc runs f once d has passed, for invalidations that complete
+	// later; time.AfterFunc when nil. Tests pass a fake clock's.
+	AfterFunc func(d time.Duration, f func())
 }
 
 // Stats count what the edge did since it started.
@@ -132,6 +147,9 @@ type Edge struct {
 	log       *slog.Logger
 	// originHeaders are RedirectOriginHeaders, keys in canonical form.
 	originHeaders http.Header
+
+	invalidationDelay time.Duration
+	afterFunc         func(time.Duration, func())
 
 	// epoch counts invalidations: a fetch stores its answer only if none
 	// happened while it was in flight.
@@ -170,6 +188,7 @@ func New(o Options) (*Edge, error) {
 		now:       o.Now,
 		requestID: o.RequestID,
 		log:       o.Log,
+		afterFunc: o.AfterFunc,
 		stop:      make(chan struct{}),
 		drained:   make(chan struct{}),
 		reported:  make(chan struct{}),
@@ -202,6 +221,15 @@ func New(o Options) (*Edge, error) {
 	}
 	if e.log == nil {
 		e.log = slog.Default()
+	}
+	switch {
+	case o.InvalidationDelay == 0:
+		e.invalidationDelay = DefaultInvalidationDelay
+	case o.InvalidationDelay > 0:
+		e.invalidationDelay = o.InvalidationDelay
+	}
+	if e.afterFunc == nil {
+		e.afterFunc = func(d time.Duration, f func()) { time.AfterFunc(d, f) }
 	}
 	if o.LogBuffer <= 0 {
 		o.LogBuffer = DefaultLogBuffer
@@ -399,14 +427,19 @@ func copyHeader(dst, src http.Header) {
 // writeMethodNotAllowed is CloudFront's answer to a method the behaviour
 // does not allow.
 func writeMethodNotAllowed(w http.ResponseWriter) {
-	const body = `<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" "http://www.w3.org/TR/html4/loose.dtd">
+	writeRefusal(w, "This distribution is not configured to allow the HTTP request method that was used for this request. The distribution supports only cachable requests.")
+}
+
+// writeRefusal answers 403 with CloudFront's own error page, saying why.
+func writeRefusal(w http.ResponseWriter, reason string) {
+	body := `<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" "http://www.w3.org/TR/html4/loose.dtd">
 <HTML><HEAD><META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=iso-8859-1">
 <TITLE>ERROR: The request could not be satisfied</TITLE>
 </HEAD><BODY>
 <H1>403 ERROR</H1>
 <H2>The request could not be satisfied.</H2>
 <HR noshade size="1px">
-This distribution is not configured to allow the HTTP request method that was used for this request. The distribution supports only cachable requests.
+` + reason + `
 </BODY></HTML>
 `
 	h := w.Header()
@@ -418,12 +451,25 @@ This distribution is not configured to allow the HTTP request method that was us
 	_, _ = w.Write([]byte(body))
 }
 
-// Invalidate drops paths from the cache at once: each is a path as
-// CloudFront's CreateInvalidation takes it, exact, or a prefix when it
+// Invalidate starts an invalidation of paths and returns, as
+// CreateInvalidation does once CloudFront has accepted one: the paths
+// leave the cache InvalidationDelay later, when it completes, and until
+// then the edge keeps serving what it holds and stores what it fetches.
+// Each path is as CreateInvalidation takes it, exact, or a prefix when it
 // ends in "*". Its signature lets it subscribe to an edgecache.Recorder:
 //
 //	recorder.OnInvalidate(edge.Invalidate)
 func (e *Edge) Invalidate(paths []string) {
+	paths = slices.Clone(paths)
+	if e.invalidationDelay <= 0 {
+		e.purge(paths)
+		return
+	}
+	e.afterFunc(e.invalidationDelay, func() { e.purge(paths) })
+}
+
+// purge completes an invalidation: it drops paths from the cache.
+func (e *Edge) purge(paths []string) {
 	e.epoch.Add(1) // before the purge: a fetch in flight must not store
 	for _, p := range paths {
 		if p == "" {

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/textproto"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,10 +24,16 @@ import (
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 )
 
-// clock is a manual clock.
+// clock is a manual clock; its timers fire when advance reaches them.
 type clock struct {
-	mu sync.Mutex
-	t  time.Time
+	mu     sync.Mutex
+	t      time.Time
+	timers []timer
+}
+
+type timer struct {
+	at time.Time
+	f  func()
 }
 
 func (c *clock) now() time.Time {
@@ -35,10 +42,32 @@ func (c *clock) now() time.Time {
 	return c.t
 }
 
-func (c *clock) advance(d time.Duration) {
+func (c *clock) afterFunc(d time.Duration, f func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.timers = append(c.timers, timer{at: c.t.Add(d), f: f})
+}
+
+// advance moves the clock on by d and runs, in their order, the timers
+// due by then.
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
 	c.t = c.t.Add(d)
+	var due []timer
+	kept := c.timers[:0]
+	for _, tm := range c.timers {
+		if tm.at.After(c.t) {
+			kept = append(kept, tm)
+		} else {
+			due = append(due, tm)
+		}
+	}
+	c.timers = kept
+	c.mu.Unlock()
+	slices.SortStableFunc(due, func(a, b timer) int { return a.at.Compare(b.at) })
+	for _, tm := range due {
+		tm.f()
+	}
 }
 
 // origin is a fake gateway: it answers each path with the status and
@@ -153,6 +182,7 @@ func newFixture(t *testing.T, o Options) *fixture {
 		o.Sink = f.sink
 	}
 	o.Now = f.clock.now
+	o.AfterFunc = f.clock.afterFunc
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -341,14 +371,50 @@ func TestInvalidations(t *testing.T) {
 				require.Equal(t, "Miss from cloudfront", f.do("GET", p).Header.Get("X-Cache"))
 			}
 			require.NoError(t, rec.Invalidate(context.Background(), tt.invalidate...))
-			var refetched []string
-			for _, p := range paths {
-				if f.do("GET", p).Header.Get("X-Cache") == "Miss from cloudfront" {
-					refetched = append(refetched, p)
+			refetched := func() []string {
+				var out []string
+				for _, p := range paths {
+					if f.do("GET", p).Header.Get("X-Cache") == "Miss from cloudfront" {
+						out = append(out, p)
+					}
 				}
+				return out
 			}
-			assert.Equal(t, tt.wantRefetch, refetched)
+			f.clock.advance(DefaultInvalidationDelay - time.Millisecond)
+			assert.Empty(t, refetched(), "in progress: the edge still serves what it holds")
+			assert.Zero(t, f.edge.Stats().Purged)
+			f.clock.advance(time.Millisecond)
+			assert.Equal(t, tt.wantRefetch, refetched(), "completed")
 			assert.Equal(t, int64(len(tt.wantRefetch)), f.edge.Stats().Purged)
+		})
+	}
+}
+
+// TestInvalidationDelay: an invalidation completes InvalidationDelay after
+// it was made, whatever the edge stored meanwhile, and a negative delay
+// completes it at once.
+func TestInvalidationDelay(t *testing.T) {
+	tests := []struct {
+		name  string
+		delay time.Duration
+		want  time.Duration // from Invalidate to the purge
+	}{
+		{name: "default", want: DefaultInvalidationDelay},
+		{name: "long enough to matter for the 30 s promise", delay: 25 * time.Second, want: 25 * time.Second},
+		{name: "at once", delay: -1, want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, Options{InvalidationDelay: tt.delay})
+			require.Equal(t, "Miss from cloudfront", f.do("GET", "/slow123").Header.Get("X-Cache"))
+			f.edge.Invalidate([]string{"/slow123"})
+			if tt.want > 0 {
+				f.clock.advance(tt.want - time.Millisecond)
+				require.Equal(t, "Hit from cloudfront", f.do("GET", "/slow123").Header.Get("X-Cache"), "not yet complete")
+				f.clock.advance(time.Millisecond)
+			}
+			assert.Equal(t, "Miss from cloudfront", f.do("GET", "/slow123").Header.Get("X-Cache"), "complete")
+			assert.Equal(t, int64(1), f.edge.Stats().Purged)
 		})
 	}
 }
@@ -356,7 +422,7 @@ func TestInvalidations(t *testing.T) {
 // TestInvalidationDuringAFetch: a fetch that read the old answer before an
 // invalidation must not store it after.
 func TestInvalidationDuringAFetch(t *testing.T) {
-	f := newFixture(t, Options{})
+	f := newFixture(t, Options{InvalidationDelay: -1}) // completes during the fetch
 	f.origin.hold, f.origin.started = make(chan struct{}), make(chan struct{}, 1)
 	done := make(chan *http.Response)
 	go func() { done <- f.do("GET", "/racing1") }()
@@ -471,7 +537,7 @@ func TestCloseDrainsAndStopsLogging(t *testing.T) {
 // TestConcurrentHits runs hits, misses and invalidations at once; run it
 // with -race.
 func TestConcurrentHits(t *testing.T) {
-	f := newFixture(t, Options{MaxEntries: 256})
+	f := newFixture(t, Options{MaxEntries: 256, InvalidationDelay: -1})
 	var wg sync.WaitGroup
 	var bad atomic.Int64
 	for g := range 8 {

@@ -67,21 +67,5 @@ func writeRedirectToHTTPS(w http.ResponseWriter, r *http.Request) {
 // ViewerProtocolPolicy is https-only, for which CloudFront answers 403
 // (same API reference page).
 func writeHTTPSOnly(w http.ResponseWriter) {
-	const body = `<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" "http://www.w3.org/TR/html4/loose.dtd">
-<HTML><HEAD><META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=iso-8859-1">
-<TITLE>ERROR: The request could not be satisfied</TITLE>
-</HEAD><BODY>
-<H1>403 ERROR</H1>
-<H2>The request could not be satisfied.</H2>
-<HR noshade size="1px">
-This distribution only accepts HTTPS requests.
-</BODY></HTML>
-`
-	h := w.Header()
-	h.Set("Content-Type", "text/html")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	h.Set("Server", "CloudFront")
-	h.Set("X-Cache", ResultError+" from cloudfront")
-	w.WriteHeader(http.StatusForbidden)
-	_, _ = w.Write([]byte(body))
+	writeRefusal(w, "This distribution only accepts HTTPS requests.")
 }

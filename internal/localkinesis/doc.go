@@ -46,7 +46,10 @@
 // The event travels through JSON on its way to the handler, as it does in
 // Lambda, so the handler decodes exactly what it would there.
 //
-// Like a mapping with ReportBatchItemFailures and ParallelizationFactor 1,
+// The delivery itself is internal/localmapping's, shared with the DynamoDB
+// Streams poller; the Poller is its Kinesis source. Like a mapping with
+// ReportBatchItemFailures and ParallelizationFactor 1
+// (https://docs.aws.amazon.com/lambda/latest/dg/services-kinesis-batchfailurereporting.html),
 // it hands a shard's records over in order, one batch at a time; when the
 // handler reports batch item failures it retries from the lowest failed
 // sequence number (a handler error, or an itemIdentifier that is empty or

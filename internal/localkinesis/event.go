@@ -16,14 +16,17 @@ const (
 	kinesisSchemaVersion = "1.0"
 )
 
-// source says where records come from, for the fields that name it.
+// source is a stream as the mapping reads it; streamARN, region and
+// identityARN name where records come from, in the fields that say so.
 type source struct {
+	api                            ReadAPI
+	stream                         string
 	streamARN, region, identityARN string
 }
 
 // eventRecord builds the record Lambda would deliver for r, read from
 // shardID of the stream.
-func (s source) eventRecord(r types.Record, shardID string) events.KinesisEventRecord {
+func (s *source) eventRecord(r types.Record, shardID string) events.KinesisEventRecord {
 	seq := aws.ToString(r.SequenceNumber)
 	rec := events.KinesisEventRecord{
 		AwsRegion:         s.region,

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -13,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kinesis"
 	"github.com/aws/aws-sdk-go-v2/service/kinesis/types"
 
-	"github.com/shortlink-dev/shortener/internal/lambdainvoke"
+	"github.com/shortlink-dev/shortener/internal/localmapping"
 )
 
 // ReadAPI lists the Kinesis calls the poller makes.
@@ -55,23 +54,15 @@ type Failure struct {
 
 // Defaults of Options.
 const (
-	DefaultBatchSize    = 100 // the mapping's default
-	DefaultMaxRetries   = 3
-	DefaultRetryDelay   = 200 * time.Millisecond
-	DefaultPollInterval = 250 * time.Millisecond
+	DefaultBatchSize    = localmapping.DefaultBatchSize
+	DefaultMaxRetries   = localmapping.DefaultMaxRetries
+	DefaultRetryDelay   = localmapping.DefaultRetryDelay
+	DefaultPollInterval = localmapping.DefaultPollInterval
 	// DefaultRoleName is the role in invokeIdentityArn when Options name
 	// none.
 	DefaultRoleName = "local-kinesis-consumer"
-	// rediscoverEvery is how often the shards are listed again, to find
-	// the children of a resharding.
-	rediscoverEvery = 10 * time.Second
-	// maxRetryDelay caps the wait between retries.
-	maxRetryDelay = 10 * time.Second
 	// callTimeout bounds one Kinesis call, the SDK's retries included.
 	callTimeout = 10 * time.Second
-	// behindPause spaces GetRecords calls on a shard that has more to
-	// read: Kinesis allows five a second per shard.
-	behindPause = 200 * time.Millisecond
 )
 
 // Options configure a Poller. Stream and Handler are required.
@@ -112,9 +103,10 @@ type Options struct {
 
 // Poller feeds a Kinesis stream to a handler. Run it once.
 type Poller struct {
-	api  ReadAPI
-	opts Options
-	src  source
+	api     ReadAPI
+	opts    Options
+	src     *source
+	mapping *localmapping.Mapping[events.KinesisEventRecord, events.KinesisEvent, events.KinesisEventResponse]
 }
 
 // NewPoller checks o and returns a poller; Run starts it.
@@ -126,35 +118,20 @@ func NewPoller(api ReadAPI, o Options) (*Poller, error) {
 		o.BatchSize = DefaultBatchSize
 	}
 	o.BatchSize = min(o.BatchSize, 10_000)
-	if o.MaxRetries < 0 {
-		o.MaxRetries = 0
-	} else if o.MaxRetries == 0 {
-		o.MaxRetries = DefaultMaxRetries
-	}
-	if o.RetryDelay <= 0 {
-		o.RetryDelay = DefaultRetryDelay
-	}
-	if o.PollInterval <= 0 {
-		o.PollInterval = DefaultPollInterval
-	}
-	switch o.StartingPosition {
-	case "":
-		o.StartingPosition = types.ShardIteratorTypeTrimHorizon
-	case types.ShardIteratorTypeTrimHorizon, types.ShardIteratorTypeLatest:
-	default:
-		return nil, fmt.Errorf("localkinesis: starting position %q: use TRIM_HORIZON or LATEST", o.StartingPosition)
-	}
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
-	return &Poller{api: api, opts: o}, nil
-}
-
-// shard is one shard as the poller tracks it.
-type shard struct {
-	id, parent, adjacent string
-	start                types.ShardIteratorType
-	started, done        bool
+	p := &Poller{api: api, opts: o, src: &source{api: api, stream: o.Stream}}
+	m, err := localmapping.New(p.src, o.Handler, localmapping.Options[events.KinesisEventRecord]{
+		Name: "localkinesis", BatchSize: o.BatchSize, BatchWindow: o.BatchWindow, MaxRetries: o.MaxRetries,
+		RetryDelay: o.RetryDelay, PollInterval: o.PollInterval, StartingPosition: localmapping.StartingPosition(o.StartingPosition),
+		OnFailure: p.giveUp, Log: o.Log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.mapping = m
+	return p, nil
 }
 
 // Run polls until ctx is done, then waits for the batches in hand to
@@ -169,93 +146,34 @@ func (p *Poller) Run(ctx context.Context) error {
 	}
 	arn := aws.ToString(out.StreamDescriptionSummary.StreamARN)
 	region, account := arnParts(arn)
-	p.src = source{streamARN: arn, region: p.opts.Region, identityARN: p.opts.InvokeIdentityARN}
+	p.src.streamARN, p.src.region, p.src.identityARN = arn, p.opts.Region, p.opts.InvokeIdentityARN
 	if p.src.region == "" {
 		p.src.region = region
 	}
 	if p.src.identityARN == "" {
 		p.src.identityARN = "arn:aws:iam::" + account + ":role/" + DefaultRoleName
 	}
-
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	shards := map[string]*shard{}
-	var order []string
-	finished := make(chan string)
-	initial := true
-	refresh := func() {
-		found, err := p.listShards(ctx)
-		if err != nil {
-			p.logError(ctx, "list shards", err)
-			return
-		}
-		for _, sh := range found {
-			id := aws.ToString(sh.ShardId)
-			if _, ok := shards[id]; ok {
-				continue
-			}
-			s := &shard{id: id, parent: aws.ToString(sh.ParentShardId), adjacent: aws.ToString(sh.AdjacentParentShardId),
-				start: types.ShardIteratorTypeTrimHorizon}
-			if initial {
-				s.start = p.opts.StartingPosition
-				closed := sh.SequenceNumberRange != nil && sh.SequenceNumberRange.EndingSequenceNumber != nil
-				// A closed shard holds nothing newer than LATEST.
-				s.done = closed && s.start == types.ShardIteratorTypeLatest
-			}
-			shards[id] = s
-			order = append(order, id)
-		}
-		initial = false
-		// Records of a key must reach the handler in order, so a child
-		// waits until its parents are read to the end. A parent the
-		// listing no longer shows has been trimmed.
-		ready := func(parent string) bool {
-			ps, ok := shards[parent]
-			return parent == "" || !ok || ps.done
-		}
-		for _, id := range order {
-			s := shards[id]
-			if s.started || s.done || !ready(s.parent) || !ready(s.adjacent) {
-				continue
-			}
-			s.started = true
-			wg.Go(func() {
-				p.readShard(ctx, s.id, s.start)
-				select {
-				case finished <- s.id:
-				case <-ctx.Done():
-				}
-			})
-		}
-	}
-
-	refresh()
-	t := time.NewTicker(rediscoverEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case id := <-finished:
-			shards[id].done = true
-			refresh()
-		case <-t.C:
-			refresh()
-		}
-	}
+	p.mapping.Run(ctx)
+	return nil
 }
 
-func (p *Poller) listShards(ctx context.Context) ([]types.Shard, error) {
-	var all []types.Shard
-	in := &kinesis.ListShardsInput{StreamName: &p.opts.Stream}
+var _ localmapping.Source[events.KinesisEventRecord, events.KinesisEvent, events.KinesisEventResponse] = (*source)(nil)
+
+func (s *source) Shards(ctx context.Context) ([]localmapping.Shard, error) {
+	var all []localmapping.Shard
+	in := &kinesis.ListShardsInput{StreamName: &s.stream}
 	for ctx.Err() == nil {
 		cctx, cancel := callContext(ctx)
-		out, err := p.api.ListShards(cctx, in)
+		out, err := s.api.ListShards(cctx, in)
 		cancel()
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, out.Shards...)
+		for _, sh := range out.Shards {
+			all = append(all, localmapping.Shard{ID: aws.ToString(sh.ShardId),
+				Parents: []string{aws.ToString(sh.ParentShardId), aws.ToString(sh.AdjacentParentShardId)},
+				Closed:  sh.SequenceNumberRange != nil && sh.SequenceNumberRange.EndingSequenceNumber != nil})
+		}
 		if out.NextToken == nil {
 			return all, nil
 		}
@@ -265,155 +183,55 @@ func (p *Poller) listShards(ctx context.Context) ([]types.Shard, error) {
 	return nil, ctx.Err()
 }
 
-// readShard hands the shard's records to the handler, in order, until the
-// shard is closed and read to its end, or ctx is done.
-func (p *Poller) readShard(ctx context.Context, id string, start types.ShardIteratorType) {
-	var iterator *string
-	checkpoint := "" // the last sequence number handed over for good
-	for ctx.Err() == nil {
-		if iterator == nil {
-			in := &kinesis.GetShardIteratorInput{StreamName: &p.opts.Stream, ShardId: &id, ShardIteratorType: start}
-			if checkpoint != "" {
-				in.ShardIteratorType, in.StartingSequenceNumber = types.ShardIteratorTypeAfterSequenceNumber, aws.String(checkpoint)
-			}
-			cctx, cancel := callContext(ctx)
-			out, err := p.api.GetShardIterator(cctx, in)
-			cancel()
-			if err != nil {
-				p.logError(ctx, "get shard iterator", err, "shard", id)
-				sleep(ctx, p.opts.PollInterval)
-				continue
-			}
-			iterator = out.ShardIterator
-		}
-		batch, closed := p.gather(ctx, id, &iterator)
-		if len(batch) > 0 && ctx.Err() == nil {
-			p.deliver(ctx, id, batch)
-			checkpoint = batch[len(batch)-1].Kinesis.SequenceNumber
-		}
-		if closed {
-			return
-		}
-		if len(batch) == 0 {
-			sleep(ctx, p.opts.PollInterval)
-		}
+func (s *source) Iterator(ctx context.Context, shard string, at localmapping.Position) (*string, error) {
+	in := &kinesis.GetShardIteratorInput{StreamName: &s.stream, ShardId: &shard, ShardIteratorType: types.ShardIteratorType(at.Start)}
+	if at.After != "" {
+		in.ShardIteratorType, in.StartingSequenceNumber = types.ShardIteratorTypeAfterSequenceNumber, aws.String(at.After)
 	}
-}
-
-// gather reads records from *iterator until it has a batch: BatchSize
-// records, or whatever is there once BatchWindow has passed since the
-// first. It reports whether the shard is closed and read to its end. An
-// expired iterator is set to nil, to be taken again after the checkpoint.
-func (p *Poller) gather(ctx context.Context, id string, iterator **string) ([]events.KinesisEventRecord, bool) {
-	var batch []events.KinesisEventRecord
-	var first time.Time
-	for ctx.Err() == nil {
-		cctx, cancel := callContext(ctx)
-		out, err := p.api.GetRecords(cctx, &kinesis.GetRecordsInput{ShardIterator: *iterator,
-			Limit: aws.Int32(int32(p.opts.BatchSize - len(batch)))})
-		cancel()
-		var expired *types.ExpiredIteratorException
-		switch {
-		case errors.As(err, &expired):
-			*iterator = nil
-			return batch, false
-		case err != nil:
-			p.logError(ctx, "get records", err, "shard", id)
-			return batch, false
-		}
-		for _, r := range out.Records {
-			batch = append(batch, p.src.eventRecord(r, id))
-		}
-		if *iterator = out.NextShardIterator; *iterator == nil {
-			return batch, true // closed by a resharding, and read to the end
-		}
-		behind := aws.ToInt64(out.MillisBehindLatest) > 0
-		if len(batch) == 0 {
-			if !behind {
-				return nil, false
-			}
-			// Kinesis may answer empty while records lie further on.
-			sleep(ctx, behindPause)
-			continue
-		}
-		if first.IsZero() {
-			first = time.Now()
-		}
-		waited := time.Since(first)
-		if len(batch) >= p.opts.BatchSize || waited >= p.opts.BatchWindow {
-			return batch, false
-		}
-		pause := min(p.opts.PollInterval, p.opts.BatchWindow-waited)
-		if behind {
-			pause = behindPause
-		}
-		sleep(ctx, pause)
+	cctx, cancel := callContext(ctx)
+	defer cancel()
+	out, err := s.api.GetShardIterator(cctx, in)
+	if err != nil {
+		return nil, err
 	}
-	return batch, false
+	return out.ShardIterator, nil
 }
 
-// deliver hands batch to the handler until it succeeds, retrying from the
-// lowest failed record, and gives it up after MaxRetries retries.
-func (p *Poller) deliver(ctx context.Context, id string, batch []events.KinesisEventRecord) {
-	for attempt := 1; ; attempt++ {
-		resp, err := p.invoke(ctx, batch)
-		if ctx.Err() != nil {
-			return
-		}
-		from := len(batch) // index of the lowest failed record; len: none
-		var failed []string
-		if err != nil {
-			from = 0
-		} else {
-			for _, f := range resp.BatchItemFailures {
-				// Lambda fails the whole batch on an identifier that is
-				// empty or names no record of it.
-				i := indexOf(batch, f.ItemIdentifier)
-				if i < 0 {
-					err = fmt.Errorf("batchItemFailures names %q, no record of the batch", f.ItemIdentifier)
-					from, failed = 0, nil
-					break
-				}
-				from = min(from, i)
-				failed = append(failed, f.ItemIdentifier)
-			}
-		}
-		if from == len(batch) {
-			return
-		}
-		if attempt > p.opts.MaxRetries {
-			p.giveUp(ctx, Failure{
-				StreamARN: p.src.streamARN, ShardID: id,
-				StartSequenceNumber:             batch[0].Kinesis.SequenceNumber,
-				EndSequenceNumber:               batch[len(batch)-1].Kinesis.SequenceNumber,
-				BatchSize:                       len(batch),
-				ApproximateArrivalOfFirstRecord: batch[0].Kinesis.ApproximateArrivalTimestamp.Time,
-				ApproximateArrivalOfLastRecord:  batch[len(batch)-1].Kinesis.ApproximateArrivalTimestamp.Time,
-				Failed:                          failed, Attempts: attempt, Err: err,
-			})
-			return
-		}
-		batch = batch[from:]
-		sleep(ctx, p.retryDelay(attempt))
+func (s *source) Read(ctx context.Context, shard string, iterator *string, limit int) (localmapping.Page[events.KinesisEventRecord], error) {
+	cctx, cancel := callContext(ctx)
+	out, err := s.api.GetRecords(cctx, &kinesis.GetRecordsInput{ShardIterator: iterator, Limit: aws.Int32(int32(limit))})
+	cancel()
+	var expired *types.ExpiredIteratorException
+	switch {
+	case errors.As(err, &expired):
+		return localmapping.Page[events.KinesisEventRecord]{}, fmt.Errorf("%w: %w", localmapping.ErrExpiredIterator, err)
+	case err != nil:
+		return localmapping.Page[events.KinesisEventRecord]{}, err
 	}
-}
-
-// retryDelay is the wait after the attempt-th failure: RetryDelay doubled
-// each time, at most maxRetryDelay.
-func (p *Poller) retryDelay(attempt int) time.Duration {
-	d := p.opts.RetryDelay
-	for i := 1; i < attempt && d < maxRetryDelay; i++ {
-		d *= 2
+	page := localmapping.Page[events.KinesisEventRecord]{Next: out.NextShardIterator, Behind: aws.ToInt64(out.MillisBehindLatest) > 0}
+	for _, r := range out.Records {
+		page.Records = append(page.Records, s.eventRecord(r, shard))
 	}
-	return min(d, maxRetryDelay)
+	return page, nil
 }
 
-// invoke calls the handler the way Lambda does; see lambdainvoke.
-func (p *Poller) invoke(ctx context.Context, batch []events.KinesisEventRecord) (events.KinesisEventResponse, error) {
-	return lambdainvoke.JSON(ctx, p.opts.Handler, events.KinesisEvent{Records: batch})
+func (s *source) Event(batch []events.KinesisEventRecord) events.KinesisEvent {
+	return events.KinesisEvent{Records: batch}
 }
 
-func (p *Poller) giveUp(ctx context.Context, f Failure) {
+func (s *source) SequenceNumber(r events.KinesisEventRecord) string { return r.Kinesis.SequenceNumber }
+
+func (p *Poller) giveUp(ctx context.Context, mf localmapping.Failure[events.KinesisEventRecord]) {
+	first, last := mf.Records[0].Kinesis, mf.Records[len(mf.Records)-1].Kinesis
+	f := Failure{
+		StreamARN: p.src.streamARN, ShardID: mf.Shard,
+		StartSequenceNumber:             first.SequenceNumber,
+		EndSequenceNumber:               last.SequenceNumber,
+		BatchSize:                       len(mf.Records),
+		ApproximateArrivalOfFirstRecord: first.ApproximateArrivalTimestamp.Time,
+		ApproximateArrivalOfLastRecord:  last.ApproximateArrivalTimestamp.Time,
+		Failed:                          mf.Failed, Attempts: mf.Attempts, Err: mf.Err,
+	}
 	if p.opts.OnFailure != nil {
 		p.opts.OnFailure(ctx, f)
 		return
@@ -426,13 +244,6 @@ func (p *Poller) giveUp(ctx context.Context, f Failure) {
 	p.opts.Log.ErrorContext(ctx, "kinesis batch dropped after retries (the on-failure destination in AWS)", attrs...)
 }
 
-func (p *Poller) logError(ctx context.Context, msg string, err error, attrs ...any) {
-	if ctx.Err() != nil {
-		return // shutting down
-	}
-	p.opts.Log.WarnContext(ctx, "localkinesis: "+msg, append(attrs, "error", err.Error())...)
-}
-
 // callContext is the context of one Kinesis call: ctx's values and a
 // timeout, but not its cancellation. kinesalite 3.3.3 throws on a request
 // its client abandons (ECONNRESET in its request error handler) and the
@@ -440,16 +251,4 @@ func (p *Poller) logError(ctx context.Context, msg string, err error, attrs ...a
 // rather than cut it off: every call is short, none long-polls.
 func callContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
-}
-
-func indexOf(batch []events.KinesisEventRecord, seq string) int {
-	if seq == "" {
-		return -1
-	}
-	for i := range batch {
-		if batch[i].Kinesis.SequenceNumber == seq {
-			return i
-		}
-	}
-	return -1
 }

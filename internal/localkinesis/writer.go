@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/shortlink-dev/shortener/internal/localmapping"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 )
 
@@ -218,7 +219,7 @@ const maxSpareBytes = 8 << 20
 func (w *Writer) put(b batch) {
 	for attempt := 1; b.len() > 0; attempt++ {
 		if attempt > 1 {
-			sleep(w.ctx, w.o.RetryDelay<<(attempt-2))
+			localmapping.Sleep(w.ctx, w.o.RetryDelay<<(attempt-2))
 		}
 		w.body = b.body(w.body[:0], w.head)
 		// Not w.ctx: an abandoned request brings kinesalite down (see
@@ -362,13 +363,4 @@ func (w *Writer) Close(ctx context.Context) error {
 // Stats returns the writer's counters.
 func (w *Writer) Stats() WriterStats {
 	return WriterStats{Sent: w.sent.Load(), Dropped: w.dropped.Load(), Calls: w.calls.Load()}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

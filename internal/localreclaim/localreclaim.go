@@ -8,34 +8,33 @@ package localreclaim
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
 	"time"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/shortlink-dev/shortener/functions/reclaim/handler"
+	"github.com/shortlink-dev/shortener/internal/localmapping"
 	"github.com/shortlink-dev/shortener/shared/reclaimflow"
 )
 
+// Func is the reclaim function's handler, such as the reclaim handler's
+// Handle.
+type Func func(context.Context, reclaimflow.Input) (reclaimflow.Output, error)
+
 // Runner runs reclaims one at a time.
 type Runner struct {
-	fn  lambda.Handler
+	fn  Func
 	log *slog.Logger
 	mu  sync.Mutex
 }
 
-// New returns a runner around h; log gets one line per run (slog.Default()
+// New returns a runner around fn; log gets one line per run (slog.Default()
 // when nil).
-func New(h *handler.Handler, log *slog.Logger) *Runner {
+func New(fn Func, log *slog.Logger) *Runner {
 	if log == nil {
 		log = slog.Default()
 	}
-	// lambda.NewHandler is the reflection the Lambda runtime applies to
-	// h.Handle: the payloads cross as JSON, exactly as in AWS.
-	return &Runner{fn: lambda.NewHandler(h.Handle), log: log}
+	return &Runner{fn: fn, log: log}
 }
 
 // Run executes one reclaim run now and returns its output, the state
@@ -54,20 +53,10 @@ func (r *Runner) Run(ctx context.Context) (reclaimflow.Result, error) {
 	return res, nil
 }
 
+// invoke calls the function in process as the Lambda runtime would: the
+// payloads cross as JSON, exactly as in AWS, and a panic is a task failure.
 func (r *Runner) invoke(ctx context.Context, in reclaimflow.Input) (reclaimflow.Output, error) {
-	payload, err := json.Marshal(in)
-	if err != nil {
-		return reclaimflow.Output{}, err
-	}
-	b, err := r.fn.Invoke(ctx, payload)
-	if err != nil {
-		return reclaimflow.Output{}, err
-	}
-	var out reclaimflow.Output
-	if err := json.Unmarshal(b, &out); err != nil {
-		return reclaimflow.Output{}, fmt.Errorf("reclaim answered %s: %w", b, err)
-	}
-	return out, nil
+	return localmapping.Invoke(ctx, r.fn, in)
 }
 
 // ServeHTTP answers POST with a run's output as JSON, for example

@@ -4,7 +4,10 @@
 // handler events.DynamoDBEvent batches shaped exactly like the ones Lambda
 // delivers, so the function's real handler runs unchanged.
 //
-// Like a mapping with ReportBatchItemFailures and ParallelizationFactor 1,
+// The delivery itself is internal/localmapping's, shared with the Kinesis
+// poller; this package is its DynamoDB Streams source. Like a mapping with
+// ReportBatchItemFailures and ParallelizationFactor 1
+// (https://docs.aws.amazon.com/lambda/latest/dg/services-ddb-batchfailurereporting.html),
 // it reads each shard in order, finishes a parent shard before its
 // children, retries a batch from the lowest sequence number the handler
 // reports as failed (a handler error, or an itemIdentifier that names no

@@ -22,6 +22,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -41,7 +42,7 @@ func (r *recorder) handle(_ context.Context, ev events.DynamoDBEvent) (events.Dy
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, rec := range ev.Records {
-		code := rec.Change.Keys[dynamostore.AttrCode].String()
+		code := rec.Change.Keys[tableschema.AttrCode].String()
 		r.received[code] = append(r.received[code], rec)
 		if rec.EventName == "REMOVE" {
 			r.arrived[code] = time.Now()
@@ -98,7 +99,7 @@ func TestLinksTableDeletions(t *testing.T) {
 	kept.Code, kept.ExpiresAt = "kept001", now.Add(time.Hour)
 	require.NoError(t, store.Create(ctx, kept, nil))
 	_, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &cfg.LinksTable,
-		Key: map[string]ddbtypes.AttributeValue{dynamostore.AttrCode: &ddbtypes.AttributeValueMemberS{Value: kept.Code}}})
+		Key: map[string]ddbtypes.AttributeValue{tableschema.AttrCode: &ddbtypes.AttributeValueMemberS{Value: kept.Code}}})
 	require.NoError(t, err)
 
 	require.Eventually(t, func() bool {
@@ -112,7 +113,7 @@ func TestLinksTableDeletions(t *testing.T) {
 	assert.Equal(t, "INSERT", ttl[0].EventName)
 	assert.Equal(t, "REMOVE", ttl[1].EventName)
 	assert.Equal(t, ttlIdentity, ttl[1].UserIdentity)
-	assert.Equal(t, "p6r4ocs3d1", ttl[1].Change.OldImage[dynamostore.AttrOwner].String())
+	assert.Equal(t, "p6r4ocs3d1", ttl[1].Change.OldImage[tableschema.AttrOwner].String())
 	assert.Equal(t, emulator.Region, ttl[1].AWSRegion)
 
 	user := rec.records(kept.Code)
@@ -152,21 +153,21 @@ func TestDynamoDBLocalsOwnTTL(t *testing.T) {
 	_, err = db.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            &plain,
 		BillingMode:          ddbtypes.BillingModePayPerRequest,
-		AttributeDefinitions: []ddbtypes.AttributeDefinition{{AttributeName: aws.String(dynamostore.AttrCode), AttributeType: ddbtypes.ScalarAttributeTypeS}},
-		KeySchema:            []ddbtypes.KeySchemaElement{{AttributeName: aws.String(dynamostore.AttrCode), KeyType: ddbtypes.KeyTypeHash}},
+		AttributeDefinitions: []ddbtypes.AttributeDefinition{{AttributeName: aws.String(tableschema.AttrCode), AttributeType: ddbtypes.ScalarAttributeTypeS}},
+		KeySchema:            []ddbtypes.KeySchemaElement{{AttributeName: aws.String(tableschema.AttrCode), KeyType: ddbtypes.KeyTypeHash}},
 		StreamSpecification:  &ddbtypes.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: ddbtypes.StreamViewTypeNewAndOldImages},
 	})
 	require.NoError(t, err)
 	_, err = db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: &plain,
-		TimeToLiveSpecification: &ddbtypes.TimeToLiveSpecification{AttributeName: aws.String(dynamostore.AttrExpiresAt), Enabled: aws.Bool(true)}})
+		TimeToLiveSpecification: &ddbtypes.TimeToLiveSpecification{AttributeName: aws.String(tableschema.AttrExpiresAt), Enabled: aws.Bool(true)}})
 	require.NoError(t, err)
 	rec := newRecorder()
 	start(t, db, endpoint, Options{Table: plain, Handler: rec.handle, DisableTTLSweep: true})
 
 	expired := time.Now().Unix() - 1
 	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &plain, Item: map[string]ddbtypes.AttributeValue{
-		dynamostore.AttrCode:      &ddbtypes.AttributeValueMemberS{Value: "first01"},
-		dynamostore.AttrExpiresAt: &ddbtypes.AttributeValueMemberN{Value: fmt.Sprint(expired)},
+		tableschema.AttrCode:      &ddbtypes.AttributeValueMemberS{Value: "first01"},
+		tableschema.AttrExpiresAt: &ddbtypes.AttributeValueMemberN{Value: fmt.Sprint(expired)},
 	}})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
@@ -218,7 +219,7 @@ func shape(t *testing.T, r events.DynamoDBEventRecord) []string {
 		for k, x := range obj {
 			if prefix == ".dynamodb.OldImage" || prefix == ".dynamodb.NewImage" {
 				// Optional link attributes (alias) differ between items.
-				if k == dynamostore.AttrAlias {
+				if k == tableschema.AttrAlias {
 					continue
 				}
 			}

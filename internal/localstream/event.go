@@ -4,12 +4,15 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
-// How AWS marks a deletion made by the TTL process.
+// How AWS marks a deletion made by the TTL process: the one definition
+// the deployed filter and ttlstream follow too.
 const (
-	ttlIdentityType = "Service"
-	ttlPrincipal    = "dynamodb.amazonaws.com"
+	ttlIdentityType = tableschema.TTLIdentityType
+	ttlPrincipal    = tableschema.TTLPrincipal
 )
 
 // eventRecord builds the record Lambda would deliver for r, read from the
@@ -47,7 +50,7 @@ func eventRecord(r types.Record, streamARN, region string) events.DynamoDBEventR
 		}
 	}
 	if isLocalTTLDeletion(&rec) {
-		rec.EventName = string(events.DynamoDBOperationTypeRemove)
+		rec.EventName = tableschema.EventRemove
 		rec.UserIdentity = &events.DynamoDBUserIdentity{Type: ttlIdentityType, PrincipalID: ttlPrincipal}
 	}
 	return rec

@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/shortlink-dev/shortener/internal/localmapping"
 )
 
 // ttlIgnoredAfter is how far in the past a TTL value may lie before
@@ -139,7 +141,7 @@ func (s *sweeper) run(ctx context.Context) {
 		if err := s.sweep(ctx); err != nil {
 			s.logError(ctx, "ttl sweep", err)
 		}
-		sleep(ctx, s.interval)
+		localmapping.Sleep(ctx, s.interval)
 	}
 }
 

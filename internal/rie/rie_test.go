@@ -21,6 +21,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/reclaimflow"
@@ -207,7 +208,7 @@ func newTables(t testing.TB) tables {
 	defer cancel()
 	db := testenv.DynamoDBClient(t)
 	require.NoError(t, dynamostore.CreateTables(ctx, db, dynamostore.Config{LinksTable: tb.links, IdempotencyTable: tb.idem}))
-	require.NoError(t, clickstore.CreateTable(ctx, db, tb.analytics))
+	require.NoError(t, dynamoclicks.CreateTable(ctx, db, tb.analytics))
 	require.NoError(t, dynamokeys.CreateTable(ctx, db, tb.keys))
 	require.NoError(t, tb.keyStore(t).Add(ctx, apikey.Record{Hash: apikey.Hash(fixtureKey), Owner: owner,
 		Status: apikey.StatusActive, CreatedAt: time.Now()}))
@@ -416,7 +417,7 @@ func testClicks(t *testing.T, tb tables, _ *shared) {
 	require.NoError(t, json.Unmarshal(res.Body, &resp), "%s", res.Body)
 	assert.Empty(t, resp.BatchItemFailures)
 
-	store := clickstore.New(testenv.DynamoDBClient(t), clickstore.Config{Table: tb.analytics})
+	store := dynamoclicks.New(testenv.DynamoDBClient(t), dynamoclicks.Config{Table: tb.analytics})
 	day := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	points, err := store.Series(context.Background(), "Ab3dE5g", clickstore.Day, day, day.Add(24*time.Hour))
 	require.NoError(t, err)

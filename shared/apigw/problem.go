@@ -95,12 +95,27 @@ var ErrForbidden = errors.New("unknown api key")
 // ErrIdempotencyMismatch: an Idempotency-Key came back with another body.
 var ErrIdempotencyMismatch = errors.New("idempotency key reused with a different request")
 
+// MethodError: the resource does not answer the request's method. Allow,
+// when set, lists the methods it answers, for the Allow header.
+type MethodError struct {
+	Allow  string
+	Detail string
+}
+
+func (e *MethodError) Error() string { return "method not allowed: " + e.Detail }
+
 // ProblemFor maps an error to the problem the client sees. This is the one
 // place statuses are chosen for domain errors.
 func ProblemFor(err error) Problem {
 	var fe *link.FieldError
+	var de *link.DetailError
 	var tooLarge *TooLargeError
+	var method *MethodError
 	switch {
+	case errors.As(err, &de):
+		return ProblemFor(de.Kind).With(de.Detail)
+	case errors.As(err, &method):
+		return ProblemMethod.With(method.Detail)
 	case errors.As(err, &fe):
 		p := ProblemInvalid.With(fe.Error())
 		p.Field = fe.Field
@@ -131,9 +146,11 @@ func ProblemFor(err error) Problem {
 	return ProblemInternal
 }
 
-// Error answers err as a problem. Errors that are ours (500) or a
-// dependency's (503) are logged here, once, with the request id.
-func Error(ctx context.Context, log *slog.Logger, req *events.APIGatewayProxyRequest, err error) events.APIGatewayProxyResponse {
+// Report is the problem err answers req with: ProblemFor's, its instance
+// the request's path. Errors that are ours (500) or a dependency's (503)
+// are logged here, once, with the request id. Error answers with it; a
+// batch reports each item's error with it.
+func Report(ctx context.Context, log *slog.Logger, req *events.APIGatewayProxyRequest, err error) Problem {
 	p := ProblemFor(err)
 	if p.Status >= 500 {
 		log.ErrorContext(ctx, "request failed", "status", p.Status, "error", err.Error(),
@@ -142,7 +159,39 @@ func Error(ctx context.Context, log *slog.Logger, req *events.APIGatewayProxyReq
 	if p.Instance == "" {
 		p.Instance = req.Path
 	}
-	return p.Response()
+	return p
+}
+
+// Error answers err as a problem (see Report), with an Allow header for a
+// MethodError that names the methods.
+func Error(ctx context.Context, log *slog.Logger, req *events.APIGatewayProxyRequest, err error) events.APIGatewayProxyResponse {
+	resp := Report(ctx, log, req, err).Response()
+	var method *MethodError
+	if errors.As(err, &method) && method.Allow != "" {
+		resp.Headers["Allow"] = method.Allow
+	}
+	return resp
+}
+
+// Flusher writes out what a request recorded: *metrics.Emitter's EMF line.
+type Flusher interface {
+	Flush() error
+}
+
+// Serve answers req with route, the one ending every API function shares:
+// an error route returns is answered with Error (so mapped once, and
+// logged once if it is a 5xx), then the request's metrics are flushed.
+// API Gateway gets an answer for every request, never a function error.
+func Serve(ctx context.Context, log *slog.Logger, m Flusher, req *events.APIGatewayProxyRequest,
+	route func(context.Context, *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error)) events.APIGatewayProxyResponse {
+	resp, err := route(ctx, req)
+	if err != nil {
+		resp = Error(ctx, log, req, err)
+	}
+	if ferr := m.Flush(); ferr != nil {
+		log.WarnContext(ctx, "flush metrics", "error", ferr.Error())
+	}
+	return resp
 }
 
 // JSON answers v as application/json with the given status.

@@ -36,6 +36,11 @@ func TestProblemFor(t *testing.T) {
 		{name: "joined field error", err: errors.Join(errors.New(secret), &link.FieldError{Field: "alias", Reason: "is reserved"}), wantStatus: 400, wantSlug: "invalid-request", wantField: "alias", wantDetail: "alias: is reserved"},
 		{name: "too large", err: &apigw.TooLargeError{Size: 70000}, wantStatus: 413, wantSlug: "too-large", wantDetail: "the body is 70000 bytes; at most 65536 are accepted"},
 		{name: "wrapped too large", err: fmt.Errorf("read: %w", &apigw.TooLargeError{Size: 70000}), wantStatus: 413, wantSlug: "too-large"},
+		{name: "too large for its own cap", err: &apigw.TooLargeError{Size: 2 << 20, Limit: 1 << 20}, wantStatus: 413, wantSlug: "too-large", wantDetail: "the body is 2097152 bytes; at most 1048576 are accepted"},
+		{name: "conflict with a detail", err: fmt.Errorf("create: %w", &link.DetailError{Kind: link.ErrConflict, Detail: `the alias "Promo" is already taken`}), wantStatus: 409, wantSlug: "conflict", wantDetail: `the alias "Promo" is already taken`},
+		{name: "gone with a detail", err: &link.DetailError{Kind: link.ErrGone, Detail: "the link has expired"}, wantStatus: 410, wantSlug: "gone", wantDetail: "the link has expired"},
+		{name: "precondition with a detail", err: &link.DetailError{Kind: link.ErrPrecondition, Detail: "GET it and retry"}, wantStatus: 412, wantSlug: "precondition-failed", wantDetail: "GET it and retry"},
+		{name: "method", err: &apigw.MethodError{Allow: "GET", Detail: "use GET"}, wantStatus: 405, wantSlug: "method-not-allowed", wantDetail: "use GET"},
 		{name: "media type", err: apigw.ErrUnsupportedMediaType, wantStatus: 415, wantSlug: "unsupported-media-type"},
 		{name: "unauthenticated", err: apigw.ErrUnauthenticated, wantStatus: 401, wantSlug: "unauthenticated"},
 		{name: "forbidden", err: apigw.ErrForbidden, wantStatus: 403, wantSlug: "forbidden"},
@@ -164,6 +169,98 @@ func TestError(t *testing.T) {
 			assert.Equal(t, tt.err.Error(), rec["error"])
 			assert.Equal(t, "req-42", rec["request_id"])
 			assert.Equal(t, float64(tt.wantStatus), rec["status"])
+		})
+	}
+}
+
+func TestErrorAllow(t *testing.T) {
+	tests := []struct {
+		name      string
+		err       error
+		wantAllow string
+		wantSet   bool
+	}{
+		{name: "methods named", err: fmt.Errorf("route: %w", &apigw.MethodError{Allow: "GET, PATCH", Detail: "this resource answers GET, PATCH"}), wantAllow: "GET, PATCH", wantSet: true},
+		{name: "methods not named", err: &apigw.MethodError{Detail: "use POST"}},
+		{name: "not a method error", err: link.ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := events.APIGatewayProxyRequest{Path: "/v1/links/abc"}
+			resp := apigw.Error(context.Background(), slog.New(slog.DiscardHandler), &req, tt.err)
+			allow, ok := resp.Headers["Allow"]
+			assert.Equal(t, tt.wantSet, ok)
+			assert.Equal(t, tt.wantAllow, allow)
+		})
+	}
+}
+
+func TestReportIsErrorsProblem(t *testing.T) {
+	// A batch answers each item with Report's problem: the same mapping,
+	// instance and single log line as Error's response.
+	var logs bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	req := events.APIGatewayProxyRequest{Path: "/v1/links/batch"}
+	err := fmt.Errorf("put %s: %w", secret, link.ErrUnavailable)
+
+	p := apigw.Report(context.Background(), log, &req, err)
+
+	assert.Equal(t, 503, p.Status)
+	assert.Equal(t, "/v1/links/batch", p.Instance)
+	assert.NotContains(t, p.Detail, secret)
+	assert.Equal(t, 1, strings.Count(logs.String(), "\n"), "logged once")
+	assert.JSONEq(t, p.Response().Body, apigw.Error(context.Background(), slog.New(slog.DiscardHandler), &req, err).Body)
+}
+
+// flushCount counts Flush calls, failing them with err.
+type flushCount struct {
+	n   int
+	err error
+}
+
+func (f *flushCount) Flush() error {
+	f.n++
+	return f.err
+}
+
+func TestServe(t *testing.T) {
+	ok := events.APIGatewayProxyResponse{StatusCode: 200, Body: `{"ok":true}`}
+	tests := []struct {
+		name       string
+		routeErr   error
+		flushErr   error
+		wantStatus int
+		wantLog    string // a line of the log, when one is expected
+	}{
+		{name: "answered", wantStatus: 200},
+		{name: "client error mapped, not logged", routeErr: link.ErrNotFound, wantStatus: 404},
+		{name: "our error mapped and logged once", routeErr: errors.New(secret), wantStatus: 500, wantLog: "request failed"},
+		{name: "a failed flush is only logged", flushErr: errors.New("stdout closed"), wantStatus: 200, wantLog: "flush metrics"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			log := slog.New(slog.NewJSONHandler(&logs, nil))
+			flush := &flushCount{err: tt.flushErr}
+			req := events.APIGatewayProxyRequest{Path: "/v1/links/abc"}
+			route := func(context.Context, *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+				if tt.routeErr != nil {
+					return events.APIGatewayProxyResponse{}, tt.routeErr
+				}
+				return ok, nil
+			}
+
+			resp := apigw.Serve(context.Background(), log, flush, &req, route)
+
+			assert.Equal(t, tt.wantStatus, resp.StatusCode)
+			assert.NotContains(t, resp.Body, secret)
+			assert.Equal(t, 1, flush.n, "the request's metrics are flushed once, whatever the answer")
+			if tt.wantLog == "" {
+				assert.Empty(t, logs.String())
+				return
+			}
+			assert.Equal(t, 1, strings.Count(logs.String(), "\n"), "logged once")
+			assert.Contains(t, logs.String(), tt.wantLog)
 		})
 	}
 }

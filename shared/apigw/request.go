@@ -20,11 +20,16 @@ import (
 // most 8 KiB plus a few small fields.
 const MaxBodyBytes = 64 << 10
 
-// TooLargeError is a body over MaxBodyBytes.
-type TooLargeError struct{ Size int }
+// TooLargeError is a body over its cap: Limit bytes, MaxBodyBytes when
+// zero.
+type TooLargeError struct{ Size, Limit int }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("the body is %d bytes; at most %d are accepted", e.Size, MaxBodyBytes)
+	limit := e.Limit
+	if limit == 0 {
+		limit = MaxBodyBytes
+	}
+	return fmt.Sprintf("the body is %d bytes; at most %d are accepted", e.Size, limit)
 }
 
 // ErrUnsupportedMediaType: a body that is declared as something other than JSON.

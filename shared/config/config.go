@@ -36,7 +36,41 @@ type Config struct {
 	DistributionID   string        // DISTRIBUTION_ID: the CloudFront distribution to invalidate
 	KeysTable        string        // KEYS_TABLE: API key hash -> owner (shared/apikey)
 	KeyCacheTTL      time.Duration // SHORTENER_KEY_CACHE_TTL: how long a function trusts a key's owner and status
+	AnalyticsTable   string        // ANALYTICS_TABLE: click counters (clicks writes, stats reads)
+	// PrimaryRegion is PRIMARY_REGION, the one write Region of the global
+	// links table: ttlstream and reclaim write there so that their
+	// conditions are checked against the replica every create is checked
+	// against (docs/lifecycle.md). Empty: this Region.
+	PrimaryRegion  string
+	OriginSecretID string // ORIGIN_SECRET_ID: the Secrets Manager secret originauth accepts
+	// InvalidationSettle is SHORTENER_INVALIDATION_SETTLE: how long the API
+	// waits after saving a change before it asks the edge to invalidate
+	// (see FreshRead).
+	InvalidationSettle time.Duration
 }
+
+// FreshRead is how young the data behind a redirect must be, counted from
+// the moment its read from DynamoDB began, for the edge to keep the answer
+// for its full TTL. An answer built from older data (an entry of the
+// redirect's in-process cache) is kept at the edge no longer than that
+// entry stays fresh. The API waits InvalidationSettle, at least
+// MinInvalidationSettle, between saving a change and invalidating the
+// edge, so an answer read before the change and given the full TTL reaches
+// the edge before the invalidation is even sent, and the invalidation
+// removes it. docs/lifecycle.md ("How fast a change shows") has the
+// argument.
+const FreshRead = time.Second
+
+// Bounds and default of SHORTENER_INVALIDATION_SETTLE. The least is
+// FreshRead plus a second for what a redirect's clock cannot see: the
+// answer's way from the function to the edge, and the lag of the replica
+// it read. The most keeps a PATCH or DELETE well inside the management
+// function's timeout.
+const (
+	MinInvalidationSettle     = FreshRead + time.Second
+	DefaultInvalidationSettle = MinInvalidationSettle
+	MaxInvalidationSettle     = 10 * time.Second
+)
 
 // Getenv reads one variable; os.Getenv in production, a map in tests.
 type Getenv func(string) string
@@ -47,6 +81,9 @@ func Load(getenv Getenv) (Config, error) {
 		LinksTable:       getenv("LINKS_TABLE"),
 		IdempotencyTable: getenv("IDEMPOTENCY_TABLE"),
 		KeysTable:        getenv("KEYS_TABLE"),
+		AnalyticsTable:   getenv("ANALYTICS_TABLE"),
+		PrimaryRegion:    getenv("PRIMARY_REGION"),
+		OriginSecretID:   getenv("ORIGIN_SECRET_ID"),
 		BaseURL:          strings.TrimSuffix(getenv("SHORTENER_BASE_URL"), "/"),
 	}
 	var errs []error
@@ -85,6 +122,7 @@ func Load(getenv Getenv) (Config, error) {
 	c.TombstoneGrace = dur("SHORTENER_TOMBSTONE_GRACE", link.DefaultTombstoneGrace)
 	c.DistributionID = getenv("DISTRIBUTION_ID")
 	c.KeyCacheTTL = dur("SHORTENER_KEY_CACHE_TTL", apikey.DefaultCacheTTL)
+	c.InvalidationSettle = dur("SHORTENER_INVALIDATION_SETTLE", DefaultInvalidationSettle)
 
 	if c.CodeLength < shortcode.MinLength || c.CodeLength > shortcode.MaxLength {
 		errs = append(errs, fmt.Errorf("SHORTENER_CODE_LENGTH: %d is outside %d-%d", c.CodeLength, shortcode.MinLength, shortcode.MaxLength))
@@ -111,6 +149,11 @@ func Load(getenv Getenv) (Config, error) {
 	if c.KeyCacheTTL > apikey.MaxCacheTTL {
 		// It bounds how long a revoked key keeps working (docs/deploy.md).
 		errs = append(errs, fmt.Errorf("SHORTENER_KEY_CACHE_TTL: %s is longer than %s", c.KeyCacheTTL, apikey.MaxCacheTTL))
+	}
+	if c.InvalidationSettle < MinInvalidationSettle || c.InvalidationSettle > MaxInvalidationSettle {
+		// Below the least, an old answer could reach the edge after the
+		// invalidation and stay there for a day (docs/lifecycle.md).
+		errs = append(errs, fmt.Errorf("SHORTENER_INVALIDATION_SETTLE: %s is outside %s-%s", c.InvalidationSettle, MinInvalidationSettle, MaxInvalidationSettle))
 	}
 	if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)
@@ -140,7 +183,8 @@ func (c Config) Rules() link.Rules {
 // cannot run without them.
 func (c Config) Require(names ...string) error {
 	values := map[string]string{"LINKS_TABLE": c.LinksTable, "IDEMPOTENCY_TABLE": c.IdempotencyTable,
-		"SHORTENER_BASE_URL": c.BaseURL, "DISTRIBUTION_ID": c.DistributionID, "KEYS_TABLE": c.KeysTable}
+		"SHORTENER_BASE_URL": c.BaseURL, "DISTRIBUTION_ID": c.DistributionID, "KEYS_TABLE": c.KeysTable,
+		"ANALYTICS_TABLE": c.AnalyticsTable, "ORIGIN_SECRET_ID": c.OriginSecretID}
 	var errs []error
 	for _, n := range names {
 		if values[n] == "" {

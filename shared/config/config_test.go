@@ -30,6 +30,8 @@ func TestLoadDefaults(t *testing.T) {
 		EdgeTTL:          86_400,
 		TombstoneGrace:   30 * 24 * time.Hour,
 		KeyCacheTTL:      30 * time.Second,
+		// FreshRead plus a second.
+		InvalidationSettle: 2 * time.Second,
 	}
 
 	got, err := config.Load(env(nil))
@@ -57,27 +59,35 @@ func TestLoadValues(t *testing.T) {
 		"DISTRIBUTION_ID":               "E2EXAMPLE123",
 		"KEYS_TABLE":                    "keys",
 		"SHORTENER_KEY_CACHE_TTL":       "10s",
+		"ANALYTICS_TABLE":               "clicks",
+		"PRIMARY_REGION":                "eu-west-1",
+		"ORIGIN_SECRET_ID":              "arn:aws:secretsmanager:eu-central-1:123456789012:secret:origin-AbCdEf",
+		"SHORTENER_INVALIDATION_SETTLE": "3500ms",
 	}))
 
 	require.NoError(t, err)
 	want := config.Config{
-		LinksTable:       "links",
-		IdempotencyTable: "idem",
-		BaseURL:          "https://sho.rt",
-		ShortDomains:     []string{"sho.rt", "lnk.example", "www.sho.rt"},
-		CodeLength:       9,
-		MaxURLBytes:      2048,
-		DefaultTTL:       720 * time.Hour,
-		DBTimeout:        3 * time.Second,
-		RedirectTimeout:  250 * time.Millisecond,
-		CacheTTL:         30 * time.Second,
-		NegativeCacheTTL: 5 * time.Second,
-		CacheSize:        1000,
-		EdgeTTL:          60,
-		TombstoneGrace:   5 * time.Second,
-		DistributionID:   "E2EXAMPLE123",
-		KeysTable:        "keys",
-		KeyCacheTTL:      10 * time.Second,
+		LinksTable:         "links",
+		IdempotencyTable:   "idem",
+		BaseURL:            "https://sho.rt",
+		ShortDomains:       []string{"sho.rt", "lnk.example", "www.sho.rt"},
+		CodeLength:         9,
+		MaxURLBytes:        2048,
+		DefaultTTL:         720 * time.Hour,
+		DBTimeout:          3 * time.Second,
+		RedirectTimeout:    250 * time.Millisecond,
+		CacheTTL:           30 * time.Second,
+		NegativeCacheTTL:   5 * time.Second,
+		CacheSize:          1000,
+		EdgeTTL:            60,
+		TombstoneGrace:     5 * time.Second,
+		DistributionID:     "E2EXAMPLE123",
+		InvalidationSettle: 3500 * time.Millisecond,
+		KeysTable:          "keys",
+		KeyCacheTTL:        10 * time.Second,
+		AnalyticsTable:     "clicks",
+		PrimaryRegion:      "eu-west-1",
+		OriginSecretID:     "arn:aws:secretsmanager:eu-central-1:123456789012:secret:origin-AbCdEf",
 	}
 	assert.Equal(t, want, got)
 	assert.Equal(t, link.Rules{MaxURLBytes: 2048, ShortDomains: want.ShortDomains, DefaultTTL: 720 * time.Hour}, got.Rules())
@@ -118,6 +128,11 @@ func TestLoadBounds(t *testing.T) {
 		{name: "negative cache ttl under 5s", key: "SHORTENER_NEGATIVE_CACHE_TTL", value: "4.999s", wantErr: true},
 		{name: "negative cache ttl 1s", key: "SHORTENER_NEGATIVE_CACHE_TTL", value: "1s", wantErr: true},
 		{name: "negative cache ttl over 30s", key: "SHORTENER_NEGATIVE_CACHE_TTL", value: "31s", wantErr: true},
+		{name: "invalidation settle 2s", key: "SHORTENER_INVALIDATION_SETTLE", value: "2s"},
+		{name: "invalidation settle 10s", key: "SHORTENER_INVALIDATION_SETTLE", value: "10s"},
+		{name: "invalidation settle within FreshRead", key: "SHORTENER_INVALIDATION_SETTLE", value: "1s", wantErr: true},
+		{name: "invalidation settle under 2s", key: "SHORTENER_INVALIDATION_SETTLE", value: "1.999s", wantErr: true},
+		{name: "invalidation settle over 10s", key: "SHORTENER_INVALIDATION_SETTLE", value: "11s", wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -218,6 +233,7 @@ func TestRequire(t *testing.T) {
 		{name: "one missing", names: []string{"LINKS_TABLE", "IDEMPOTENCY_TABLE"}, wantMissing: []string{"IDEMPOTENCY_TABLE"}},
 		{name: "unknown name is never set", names: []string{"NOT_A_SETTING"}, wantMissing: []string{"NOT_A_SETTING"}},
 		{name: "several missing", names: []string{"IDEMPOTENCY_TABLE", "NOT_A_SETTING"}, wantMissing: []string{"IDEMPOTENCY_TABLE", "NOT_A_SETTING"}},
+		{name: "the analytics table and the origin secret", names: []string{"ANALYTICS_TABLE", "ORIGIN_SECRET_ID"}, wantMissing: []string{"ANALYTICS_TABLE", "ORIGIN_SECRET_ID"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,11 +25,14 @@
 //
 // Cost: the first 1,000 invalidation paths a month are free per account
 // (all distributions together), then each costs $0.005; a "/*" wildcard
-// counts as one path (AWS-FACTS S25). A change to a link invalidates at most
-// two paths, its code and the display spelling of its alias, so 1,000 link
-// changes a month cost at most $5 beyond the free tier. CloudFront also
-// caps the paths in progress per distribution (3,000 files, 15 wildcard
-// paths); past that CreateInvalidation fails with
+// counts as one path
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/PayingForInvalidation.html).
+// A change to a link invalidates at most two paths, its code and the
+// display spelling of its alias, once (Purger waits out a settle time
+// first rather than invalidating twice), so 1,000 link changes a month
+// cost at most $5 beyond the free tier. CloudFront also caps the paths in
+// progress per distribution (3,000 files, 15 wildcard paths); past that
+// CreateInvalidation fails with
 // TooManyInvalidationsInProgress, which callers see as an error.
 //
 // Where batching pays off: a Lambda instance serves one request at a time,

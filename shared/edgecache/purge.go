@@ -27,27 +27,65 @@ const (
 	MetricFailures = "EdgeInvalidationFailures"
 )
 
-// Purger invalidates the edge after a change that is already saved. A
+// Purger invalidates the edge after a change that is already saved,
+// Settle after it was saved. A
 // failure is logged and counted, never returned: a 5xx would tell the
 // client its change failed when it did not, and its retry would then fail
 // its If-Match (412), find the link gone (404) or the alias taken (409).
 // What a failure costs is freshness: the edge may serve the old answer
 // until the redirect's s-maxage runs out, which is what the
 // EdgeInvalidationFailures metric alarms on.
+//
+// Settle is why the invalidation is not sent at once: a redirect that read
+// the link just before the change may be on its way to the edge with the
+// old answer and the full edge TTL, and an invalidation that completed
+// before it arrived would leave it there for a day. The redirect gives the
+// full TTL only to data read within config.FreshRead, so an invalidation
+// sent Settle (more than FreshRead) after the change is sent after every
+// such answer has reached the edge, and removes it (docs/lifecycle.md).
 type Purger struct {
 	Edge Invalidator
-	// Timeout bounds the wait; DefaultPurgeTimeout when zero.
+	// Settle is how long after the change to send the invalidation
+	// (config.InvalidationSettle); zero sends it at once.
+	Settle time.Duration
+	// Sleep waits out Settle; time.Sleep when nil. It is not cut short by
+	// the request's cancellation, since the change is saved.
+	Sleep func(time.Duration)
+	// Timeout bounds the wait for the invalidation itself;
+	// DefaultPurgeTimeout when zero.
 	Timeout time.Duration
 	Log     *slog.Logger
 	Metrics *metrics.Emitter
 }
 
-// Purge invalidates paths. The request's own cancellation must not skip
-// the invalidation of a saved change; the timeout, kept within the Lambda
-// deadline, bounds it instead.
+// minInvalidateRoom is the least time kept for the CreateInvalidation call
+// when the Lambda deadline leaves no room for the whole Settle.
+const minInvalidateRoom = time.Second
+
+// Purge waits Settle, then invalidates paths. The request's own
+// cancellation must not skip the invalidation of a saved change; the
+// timeout, kept within the Lambda deadline, bounds it instead. A deadline
+// too close for the whole Settle shortens it, with a warning: the
+// invalidation still goes, and only the race Settle guards against is
+// left open.
 func (p Purger) Purge(ctx context.Context, requestID string, paths ...string) {
 	if p.Edge == nil || len(paths) == 0 {
 		return
+	}
+	if settle := p.Settle; settle > 0 {
+		if deadline, ok := ctx.Deadline(); ok {
+			room := time.Until(deadline) - responseMargin - minInvalidateRoom
+			if room < settle {
+				settle = max(room, 0)
+				p.Log.WarnContext(ctx, "edge invalidation sent before its settle time: too close to the deadline",
+					"settle", p.Settle.String(), "waited", settle.String(), "paths", paths, "request_id", requestID)
+			}
+		}
+		sleep := p.Sleep
+		if sleep == nil {
+			sleep = time.Sleep
+		}
+		sleep(settle)
 	}
 	timeout := p.Timeout
 	if timeout <= 0 {

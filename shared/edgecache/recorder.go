@@ -15,10 +15,9 @@ type Invalidation struct {
 
 // Recorder is an in-memory invalidator. It records every invalidation with
 // its time and hands its paths to subscribers, synchronously: when
-// Invalidate returns, every subscriber has seen the paths. That models an
-// invalidation that completes at once, which is what the local run's
-// CloudFront emulator needs to purge its cache (real CloudFront takes
-// seconds to minutes). It is safe for concurrent use.
+// Invalidate returns, every subscriber has seen the paths. The local run's
+// CloudFront emulator subscribes and completes each invalidation some
+// seconds later, as CloudFront does. It is safe for concurrent use.
 type Recorder struct {
 	now func() time.Time
 

@@ -31,6 +31,19 @@ func (e *FieldError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Re
 // Is makes a FieldError match ErrInvalid.
 func (e *FieldError) Is(target error) bool { return target == ErrInvalid }
 
+// DetailError is one of the sentinel errors above with a sentence for the
+// client saying what happened: errors.Is(err, Kind) holds, and the API
+// answers Kind's problem with Detail as its detail.
+type DetailError struct {
+	Kind   error
+	Detail string
+}
+
+func (e *DetailError) Error() string { return e.Detail }
+
+// Unwrap makes a DetailError match its Kind.
+func (e *DetailError) Unwrap() error { return e.Kind }
+
 func invalid(field, format string, args ...any) *FieldError {
 	return &FieldError{Field: field, Reason: fmt.Sprintf(format, args...)}
 }

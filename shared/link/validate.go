@@ -30,6 +30,7 @@ var ReservedAliases = []string{
 	"v1", "v2", "api", "healthz", "health", "admin", "static", "assets",
 	"_local", "favicon.ico", "robots.txt", "www", "docs", "openapi",
 	"login", "logout", "signup", "account", "settings", "stats", "qr", "batch",
+	"console",
 }
 
 // Rules are the operator's settings for validation.

@@ -305,6 +305,7 @@ func TestNormalizeAliasReservedSpellings(t *testing.T) {
 		{name: "_LOCAL", alias: "_LOCAL"},
 		{name: "Admin", alias: "aDmIn"},
 		{name: "openapi", alias: "OpenAPI"},
+		{name: "console", alias: "Console"}, // the web console is served at /console
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -117,7 +117,9 @@ type entry[V any] struct {
 	key string
 	val V
 	// err is nil for a positive entry; for a negative one, the loader's
-	// not-found error, returned as is.
+	// not-found error, returned as is, with the value the loader returned
+	// beside it (what the caller needs to know about the miss, such as
+	// when it was read).
 	err        error
 	expires    time.Time // fresh while now is before it
 	staleUntil time.Time // servable on load errors while now is before it
@@ -172,14 +174,16 @@ func New[V any](opts Options) *Cache[V] {
 // Get returns the value for key, from the cache or from load.
 //
 //   - fresh positive entry: value, Hit, nil;
-//   - fresh negative entry: zero, NegativeHit, the cached not-found error;
+//   - fresh negative entry: the value the loader returned with its
+//     not-found error (often zero), NegativeHit, that error;
 //   - otherwise load is called, once for all concurrent Gets of key, with a
 //     context that ignores ctx's cancellation but keeps its deadline (the
 //     deadline of the Get that started the load). A value is cached and
 //     returned with Miss; an error matching NotFound is cached as a
-//     negative entry and returned with Miss; any other error serves an
-//     expired entry within StaleFor with Stale (its not-found error if the
-//     entry is negative, else a nil error), or is returned with Miss.
+//     negative entry, with the value the loader returned beside it, and
+//     both are returned with Miss; any other error serves an expired entry
+//     within StaleFor with Stale (its value, and its not-found error if
+//     the entry is negative, else a nil error), or is returned with Miss.
 //
 // If ctx ends before the shared load does, Get returns zero, Miss,
 // ctx.Err(), and the load goes on to fill the cache. A Get whose ctx has
@@ -306,10 +310,9 @@ func (c *Cache[V]) finish(key string, cl *call[V], start time.Time, val V, err e
 			c.store(key, val, nil, start, c.ttl)
 		}
 	case c.isNotFound(err):
-		cl.err = err
+		cl.val, cl.err = val, err
 		if current {
-			var zero V
-			c.store(key, zero, err, start, c.negTTL)
+			c.store(key, val, err, start, c.negTTL)
 		}
 	default:
 		cl.err = err

@@ -257,6 +257,18 @@ func TestNegativeCaching(t *testing.T) {
 		require.Equal(t, notFoundWrapped, err)
 	})
 
+	t.Run("the loader's value travels with its not-found error", func(t *testing.T) {
+		// The redirect keeps when it read a miss beside the error, to bound
+		// how long the edge may keep the 404 it answers from it.
+		clock := newClock()
+		c := New[string](Options{TTL: time.Minute, NegativeTTL: 5 * time.Second, StaleFor: time.Minute, RetryAfter: -1, NotFound: errNotFound, Now: clock.Now})
+		runSteps(t, c, clock, "abc", []step{
+			{name: "miss", loadVal: "read at 0s", loadErr: errNotFound, wantVal: "read at 0s", wantRes: Miss, wantErr: errNotFound, wantCalls: 1},
+			{name: "negative hit", advance: 4 * time.Second, loadVal: "x", wantVal: "read at 0s", wantRes: NegativeHit, wantErr: errNotFound, wantCalls: 1},
+			{name: "stale negative", advance: 2 * time.Second, loadErr: errBoom, wantVal: "read at 0s", wantRes: Stale, wantErr: errNotFound, wantCalls: 2},
+		})
+	})
+
 	t.Run("other errors are not cached", func(t *testing.T) {
 		clock := newClock()
 		c := New[string](Options{TTL: time.Minute, NegativeTTL: 5 * time.Second, NotFound: errNotFound, Now: clock.Now})

@@ -76,13 +76,13 @@ import (
 	"github.com/shortlink-dev/shortener/shared/metrics"
 )
 
-// Store applies chunks exactly once; *clickstore.Store satisfies it.
+// Store applies chunks exactly once; every clickstore.Store satisfies it.
 type Store interface {
 	Apply(ctx context.Context, c clickstore.Chunk) error
 	Checkpoint(ctx context.Context, shard string) (string, error)
 }
 
-var _ Store = (*clickstore.Store)(nil)
+var _ Store = clickstore.Store(nil)
 
 // Defaults of Handler.
 const (

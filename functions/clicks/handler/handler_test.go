@@ -26,6 +26,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 )
 
@@ -83,7 +84,7 @@ func (f *flakyDB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactW
 type fixture struct {
 	table   string
 	client  *dynamodb.Client
-	store   *clickstore.Store
+	store   *dynamoclicks.Store
 	metrics *bytes.Buffer
 }
 
@@ -92,17 +93,17 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	client := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 	table := testenv.UniqueName(t, "clicks")
-	require.NoError(t, clickstore.CreateTable(context.Background(), client, table))
+	require.NoError(t, dynamoclicks.CreateTable(context.Background(), client, table))
 	return &fixture{table: table, client: client, store: newStore(client, table), metrics: &bytes.Buffer{}}
 }
 
-func newStore(db clickstore.API, table string) *clickstore.Store {
+func newStore(db dynamoclicks.API, table string) *dynamoclicks.Store {
 	// DynamoDB Local's first calls are slow on a busy machine.
-	return clickstore.New(db, clickstore.Config{Table: table, Timeout: 20 * time.Second, Now: func() time.Time { return noon }})
+	return dynamoclicks.New(db, dynamoclicks.Config{Table: table, Timeout: 20 * time.Second, Now: func() time.Time { return noon }})
 }
 
 // handler returns a handler over db (the fixture's client when nil).
-func (f *fixture) handler(db clickstore.API) *Handler {
+func (f *fixture) handler(db dynamoclicks.API) *Handler {
 	if db == nil {
 		db = f.client
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
-	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -44,13 +43,6 @@ const batchMargin = 500 * time.Millisecond
 // the default 8 KiB cap and their other fields fit in 1 MiB.
 const MaxBatchBodyBytes = 1 << 20
 
-// batchTooLargeError is a batch body over MaxBatchBodyBytes.
-type batchTooLargeError struct{ size int }
-
-func (e *batchTooLargeError) Error() string {
-	return fmt.Sprintf("the body is %d bytes; at most %d are accepted", e.size, MaxBatchBodyBytes)
-}
-
 // batch answers POST /v1/links/batch; see the package documentation.
 func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
 	owner, err := apigw.Owner(ctx, req, h.Owners)
@@ -58,11 +50,7 @@ func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest)
 		return events.APIGatewayProxyResponse{}, err
 	}
 	if req.HTTPMethod != http.MethodPost {
-		p := apigw.ProblemMethod.With("use POST to create links in bulk")
-		p.Instance = req.Path
-		resp := p.Response()
-		resp.Headers["Allow"] = http.MethodPost
-		return resp, nil
+		return events.APIGatewayProxyResponse{}, &apigw.MethodError{Allow: http.MethodPost, Detail: "use POST to create links in bulk"}
 	}
 	var body linkapi.BatchRequest
 	if err := decodeBatch(req, &body); err != nil {
@@ -145,7 +133,7 @@ func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest)
 		mu.Unlock()
 	})
 	// One invalidation for every new alias of the batch.
-	edgecache.Purger{Edge: h.Edge, Log: h.Log, Metrics: h.Metrics}.Purge(ctx, req.RequestContext.RequestID, purge...)
+	h.purger().Purge(ctx, req.RequestContext.RequestID, purge...)
 
 	headers := map[string]string{}
 	if replayed {
@@ -169,7 +157,7 @@ func (h *Handler) result(ctx context.Context, req *events.APIGatewayProxyRequest
 		}
 		err = fmt.Errorf("decode the link of item %d: %w", i, err)
 	}
-	p := h.problem(ctx, req, err)
+	p := apigw.Report(ctx, h.Log, req, err)
 	b, _ := json.Marshal(p) // a struct of strings and an int always marshals
 	return linkapi.BatchResult{Index: i, Status: p.Status, Problem: b}
 }
@@ -270,7 +258,7 @@ func decodeBatch(req *events.APIGatewayProxyRequest, dst *linkapi.BatchRequest) 
 		}
 	}
 	if len(req.Body) > MaxBatchBodyBytes*4/3+4 {
-		return &batchTooLargeError{size: len(req.Body)}
+		return &apigw.TooLargeError{Size: len(req.Body), Limit: MaxBatchBodyBytes}
 	}
 	body := []byte(req.Body)
 	if req.IsBase64Encoded {
@@ -280,7 +268,7 @@ func decodeBatch(req *events.APIGatewayProxyRequest, dst *linkapi.BatchRequest) 
 		}
 	}
 	if len(body) > MaxBatchBodyBytes {
-		return &batchTooLargeError{size: len(body)}
+		return &apigw.TooLargeError{Size: len(body), Limit: MaxBatchBodyBytes}
 	}
 	return apigw.DecodeStrict(body, dst)
 }

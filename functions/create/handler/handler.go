@@ -44,10 +44,20 @@ type Handler struct {
 	Metrics     *metrics.Emitter
 	MaxAttempts int
 	// Edge is invalidated when a custom alias is created, since a 404 for
-	// it may sit in the edge's negative cache (seed 003). Nil: no edge.
+	// it may sit in the edge's negative cache. Nil: no edge.
 	Edge edgecache.Invalidator
 	// Owners resolves the caller's API key to its owner (the keys table).
 	Owners apigw.Owners
+	// EdgeSettle is how long after the insert the invalidation is sent
+	// (config.InvalidationSettle; see edgecache.Purger), and EdgeSleep
+	// waits it out (time.Sleep when nil).
+	EdgeSettle time.Duration
+	EdgeSleep  func(time.Duration)
+}
+
+// purger invalidates the edge for new aliases.
+func (h *Handler) purger() edgecache.Purger {
+	return edgecache.Purger{Edge: h.Edge, Settle: h.EdgeSettle, Sleep: h.EdgeSleep, Log: h.Log, Metrics: h.Metrics}
 }
 
 // API Gateway resources the handler serves.
@@ -58,20 +68,15 @@ const (
 
 // Handle answers one API Gateway proxy event.
 func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	var resp events.APIGatewayProxyResponse
-	var err error
+	return apigw.Serve(ctx, h.Log, h.Metrics, &req, h.route), nil
+}
+
+// route answers POST /v1/links/batch with batch, the rest with single.
+func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
 	if req.Resource == ResourceBatch {
-		resp, err = h.batch(ctx, &req)
-	} else {
-		resp, err = h.single(ctx, &req)
+		return h.batch(ctx, req)
 	}
-	if err != nil {
-		resp = h.problem(ctx, &req, err).Response()
-	}
-	if ferr := h.Metrics.Flush(); ferr != nil {
-		h.Log.WarnContext(ctx, "flush metrics", "error", ferr.Error())
-	}
-	return resp, nil
+	return h.single(ctx, req)
 }
 
 // single answers POST /v1/links.
@@ -81,7 +86,7 @@ func (h *Handler) single(ctx context.Context, req *events.APIGatewayProxyRequest
 		return events.APIGatewayProxyResponse{}, err
 	}
 	if req.HTTPMethod != http.MethodPost {
-		return apigw.ProblemMethod.With("use POST to create a link").Response(), nil
+		return events.APIGatewayProxyResponse{}, &apigw.MethodError{Detail: "use POST to create a link"}
 	}
 	var wire linkapi.CreateRequest
 	if err := apigw.DecodeJSON(req, &wire); err != nil {
@@ -99,7 +104,7 @@ func (h *Handler) single(ctx context.Context, req *events.APIGatewayProxyRequest
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
-	edgecache.Purger{Edge: h.Edge, Log: h.Log, Metrics: h.Metrics}.Purge(ctx, req.RequestContext.RequestID, c.purge...)
+	h.purger().Purge(ctx, req.RequestContext.RequestID, c.purge...)
 	return createdResponse(c), nil
 }
 
@@ -124,13 +129,10 @@ type created struct {
 	purge []string
 }
 
-// aliasTakenError is a 409 whose detail names the alias.
-type aliasTakenError struct{ alias string }
-
-func (e *aliasTakenError) Error() string {
-	return fmt.Sprintf("the alias %q is already taken", e.alias)
+// aliasTaken is the 409 whose detail names the alias.
+func aliasTaken(alias string) error {
+	return &link.DetailError{Kind: link.ErrConflict, Detail: fmt.Sprintf("the alias %q is already taken", alias)}
 }
-func (e *aliasTakenError) Is(target error) bool { return target == link.ErrConflict }
 
 // create validates r and writes its link: the one path a single create
 // and every item of a batch take, so both keep the same rules and the
@@ -201,37 +203,15 @@ func (h *Handler) create(ctx context.Context, r request, now time.Time, lookFirs
 			if taken.Taken == linkstore.TakenIdempotencyKey {
 				return created{}, fmt.Errorf("idempotency record vanished: %w", link.ErrUnavailable)
 			}
-			return created{}, &aliasTakenError{alias: v.Alias}
+			return created{}, aliasTaken(v.Alias)
 		case v.AliasKey != "":
 			// An alias is never silently changed into another.
-			return created{}, &aliasTakenError{alias: v.Alias}
+			return created{}, aliasTaken(v.Alias)
 		}
 		h.Metrics.Add("CodeCollisions", metrics.Count, 1)
 		h.Log.WarnContext(ctx, "generated code collided", "code_length", h.Codes.Length())
 	}
 	return created{}, fmt.Errorf("%d generated codes in a row were taken; refusing to issue more", attempts)
-}
-
-// problem is the problem err answers as. Errors that are ours (500) or a
-// dependency's (503) are logged here, once, with the request id.
-func (h *Handler) problem(ctx context.Context, req *events.APIGatewayProxyRequest, err error) apigw.Problem {
-	var taken *aliasTakenError
-	var tooLarge *batchTooLargeError
-	var p apigw.Problem
-	switch {
-	case errors.As(err, &taken):
-		p = apigw.ProblemConflict.With(taken.Error())
-	case errors.As(err, &tooLarge):
-		p = apigw.ProblemTooLarge.With(tooLarge.Error())
-	default:
-		p = apigw.ProblemFor(err)
-	}
-	if p.Status >= 500 {
-		h.Log.ErrorContext(ctx, "request failed", "status", p.Status, "error", err.Error(),
-			"request_id", req.RequestContext.RequestID, "path", req.Path)
-	}
-	p.Instance = req.Path
-	return p
 }
 
 // draw returns a generated code that does not spell a reserved path.

@@ -27,6 +27,8 @@ type Options struct {
 	Owners apigw.Owners
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Sleep waits out the invalidation settle time; time.Sleep when nil.
+	Sleep func(time.Duration)
 }
 
 // New builds a handler from the configuration, drawing codes from crypto/rand.
@@ -40,14 +42,16 @@ func New(o Options) (*Handler, error) {
 		now = time.Now
 	}
 	return &Handler{
-		Store:   o.Store,
-		Codes:   codes,
-		Rules:   o.Config.Rules(),
-		Present: linkapi.Presenter{BaseURL: o.Config.BaseURL},
-		Now:     now,
-		Log:     o.Log,
-		Metrics: o.Metrics,
-		Edge:    o.Edge,
-		Owners:  o.Owners,
+		Store:      o.Store,
+		Codes:      codes,
+		Rules:      o.Config.Rules(),
+		Present:    linkapi.Presenter{BaseURL: o.Config.BaseURL},
+		Now:        now,
+		Log:        o.Log,
+		Metrics:    o.Metrics,
+		Edge:       o.Edge,
+		Owners:     o.Owners,
+		EdgeSettle: o.Config.InvalidationSettle,
+		EdgeSleep:  o.Sleep,
 	}, nil
 }

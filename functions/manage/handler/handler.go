@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -65,23 +66,21 @@ type Handler struct {
 	// EdgeTimeout bounds the wait for an invalidation;
 	// edgecache.DefaultPurgeTimeout when zero.
 	EdgeTimeout time.Duration
-	Now         func() time.Time
-	Log         *slog.Logger
-	Metrics     *metrics.Emitter
+	// EdgeSettle is how long after a change the invalidation is sent
+	// (config.InvalidationSettle; see edgecache.Purger), and EdgeSleep
+	// waits it out (time.Sleep when nil).
+	EdgeSettle time.Duration
+	EdgeSleep  func(time.Duration)
+	Now        func() time.Time
+	Log        *slog.Logger
+	Metrics    *metrics.Emitter
 	// Owners resolves the caller's API key to its owner (the keys table).
 	Owners apigw.Owners
 }
 
 // Handle answers one API Gateway proxy event.
 func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	resp, err := h.route(ctx, &req)
-	if err != nil {
-		resp = apigw.Error(ctx, h.Log, &req, err)
-	}
-	if ferr := h.Metrics.Flush(); ferr != nil {
-		h.Log.WarnContext(ctx, "flush metrics", "error", ferr.Error())
-	}
-	return resp, nil
+	return apigw.Serve(ctx, h.Log, h.Metrics, &req, h.route), nil
 }
 
 func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
@@ -95,7 +94,7 @@ func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest)
 			return h.list(ctx, req, owner)
 		}
 		// POST is the create function's method on the same resource.
-		return methodNotAllowed(req, "GET, POST"), nil
+		return events.APIGatewayProxyResponse{}, methodNotAllowed("GET, POST")
 	case ResourceLink:
 		code := req.PathParameters["code"]
 		switch req.HTTPMethod {
@@ -106,7 +105,7 @@ func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest)
 		case http.MethodDelete:
 			return h.delete(ctx, req, owner, code)
 		}
-		return methodNotAllowed(req, "GET, PATCH, DELETE"), nil
+		return events.APIGatewayProxyResponse{}, methodNotAllowed("GET, PATCH, DELETE")
 	case ResourceQR:
 		return h.qr(ctx, req, owner)
 	}
@@ -132,7 +131,19 @@ func (h *Handler) list(ctx context.Context, req *events.APIGatewayProxyRequest, 
 	if _, err := linkstore.DecodeCursor(cursor); err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
-	links, next, err := h.Store.List(ctx, owner, limit, cursor)
+	q := query(req, "q")
+	if utf8.RuneCountInString(q) > linkstore.MaxQueryLen {
+		return events.APIGatewayProxyResponse{}, &link.FieldError{Field: "q", Reason: fmt.Sprintf("must be at most %d characters", linkstore.MaxQueryLen)}
+	}
+	var links []link.Link
+	var next string
+	if q == "" {
+		links, next, err = h.Store.List(ctx, owner, limit, cursor)
+	} else {
+		// Through the owner's own list: a search never sees another
+		// owner's links.
+		links, next, err = linkstore.Search(ctx, h.Store, owner, q, limit, cursor)
+	}
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
@@ -168,10 +179,10 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 		// An expired link is already on its way to a tombstone (the
 		// reclaim run's expiry step, or TTL and the stream consumer);
 		// reviving it would race that, so it stays dead.
-		return problem(req, apigw.ProblemGone.With("the link has expired or was deleted; create a new one")), nil
+		return events.APIGatewayProxyResponse{}, &link.DetailError{Kind: link.ErrGone, Detail: "the link has expired or was deleted; create a new one"}
 	}
 	if !cond.matches(old.Version) {
-		return preconditionFailed(req, old.Version), nil
+		return events.APIGatewayProxyResponse{}, preconditionFailed(old.Version)
 	}
 
 	l := ch.apply(old)
@@ -185,8 +196,8 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 	// never a silent overwrite.
 	if err := h.Store.Update(ctx, l, old.Version); err != nil {
 		if errors.Is(err, link.ErrPrecondition) {
-			return problem(req, apigw.ProblemPrecondition.With(
-				"the link changed since it was read (version "+strconv.FormatInt(old.Version, 10)+"); GET it and retry")), nil
+			return events.APIGatewayProxyResponse{}, &link.DetailError{Kind: link.ErrPrecondition,
+				Detail: "the link changed since it was read (version " + strconv.FormatInt(old.Version, 10) + "); GET it and retry"}
 		}
 		return events.APIGatewayProxyResponse{}, err
 	}
@@ -208,7 +219,7 @@ func (h *Handler) delete(ctx context.Context, req *events.APIGatewayProxyRequest
 		return events.APIGatewayProxyResponse{}, err
 	}
 	if !cond.matches(l.Version) {
-		return preconditionFailed(req, l.Version), nil
+		return events.APIGatewayProxyResponse{}, preconditionFailed(l.Version)
 	}
 	var expect int64 // any version, without a precondition or with If-Match: *
 	if cond != nil && !cond.any {
@@ -217,7 +228,7 @@ func (h *Handler) delete(ctx context.Context, req *events.APIGatewayProxyRequest
 	t := link.NewTombstone(l.Code, owner, link.ReasonDeleted, h.Now().UTC(), h.Grace)
 	if err := h.Store.Delete(ctx, owner, l.Code, expect, t); err != nil {
 		if errors.Is(err, link.ErrPrecondition) {
-			return problem(req, apigw.ProblemPrecondition.With("the link changed since it was read; GET it and retry")), nil
+			return events.APIGatewayProxyResponse{}, &link.DetailError{Kind: link.ErrPrecondition, Detail: "the link changed since it was read; GET it and retry"}
 		}
 		return events.APIGatewayProxyResponse{}, err
 	}
@@ -295,7 +306,7 @@ func (ch changes) apply(l link.Link) link.Link {
 
 // invalidate asks the edge to drop l's cached answers; see edgecache.Purger.
 func (h *Handler) invalidate(ctx context.Context, req *events.APIGatewayProxyRequest, l link.Link) {
-	edgecache.Purger{Edge: h.Edge, Timeout: h.EdgeTimeout, Log: h.Log, Metrics: h.Metrics}.
+	edgecache.Purger{Edge: h.Edge, Settle: h.EdgeSettle, Sleep: h.EdgeSleep, Timeout: h.EdgeTimeout, Log: h.Log, Metrics: h.Metrics}.
 		Purge(ctx, req.RequestContext.RequestID, l.EdgePaths()...)
 }
 
@@ -303,20 +314,15 @@ func (h *Handler) detail(l link.Link) events.APIGatewayProxyResponse {
 	return apigw.JSON(http.StatusOK, h.Present.Detail(l), map[string]string{"ETag": etag(l.Version)})
 }
 
-func problem(req *events.APIGatewayProxyRequest, p apigw.Problem) events.APIGatewayProxyResponse {
-	p.Instance = req.Path
-	return p.Response()
+// preconditionFailed is the 412 of an If-Match that names another version.
+func preconditionFailed(version int64) error {
+	return &link.DetailError{Kind: link.ErrPrecondition,
+		Detail: "If-Match does not name the link's current version " + etag(version) + "; GET it and retry"}
 }
 
-func preconditionFailed(req *events.APIGatewayProxyRequest, version int64) events.APIGatewayProxyResponse {
-	return problem(req, apigw.ProblemPrecondition.With(
-		"If-Match does not name the link's current version "+etag(version)+"; GET it and retry"))
-}
-
-func methodNotAllowed(req *events.APIGatewayProxyRequest, allow string) events.APIGatewayProxyResponse {
-	resp := problem(req, apigw.ProblemMethod.With("this resource answers "+allow))
-	resp.Headers["Allow"] = allow
-	return resp
+// methodNotAllowed is the 405 of a resource that answers allow.
+func methodNotAllowed(allow string) error {
+	return &apigw.MethodError{Allow: allow, Detail: "this resource answers " + allow}
 }
 
 // query reads a query string parameter; API Gateway puts the last of

@@ -386,6 +386,54 @@ func TestListPageSize(t *testing.T) {
 	}
 }
 
+// TestListSearch: q finds the caller's links by code, alias or URL,
+// case folded, and never another owner's; a q too long is a 400 naming it.
+func TestListSearch(t *testing.T) {
+	f := newFixture(t)
+	f.seed(t, "abcdefg", "", ownerA)
+	f.clock.Add(time.Second)
+	f.seed(t, "summer-sale", "Summer-Sale", ownerA)
+	f.clock.Add(time.Second)
+	f.seed(t, "zzzzzzz", "", ownerB) // the same URL, another owner
+	f.clock.Add(time.Second)
+	require.NoError(t, f.store.Create(context.Background(), link.Link{
+		Code: "hijklmn", URL: "https://shop.example/Autumn", Owner: ownerA, CreatedAt: f.clock.Now(), UpdatedAt: f.clock.Now(),
+		ExpiresAt: f.clock.Now().Add(link.DefaultTTL), Status: link.StatusActive, Version: 1, RedirectStatus: 302,
+	}, nil))
+
+	tests := []struct {
+		name, q   string
+		want      []string
+		wantField string
+	}{
+		{name: "by code", q: "BCDE", want: []string{"abcdefg"}},
+		{name: "by alias", q: "sale", want: []string{"summer-sale"}},
+		{name: "by URL, case folded", q: "autumn", want: []string{"hijklmn"}},
+		{name: "by URL, every match newest first, only mine", q: "example.com/landing", want: []string{"summer-sale", "abcdefg"}},
+		{name: "another owner's code", q: "zzzz", want: nil},
+		{name: "empty is the plain list", q: "", want: []string{"hijklmn", "summer-sale", "abcdefg"}},
+		{name: "too long", q: strings.Repeat("x", linkstore.MaxQueryLen+1), wantField: "q"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := f.do(t, withQuery(event(t, "list-links.json"), "q", tt.q))
+
+			if tt.wantField != "" {
+				requireProblem(t, resp, 400, tt.wantField)
+				return
+			}
+			require.Equal(t, 200, resp.StatusCode, resp.Body)
+			page := decode[linkapi.LinkPage](t, resp)
+			var got []string
+			for _, l := range page.Links {
+				got = append(got, l.Code)
+			}
+			assert.Equal(t, tt.want, got)
+			assert.Empty(t, page.NextCursor)
+		})
+	}
+}
+
 func TestOwnerIsolation(t *testing.T) {
 	f := newFixture(t)
 	mine := f.seed(t, code, "", ownerA)
@@ -986,7 +1034,9 @@ func TestNewBuildsFromTheConfiguration(t *testing.T) {
 	store := linkstore.NewMemory(clock.Now)
 	edge := edgecache.NewRecorder(clock.Now)
 	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{"k3yV4lu3Examp1e": ownerA}), apikey.ResolverOptions{})
-	h := New(Options{Store: store, Edge: edge, Config: cfg, Grace: grace, Log: slog.New(slog.DiscardHandler), Now: clock.Now, Owners: owners})
+	var settled []time.Duration
+	h := New(Options{Store: store, Edge: edge, Config: cfg, Grace: grace, Log: slog.New(slog.DiscardHandler), Now: clock.Now, Owners: owners,
+		Sleep: func(d time.Duration) { settled = append(settled, d); clock.Add(d) }})
 
 	assert.Equal(t, linkapi.Presenter{BaseURL: "https://sho.rt"}, h.Present)
 	assert.Same(t, owners, h.Owners)
@@ -1002,4 +1052,6 @@ func TestNewBuildsFromTheConfiguration(t *testing.T) {
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
 	assert.Equal(t, "https://sho.rt/aB3dE5fG", decode[linkapi.LinkDetail](t, resp).ShortURL)
 	assert.Equal(t, []string{"/aB3dE5fG"}, edge.Paths())
+	assert.Equal(t, []time.Duration{config.DefaultInvalidationSettle}, settled, "the invalidation waits out the settle time")
+	assert.Equal(t, start.Add(config.DefaultInvalidationSettle), edge.Invalidations()[0].At)
 }

@@ -28,6 +28,8 @@ type Options struct {
 	Owners apigw.Owners
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Sleep waits out the invalidation settle time; time.Sleep when nil.
+	Sleep func(time.Duration)
 }
 
 // New builds a handler from the configuration.
@@ -46,5 +48,8 @@ func New(o Options) *Handler {
 		Log:     o.Log,
 		Metrics: o.Metrics,
 		Owners:  o.Owners,
+
+		EdgeSettle: o.Config.InvalidationSettle,
+		EdgeSleep:  o.Sleep,
 	}
 }

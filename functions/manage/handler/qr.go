@@ -56,7 +56,7 @@ const qrCacheControl = "private, max-age=3600"
 // checked before the lookup, so a 400 says nothing about the code.
 func (h *Handler) qr(ctx context.Context, req *events.APIGatewayProxyRequest, owner string) (events.APIGatewayProxyResponse, error) {
 	if req.HTTPMethod != http.MethodGet {
-		return methodNotAllowed(req, "GET"), nil
+		return events.APIGatewayProxyResponse{}, methodNotAllowed("GET")
 	}
 	format := query(req, "format")
 	if format == "" {

@@ -22,6 +22,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -78,7 +79,7 @@ func BenchmarkRedirectMissDynamoDB(b *testing.B) {
 	require.NoError(b, store.Create(ctx, activeLink("Ab3dE5g"), nil))
 
 	in := &dynamodb.GetItemInput{TableName: &cfg.LinksTable,
-		Key: map[string]types.AttributeValue{dynamostore.AttrCode: &types.AttributeValueMemberS{Value: "Ab3dE5g"}}}
+		Key: map[string]types.AttributeValue{tableschema.AttrCode: &types.AttributeValueMemberS{Value: "Ab3dE5g"}}}
 	// DynamoDB Local is a JVM: warm it up first, or whichever runs first
 	// pays for its JIT and the comparison says nothing.
 	for range 500 {

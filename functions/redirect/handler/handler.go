@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/redirectcache"
@@ -37,6 +39,13 @@ const (
 	newLinkWindow      = time.Minute
 )
 
+// EdgeErrorCachingMinTTL is CloudFront's error caching minimum TTL, in
+// seconds, which the distribution leaves at its default: a 404 or 410
+// whose s-maxage is below it is kept for the minimum anyway, while
+// no-store keeps it out of the cache altogether
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/HTTPStatusCodes.html).
+const EdgeErrorCachingMinTTL = 10
+
 // Handler serves redirects. Build it with New.
 type Handler struct {
 	Store Getter
@@ -52,8 +61,10 @@ type Handler struct {
 	Log         *slog.Logger
 	Metrics     *metrics.Emitter
 
-	// CacheTTL is how long the in-process cache keeps an entry fresh.
-	CacheTTL time.Duration
+	// CacheTTL is how long the in-process cache keeps an entry fresh, and
+	// NegativeCacheTTL a remembered miss.
+	CacheTTL         time.Duration
+	NegativeCacheTTL time.Duration
 
 	load func(context.Context, string) (cached, error)
 }
@@ -82,12 +93,12 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 		code = strings.TrimPrefix(req.Path, "/")
 	}
 	keys := link.LookupKeys(code)
-	c, err := h.resolve(ctx, code, keys)
+	c, err := h.resolve(ctx, code, keys, now)
 	l := c.link
 	switch {
 	case errors.Is(err, link.ErrNotFound):
 		h.Metrics.Add("NotFound", metrics.Count, 1)
-		return h.page(http.StatusNotFound, h.NotFoundTTL, notFoundPage)
+		return h.page(http.StatusNotFound, errorTTL(min(h.NotFoundTTL, freshFor(c, h.NegativeCacheTTL, now))), notFoundPage)
 	case err != nil:
 		h.Metrics.Add("LookupErrors", metrics.Count, 1)
 		h.Log.ErrorContext(ctx, "redirect lookup failed", "error", err.Error(), "request_id", req.RequestContext.RequestID)
@@ -97,10 +108,10 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 	}
 	if l.Resolve(now) == link.Gone {
 		h.Metrics.Add("Gone", metrics.Count, 1)
-		return h.page(http.StatusGone, min(h.GoneTTL, h.freshFor(c, now)), gonePage)
+		return h.page(http.StatusGone, errorTTL(min(h.GoneTTL, freshFor(c, h.CacheTTL, now))), gonePage)
 	}
 	ttl := h.edgeTTL(l, now)
-	ttl = min(ttl, h.freshFor(c, now))
+	ttl = min(ttl, freshFor(c, h.CacheTTL, now))
 	if code != l.Code && code != l.Path() {
 		// Another spelling of an alias is cached under its own path at the
 		// edge, which an invalidation of the link's paths cannot reach.
@@ -131,18 +142,42 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 	}
 }
 
-// freshFor bounds how long the edge may keep an answer built from c. An
-// answer read from DynamoDB just now may stay the full edge TTL: a later
-// change invalidates the edge. One built from this process's cache may
-// stay only as long as the cache entry itself: otherwise an invalidation
-// that lands while the entry is still fresh would be refilled from it and
-// then kept for a day.
-func (h *Handler) freshFor(c cached, now time.Time) int {
+// freshFor bounds, in seconds, how long the edge may keep an answer built
+// from c, whose entry in the in-process cache stays fresh for entryTTL
+// (CacheTTL, or NegativeCacheTTL for a miss). docs/lifecycle.md ("How
+// fast a change shows") has the whole argument; in short:
+//
+//   - Data whose read began less than config.FreshRead ago does not bound
+//     the answer: a change it missed was saved after the read began, and
+//     the API sends that change's invalidation no sooner than
+//     config.MinInvalidationSettle after saving it, by which time this
+//     answer is at the edge, so the invalidation removes it, however
+//     early the invalidation completes.
+//   - Older data (an entry that outlived FreshRead, or one served stale
+//     while DynamoDB fails) may have missed a change whose invalidation
+//     has already completed: the edge keeps the answer no longer than the
+//     entry stays fresh, so it is gone within entryTTL of the read, as the
+//     entry is. Nothing left of that: no-store.
+//
+// Negative answers follow the same rules: a 404 answered from a
+// remembered miss lasts at the edge no longer than the miss is remembered.
+func freshFor(c cached, entryTTL time.Duration, now time.Time) int {
 	age := now.Sub(c.loadedAt)
-	if age < time.Second {
-		return h.EdgeTTL
+	if age < config.FreshRead {
+		return math.MaxInt
 	}
-	return max(int((h.CacheTTL-age)/time.Second), 1)
+	return max(int((entryTTL-age)/time.Second), 0)
+}
+
+// errorTTL is the s-maxage for a 404 or 410 the edge may keep ttl
+// seconds. CloudFront keeps a cached error at least its error caching
+// minimum, whatever the s-maxage says, so an error that may not stay that
+// long is not cached at all.
+func errorTTL(ttl int) int {
+	if ttl < EdgeErrorCachingMinTTL {
+		return 0
+	}
+	return ttl
 }
 
 // resolve finds the link a path names, trying its keys (link.LookupKeys)
@@ -152,21 +187,28 @@ func (h *Handler) freshFor(c cached, now time.Time) int {
 // as typed first: nearly every one is a generated code, found in one read.
 // An alias typed in other capitals costs a second read, and the miss of the
 // first is then kept in the negative cache, so repeats cost none.
-func (h *Handler) resolve(ctx context.Context, code string, keys []string) (cached, error) {
+//
+// A 404 is as old as the oldest lookup it was built from; one built from no
+// lookup at all stays true, so it is as fresh as now.
+func (h *Handler) resolve(ctx context.Context, code string, keys []string, now time.Time) (cached, error) {
+	missed := cached{loadedAt: now}
 	for _, key := range keys {
 		c, err := h.lookup(ctx, key)
 		if err == nil && !c.link.NamedBy(code) {
-			continue // a generated code under another spelling
+			err = link.ErrNotFound // a generated code under another spelling
 		}
 		if !errors.Is(err, link.ErrNotFound) {
 			return c, err
 		}
+		if c.loadedAt.Before(missed.loadedAt) {
+			missed.loadedAt = c.loadedAt
+		}
 	}
-	return cached{}, link.ErrNotFound
+	return missed, link.ErrNotFound
 }
 
-// cached is a link as the in-process cache keeps it, with the time it was
-// read from DynamoDB.
+// cached is a link as the in-process cache keeps it, with the time its
+// read from DynamoDB began; a remembered miss keeps that time too.
 type cached struct {
 	link     link.Link
 	loadedAt time.Time

@@ -23,6 +23,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/storetest"
+	"github.com/shortlink-dev/shortener/shared/redirectcache"
 )
 
 var start = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -217,6 +218,55 @@ func TestEdgeNeverOutlivesTheProcessCache(t *testing.T) {
 	assert.Equal(t, int32(1), f.store.gets.Load())
 }
 
+// TestEdgeLifeIsBoundedByFreshness: every answer, negative ones included,
+// is kept at the edge no longer than what it was built from stays fresh;
+// only data whose read began within config.FreshRead gets the answer's
+// full TTL (docs/lifecycle.md). An error CloudFront would keep for its
+// error caching minimum (10 s) beyond that is not cached at all.
+func TestEdgeLifeIsBoundedByFreshness(t *testing.T) {
+	tests := []struct {
+		name  string
+		link  link.Link
+		path  string
+		age   time.Duration // of the in-process entry when asked again
+		fail  bool          // DynamoDB fails, so the entry is served stale
+		cache string
+	}{
+		{name: "redirect, fresh read", link: link.Link{Code: "cached1"}, path: "cached1", age: 999 * time.Millisecond,
+			cache: "public, max-age=0, s-maxage=86400"},
+		{name: "redirect, entry one read-window old", link: link.Link{Code: "cached1"}, path: "cached1", age: time.Second,
+			cache: "public, max-age=0, s-maxage=19"},
+		{name: "redirect, entry about to expire", link: link.Link{Code: "cached1"}, path: "cached1", age: 15500 * time.Millisecond,
+			cache: "public, max-age=0, s-maxage=4"},
+		{name: "redirect served stale while DynamoDB fails", link: link.Link{Code: "cached1"}, path: "cached1", age: 25 * time.Second, fail: true,
+			cache: "no-store"},
+		{name: "404, fresh read", path: "absent1", age: 500 * time.Millisecond, cache: "public, max-age=0, s-maxage=10"},
+		{name: "404 from a remembered miss", path: "absent1", age: time.Second, cache: "no-store"},
+		{name: "404 from a remembered miss, stale", path: "absent1", age: 12 * time.Second, fail: true, cache: "no-store"},
+		{name: "410, fresh read", link: link.Link{Code: "deleted", Status: link.StatusDeleted}, path: "deleted", age: 0,
+			cache: "public, max-age=0, s-maxage=60"},
+		{name: "410 from an entry 5 s old", link: link.Link{Code: "deleted", Status: link.StatusDeleted}, path: "deleted", age: 5 * time.Second,
+			cache: "public, max-age=0, s-maxage=15"},
+		{name: "410 from an entry 12 s old", link: link.Link{Code: "deleted", Status: link.StatusDeleted}, path: "deleted", age: 12 * time.Second,
+			cache: "no-store"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.h.Cache = redirectcache.New[cached](redirectcache.Options{TTL: f.h.CacheTTL, NegativeTTL: f.h.NegativeCacheTTL,
+				StaleFor: time.Minute, NotFound: link.ErrNotFound, Now: f.clock.Now}) // no jitter
+			if tt.link.Code != "" {
+				f.put(t, tt.link)
+			}
+			f.get(t, tt.path)
+			f.clock.Add(tt.age)
+			f.store.fail.Store(tt.fail)
+			assert.Equal(t, tt.cache, f.get(t, tt.path).Headers["Cache-Control"])
+			assert.Equal(t, int32(1+map[bool]int32{true: 1}[tt.fail]), f.store.gets.Load(), "answered from the entry")
+		})
+	}
+}
+
 func TestExpiryIsEnforcedEvenFromCache(t *testing.T) {
 	f := newFixture(t)
 	f.put(t, link.Link{Code: "expires", ExpiresAt: start.Add(5 * time.Second)})
@@ -275,6 +325,6 @@ func TestConcurrentMissesShareOneLookup(t *testing.T) {
 
 func TestNotFoundIsNotAnError(t *testing.T) {
 	f := newFixture(t)
-	_, err := f.h.resolve(context.Background(), "nothere", link.LookupKeys("nothere"))
+	_, err := f.h.resolve(context.Background(), "nothere", link.LookupKeys("nothere"), start)
 	assert.True(t, errors.Is(err, link.ErrNotFound))
 }

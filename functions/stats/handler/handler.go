@@ -70,13 +70,13 @@ type Links interface {
 	Get(ctx context.Context, code string) (link.Link, error)
 }
 
-// Clicks reads click counts; *clickstore.Store satisfies it.
+// Clicks reads click counts; every clickstore.Store satisfies it.
 type Clicks interface {
 	Series(ctx context.Context, code string, kind clickstore.Kind, from, to time.Time) ([]clickstore.Point, error)
 	Breakdown(ctx context.Context, code string, kind clickstore.Kind, from, to time.Time) (map[string]clickstore.Counts, bool, error)
 }
 
-var _ Clicks = (*clickstore.Store)(nil)
+var _ Clicks = clickstore.Store(nil)
 
 // Bounds and defaults of a request.
 const (
@@ -146,14 +146,7 @@ type Referrer struct {
 
 // Handle answers one API Gateway proxy event.
 func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	resp, err := h.stats(ctx, &req)
-	if err != nil {
-		resp = apigw.Error(ctx, h.Log, &req, err)
-	}
-	if ferr := h.Metrics.Flush(); ferr != nil {
-		h.Log.WarnContext(ctx, "flush metrics", "error", ferr.Error())
-	}
-	return resp, nil
+	return apigw.Serve(ctx, h.Log, h.Metrics, &req, h.stats), nil
 }
 
 func (h *Handler) stats(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
@@ -162,9 +155,7 @@ func (h *Handler) stats(ctx context.Context, req *events.APIGatewayProxyRequest)
 		return events.APIGatewayProxyResponse{}, err
 	}
 	if req.HTTPMethod != http.MethodGet {
-		resp := apigw.ProblemMethod.With("use GET to read a link's stats").Response()
-		resp.Headers["Allow"] = http.MethodGet
-		return resp, nil
+		return events.APIGatewayProxyResponse{}, &apigw.MethodError{Allow: http.MethodGet, Detail: "use GET to read a link's stats"}
 	}
 	q, err := parseQuery(req.QueryStringParameters, h.Now().UTC())
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
@@ -88,17 +89,17 @@ type fixture struct {
 	metrics *bytes.Buffer
 }
 
-var clicksStore *clickstore.Store // one seeded table for the read-only tests
+var clicksStore *dynamoclicks.Store // one seeded table for the read-only tests
 
-func seededClicks(t *testing.T) *clickstore.Store {
+func seededClicks(t *testing.T) *dynamoclicks.Store {
 	t.Helper()
 	if clicksStore != nil {
 		return clicksStore
 	}
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 	table := testenv.UniqueName(t, "stats")
-	require.NoError(t, clickstore.CreateTable(context.Background(), db, table))
-	s := clickstore.New(db, clickstore.Config{Table: table, Timeout: 20 * time.Second})
+	require.NoError(t, dynamoclicks.CreateTable(context.Background(), db, table))
+	s := dynamoclicks.New(db, dynamoclicks.Config{Table: table, Timeout: 20 * time.Second})
 	for i, counts := range []map[clickstore.Key]clickstore.Counts{seed, manyCountries()} {
 		ch := clickstore.Chunk{Shard: "test", First: fmt.Sprint(i + 1), Last: fmt.Sprint(i + 1)}
 		for k, v := range counts {

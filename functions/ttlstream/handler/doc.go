@@ -11,8 +11,9 @@
 // principalId "dynamodb.amazonaws.com". INSERT and MODIFY records, and
 // REMOVE records without that identity (a DeleteItem by a caller, or a TTL
 // deletion replicated from another Region of a global table, which arrives
-// as a plain REMOVE), are ignored. The event source mapping should carry
-// FilterPattern so those records never invoke the function at all; the
+// as a plain REMOVE), are ignored. The event source mapping carries
+// tableschema.TTLDeletionPattern so those records never invoke the
+// function at all; the
 // handler checks again because a filter is configuration and this is the
 // rule.
 //

@@ -10,22 +10,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/shortlink-dev/shortener/shared/link"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
-
-// How AWS marks a deletion made by the TTL process in a stream record.
-const (
-	EventRemove         = "REMOVE"
-	ServiceIdentityType = "Service"
-	TTLPrincipal        = "dynamodb.amazonaws.com"
-)
-
-// FilterPattern is the event source mapping's filter that lets only TTL
-// deletions invoke the function (AWS-FACTS.md section 2), so INSERT,
-// MODIFY and user deletions cost no invocation. infra/ passes it as
-// FilterCriteria.Filters[0].Pattern.
-const FilterPattern = `{"eventName":["` + EventRemove + `"],"userIdentity":{"type":["` + ServiceIdentityType + `"],"principalId":["` + TTLPrincipal + `"]}}`
 
 // Tombstoner is the one store call the consumer makes.
 type Tombstoner interface {
@@ -60,10 +47,13 @@ const (
 var errPoison = errors.New("poison record")
 
 // IsTTLDeletion reports whether r is a deletion made by DynamoDB's TTL
-// process in this Region.
+// process in this Region: what tableschema.TTLDeletionPattern, the event
+// source mapping's filter, lets through.
 func IsTTLDeletion(r *events.DynamoDBEventRecord) bool {
-	return r.EventName == EventRemove && r.UserIdentity != nil &&
-		r.UserIdentity.Type == ServiceIdentityType && r.UserIdentity.PrincipalID == TTLPrincipal
+	if r.UserIdentity == nil {
+		return false
+	}
+	return tableschema.IsTTLDeletion(r.EventName, r.UserIdentity.Type, r.UserIdentity.PrincipalID)
 }
 
 // Handle handles one batch and reports the records that failed.
@@ -114,11 +104,11 @@ func (h *Handler) tombstone(ctx context.Context, r *events.DynamoDBEventRecord) 
 // The owner is kept for audit only, so an item without one still gets its
 // tombstone.
 func decode(img map[string]events.DynamoDBAttributeValue) (code, owner string, err error) {
-	v, ok := img[dynamostore.AttrCode]
+	v, ok := img[tableschema.AttrCode]
 	if !ok || v.DataType() != events.DataTypeString || v.String() == "" {
-		return "", "", fmt.Errorf("%w: OldImage has no string %q", errPoison, dynamostore.AttrCode)
+		return "", "", fmt.Errorf("%w: OldImage has no string %q", errPoison, tableschema.AttrCode)
 	}
-	if o, ok := img[dynamostore.AttrOwner]; ok && o.DataType() == events.DataTypeString {
+	if o, ok := img[tableschema.AttrOwner]; ok && o.DataType() == events.DataTypeString {
 		owner = o.String()
 	}
 	return v.String(), owner, nil

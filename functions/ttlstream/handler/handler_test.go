@@ -25,6 +25,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/storetest"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -286,7 +287,7 @@ func pick(m map[string]float64, names ...string) map[string]float64 {
 
 func TestFilterPatternSelectsWhatHandleSelects(t *testing.T) {
 	var pattern map[string]any
-	require.NoError(t, json.Unmarshal([]byte(FilterPattern), &pattern))
+	require.NoError(t, json.Unmarshal([]byte(tableschema.TTLDeletionPattern), &pattern))
 	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
@@ -332,9 +333,9 @@ func matches(pattern, rec map[string]any) bool {
 }
 
 func TestPoisonErrorIsNotAStoreError(t *testing.T) {
-	_, _, err := decode(map[string]events.DynamoDBAttributeValue{dynamostore.AttrCode: events.NewNumberAttribute("1")})
+	_, _, err := decode(map[string]events.DynamoDBAttributeValue{tableschema.AttrCode: events.NewNumberAttribute("1")})
 	assert.True(t, errors.Is(err, errPoison))
-	code, owner, err := decode(map[string]events.DynamoDBAttributeValue{dynamostore.AttrCode: events.NewStringAttribute("abc1234")})
+	code, owner, err := decode(map[string]events.DynamoDBAttributeValue{tableschema.AttrCode: events.NewStringAttribute("abc1234")})
 	require.NoError(t, err)
 	assert.Equal(t, "abc1234", code)
 	assert.Empty(t, owner, "an item without an owner still gets its tombstone")

@@ -29,8 +29,24 @@ func main() {
 	if cfg.Account == "" {
 		log.Fatalf("configuration: no account: run with AWS credentials or pass -c %s=<account id>", infra.CtxAccount)
 	}
+	// What was deployed before (docs/deploy.md, "Recorded deployment"):
+	// Build refuses a change that would replace or orphan its data.
+	if cfg.Deployments, err = infra.ReadDeployments(infra.DeploymentFile); err != nil {
+		log.Fatalf("configuration: %v", err)
+	}
 	if _, err := infra.Build(app, cfg); err != nil {
 		log.Fatalf("stacks: %v", err)
 	}
 	app.Synth(nil)
+	if cfg.Record {
+		rec, err := cfg.Deployments.Record(cfg)
+		if err == nil {
+			err = rec.Write(infra.DeploymentFile)
+		}
+		if err != nil {
+			log.Fatalf("record: %v", err)
+		}
+		log.Printf("recorded %s in account %s (primary %s, regions %v) in %s: commit it",
+			cfg.AppName, cfg.Account, cfg.PrimaryRegion, cfg.Regions, infra.DeploymentFile)
+	}
 }

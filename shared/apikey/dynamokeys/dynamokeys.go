@@ -17,16 +17,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/dynamoerr"
-)
-
-// Attribute names of a key item; infra/tables and CreateTable use AttrHash.
-const (
-	AttrHash      = "key_hash"
-	AttrOwner     = "owner_id"
-	AttrStatus    = "status"
-	AttrCreatedAt = "created_at"
-	AttrRevokedAt = "revoked_at"
-	AttrNote      = "note"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // API lists the DynamoDB calls the store makes.
@@ -66,7 +57,7 @@ func (s *Store) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 func hashKey(hash string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{AttrHash: &types.AttributeValueMemberS{Value: hash}}
+	return map[string]types.AttributeValue{tableschema.AttrKeyHash: &types.AttributeValueMemberS{Value: hash}}
 }
 
 // Get reads the record of hash; apikey.ErrUnknown when there is none.
@@ -98,7 +89,7 @@ func (s *Store) Add(ctx context.Context, rec apikey.Record) error {
 		TableName:                &s.cfg.Table,
 		Item:                     encode(rec),
 		ConditionExpression:      aws.String("attribute_not_exists(#h)"),
-		ExpressionAttributeNames: map[string]string{"#h": AttrHash},
+		ExpressionAttributeNames: map[string]string{"#h": tableschema.AttrKeyHash},
 	})
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
@@ -119,7 +110,7 @@ func (s *Store) Revoke(ctx context.Context, hash string, at time.Time) (apikey.R
 		ConditionExpression: aws.String("attribute_exists(#h)"),
 		UpdateExpression:    aws.String("SET #s = :revoked, #r = if_not_exists(#r, :at)"),
 		ExpressionAttributeNames: map[string]string{
-			"#h": AttrHash, "#s": AttrStatus, "#r": AttrRevokedAt,
+			"#h": tableschema.AttrKeyHash, "#s": tableschema.AttrStatus, "#r": tableschema.AttrRevokedAt,
 		},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":revoked": &types.AttributeValueMemberS{Value: string(apikey.StatusRevoked)},
@@ -144,7 +135,7 @@ func (s *Store) List(ctx context.Context, owner string) ([]apikey.Record, error)
 	in := &dynamodb.ScanInput{TableName: &s.cfg.Table, ConsistentRead: aws.Bool(s.cfg.ConsistentReads)}
 	if owner != "" {
 		in.FilterExpression = aws.String("#o = :o")
-		in.ExpressionAttributeNames = map[string]string{"#o": AttrOwner}
+		in.ExpressionAttributeNames = map[string]string{"#o": tableschema.AttrOwner}
 		in.ExpressionAttributeValues = map[string]types.AttributeValue{":o": &types.AttributeValueMemberS{Value: owner}}
 	}
 	var out []apikey.Record
@@ -174,16 +165,16 @@ func millis(t time.Time) types.AttributeValue {
 
 func encode(rec apikey.Record) map[string]types.AttributeValue {
 	item := map[string]types.AttributeValue{
-		AttrHash:      &types.AttributeValueMemberS{Value: rec.Hash},
-		AttrOwner:     &types.AttributeValueMemberS{Value: rec.Owner},
-		AttrStatus:    &types.AttributeValueMemberS{Value: string(rec.Status)},
-		AttrCreatedAt: millis(rec.CreatedAt),
+		tableschema.AttrKeyHash:   &types.AttributeValueMemberS{Value: rec.Hash},
+		tableschema.AttrOwner:     &types.AttributeValueMemberS{Value: rec.Owner},
+		tableschema.AttrStatus:    &types.AttributeValueMemberS{Value: string(rec.Status)},
+		tableschema.AttrCreatedAt: millis(rec.CreatedAt),
 	}
 	if !rec.RevokedAt.IsZero() {
-		item[AttrRevokedAt] = millis(rec.RevokedAt)
+		item[tableschema.AttrRevokedAt] = millis(rec.RevokedAt)
 	}
 	if rec.Note != "" {
-		item[AttrNote] = &types.AttributeValueMemberS{Value: rec.Note}
+		item[tableschema.AttrNote] = &types.AttributeValueMemberS{Value: rec.Note}
 	}
 	return item
 }
@@ -208,12 +199,12 @@ func decode(item map[string]types.AttributeValue) (apikey.Record, error) {
 		}
 		return time.UnixMilli(ms).UTC(), nil
 	}
-	rec := apikey.Record{Hash: str(AttrHash), Owner: str(AttrOwner), Status: apikey.Status(str(AttrStatus)), Note: str(AttrNote)}
+	rec := apikey.Record{Hash: str(tableschema.AttrKeyHash), Owner: str(tableschema.AttrOwner), Status: apikey.Status(str(tableschema.AttrStatus)), Note: str(tableschema.AttrNote)}
 	var err error
-	if rec.CreatedAt, err = num(AttrCreatedAt); err != nil {
+	if rec.CreatedAt, err = num(tableschema.AttrCreatedAt); err != nil {
 		return apikey.Record{}, err
 	}
-	if rec.RevokedAt, err = num(AttrRevokedAt); err != nil {
+	if rec.RevokedAt, err = num(tableschema.AttrRevokedAt); err != nil {
 		return apikey.Record{}, err
 	}
 	if rec.Hash == "" || rec.Owner == "" || (rec.Status != apikey.StatusActive && rec.Status != apikey.StatusRevoked) {

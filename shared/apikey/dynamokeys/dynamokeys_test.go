@@ -16,6 +16,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/apikey/apikeytest"
 	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -52,7 +53,7 @@ func TestItemHoldsNoKey(t *testing.T) {
 			assert.NotContains(t, s.Value, key, "attribute %s", name)
 		}
 	}
-	assert.Equal(t, &types.AttributeValueMemberS{Value: apikey.Hash(key)}, out.Items[0][dynamokeys.AttrHash])
+	assert.Equal(t, &types.AttributeValueMemberS{Value: apikey.Hash(key)}, out.Items[0][tableschema.AttrKeyHash])
 }
 
 // A malformed item never works as a key.
@@ -61,9 +62,9 @@ func TestMalformedItem(t *testing.T) {
 	db, table := newTable(t)
 	h := apikey.Hash("hand-written-key-000000")
 	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
-		dynamokeys.AttrHash:   &types.AttributeValueMemberS{Value: h},
-		dynamokeys.AttrOwner:  &types.AttributeValueMemberS{Value: "alice"},
-		dynamokeys.AttrStatus: &types.AttributeValueMemberS{Value: "enabled"},
+		tableschema.AttrKeyHash: &types.AttributeValueMemberS{Value: h},
+		tableschema.AttrOwner:   &types.AttributeValueMemberS{Value: "alice"},
+		tableschema.AttrStatus:  &types.AttributeValueMemberS{Value: "enabled"},
 	}})
 	require.NoError(t, err)
 	r := apikey.NewResolver(dynamokeys.New(db, dynamokeys.Config{Table: table}), apikey.ResolverOptions{})

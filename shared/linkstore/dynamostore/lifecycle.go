@@ -12,11 +12,12 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // names are the expression attribute names every lifecycle condition uses;
 // "status" is a DynamoDB reserved word.
-var names = map[string]string{"#status": AttrStatus}
+var names = map[string]string{"#status": tableschema.AttrStatus}
 
 // Update implements linkstore.Store: a whole-item put conditioned on the
 // owner, the version the caller read, and the link not being a tombstone.
@@ -52,9 +53,9 @@ func (s *Store) Delete(ctx context.Context, owner, code string, expect int64, t 
 }
 
 func ownedCondition(expect int64) string {
-	c := AttrOwner + " = :owner AND #status <> :tomb"
+	c := tableschema.AttrOwner + " = :owner AND #status <> :tomb"
 	if expect != 0 {
-		c += " AND " + AttrVersion + " = :expect"
+		c += " AND " + tableschema.AttrVersion + " = :expect"
 	}
 	return c
 }
@@ -99,8 +100,8 @@ func (s *Store) List(ctx context.Context, owner string, limit int, cursor string
 	defer cancel()
 	in := &dynamodb.QueryInput{
 		TableName:                 &s.cfg.LinksTable,
-		IndexName:                 aws.String(IndexByOwner),
-		KeyConditionExpression:    aws.String(AttrOwner + " = :owner"),
+		IndexName:                 aws.String(tableschema.IndexByOwner),
+		KeyConditionExpression:    aws.String(tableschema.AttrOwner + " = :owner"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":owner": str(owner)},
 		ScanIndexForward:          aws.Bool(false),
 		Limit:                     aws.Int32(int32(limit + 1)),
@@ -109,7 +110,7 @@ func (s *Store) List(ctx context.Context, owner string, limit int, cursor string
 		// The cursor names only a position; the owner comes from the
 		// caller, so a forged cursor cannot reach another owner's index.
 		in.ExclusiveStartKey = map[string]types.AttributeValue{
-			AttrCode: str(after.Code), AttrOwner: str(owner), AttrCreatedAt: num(after.CreatedAt),
+			tableschema.AttrCode: str(after.Code), tableschema.AttrOwner: str(owner), tableschema.AttrCreatedAt: num(after.CreatedAt),
 		}
 	}
 	out, err := s.db.Query(ctx, in)
@@ -142,7 +143,7 @@ func (s *Store) Tombstone(ctx context.Context, t link.Tombstone) (bool, error) {
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                &s.cfg.LinksTable,
 		Item:                     marshalTombstone(t),
-		ConditionExpression:      aws.String("attribute_not_exists(" + AttrCode + ") OR (#status <> :tomb AND " + AttrExpiresAt + " <= :now)"),
+		ConditionExpression:      aws.String("attribute_not_exists(" + tableschema.AttrCode + ") OR (#status <> :tomb AND " + tableschema.AttrExpiresAt + " <= :now)"),
 		ExpressionAttributeNames: names,
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":tomb": str(string(link.StatusTombstone)), ":now": num(s.cfg.Now().Unix()),
@@ -164,12 +165,12 @@ func (s *Store) GetTombstone(ctx context.Context, code string) (link.Tombstone, 
 	defer cancel()
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: &s.cfg.LinksTable,
-		Key:       map[string]types.AttributeValue{AttrCode: str(code)},
+		Key:       map[string]types.AttributeValue{tableschema.AttrCode: str(code)},
 	})
 	if err != nil {
 		return link.Tombstone{}, wrap("get tombstone", code, err)
 	}
-	if s, ok := out.Item[AttrStatus].(*types.AttributeValueMemberS); !ok || s.Value != string(link.StatusTombstone) {
+	if s, ok := out.Item[tableschema.AttrStatus].(*types.AttributeValueMemberS); !ok || s.Value != string(link.StatusTombstone) {
 		return link.Tombstone{}, fmt.Errorf("tombstone %q: %w", code, link.ErrNotFound)
 	}
 	return unmarshalTombstone(out.Item)
@@ -179,10 +180,10 @@ func (s *Store) GetTombstone(ctx context.Context, code string) (link.Tombstone, 
 // index. Tombstones are not in it.
 func (s *Store) ExpiredLinks(ctx context.Context, now time.Time, limit int) ([]linkstore.Expired, error) {
 	var due []linkstore.Expired
-	err := s.queryDue(ctx, "expired links", IndexExpiringLinks, AttrExpShard, AttrExpiresAt, now, limit,
+	err := s.queryDue(ctx, "expired links", tableschema.IndexExpiringLinks, tableschema.AttrExpShard, tableschema.AttrExpiresAt, now, limit,
 		func(item map[string]types.AttributeValue) error {
-			code, err := getS(item, AttrCode, nil)
-			owner, _ := getS(item, AttrOwner, nil) // kept for audit only
+			code, err := getS(item, tableschema.AttrCode, nil)
+			owner, _ := getS(item, tableschema.AttrOwner, nil) // kept for audit only
 			due = append(due, linkstore.Expired{Code: code, Owner: owner})
 			return err
 		})
@@ -193,9 +194,9 @@ func (s *Store) ExpiredLinks(ctx context.Context, now time.Time, limit int) ([]l
 // index.
 func (s *Store) DueTombstones(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	var codes []string
-	err := s.queryDue(ctx, "due tombstones", IndexDueTombstones, AttrTombShard, AttrReclaimAfter, now, limit,
+	err := s.queryDue(ctx, "due tombstones", tableschema.IndexDueTombstones, tableschema.AttrTombShard, tableschema.AttrReclaimAfter, now, limit,
 		func(item map[string]types.AttributeValue) error {
-			code, err := getS(item, AttrCode, nil)
+			code, err := getS(item, tableschema.AttrCode, nil)
 			codes = append(codes, code)
 			return err
 		})
@@ -241,8 +242,8 @@ func (s *Store) Release(ctx context.Context, code string, now time.Time) (bool, 
 	defer cancel()
 	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:                &s.cfg.LinksTable,
-		Key:                      map[string]types.AttributeValue{AttrCode: str(code)},
-		ConditionExpression:      aws.String("#status = :tomb AND " + AttrReclaimAfter + " <= :now"),
+		Key:                      map[string]types.AttributeValue{tableschema.AttrCode: str(code)},
+		ConditionExpression:      aws.String("#status = :tomb AND " + tableschema.AttrReclaimAfter + " <= :now"),
 		ExpressionAttributeNames: names,
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":tomb": str(string(link.StatusTombstone)), ":now": num(now.Unix()),

@@ -14,6 +14,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/dynamoerr"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // API lists the DynamoDB calls the store makes, with the SDK's signatures,
@@ -70,7 +71,7 @@ func New(db API, cfg Config) *Store {
 	return &Store{db: db, cfg: cfg}
 }
 
-const codeIsFree = "attribute_not_exists(" + AttrCode + ")"
+const codeIsFree = "attribute_not_exists(" + tableschema.AttrCode + ")"
 
 // Create implements linkstore.Store. Without an idempotency record it is
 // one conditional PutItem; with one, a two-item transaction so a link never
@@ -100,11 +101,11 @@ func (s *Store) Create(ctx context.Context, l link.Link, idem *linkstore.Idempot
 			{Put: &types.Put{
 				TableName: &s.cfg.IdempotencyTable,
 				Item: map[string]types.AttributeValue{
-					AttrIdemPK:       str(idemPK(idem.Owner, idem.Key)),
-					AttrIdemHash:     str(idem.RequestHash),
-					AttrCode:         str(idem.Code),
-					AttrIdemResponse: &types.AttributeValueMemberB{Value: idem.Response},
-					AttrExpiresAt:    num(idem.ExpiresAt.Unix()),
+					tableschema.AttrIdemPK:       str(idemPK(idem.Owner, idem.Key)),
+					tableschema.AttrIdemHash:     str(idem.RequestHash),
+					tableschema.AttrCode:         str(idem.Code),
+					tableschema.AttrIdemResponse: &types.AttributeValueMemberB{Value: idem.Response},
+					tableschema.AttrExpiresAt:    num(idem.ExpiresAt.Unix()),
 				},
 				ConditionExpression:       aws.String(idemIsFree),
 				ExpressionAttributeValues: map[string]types.AttributeValue{":now": num(s.cfg.Now().Unix())},
@@ -133,7 +134,7 @@ func (s *Store) Get(ctx context.Context, code string) (link.Link, error) {
 	defer cancel()
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      &s.cfg.LinksTable,
-		Key:            map[string]types.AttributeValue{AttrCode: str(code)},
+		Key:            map[string]types.AttributeValue{tableschema.AttrCode: str(code)},
 		ConsistentRead: aws.Bool(s.cfg.ConsistentReads),
 	})
 	if err != nil {
@@ -152,7 +153,7 @@ func (s *Store) GetIdempotency(ctx context.Context, owner, key string) (linkstor
 	defer cancel()
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      &s.cfg.IdempotencyTable,
-		Key:            map[string]types.AttributeValue{AttrIdemPK: str(idemPK(owner, key))},
+		Key:            map[string]types.AttributeValue{tableschema.AttrIdemPK: str(idemPK(owner, key))},
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
@@ -168,8 +169,8 @@ func (s *Store) GetIdempotency(ctx context.Context, owner, key string) (linkstor
 // removed yet, is link.ErrNotFound.
 func (s *Store) unmarshalIdempotency(owner, key string, item map[string]types.AttributeValue) (linkstore.Idempotency, error) {
 	rec := linkstore.Idempotency{Owner: owner, Key: key}
-	hash, err := getS(item, AttrIdemHash, nil)
-	expires, err := getN(item, AttrExpiresAt, err)
+	hash, err := getS(item, tableschema.AttrIdemHash, nil)
+	expires, err := getN(item, tableschema.AttrExpiresAt, err)
 	if err != nil {
 		return linkstore.Idempotency{}, fmt.Errorf("decode idempotency record: %w", err)
 	}
@@ -177,8 +178,8 @@ func (s *Store) unmarshalIdempotency(owner, key string, item map[string]types.At
 		return linkstore.Idempotency{}, fmt.Errorf("get idempotency record: %w", link.ErrNotFound)
 	}
 	rec.RequestHash = hash
-	rec.Code, _ = getS(item, AttrCode, nil) // a claim carries none yet
-	if b, ok := item[AttrIdemResponse].(*types.AttributeValueMemberB); ok {
+	rec.Code, _ = getS(item, tableschema.AttrCode, nil) // a claim carries none yet
+	if b, ok := item[tableschema.AttrIdemResponse].(*types.AttributeValueMemberB); ok {
 		rec.Response = b.Value
 	}
 	rec.ExpiresAt = time.Unix(expires, 0).UTC()
@@ -195,9 +196,9 @@ func (s *Store) ClaimIdempotency(ctx context.Context, rec linkstore.Idempotency)
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: &s.cfg.IdempotencyTable,
 		Item: map[string]types.AttributeValue{
-			AttrIdemPK:    str(idemPK(rec.Owner, rec.Key)),
-			AttrIdemHash:  str(rec.RequestHash),
-			AttrExpiresAt: num(rec.ExpiresAt.Unix()),
+			tableschema.AttrIdemPK:    str(idemPK(rec.Owner, rec.Key)),
+			tableschema.AttrIdemHash:  str(rec.RequestHash),
+			tableschema.AttrExpiresAt: num(rec.ExpiresAt.Unix()),
 		},
 		ConditionExpression:                 aws.String(idemIsFree),
 		ExpressionAttributeValues:           map[string]types.AttributeValue{":now": num(s.cfg.Now().Unix())},
@@ -224,7 +225,7 @@ func (s *Store) ClaimIdempotency(ctx context.Context, rec linkstore.Idempotency)
 
 // idemIsFree holds for a key without a record or with an expired one: an
 // expired record may linger until TTL removes it; it no longer holds the key.
-const idemIsFree = "attribute_not_exists(" + AttrIdemPK + ") OR " + AttrExpiresAt + " <= :now"
+const idemIsFree = "attribute_not_exists(" + tableschema.AttrIdemPK + ") OR " + tableschema.AttrExpiresAt + " <= :now"
 
 // idemPK scopes a key to its owner, so two callers cannot see or collide
 // with each other's keys. The length prefix keeps "a"+"b:c" apart from "a:b"+"c".

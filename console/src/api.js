@@ -1,0 +1,115 @@
+// The /v1 API, called on the page's own origin with the API key the user
+// signed in with. The key lives in sessionStorage only: it goes away with
+// the browser tab, and it is never put in a URL or written to the console.
+
+const KEY = 'shortener.apiKey';
+
+export function apiKey() {
+  return sessionStorage.getItem(KEY) || '';
+}
+export function setAPIKey(k) {
+  sessionStorage.setItem(KEY, k);
+}
+export function signOut() {
+  sessionStorage.removeItem(KEY);
+}
+
+// ApiError is a non-2xx answer: status, and the problem details when the
+// API sent them (RFC 9457).
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(describe(status, problem));
+    this.status = status;
+    this.problem = problem || null;
+  }
+}
+
+function describe(status, p) {
+  if (status === 401) return 'No API key was sent. Sign in again.';
+  if (status === 403) return 'This API key is not accepted (unknown or revoked). Sign in with another key.';
+  if (status === 412) return 'This link was changed elsewhere. Reload it to see the change; your edits are kept.';
+  if (status === 0) return 'The API could not be reached. Check your connection and try again.';
+  if (p && (p.detail || p.title)) {
+    const field = p.field ? ` (${p.field})` : '';
+    return `${p.title || 'Error'}${field}: ${p.detail || ''}`.replace(/: $/, '');
+  }
+  return `The API answered ${status}.`;
+}
+
+// request calls the API and returns {status, headers, data}; a non-2xx
+// answer throws ApiError. opts: body (JSON), headers, raw (return the
+// Response without reading it).
+export async function request(method, path, opts = {}) {
+  const headers = { 'x-api-key': apiKey(), ...(opts.headers || {}) };
+  let body;
+  if (opts.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(opts.body);
+  }
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body, cache: 'no-store', credentials: 'omit', redirect: 'error' });
+  } catch {
+    throw new ApiError(0, null);
+  }
+  if (!res.ok) {
+    let problem = null;
+    try {
+      problem = await res.json();
+    } catch {
+      /* not JSON */
+    }
+    throw new ApiError(res.status, problem);
+  }
+  if (opts.raw) return res;
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, data: text ? JSON.parse(text) : null };
+}
+
+export const enc = encodeURIComponent;
+
+// listLinks reads one page of the caller's links, newest first; with
+// search, only those whose code, alias or URL contains it (the API's q).
+export function listLinks(limit, cursor, search) {
+  let q = `/v1/links?limit=${limit}`;
+  if (search) q += `&q=${enc(search)}`;
+  if (cursor) q += `&cursor=${enc(cursor)}`;
+  return request('GET', q).then((r) => r.data);
+}
+
+export function getLink(code) {
+  return request('GET', `/v1/links/${enc(code)}`).then((r) => ({ link: r.data, etag: r.headers.get('ETag') }));
+}
+
+export function createLink(body, idempotencyKey) {
+  return request('POST', '/v1/links', { body, headers: { 'Idempotency-Key': idempotencyKey } }).then((r) => r.data);
+}
+
+export function patchLink(code, body, etag) {
+  return request('PATCH', `/v1/links/${enc(code)}`, { body, headers: { 'If-Match': etag } }).then((r) => r.data);
+}
+
+export function deleteLink(code) {
+  return request('DELETE', `/v1/links/${enc(code)}`);
+}
+
+export function batchCreate(links, idempotencyKey) {
+  return request('POST', '/v1/links/batch', { body: { links }, headers: { 'Idempotency-Key': idempotencyKey } }).then((r) => r.data);
+}
+
+export async function qrBlob(code, format, size) {
+  const accept = format === 'svg' ? 'image/svg+xml' : 'image/png';
+  const res = await request('GET', `/v1/links/${enc(code)}/qr?format=${format}&size=${size}`, { headers: { Accept: accept }, raw: true });
+  return res.blob();
+}
+
+export function stats(code, from, to, granularity) {
+  return request('GET', `/v1/links/${enc(code)}/stats?from=${enc(from)}&to=${enc(to)}&granularity=${granularity}`).then((r) => r.data);
+}
+
+// newKey is a fresh Idempotency-Key.
+export function newKey() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}

@@ -1,0 +1,361 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import * as api from './api.js';
+import { fmtLocal, utcTitle, safeHref, statusOf, matches, downloadBlob } from './format.js';
+import { importRequests, toCSV } from './csv.js';
+
+const PAGE = 50;
+
+function Time({ iso }) {
+  return <time dateTime={iso} title={utcTitle(iso)}>{fmtLocal(iso)}</time>;
+}
+
+function Badge({ status }) {
+  return <span class={`badge badge-${status}`}>{status}</span>;
+}
+
+// toLocalInput turns an RFC 3339 time into a datetime-local value.
+function toLocalInput(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+// LinkForm is create (no link) or edit (link and its ETag).
+function LinkForm({ link, etag, onDone, onCancel, onAuthError }) {
+  const editing = !!link;
+  const [url, setURL] = useState(link ? link.url : '');
+  const [alias, setAlias] = useState('');
+  const [expires, setExpires] = useState(link ? toLocalInput(link.expires_at) : '');
+  const [status, setStatus] = useState(link ? String(link.redirect_status) : '302');
+  const [err, setErr] = useState('');
+  const [stale, setStale] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [tag, setTag] = useState(etag);
+  // One Idempotency-Key per draft: a double click or a retry sends the
+  // same key, so the API makes one link.
+  const idem = useRef(api.newKey());
+
+  async function submit(e) {
+    e.preventDefault();
+    setErr('');
+    setBusy(true);
+    const body = { url: url.trim(), redirect_status: Number(status) };
+    if (expires) body.expires_at = new Date(expires).toISOString();
+    try {
+      if (editing) {
+        // Only what the user changed: a field left alone keeps whatever
+        // the link has now, even a change made elsewhere meanwhile.
+        if (body.url === link.url) delete body.url;
+        if (String(body.redirect_status) === String(link.redirect_status)) delete body.redirect_status;
+        if (!expires || expires === toLocalInput(link.expires_at)) delete body.expires_at;
+        if (!Object.keys(body).length) {
+          setErr('Nothing changed.');
+          return;
+        }
+        const l = await api.patchLink(link.code, body, tag);
+        onDone(l);
+      } else {
+        if (alias.trim()) body.alias = alias.trim();
+        const l = await api.createLink(body, idem.current);
+        idem.current = api.newKey();
+        onDone(l);
+      }
+    } catch (ex) {
+      if (onAuthError(ex)) return;
+      if (ex instanceof api.ApiError && ex.status === 412) setStale(true);
+      setErr(ex.message);
+    } finally {
+      setBusy(false);
+    }
+  }
+  // reload takes the link's current version (and shows what changed)
+  // without touching what the user typed.
+  async function reload() {
+    try {
+      const r = await api.getLink(link.code);
+      setTag(r.etag);
+      setStale(false);
+      setErr(`Reloaded version ${r.link.version}: the URL there is now ${r.link.url}. Your edits are kept; save again to apply them.`);
+    } catch (ex) {
+      if (!onAuthError(ex)) setErr(ex.message);
+    }
+  }
+  const id = editing ? 'edit' : 'new';
+  return (
+    <form class="card linkform" onSubmit={submit} id={`${id}-form`} aria-label={editing ? `Edit ${link.code}` : 'Create a link'}>
+      <h2>{editing ? `Edit ${link.alias || link.code}` : 'Create a link'}</h2>
+      <label for={`${id}-url`}>Destination URL</label>
+      <input id={`${id}-url`} type="url" required value={url} onInput={(e) => setURL(e.currentTarget.value)} placeholder="https://example.com/page" />
+      {!editing && (
+        <>
+          <label for={`${id}-alias`}>Alias (optional)</label>
+          <input id={`${id}-alias`} pattern="[A-Za-z0-9_\-]{3,64}" value={alias} onInput={(e) => setAlias(e.currentTarget.value)} aria-describedby={`${id}-alias-note`} />
+          <small id={`${id}-alias-note`}>3-64 letters, digits, _ or -</small>
+        </>
+      )}
+      <label for={`${id}-expires`}>Expires (your time zone; empty: {editing ? 'unchanged' : 'the default, 5 years'})</label>
+      <input id={`${id}-expires`} type="datetime-local" value={expires} onInput={(e) => setExpires(e.currentTarget.value)} />
+      <label for={`${id}-status`}>Redirect status</label>
+      <select id={`${id}-status`} value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+        <option value="302">302 Found (default; clicks stay visible)</option>
+        <option value="307">307 Temporary Redirect</option>
+        <option value="301">301 Moved Permanently</option>
+        <option value="308">308 Permanent Redirect</option>
+      </select>
+      {err && <p role="alert" class={stale ? 'error stale' : 'error'} id={`${id}-error`}>{err}</p>}
+      <div class="row">
+        <button type="submit" disabled={busy} id={`${id}-submit`}>{editing ? 'Save' : 'Create'}</button>
+        {stale && <button type="button" id="edit-reload" onClick={reload}>Reload</button>}
+        {onCancel && <button type="button" class="secondary" onClick={onCancel}>Cancel</button>}
+      </div>
+    </form>
+  );
+}
+
+function QRPanel({ link, onClose, onAuthError }) {
+  const [src, setSrc] = useState('');
+  const [err, setErr] = useState('');
+  useEffect(() => {
+    let url = '';
+    api.qrBlob(link.code, 'png', 256).then((b) => {
+      url = URL.createObjectURL(b);
+      setSrc(url);
+    }, (ex) => { if (!onAuthError(ex)) setErr(ex.message); });
+    return () => url && URL.revokeObjectURL(url);
+  }, [link.code]);
+  async function save(format) {
+    try {
+      const b = await api.qrBlob(link.code, format, 1024);
+      downloadBlob(b, `${link.code}.${format}`);
+    } catch (ex) {
+      if (!onAuthError(ex)) setErr(ex.message);
+    }
+  }
+  return (
+    <section class="card qr" aria-label={`QR code of ${link.code}`}>
+      <h2>QR code: {link.short_url}</h2>
+      {src ? <img src={src} width="256" height="256" alt={`QR code for ${link.short_url}`} id="qr-img" /> : <p>Loading...</p>}
+      {err && <p role="alert" class="error">{err}</p>}
+      <div class="row">
+        <button type="button" id="qr-png" onClick={() => save('png')}>Download PNG</button>
+        <button type="button" id="qr-svg" onClick={() => save('svg')}>Download SVG</button>
+        <button type="button" class="secondary" onClick={onClose}>Close</button>
+      </div>
+    </section>
+  );
+}
+
+function Importer({ onDone, onAuthError }) {
+  const [progress, setProgress] = useState(null); // {done, total}
+  const [report, setReport] = useState([]);
+  const [err, setErr] = useState('');
+  async function run(file) {
+    setErr('');
+    setReport([]);
+    const rows = importRequests(await file.text());
+    if (!rows.length) {
+      setErr('The file has no rows.');
+      return;
+    }
+    const out = [];
+    setProgress({ done: 0, total: rows.length });
+    for (let i = 0; i < rows.length; i += 100) {
+      const chunk = rows.slice(i, i + 100);
+      try {
+        const res = await api.batchCreate(chunk.map((r) => r.req), api.newKey());
+        for (const r of res.results) {
+          const row = chunk[r.index];
+          out.push({ line: row.line, status: r.status, code: r.link ? r.link.code : '', message: r.problem ? `${r.problem.title}${r.problem.field ? ' (' + r.problem.field + ')' : ''}: ${r.problem.detail || ''}` : 'created' });
+        }
+      } catch (ex) {
+        if (onAuthError(ex)) return;
+        for (const row of chunk) out.push({ line: row.line, status: ex.status || 0, code: '', message: ex.message });
+      }
+      setProgress({ done: Math.min(i + 100, rows.length), total: rows.length });
+      setReport([...out]);
+    }
+    onDone();
+  }
+  const ok = report.filter((r) => r.status === 201).length;
+  return (
+    <section class="card" aria-label="Import links from CSV">
+      <h2>Import from CSV</h2>
+      <label for="import-file">CSV file (url,alias,ttl_seconds,redirect_status)</label>
+      <input id="import-file" type="file" accept=".csv,text/csv" onChange={(e) => e.currentTarget.files[0] && run(e.currentTarget.files[0])} />
+      {progress && (
+        <p>
+          <label for="import-progress">Progress</label>{' '}
+          <progress id="import-progress" max={progress.total} value={progress.done}>{progress.done}/{progress.total}</progress>{' '}
+          <span id="import-summary">{progress.done} of {progress.total} rows sent; {ok} created, {report.length - ok} failed</span>
+        </p>
+      )}
+      {err && <p role="alert" class="error">{err}</p>}
+      {report.length > 0 && (
+        <div class="scroll" tabIndex={0} role="region" aria-label="Per-row report">
+        <table id="import-report">
+          <caption>Per-row report (line numbers of the file)</caption>
+          <thead><tr><th scope="col">Line</th><th scope="col">Status</th><th scope="col">Code</th><th scope="col">Result</th></tr></thead>
+          <tbody>{report.map((r) => <tr key={r.line} class={r.status === 201 ? '' : 'failed'}><td>{r.line}</td><td>{r.status}</td><td>{r.code}</td><td>{r.message}</td></tr>)}</tbody>
+        </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Row({ l, onChange, onAuthError, onEdit, onQR }) {
+  const [confirm, setConfirm] = useState(false);
+  const [msg, setMsg] = useState('');
+  const st = statusOf(l);
+  const href = safeHref(l.short_url);
+  async function toggle() {
+    try {
+      const next = await api.patchLink(l.code, { status: l.status === 'disabled' ? 'active' : 'disabled' }, `"${l.version}"`);
+      onChange(next);
+    } catch (ex) {
+      if (!onAuthError(ex)) setMsg(ex.message);
+    }
+  }
+  async function del() {
+    try {
+      await api.deleteLink(l.code);
+      onChange({ ...l, deleted: true });
+      setConfirm(false);
+    } catch (ex) {
+      if (!onAuthError(ex)) setMsg(ex.message);
+    }
+  }
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(l.short_url);
+      setMsg('Copied.');
+    } catch {
+      setMsg(`Copy this: ${l.short_url}`);
+    }
+  }
+  return (
+    <tr data-code={l.code}>
+      <td data-label="Short link">
+        {href ? <a href={href} target="_blank" rel="noopener noreferrer" class="short">{l.short_url}</a> : <span>{l.short_url}</span>}
+        {l.alias && <div class="sub">alias {l.alias}</div>}
+      </td>
+      <td data-label="Destination" class="url"><span title={l.url}>{l.url}</span></td>
+      <td data-label="Created"><Time iso={l.created_at} /></td>
+      <td data-label="Expires"><Time iso={l.expires_at} /></td>
+      <td data-label="Status"><Badge status={st} /> <span class="sub">{l.redirect_status}</span></td>
+      <td data-label="Actions" class="actions">
+        {!l.deleted && (
+          <>
+            <button type="button" onClick={copy} aria-label={`Copy ${l.short_url}`}>Copy</button>
+            <button type="button" onClick={() => onQR(l)} aria-label={`QR code of ${l.code}`}>QR</button>
+            <a class="button" href={`#/links/${encodeURIComponent(l.code)}/stats`} aria-label={`Analytics of ${l.code}`}>Stats</a>
+            <button type="button" onClick={() => onEdit(l)} aria-label={`Edit ${l.code}`}>Edit</button>
+            <button type="button" onClick={toggle} aria-label={`${l.status === 'disabled' ? 'Enable' : 'Disable'} ${l.code}`}>{l.status === 'disabled' ? 'Enable' : 'Disable'}</button>
+            {confirm ? (
+              <span role="group" aria-label="Confirm delete">
+                <button type="button" class="danger" onClick={del} id={`confirm-delete-${l.code}`}>Delete {l.code} for good</button>
+                <button type="button" class="secondary" onClick={() => setConfirm(false)}>Keep</button>
+              </span>
+            ) : (
+              <button type="button" class="danger" onClick={() => setConfirm(true)} aria-label={`Delete ${l.code}`}>Delete</button>
+            )}
+          </>
+        )}
+        {msg && <div role="status" class="sub">{msg}</div>}
+      </td>
+    </tr>
+  );
+}
+
+export function Links({ onAuthError }) {
+  const [links, setLinks] = useState([]);
+  const [cursor, setCursor] = useState('');
+  const [loading, setLoading] = useState(false);
+  const [err, setErr] = useState('');
+  const [q, setQ] = useState('');
+  // search is the text the list was last searched for on the server ('' for
+  // every link); q filters what is loaded as the user types.
+  const [search, setSearch] = useState('');
+  const [panel, setPanel] = useState(null); // 'new' | 'import' | {edit} | {qr}
+
+  async function more(reset, s = search) {
+    setLoading(true);
+    setErr('');
+    try {
+      const page = await api.listLinks(PAGE, reset ? '' : cursor, s);
+      setLinks((prev) => (reset ? page.links : [...prev, ...page.links]));
+      setCursor(page.next_cursor || '');
+    } catch (ex) {
+      if (!onAuthError(ex)) setErr(ex.message);
+    } finally {
+      setLoading(false);
+    }
+  }
+  // all loads every remaining page (for a filter over all links and the
+  // export) and returns the whole list.
+  async function all() {
+    let list = links;
+    let c = cursor;
+    setLoading(true);
+    try {
+      while (c) {
+        const page = await api.listLinks(100, c, search);
+        list = [...list, ...page.links];
+        c = page.next_cursor || '';
+      }
+      setLinks(list);
+      setCursor('');
+    } catch (ex) {
+      if (!onAuthError(ex)) setErr(ex.message);
+    } finally {
+      setLoading(false);
+    }
+    return list;
+  }
+  useEffect(() => { more(true); }, []);
+
+  async function exportCSV() {
+    const list = (await all()).filter((l) => !l.deleted);
+    const csv = toCSV(['code', 'short_url', 'url', 'alias', 'status', 'created_at', 'expires_at', 'redirect_status', 'version'],
+      list.map((l) => [l.code, l.short_url, l.url, l.alias || '', statusOf(l), l.created_at, l.expires_at, l.redirect_status, l.version]));
+    downloadBlob(new Blob([csv], { type: 'text/csv' }), 'links.csv');
+  }
+  const replace = (n) => setLinks((prev) => prev.map((l) => (l.code === n.code ? { ...l, ...n } : l)));
+  const shown = links.filter((l) => matches(l, q));
+
+  return (
+    <>
+      <div class="toolbar">
+        <h1>Links</h1>
+        <button type="button" id="new-link" onClick={() => setPanel(panel === 'new' ? null : 'new')} aria-expanded={panel === 'new'}>New link</button>
+        <button type="button" id="import-toggle" onClick={() => setPanel(panel === 'import' ? null : 'import')} aria-expanded={panel === 'import'}>Import CSV</button>
+        <button type="button" id="export-links" onClick={exportCSV}>Export CSV</button>
+      </div>
+      {panel === 'new' && <LinkForm onAuthError={onAuthError} onCancel={() => setPanel(null)} onDone={(l) => { setPanel(null); setLinks((prev) => [{ status: 'active', version: 1, ...l }, ...prev]); more(true); }} />}
+      {panel === 'import' && <Importer onAuthError={onAuthError} onDone={() => more(true)} />}
+      {panel && panel.edit && <LinkForm key={panel.edit.code} link={panel.edit} etag={`"${panel.edit.version}"`} onAuthError={onAuthError} onCancel={() => setPanel(null)} onDone={(l) => { replace(l); setPanel(null); }} />}
+      {panel && panel.qr && <QRPanel link={panel.qr} onAuthError={onAuthError} onClose={() => setPanel(null)} />}
+      <form class="filter" role="search" onSubmit={(e) => { e.preventDefault(); const s = q.trim(); setSearch(s); more(true, s); }}>
+        <label for="filter">Filter by code, alias or URL</label>
+        <input id="filter" type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} aria-describedby="filter-note" />
+        <button type="submit" id="search">Search all links</button>
+        <small id="filter-note">Typing filters the links loaded; Enter searches all of them.</small>
+        <span role="status" id="count">
+          {shown.length} of {links.length} loaded links{search ? ` matching "${search}"` : ''}{cursor ? ' (more on the server)' : ''}
+        </span>
+      </form>
+      {err && <p role="alert" class="error">{err}</p>}
+      <table class="links" id="links-table">
+        <caption class="visually-hidden">Your links, newest first</caption>
+        <thead><tr><th scope="col">Short link</th><th scope="col">Destination</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
+        <tbody>
+          {shown.map((l) => <Row key={l.code} l={l} onAuthError={onAuthError} onChange={replace} onEdit={(x) => setPanel({ edit: x })} onQR={(x) => setPanel({ qr: x })} />)}
+        </tbody>
+      </table>
+      {!loading && !links.length && <p>No links yet.</p>}
+      {cursor && <button type="button" id="more" onClick={() => more(false)} disabled={loading}>Load more</button>}
+      {loading && <p role="status">Loading...</p>}
+    </>
+  );
+}

@@ -1,0 +1,202 @@
+package wire
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	clicks "github.com/shortlink-dev/shortener/functions/clicks/handler"
+	create "github.com/shortlink-dev/shortener/functions/create/handler"
+	manage "github.com/shortlink-dev/shortener/functions/manage/handler"
+	originauth "github.com/shortlink-dev/shortener/functions/originauth/handler"
+	reclaim "github.com/shortlink-dev/shortener/functions/reclaim/handler"
+	redirect "github.com/shortlink-dev/shortener/functions/redirect/handler"
+	stats "github.com/shortlink-dev/shortener/functions/stats/handler"
+	ttlstream "github.com/shortlink-dev/shortener/functions/ttlstream/handler"
+	"github.com/shortlink-dev/shortener/shared/apikey"
+	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
+	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+)
+
+// Each constructor first checks that cfg carries the settings its function
+// cannot run without (config.Require), so a function that lacks one fails
+// at its start, and names it.
+
+// NewCreate builds the function behind POST /v1/links and
+// POST /v1/links/batch. It invalidates the edge for each new custom alias
+// when there is an edge (Clients.Edge or DISTRIBUTION_ID).
+func NewCreate(cfg config.Config, c Clients) (*create.Handler, error) {
+	names := []string{"LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL"}
+	if c.Edge == nil {
+		// Without a distribution to invalidate, a new alias's cached 404
+		// would outlive the negative-cache TTL: refuse to start instead.
+		names = append(names, "DISTRIBUTION_ID")
+	}
+	if err := requireSettings(cfg, names...); err != nil {
+		return nil, err
+	}
+	edge, err := c.edge(cfg)
+	if err != nil {
+		return nil, err
+	}
+	db := c.dynamoDB()
+	return create.New(create.Options{
+		Edge:   edge,
+		Owners: owners(cfg, db),
+		Store: dynamostore.New(db, dynamostore.Config{
+			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
+		}),
+		Config:  cfg,
+		Log:     c.log("create"),
+		Metrics: c.metrics("create"),
+	})
+}
+
+// NewRedirect builds the function behind GET and HEAD /{code}: it reads
+// this Region's replica, with the redirect path's own timeout.
+func NewRedirect(cfg config.Config, c Clients) (*redirect.Handler, error) {
+	if err := requireSettings(cfg, "LINKS_TABLE"); err != nil {
+		return nil, err
+	}
+	return redirect.New(redirect.Options{
+		Store: dynamostore.New(c.dynamoDB(), dynamostore.Config{
+			LinksTable: cfg.LinksTable, Timeout: cfg.RedirectTimeout,
+		}),
+		Config:  cfg,
+		Log:     c.log("redirect"),
+		Metrics: c.metrics("redirect"),
+	}), nil
+}
+
+// NewManage builds the function behind the management API: GET /v1/links,
+// GET, PATCH and DELETE /v1/links/{code} and its QR code. It reads
+// strongly consistently before its conditional writes.
+func NewManage(cfg config.Config, c Clients) (*manage.Handler, error) {
+	names := []string{"LINKS_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL"}
+	if c.Edge == nil {
+		// Without a distribution to invalidate, a change would keep being
+		// served from the edge for up to a day: refuse to start instead.
+		names = append(names, "DISTRIBUTION_ID")
+	}
+	if err := requireSettings(cfg, names...); err != nil {
+		return nil, err
+	}
+	edge, err := c.edge(cfg)
+	if err != nil {
+		return nil, err
+	}
+	db := c.dynamoDB()
+	return manage.New(manage.Options{
+		Owners: owners(cfg, db),
+		Store: dynamostore.New(db, dynamostore.Config{
+			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true,
+		}),
+		Edge:    edge,
+		Config:  cfg,
+		Grace:   cfg.TombstoneGrace,
+		Log:     c.log("manage"),
+		Metrics: c.metrics("manage"),
+	}), nil
+}
+
+// NewStats builds the function behind GET /v1/links/{code}/stats.
+func NewStats(cfg config.Config, c Clients) (*stats.Handler, error) {
+	if err := requireSettings(cfg, "LINKS_TABLE", "KEYS_TABLE", "ANALYTICS_TABLE"); err != nil {
+		return nil, err
+	}
+	db := c.dynamoDB()
+	return &stats.Handler{
+		Links:   dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
+		Clicks:  dynamoclicks.New(db, dynamoclicks.Config{Table: cfg.AnalyticsTable, Timeout: cfg.DBTimeout}),
+		Now:     time.Now,
+		Log:     c.log("stats"),
+		Metrics: c.metrics("stats"),
+		Owners:  owners(cfg, db),
+	}, nil
+}
+
+// NewClicks builds the consumer of the click stream (CloudFront's
+// real-time logs): it counts clicks into the analytics table.
+func NewClicks(cfg config.Config, c Clients) (*clicks.Handler, error) {
+	if err := requireSettings(cfg, "ANALYTICS_TABLE"); err != nil {
+		return nil, err
+	}
+	return &clicks.Handler{
+		Store:   dynamoclicks.New(c.dynamoDB(), dynamoclicks.Config{Table: cfg.AnalyticsTable}),
+		Log:     c.log("clicks"),
+		Metrics: c.metrics("clicks"),
+	}, nil
+}
+
+// NewTTLStream builds the consumer of the links table's stream: it turns
+// TTL deletions into tombstones, written to the primary Region's replica.
+func NewTTLStream(cfg config.Config, c Clients) (*ttlstream.Handler, error) {
+	if err := requireSettings(cfg, "LINKS_TABLE"); err != nil {
+		return nil, err
+	}
+	return &ttlstream.Handler{
+		Store:   lifecycleStore(cfg, c),
+		Grace:   cfg.TombstoneGrace,
+		Now:     time.Now,
+		Log:     c.log("ttlstream"),
+		Metrics: c.metrics("ttlstream"),
+	}, nil
+}
+
+// NewReclaim builds the reclaim state machine's task: expired links into
+// tombstones, tombstones past their grace released, in the primary
+// Region's replica.
+func NewReclaim(cfg config.Config, c Clients) (*reclaim.Handler, error) {
+	if err := requireSettings(cfg, "LINKS_TABLE"); err != nil {
+		return nil, err
+	}
+	return &reclaim.Handler{
+		Store:   lifecycleStore(cfg, c),
+		Grace:   cfg.TombstoneGrace,
+		Now:     time.Now,
+		Log:     c.log("reclaim"),
+		Metrics: c.metrics("reclaim"),
+	}, nil
+}
+
+// NewOriginAuth builds the redirect origin's authorizer: only requests
+// carrying CloudFront's origin secret reach the redirect function. It reads
+// the secret's replica in this Region (ORIGIN_SECRET_ID) unless
+// Clients.OriginSecrets gives the values.
+func NewOriginAuth(cfg config.Config, c Clients) (*originauth.Handler, error) {
+	log := c.log("originauth")
+	secrets := c.OriginSecrets
+	if secrets == nil {
+		if err := requireSettings(cfg, "ORIGIN_SECRET_ID"); err != nil {
+			return nil, err
+		}
+		secrets = &originauth.SecretsManager{Client: secretsmanager.NewFromConfig(c.AWS), SecretID: cfg.OriginSecretID, Log: log}
+	}
+	return &originauth.Handler{Secrets: secrets, Log: log}, nil
+}
+
+// owners resolves API keys to their owners from the keys table, each
+// function with its own cache, as each Lambda has.
+func owners(cfg config.Config, db *dynamodb.Client) *apikey.Resolver {
+	return apikey.NewResolver(dynamokeys.New(db, dynamokeys.Config{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}),
+		apikey.ResolverOptions{TTL: cfg.KeyCacheTTL})
+}
+
+// lifecycleStore is the links table as ttlstream and reclaim write it: in
+// the primary Region. Neither touches the idempotency table (nor has a
+// grant on it).
+func lifecycleStore(cfg config.Config, c Clients) *dynamostore.Store {
+	return dynamostore.New(c.primaryDynamoDB(cfg), dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout})
+}
+
+// requireSettings is cfg.Require, its error marked as the configuration's.
+func requireSettings(cfg config.Config, names ...string) error {
+	if err := cfg.Require(names...); err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package infra_test
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/shared/tableschema"
+	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
+)
+
+// TestTablesMatchTheLocalSchema: every table infra/ deploys has the keys,
+// attribute definitions, indexes, stream and TTL attribute of the table
+// the local run and the tests create on DynamoDB Local
+// (dynamotable.Input and Create, from the same tableschema definition),
+// so a green local run speaks of the deployed schema.
+func TestTablesMatchTheLocalSchema(t *testing.T) {
+	tables := []struct {
+		id  string // the logical ID's prefix
+		def tableschema.Table
+	}{
+		{id: "TablesLinks", def: tableschema.Links()},
+		{id: "TablesIdempotency", def: tableschema.Idempotency()},
+		{id: "TablesAnalytics", def: tableschema.Analytics()},
+		{id: "TablesKeys", def: tableschema.Keys()},
+	}
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		for _, tt := range tables {
+			t.Run(s.name+"/"+tt.id, func(t *testing.T) {
+				var found []resource
+				for _, r := range s.data().resources("AWS::DynamoDB::GlobalTable") {
+					if strings.HasPrefix(r.ID, tt.id) {
+						found = append(found, r)
+					}
+				}
+				require.Len(t, found, 1)
+
+				want := localSchema(dynamotable.Input("t", tt.def), tt.def.TTLAttribute)
+				if want.StreamView == "" && len(asSlice(found[0].Props["Replicas"])) > 1 {
+					// A global table with replicas in other Regions replicates
+					// through a NEW_AND_OLD_IMAGES stream, which CDK turns on
+					// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/V2globaltables_HowItWorks.html);
+					// nothing of ours reads it, so the local table has none.
+					want.StreamView = "NEW_AND_OLD_IMAGES"
+				}
+				assert.Equal(t, want, deployedSchema(found[0].Props))
+			})
+		}
+	}
+}
+
+// schema is what both sides must agree on, in one comparable shape.
+type schema struct {
+	KeySchema   string
+	Attributes  []string // name:type, sorted
+	Indexes     map[string]string
+	StreamView  string
+	TTL         string
+	BillingMode string
+}
+
+func localSchema(in *dynamodb.CreateTableInput, ttl string) schema {
+	type key struct{ AttributeName, KeyType string }
+	keys := func(ks []key) string { return toJSON(ks) }
+	s := schema{TTL: ttl, BillingMode: string(in.BillingMode), Indexes: map[string]string{}}
+	var ks []key
+	for _, k := range in.KeySchema {
+		ks = append(ks, key{aws.ToString(k.AttributeName), string(k.KeyType)})
+	}
+	s.KeySchema = keys(ks)
+	for _, a := range in.AttributeDefinitions {
+		s.Attributes = append(s.Attributes, aws.ToString(a.AttributeName)+":"+string(a.AttributeType))
+	}
+	sort.Strings(s.Attributes)
+	for _, g := range in.GlobalSecondaryIndexes {
+		var gks []key
+		for _, k := range g.KeySchema {
+			gks = append(gks, key{aws.ToString(k.AttributeName), string(k.KeyType)})
+		}
+		s.Indexes[aws.ToString(g.IndexName)] = keys(gks) + " " + string(g.Projection.ProjectionType) + " " + toJSON(g.Projection.NonKeyAttributes)
+	}
+	if in.StreamSpecification != nil && aws.ToBool(in.StreamSpecification.StreamEnabled) {
+		s.StreamView = string(in.StreamSpecification.StreamViewType)
+	}
+	return s
+}
+
+func deployedSchema(p map[string]any) schema {
+	type key struct{ AttributeName, KeyType string }
+	keys := func(v any) string {
+		var ks []key
+		for _, k := range asSlice(v) {
+			ks = append(ks, key{get(k, "AttributeName").(string), get(k, "KeyType").(string)})
+		}
+		return toJSON(ks)
+	}
+	s := schema{KeySchema: keys(p["KeySchema"]), Indexes: map[string]string{}}
+	if b, ok := p["BillingMode"].(string); ok {
+		s.BillingMode = b
+	}
+	for _, a := range asSlice(p["AttributeDefinitions"]) {
+		s.Attributes = append(s.Attributes, get(a, "AttributeName").(string)+":"+get(a, "AttributeType").(string))
+	}
+	sort.Strings(s.Attributes)
+	for _, g := range asSlice(p["GlobalSecondaryIndexes"]) {
+		var nonKey []string
+		for _, a := range asSlice(get(g, "Projection", "NonKeyAttributes")) {
+			nonKey = append(nonKey, a.(string))
+		}
+		s.Indexes[get(g, "IndexName").(string)] = keys(get(g, "KeySchema")) + " " +
+			get(g, "Projection", "ProjectionType").(string) + " " + toJSON(nonKey)
+	}
+	if v, ok := get(p, "StreamSpecification", "StreamViewType").(string); ok {
+		s.StreamView = v
+	}
+	if get(p, "TimeToLiveSpecification", "Enabled") == true {
+		s.TTL, _ = get(p, "TimeToLiveSpecification", "AttributeName").(string)
+	}
+	return s
+}

@@ -1,0 +1,376 @@
+package freshnesstest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	createhandler "github.com/shortlink-dev/shortener/functions/create/handler"
+	managehandler "github.com/shortlink-dev/shortener/functions/manage/handler"
+	redirecthandler "github.com/shortlink-dev/shortener/functions/redirect/handler"
+	"github.com/shortlink-dev/shortener/internal/localedge"
+	"github.com/shortlink-dev/shortener/internal/localgw"
+	"github.com/shortlink-dev/shortener/shared/apikey"
+	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/edgecache"
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/linkstore"
+	"github.com/shortlink-dev/shortener/shared/metrics"
+)
+
+var start = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+
+const (
+	apiKey = "race-key"
+	owner  = "race-owner"
+	// promise is how soon a change must show on every path (README).
+	promise = 30 * time.Second
+)
+
+// clock is a fake clock whose timers (the local edge's invalidations)
+// fire as it passes them. The API's settle time passes on it too.
+type clock struct {
+	mu     sync.Mutex
+	t      time.Time
+	timers []timer
+}
+
+type timer struct {
+	at time.Time
+	f  func()
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) AfterFunc(d time.Duration, f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.timers = append(c.timers, timer{at: c.t.Add(d), f: f})
+}
+
+// Add moves the clock on by d, firing the timers due on the way in order.
+func (c *clock) Add(d time.Duration) { c.Set(c.Now().Add(d)) }
+
+// Set moves the clock on to t, firing the timers due on the way in order.
+func (c *clock) Set(t time.Time) {
+	for {
+		c.mu.Lock()
+		i := slices.IndexFunc(c.timers, func(tm timer) bool { return !tm.at.After(t) })
+		if i < 0 {
+			c.t = t
+			c.mu.Unlock()
+			return
+		}
+		for j, tm := range c.timers {
+			if tm.at.Before(c.timers[i].at) {
+				i = j
+			}
+		}
+		tm := c.timers[i]
+		c.timers = slices.Delete(c.timers, i, i+1)
+		if tm.at.After(c.t) {
+			c.t = tm.at
+		}
+		c.mu.Unlock()
+		tm.f()
+	}
+}
+
+// system is the local run's request path with one fake clock.
+type system struct {
+	// duringSettle, when set, runs once while the API waits out its
+	// settle time, a quarter of the way in: the hook that lets a test
+	// serve a request between the write and the invalidation.
+	duringSettle func()
+	clock        *clock
+	store        *linkstore.Memory
+	edge         *localedge.Edge
+	cfg          config.Config
+}
+
+// newSystem wires the local run with invalidations that complete delay
+// after they are made (at once when negative).
+func newSystem(t *testing.T, delay time.Duration) *system {
+	t.Helper()
+	clock := &clock{t: start}
+	cfg, err := config.Load(func(name string) string {
+		return map[string]string{"SHORTENER_BASE_URL": "https://sho.rt"}[name]
+	})
+	require.NoError(t, err)
+	store := linkstore.NewMemory(clock.Now)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	redirect := redirecthandler.New(redirecthandler.Options{Store: store, Config: cfg, Now: clock.Now,
+		Log: log, Metrics: metrics.New(io.Discard, "Shortener", "redirect")})
+	invalidations := edgecache.NewRecorder(clock.Now)
+	s := &system{clock: clock, store: store, cfg: cfg}
+	// The API's settle time before it invalidates passes on the fake clock.
+	settle := func(d time.Duration) {
+		hook := s.duringSettle
+		s.duringSettle = nil
+		if hook == nil {
+			clock.Add(d)
+			return
+		}
+		clock.Add(d / 4)
+		hook()
+		clock.Add(d - d/4)
+	}
+	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{apiKey: owner}), apikey.ResolverOptions{})
+	manage := managehandler.New(managehandler.Options{Store: store, Edge: invalidations, Config: cfg, Now: clock.Now, Sleep: settle,
+		Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Owners: owners})
+	create, err := createhandler.New(createhandler.Options{Store: store, Edge: invalidations, Config: cfg, Now: clock.Now, Sleep: settle,
+		Log: log, Metrics: metrics.New(io.Discard, "Shortener", "create"), Owners: owners})
+	require.NoError(t, err)
+	gw, err := localgw.New(localgw.Options{
+		Routes:  localgw.Routes(localgw.Handlers{Create: create.Handle, Redirect: redirect.Handle, Manage: manage.Handle, Batch: create.Handle, QR: manage.Handle}),
+		APIKeys: localgw.StaticKeys(apiKey),
+		Log:     log,
+	})
+	require.NoError(t, err)
+	edge, err := localedge.New(localedge.Options{Origin: gw, Now: clock.Now, Log: log,
+		InvalidationDelay: delay, AfterFunc: clock.AfterFunc})
+	require.NoError(t, err)
+	invalidations.OnInvalidate(edge.Invalidate)
+	s.edge = edge
+	return s
+}
+
+// answer is what a viewer got for a short link.
+type answer struct {
+	at       time.Time
+	status   int
+	location string
+	xCache   string
+	// edgeLife is how long the edge may keep the answer (s-maxage) from
+	// when it stored it, Age ago; zero for no-store or none.
+	edgeLife, age time.Duration
+}
+
+func (s *system) get(t *testing.T, path string) answer {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	s.edge.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	return answer{at: s.clock.Now(), status: rec.Code, location: rec.Header().Get("Location"),
+		xCache: rec.Header().Get("X-Cache"), edgeLife: sMaxAge(rec.Header().Get("Cache-Control")), age: seconds(rec.Header().Get("Age"))}
+}
+
+func (s *system) api(t *testing.T, method, path, body string) int {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, path, rd)
+	req.Header.Set("x-api-key", apiKey)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	s.edge.ServeHTTP(rec, req)
+	require.Less(t, rec.Code, 300, "%s %s: %d %s", method, path, rec.Code, rec.Body.String())
+	return rec.Code
+}
+
+func seconds(v string) time.Duration {
+	n, _ := strconv.Atoi(v)
+	return time.Duration(n) * time.Second
+}
+
+func sMaxAge(cc string) time.Duration {
+	for d := range strings.SplitSeq(cc, ",") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(d), "s-maxage="); ok {
+			n, _ := strconv.Atoi(v)
+			return time.Duration(n) * time.Second
+		}
+	}
+	return 0
+}
+
+// seedOldLink stores a link created an hour ago, past the new-link window,
+// so the redirect offers it the full edge TTL.
+func (s *system) seedOldLink(t *testing.T, code, url string) {
+	t.Helper()
+	created := start.Add(-time.Hour)
+	require.NoError(t, s.store.Create(context.Background(), link.Link{Code: code, Owner: owner, URL: url,
+		CreatedAt: created, UpdatedAt: created, ExpiresAt: start.Add(365 * 24 * time.Hour),
+		Status: link.StatusActive, Version: 1, RedirectStatus: 302}, nil))
+}
+
+// delays are the local edge's invalidation times the races run with: at
+// once (the worst case for the race: nothing but the design keeps an old
+// answer out), the local run's default, and long enough to use most of the
+// 30 s. A change made 2xx shows within 30 s plus the invalidation's own
+// time on AWS; locally the invalidation time is part of the 30 s.
+var delays = []struct {
+	name  string
+	delay time.Duration
+}{
+	{"invalidation completes at once", -1},
+	{"invalidation takes the default 5s", 0},
+	{"invalidation takes 28s", 28 * time.Second},
+}
+
+// TestDeleteRacesAnInProcessEntry drives issue 17's first defect: the
+// redirect loads the link, the owner deletes it a moment later and the
+// edge's copy is invalidated, and the next edge miss is answered from the
+// entry loaded before the delete. That answer must not outlive the
+// promise at the edge: 30 s after the DELETE's 204, every GET is 410.
+func TestDeleteRacesAnInProcessEntry(t *testing.T) {
+	for _, d := range delays {
+		t.Run(d.name, func(t *testing.T) {
+			s := newSystem(t, d.delay)
+			s.seedOldLink(t, "aB3dE5f", "https://example.com/old")
+
+			first := s.get(t, "/aB3dE5f") // loads the entry; the edge keeps the answer
+			require.Equal(t, 302, first.status)
+			require.Equal(t, "https://example.com/old", first.location)
+
+			s.clock.Add(100 * time.Millisecond)
+			// A click while the delete is between its write and its
+			// invalidation, within FreshRead of the load.
+			s.duringSettle = func() { s.get(t, "/aB3dE5f") }
+			s.api(t, http.MethodDelete, "/v1/links/aB3dE5f", "")
+			deleted := s.clock.Now() // the 204
+			s.clock.Add(100 * time.Millisecond)
+
+			assert.Empty(t, s.watch(t, "/aB3dE5f", deleted, promise, func(a answer) bool { return a.status == http.StatusGone }))
+		})
+	}
+}
+
+// TestPatchRacesAnInProcessEntry is the same race for an edit: 30 s after
+// the PATCH's 200, every GET redirects to the new target.
+func TestPatchRacesAnInProcessEntry(t *testing.T) {
+	for _, d := range delays {
+		t.Run(d.name, func(t *testing.T) {
+			s := newSystem(t, d.delay)
+			s.seedOldLink(t, "aB3dE5f", "https://example.com/old")
+
+			require.Equal(t, "https://example.com/old", s.get(t, "/aB3dE5f").location)
+			s.clock.Add(100 * time.Millisecond)
+			s.duringSettle = func() { s.get(t, "/aB3dE5f") }
+			s.api(t, http.MethodPatch, "/v1/links/aB3dE5f", `{"url":"https://example.com/new"}`)
+			patched := s.clock.Now()
+			s.clock.Add(100 * time.Millisecond)
+
+			assert.Empty(t, s.watch(t, "/aB3dE5f", patched, promise, func(a answer) bool {
+				return a.status == 302 && a.location == "https://example.com/new"
+			}))
+		})
+	}
+}
+
+// TestThePromiseCanFail checks the watch itself: with invalidations that
+// take longer than the promise, the edge's first copy outlives it, and the
+// watch says so.
+func TestThePromiseCanFail(t *testing.T) {
+	s := newSystem(t, promise+time.Second)
+	s.seedOldLink(t, "aB3dE5f", "https://example.com/old")
+	s.get(t, "/aB3dE5f")
+	s.api(t, http.MethodDelete, "/v1/links/aB3dE5f", "")
+	deleted := s.clock.Now()
+
+	got := s.watch(t, "/aB3dE5f", deleted, promise, func(a answer) bool { return a.status == http.StatusGone })
+	assert.Contains(t, got, "at +30s: 302 https://example.com/old (Hit from cloudfront")
+}
+
+// watch GETs path every 250 ms until twice the promise after changed,
+// and returns the first answer that breaks it: one that is not current at
+// or after changed+promise. An old answer the edge stored for long after
+// its invalidation completed shows there. Empty: the promise held.
+func (s *system) watch(t *testing.T, path string, changed time.Time, promise time.Duration, current func(answer) bool) string {
+	t.Helper()
+	for s.clock.Now().Before(changed.Add(2 * promise)) {
+		a := s.get(t, path)
+		if !current(a) && !a.at.Before(changed.Add(promise)) {
+			return fmt.Sprintf("at +%s: %d %s (%s, Age %s, s-maxage %s)",
+				a.at.Sub(changed), a.status, a.location, a.xCache, a.age, a.edgeLife)
+		}
+		s.clock.Add(250 * time.Millisecond)
+	}
+	return ""
+}
+
+// TestNewAliasRacesANegativeEntry drives issue 17's sixth defect: a
+// viewer asks for an alias before it exists, so the redirect remembers the
+// 404; the alias is created a moment later and the edge's 404 is
+// invalidated, and the next edge miss, late in the remembered 404's life,
+// is answered from it. The new alias must redirect everywhere within the
+// negative-cache TTL of its 201 (plus, on AWS, the invalidation's own time;
+// locally the default 5 s fits inside it).
+func TestNewAliasRacesANegativeEntry(t *testing.T) {
+	for _, d := range delays[:2] {
+		t.Run(d.name, func(t *testing.T) {
+			s := newSystem(t, d.delay)
+			negTTL := s.cfg.NegativeCacheTTL
+
+			asked := s.clock.Now()
+			require.Equal(t, http.StatusNotFound, s.get(t, "/spring-sale").status)
+			s.clock.Add(100 * time.Millisecond)
+			s.api(t, http.MethodPost, "/v1/links", `{"url":"https://example.com/spring","alias":"spring-sale"}`)
+			created := s.clock.Now() // the 201
+			// Nobody asks until late in the redirect's 404 entry's life (its
+			// lifetime is jittered down by up to 20 %).
+			if late := asked.Add(negTTL*8/10 - 100*time.Millisecond); late.After(s.clock.Now()) {
+				s.clock.Set(late)
+			}
+
+			assert.Empty(t, s.watch(t, "/spring-sale", created, negTTL, func(a answer) bool {
+				return a.status == 302 && a.location == "https://example.com/spring"
+			}))
+		})
+	}
+}
+
+// TestNewAliasRacesAFreshMiss: a viewer asks for the alias while its
+// create is between the insert and the edge invalidation, and the redirect
+// answers from the miss it read just before the insert, fresh enough for
+// the edge's usual 10 s. The invalidation comes after and removes it: the
+// alias still redirects everywhere within the negative-cache TTL.
+func TestNewAliasRacesAFreshMiss(t *testing.T) {
+	for _, d := range delays[:2] {
+		t.Run(d.name, func(t *testing.T) {
+			s := newSystem(t, d.delay)
+			negTTL := s.cfg.NegativeCacheTTL
+
+			// A HEAD: the redirect remembers the miss, and the edge does not
+			// keep an answer without a body (as another edge location would
+			// not have this one's).
+			rec := httptest.NewRecorder()
+			s.edge.ServeHTTP(rec, httptest.NewRequest(http.MethodHead, "/autumn-sale", nil))
+			require.Equal(t, http.StatusNotFound, rec.Code)
+			var during answer
+			var fetched bool
+			s.duringSettle = func() {
+				misses := s.edge.Stats().Misses
+				during = s.get(t, "/autumn-sale")
+				fetched = s.edge.Stats().Misses == misses+1
+			}
+			s.api(t, http.MethodPost, "/v1/links", `{"url":"https://example.com/autumn","alias":"autumn-sale"}`)
+			created := s.clock.Now() // the 201
+			require.True(t, fetched, "the race happened: the edge asked the redirect during the settle time")
+			require.Equal(t, http.StatusNotFound, during.status)
+			require.Equal(t, 10*time.Second, during.edgeLife, "a miss read under FreshRead ago keeps the usual 404 TTL")
+
+			assert.Empty(t, s.watch(t, "/autumn-sale", created, negTTL, func(a answer) bool {
+				return a.status == 302 && a.location == "https://example.com/autumn"
+			}))
+		})
+	}
+}

@@ -1,0 +1,82 @@
+package localedge
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/console"
+)
+
+func TestConsoleServesTheBuildWithItsHeaders(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "assets"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "index.html"), []byte("<!doctype html><title>c</title>"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "assets", "app-ABC123.js"), []byte("console.log(1)"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("outside"), 0o644))
+	h := Console(dir)
+
+	tests := []struct {
+		name, method, path string
+		status             int
+		cacheControl       string
+		contentType        string
+		body               string
+		location           string
+	}{
+		{"index", "GET", "/console/", 200, console.HTMLCacheControl, "text/html; charset=utf-8", "<!doctype html><title>c</title>", ""},
+		{"index by name", "GET", "/console/index.html", 200, console.HTMLCacheControl, "text/html; charset=utf-8", "<!doctype html><title>c</title>", ""},
+		{"no slash", "GET", "/console", 301, console.HTMLCacheControl, "", "", "/console/"},
+		{"hashed asset", "GET", "/console/assets/app-ABC123.js", 200, console.AssetCacheControl, "text/javascript; charset=utf-8", "console.log(1)", ""},
+		{"head", "HEAD", "/console/assets/app-ABC123.js", 200, console.AssetCacheControl, "text/javascript; charset=utf-8", "", ""},
+		{"missing key is S3's 403", "GET", "/console/assets/nope.js", 403, "", "application/xml", "", ""},
+		{"folder", "GET", "/console/assets/", 403, "", "application/xml", "", ""},
+		{"climbing out", "GET", "/console/../secret.txt", 403, "", "application/xml", "", ""},
+		{"post", "POST", "/console/", 403, "", "text/html", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest(tt.method, "http://127.0.0.1:8080/", nil)
+			req.URL.Path = tt.path
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			assert.Equal(t, tt.status, rec.Code)
+			assert.Equal(t, console.ContentSecurityPolicy, rec.Header().Get("Content-Security-Policy"))
+			assert.Equal(t, "nosniff", rec.Header().Get("X-Content-Type-Options"))
+			assert.Equal(t, "DENY", rec.Header().Get("X-Frame-Options"))
+			if tt.cacheControl != "" {
+				assert.Equal(t, tt.cacheControl, rec.Header().Get("Cache-Control"))
+			}
+			if tt.contentType != "" {
+				assert.Contains(t, rec.Header().Get("Content-Type"), tt.contentType)
+			}
+			if tt.body != "" {
+				assert.Equal(t, tt.body, rec.Body.String())
+			}
+			if tt.location != "" {
+				assert.Equal(t, tt.location, rec.Header().Get("Location"))
+			}
+			assert.Empty(t, rec.Header().Get("Last-Modified"), "the HTML must be fetched whole every time")
+		})
+	}
+}
+
+func TestConsoleNotBuiltSaysHow(t *testing.T) {
+	rec := httptest.NewRecorder()
+	Console(filepath.Join(t.TempDir(), "missing")).ServeHTTP(rec, httptest.NewRequest("GET", "/console/", nil))
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	assert.Contains(t, rec.Body.String(), "make dev")
+}
+
+func TestConsolePolicyHasNoInlineScript(t *testing.T) {
+	csp := console.ContentSecurityPolicy
+	assert.Contains(t, csp, "script-src 'self';")
+	assert.NotContains(t, csp, "unsafe-inline")
+	assert.NotContains(t, csp, "unsafe-eval")
+	assert.Contains(t, csp, "frame-ancestors 'none'")
+}

@@ -1,0 +1,111 @@
+package clickstore
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Memory is a Store in process memory, for unit tests and tools that need
+// no DynamoDB. Counters never expire: retention is DynamoDB's TTL.
+type Memory struct {
+	mu          sync.Mutex
+	counts      map[Key]Counts
+	checkpoints map[string]string
+	maxItems    int
+}
+
+var _ Store = (*Memory)(nil)
+
+// NewMemory returns an empty store whose Breakdown reads at most
+// maxBreakdownItems items (DefaultMaxBreakdownItems when zero or less).
+func NewMemory(maxBreakdownItems int) *Memory {
+	if maxBreakdownItems <= 0 {
+		maxBreakdownItems = DefaultMaxBreakdownItems
+	}
+	return &Memory{counts: map[Key]Counts{}, checkpoints: map[string]string{}, maxItems: maxBreakdownItems}
+}
+
+// Apply implements Store.
+func (m *Memory) Apply(_ context.Context, c Chunk) error {
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("apply chunk: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if cp, ok := m.checkpoints[c.Shard]; ok && CompareSequence(cp, c.First) >= 0 {
+		return fmt.Errorf("apply chunk %s..%s of %s: %w", c.First, c.Last, c.Shard, ErrApplied)
+	}
+	for _, it := range c.Items {
+		n := m.counts[it.Key]
+		n.Add(it.Counts)
+		m.counts[it.Key] = n
+	}
+	m.checkpoints[c.Shard] = TrimSequence(c.Last)
+	return nil
+}
+
+// Checkpoint implements Store.
+func (m *Memory) Checkpoint(_ context.Context, shard string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.checkpoints[shard], nil
+}
+
+// Series implements Store.
+func (m *Memory) Series(_ context.Context, code string, kind Kind, from, to time.Time) ([]Point, error) {
+	if err := CheckSeries(kind); err != nil {
+		return nil, err
+	}
+	var points []Point
+	for _, k := range m.keys(code, kind, from, to) {
+		points = append(points, Point{Start: time.Unix(k.Start, 0).UTC(), Counts: m.get(k)})
+	}
+	return points, nil
+}
+
+// Breakdown implements Store.
+func (m *Memory) Breakdown(_ context.Context, code string, kind Kind, from, to time.Time) (map[string]Counts, bool, error) {
+	if err := CheckBreakdown(kind); err != nil {
+		return nil, false, err
+	}
+	sums := map[string]Counts{}
+	for i, k := range m.keys(code, kind, from, to) {
+		if i == m.maxItems {
+			return sums, false, nil
+		}
+		sum := sums[k.Dim]
+		sum.Add(m.get(k))
+		sums[k.Dim] = sum
+	}
+	return sums, true, nil
+}
+
+func (m *Memory) get(k Key) Counts {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.counts[k]
+}
+
+// keys lists code's counters of kind starting in [from, to), by start and
+// then dimension: the order DynamoDB returns their sort keys in.
+func (m *Memory) keys(code string, kind Kind, from, to time.Time) []Key {
+	first, last, ok := Starts(kind, from, to)
+	if !ok {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var keys []Key
+	for k := range maps.Keys(m.counts) {
+		if k.Code == code && k.Kind == kind && k.Start >= first && k.Start <= last {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b Key) int { return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Dim, b.Dim)) })
+	return keys
+}

@@ -1,0 +1,73 @@
+package tableschema
+
+// Attribute names. A name used by several tables is one constant: "code"
+// is the links and analytics tables' partition key, "expires_at" the
+// idempotency and analytics tables' TTL attribute.
+const (
+	// AttrCode is the link's code (its storage key): the links table's
+	// and the analytics table's partition key.
+	AttrCode        = "code"
+	AttrURL         = "url"
+	AttrOwner       = "owner_id"
+	AttrAlias       = "alias"
+	AttrCustomAlias = "custom_alias"
+	// AttrCreatedAt is when a link (epoch milliseconds) or an API key was
+	// created.
+	AttrCreatedAt = "created_at"
+	AttrUpdatedAt = "updated_at" // epoch milliseconds
+	// AttrExpiresAt is a link's expiry, epoch seconds: readers enforce it
+	// (410 from that second on). On the idempotency and analytics tables
+	// it is the TTL attribute.
+	AttrExpiresAt      = "expires_at"
+	AttrStatus         = "status"
+	AttrVersion        = "version"
+	AttrRedirectStatus = "redirect_status"
+	// AttrPurgeAt is the links table's TTL attribute, epoch seconds: a
+	// delay after expires_at. The reclaim run's expiry sweep turns an
+	// expired link into its tombstone in place long before then, so TTL,
+	// and ttlstream after it, are only the backstop (see
+	// docs/lifecycle.md). Tombstones carry none: only reclaim removes them.
+	AttrPurgeAt = "purge_at"
+	// AttrExpShard is the expiring-links index's partition key: only links
+	// carry it, so a tombstone leaves that index.
+	AttrExpShard = "exp_shard"
+
+	// Tombstone attributes. AttrTombShard is the sparse index's partition
+	// key: only tombstones carry it, so the index holds nothing else.
+	AttrTombstonedAt = "tombstoned_at" // epoch milliseconds
+	AttrReclaimAfter = "reclaim_after" // epoch seconds
+	AttrPrevOwner    = "prev_owner_id"
+	AttrTombReason   = "tomb_reason"
+	AttrTombShard    = "tomb_shard"
+
+	// Idempotency records: the partition key joins owner and
+	// Idempotency-Key.
+	AttrIdemPK       = "pk"
+	AttrIdemHash     = "request_hash"
+	AttrIdemResponse = "response"
+
+	// API keys: the partition key is the key's SHA-256; an item also
+	// carries AttrOwner, AttrStatus and AttrCreatedAt.
+	AttrKeyHash   = "key_hash"
+	AttrRevokedAt = "revoked_at"
+	AttrNote      = "note"
+
+	// Click counters: the sort key is the bucket (kind, time, dimension);
+	// AttrSequence is on checkpoint items only.
+	AttrBucket   = "bucket"
+	AttrTotal    = "total"
+	AttrHuman    = "human"
+	AttrBot      = "bot"
+	AttrSequence = "seq"
+)
+
+// Index names of the links table.
+const (
+	// IndexByOwner lists an owner's links newest first.
+	IndexByOwner = "by-owner"
+	// IndexDueTombstones finds tombstones by reclaim time.
+	IndexDueTombstones = "due-tombstones"
+	// IndexExpiringLinks finds links by expiry (exp_shard, expires_at),
+	// projecting the owner for the tombstone.
+	IndexExpiringLinks = "expiring-links"
+)

@@ -1,0 +1,118 @@
+package tableschema
+
+// Type is an attribute's DynamoDB scalar type, as DynamoDB spells it.
+type Type string
+
+// Scalar types of key attributes.
+const (
+	String Type = "S"
+	Number Type = "N"
+)
+
+// Attribute is a key attribute: its name and type.
+type Attribute struct {
+	Name string
+	Type Type
+}
+
+// Projection is which attributes an index copies, as DynamoDB spells it.
+type Projection string
+
+// Projections.
+const (
+	ProjectAll      Projection = "ALL"
+	ProjectKeysOnly Projection = "KEYS_ONLY"
+	ProjectInclude  Projection = "INCLUDE"
+)
+
+// StreamView is what a table's stream records carry, as DynamoDB spells
+// it; "" is no stream.
+type StreamView string
+
+// NewAndOldImages: records carry the item before and after the change.
+const NewAndOldImages StreamView = "NEW_AND_OLD_IMAGES"
+
+// Index is a global secondary index.
+type Index struct {
+	Name         string
+	PartitionKey Attribute
+	// SortKey is the zero Attribute when the index has none.
+	SortKey    Attribute
+	Projection Projection
+	// NonKeyAttributes are the attributes an Include projection copies.
+	NonKeyAttributes []string
+}
+
+// Table is what infra/ deploys and the local run creates: keys, indexes,
+// stream and TTL. Billing is on demand everywhere.
+type Table struct {
+	PartitionKey Attribute
+	// SortKey is the zero Attribute when the table has none.
+	SortKey Attribute
+	Indexes []Index
+	Stream  StreamView
+	// TTLAttribute is the TTL attribute (epoch seconds); "" is no TTL.
+	TTLAttribute string
+}
+
+// Links is the links table: one item per code, a link or its tombstone.
+// Its stream feeds ttlstream; the indexes are sparse except by-owner.
+func Links() Table {
+	return Table{
+		PartitionKey: Attribute{AttrCode, String},
+		Stream:       NewAndOldImages,
+		// A day after the expiry: the reclaim run tombstones an expired
+		// link in place first, so TTL is only the backstop.
+		TTLAttribute: AttrPurgeAt,
+		Indexes: []Index{
+			{
+				// The management API lists a caller's links, newest first.
+				Name:         IndexByOwner,
+				PartitionKey: Attribute{AttrOwner, String},
+				SortKey:      Attribute{AttrCreatedAt, Number},
+				Projection:   ProjectAll,
+			},
+			{
+				// Sparse: only tombstones carry tomb_shard, so reclaim
+				// queries the due ones without scanning live links.
+				Name:         IndexDueTombstones,
+				PartitionKey: Attribute{AttrTombShard, String},
+				SortKey:      Attribute{AttrReclaimAfter, Number},
+				Projection:   ProjectKeysOnly,
+			},
+			{
+				// Sparse: only links carry exp_shard, so reclaim finds the
+				// expired ones to tombstone in place, with their owner.
+				Name:             IndexExpiringLinks,
+				PartitionKey:     Attribute{AttrExpShard, String},
+				SortKey:          Attribute{AttrExpiresAt, Number},
+				Projection:       ProjectInclude,
+				NonKeyAttributes: []string{AttrOwner},
+			},
+		},
+	}
+}
+
+// Idempotency is the table of create requests' Idempotency-Keys, each
+// remembered for a day. Kept apart from the links table so its TTL
+// deletions stay out of the links stream, whose TTL deletions mean "a link
+// expired".
+func Idempotency() Table {
+	return Table{PartitionKey: Attribute{AttrIdemPK, String}, TTLAttribute: AttrExpiresAt}
+}
+
+// Keys is the API keys table: key hash -> owner and status. Keys never
+// expire by themselves.
+func Keys() Table {
+	return Table{PartitionKey: Attribute{AttrKeyHash, String}}
+}
+
+// Analytics is the click counters' table: code and bucket; counters expire
+// after their retention, shard checkpoints after a week without writes.
+func Analytics() Table {
+	return Table{
+		PartitionKey: Attribute{AttrCode, String},
+		SortKey:      Attribute{AttrBucket, String},
+		TTLAttribute: AttrExpiresAt,
+	}
+}
