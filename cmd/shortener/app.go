@@ -181,6 +181,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.statsCommand(),
 		a.qrCommand(),
 		a.importCommand(),
+		a.exportCommand(),
 		a.keysCommand(),
 	)
 	return root

@@ -219,9 +219,9 @@ func TestCLIAgainstTheLocalRun(t *testing.T) {
 	})
 
 	t.Run("import", func(t *testing.T) {
-		// 1,000 rows, three of them bad: an invalid URL and a reserved
-		// alias the API refuses, and a ttl_seconds that is not a number,
-		// refused before sending. Line 1 is the header.
+		// 1,000 rows, three of them bad: an invalid URL, a reserved alias
+		// and a ttl_seconds that is not a number, all refused before
+		// sending. Line 1 is the header.
 		var csv strings.Builder
 		csv.WriteString("url,alias,ttl_seconds,redirect_status\n")
 		bad := map[int]string{
@@ -249,10 +249,10 @@ func TestCLIAgainstTheLocalRun(t *testing.T) {
 		assert.Equal(t, exitFailed, r.code, "some rows failed\n%s", r.stderr)
 		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 		require.Len(t, lines, 1001, "one line per row, then the summary")
-		assert.Equal(t, "997 created, 3 failed (lines 101, 502, 903)", lines[1000])
-		assert.Regexp(t, `^line 101\s+failed\s+400\s+url: `, lines[99])
+		assert.Equal(t, "997 created, 0 already there, 3 failed (lines 101, 502, 903)", lines[1000])
+		assert.Regexp(t, `^line 101\s+failed\s+-\s+url: `, lines[99])
 		assert.Regexp(t, `^line 502\s+failed\s+-\s+ttl_seconds: "soon" is not a whole number`, lines[500])
-		assert.Regexp(t, `^line 903\s+failed\s+400\s+alias: .*reserved`, lines[901])
+		assert.Regexp(t, `^line 903\s+failed\s+-\s+alias: .*reserved`, lines[901])
 		assert.Regexp(t, `^line 2\s+created\s+`+regexp.QuoteMeta(origin)+`/\S+\s+https://example.com/import/2$`, lines[0])
 		assert.Regexp(t, `^line 10\s+created\s+`+regexp.QuoteMeta(origin)+`/Imported-10\s`, lines[8])
 		assert.Contains(t, lines[12], "https://example.com/import/14?a=1,b=2", "a quoted cell keeps its comma")
@@ -271,19 +271,22 @@ func TestCLIAgainstTheLocalRun(t *testing.T) {
 		assert.True(t, seen["https://example.com/import/999"])
 		assert.False(t, seen["https://example.com/import/502"])
 
-		// Running the same import again creates nothing twice.
+		// Running the same import again creates nothing twice: every
+		// link is found among the owner's.
 		r = imp.run("--json", "import", file)
 		assert.Equal(t, exitFailed, r.code)
 		var rep importReport
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep), r.stdout)
-		assert.Equal(t, 997, rep.Created)
+		assert.Equal(t, 0, rep.Created)
+		assert.Equal(t, 997, rep.Exists)
 		assert.Equal(t, 3, rep.Failed)
 		require.Len(t, rep.Rows, 1000)
 		assert.Equal(t, 101, rep.Rows[99].Line)
-		assert.Equal(t, 400, rep.Rows[99].Status)
+		assert.Equal(t, outcomeFailed, rep.Rows[99].Outcome)
+		assert.Equal(t, outcomeExists, rep.Rows[0].Outcome)
 		assert.Equal(t, "url", rep.Rows[99].Problem.Field)
 		require.NoError(t, json.Unmarshal([]byte(imp.ok("ls", "--all", "--json")), &page))
-		assert.Len(t, page.Links, 997, "the second run replayed the first one's links")
+		assert.Len(t, page.Links, 997, "the second run created nothing")
 		imp.checkTraffic(0)
 	})
 

@@ -114,8 +114,13 @@ func startLocal(t *testing.T, apiKeys string, env ...string) string {
 			}
 		}
 	}()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	// exited is closed when the process has ended, so that both the wait
+	// for readiness below and the cleanup can see it: a channel that
+	// carried the error once would leave the cleanup of a run that failed
+	// to start waiting forever.
+	exited := make(chan struct{})
+	var exitErr error
+	go func() { exitErr = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
 		select {
@@ -129,8 +134,8 @@ func startLocal(t *testing.T, apiKeys string, env ...string) string {
 	select {
 	case origin := <-ready:
 		return origin
-	case err := <-exited:
-		t.Fatalf("the local run exited before it was ready: %v\n%s", err, logs.String())
+	case <-exited:
+		t.Fatalf("the local run exited before it was ready: %v\n%s", exitErr, logs.String())
 	case <-time.After(2 * time.Minute):
 		t.Fatalf("the local run was not ready after 2 minutes\n%s", logs.String())
 	}

@@ -1,13 +1,16 @@
 // Command shortener is the command line client of the shortener's /v1 API:
 // it creates, lists, changes and deletes short links, shows their click
-// statistics with a terminal chart, writes QR codes and imports links in
-// bulk from CSV. It speaks the same HTTP API to the local run and to a
+// statistics with a terminal chart, writes QR codes, exports links and
+// clicks, and imports links in bulk from CSV, from its own export or from
+// the exports of Bitly, Shlink, YOURLS, Kutt and Dub. It speaks the same HTTP API to the local run and to a
 // deployed stack. Its keys commands, for operators, issue, rotate and
 // revoke API keys in the keys table directly (docs/cli.md).
 //
 //	shortener shorten https://example.com/landing --alias Summer-Sale --ttl 30d
 //	shortener ls --all
 //	shortener import links.csv
+//	shortener export -o links.csv
+//	shortener import --from shlink --dry-run short_urls.csv
 //
 // The endpoint and API key come from --endpoint and --api-key, else
 // SHORTENER_ENDPOINT and SHORTENER_API_KEY, else the config file

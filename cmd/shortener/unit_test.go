@@ -173,8 +173,8 @@ func TestBarChart(t *testing.T) {
 	}
 }
 
-func TestReadImport(t *testing.T) {
-	rows, err := readImport([]byte("\ufeffURL, Alias ,redirect_status\n" +
+func TestReadOwnCSV(t *testing.T) {
+	rows, err := readOwnCSV([]byte("\ufeffURL, Alias ,redirect_status\n" +
 		"https://example.com/a,,\n" +
 		"\"https://example.com/b\nstill b\",B-alias,308\n" + // a quoted cell over two lines
 		"\n" + // blank lines are skipped
@@ -206,7 +206,7 @@ func TestReadImport(t *testing.T) {
 		"empty":            "",
 		"header only":      "url,alias\n",
 	} {
-		_, err := readImport([]byte(file))
+		_, err := readOwnCSV([]byte(file))
 		var usage *usageError
 		assert.True(t, errors.As(err, &usage), "%s: %v", name, err)
 	}

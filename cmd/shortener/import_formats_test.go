@@ -1,0 +1,179 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// importedRow is what a reader and the checks made of one row, in a form
+// a table can spell out.
+type importedRow struct {
+	Line     int
+	URL      string
+	Alias    string
+	Expires  string
+	Redirect int
+	Disabled bool
+	NotKept  []string
+	// Failed is the field the row failed on ("-" for a row that failed as
+	// a whole), empty when it is ready to send.
+	Failed string
+}
+
+// importNow is the clock of the format tests: the fixtures' expiries are
+// in its future.
+var importNow = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+
+func readFixture(t *testing.T, format, file string, newCode bool) []importedRow {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "import", file))
+	require.NoError(t, err)
+	rows, err := importFormats[format](data)
+	require.NoError(t, err)
+	a := &app{now: func() time.Time { return importNow }}
+	a.checkRows(rows, newCode)
+	out := make([]importedRow, len(rows))
+	for i, r := range rows {
+		g := importedRow{Line: r.Line, URL: r.req.URL, Alias: r.req.Alias, Disabled: r.disabled, NotKept: r.NotKept}
+		if r.req.ExpiresAt != nil {
+			g.Expires = *r.req.ExpiresAt
+		}
+		if r.req.RedirectStatus != nil {
+			g.Redirect = *r.req.RedirectStatus
+		}
+		if r.Problem != nil {
+			g.Failed = r.Problem.Field
+			if g.Failed == "" {
+				g.Failed = "-"
+			}
+			g.NotKept = nil
+		}
+		out[i] = g
+	}
+	return out
+}
+
+func TestImportFormats(t *testing.T) {
+	bitly := []importedRow{
+		{Line: 2, URL: "https://restaurant.example/menu/fall", Alias: "fall-menu", NotKept: []string{"title", "tags", "domain", "1 more custom back-halves"}},
+		{Line: 3, URL: "https://restaurant.example/reservations", Alias: "4aBcDeF", NotKept: []string{"archived", "domain"}},
+	}
+	bitlyJSON := []importedRow{bitly[0], bitly[1]}
+	bitlyJSON[0].Line, bitlyJSON[1].Line = 3, 17
+	tests := []struct {
+		name, format, file string
+		newCode            bool
+		want               []importedRow
+	}{
+		{name: "shlink", format: "shlink", file: "shlink.csv", want: []importedRow{
+			{Line: 2, URL: "https://example.org/campaigns/spring-2024?utm_source=newsletter", Alias: "Spring24", NotKept: []string{"title", "tags", "clicks", "domain"}},
+			{Line: 3, URL: "https://example.org/docs/install", Alias: "aB3dE", NotKept: []string{"domain"}},
+			{Line: 4, URL: "https://example.org/about", Alias: "ab", Failed: "alias"},          // shorter than 3
+			{Line: 5, URL: "https://example.org/admin-guide", Alias: "admin", Failed: "alias"}, // reserved
+			{Line: 6, URL: "https://example.org/shop?cat=gifts,toys", Alias: "xmas-sale", NotKept: []string{"title", "clicks", "domain"}},
+		}},
+		{name: "shlink with new codes", format: "shlink", file: "shlink.csv", newCode: true, want: []importedRow{
+			{Line: 2, URL: "https://example.org/campaigns/spring-2024?utm_source=newsletter", Alias: "Spring24", NotKept: []string{"title", "tags", "clicks", "domain"}},
+			{Line: 3, URL: "https://example.org/docs/install", Alias: "aB3dE", NotKept: []string{"domain"}},
+			{Line: 4, URL: "https://example.org/about", NotKept: []string{"title", "clicks", "domain", `alias "ab" (must be 3 to 64 characters, got 2)`}},
+			{Line: 5, URL: "https://example.org/admin-guide", NotKept: []string{"tags", "clicks", "domain", `alias "admin" ("admin" is reserved)`}},
+			{Line: 6, URL: "https://example.org/shop?cat=gifts,toys", Alias: "xmas-sale", NotKept: []string{"title", "clicks", "domain"}},
+		}},
+		{name: "yourls", format: "yourls", file: "yourls.csv", want: []importedRow{
+			{Line: 2, URL: "https://ozh.org/", Alias: "ozh", Redirect: 301, NotKept: []string{"title", "clicks", "creator IP"}},
+			{Line: 3, URL: "https://example.net/first", Alias: "1", Redirect: 301, Failed: "alias"},
+			{Line: 4, URL: "https://yourls.org/docs", Alias: "yourls-docs", Redirect: 301, NotKept: []string{"title", "creator IP"}},
+			{Line: 5, URL: "ftp://files.example.net/feed.xml", Alias: "feed", Redirect: 301, Failed: "url"},
+		}},
+		{name: "dub", format: "dub", file: "dub.csv", want: []importedRow{
+			{Line: 2, URL: "https://example.com/blog/launch-week", Alias: "launch-week", NotKept: []string{"clicks", "tags", "domain"}},
+			{Line: 3, URL: "https://acme.com/pricing", Alias: "pricing", NotKept: []string{"clicks", "archived", "domain"}},
+			{Line: 4, URL: "https://acme.com/docs/api", Alias: "docs/api", Failed: "alias"}, // a slash
+		}},
+		{name: "kutt", format: "kutt", file: "kutt.json", want: []importedRow{
+			{Line: 6, URL: "https://example.com/promo", Alias: "promo", Expires: "2031-01-01T00:00:00Z", NotKept: []string{"description", "clicks"}},
+			{Line: 20, URL: "https://example.com/report.pdf", Alias: "k7Xq2", NotKept: []string{"domain"}},
+			{Line: 34, URL: "https://example.com/internal", Alias: "secret", Failed: "password"},
+			{Line: 48, URL: "https://login.example.net/", Alias: "phish", Failed: "banned"},
+		}},
+		{name: "bitly API JSON", format: "bitly", file: "bitly.json", want: bitlyJSON},
+		{name: "bitly CSV", format: "bitly", file: "bitly.csv", want: bitly},
+		{name: "our CSV export", format: "csv", file: "own.csv", want: []importedRow{
+			{Line: 2, URL: "https://example.com/summer", Alias: "Summer-Sale", Expires: "2027-05-30T09:00:00Z", Redirect: 307},
+			{Line: 3, URL: "https://example.com/landing?utm_source=cli", Expires: "2031-11-28T18:30:00Z", Redirect: 301, Disabled: true},
+			{Line: 4, URL: "https://example.com/old", Expires: "2031-11-27T10:00:00Z", Redirect: 302, Failed: "status"},
+		}},
+		{name: "our NDJSON export", format: "ndjson", file: "own.ndjson", want: []importedRow{
+			{Line: 1, URL: "https://example.com/summer", Alias: "Summer-Sale", Expires: "2027-05-30T09:00:00Z", Redirect: 307},
+			{Line: 2, URL: "https://example.com/landing?utm_source=cli", Expires: "2031-11-28T18:30:00Z", Redirect: 301, Disabled: true},
+			{Line: 4, Failed: "-"}, // an unknown field: not our export
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, readFixture(t, tt.format, tt.file, tt.newCode))
+		})
+	}
+}
+
+func TestImportFormatsRefuseOtherFiles(t *testing.T) {
+	tests := []struct {
+		name, format, data string
+	}{
+		{"a Shlink file without short codes", "shlink", "longUrl,title\nhttps://example.com/,x\n"},
+		{"a YOURLS file without keywords", "yourls", "url,clicks\nhttps://example.com/,1\n"},
+		{"a Dub file with API names", "dub", "key,url\nabc,https://example.com/\n"},
+		{"a Bitly CSV without long_url", "bitly", "link,title\nhttps://bit.ly/x,y\n"},
+		{"Kutt as CSV", "kutt", "address,target\nabc,https://example.com/\n"},
+		{"Kutt JSON without data", "kutt", `{"links": []}`},
+		{"Kutt JSON with an empty data", "kutt", `{"data": []}`},
+		{"Bitly JSON that is a string", "bitly", `["x"]`},
+		{"an empty NDJSON file", "ndjson", "\n\n"},
+		{"our CSV with a column of another tool", "csv", "url,title\nhttps://example.com/,x\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := importFormats[tt.format]([]byte(tt.data))
+			var usage *usageError
+			require.True(t, errors.As(err, &usage), "want a usage error, got %v", err)
+		})
+	}
+}
+
+func TestCheckRowsDuplicateAliases(t *testing.T) {
+	rows, err := readOwnCSV([]byte("url,alias\nhttps://example.com/a,Sale\nhttps://example.com/b,sale\nhttps://example.com/c,\nhttps://example.com/c,\n"))
+	require.NoError(t, err)
+	(&app{now: func() time.Time { return importNow }}).checkRows(rows, false)
+	assert.Nil(t, rows[0].Problem)
+	require.NotNil(t, rows[1].Problem, "aliases are case-insensitive")
+	assert.True(t, strings.Contains(rows[1].Problem.Detail, "line 2"), rows[1].Problem.Detail)
+	assert.Nil(t, rows[2].Problem, "two rows without alias may share a URL")
+	assert.Nil(t, rows[3].Problem)
+}
+
+func TestImportRowsNameTheirSource(t *testing.T) {
+	tests := []struct{ format, file, want string }{
+		{"kutt", "kutt.json", "1f0c9a52-6b1e-4c0a-9d4f-2a7a6d3b9e01"},
+		{"bitly", "bitly.json", "bit.ly/3Pq9XyZ"},
+		{"shlink", "shlink.csv", "s.example.org/Spring24"},
+		{"dub", "dub.csv", "dub.sh/launch-week"},
+		{"yourls", "yourls.csv", "ozh"},
+		{"csv", "own.csv", "Summer-Sale"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.format, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "import", tt.file))
+			require.NoError(t, err)
+			rows, err := importFormats[tt.format](data)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, rows[0].Source)
+		})
+	}
+}
