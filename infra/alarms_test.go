@@ -32,7 +32,7 @@ func dimension(a resource, name string) string {
 	return ""
 }
 
-// TestEstateAlarms: the alarms issue 17 found missing, each notifying the
+// TestEstateAlarms: the alarms the estate lacked, each notifying the
 // stack's topic: Kinesis write throttling on the click stream, the stream
 // consumers' iterator age, analytics table throttles, and the links
 // table's replication latency to each other region.

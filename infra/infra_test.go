@@ -94,7 +94,7 @@ func TestFunctionEnvironment(t *testing.T) {
 		assert.NotContains(t, vars(name), "WEBHOOK_ALLOW_LOOPBACK", "a deployed stack never allows loopback receivers")
 	}
 	assert.Equal(t, "E2EXAMPLE12345", vars("manage")["DISTRIBUTION_ID"])
-	// create purges a new alias's cached 404 (issue 17, defect 6).
+	// create purges a new alias's cached 404.
 	assert.Equal(t, "E2EXAMPLE12345", vars("create")["DISTRIBUTION_ID"])
 	for _, name := range []string{"redirect", "stats", "ttlstream", "reclaim", "clicks"} {
 		assert.NotContains(t, vars(name), "DISTRIBUTION_ID", name)

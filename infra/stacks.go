@@ -265,7 +265,7 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	rs.Redirect = api.NewRedirect(st, "RedirectApi", api.RedirectProps{Function: redirect.Fn, Authorizer: originAuth.Fn})
 
 	// TTL deletions happen in every region and are recognisable only where
-	// they happened (AWS-FACTS section 2), so every region consumes its own
+	// they happened (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/time-to-live-ttl-streams.html), so every region consumes its own
 	// stream; the tombstone is written to the primary (PRIMARY_REGION).
 	ttl := fn("ttlstream", "LINKS_TABLE")
 	writeLinks.Grant(ttl.Role, jsii.String("dynamodb:PutItem"))

@@ -29,7 +29,7 @@ type issuedLink struct {
 	patched bool
 }
 
-// TestCodesSurviveALengthChange is issue 17's defect 4 end to end: links
+// TestCodesSurviveALengthChange is the regression test, end to end: links
 // issued under one SHORTENER_CODE_LENGTH keep redirecting, answering the
 // management API (GET, PATCH, DELETE), showing their stats and counting
 // their clicks after the operator changes the length, 7 -> 8 -> 12 -> 7, on

@@ -271,7 +271,7 @@ type fullStats struct {
 	}
 }
 
-// TestConsoleInABrowser is issue 13's walk through the console in headless
+// TestConsoleInABrowser is a walk through the console in headless
 // Chromium against the local run: sign-in (and a refused key), create
 // (double-clicked: one link), the filter, an edit that meets a 412 and
 // keeps the user's input, clicks through the local edge, the analytics

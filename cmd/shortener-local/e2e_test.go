@@ -373,7 +373,7 @@ type statsBody struct {
 	}
 }
 
-// TestClicksCountedAtTheEdge is issue 4's end-to-end check: 20 GETs of
+// TestClicksCountedAtTheEdge is the end-to-end check: 20 GETs of
 // one link (most of them edge hits), 3 HEADs and 5 GETs by Slack's link
 // expander give, within 10 s, stats of 28 clicks, 20 human and 8 bot,
 // while the redirect handler ran only for the edge's misses.
@@ -450,7 +450,7 @@ func TestClicksCountedAtTheEdge(t *testing.T) {
 	assert.Equal(t, 404, status, "stats are the owner's only")
 }
 
-// TestDeletedLinkLeavesTheEdge is issue 17's reproduction of its first
+// TestDeletedLinkLeavesTheEdge is the reproduction of the first
 // defect through the local run: a link past the new-link window is
 // clicked (the edge keeps it for a day), deleted, and clicked again at
 // once, while the redirect function still holds the entry it loaded before

@@ -19,7 +19,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 )
 
-// TestHTTPClickCountsOnce is issue 17's defect 2 end to end: a viewer
+// TestHTTPClickCountsOnce is the regression test, end to end: a viewer
 // that follows a short URL over http gets the edge's 301 to https, then
 // the link's redirect over https, and the click counts once; a code that
 // does not exist gets the same 301 and no click.

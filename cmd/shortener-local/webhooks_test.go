@@ -71,7 +71,7 @@ func (r *receiver) accepted() (map[string]string, map[string]int) {
 	return types, seen
 }
 
-// TestWebhooksThroughTheLocalRun is issue 15's check: through the local
+// TestWebhooksThroughTheLocalRun is the end-to-end check: through the local
 // run, a receiver on 127.0.0.1 gets each event type with a signature the
 // Standard Webhooks algorithm verifies; answering 500 to its first three
 // deliveries, it still gets every event, each webhook-id once after

@@ -44,7 +44,7 @@ type Redirect struct {
 // NewRedirect creates the HTTP API with GET and HEAD /{code}.
 //
 // An HTTP API, not REST: it costs $1.00 per million requests against REST's
-// $3.50 (AWS-FACTS S34) and every edge miss pays it; the redirect path needs
+// $3.50 (docs/sources.md S34) and every edge miss pays it; the redirect path needs
 // none of REST's extras (keys, usage plans, validation). Payload format 1.0
 // keeps the event REST-shaped (events.APIGatewayProxyRequest), so the same
 // handler serves both APIs and the local gateway.
@@ -60,7 +60,7 @@ func NewRedirect(scope constructs.Construct, id string, p RedirectProps) *Redire
 			// Past this CloudFront has long failed the request over.
 			Timeout: awscdk.Duration_Seconds(jsii.Number(10)),
 		})
-	// Only CloudFront may get an answer (issue 17 defect 11): the secret
+	// Only CloudFront may get an answer: the secret
 	// header is the authorizer's identity source, so API Gateway refuses a
 	// request without it with 401 and invokes nothing, neither the
 	// authorizer nor the redirect function
@@ -117,7 +117,7 @@ type Management struct {
 // StageName is the management API's stage; CloudFront prefixes it.
 const StageName = "prod"
 
-// Stage-wide throttle: the create path is provisioned for 1,000/s (seeds).
+// Stage-wide throttle: the create path is provisioned for 1,000/s (the sizing in docs/cost-model.md).
 const (
 	// ProblemBase is shared/apigw's: API Gateway's own problems point
 	// into the same page (GET /v1/problems) as the functions' do.
@@ -133,7 +133,7 @@ const (
 // is all API Gateway's keys are for: the handlers find the caller's owner
 // by the key in the keys table (shared/apikey), since a key's ID changes
 // with every new key and differs per Region. Only REST APIs
-// have keys and usage plans (AWS-FACTS S33), and /v1 carries 1 % of the
+// have keys and usage plans (docs/sources.md S33), and /v1 carries 1 % of the
 // traffic, so REST's higher price is small here (docs/cost-model.md).
 func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Management {
 	c := constructs.NewConstruct(scope, jsii.String(id))

@@ -38,7 +38,7 @@ type Prices struct {
 	SQSPerMillion         Price // standard queue requests
 }
 
-// PricesRead is the date the prices were read from AWS-FACTS.md.
+// PricesRead is the date the prices were read from the pages docs/sources.md lists.
 const PricesRead = "2026-11-30"
 
 // DefaultPrices are the list prices the document uses.

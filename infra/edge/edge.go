@@ -232,7 +232,7 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 
 // redirectAPIOrigin is one region's redirect HTTP API. Short timeouts: a
 // region that does not answer should fail over in seconds, not the default
-// 3 x 10 s (AWS-FACTS section 4). Every request carries the origin secret,
+// 3 x 10 s (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/high_availability_origin_failover.html). Every request carries the origin secret,
 // without which the API answers 401 or 403 (infra/api NewRedirect).
 func redirectAPIOrigin(domain, secret *string) awscloudfront.IOrigin {
 	return awscloudfrontorigins.NewHttpOrigin(domain, &awscloudfrontorigins.HttpOriginProps{
@@ -273,8 +273,8 @@ const (
 )
 
 // newWebACL blocks an IP that asks for more than limit redirect paths in
-// five minutes: enumerating codes takes many requests per hit (AWS-FACTS,
-// DESIGN "Short codes"), a person clicking links does not. /v1 is left to
+// five minutes: enumerating codes takes many requests per hit (README,
+// "Short codes and guessing"), a person clicking links does not. /v1 is left to
 // the usage plan's per-key throttle. It also answers 400 to a redirect
 // path with a "%" in it (see WAFCanonicalPathRuleName).
 func newWebACL(scope constructs.Construct, limit int) awswafv2.CfnWebACL {

@@ -1,7 +1,7 @@
 // Package faulttest holds the fault-injection tests: the real handlers,
 // the local event source mappings and DynamoDB Local and kinesalite, with
 // internal/faults between the code and DynamoDB, showing the failure
-// behaviour DESIGN.md requires:
+// behaviour the README promises:
 //
 //   - the redirect keeps serving cached links while DynamoDB is slow or
 //     failing, and answers uncached ones with a 503 within its deadline

@@ -226,7 +226,7 @@ var delays = []struct {
 	{"invalidation takes 28s", 28 * time.Second},
 }
 
-// TestDeleteRacesAnInProcessEntry drives issue 17's first defect: the
+// TestDeleteRacesAnInProcessEntry drives the first race: the
 // redirect loads the link, the owner deletes it a moment later and the
 // edge's copy is invalidated, and the next edge miss is answered from the
 // entry loaded before the delete. That answer must not outlive the
@@ -307,7 +307,7 @@ func (s *system) watch(t *testing.T, path string, changed time.Time, promise tim
 	return ""
 }
 
-// TestNewAliasRacesANegativeEntry drives issue 17's sixth defect: a
+// TestNewAliasRacesANegativeEntry drives the new-alias race: a
 // viewer asks for an alias before it exists, so the redirect remembers the
 // 404; the alias is created a moment later and the edge's 404 is
 // invalidated, and the next edge miss, late in the remembered 404's life,

@@ -17,7 +17,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 )
 
-// Kinesis limits on one PutRecords call (AWS-FACTS section 8; 5 MiB is the
+// Kinesis limits on one PutRecords call (https://docs.aws.amazon.com/streams/latest/dev/service-sizes-and-limits.html; 5 MiB is the
 // request size before the 2025 raise, which kinesalite still enforces).
 const (
 	MaxRecordsPerCall = 500

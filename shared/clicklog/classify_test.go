@@ -70,7 +70,7 @@ func TestClassify(t *testing.T) {
 		{name: "generated code keeps its case", status: 302, method: "GET", uri: "/ABCDEFG", ua: "Mozilla/5.0", wantCode: "ABCDEFG"},
 		{name: "alias lower-cased", status: 302, method: "GET", uri: "/My_Alias-1", ua: "Mozilla/5.0", wantCode: "my_alias-1"},
 		// Generated codes of every allowed length keep their case,
-		// whatever length is configured (issue 17, defect 4); the redirect
+		// whatever length is configured; the redirect
 		// answers an alias's code-shaped spelling in other capitals with
 		// a 303, never with a redirect logged under that spelling.
 		{name: "code of 6 keeps its case", status: 302, method: "GET", uri: "/Promo2", ua: "Mozilla/5.0", wantCode: "Promo2"},

@@ -17,8 +17,8 @@ import (
 )
 
 // documentedFields is CloudFront's real-time log field list in the order
-// records carry them (AWS-FACTS.md section 4; CloudFront Developer Guide,
-// "Real-time logs", Fields).
+// records carry them (CloudFront Developer Guide, "Real-time logs", Fields:
+// https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/real-time-logs.html).
 var documentedFields = []string{
 	"timestamp", "c-ip", "time-to-first-byte", "sc-status", "sc-bytes", "cs-method", "cs-protocol",
 	"cs-host", "cs-uri-stem", "cs-bytes", "x-edge-location", "x-edge-request-id", "x-host-header",

@@ -9,7 +9,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 )
 
-// TestClassifyByResultType is issue 17's defect 2: only an answer that
+// TestClassifyByResultType is the regression test: only an answer that
 // carries the link's own redirect, from the edge cache or from the origin,
 // is a click. CloudFront's own 301 to https (result type Redirect) for an
 // http viewer is not: counting it counted an http click twice, once for

@@ -81,7 +81,7 @@ func (l Link) Path() string {
 
 // Tombstone holds a dead code back from reuse for a grace period, so that
 // caches and replicas that still know the old target never send a visitor
-// to someone else's new link (seed 000). It resolves to 410.
+// to someone else's new link (docs/lifecycle.md). It resolves to 410.
 type Tombstone struct {
 	Code string
 	// PrevOwner is kept for audit; a tombstone belongs to no one, so it

@@ -57,7 +57,7 @@ func TestPath(t *testing.T) {
 		{name: "7-char alnum alias with capitals shows key", code: "promo25", alias: "Promo25", want: "promo25"},
 		{name: "7-char all-caps alias shows key", code: "abcdefg", alias: "ABCDEFG", want: "abcdefg"},
 		// Whatever length is configured today: a code of this length may
-		// be drawn after the next change (issue 17, defect 4).
+		// be drawn after the next change.
 		{name: "6-char alnum alias shows key", code: "promo2", alias: "Promo2", want: "promo2"},
 		{name: "8-char alnum alias shows key", code: "promo250", alias: "Promo250", want: "promo250"},
 		{name: "16-char alnum alias shows key", code: "summersale2026ab", alias: "SummerSale2026AB", want: "summersale2026ab"},
@@ -115,7 +115,7 @@ func TestCustomAlias(t *testing.T) {
 
 // TestLookupKeys: a segment spelt like a generated code of any allowed
 // length is tried as typed first, whatever length is configured today
-// (issue 17, defect 4: after 7 -> 8 the old codes were looked up
+// ( after 7 -> 8 the old codes were looked up
 // lower-cased only).
 func TestLookupKeys(t *testing.T) {
 	tests := []struct {

@@ -313,7 +313,7 @@ func (r Rules) Expiry(at *time.Time, ttlSeconds *int64, now time.Time) (time.Tim
 }
 
 // RedirectStatus checks the requested redirect status; nil means 302, which
-// keeps each click visible to the edge and the owner in control (seed 003).
+// keeps each click visible to the edge and the owner in control.
 func RedirectStatus(s *int) (int, error) {
 	if s == nil {
 		return DefaultRedirect, nil

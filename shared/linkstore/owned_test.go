@@ -14,8 +14,7 @@ import (
 )
 
 // TestGetOwned: the management API finds a link by any spelling that
-// names it, whatever code length it was created under (issue 17, defect
-// 4), and nothing of another owner's.
+// names it, whatever code length it was created under, and nothing of another owner's.
 func TestGetOwned(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)

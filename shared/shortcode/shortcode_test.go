@@ -294,7 +294,7 @@ func TestIsCode(t *testing.T) {
 
 // TestIsAnyCode: every length the configuration allows, and only those,
 // since a code drawn under any of them may still be live after the length
-// changes (issue 17, defect 4).
+// changes.
 func TestIsAnyCode(t *testing.T) {
 	tests := []struct {
 		name string

@@ -215,7 +215,7 @@ func TestMixedStream(t *testing.T) {
 	assert.Equal(t, 1.0, m["DuplicateRecords"])
 }
 
-// TestHTTPClicksCountOnce is issue 17's defect 2 through the handler: the
+// TestHTTPClicksCountOnce is the regression test through the handler: the
 // distribution sends http viewers to https with its own 301, logged with
 // result type Redirect, before their click. Each click counts once, and a
 // code that does not exist, which gets the same 301, counts none.

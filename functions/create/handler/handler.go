@@ -125,7 +125,7 @@ type created struct {
 	body     []byte // the link as the API shows it
 	replayed bool
 	// purge are the edge paths to invalidate: a new custom alias's, since
-	// a 404 for it may sit in the edge's negative cache (seed 003).
+	// a 404 for it may sit in the edge's negative cache (docs/lifecycle.md, section 6).
 	purge []string
 }
 

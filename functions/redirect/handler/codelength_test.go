@@ -35,7 +35,7 @@ func newFixtureAt(t *testing.T, length int) *fixture {
 // default, the README's advice for public deployments and both bounds.
 var configuredLengths = []int{6, 7, 8, 12, 16}
 
-// TestCodesOfEveryLengthRedirect is issue 17's defect 4: a generated code
+// TestCodesOfEveryLengthRedirect is the regression test: a generated code
 // drawn under any allowed length redirects whatever length is configured
 // now, in one read. On 1bdf09b a code of another length than the
 // configured one was looked up lower-cased only, and was a 404.

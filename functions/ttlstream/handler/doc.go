@@ -1,6 +1,6 @@
 // Package handler turns TTL deletions from the links table's DynamoDB stream
 // into tombstones, so an expired code answers 410 and is not issued again
-// until its grace period has passed (seed 000). The Lambda in
+// until its grace period has passed (docs/lifecycle.md). The Lambda in
 // functions/ttlstream and the local run's stream poller run this same
 // handler.
 //
