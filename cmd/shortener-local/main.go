@@ -140,10 +140,6 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	wc, err := webhookSettings(getenv)
-	if err != nil {
-		return fmt.Errorf("configuration: %w", err)
-	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 
 	// Listen first: a taken port fails now, not after DynamoDB Local's start.
@@ -322,7 +318,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	}
 	b.setPhase("creating the webhooks table")
 	wctx, cancelWebhooks := context.WithCancel(ctx)
-	hooks, err = startWebhooks(wctx, wc, cfg, db, log, stdout)
+	hooks, err = startWebhooks(wctx, cfg, &clients, log)
 	stopWebhooks = cancelWebhooks
 	if err != nil {
 		if ctx.Err() != nil {
@@ -331,9 +327,6 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return fmt.Errorf("webhooks table: %w", err)
 	}
 	b.setPhase("creating the click stream")
-	// The clicks function's link.clicked events, as functions/clicks/main.go
-	// gives them to it (wire.NewClicks).
-	clients.ClickEvents = hooks.clicks
 	clicks, err = startClicks(ctx, cs, cfg, clients, emulator.NewKinesisClient(kinesisEndpoint), log)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -347,7 +340,11 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	h.Webhooks = newWebhooksAPI(wc, db, wire.Owners(cfg, clients), log, stdout, cfg.DBTimeout).Handle
+	hooksAPI, err := wire.NewWebhooks(cfg, clients)
+	if err != nil {
+		return err
+	}
+	h.Webhooks = hooksAPI.Handle
 	lctx, cancelLife := context.WithCancel(ctx)
 	stopLife = cancelLife
 	life, err = startLifecycle(lctx, cfg, clients, endpoint, s.reclaimEvery, log, hooks.stream)

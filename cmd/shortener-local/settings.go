@@ -125,6 +125,12 @@ func functionEnv(getenv func(string) string, baseURL string) func(string) string
 		"KEYS_TABLE":         defaultKeysTable,
 		"ANALYTICS_TABLE":    defaultAnalyticsTable,
 		"SHORTENER_BASE_URL": baseURL,
+		// Webhooks: the table, the in-process queues, and receivers on
+		// loopback allowed (webhooks.go).
+		"WEBHOOKS_TABLE":         defaultWebhooksTable,
+		"WEBHOOK_QUEUE_URL":      webhookQueueURL,
+		"WEBHOOK_DLQ_URL":        webhookDLQURL,
+		"WEBHOOK_ALLOW_LOOPBACK": "true",
 	}
 	return func(name string) string {
 		return or(getenv(name), defaults[name])

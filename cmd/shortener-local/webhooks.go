@@ -2,58 +2,33 @@ package main
 
 import (
 	"context"
-	"io"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	deliveryhandler "github.com/shortlink-dev/shortener/functions/webhookdelivery/handler"
-	webhookshandler "github.com/shortlink-dev/shortener/functions/webhooks/handler"
-	streamhandler "github.com/shortlink-dev/shortener/functions/webhookstream/handler"
+	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/localsqs"
 	"github.com/shortlink-dev/shortener/internal/localstream"
-	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
-	"github.com/shortlink-dev/shortener/shared/metrics"
-	"github.com/shortlink-dev/shortener/shared/webhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
-	"github.com/shortlink-dev/shortener/shared/webhook/sqsqueue"
 )
 
-// defaultWebhooksTable is the local run's name for the webhooks table.
-const defaultWebhooksTable = "shortener-webhooks"
-
-// webhookEnv are the local run's defaults for the webhook settings. Unlike
-// a deployed stack, which never sets it, the local run lets receivers on
-// loopback addresses be called (WEBHOOK_ALLOW_LOOPBACK=true), so a
-// receiver on 127.0.0.1 can be tried and tested; WEBHOOK_ALLOW_LOOPBACK=false
-// makes it refuse them as AWS does.
-var webhookEnv = map[string]string{
-	"WEBHOOKS_TABLE":         defaultWebhooksTable,
-	"WEBHOOK_ALLOW_LOOPBACK": "true",
-}
-
-// webhookSettings reads the webhook settings with the local run's defaults.
-func webhookSettings(getenv func(string) string) (webhook.Config, error) {
-	return webhook.LoadConfig(func(name string) string { return or(getenv(name), webhookEnv[name]) })
-}
-
-// newWebhooksAPI builds the subscriptions API's handler as
-// functions/webhooks/main.go does.
-func newWebhooksAPI(wc webhook.Config, db *dynamodb.Client, owners apigw.Owners, log *slog.Logger,
-	metricsOut io.Writer, timeout time.Duration) *webhookshandler.Handler {
-	return webhookshandler.New(webhookshandler.Options{
-		Store:   dynamowebhook.New(db, dynamowebhook.Config{Table: wc.Table, Timeout: timeout}),
-		Owners:  owners,
-		Guard:   webhook.Guard{AllowLoopback: wc.AllowLoopback},
-		Log:     log.With("function", "webhooks"),
-		Metrics: metrics.New(metricsOut, "Shortener", "webhooks"),
-	})
-}
+// The local run's webhook settings (functionEnv gives them to config.Load):
+// the table, and the in-process queues' URLs. Unlike a deployed stack,
+// which never sets it, the local run lets receivers on loopback addresses
+// be called (WEBHOOK_ALLOW_LOOPBACK=true), so a receiver on 127.0.0.1 can
+// be tried and tested; WEBHOOK_ALLOW_LOOPBACK=false makes it refuse them
+// as AWS does.
+const (
+	defaultWebhooksTable = "shortener-webhooks"
+	webhookQueueURL      = "shortener-webhooks"
+	webhookDLQURL        = "shortener-webhooks-dlq"
+)
 
 // The delivery queue's settings, as infra/webhooks deploys it: a message
 // received maxReceives times without being handled goes to the
@@ -65,45 +40,49 @@ const (
 
 // webhookPipeline is what AWS runs for webhooks besides the API: the
 // delivery queue with its dead-letter queue (the SQS twin, internal/localsqs)
-// and the delivery function it triggers, and the producers' side: the
-// stream consumer's handler and the clicks function's events.
+// and the delivery function it triggers, and the links stream's second
+// consumer.
 type webhookPipeline struct {
 	queue, dlq *localsqs.Queue
 	stream     localstream.Handler
-	clicks     *webhook.ClickPublisher
 	wg         sync.WaitGroup
 }
 
-// startWebhooks creates the webhooks table and starts the delivery queue's
-// event source mapping until ctx ends.
-func startWebhooks(ctx context.Context, wc webhook.Config, cfg config.Config, db *dynamodb.Client, log *slog.Logger,
-	metricsOut io.Writer) (*webhookPipeline, error) {
+// queues routes SendMessage by queue URL, as SQS does, to the in-process
+// queues; the functions get it as their SQS client (wire.Clients.SQS).
+type queues map[string]*localsqs.Queue
+
+func (q queues) SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
+	dst, ok := q[aws.ToString(in.QueueUrl)]
+	if !ok {
+		return nil, fmt.Errorf("send message: no queue %q", aws.ToString(in.QueueUrl))
+	}
+	return dst.SendMessage(ctx, in, optFns...)
+}
+
+// startWebhooks creates the webhooks table and the queues, gives c the
+// queues as its SQS client, and starts the delivery queue's event source
+// mapping until ctx ends. The functions are built by functions/wire, as
+// their Lambdas are.
+func startWebhooks(ctx context.Context, cfg config.Config, c *wire.Clients, log *slog.Logger) (*webhookPipeline, error) {
 	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
 	defer cancel()
-	if err := dynamowebhook.CreateTable(tctx, db, wc.Table); err != nil {
+	if err := dynamowebhook.CreateTable(tctx, c.DynamoDB, cfg.Webhook.Table); err != nil {
 		return nil, err
 	}
-	store := dynamowebhook.New(db, dynamowebhook.Config{Table: wc.Table, Timeout: cfg.DBTimeout})
-	p := &webhookPipeline{dlq: localsqs.New(localsqs.Options{Name: "shortener-webhooks-dlq", Log: log.With("component", "sqs")})}
-	p.queue = localsqs.New(localsqs.Options{Name: "shortener-webhooks", VisibilityTimeout: webhookVisibility,
+	p := &webhookPipeline{dlq: localsqs.New(localsqs.Options{Name: webhookDLQURL, Log: log.With("component", "sqs")})}
+	p.queue = localsqs.New(localsqs.Options{Name: webhookQueueURL, VisibilityTimeout: webhookVisibility,
 		MaxReceiveCount: webhookMaxReceives, DeadLetters: p.dlq, Log: log.With("component", "sqs")})
-	// Built as functions/webhookdelivery/main.go builds it.
-	guard := webhook.Guard{AllowLoopback: wc.AllowLoopback}
-	delivery := &deliveryhandler.Handler{
-		Store: store, Queue: sqsqueue.New(p.queue, "shortener-webhooks"), DeadLetters: sqsqueue.New(p.dlq, "shortener-webhooks-dlq"),
-		Client: guard.Client(wc.Timeout), Guard: guard, Schedule: wc.Schedule,
-		Log: log.With("function", "webhookdelivery"), Metrics: metrics.New(metricsOut, "Shortener", "webhookdelivery"),
+	c.SQS = queues{cfg.Webhook.QueueURL: p.queue, cfg.Webhook.DLQURL: p.dlq}
+	delivery, err := wire.NewWebhookDelivery(cfg, *c)
+	if err != nil {
+		return nil, err
 	}
-	// Built as functions/webhookstream/main.go builds it.
-	publisher := &webhook.Publisher{Subscriptions: store, Queue: sqsqueue.New(p.queue, "shortener-webhooks")}
-	stream := &streamhandler.Handler{Events: publisher, Log: log.With("function", "webhookstream"),
-		Metrics: metrics.New(metricsOut, "Shortener", "webhookstream")}
+	stream, err := wire.NewWebhookStream(cfg, *c)
+	if err != nil {
+		return nil, err
+	}
 	p.stream = stream.Handle
-	// As functions/clicks/main.go gives the clicks function its events.
-	p.clicks = &webhook.ClickPublisher{
-		Links:     dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
-		Publisher: publisher,
-	}
 	p.wg.Go(func() { p.queue.Run(ctx, delivery.Handle) })
 	return p, nil
 }

@@ -5,40 +5,16 @@ package main
 import (
 	"context"
 	"log"
-	"log/slog"
-	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/shortlink-dev/shortener/functions/webhookstream/handler"
-	"github.com/shortlink-dev/shortener/shared/metrics"
-	"github.com/shortlink-dev/shortener/shared/webhook"
-	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
-	"github.com/shortlink-dev/shortener/shared/webhook/sqsqueue"
+	"github.com/shortlink-dev/shortener/functions/wire"
 )
 
 func main() {
-	cfg, err := webhook.LoadConfig(os.Getenv)
-	if err == nil {
-		err = cfg.Require("WEBHOOKS_TABLE", "WEBHOOK_QUEUE_URL")
-	}
+	h, err := wire.Lambda(context.Background(), wire.NewWebhookStream)
 	if err != nil {
-		log.Fatalf("configuration: %v", err)
-	}
-	aws, err := awsconfig.LoadDefaultConfig(context.Background())
-	if err != nil {
-		log.Fatalf("aws configuration: %v", err)
-	}
-	h := &handler.Handler{
-		Events: &webhook.Publisher{
-			Subscriptions: dynamowebhook.New(dynamodb.NewFromConfig(aws), dynamowebhook.Config{Table: cfg.Table}),
-			Queue:         sqsqueue.New(sqs.NewFromConfig(aws), cfg.QueueURL),
-		},
-		Log:     slog.New(slog.NewJSONHandler(os.Stderr, nil)),
-		Metrics: metrics.New(os.Stdout, "Shortener", "webhookstream"),
+		log.Fatalf("webhookstream: %v", err)
 	}
 	lambda.StartHandlerFunc(h.Handle)
 }

@@ -11,12 +11,13 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	clicks "github.com/shortlink-dev/shortener/functions/clicks/handler"
 	originauth "github.com/shortlink-dev/shortener/functions/originauth/handler"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/webhook/sqsqueue"
 )
 
 // metricsNamespace is the CloudWatch namespace of every function's metrics.
@@ -39,10 +40,10 @@ type Clients struct {
 	// OriginSecrets, when set, are the values originauth accepts instead of
 	// those of the Secrets Manager secret ORIGIN_SECRET_ID names.
 	OriginSecrets originauth.Secrets
-	// ClickEvents, when set, hears of each click batch instead of the
-	// webhook publisher WEBHOOK_QUEUE_URL would give the clicks function:
-	// the local run's in-process queue.
-	ClickEvents clicks.ClickEvents
+	// SQS sends to the webhook queues (WEBHOOK_QUEUE_URL, WEBHOOK_DLQ_URL);
+	// nil: an SQS client from AWS. The local run passes its in-process
+	// queues (internal/localsqs).
+	SQS sqsqueue.API
 	// Log is the log every function writes to; each function's lines
 	// carry its name (attribute "function").
 	Log *slog.Logger
@@ -90,6 +91,13 @@ func (c Clients) dynamoDB() *dynamodb.Client {
 // primaryDynamoDB is the client of the primary Region's replica
 // (PRIMARY_REGION; this Region's when unset): ttlstream's and reclaim's
 // writes are checked against the replica every create is checked against.
+func (c Clients) sqs() sqsqueue.API {
+	if c.SQS != nil {
+		return c.SQS
+	}
+	return sqs.NewFromConfig(c.AWS)
+}
+
 func (c Clients) primaryDynamoDB(cfg config.Config) *dynamodb.Client {
 	if c.DynamoDB != nil {
 		return c.DynamoDB

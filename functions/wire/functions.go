@@ -1,7 +1,10 @@
 package wire
 
 import (
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	webhookdelivery "github.com/shortlink-dev/shortener/functions/webhookdelivery/handler"
+	webhooks "github.com/shortlink-dev/shortener/functions/webhooks/handler"
+	webhookstream "github.com/shortlink-dev/shortener/functions/webhookstream/handler"
+
 	"github.com/shortlink-dev/shortener/shared/webhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/sqsqueue"
@@ -135,10 +138,7 @@ func NewClicks(cfg config.Config, c Clients) (*clicks.Handler, error) {
 		Log:     c.log("clicks"),
 		Metrics: c.metrics("clicks"),
 	}
-	switch {
-	case c.ClickEvents != nil:
-		h.Events = c.ClickEvents
-	case cfg.WebhookQueueURL != "":
+	if cfg.Webhook.QueueURL != "" {
 		// With webhooks deployed, each batch's clicks per code become
 		// link.clicked events for their owners' subscriptions.
 		if err := requireSettings(cfg, "LINKS_TABLE", "WEBHOOKS_TABLE"); err != nil {
@@ -146,11 +146,8 @@ func NewClicks(cfg config.Config, c Clients) (*clicks.Handler, error) {
 		}
 		db := c.dynamoDB()
 		h.Events = &webhook.ClickPublisher{
-			Links: dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
-			Publisher: &webhook.Publisher{
-				Subscriptions: dynamowebhook.New(db, dynamowebhook.Config{Table: cfg.WebhooksTable, Timeout: cfg.DBTimeout}),
-				Queue:         sqsqueue.New(sqs.NewFromConfig(c.AWS), cfg.WebhookQueueURL),
-			},
+			Links:     dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
+			Publisher: webhookPublisher(cfg, c),
 		}
 	}
 	return h, nil
@@ -228,4 +225,63 @@ func requireSettings(cfg config.Config, names ...string) error {
 		return fmt.Errorf("configuration: %w", err)
 	}
 	return nil
+}
+
+// NewWebhooks builds the function behind the webhook subscriptions API:
+// POST and GET /v1/webhooks, DELETE /v1/webhooks/{id} and GET
+// /v1/webhooks/{id}/deliveries.
+func NewWebhooks(cfg config.Config, c Clients) (*webhooks.Handler, error) {
+	if err := requireSettings(cfg, "KEYS_TABLE", "WEBHOOKS_TABLE"); err != nil {
+		return nil, err
+	}
+	db := c.dynamoDB()
+	return webhooks.New(webhooks.Options{
+		Store:  dynamowebhook.New(db, dynamowebhook.Config{Table: cfg.Webhook.Table, Timeout: cfg.DBTimeout}),
+		Owners: owners(cfg, db),
+		// A deployed stack never allows loopback receivers.
+		Guard:   webhook.Guard{AllowLoopback: cfg.Webhook.AllowLoopback},
+		Log:     c.log("webhooks"),
+		Metrics: c.metrics("webhooks"),
+	}), nil
+}
+
+// NewWebhookStream builds the consumer of the links table's stream that
+// turns link changes into webhook events on the delivery queue.
+func NewWebhookStream(cfg config.Config, c Clients) (*webhookstream.Handler, error) {
+	if err := requireSettings(cfg, "WEBHOOKS_TABLE", "WEBHOOK_QUEUE_URL"); err != nil {
+		return nil, err
+	}
+	return &webhookstream.Handler{
+		Events:  webhookPublisher(cfg, c),
+		Log:     c.log("webhookstream"),
+		Metrics: c.metrics("webhookstream"),
+	}, nil
+}
+
+// NewWebhookDelivery builds the function on the delivery queue: it sends
+// each event, signed, and requeues it on the retry schedule.
+func NewWebhookDelivery(cfg config.Config, c Clients) (*webhookdelivery.Handler, error) {
+	if err := requireSettings(cfg, "WEBHOOKS_TABLE", "WEBHOOK_QUEUE_URL", "WEBHOOK_DLQ_URL"); err != nil {
+		return nil, err
+	}
+	guard := webhook.Guard{AllowLoopback: cfg.Webhook.AllowLoopback}
+	return &webhookdelivery.Handler{
+		Store:       dynamowebhook.New(c.dynamoDB(), dynamowebhook.Config{Table: cfg.Webhook.Table}),
+		Queue:       sqsqueue.New(c.sqs(), cfg.Webhook.QueueURL),
+		DeadLetters: sqsqueue.New(c.sqs(), cfg.Webhook.DLQURL),
+		Client:      guard.Client(cfg.Webhook.Timeout),
+		Guard:       guard,
+		Schedule:    cfg.Webhook.Schedule,
+		Log:         c.log("webhookdelivery"),
+		Metrics:     c.metrics("webhookdelivery"),
+	}, nil
+}
+
+// webhookPublisher puts events on the delivery queue, one message per
+// subscription of the event's owner.
+func webhookPublisher(cfg config.Config, c Clients) *webhook.Publisher {
+	return &webhook.Publisher{
+		Subscriptions: dynamowebhook.New(c.dynamoDB(), dynamowebhook.Config{Table: cfg.Webhook.Table, Timeout: cfg.DBTimeout}),
+		Queue:         sqsqueue.New(c.sqs(), cfg.Webhook.QueueURL),
+	}
 }

@@ -31,6 +31,9 @@ var everySetting = map[string]string{
 	"DISTRIBUTION_ID":    "E2EXAMPLE0DIST",
 	"ORIGIN_SECRET_ID":   "origin-secret",
 	"PRIMARY_REGION":     "eu-west-1",
+	"WEBHOOKS_TABLE":     "webhooks",
+	"WEBHOOK_QUEUE_URL":  "https://sqs.eu-central-1.amazonaws.com/123456789012/deliveries",
+	"WEBHOOK_DLQ_URL":    "https://sqs.eu-central-1.amazonaws.com/123456789012/dead-letters",
 }
 
 // load is the configuration of everySetting less the names in without.
@@ -54,7 +57,7 @@ func lambdaClients() Clients {
 	return Clients{AWS: aws.Config{Region: "eu-central-1"}, Log: slog.New(slog.DiscardHandler), Metrics: io.Discard}
 }
 
-// constructors are the eight functions' constructors, by name, with the
+// constructors are the eleven functions' constructors, by name, with the
 // settings each cannot start without.
 var constructors = []struct {
 	name     string
@@ -72,6 +75,11 @@ var constructors = []struct {
 	{"ttlstream", func(c config.Config, cl Clients) (any, error) { return NewTTLStream(c, cl) }, []string{"LINKS_TABLE"}},
 	{"reclaim", func(c config.Config, cl Clients) (any, error) { return NewReclaim(c, cl) }, []string{"LINKS_TABLE"}},
 	{"originauth", func(c config.Config, cl Clients) (any, error) { return NewOriginAuth(c, cl) }, []string{"ORIGIN_SECRET_ID"}},
+	{"webhooks", func(c config.Config, cl Clients) (any, error) { return NewWebhooks(c, cl) }, []string{"KEYS_TABLE", "WEBHOOKS_TABLE"}},
+	{"webhookstream", func(c config.Config, cl Clients) (any, error) { return NewWebhookStream(c, cl) },
+		[]string{"WEBHOOKS_TABLE", "WEBHOOK_QUEUE_URL"}},
+	{"webhookdelivery", func(c config.Config, cl Clients) (any, error) { return NewWebhookDelivery(c, cl) },
+		[]string{"WEBHOOKS_TABLE", "WEBHOOK_QUEUE_URL", "WEBHOOK_DLQ_URL"}},
 }
 
 func TestEveryFunctionBuildsFromLambdasSettings(t *testing.T) {

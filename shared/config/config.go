@@ -15,6 +15,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/shortcode"
+	"github.com/shortlink-dev/shortener/shared/webhook"
 )
 
 // Config is every setting a function may need; each reads what it uses.
@@ -43,12 +44,10 @@ type Config struct {
 	// against (docs/lifecycle.md). Empty: this Region.
 	PrimaryRegion  string
 	OriginSecretID string // ORIGIN_SECRET_ID: the Secrets Manager secret originauth accepts
-	// WebhooksTable and WebhookQueueURL are WEBHOOKS_TABLE and
-	// WEBHOOK_QUEUE_URL: with the queue set, the clicks function publishes
-	// link.clicked events (shared/webhook, whose own LoadConfig reads the
-	// delivery settings).
-	WebhooksTable   string
-	WebhookQueueURL string
+	// Webhook are the webhook settings (WEBHOOKS_TABLE, WEBHOOK_QUEUE_URL,
+	// WEBHOOK_DLQ_URL, ...: webhook.LoadConfig). With the queue set, the
+	// clicks function publishes link.clicked events.
+	Webhook webhook.Config
 	// InvalidationSettle is SHORTENER_INVALIDATION_SETTLE: how long the API
 	// waits after saving a change before it asks the edge to invalidate
 	// (see FreshRead).
@@ -90,11 +89,14 @@ func Load(getenv Getenv) (Config, error) {
 		AnalyticsTable:   getenv("ANALYTICS_TABLE"),
 		PrimaryRegion:    getenv("PRIMARY_REGION"),
 		OriginSecretID:   getenv("ORIGIN_SECRET_ID"),
-		WebhooksTable:    getenv("WEBHOOKS_TABLE"),
-		WebhookQueueURL:  getenv("WEBHOOK_QUEUE_URL"),
 		BaseURL:          strings.TrimSuffix(getenv("SHORTENER_BASE_URL"), "/"),
 	}
 	var errs []error
+	wc, err := webhook.LoadConfig(getenv)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	c.Webhook = wc
 	num := func(name string, def int) int {
 		v := getenv(name)
 		if v == "" {
@@ -193,7 +195,7 @@ func (c Config) Require(names ...string) error {
 	values := map[string]string{"LINKS_TABLE": c.LinksTable, "IDEMPOTENCY_TABLE": c.IdempotencyTable,
 		"SHORTENER_BASE_URL": c.BaseURL, "DISTRIBUTION_ID": c.DistributionID, "KEYS_TABLE": c.KeysTable,
 		"ANALYTICS_TABLE": c.AnalyticsTable, "ORIGIN_SECRET_ID": c.OriginSecretID,
-		"WEBHOOKS_TABLE": c.WebhooksTable, "WEBHOOK_QUEUE_URL": c.WebhookQueueURL}
+		"WEBHOOKS_TABLE": c.Webhook.Table, "WEBHOOK_QUEUE_URL": c.Webhook.QueueURL, "WEBHOOK_DLQ_URL": c.Webhook.DLQURL}
 	var errs []error
 	for _, n := range names {
 		if values[n] == "" {

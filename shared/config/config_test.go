@@ -10,6 +10,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/webhook"
 )
 
 // env is a Getenv over a map.
@@ -32,6 +33,7 @@ func TestLoadDefaults(t *testing.T) {
 		KeyCacheTTL:      30 * time.Second,
 		// FreshRead plus a second.
 		InvalidationSettle: 2 * time.Second,
+		Webhook:            webhook.Config{Schedule: webhook.DefaultSchedule, Timeout: webhook.DefaultTimeout},
 	}
 
 	got, err := config.Load(env(nil))
@@ -63,6 +65,10 @@ func TestLoadValues(t *testing.T) {
 		"PRIMARY_REGION":                "eu-west-1",
 		"ORIGIN_SECRET_ID":              "arn:aws:secretsmanager:eu-central-1:123456789012:secret:origin-AbCdEf",
 		"SHORTENER_INVALIDATION_SETTLE": "3500ms",
+		"WEBHOOKS_TABLE":                "webhooks",
+		"WEBHOOK_QUEUE_URL":             "https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries",
+		"WEBHOOK_DLQ_URL":               "https://sqs.eu-west-1.amazonaws.com/123456789012/dead-letters",
+		"WEBHOOK_TIMEOUT":               "5s",
 	}))
 
 	require.NoError(t, err)
@@ -88,6 +94,8 @@ func TestLoadValues(t *testing.T) {
 		AnalyticsTable:     "clicks",
 		PrimaryRegion:      "eu-west-1",
 		OriginSecretID:     "arn:aws:secretsmanager:eu-central-1:123456789012:secret:origin-AbCdEf",
+		Webhook: webhook.Config{Table: "webhooks", QueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries",
+			DLQURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/dead-letters", Schedule: webhook.DefaultSchedule, Timeout: 5 * time.Second},
 	}
 	assert.Equal(t, want, got)
 	assert.Equal(t, link.Rules{MaxURLBytes: 2048, ShortDomains: want.ShortDomains, DefaultTTL: 720 * time.Hour}, got.Rules())

@@ -12,6 +12,7 @@ import (
 type Config struct {
 	Table    string // WEBHOOKS_TABLE: subscriptions and delivery attempts
 	QueueURL string // WEBHOOK_QUEUE_URL: events and deliveries waiting to be sent
+	DLQURL   string // WEBHOOK_DLQ_URL: deliveries whose retries are spent
 	// AllowLoopback is WEBHOOK_ALLOW_LOOPBACK ("true"): the local run's
 	// setting that lets receivers on 127.0.0.1 be called. False unless set;
 	// the CDK app never sets it.
@@ -29,7 +30,7 @@ const DefaultTimeout = 10 * time.Second
 
 // LoadConfig reads the settings.
 func LoadConfig(getenv func(string) string) (Config, error) {
-	c := Config{Table: getenv("WEBHOOKS_TABLE"), QueueURL: getenv("WEBHOOK_QUEUE_URL"),
+	c := Config{Table: getenv("WEBHOOKS_TABLE"), QueueURL: getenv("WEBHOOK_QUEUE_URL"), DLQURL: getenv("WEBHOOK_DLQ_URL"),
 		Schedule: DefaultSchedule, Timeout: DefaultTimeout}
 	var errs []error
 	switch v := getenv("WEBHOOK_ALLOW_LOOPBACK"); v {
@@ -63,7 +64,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 
 // Require checks that the named settings are set.
 func (c Config) Require(names ...string) error {
-	values := map[string]string{"WEBHOOKS_TABLE": c.Table, "WEBHOOK_QUEUE_URL": c.QueueURL}
+	values := map[string]string{"WEBHOOKS_TABLE": c.Table, "WEBHOOK_QUEUE_URL": c.QueueURL, "WEBHOOK_DLQ_URL": c.DLQURL}
 	var errs []error
 	for _, n := range names {
 		if values[n] == "" {
