@@ -10,9 +10,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	deliveryhandler "github.com/shortlink-dev/shortener/functions/webhookdelivery/handler"
-	webhookshandler "github.com/shortlink-dev/shortener/functions/webhooks/handler"
-	streamhandler "github.com/shortlink-dev/shortener/functions/webhookstream/handler"
+	"github.com/shortlink-dev/shortener/functions/webhookdelivery/webhookdeliveryfn"
+	"github.com/shortlink-dev/shortener/functions/webhooks/webhooksfn"
+	"github.com/shortlink-dev/shortener/functions/webhookstream/webhookstreamfn"
 	"github.com/shortlink-dev/shortener/internal/localsqs"
 	"github.com/shortlink-dev/shortener/internal/localstream"
 	"github.com/shortlink-dev/shortener/shared/apigw"
@@ -45,8 +45,8 @@ func webhookSettings(getenv func(string) string) (webhook.Config, error) {
 // newWebhooksAPI builds the subscriptions API's handler as
 // functions/webhooks/main.go does.
 func newWebhooksAPI(wc webhook.Config, db *dynamodb.Client, owners apigw.Owners, log *slog.Logger,
-	metricsOut io.Writer, timeout time.Duration) *webhookshandler.Handler {
-	return webhookshandler.New(webhookshandler.Options{
+	metricsOut io.Writer, timeout time.Duration) *webhooksfn.Handler {
+	return webhooksfn.New(webhooksfn.Options{
 		Store:   dynamowebhook.New(db, dynamowebhook.Config{Table: wc.Table, Timeout: timeout}),
 		Owners:  owners,
 		Guard:   webhook.Guard{AllowLoopback: wc.AllowLoopback},
@@ -89,14 +89,14 @@ func startWebhooks(ctx context.Context, wc webhook.Config, cfg config.Config, db
 		MaxReceiveCount: webhookMaxReceives, DeadLetters: p.dlq, Log: log.With("component", "sqs")})
 	// Built as functions/webhookdelivery/main.go builds it.
 	guard := webhook.Guard{AllowLoopback: wc.AllowLoopback}
-	delivery := &deliveryhandler.Handler{
+	delivery := &webhookdeliveryfn.Handler{
 		Store: store, Queue: sqsqueue.New(p.queue, "shortener-webhooks"), DeadLetters: sqsqueue.New(p.dlq, "shortener-webhooks-dlq"),
 		Client: guard.Client(wc.Timeout), Guard: guard, Schedule: wc.Schedule,
 		Log: log.With("function", "webhookdelivery"), Metrics: metrics.New(metricsOut, "Shortener", "webhookdelivery"),
 	}
 	// Built as functions/webhookstream/main.go builds it.
 	publisher := &webhook.Publisher{Subscriptions: store, Queue: sqsqueue.New(p.queue, "shortener-webhooks")}
-	stream := &streamhandler.Handler{Events: publisher, Log: log.With("function", "webhookstream"),
+	stream := &webhookstreamfn.Handler{Events: publisher, Log: log.With("function", "webhookstream"),
 		Metrics: metrics.New(metricsOut, "Shortener", "webhookstream")}
 	p.stream = stream.Handle
 	// As functions/clicks/main.go gives the clicks function its events.

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/shortlink-dev/shortener/functions/webhookdelivery/handler"
+	"github.com/shortlink-dev/shortener/functions/webhookdelivery/webhookdeliveryfn"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/webhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
@@ -38,7 +38,7 @@ func main() {
 	}
 	q := sqs.NewFromConfig(aws)
 	guard := webhook.Guard{AllowLoopback: cfg.AllowLoopback}
-	h := &handler.Handler{
+	h := &webhookdeliveryfn.Handler{
 		Store:       dynamowebhook.New(dynamodb.NewFromConfig(aws), dynamowebhook.Config{Table: cfg.Table}),
 		Queue:       sqsqueue.New(q, cfg.QueueURL),
 		DeadLetters: sqsqueue.New(q, dlq),

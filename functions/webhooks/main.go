@@ -13,7 +13,7 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/shortlink-dev/shortener/functions/webhooks/handler"
+	"github.com/shortlink-dev/shortener/functions/webhooks/webhooksfn"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/config"
@@ -42,7 +42,7 @@ func main() {
 		log.Fatalf("aws configuration: %v", err)
 	}
 	db := dynamodb.NewFromConfig(aws)
-	h := handler.New(handler.Options{
+	h := webhooksfn.New(webhooksfn.Options{
 		Store: dynamowebhook.New(db, dynamowebhook.Config{Table: wcfg.Table, Timeout: cfg.DBTimeout}),
 		Owners: apikey.NewResolver(dynamokeys.New(db, dynamokeys.Config{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}),
 			apikey.ResolverOptions{TTL: cfg.KeyCacheTTL}),

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/shortlink-dev/shortener/functions/webhookstream/handler"
+	"github.com/shortlink-dev/shortener/functions/webhookstream/webhookstreamfn"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/webhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
@@ -32,7 +32,7 @@ func main() {
 	if err != nil {
 		log.Fatalf("aws configuration: %v", err)
 	}
-	h := &handler.Handler{
+	h := &webhookstreamfn.Handler{
 		Events: &webhook.Publisher{
 			Subscriptions: dynamowebhook.New(dynamodb.NewFromConfig(aws), dynamowebhook.Config{Table: cfg.Table}),
 			Queue:         sqsqueue.New(sqs.NewFromConfig(aws), cfg.QueueURL),

@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	clicks "github.com/shortlink-dev/shortener/functions/clicks/handler"
-	originauth "github.com/shortlink-dev/shortener/functions/originauth/handler"
+	"github.com/shortlink-dev/shortener/functions/clicks/clicksfn"
+	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/metrics"
@@ -38,11 +38,11 @@ type Clients struct {
 	Edge edgecache.Invalidator
 	// OriginSecrets, when set, are the values originauth accepts instead of
 	// those of the Secrets Manager secret ORIGIN_SECRET_ID names.
-	OriginSecrets originauth.Secrets
+	OriginSecrets originauthfn.Secrets
 	// ClickEvents, when set, hears of each click batch instead of the
 	// webhook publisher WEBHOOK_QUEUE_URL would give the clicks function:
 	// the local run's in-process queue.
-	ClickEvents clicks.ClickEvents
+	ClickEvents clicksfn.ClickEvents
 	// Log is the log every function writes to; each function's lines
 	// carry its name (attribute "function").
 	Log *slog.Logger

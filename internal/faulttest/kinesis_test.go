@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	clicks "github.com/shortlink-dev/shortener/functions/clicks/handler"
+	"github.com/shortlink-dev/shortener/functions/clicks/clicksfn"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/faults"
 	"github.com/shortlink-dev/shortener/internal/localkinesis"
@@ -81,7 +81,7 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	var logs, emf syncBuffer
 	// Built as functions/clicks/main.go builds it, over the faulty client;
 	// small chunks, so one batch makes several transactions.
-	h := &clicks.Handler{
+	h := &clicksfn.Handler{
 		Store:    dynamoclicks.New(r.faulty, dynamoclicks.Config{Table: analytics}),
 		MaxItems: 8,
 		Log:      jsonLogger(&logs),
