@@ -63,6 +63,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/statsapi"
 )
 
 // Links reads one link; linkstore.Store satisfies it.
@@ -97,51 +98,9 @@ type Handler struct {
 	Owners apigw.Owners
 }
 
-// Stats is the response body.
-type Stats struct {
-	Code        string     `json:"code"`
-	Granularity string     `json:"granularity"`
-	From        time.Time  `json:"from"`
-	To          time.Time  `json:"to"`
-	Totals      Counts     `json:"totals"`
-	Series      []Point    `json:"series"`
-	Countries   []Country  `json:"countries"`
-	Referrers   []Referrer `json:"referrers"`
-	Partial     bool       `json:"partial,omitempty"`
-}
-
-// Counts are the clicks of a bucket, a breakdown entry or the range:
-// Total is Human + Bot.
-type Counts struct {
-	Total int64 `json:"total"`
-	Human int64 `json:"human"`
-	Bot   int64 `json:"bot"`
-}
-
-func counts(c clickstore.Counts) Counts { return Counts{Total: c.Total, Human: c.Human, Bot: c.Bot} }
-
-func (c *Counts) add(o Counts) {
-	c.Total += o.Total
-	c.Human += o.Human
-	c.Bot += o.Bot
-}
-
-// Point is one bucket of the series.
-type Point struct {
-	Start time.Time `json:"start"`
-	Counts
-}
-
-// Country is one entry of the country breakdown.
-type Country struct {
-	Country string `json:"country"`
-	Counts
-}
-
-// Referrer is one entry of the referrer breakdown.
-type Referrer struct {
-	Host string `json:"host"`
-	Counts
+// counts is a click store total as the API writes it.
+func counts(c clickstore.Counts) statsapi.Counts {
+	return statsapi.Counts{Total: c.Total, Human: c.Human, Bot: c.Bot}
 }
 
 // Handle answers one API Gateway proxy event.
@@ -269,9 +228,9 @@ func ceil(t time.Time, step time.Duration) time.Time {
 }
 
 // read gathers the stats of l over q.
-func (h *Handler) read(ctx context.Context, l link.Link, q query) (Stats, error) {
-	s := Stats{Code: l.Code, Granularity: q.granularity(), From: q.from, To: q.to,
-		Series: make([]Point, 0, q.to.Sub(q.from)/q.step), Countries: []Country{}, Referrers: []Referrer{}}
+func (h *Handler) read(ctx context.Context, l link.Link, q query) (statsapi.Stats, error) {
+	s := statsapi.Stats{Code: l.Code, Granularity: q.granularity(), From: q.from, To: q.to,
+		Series: make([]statsapi.Point, 0, q.to.Sub(q.from)/q.step), Countries: []statsapi.Country{}, Referrers: []statsapi.Referrer{}}
 	// Counts before the link existed belong to whoever held the code
 	// before it was reclaimed.
 	from := q.from
@@ -282,31 +241,31 @@ func (h *Handler) read(ctx context.Context, l link.Link, q query) (Stats, error)
 	if from.Before(q.to) {
 		var err error
 		if points, err = h.Clicks.Series(ctx, l.Code, q.kind, from, q.to); err != nil {
-			return Stats{}, err
+			return statsapi.Stats{}, err
 		}
 		day := 24 * time.Hour
 		dayFrom, dayTo := from.Truncate(day), ceil(q.to, day)
 		countries, complete, err := h.Clicks.Breakdown(ctx, l.Code, clickstore.Country, dayFrom, dayTo)
 		if err != nil {
-			return Stats{}, err
+			return statsapi.Stats{}, err
 		}
 		s.Partial = !complete
 		referrers, complete, err := h.Clicks.Breakdown(ctx, l.Code, clickstore.Referrer, dayFrom, dayTo)
 		if err != nil {
-			return Stats{}, err
+			return statsapi.Stats{}, err
 		}
 		s.Partial = s.Partial || !complete
 		for _, k := range top(countries) {
-			s.Countries = append(s.Countries, Country{Country: k, Counts: counts(countries[k])})
+			s.Countries = append(s.Countries, statsapi.Country{Country: k, Counts: counts(countries[k])})
 		}
 		for _, k := range top(referrers) {
-			s.Referrers = append(s.Referrers, Referrer{Host: k, Counts: counts(referrers[k])})
+			s.Referrers = append(s.Referrers, statsapi.Referrer{Host: k, Counts: counts(referrers[k])})
 		}
 	}
 	// Zero-fill: one point per bucket, the stored ones where they are.
 	i := 0
 	for t := q.from; t.Before(q.to); t = t.Add(q.step) {
-		p := Point{Start: t}
+		p := statsapi.Point{Start: t}
 		for i < len(points) && points[i].Start.Before(t) {
 			i++ // outside the grid; the store does not return such
 		}
@@ -314,7 +273,7 @@ func (h *Handler) read(ctx context.Context, l link.Link, q query) (Stats, error)
 			p.Counts = counts(points[i].Counts)
 			i++
 		}
-		s.Totals.add(p.Counts)
+		s.Totals.Add(p.Counts)
 		s.Series = append(s.Series, p)
 	}
 	return s, nil

@@ -28,6 +28,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/statsapi"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -51,7 +52,9 @@ func c(total, human, bot int64) clickstore.Counts {
 	return clickstore.Counts{Total: total, Human: human, Bot: bot}
 }
 
-func n(total, human, bot int64) Counts { return Counts{Total: total, Human: human, Bot: bot} }
+func n(total, human, bot int64) statsapi.Counts {
+	return statsapi.Counts{Total: total, Human: human, Bot: bot}
+}
 
 // seed is what the clicks function would have written: 20 human GETs, 3
 // HEADs and 5 Slackbot unfurls of Ab3dE5g between 12:00 and 13:59 on
@@ -159,12 +162,12 @@ func get(t *testing.T, f *fixture, code string, params map[string]string) events
 	return resp
 }
 
-func decode(t *testing.T, resp events.APIGatewayProxyResponse) Stats {
+func decode(t *testing.T, resp events.APIGatewayProxyResponse) statsapi.Stats {
 	t.Helper()
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
 	assert.Equal(t, "application/json", resp.Headers["Content-Type"])
 	assert.Equal(t, "no-store", resp.Headers["Cache-Control"])
-	var s Stats
+	var s statsapi.Stats
 	require.NoError(t, json.Unmarshal([]byte(resp.Body), &s))
 	return s
 }
@@ -176,18 +179,18 @@ func TestHourlyFixture(t *testing.T) {
 
 	require.NoError(t, err)
 	got := decode(t, resp)
-	assert.Equal(t, Stats{
+	assert.Equal(t, statsapi.Stats{
 		Code:        "Ab3dE5g",
 		Granularity: "hour",
 		From:        day(30).Add(12 * time.Hour),
 		To:          day(30).Add(14 * time.Hour),
 		Totals:      n(28, 20, 8),
-		Series: []Point{
+		Series: []statsapi.Point{
 			{Start: day(30).Add(12 * time.Hour), Counts: n(16, 12, 4)},
 			{Start: day(30).Add(13 * time.Hour), Counts: n(12, 8, 4)},
 		},
-		Countries: []Country{{Country: "US", Counts: n(14, 6, 8)}, {Country: "DE", Counts: n(10, 10, 0)}, {Country: "FR", Counts: n(4, 4, 0)}},
-		Referrers: []Referrer{{Host: "news.ycombinator.com", Counts: n(5, 5, 0)}, {Host: "t.co", Counts: n(3, 3, 0)}},
+		Countries: []statsapi.Country{{Country: "US", Counts: n(14, 6, 8)}, {Country: "DE", Counts: n(10, 10, 0)}, {Country: "FR", Counts: n(4, 4, 0)}},
+		Referrers: []statsapi.Referrer{{Host: "news.ycombinator.com", Counts: n(5, 5, 0)}, {Host: "t.co", Counts: n(3, 3, 0)}},
 	}, got)
 }
 
@@ -209,14 +212,14 @@ func TestResponseJSON(t *testing.T) {
 }
 
 func TestRanges(t *testing.T) {
-	zeroDays := func(from, to int) []Point {
-		var ps []Point
+	zeroDays := func(from, to int) []statsapi.Point {
+		var ps []statsapi.Point
 		for d := from; d < to; d++ {
-			ps = append(ps, Point{Start: day(d)})
+			ps = append(ps, statsapi.Point{Start: day(d)})
 		}
 		return ps
 	}
-	withDay := func(ps []Point, d int, counts Counts) []Point {
+	withDay := func(ps []statsapi.Point, d int, counts statsapi.Counts) []statsapi.Point {
 		for i := range ps {
 			if ps[i].Start.Equal(day(d)) {
 				ps[i].Counts = counts
@@ -231,10 +234,10 @@ func TestRanges(t *testing.T) {
 		wantFrom    time.Time
 		wantTo      time.Time
 		wantGran    string
-		wantSeries  []Point // nil: only the length is checked
+		wantSeries  []statsapi.Point // nil: only the length is checked
 		wantLen     int
-		wantTotals  Counts
-		wantCountry []Country
+		wantTotals  statsapi.Counts
+		wantCountry []statsapi.Country
 		wantCode    string // when not the code asked for
 	}{
 		{
@@ -242,7 +245,7 @@ func TestRanges(t *testing.T) {
 			wantFrom: day(24), wantTo: day(30).AddDate(0, 0, 1), wantGran: "day",
 			wantSeries:  withDay(withDay(zeroDays(24, 31), 25, n(3, 3, 0)), 30, n(28, 20, 8)),
 			wantTotals:  n(31, 23, 8),
-			wantCountry: []Country{{Country: "US", Counts: n(17, 9, 8)}, {Country: "DE", Counts: n(10, 10, 0)}, {Country: "FR", Counts: n(4, 4, 0)}},
+			wantCountry: []statsapi.Country{{Country: "US", Counts: n(17, 9, 8)}, {Country: "DE", Counts: n(10, 10, 0)}, {Country: "FR", Counts: n(4, 4, 0)}},
 		},
 		{
 			name: "hourly default: the last 7 days of hours", code: "Ab3dE5g", params: map[string]string{"granularity": "hour"},
@@ -252,50 +255,50 @@ func TestRanges(t *testing.T) {
 		{
 			name: "dates: to is included", code: "Ab3dE5g", params: map[string]string{"from": "2026-11-25", "to": "2026-11-25"},
 			wantFrom: day(25), wantTo: day(26), wantGran: "day",
-			wantSeries: []Point{{Start: day(25), Counts: n(3, 3, 0)}}, wantTotals: n(3, 3, 0),
-			wantCountry: []Country{{Country: "US", Counts: n(3, 3, 0)}},
+			wantSeries: []statsapi.Point{{Start: day(25), Counts: n(3, 3, 0)}}, wantTotals: n(3, 3, 0),
+			wantCountry: []statsapi.Country{{Country: "US", Counts: n(3, 3, 0)}},
 		},
 		{
 			name: "times round out to whole buckets", code: "Ab3dE5g",
 			params:   map[string]string{"from": "2026-11-30T12:59:59Z", "to": "2026-11-30T13:00:01Z", "granularity": "hour"},
 			wantFrom: day(30).Add(12 * time.Hour), wantTo: day(30).Add(14 * time.Hour), wantGran: "hour",
-			wantSeries: []Point{{Start: day(30).Add(12 * time.Hour), Counts: n(16, 12, 4)}, {Start: day(30).Add(13 * time.Hour), Counts: n(12, 8, 4)}},
+			wantSeries: []statsapi.Point{{Start: day(30).Add(12 * time.Hour), Counts: n(16, 12, 4)}, {Start: day(30).Add(13 * time.Hour), Counts: n(12, 8, 4)}},
 			wantTotals: n(28, 20, 8),
 		},
 		{
 			name: "offsets are read as UTC", code: "Ab3dE5g",
 			params:   map[string]string{"from": "2026-11-30T13:00:00+01:00", "to": "2026-11-30T15:00:00+02:00", "granularity": "hour"},
 			wantFrom: day(30).Add(12 * time.Hour), wantTo: day(30).Add(13 * time.Hour), wantGran: "hour",
-			wantSeries: []Point{{Start: day(30).Add(12 * time.Hour), Counts: n(16, 12, 4)}}, wantTotals: n(16, 12, 4),
+			wantSeries: []statsapi.Point{{Start: day(30).Add(12 * time.Hour), Counts: n(16, 12, 4)}}, wantTotals: n(16, 12, 4),
 		},
 		{
 			name: "a quiet range is all zeros", code: "Ab3dE5g", params: map[string]string{"from": "2026-11-26", "to": "2026-11-28"},
-			wantFrom: day(26), wantTo: day(29), wantGran: "day", wantSeries: zeroDays(26, 29), wantCountry: []Country{},
+			wantFrom: day(26), wantTo: day(29), wantGran: "day", wantSeries: zeroDays(26, 29), wantCountry: []statsapi.Country{},
 		},
 		{
 			name: "counts start at the link's creation", code: "spring-sale", params: map[string]string{"from": "2026-11-01", "to": "2026-11-30"},
 			wantFrom: day(1), wantTo: day(30).AddDate(0, 0, 1), wantGran: "day",
-			wantSeries: withDay(zeroDays(1, 31), 29, n(2, 1, 1)), wantTotals: n(2, 1, 1), wantCountry: []Country{},
+			wantSeries: withDay(zeroDays(1, 31), 29, n(2, 1, 1)), wantTotals: n(2, 1, 1), wantCountry: []statsapi.Country{},
 		},
 		{
 			name: "alias in its display form", code: "Spring-Sale", params: map[string]string{"from": "2026-11-29", "to": "2026-11-29"},
 			wantFrom: day(29), wantTo: day(30), wantGran: "day",
-			wantSeries: []Point{{Start: day(29), Counts: n(2, 1, 1)}}, wantTotals: n(2, 1, 1), wantCountry: []Country{},
+			wantSeries: []statsapi.Point{{Start: day(29), Counts: n(2, 1, 1)}}, wantTotals: n(2, 1, 1), wantCountry: []statsapi.Country{},
 		},
 		{
 			name: "code-shaped alias typed in capitals", code: "PROMO25",
-			wantFrom: day(24), wantTo: day(30).AddDate(0, 0, 1), wantGran: "day", wantSeries: zeroDays(24, 31), wantCountry: []Country{},
+			wantFrom: day(24), wantTo: day(30).AddDate(0, 0, 1), wantGran: "day", wantSeries: zeroDays(24, 31), wantCountry: []statsapi.Country{},
 		},
 		{
 			// Xyz1234 is someone else's generated code; the caller's alias
 			// xyz1234 is what the capitals name for them.
 			name: "someone else's code, the caller's alias", code: "Xyz1234", wantCode: "xyz1234",
-			wantFrom: day(24), wantTo: day(30).AddDate(0, 0, 1), wantGran: "day", wantSeries: zeroDays(24, 31), wantCountry: []Country{},
+			wantFrom: day(24), wantTo: day(30).AddDate(0, 0, 1), wantGran: "day", wantSeries: zeroDays(24, 31), wantCountry: []statsapi.Country{},
 		},
 		{
 			name: "top 10 countries", code: "worldwide", params: map[string]string{"from": "2026-11-30", "to": "2026-11-30"},
 			wantFrom: day(30), wantTo: day(30).AddDate(0, 0, 1), wantGran: "day", wantLen: 1, wantTotals: n(78, 78, 0),
-			wantCountry: []Country{
+			wantCountry: []statsapi.Country{
 				{Country: "LU", Counts: n(12, 12, 0)}, {Country: "KR", Counts: n(11, 11, 0)}, {Country: "JP", Counts: n(10, 10, 0)},
 				{Country: "IE", Counts: n(9, 9, 0)}, {Country: "HU", Counts: n(8, 8, 0)}, {Country: "GR", Counts: n(7, 7, 0)},
 				{Country: "FI", Counts: n(6, 6, 0)}, {Country: "ES", Counts: n(5, 5, 0)}, {Country: "DE", Counts: n(4, 4, 0)},
