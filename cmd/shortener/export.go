@@ -230,7 +230,7 @@ referrer host (dimension "referrer"), the top 10 of each as the stats API gives 
 				if p.v == "" {
 					continue
 				}
-				t, err := when(p.v, now)
+				t, err := rangeBound(p.v, now)
 				if err != nil {
 					return usagef("--%s: %v", p.name, err)
 				}

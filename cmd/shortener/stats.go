@@ -13,11 +13,11 @@ import (
 	"github.com/shortlink-dev/shortener/shared/statsapi"
 )
 
-// when turns a --from or --to value into the API's query value: an RFC
+// rangeBound turns a --from or --to value into the API's query value: an RFC
 // 3339 time or a UTC date passes as it is (the API reads both; a date as
 // --to includes that day), and a span such as 24h or 7d is that long
 // before now.
-func when(s string, now time.Time) (string, error) {
+func rangeBound(s string, now time.Time) (string, error) {
 	if _, err := time.Parse(time.RFC3339, s); err == nil {
 		return s, nil
 	}
@@ -53,7 +53,7 @@ Clicks are counted from the edge's logs and appear within seconds.`,
 				if v == "" {
 					continue
 				}
-				t, err := when(v, now)
+				t, err := rangeBound(v, now)
 				if err != nil {
 					return usagef("--%s: %v", name, err)
 				}

@@ -32,14 +32,14 @@ func main() {
 	if err != nil {
 		log.Fatalf("configuration: %v", err)
 	}
-	aws, err := awsconfig.LoadDefaultConfig(context.Background())
+	awsCfg, err := awsconfig.LoadDefaultConfig(context.Background())
 	if err != nil {
 		log.Fatalf("aws configuration: %v", err)
 	}
-	q := sqs.NewFromConfig(aws)
+	q := sqs.NewFromConfig(awsCfg)
 	guard := webhook.Guard{AllowLoopback: cfg.AllowLoopback}
 	h := &webhookdeliveryfn.Handler{
-		Store:       dynamowebhook.New(dynamodb.NewFromConfig(aws), dynamowebhook.Config{Table: cfg.Table}),
+		Store:       dynamowebhook.New(dynamodb.NewFromConfig(awsCfg), dynamowebhook.Config{Table: cfg.Table}),
 		Queue:       sqsqueue.New(q, cfg.QueueURL),
 		DeadLetters: sqsqueue.New(q, dlq),
 		Client:      guard.Client(cfg.Timeout),

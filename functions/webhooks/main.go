@@ -37,11 +37,11 @@ func main() {
 	if err != nil {
 		log.Fatalf("configuration: %v", err)
 	}
-	aws, err := awsconfig.LoadDefaultConfig(context.Background())
+	awsCfg, err := awsconfig.LoadDefaultConfig(context.Background())
 	if err != nil {
 		log.Fatalf("aws configuration: %v", err)
 	}
-	db := dynamodb.NewFromConfig(aws)
+	db := dynamodb.NewFromConfig(awsCfg)
 	h := webhooksfn.New(webhooksfn.Options{
 		Store: dynamowebhook.New(db, dynamowebhook.Config{Table: wcfg.Table, Timeout: cfg.DBTimeout}),
 		Owners: apikey.NewResolver(dynamokeys.New(db, dynamokeys.Config{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}),

@@ -28,14 +28,14 @@ func main() {
 	if err != nil {
 		log.Fatalf("configuration: %v", err)
 	}
-	aws, err := awsconfig.LoadDefaultConfig(context.Background())
+	awsCfg, err := awsconfig.LoadDefaultConfig(context.Background())
 	if err != nil {
 		log.Fatalf("aws configuration: %v", err)
 	}
 	h := &webhookstreamfn.Handler{
 		Events: &webhook.Publisher{
-			Subscriptions: dynamowebhook.New(dynamodb.NewFromConfig(aws), dynamowebhook.Config{Table: cfg.Table}),
-			Queue:         sqsqueue.New(sqs.NewFromConfig(aws), cfg.QueueURL),
+			Subscriptions: dynamowebhook.New(dynamodb.NewFromConfig(awsCfg), dynamowebhook.Config{Table: cfg.Table}),
+			Queue:         sqsqueue.New(sqs.NewFromConfig(awsCfg), cfg.QueueURL),
 		},
 		Log:     slog.New(slog.NewJSONHandler(os.Stderr, nil)),
 		Metrics: metrics.New(os.Stdout, "Shortener", "webhookstream"),
