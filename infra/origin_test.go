@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	originauth "github.com/shortlink-dev/shortener/functions/originauth/handler"
+	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
 	"github.com/shortlink-dev/shortener/infra"
 	"github.com/shortlink-dev/shortener/infra/api"
 	"github.com/shortlink-dev/shortener/infra/edge"
@@ -21,7 +21,7 @@ import (
 // every route of every redirect API runs the authorizer on that header,
 // and the API has no other route (no $default) that could answer.
 func TestOriginLockDown(t *testing.T) {
-	assert.Equal(t, originauth.HeaderName, edge.OriginVerifyHeader, "CloudFront sends the header the authorizer reads")
+	assert.Equal(t, originauthfn.HeaderName, edge.OriginVerifyHeader, "CloudFront sends the header the authorizer reads")
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		t.Run(s.name, func(t *testing.T) {
 			d := s.edge().resources("AWS::CloudFront::Distribution")[0].Props["DistributionConfig"].(map[string]any)
@@ -59,7 +59,7 @@ func TestOriginLockDown(t *testing.T) {
 				require.Len(t, auths, 1, region)
 				a := auths[0].Props
 				assert.Equal(t, "REQUEST", a["AuthorizerType"])
-				assert.Equal(t, []any{originauth.IdentitySource}, a["IdentitySource"], "401 without invoking anything when the header is missing")
+				assert.Equal(t, []any{originauthfn.IdentitySource}, a["IdentitySource"], "401 without invoking anything when the header is missing")
 				assert.Equal(t, true, a["EnableSimpleResponses"])
 				assert.Equal(t, "2.0", a["AuthorizerPayloadFormatVersion"])
 				assert.Equal(t, api.OriginAuthorizerTTL.Seconds(), a["AuthorizerResultTtlInSeconds"], "cached per header value")

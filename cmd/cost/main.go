@@ -43,10 +43,10 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	clicks "github.com/shortlink-dev/shortener/functions/clicks/handler"
-	create "github.com/shortlink-dev/shortener/functions/create/handler"
-	redirect "github.com/shortlink-dev/shortener/functions/redirect/handler"
-	stats "github.com/shortlink-dev/shortener/functions/stats/handler"
+	"github.com/shortlink-dev/shortener/functions/clicks/clicksfn"
+	"github.com/shortlink-dev/shortener/functions/create/createfn"
+	"github.com/shortlink-dev/shortener/functions/redirect/redirectfn"
+	"github.com/shortlink-dev/shortener/functions/stats/statsfn"
 	"github.com/shortlink-dev/shortener/internal/capacity"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/shared/apikey"
@@ -178,7 +178,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	r.Stream.Records, r.Stream.Clicks, r.Stream.Bots, r.Stream.Codes = sp.Records, st.Clicks, st.Bots, sp.Codes
 	r.Stream.Batches, r.Stream.Shards, r.Stream.BatchSize = len(st.Batches), sp.Shards, sp.BatchSize
 	r.Stream.Zipf, r.Stream.WindowSeconds = sp.Zipf, sp.Window.Seconds()
-	ch := &clicks.Handler{Store: counts, Log: quiet, Metrics: mx("clicks")}
+	ch := &clicksfn.Handler{Store: counts, Log: quiet, Metrics: mx("clicks")}
 	before := meter.Usage()
 	for _, b := range st.Batches {
 		resp, err := ch.Handle(ctx, b)
@@ -195,7 +195,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	r.Clicks.Transactions = u.Calls
 
 	// Creates, with and without an Idempotency-Key, and a replay.
-	cr, err := create.New(create.Options{Store: links, Config: cfg, Log: quiet, Metrics: mx("create"), Owners: owners})
+	cr, err := createfn.New(createfn.Options{Store: links, Config: cfg, Log: quiet, Metrics: mx("create"), Owners: owners})
 	if err != nil {
 		return r, err
 	}
@@ -251,7 +251,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 
 	// Redirect misses: each code once through a cold in-process cache, then
 	// codes that do not exist.
-	rd := redirect.New(redirect.Options{Store: links, Config: cfg, Log: quiet, Metrics: mx("redirect")})
+	rd := redirectfn.New(redirectfn.Options{Store: links, Config: cfg, Log: quiet, Metrics: mx("redirect")})
 	follow := func(code string, want int) error {
 		resp, err := rd.Handle(ctx, events.APIGatewayProxyRequest{HTTPMethod: "GET", Path: "/" + code,
 			PathParameters: map[string]string{"code": code}})
@@ -274,7 +274,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 
 	// Stats: the link must exist and be the caller's; the most clicked
 	// code and one from the tail, over the default range and 31 days hourly (the longest hourly range the API takes).
-	sh := &stats.Handler{Links: links, Clicks: counts, Owners: owners,
+	sh := &statsfn.Handler{Links: links, Clicks: counts, Owners: owners,
 		Now: func() time.Time { return sp.Start.Add(time.Hour) }, Log: quiet, Metrics: mx("stats")}
 	top, tail := st.Codes[0], st.Codes[len(st.Codes)/2]
 	for _, code := range []string{top, tail} {

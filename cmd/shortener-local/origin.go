@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	originauth "github.com/shortlink-dev/shortener/functions/originauth/handler"
+	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
 	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/config"
@@ -32,17 +32,17 @@ func newOriginLock(cfg config.Config, log *slog.Logger) (originLock, error) {
 	var b [32]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	secret := hex.EncodeToString(b[:])
-	h, err := wire.NewOriginAuth(cfg, wire.Clients{OriginSecrets: originauth.Static{secret}, Log: log})
+	h, err := wire.NewOriginAuth(cfg, wire.Clients{OriginSecrets: originauthfn.Static{secret}, Log: log})
 	if err != nil {
 		return originLock{}, err
 	}
 	return originLock{
 		secret:     secret,
-		authorizer: &localgw.Authorizer{Header: originauth.HeaderName, Handler: h.Handle, TTL: originAuthorizerTTL},
+		authorizer: &localgw.Authorizer{Header: originauthfn.HeaderName, Handler: h.Handle, TTL: originAuthorizerTTL},
 	}, nil
 }
 
 // edgeHeaders are the redirect origin's custom headers for the local edge.
 func (l originLock) edgeHeaders() map[string]string {
-	return map[string]string{originauth.HeaderName: l.secret}
+	return map[string]string{originauthfn.HeaderName: l.secret}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/shared/linkapi"
+	"github.com/shortlink-dev/shortener/shared/statsapi"
 )
 
 // TestCLIAgainstTheLocalRun drives every subcommand through the real local
@@ -185,13 +186,13 @@ func TestCLIAgainstTheLocalRun(t *testing.T) {
 			resp.Body.Close()
 			require.Equal(t, 307, resp.StatusCode)
 		}
-		var st linkStats
+		var st statsapi.Stats
 		require.Eventually(t, func() bool {
-			st = linkStats{}
+			st = statsapi.Stats{}
 			return json.Unmarshal([]byte(c.ok("stats", "Summer-Sale", "--json", "--granularity", "hour", "--from", "2h")), &st) == nil &&
 				st.Totals.Total == 6
 		}, 30*time.Second, 500*time.Millisecond, "the clicks reach the stats")
-		assert.Equal(t, counts{Total: 6, Human: 5, Bot: 1}, st.Totals)
+		assert.Equal(t, statsapi.Counts{Total: 6, Human: 5, Bot: 1}, st.Totals)
 		assert.Equal(t, "summer-sale", st.Code)
 		assert.Len(t, st.Series, 3, "2 hours back, rounded down, to the end of this hour")
 

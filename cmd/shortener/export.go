@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shortlink-dev/shortener/shared/linkapi"
+	"github.com/shortlink-dev/shortener/shared/statsapi"
 )
 
 // exportColumns are the columns of `export --format csv`, in order. They
@@ -229,7 +230,7 @@ referrer host (dimension "referrer"), the top 10 of each as the stats API gives 
 				if p.v == "" {
 					continue
 				}
-				t, err := when(p.v, now)
+				t, err := rangeBound(p.v, now)
 				if err != nil {
 					return usagef("--%s: %v", p.name, err)
 				}
@@ -239,7 +240,7 @@ referrer host (dimension "referrer"), the top 10 of each as the stats API gives 
 			if err != nil {
 				return err
 			}
-			var st linkStats
+			var st statsapi.Stats
 			if err := a.getWithRetry(cmd.Context(), c, request{method: http.MethodGet, path: linkPath(argv[0], "/stats"), query: q}, &st); err != nil {
 				return err
 			}
@@ -263,26 +264,26 @@ referrer host (dimension "referrer"), the top 10 of each as the stats API gives 
 }
 
 // writeClicksCSV writes a link's stats as the rows `export clicks` promises.
-func writeClicksCSV(w io.Writer, st linkStats) error {
+func writeClicksCSV(w io.Writer, st statsapi.Stats) error {
 	cw := csv.NewWriter(w)
-	row := func(dim, value string, n counts) error {
+	row := func(dim, value string, n statsapi.Counts) error {
 		return cw.Write([]string{st.Code, dim, value, strconv.FormatInt(n.Total, 10), strconv.FormatInt(n.Human, 10), strconv.FormatInt(n.Bot, 10)})
 	}
 	if err := cw.Write(clickColumns); err != nil {
 		return err
 	}
 	for _, b := range st.Series {
-		if err := row("time", b.Start, b.counts); err != nil {
+		if err := row("time", b.Start.Format(time.RFC3339Nano), b.Counts); err != nil {
 			return err
 		}
 	}
 	for _, c := range st.Countries {
-		if err := row("country", c.Country, c.counts); err != nil {
+		if err := row("country", c.Country, c.Counts); err != nil {
 			return err
 		}
 	}
 	for _, r := range st.Referrers {
-		if err := row("referrer", r.Host, r.counts); err != nil {
+		if err := row("referrer", r.Host, r.Counts); err != nil {
 			return err
 		}
 	}

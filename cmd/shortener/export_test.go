@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/shared/linkapi"
+	"github.com/shortlink-dev/shortener/shared/statsapi"
 )
 
 // fakeLinks serves GET /v1/links over n links, 100 a page, answering the
@@ -131,7 +132,7 @@ func TestExportNDJSON(t *testing.T) {
 }
 
 func TestWriteClicksCSV(t *testing.T) {
-	var st linkStats
+	var st statsapi.Stats
 	require.NoError(t, json.Unmarshal([]byte(`{"code": "summer-sale", "from": "2026-11-30T00:00:00Z", "to": "2026-12-01T00:00:00Z",
 		"granularity": "day", "totals": {"total": 7, "human": 5, "bot": 2},
 		"series": [{"start": "2026-11-30T00:00:00Z", "total": 7, "human": 5, "bot": 2}],

@@ -9,43 +9,15 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/shortlink-dev/shortener/shared/statsapi"
 )
 
-// counts are the three click counts the API keeps.
-type counts struct {
-	Total int64 `json:"total"`
-	Human int64 `json:"human"`
-	Bot   int64 `json:"bot"`
-}
-
-// linkStats is the answer of GET /v1/links/{code}/stats
-// (components/schemas/Stats in api/openapi.yaml).
-type linkStats struct {
-	Code        string `json:"code"`
-	From        string `json:"from"`
-	To          string `json:"to"`
-	Granularity string `json:"granularity"`
-	Totals      counts `json:"totals"`
-	Series      []struct {
-		Start string `json:"start"`
-		counts
-	} `json:"series"`
-	Countries []struct {
-		Country string `json:"country"`
-		counts
-	} `json:"countries"`
-	Referrers []struct {
-		Host string `json:"host"`
-		counts
-	} `json:"referrers"`
-	Partial bool `json:"partial"`
-}
-
-// when turns a --from or --to value into the API's query value: an RFC
+// rangeBound turns a --from or --to value into the API's query value: an RFC
 // 3339 time or a UTC date passes as it is (the API reads both; a date as
 // --to includes that day), and a span such as 24h or 7d is that long
 // before now.
-func when(s string, now time.Time) (string, error) {
+func rangeBound(s string, now time.Time) (string, error) {
 	if _, err := time.Parse(time.RFC3339, s); err == nil {
 		return s, nil
 	}
@@ -81,7 +53,7 @@ Clicks are counted from the edge's logs and appear within seconds.`,
 				if v == "" {
 					continue
 				}
-				t, err := when(v, now)
+				t, err := rangeBound(v, now)
 				if err != nil {
 					return usagef("--%s: %v", name, err)
 				}
@@ -91,7 +63,7 @@ Clicks are counted from the edge's logs and appear within seconds.`,
 			if err != nil {
 				return err
 			}
-			var st linkStats
+			var st statsapi.Stats
 			resp, err := c.doJSON(cmd.Context(), request{method: http.MethodGet, path: linkPath(argv[0], "/stats"), query: q}, &st)
 			if err != nil {
 				return err
@@ -110,8 +82,8 @@ Clicks are counted from the edge's logs and appear within seconds.`,
 	return cmd
 }
 
-func (a *app) printStats(st linkStats) {
-	fmt.Fprintf(a.stdout, "%s  %s → %s\n", st.Code, st.From, st.To)
+func (a *app) printStats(st statsapi.Stats) {
+	fmt.Fprintf(a.stdout, "%s  %s → %s\n", st.Code, st.From.Format(time.RFC3339Nano), st.To.Format(time.RFC3339Nano))
 	fmt.Fprintf(a.stdout, "clicks  %d total, %d human, %d bot\n\n", st.Totals.Total, st.Totals.Human, st.Totals.Bot)
 	values := make([]int64, len(st.Series))
 	for i, b := range st.Series {
@@ -142,11 +114,7 @@ func (a *app) printStats(st linkStats) {
 }
 
 // shortTime is a bucket start as the chart's axis shows it.
-func shortTime(s, granularity string) string {
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return s
-	}
+func shortTime(t time.Time, granularity string) string {
 	if granularity == "day" {
 		return t.UTC().Format("2006-01-02")
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	stats "github.com/shortlink-dev/shortener/functions/stats/handler"
+	"github.com/shortlink-dev/shortener/functions/stats/statsfn"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
@@ -76,7 +76,7 @@ func TestStats(t *testing.T) {
 		CreatedAt: now.AddDate(0, -1, 0), UpdatedAt: now.AddDate(0, -1, 0), ExpiresAt: now.AddDate(1, 0, 0),
 		Status: link.StatusActive, Version: 1, RedirectStatus: 302,
 	}, nil))
-	h := &stats.Handler{Links: store, Clicks: curveClicks{}, Now: func() time.Time { return now },
+	h := &statsfn.Handler{Links: store, Clicks: curveClicks{}, Now: func() time.Time { return now },
 		Log:    slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Owners: apikey.NewResolver(apikey.NewMemory(map[string]string{"k": "owner"}), apikey.ResolverOptions{})}
 	gw, err := localgw.New(localgw.Options{

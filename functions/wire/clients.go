@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	originauth "github.com/shortlink-dev/shortener/functions/originauth/handler"
+	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/metrics"
@@ -39,7 +39,7 @@ type Clients struct {
 	Edge edgecache.Invalidator
 	// OriginSecrets, when set, are the values originauth accepts instead of
 	// those of the Secrets Manager secret ORIGIN_SECRET_ID names.
-	OriginSecrets originauth.Secrets
+	OriginSecrets originauthfn.Secrets
 	// SQS sends to the webhook queues (WEBHOOK_QUEUE_URL, WEBHOOK_DLQ_URL);
 	// nil: an SQS client from AWS. The local run passes its in-process
 	// queues (internal/localsqs).

@@ -1,9 +1,9 @@
 package wire
 
 import (
-	webhookdelivery "github.com/shortlink-dev/shortener/functions/webhookdelivery/handler"
-	webhooks "github.com/shortlink-dev/shortener/functions/webhooks/handler"
-	webhookstream "github.com/shortlink-dev/shortener/functions/webhookstream/handler"
+	"github.com/shortlink-dev/shortener/functions/webhookdelivery/webhookdeliveryfn"
+	"github.com/shortlink-dev/shortener/functions/webhooks/webhooksfn"
+	"github.com/shortlink-dev/shortener/functions/webhookstream/webhookstreamfn"
 
 	"github.com/shortlink-dev/shortener/shared/webhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
@@ -15,14 +15,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
-	clicks "github.com/shortlink-dev/shortener/functions/clicks/handler"
-	create "github.com/shortlink-dev/shortener/functions/create/handler"
-	manage "github.com/shortlink-dev/shortener/functions/manage/handler"
-	originauth "github.com/shortlink-dev/shortener/functions/originauth/handler"
-	reclaim "github.com/shortlink-dev/shortener/functions/reclaim/handler"
-	redirect "github.com/shortlink-dev/shortener/functions/redirect/handler"
-	stats "github.com/shortlink-dev/shortener/functions/stats/handler"
-	ttlstream "github.com/shortlink-dev/shortener/functions/ttlstream/handler"
+	"github.com/shortlink-dev/shortener/functions/clicks/clicksfn"
+	"github.com/shortlink-dev/shortener/functions/create/createfn"
+	"github.com/shortlink-dev/shortener/functions/manage/managefn"
+	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
+	"github.com/shortlink-dev/shortener/functions/reclaim/reclaimfn"
+	"github.com/shortlink-dev/shortener/functions/redirect/redirectfn"
+	"github.com/shortlink-dev/shortener/functions/stats/statsfn"
+	"github.com/shortlink-dev/shortener/functions/ttlstream/ttlstreamfn"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
@@ -37,7 +37,7 @@ import (
 // NewCreate builds the function behind POST /v1/links and
 // POST /v1/links/batch. It invalidates the edge for each new custom alias
 // when there is an edge (Clients.Edge or DISTRIBUTION_ID).
-func NewCreate(cfg config.Config, c Clients) (*create.Handler, error) {
+func NewCreate(cfg config.Config, c Clients) (*createfn.Handler, error) {
 	names := []string{"LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL"}
 	if c.Edge == nil {
 		// Without a distribution to invalidate, a new alias's cached 404
@@ -52,7 +52,7 @@ func NewCreate(cfg config.Config, c Clients) (*create.Handler, error) {
 		return nil, err
 	}
 	db := c.dynamoDB()
-	return create.New(create.Options{
+	return createfn.New(createfn.Options{
 		Edge:   edge,
 		Owners: owners(cfg, db),
 		Store: dynamostore.New(db, dynamostore.Config{
@@ -66,11 +66,11 @@ func NewCreate(cfg config.Config, c Clients) (*create.Handler, error) {
 
 // NewRedirect builds the function behind GET and HEAD /{code}: it reads
 // this Region's replica, with the redirect path's own timeout.
-func NewRedirect(cfg config.Config, c Clients) (*redirect.Handler, error) {
+func NewRedirect(cfg config.Config, c Clients) (*redirectfn.Handler, error) {
 	if err := requireSettings(cfg, "LINKS_TABLE"); err != nil {
 		return nil, err
 	}
-	return redirect.New(redirect.Options{
+	return redirectfn.New(redirectfn.Options{
 		Store: dynamostore.New(c.dynamoDB(), dynamostore.Config{
 			LinksTable: cfg.LinksTable, Timeout: cfg.RedirectTimeout,
 		}),
@@ -83,7 +83,7 @@ func NewRedirect(cfg config.Config, c Clients) (*redirect.Handler, error) {
 // NewManage builds the function behind the management API: GET /v1/links,
 // GET, PATCH and DELETE /v1/links/{code} and its QR code. It reads
 // strongly consistently before its conditional writes.
-func NewManage(cfg config.Config, c Clients) (*manage.Handler, error) {
+func NewManage(cfg config.Config, c Clients) (*managefn.Handler, error) {
 	names := []string{"LINKS_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL"}
 	if c.Edge == nil {
 		// Without a distribution to invalidate, a change would keep being
@@ -98,7 +98,7 @@ func NewManage(cfg config.Config, c Clients) (*manage.Handler, error) {
 		return nil, err
 	}
 	db := c.dynamoDB()
-	return manage.New(manage.Options{
+	return managefn.New(managefn.Options{
 		Owners: owners(cfg, db),
 		Store: dynamostore.New(db, dynamostore.Config{
 			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true,
@@ -112,12 +112,12 @@ func NewManage(cfg config.Config, c Clients) (*manage.Handler, error) {
 }
 
 // NewStats builds the function behind GET /v1/links/{code}/stats.
-func NewStats(cfg config.Config, c Clients) (*stats.Handler, error) {
+func NewStats(cfg config.Config, c Clients) (*statsfn.Handler, error) {
 	if err := requireSettings(cfg, "LINKS_TABLE", "KEYS_TABLE", "ANALYTICS_TABLE"); err != nil {
 		return nil, err
 	}
 	db := c.dynamoDB()
-	return &stats.Handler{
+	return &statsfn.Handler{
 		Links:   dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
 		Clicks:  dynamoclicks.New(db, dynamoclicks.Config{Table: cfg.AnalyticsTable, Timeout: cfg.DBTimeout}),
 		Now:     time.Now,
@@ -129,11 +129,11 @@ func NewStats(cfg config.Config, c Clients) (*stats.Handler, error) {
 
 // NewClicks builds the consumer of the click stream (CloudFront's
 // real-time logs): it counts clicks into the analytics table.
-func NewClicks(cfg config.Config, c Clients) (*clicks.Handler, error) {
+func NewClicks(cfg config.Config, c Clients) (*clicksfn.Handler, error) {
 	if err := requireSettings(cfg, "ANALYTICS_TABLE"); err != nil {
 		return nil, err
 	}
-	h := &clicks.Handler{
+	h := &clicksfn.Handler{
 		Store:   dynamoclicks.New(c.dynamoDB(), dynamoclicks.Config{Table: cfg.AnalyticsTable}),
 		Log:     c.log("clicks"),
 		Metrics: c.metrics("clicks"),
@@ -155,11 +155,11 @@ func NewClicks(cfg config.Config, c Clients) (*clicks.Handler, error) {
 
 // NewTTLStream builds the consumer of the links table's stream: it turns
 // TTL deletions into tombstones, written to the primary Region's replica.
-func NewTTLStream(cfg config.Config, c Clients) (*ttlstream.Handler, error) {
+func NewTTLStream(cfg config.Config, c Clients) (*ttlstreamfn.Handler, error) {
 	if err := requireSettings(cfg, "LINKS_TABLE"); err != nil {
 		return nil, err
 	}
-	return &ttlstream.Handler{
+	return &ttlstreamfn.Handler{
 		Store:   lifecycleStore(cfg, c),
 		Grace:   cfg.TombstoneGrace,
 		Now:     time.Now,
@@ -171,11 +171,11 @@ func NewTTLStream(cfg config.Config, c Clients) (*ttlstream.Handler, error) {
 // NewReclaim builds the reclaim state machine's task: expired links into
 // tombstones, tombstones past their grace released, in the primary
 // Region's replica.
-func NewReclaim(cfg config.Config, c Clients) (*reclaim.Handler, error) {
+func NewReclaim(cfg config.Config, c Clients) (*reclaimfn.Handler, error) {
 	if err := requireSettings(cfg, "LINKS_TABLE"); err != nil {
 		return nil, err
 	}
-	return &reclaim.Handler{
+	return &reclaimfn.Handler{
 		Store:   lifecycleStore(cfg, c),
 		Grace:   cfg.TombstoneGrace,
 		Now:     time.Now,
@@ -188,16 +188,16 @@ func NewReclaim(cfg config.Config, c Clients) (*reclaim.Handler, error) {
 // carrying CloudFront's origin secret reach the redirect function. It reads
 // the secret's replica in this Region (ORIGIN_SECRET_ID) unless
 // Clients.OriginSecrets gives the values.
-func NewOriginAuth(cfg config.Config, c Clients) (*originauth.Handler, error) {
+func NewOriginAuth(cfg config.Config, c Clients) (*originauthfn.Handler, error) {
 	log := c.log("originauth")
 	secrets := c.OriginSecrets
 	if secrets == nil {
 		if err := requireSettings(cfg, "ORIGIN_SECRET_ID"); err != nil {
 			return nil, err
 		}
-		secrets = &originauth.SecretsManager{Client: secretsmanager.NewFromConfig(c.AWS), SecretID: cfg.OriginSecretID, Log: log}
+		secrets = &originauthfn.SecretsManager{Client: secretsmanager.NewFromConfig(c.AWS), SecretID: cfg.OriginSecretID, Log: log}
 	}
-	return &originauth.Handler{Secrets: secrets, Log: log}, nil
+	return &originauthfn.Handler{Secrets: secrets, Log: log}, nil
 }
 
 // owners resolves API keys to their owners from the keys table, each
@@ -230,12 +230,12 @@ func requireSettings(cfg config.Config, names ...string) error {
 // NewWebhooks builds the function behind the webhook subscriptions API:
 // POST and GET /v1/webhooks, DELETE /v1/webhooks/{id} and GET
 // /v1/webhooks/{id}/deliveries.
-func NewWebhooks(cfg config.Config, c Clients) (*webhooks.Handler, error) {
+func NewWebhooks(cfg config.Config, c Clients) (*webhooksfn.Handler, error) {
 	if err := requireSettings(cfg, "KEYS_TABLE", "WEBHOOKS_TABLE"); err != nil {
 		return nil, err
 	}
 	db := c.dynamoDB()
-	return webhooks.New(webhooks.Options{
+	return webhooksfn.New(webhooksfn.Options{
 		Store:  dynamowebhook.New(db, dynamowebhook.Config{Table: cfg.Webhook.Table, Timeout: cfg.DBTimeout}),
 		Owners: owners(cfg, db),
 		// A deployed stack never allows loopback receivers.
@@ -247,11 +247,11 @@ func NewWebhooks(cfg config.Config, c Clients) (*webhooks.Handler, error) {
 
 // NewWebhookStream builds the consumer of the links table's stream that
 // turns link changes into webhook events on the delivery queue.
-func NewWebhookStream(cfg config.Config, c Clients) (*webhookstream.Handler, error) {
+func NewWebhookStream(cfg config.Config, c Clients) (*webhookstreamfn.Handler, error) {
 	if err := requireSettings(cfg, "WEBHOOKS_TABLE", "WEBHOOK_QUEUE_URL"); err != nil {
 		return nil, err
 	}
-	return &webhookstream.Handler{
+	return &webhookstreamfn.Handler{
 		Events:  webhookPublisher(cfg, c),
 		Log:     c.log("webhookstream"),
 		Metrics: c.metrics("webhookstream"),
@@ -260,12 +260,12 @@ func NewWebhookStream(cfg config.Config, c Clients) (*webhookstream.Handler, err
 
 // NewWebhookDelivery builds the function on the delivery queue: it sends
 // each event, signed, and requeues it on the retry schedule.
-func NewWebhookDelivery(cfg config.Config, c Clients) (*webhookdelivery.Handler, error) {
+func NewWebhookDelivery(cfg config.Config, c Clients) (*webhookdeliveryfn.Handler, error) {
 	if err := requireSettings(cfg, "WEBHOOKS_TABLE", "WEBHOOK_QUEUE_URL", "WEBHOOK_DLQ_URL"); err != nil {
 		return nil, err
 	}
 	guard := webhook.Guard{AllowLoopback: cfg.Webhook.AllowLoopback}
-	return &webhookdelivery.Handler{
+	return &webhookdeliveryfn.Handler{
 		Store:       dynamowebhook.New(c.dynamoDB(), dynamowebhook.Config{Table: cfg.Webhook.Table}),
 		Queue:       sqsqueue.New(c.sqs(), cfg.Webhook.QueueURL),
 		DeadLetters: sqsqueue.New(c.sqs(), cfg.Webhook.DLQURL),

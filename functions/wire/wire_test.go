@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	originauth "github.com/shortlink-dev/shortener/functions/originauth/handler"
+	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 )
@@ -110,7 +110,7 @@ func TestLocalClientsStandInForSettings(t *testing.T) {
 	cfg := load(t, "DISTRIBUTION_ID", "ORIGIN_SECRET_ID")
 	c := lambdaClients()
 	c.Edge = edgecache.NewRecorder(nil)
-	c.OriginSecrets = originauth.Static{"s3cr3t"}
+	c.OriginSecrets = originauthfn.Static{"s3cr3t"}
 
 	_, err := NewManage(cfg, c)
 	require.NoError(t, err)
@@ -119,7 +119,7 @@ func TestLocalClientsStandInForSettings(t *testing.T) {
 	assert.Same(t, c.Edge, cr.Edge, "the local edge takes the distribution's place")
 	h, err := NewOriginAuth(cfg, c)
 	require.NoError(t, err)
-	assert.Equal(t, originauth.Static{"s3cr3t"}, h.Secrets)
+	assert.Equal(t, originauthfn.Static{"s3cr3t"}, h.Secrets)
 }
 
 // TestCreateInvalidatesTheDistribution: in Lambda, create purges a new
@@ -157,12 +157,12 @@ func TestLifecycleWritesGoToThePrimaryRegion(t *testing.T) {
 
 func TestFunctionsLogUnderTheirNames(t *testing.T) {
 	var logs bytes.Buffer
-	c := Clients{Log: slog.New(slog.NewJSONHandler(&logs, nil)), OriginSecrets: originauth.Static{"s3cr3t"}}
+	c := Clients{Log: slog.New(slog.NewJSONHandler(&logs, nil)), OriginSecrets: originauthfn.Static{"s3cr3t"}}
 	h, err := NewOriginAuth(config.Config{}, c)
 	require.NoError(t, err)
 
 	res, err := h.Handle(context.Background(), events.APIGatewayV2CustomAuthorizerV2Request{
-		Headers: map[string]string{strings.ToLower(originauth.HeaderName): "guess"},
+		Headers: map[string]string{strings.ToLower(originauthfn.HeaderName): "guess"},
 	})
 	require.NoError(t, err)
 	require.False(t, res.IsAuthorized)

@@ -21,12 +21,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	create "github.com/shortlink-dev/shortener/functions/create/handler"
-	manage "github.com/shortlink-dev/shortener/functions/manage/handler"
-	originauth "github.com/shortlink-dev/shortener/functions/originauth/handler"
-	redirect "github.com/shortlink-dev/shortener/functions/redirect/handler"
-	stats "github.com/shortlink-dev/shortener/functions/stats/handler"
-	webhooks "github.com/shortlink-dev/shortener/functions/webhooks/handler"
+	"github.com/shortlink-dev/shortener/functions/create/createfn"
+	"github.com/shortlink-dev/shortener/functions/manage/managefn"
+	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
+	"github.com/shortlink-dev/shortener/functions/redirect/redirectfn"
+	"github.com/shortlink-dev/shortener/functions/stats/statsfn"
+	"github.com/shortlink-dev/shortener/functions/webhooks/webhooksfn"
 	"github.com/shortlink-dev/shortener/internal/apispec"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/apigw"
@@ -178,21 +178,21 @@ func newEnv(t *testing.T) *env {
 	require.NoError(t, err)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{keyA: "owner-a", keyB: "owner-b"}), apikey.ResolverOptions{})
-	c, err := create.New(create.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "create"), Now: clock.Now, Owners: owners})
+	c, err := createfn.New(createfn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "create"), Now: clock.Now, Owners: owners})
 	require.NoError(t, err)
-	m := manage.New(manage.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Now: clock.Now, Owners: owners})
-	r := redirect.New(redirect.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "redirect"), Now: clock.Now})
-	st := &stats.Handler{Links: e.store, Clicks: clicks{}, Now: clock.Now, Log: log,
+	m := managefn.New(managefn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Now: clock.Now, Owners: owners})
+	r := redirectfn.New(redirectfn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "redirect"), Now: clock.Now})
+	st := &statsfn.Handler{Links: e.store, Clicks: clicks{}, Now: clock.Now, Log: log,
 		Metrics: metrics.New(io.Discard, "Shortener", "stats"), Owners: owners}
 	// The redirect route as deployed, behind the origin authorizer; every
 	// request carries the secret, as CloudFront's do (e.do).
 	e.hooks = &webhookFaults{Memory: webhook.NewMemory()}
-	wh := webhooks.New(webhooks.Options{Store: e.hooks, Owners: owners, Guard: webhook.Guard{Resolver: resolver{}},
+	wh := webhooksfn.New(webhooksfn.Options{Store: e.hooks, Owners: owners, Guard: webhook.Guard{Resolver: resolver{}},
 		Now: clock.Now, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "webhooks")})
-	auth := &originauth.Handler{Secrets: originauth.Static{originSecret}}
+	auth := &originauthfn.Handler{Secrets: originauthfn.Static{originSecret}}
 	gw, err := localgw.New(localgw.Options{
 		Routes: localgw.Routes(localgw.Handlers{Create: c.Handle, Redirect: r.Handle, Manage: m.Handle, Batch: c.Handle, QR: m.Handle, Stats: st.Handle,
-			Webhooks: wh.Handle, OriginAuthorizer: &localgw.Authorizer{Header: originauth.HeaderName, Handler: auth.Handle}}),
+			Webhooks: wh.Handle, OriginAuthorizer: &localgw.Authorizer{Header: originauthfn.HeaderName, Handler: auth.Handle}}),
 		APIKeys: localgw.StaticKeys(keyA, keyB),
 		Log:     log,
 		// As deployed (infra/api): without it a QR code is base64 text.
@@ -234,7 +234,7 @@ func (e *env) do(c call) (http.Header, []byte) {
 	if c.key != "" {
 		req.Header.Set("x-api-key", c.key)
 	}
-	req.Header.Set(originauth.HeaderName, originSecret)
+	req.Header.Set(originauthfn.HeaderName, originSecret)
 	if c.body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	create "github.com/shortlink-dev/shortener/functions/create/handler"
-	manage "github.com/shortlink-dev/shortener/functions/manage/handler"
-	stats "github.com/shortlink-dev/shortener/functions/stats/handler"
+	"github.com/shortlink-dev/shortener/functions/create/createfn"
+	"github.com/shortlink-dev/shortener/functions/manage/managefn"
+	"github.com/shortlink-dev/shortener/functions/stats/statsfn"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/faults"
 	"github.com/shortlink-dev/shortener/shared/apigw"
@@ -26,8 +26,8 @@ import (
 // The owner and codes of the handlers' fixtures.
 const (
 	fixtureOwner     = "p6r4ocs3d1"
-	fixtureCode      = "aB3dE5f" // functions/manage/handler/testdata
-	fixtureStatsCode = "Ab3dE5g" // functions/stats/handler/testdata
+	fixtureCode      = "aB3dE5f" // functions/manage/managefn/testdata
+	fixtureStatsCode = "Ab3dE5g" // functions/stats/statsfn/testdata
 )
 
 // apiHandlers are the three functions behind /v1, built as their main.go
@@ -44,14 +44,14 @@ func newAPIHandlers(t *testing.T, r *rig, dbTimeout time.Duration) apiHandlers {
 	// The keys table in memory, with the fixtures' key: the faults here are
 	// the links, idempotency and analytics tables'.
 	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{"k3yV4lu3Examp1e": "p6r4ocs3d1"}), apikey.ResolverOptions{})
-	c, err := create.New(create.Options{
+	c, err := createfn.New(createfn.Options{
 		Store: dynamostore.New(r.faulty, dynamostore.Config{
 			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
 		}),
 		Config: cfg, Log: jsonLogger(&logs), Metrics: metrics.New(&emf, "Shortener", "create"), Owners: owners,
 	})
 	require.NoError(t, err)
-	m := manage.New(manage.Options{
+	m := managefn.New(managefn.Options{
 		Store: dynamostore.New(r.faulty, dynamostore.Config{
 			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true,
 		}),
@@ -61,7 +61,7 @@ func newAPIHandlers(t *testing.T, r *rig, dbTimeout time.Duration) apiHandlers {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	require.NoError(t, dynamoclicks.CreateTable(ctx, r.plain, analytics))
-	s := &stats.Handler{
+	s := &statsfn.Handler{
 		Links:  dynamostore.New(r.faulty, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
 		Clicks: dynamoclicks.New(r.faulty, dynamoclicks.Config{Table: analytics, Timeout: cfg.DBTimeout}),
 		Now:    time.Now,

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	create "github.com/shortlink-dev/shortener/functions/create/handler"
+	"github.com/shortlink-dev/shortener/functions/create/createfn"
 	"github.com/shortlink-dev/shortener/internal/faults"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apikey"
@@ -93,7 +93,7 @@ func TestCreateUnderFaultsYieldsExactlyOneLink(t *testing.T) {
 			cfg := r.config(t, map[string]string{"SHORTENER_DB_TIMEOUT": dbTimeout.String()})
 			var logs, emf syncBuffer
 			// Built as functions/create/main.go builds it, over the faulty client.
-			h, err := create.New(create.Options{
+			h, err := createfn.New(createfn.Options{
 				Store: dynamostore.New(r.faulty, dynamostore.Config{
 					LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
 				}),

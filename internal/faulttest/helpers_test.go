@@ -108,7 +108,7 @@ func (r *rig) items(t *testing.T) map[string]map[string]types.AttributeValue {
 // event reads an API Gateway fixture of a handler.
 func event(t *testing.T, fn, name string, edit func(*events.APIGatewayProxyRequest)) events.APIGatewayProxyRequest {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("../../functions", fn, "handler/testdata", name))
+	b, err := os.ReadFile(filepath.Join("../../functions", fn, fn+"fn", "testdata", name))
 	require.NoError(t, err)
 	var ev events.APIGatewayProxyRequest
 	require.NoError(t, json.Unmarshal(b, &ev))

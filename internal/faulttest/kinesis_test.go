@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	clicks "github.com/shortlink-dev/shortener/functions/clicks/handler"
+	"github.com/shortlink-dev/shortener/functions/clicks/clicksfn"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/faults"
 	"github.com/shortlink-dev/shortener/internal/localkinesis"
@@ -44,7 +44,7 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	// 40 clicks on four links, humans and bots, with a poison record in
 	// the middle, written as CloudFront writes real-time log lines.
 	codes := []string{"Clk0001", "Clk0002", "Clk0003", "Clk0004"}
-	when := time.Now().UTC().Add(-time.Minute).Truncate(time.Millisecond)
+	firstClick := time.Now().UTC().Add(-time.Minute).Truncate(time.Millisecond)
 	want := map[string]clickstore.Counts{}
 	var entries []types.PutRecordsRequestEntry
 	const poisonAt = 20
@@ -59,7 +59,7 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 			agent = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"
 		}
 		rec := clicklog.Record{
-			Time: when.Add(time.Duration(i) * time.Millisecond), Status: 302, Method: "GET", Host: "sho.rt",
+			Time: firstClick.Add(time.Duration(i) * time.Millisecond), Status: 302, Method: "GET", Host: "sho.rt",
 			URI: "/" + code, RequestID: fmt.Sprintf("fault-req-%04d", i), UserAgent: agent,
 			Referer: []string{"", "https://t.co/"}[i%2], ResultType: "Hit", Country: []string{"DE", "US", "FR"}[i%3],
 		}
@@ -81,7 +81,7 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	var logs, emf syncBuffer
 	// Built as functions/clicks/main.go builds it, over the faulty client;
 	// small chunks, so one batch makes several transactions.
-	h := &clicks.Handler{
+	h := &clicksfn.Handler{
 		Store:    dynamoclicks.New(r.faulty, dynamoclicks.Config{Table: analytics}),
 		MaxItems: 8,
 		Log:      jsonLogger(&logs),
@@ -122,7 +122,7 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	defer stop()
 
 	store := dynamoclicks.New(r.plain, dynamoclicks.Config{Table: analytics})
-	day := when.Truncate(24 * time.Hour)
+	day := firstClick.Truncate(24 * time.Hour)
 	counts := func() map[string]clickstore.Counts {
 		got := map[string]clickstore.Counts{}
 		for _, code := range codes {

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	redirect "github.com/shortlink-dev/shortener/functions/redirect/handler"
+	"github.com/shortlink-dev/shortener/functions/redirect/redirectfn"
 	"github.com/shortlink-dev/shortener/internal/faults"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
@@ -34,7 +34,7 @@ func TestRedirectDuringDynamoDBOutage(t *testing.T) {
 	})
 	var logs, emf syncBuffer
 	// Built as functions/redirect/main.go builds it, over the faulty client.
-	h := redirect.New(redirect.Options{
+	h := redirectfn.New(redirectfn.Options{
 		Store:   dynamostore.New(r.faulty, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.RedirectTimeout}),
 		Config:  cfg,
 		Log:     jsonLogger(&logs),

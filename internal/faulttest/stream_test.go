@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	ttlstream "github.com/shortlink-dev/shortener/functions/ttlstream/handler"
+	"github.com/shortlink-dev/shortener/functions/ttlstream/ttlstreamfn"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/faults"
@@ -55,7 +55,7 @@ func startStream(t *testing.T, r *rig, transform func(*events.DynamoDBEvent)) *s
 		o.APIOptions = append(o.APIOptions, sinj.Install)
 	})
 	// Built as functions/ttlstream/main.go builds it, over the faulty client.
-	h := &ttlstream.Handler{
+	h := &ttlstreamfn.Handler{
 		Store:   dynamostore.New(r.faulty, dynamostore.Config{LinksTable: r.links, IdempotencyTable: r.idem, Timeout: 2 * time.Second}),
 		Grace:   time.Hour,
 		Now:     time.Now,
@@ -71,7 +71,7 @@ func startStream(t *testing.T, r *rig, transform func(*events.DynamoDBEvent)) *s
 			resp, err := h.Handle(ctx, ev)
 			d := delivery{failed: len(resp.BatchItemFailures)}
 			for i := range ev.Records {
-				if ttlstream.IsTTLDeletion(&ev.Records[i]) {
+				if ttlstreamfn.IsTTLDeletion(&ev.Records[i]) {
 					d.ttlRemovals = append(d.ttlRemovals, ev.Records[i].Change.Keys[tableschema.AttrCode].String())
 				}
 			}
@@ -160,9 +160,9 @@ func TestTTLStreamBatchFailingHalfwayIsRetriedExactlyOnce(t *testing.T) {
 	assert.Empty(t, parked, "nothing given up")
 	// Each tombstone was written once; the records redelivered behind the
 	// failures found theirs already there.
-	assert.Equal(t, float64(len(codes)), s.emf.metric(t, ttlstream.MetricWritten))
-	assert.Equal(t, 4.0, s.emf.metric(t, ttlstream.MetricAlready))
-	assert.Equal(t, 3.0, s.emf.metric(t, ttlstream.MetricFailed))
+	assert.Equal(t, float64(len(codes)), s.emf.metric(t, ttlstreamfn.MetricWritten))
+	assert.Equal(t, 4.0, s.emf.metric(t, ttlstreamfn.MetricAlready))
+	assert.Equal(t, 3.0, s.emf.metric(t, ttlstreamfn.MetricFailed))
 	assert.Len(t, r.items(t), len(codes), "exactly the tombstones, nothing else")
 }
 
@@ -200,7 +200,7 @@ func TestTTLStreamPoisonRecordIsParkedWithoutBlockingTheShard(t *testing.T) {
 	assert.Equal(t, 3, parked[0].Attempts, "first try and MaxRetries retries")
 	_, err := r.store().GetTombstone(context.Background(), poison)
 	assert.ErrorIs(t, err, link.ErrNotFound)
-	assert.Equal(t, 3.0, s.emf.metric(t, ttlstream.MetricPoison))
-	assert.Equal(t, float64(len(good)+len(later)), s.emf.metric(t, ttlstream.MetricWritten), "each good tombstone written once")
+	assert.Equal(t, 3.0, s.emf.metric(t, ttlstreamfn.MetricPoison))
+	assert.Equal(t, float64(len(good)+len(later)), s.emf.metric(t, ttlstreamfn.MetricWritten), "each good tombstone written once")
 	assert.NotEmpty(t, s.logs.logs(t, "poison stream record"))
 }

@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	createhandler "github.com/shortlink-dev/shortener/functions/create/handler"
-	managehandler "github.com/shortlink-dev/shortener/functions/manage/handler"
-	redirecthandler "github.com/shortlink-dev/shortener/functions/redirect/handler"
+	"github.com/shortlink-dev/shortener/functions/create/createfn"
+	"github.com/shortlink-dev/shortener/functions/manage/managefn"
+	"github.com/shortlink-dev/shortener/functions/redirect/redirectfn"
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/apikey"
@@ -115,7 +115,7 @@ func newSystem(t *testing.T, delay time.Duration) *system {
 	require.NoError(t, err)
 	store := linkstore.NewMemory(clock.Now)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	redirect := redirecthandler.New(redirecthandler.Options{Store: store, Config: cfg, Now: clock.Now,
+	redirect := redirectfn.New(redirectfn.Options{Store: store, Config: cfg, Now: clock.Now,
 		Log: log, Metrics: metrics.New(io.Discard, "Shortener", "redirect")})
 	invalidations := edgecache.NewRecorder(clock.Now)
 	s := &system{clock: clock, store: store, cfg: cfg}
@@ -132,9 +132,9 @@ func newSystem(t *testing.T, delay time.Duration) *system {
 		clock.Add(d - d/4)
 	}
 	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{apiKey: owner}), apikey.ResolverOptions{})
-	manage := managehandler.New(managehandler.Options{Store: store, Edge: invalidations, Config: cfg, Now: clock.Now, Sleep: settle,
+	manage := managefn.New(managefn.Options{Store: store, Edge: invalidations, Config: cfg, Now: clock.Now, Sleep: settle,
 		Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Owners: owners})
-	create, err := createhandler.New(createhandler.Options{Store: store, Edge: invalidations, Config: cfg, Now: clock.Now, Sleep: settle,
+	create, err := createfn.New(createfn.Options{Store: store, Edge: invalidations, Config: cfg, Now: clock.Now, Sleep: settle,
 		Log: log, Metrics: metrics.New(io.Discard, "Shortener", "create"), Owners: owners})
 	require.NoError(t, err)
 	gw, err := localgw.New(localgw.Options{

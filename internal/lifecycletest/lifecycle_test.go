@@ -15,10 +15,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	createhandler "github.com/shortlink-dev/shortener/functions/create/handler"
-	reclaimhandler "github.com/shortlink-dev/shortener/functions/reclaim/handler"
-	redirecthandler "github.com/shortlink-dev/shortener/functions/redirect/handler"
-	ttlhandler "github.com/shortlink-dev/shortener/functions/ttlstream/handler"
+	"github.com/shortlink-dev/shortener/functions/create/createfn"
+	"github.com/shortlink-dev/shortener/functions/reclaim/reclaimfn"
+	"github.com/shortlink-dev/shortener/functions/redirect/redirectfn"
+	"github.com/shortlink-dev/shortener/functions/ttlstream/ttlstreamfn"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/localreclaim"
@@ -74,26 +74,26 @@ func expiryTombstoneReclaim(t *testing.T, purgeDelay time.Duration) {
 
 	// The local run's wiring: create, redirect, the stream poller with
 	// ttlstream, the reclaim runner.
-	create, err := createhandler.New(createhandler.Options{Store: store, Config: cfg, Log: log,
+	create, err := createfn.New(createfn.Options{Store: store, Config: cfg, Log: log,
 		Owners: apikey.NewResolver(apikey.NewMemory(map[string]string{"owner-1-key": "owner-1"}), apikey.ResolverOptions{})})
 	require.NoError(t, err)
 	redirectAt := func(code string, now func() time.Time) events.APIGatewayProxyResponse {
 		// A fresh handler each time: no in-process cache between checks.
-		h := redirecthandler.New(redirecthandler.Options{Store: store, Config: cfg, Log: log, Now: now})
+		h := redirectfn.New(redirectfn.Options{Store: store, Config: cfg, Log: log, Now: now})
 		resp, err := h.Handle(ctx, events.APIGatewayProxyRequest{HTTPMethod: http.MethodGet, Path: "/" + code,
 			PathParameters: map[string]string{"code": code}})
 		require.NoError(t, err)
 		return resp
 	}
 	redirect := func(code string) events.APIGatewayProxyResponse { return redirectAt(code, time.Now) }
-	ttl := &ttlhandler.Handler{Store: store, Grace: cfg.TombstoneGrace, Now: time.Now, Log: log}
+	ttl := &ttlstreamfn.Handler{Store: store, Grace: cfg.TombstoneGrace, Now: time.Now, Log: log}
 	poller, err := localstream.New(db, emulator.NewStreamsClient(endpoint), localstream.Options{
 		Table: cfg.LinksTable, Handler: ttl.Handle, Region: emulator.Region, Log: log})
 	require.NoError(t, err)
 	polled := make(chan error, 1)
 	go func() { polled <- poller.Run(ctx) }()
 	defer func() { cancel(); require.NoError(t, <-polled) }()
-	reclaim := localreclaim.New((&reclaimhandler.Handler{Store: store, Grace: cfg.TombstoneGrace, Log: log}).Handle, log)
+	reclaim := localreclaim.New((&reclaimfn.Handler{Store: store, Grace: cfg.TombstoneGrace, Log: log}).Handle, log)
 
 	suffix := make([]byte, 4)
 	rand.Read(suffix)

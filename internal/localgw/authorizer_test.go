@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	originauth "github.com/shortlink-dev/shortener/functions/originauth/handler"
+	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
 )
 
 // TestOriginAuthorizer: the redirect route behind the real origin
@@ -33,8 +33,8 @@ func TestOriginAuthorizer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := &originauth.Handler{Secrets: originauth.Static{secret}}
-			auth := &Authorizer{Header: originauth.HeaderName, Handler: h.Handle, TTL: time.Minute}
+			h := &originauthfn.Handler{Secrets: originauthfn.Static{secret}}
+			auth := &Authorizer{Header: originauthfn.HeaderName, Handler: h.Handle, TTL: time.Minute}
 			f := newFixture(t, Options{})
 			f.gw = mustGateway(t, Options{Routes: Routes(Handlers{Redirect: f.redirect.handle, OriginAuthorizer: auth})})
 			rec := f.do(http.MethodGet, "/abc1234", "", tt.header)

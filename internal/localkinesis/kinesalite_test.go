@@ -212,7 +212,7 @@ func TestWriterToHandler(t *testing.T) {
 	// The same fields at every level as the fixture the clicks function is
 	// tested with (captured from the shape Lambda documents).
 	var fixture events.KinesisEvent
-	raw, err := os.ReadFile(filepath.Join("..", "..", "functions", "clicks", "handler", "testdata", "kinesis-clicks.json"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "functions", "clicks", "clicksfn", "testdata", "kinesis-clicks.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &fixture))
 	for _, recs := range got {

@@ -192,7 +192,7 @@ func TestDynamoDBLocalsOwnTTL(t *testing.T) {
 
 func fixture(t *testing.T, name string) events.DynamoDBEventRecord {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "functions", "ttlstream", "handler", "testdata", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "functions", "ttlstream", "ttlstreamfn", "testdata", name))
 	require.NoError(t, err)
 	var ev events.DynamoDBEvent
 	require.NoError(t, json.Unmarshal(b, &ev))

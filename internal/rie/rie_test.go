@@ -149,7 +149,7 @@ func start(t testing.TB, fn string, e map[string]string) *rie.Function {
 // fixture reads a handler's test event, letting edit change it first.
 func fixture(t testing.TB, fn, name string, edit func(map[string]any)) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("../../functions", fn, "handler/testdata", name))
+	b, err := os.ReadFile(filepath.Join("../../functions", fn, fn+"fn", "testdata", name))
 	require.NoError(t, err)
 	if edit == nil {
 		return b

@@ -1,0 +1,598 @@
+package clicksfn
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/internal/emulator"
+	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/shared/clicklog"
+	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
+	"github.com/shortlink-dev/shortener/shared/metrics"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+const (
+	streamARN = "arn:aws:kinesis:us-east-1:123456789012:stream/shortener-clicks"
+	shard0    = streamARN + "/shardId-000000000000"
+)
+
+var (
+	noon     = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	midnight = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	nextDay  = midnight.Add(24 * time.Hour)
+)
+
+func event(t *testing.T, name string) events.KinesisEvent {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	var ev events.KinesisEvent
+	require.NoError(t, json.Unmarshal(b, &ev))
+	require.NotEmpty(t, ev.Records)
+	return ev
+}
+
+// flakyDB passes calls to DynamoDB Local, except that the TransactWriteItems
+// calls numbered in failOn (1-based) fail with a server error.
+type flakyDB struct {
+	*dynamodb.Client
+	mu      sync.Mutex
+	calls   int
+	failOn  map[int]bool
+	applied int
+}
+
+func (f *flakyDB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	f.mu.Lock()
+	f.calls++
+	n := f.calls
+	fail := f.failOn[n]
+	f.mu.Unlock()
+	if fail {
+		return nil, &types.InternalServerError{Message: aws.String("injected failure")}
+	}
+	out, err := f.Client.TransactWriteItems(ctx, in, optFns...)
+	if err == nil {
+		f.mu.Lock()
+		f.applied++
+		f.mu.Unlock()
+	}
+	return out, err
+}
+
+type fixture struct {
+	table   string
+	client  *dynamodb.Client
+	store   *dynamoclicks.Store
+	metrics *bytes.Buffer
+}
+
+// newFixture creates a fresh analytics table on DynamoDB Local.
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	client := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
+	table := testenv.UniqueName(t, "clicks")
+	require.NoError(t, dynamoclicks.CreateTable(context.Background(), client, table))
+	return &fixture{table: table, client: client, store: newStore(client, table), metrics: &bytes.Buffer{}}
+}
+
+func newStore(db dynamoclicks.API, table string) *dynamoclicks.Store {
+	// DynamoDB Local's first calls are slow on a busy machine.
+	return dynamoclicks.New(db, dynamoclicks.Config{Table: table, Timeout: 20 * time.Second, Now: func() time.Time { return noon }})
+}
+
+// handler returns a handler over db (the fixture's client when nil).
+func (f *fixture) handler(db dynamoclicks.API) *Handler {
+	if db == nil {
+		db = f.client
+	}
+	return &Handler{
+		Store:   newStore(db, f.table),
+		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Metrics: metrics.New(f.metrics, "Shortener", "clicks"),
+	}
+}
+
+func (f *fixture) day(t *testing.T, code string) clickstore.Counts {
+	t.Helper()
+	points, err := f.store.Series(context.Background(), code, clickstore.Day, midnight, nextDay)
+	require.NoError(t, err)
+	if len(points) == 0 {
+		return clickstore.Counts{}
+	}
+	require.Len(t, points, 1)
+	return points[0].Counts
+}
+
+// counters reads every counter item of the table, checkpoints left out.
+func (f *fixture) counters(t *testing.T) map[string]clickstore.Counts {
+	t.Helper()
+	got := map[string]clickstore.Counts{}
+	p := dynamodb.NewScanPaginator(f.client, &dynamodb.ScanInput{TableName: &f.table, ConsistentRead: aws.Bool(true)})
+	for p.HasMorePages() {
+		out, err := p.NextPage(context.Background())
+		require.NoError(t, err)
+		for _, item := range out.Items {
+			if _, ok := item["seq"]; ok {
+				continue
+			}
+			var c clickstore.Counts
+			for name, dst := range map[string]*int64{"total": &c.Total, "human": &c.Human, "bot": &c.Bot} {
+				_, err := fmt.Sscan(item[name].(*types.AttributeValueMemberN).Value, dst)
+				require.NoError(t, err)
+			}
+			key := item["code"].(*types.AttributeValueMemberS).Value + " " + item["bucket"].(*types.AttributeValueMemberS).Value
+			got[key] = c
+		}
+	}
+	return got
+}
+
+// lastMetrics decodes the last EMF record the handler wrote.
+func (f *fixture) lastMetrics(t *testing.T) map[string]any {
+	t.Helper()
+	lines := bytes.Split(bytes.TrimSpace(f.metrics.Bytes()), []byte{'\n'})
+	var rec map[string]any
+	require.NoError(t, json.Unmarshal(lines[len(lines)-1], &rec))
+	return rec
+}
+
+func cnt(total, human, bot int64) clickstore.Counts {
+	return clickstore.Counts{Total: total, Human: human, Bot: bot}
+}
+
+func TestCountsTheFixture(t *testing.T) {
+	// 20 human GETs, 3 HEADs and 5 Slackbot GETs of one link, from 12:00 to
+	// 13:59 UTC, most of them edge hits: CloudFront logs them all.
+	f := newFixture(t)
+
+	resp, err := f.handler(nil).Handle(context.Background(), event(t, "kinesis-clicks.json"))
+
+	require.NoError(t, err)
+	assert.Empty(t, resp.BatchItemFailures)
+	assert.Equal(t, map[string]clickstore.Counts{
+		"Ab3dE5g d#20261130":                      cnt(28, 20, 8),
+		"Ab3dE5g h#2026113012":                    cnt(16, 12, 4),
+		"Ab3dE5g h#2026113013":                    cnt(12, 8, 4),
+		"Ab3dE5g c#20261130#DE":                   cnt(10, 10, 0),
+		"Ab3dE5g c#20261130#US":                   cnt(14, 6, 8),
+		"Ab3dE5g c#20261130#FR":                   cnt(4, 4, 0),
+		"Ab3dE5g r#20261130#news.ycombinator.com": cnt(5, 5, 0),
+		"Ab3dE5g r#20261130#t.co":                 cnt(3, 3, 0),
+	}, f.counters(t))
+	m := f.lastMetrics(t)
+	assert.Equal(t, 28.0, m["Records"])
+	assert.Equal(t, 28.0, m["Clicks"])
+	assert.Equal(t, 8.0, m["BotClicks"])
+	assert.Equal(t, 1.0, m["ChunksApplied"])
+}
+
+func TestMixedStream(t *testing.T) {
+	// Not-clicks, poison records and a duplicate delivery flow past without
+	// blocking the shard.
+	f := newFixture(t)
+
+	resp, err := f.handler(nil).Handle(context.Background(), event(t, "kinesis-mixed.json"))
+
+	require.NoError(t, err)
+	assert.Empty(t, resp.BatchItemFailures)
+	assert.Equal(t, map[string]clickstore.Counts{
+		"Ab3dE5g d#20261130":        cnt(1, 1, 0),
+		"Ab3dE5g h#2026113012":      cnt(1, 1, 0),
+		"Ab3dE5g c#20261130#DE":     cnt(1, 1, 0),
+		"Ab3dE5g r#20261130#t.co":   cnt(1, 1, 0),
+		"spring-sale d#20261130":    cnt(2, 1, 1),
+		"spring-sale h#2026113012":  cnt(2, 1, 1),
+		"spring-sale c#20261130#GB": cnt(1, 1, 0),
+	}, f.counters(t))
+	m := f.lastMetrics(t)
+	assert.Equal(t, 11.0, m["Records"])
+	assert.Equal(t, 3.0, m["Clicks"])
+	assert.Equal(t, 1.0, m["BotClicks"])
+	assert.Equal(t, 2.0, m["PoisonRecords"])
+	assert.Equal(t, 5.0, m["IgnoredRecords"])
+	assert.Equal(t, 1.0, m["DuplicateRecords"])
+}
+
+// TestHTTPClicksCountOnce is the regression test through the handler: the
+// distribution sends http viewers to https with its own 301, logged with
+// result type Redirect, before their click. Each click counts once, and a
+// code that does not exist, which gets the same 301, counts none.
+func TestHTTPClicksCountOnce(t *testing.T) {
+	f := newFixture(t)
+
+	resp, err := f.handler(nil).Handle(context.Background(), event(t, "kinesis-http-clicks.json"))
+
+	require.NoError(t, err)
+	assert.Empty(t, resp.BatchItemFailures)
+	assert.Equal(t, map[string]clickstore.Counts{
+		// A GET over http then https, another with a query string, a HEAD
+		// (a bot's), and one whose viewer hung up after the redirect.
+		"Ab3dE5g d#20261130":                      cnt(4, 3, 1),
+		"Ab3dE5g h#2026113014":                    cnt(4, 3, 1),
+		"Ab3dE5g c#20261130#DE":                   cnt(1, 1, 0),
+		"Ab3dE5g c#20261130#US":                   cnt(2, 1, 1),
+		"Ab3dE5g c#20261130#FR":                   cnt(1, 1, 0),
+		"Ab3dE5g r#20261130#news.ycombinator.com": cnt(1, 1, 0),
+		"spring-sale d#20261130":                  cnt(1, 1, 0),
+		"spring-sale h#2026113014":                cnt(1, 1, 0),
+		"spring-sale c#20261130#GB":               cnt(1, 1, 0),
+		"spring-sale r#20261130#t.co":             cnt(1, 1, 0),
+	}, f.counters(t), "no click for zzzzzzz, none for CloudFront's own 301s")
+	m := f.lastMetrics(t)
+	assert.Equal(t, 16.0, m["Records"])
+	assert.Equal(t, 5.0, m["Clicks"])
+	assert.Equal(t, 11.0, m["IgnoredRecords"])
+}
+
+func TestSameBatchTwice(t *testing.T) {
+	f := newFixture(t)
+	h := f.handler(nil)
+	ev := event(t, "kinesis-clicks.json")
+	_, err := h.Handle(context.Background(), ev)
+	require.NoError(t, err)
+	before := f.counters(t)
+
+	resp, err := h.Handle(context.Background(), ev)
+
+	require.NoError(t, err)
+	assert.Empty(t, resp.BatchItemFailures)
+	assert.Equal(t, before, f.counters(t))
+	assert.Equal(t, cnt(28, 20, 8), f.day(t, "Ab3dE5g"))
+	assert.Equal(t, 28.0, f.lastMetrics(t)["RecordsAlreadyApplied"])
+}
+
+// bigBatch is a batch of n records, each a click on one of codes links,
+// cycling, so that it takes several chunks. want is each code's day count.
+func bigBatch(t *testing.T, n, codes int) (ev events.KinesisEvent, want map[string]clickstore.Counts) {
+	t.Helper()
+	// 56 digits, like Kinesis's, increasing with i.
+	const prefix = "4965689012345678901234567890123456789012345678901"
+	want = map[string]clickstore.Counts{}
+	countries := []string{"DE", "US", "FR", ""}
+	referrers := []string{"https://t.co/", "", "https://news.ycombinator.com/", "https://example.com/x"}
+	agents := []string{"Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0", "Slackbot 1.0", "Mozilla/5.0 (iPhone)"}
+	for i := range n {
+		code := fmt.Sprintf("code%03d", i%codes)
+		r := clicklog.Record{
+			Time: noon.Add(time.Duration(i) * 17 * time.Second), Status: 302, Method: "GET", Host: "sho.rt",
+			URI: "/" + code, RequestID: fmt.Sprintf("req-%06d", i), UserAgent: agents[i%len(agents)],
+			Referer: referrers[i%len(referrers)], ResultType: "Hit", Country: countries[i%len(countries)],
+		}
+		if i%7 == 3 {
+			r.Method = "HEAD"
+		}
+		c := want[code]
+		c.AddClick(r.Method == "HEAD" || r.UserAgent == "Slackbot 1.0")
+		want[code] = c
+		seq := fmt.Sprintf("%s%07d", prefix, i*10+1)
+		ev.Records = append(ev.Records, events.KinesisEventRecord{
+			EventID: "shardId-000000000000:" + seq, EventSourceArn: streamARN, EventSource: "aws:kinesis",
+			EventName: "aws:kinesis:record", AwsRegion: "us-east-1",
+			Kinesis: events.KinesisRecord{SequenceNumber: seq, PartitionKey: code, Data: clicklog.Format(r)},
+		})
+	}
+	return ev, want
+}
+
+// from returns the records of ev from the one with sequence number seq on,
+// as Lambda redelivers after a reported failure.
+func from(t *testing.T, ev events.KinesisEvent, seq string) events.KinesisEvent {
+	t.Helper()
+	i := slices.IndexFunc(ev.Records, func(r events.KinesisEventRecord) bool { return r.Kinesis.SequenceNumber == seq })
+	require.GreaterOrEqual(t, i, 0, "no record %s", seq)
+	return events.KinesisEvent{Records: ev.Records[i:]}
+}
+
+func TestBatchThatFailsHalfwayIsRetriedExactly(t *testing.T) {
+	// 150 clicks on 40 links take four transactions of at most 99 items.
+	full, want := bigBatch(t, 150, 40)
+	tests := []struct {
+		name  string
+		retry func(t *testing.T, failedAt string) []events.KinesisEvent
+	}{
+		{name: "Lambda retries from the reported record", retry: func(t *testing.T, failedAt string) []events.KinesisEvent {
+			return []events.KinesisEvent{from(t, full, failedAt)}
+		}},
+		{name: "the whole batch comes back", retry: func(*testing.T, string) []events.KinesisEvent {
+			return []events.KinesisEvent{full}
+		}},
+		{name: "it comes back cut differently", retry: func(*testing.T, string) []events.KinesisEvent {
+			return []events.KinesisEvent{{Records: full.Records[:37]}, {Records: full.Records[20:111]}, {Records: full.Records[90:]}}
+		}},
+		{name: "retried twice", retry: func(t *testing.T, failedAt string) []events.KinesisEvent {
+			return []events.KinesisEvent{from(t, full, failedAt), from(t, full, failedAt), full}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			flaky := &flakyDB{Client: f.client, failOn: map[int]bool{2: true}}
+
+			resp, err := f.handler(flaky).Handle(context.Background(), full)
+
+			require.NoError(t, err)
+			require.Len(t, resp.BatchItemFailures, 1)
+			assert.Equal(t, 2, flaky.calls, "the batch stops at the failed chunk")
+			require.Equal(t, 1, flaky.applied)
+			failedAt := resp.BatchItemFailures[0].ItemIdentifier
+			assert.NotEqual(t, full.Records[0].Kinesis.SequenceNumber, failedAt, "the first chunk was committed")
+			partial := map[string]clickstore.Counts{}
+			for code := range want {
+				if c := f.day(t, code); c.Total > 0 {
+					partial[code] = c
+				}
+			}
+			assert.NotEmpty(t, partial)
+			assert.NotEqual(t, want, partial)
+
+			for _, ev := range tt.retry(t, failedAt) {
+				resp, err := f.handler(nil).Handle(context.Background(), ev)
+				require.NoError(t, err)
+				require.Empty(t, resp.BatchItemFailures)
+			}
+
+			for code, w := range want {
+				assert.Equal(t, w, f.day(t, code), code)
+			}
+			// And every other counter matches one clean pass.
+			clean := newFixture(t)
+			resp, err = clean.handler(nil).Handle(context.Background(), full)
+			require.NoError(t, err)
+			require.Empty(t, resp.BatchItemFailures)
+			assert.Equal(t, clean.counters(t), f.counters(t))
+		})
+	}
+}
+
+func TestRedeliveryAfterTheHandlerDied(t *testing.T) {
+	// The first invocation committed 50 records and then timed out without
+	// answering; Lambda hands over a longer batch from the start.
+	full, want := bigBatch(t, 120, 30)
+	f := newFixture(t)
+	h := f.handler(nil)
+
+	_, err := h.Handle(context.Background(), events.KinesisEvent{Records: full.Records[:50]})
+	require.NoError(t, err)
+	resp, err := h.Handle(context.Background(), full)
+
+	require.NoError(t, err)
+	assert.Empty(t, resp.BatchItemFailures)
+	for code, w := range want {
+		assert.Equal(t, w, f.day(t, code), code)
+	}
+	assert.Equal(t, 50.0, f.lastMetrics(t)["RecordsAlreadyApplied"])
+}
+
+// fakeStore records the chunks it is given and answers from a script.
+type fakeStore struct {
+	chunks     []clickstore.Chunk
+	errs       []error // answer to the nth Apply; nil past the end
+	checkpoint string
+	cpErr      error
+}
+
+func (s *fakeStore) Apply(_ context.Context, c clickstore.Chunk) error {
+	c.Items = slices.Clone(c.Items) // the handler reuses them for the next chunk
+	s.chunks = append(s.chunks, c)
+	if n := len(s.chunks) - 1; n < len(s.errs) {
+		return s.errs[n]
+	}
+	return nil
+}
+
+func (s *fakeStore) Checkpoint(context.Context, string) (string, error) { return s.checkpoint, s.cpErr }
+
+func fakeHandler(s *fakeStore) *Handler {
+	return &Handler{Store: s, Backoff: time.Microsecond, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+}
+
+func TestChunking(t *testing.T) {
+	ev, want := bigBatch(t, 150, 40)
+	tests := []struct {
+		name     string
+		maxItems int
+		minTx    int
+	}{
+		{name: "transaction size", maxItems: 0, minTx: 4},
+		{name: "small chunks", maxItems: 10, minTx: 38},
+		{name: "one click per chunk", maxItems: 1, minTx: 150},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &fakeStore{}
+			h := fakeHandler(s)
+			h.MaxItems = tt.maxItems
+
+			resp, err := h.Handle(context.Background(), ev)
+
+			require.NoError(t, err)
+			assert.Empty(t, resp.BatchItemFailures)
+			assert.GreaterOrEqual(t, len(s.chunks), tt.minTx)
+			limit := h.maxItems()
+			got := map[string]clickstore.Counts{}
+			next := 0
+			for _, c := range s.chunks {
+				assert.LessOrEqual(t, len(c.Items), limit)
+				keys := map[clickstore.Key]bool{}
+				for _, it := range c.Items {
+					assert.False(t, keys[it.Key], "a key twice in one chunk")
+					keys[it.Key] = true
+				}
+				assert.Equal(t, shard0, c.Shard)
+				// Chunks are contiguous and in order.
+				assert.Equal(t, ev.Records[next].Kinesis.SequenceNumber, c.First)
+				last := slices.IndexFunc(ev.Records, func(r events.KinesisEventRecord) bool { return r.Kinesis.SequenceNumber == c.Last })
+				require.GreaterOrEqual(t, last, next)
+				next = last + 1
+				for _, it := range c.Items {
+					if it.Kind == clickstore.Day {
+						sum := got[it.Code]
+						sum.Add(it.Counts)
+						got[it.Code] = sum
+					}
+				}
+			}
+			assert.Equal(t, len(ev.Records), next, "every record is in a chunk")
+			assert.Equal(t, want, got)
+		})
+	}
+}
+
+func TestChunksSplitAtShardChanges(t *testing.T) {
+	ev, _ := bigBatch(t, 6, 2)
+	for i := 3; i < 6; i++ {
+		ev.Records[i].EventID = "shardId-000000000007:" + ev.Records[i].Kinesis.SequenceNumber
+	}
+	s := &fakeStore{}
+
+	_, err := fakeHandler(s).Handle(context.Background(), ev)
+
+	require.NoError(t, err)
+	require.Len(t, s.chunks, 2)
+	assert.Equal(t, shard0, s.chunks[0].Shard)
+	assert.Equal(t, streamARN+"/shardId-000000000007", s.chunks[1].Shard)
+}
+
+// chunksOf is how many chunks a clean run cuts records into.
+func chunksOf(t *testing.T, records []events.KinesisEventRecord) int {
+	t.Helper()
+	s := &fakeStore{}
+	_, err := fakeHandler(s).Handle(context.Background(), events.KinesisEvent{Records: records})
+	require.NoError(t, err)
+	return len(s.chunks)
+}
+
+func TestFailures(t *testing.T) {
+	ev, _ := bigBatch(t, 150, 40)
+	seqOf := func(i int) string { return ev.Records[i].Kinesis.SequenceNumber }
+	boom := errors.New("boom")
+	all := chunksOf(t, ev.Records)
+	require.Greater(t, all, 1)
+	tests := []struct {
+		name      string
+		store     *fakeStore
+		ctx       func() context.Context
+		wantFail  string // "" for no failure
+		wantCalls int
+	}{
+		{name: "first chunk fails", store: &fakeStore{errs: []error{boom}}, wantFail: seqOf(0), wantCalls: 1},
+		{name: "contended, then applied", store: &fakeStore{errs: []error{clickstore.ErrContended, clickstore.ErrContended}}, wantCalls: all + 2},
+		{name: "contended every time", store: &fakeStore{errs: []error{clickstore.ErrContended, clickstore.ErrContended, clickstore.ErrContended}}, wantFail: seqOf(0), wantCalls: DefaultAttempts},
+		{name: "applied, checkpoint unreadable", store: &fakeStore{errs: []error{clickstore.ErrApplied}, cpErr: boom}, wantFail: seqOf(0), wantCalls: 1},
+		{name: "applied, checkpoint below the chunk", store: &fakeStore{errs: []error{clickstore.ErrApplied}, checkpoint: "1"}, wantFail: seqOf(0), wantCalls: 1},
+		{name: "applied up to record 9", store: &fakeStore{errs: []error{clickstore.ErrApplied}, checkpoint: seqOf(9)}, wantCalls: 1 + chunksOf(t, ev.Records[10:])},
+		{name: "applied past the batch", store: &fakeStore{errs: []error{clickstore.ErrApplied}, checkpoint: seqOf(149) + "0"}, wantCalls: 1},
+		{name: "out of time", store: &fakeStore{}, ctx: func() context.Context {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx
+		}, wantFail: seqOf(0), wantCalls: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			if tt.ctx != nil {
+				ctx = tt.ctx()
+			}
+
+			resp, err := fakeHandler(tt.store).Handle(ctx, ev)
+
+			require.NoError(t, err, "a handler error would fail the whole batch")
+			if tt.wantFail == "" {
+				assert.Empty(t, resp.BatchItemFailures)
+			} else {
+				assert.Equal(t, []events.KinesisBatchItemFailure{{ItemIdentifier: tt.wantFail}}, resp.BatchItemFailures)
+			}
+			assert.Len(t, tt.store.chunks, tt.wantCalls)
+		})
+	}
+}
+
+func TestSkipsPastTheCheckpointAfterAConflict(t *testing.T) {
+	ev, _ := bigBatch(t, 150, 40)
+	s := &fakeStore{errs: []error{clickstore.ErrApplied}, checkpoint: ev.Records[9].Kinesis.SequenceNumber}
+
+	_, err := fakeHandler(s).Handle(context.Background(), ev)
+
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(s.chunks), 2)
+	assert.Equal(t, ev.Records[10].Kinesis.SequenceNumber, s.chunks[1].First)
+}
+
+func TestNothingToWrite(t *testing.T) {
+	notClicks := event(t, "kinesis-mixed.json")
+	notClicks.Records = slices.DeleteFunc(notClicks.Records, func(r events.KinesisEventRecord) bool {
+		c, err := clicklog.Parse(r.Kinesis.Data)
+		if err != nil {
+			return false
+		}
+		_, ok := clicklog.Classify(&c)
+		return ok
+	})
+	require.NotEmpty(t, notClicks.Records)
+	tests := []struct {
+		name string
+		ev   events.KinesisEvent
+	}{
+		{name: "empty batch", ev: events.KinesisEvent{}},
+		{name: "no clicks", ev: notClicks},
+		{name: "empty data", ev: events.KinesisEvent{Records: []events.KinesisEventRecord{{EventID: "shardId-000000000000:1", Kinesis: events.KinesisRecord{SequenceNumber: "1"}}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &fakeStore{}
+
+			resp, err := fakeHandler(s).Handle(context.Background(), tt.ev)
+
+			require.NoError(t, err)
+			assert.Empty(t, resp.BatchItemFailures)
+			assert.Empty(t, s.chunks)
+		})
+	}
+}
+
+func TestRecordOfTwoLinesIsPoison(t *testing.T) {
+	// CloudFront writes one line per Kinesis record.
+	ev, _ := bigBatch(t, 3, 1)
+	ev.Records[1].Kinesis.Data = append(slices.Clone(ev.Records[1].Kinesis.Data), ev.Records[2].Kinesis.Data...)
+	s := &fakeStore{}
+
+	resp, err := fakeHandler(s).Handle(context.Background(), ev)
+
+	require.NoError(t, err)
+	assert.Empty(t, resp.BatchItemFailures)
+	require.Len(t, s.chunks, 1)
+	assert.Equal(t, 2, dayTotal(s.chunks[0]), "records 0 and 2 count, record 1 does not")
+}
+
+func dayTotal(c clickstore.Chunk) int {
+	n := 0
+	for _, it := range c.Items {
+		if it.Kind == clickstore.Day {
+			n += int(it.Total)
+		}
+	}
+	return n
+}

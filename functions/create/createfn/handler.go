@@ -1,0 +1,269 @@
+package createfn
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/edgecache"
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/linkapi"
+	"github.com/shortlink-dev/shortener/shared/linkstore"
+	"github.com/shortlink-dev/shortener/shared/metrics"
+)
+
+// Codes draws generated codes.
+type Codes interface {
+	Next() (string, error)
+	Length() int
+}
+
+// DefaultMaxAttempts bounds the draws for one generated code. At 30 B links
+// in a 7-character space one draw in 117 collides, so five in a row happen
+// once in 2e10 creates: reaching the bound means the generator is broken,
+// and issuance stops with a 500 rather than loop.
+const DefaultMaxAttempts = 5
+
+// Handler creates links.
+type Handler struct {
+	Store       linkstore.Store
+	Codes       Codes
+	Rules       link.Rules
+	Present     linkapi.Presenter
+	Now         func() time.Time
+	Log         *slog.Logger
+	Metrics     *metrics.Emitter
+	MaxAttempts int
+	// Edge is invalidated when a custom alias is created, since a 404 for
+	// it may sit in the edge's negative cache. Nil: no edge.
+	Edge edgecache.Invalidator
+	// Owners resolves the caller's API key to its owner (the keys table).
+	Owners apigw.Owners
+	// EdgeSettle is how long after the insert the invalidation is sent
+	// (config.InvalidationSettle; see edgecache.Purger), and EdgeSleep
+	// waits it out (time.Sleep when nil).
+	EdgeSettle time.Duration
+	EdgeSleep  func(time.Duration)
+}
+
+// purger invalidates the edge for new aliases.
+func (h *Handler) purger() edgecache.Purger {
+	return edgecache.Purger{Edge: h.Edge, Settle: h.EdgeSettle, Sleep: h.EdgeSleep, Log: h.Log, Metrics: h.Metrics}
+}
+
+// API Gateway resources the handler serves.
+const (
+	ResourceLinks = "/v1/links"
+	ResourceBatch = "/v1/links/batch"
+)
+
+// Handle answers one API Gateway proxy event.
+func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	return apigw.Serve(ctx, h.Log, h.Metrics, &req, h.route), nil
+}
+
+// route answers POST /v1/links/batch with batch, the rest with single.
+func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	if req.Resource == ResourceBatch {
+		return h.batch(ctx, req)
+	}
+	return h.single(ctx, req)
+}
+
+// single answers POST /v1/links.
+func (h *Handler) single(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	owner, err := apigw.Owner(ctx, req, h.Owners)
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	if req.HTTPMethod != http.MethodPost {
+		return events.APIGatewayProxyResponse{}, &apigw.MethodError{Detail: "use POST to create a link"}
+	}
+	var wire linkapi.CreateRequest
+	if err := apigw.DecodeJSON(req, &wire); err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	now := h.Now().UTC()
+	r := request{owner: owner, wire: wire}
+	if key := apigw.Header(req, "Idempotency-Key"); key != "" {
+		if err := checkIdempotencyKey(key); err != nil {
+			return events.APIGatewayProxyResponse{}, err
+		}
+		r.idem = &linkstore.Idempotency{Owner: owner, Key: key, RequestHash: fingerprint(wire), ExpiresAt: now.Add(linkstore.IdempotencyWindow)}
+	}
+	c, err := h.create(ctx, r, now, true)
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	h.purger().Purge(ctx, req.RequestContext.RequestID, c.purge...)
+	return createdResponse(c), nil
+}
+
+// request is one create request as both POST /v1/links and each item of
+// a batch hand it to create.
+type request struct {
+	owner string
+	wire  linkapi.CreateRequest
+	// idem, when set, makes the create exactly-once under idem.Key:
+	// Owner, Key, RequestHash and ExpiresAt are filled in.
+	idem *linkstore.Idempotency
+}
+
+// created is a link this request wrote or, replayed, the one an earlier
+// request with the same Idempotency-Key wrote.
+type created struct {
+	code     string
+	body     []byte // the link as the API shows it
+	replayed bool
+	// purge are the edge paths to invalidate: a new custom alias's, since
+	// a 404 for it may sit in the edge's negative cache (docs/lifecycle.md, section 6).
+	purge []string
+}
+
+// aliasTaken is the 409 whose detail names the alias.
+func aliasTaken(alias string) error {
+	return &link.DetailError{Kind: link.ErrConflict, Detail: fmt.Sprintf("the alias %q is already taken", alias)}
+}
+
+// create validates r and writes its link: the one path a single create
+// and every item of a batch take, so both keep the same rules and the
+// same uniqueness. With lookFirst, a request under an Idempotency-Key
+// first looks for the key's record; the batch, which has already looked,
+// passes false.
+func (h *Handler) create(ctx context.Context, r request, now time.Time, lookFirst bool) (created, error) {
+	domainReq, err := r.wire.Domain()
+	if err != nil {
+		return created{}, err
+	}
+	v, err := h.Rules.Validate(domainReq, now)
+	if err != nil {
+		return created{}, err
+	}
+	idem := r.idem
+	if idem != nil && lookFirst {
+		if c, done, err := h.replay(ctx, idem); done || err != nil {
+			return c, err
+		}
+	}
+
+	l := link.Link{
+		Owner:          r.owner,
+		URL:            v.URL,
+		Alias:          v.Alias,
+		CreatedAt:      now.Truncate(time.Millisecond),
+		UpdatedAt:      now.Truncate(time.Millisecond),
+		ExpiresAt:      v.ExpiresAt.Truncate(time.Second),
+		Status:         link.StatusActive,
+		Version:        1,
+		RedirectStatus: v.RedirectStatus,
+	}
+	attempts := h.MaxAttempts
+	if attempts <= 0 {
+		attempts = DefaultMaxAttempts
+	}
+	for range attempts {
+		if l.Code = v.AliasKey; l.Code == "" {
+			if l.Code, err = h.draw(); err != nil {
+				return created{}, err
+			}
+		}
+		body, err := json.Marshal(h.Present.Link(l))
+		if err != nil {
+			return created{}, err
+		}
+		if idem != nil {
+			idem.Code, idem.Response = l.Code, body
+		}
+		err = h.Store.Create(ctx, l, idem)
+		var taken *linkstore.ConflictError
+		switch {
+		case err == nil:
+			c := created{code: l.Code, body: body}
+			if l.CustomAlias() {
+				c.purge = l.EdgePaths()
+			}
+			return c, nil
+		case !errors.As(err, &taken):
+			return created{}, err
+		case taken.Taken == linkstore.TakenIdempotencyKey || idem != nil && v.AliasKey != "":
+			// A concurrent request with the same key won the race (for an
+			// alias it may show as the alias being taken): answer as it did.
+			if c, done, err := h.replay(ctx, idem); done || err != nil {
+				return c, err
+			}
+			if taken.Taken == linkstore.TakenIdempotencyKey {
+				return created{}, fmt.Errorf("idempotency record vanished: %w", link.ErrUnavailable)
+			}
+			return created{}, aliasTaken(v.Alias)
+		case v.AliasKey != "":
+			// An alias is never silently changed into another.
+			return created{}, aliasTaken(v.Alias)
+		}
+		h.Metrics.Add("CodeCollisions", metrics.Count, 1)
+		h.Log.WarnContext(ctx, "generated code collided", "code_length", h.Codes.Length())
+	}
+	return created{}, fmt.Errorf("%d generated codes in a row were taken; refusing to issue more", attempts)
+}
+
+// draw returns a generated code that does not spell a reserved path.
+func (h *Handler) draw() (string, error) {
+	for {
+		code, err := h.Codes.Next()
+		if err != nil || !link.IsReserved(code) {
+			return code, err
+		}
+	}
+}
+
+// replay answers a request whose Idempotency-Key was seen before: the
+// first answer again for the same body, 422 for another. done is false
+// when the key is unused.
+func (h *Handler) replay(ctx context.Context, idem *linkstore.Idempotency) (c created, done bool, err error) {
+	rec, err := h.Store.GetIdempotency(ctx, idem.Owner, idem.Key)
+	switch {
+	case errors.Is(err, link.ErrNotFound):
+		return c, false, nil
+	case err != nil:
+		return c, false, err
+	case rec.RequestHash != idem.RequestHash:
+		return c, false, apigw.ErrIdempotencyMismatch
+	}
+	return created{code: rec.Code, body: rec.Response, replayed: true}, true, nil
+}
+
+func createdResponse(c created) events.APIGatewayProxyResponse {
+	h := map[string]string{"Location": "/v1/links/" + c.code}
+	if c.replayed {
+		h["Idempotent-Replayed"] = "true"
+	}
+	return apigw.Raw(http.StatusCreated, c.body, h)
+}
+
+// fingerprint hashes the decoded request, not its bytes, so the same
+// request sent with other spacing or key order is still the same request.
+func fingerprint(r linkapi.CreateRequest) string {
+	b, _ := json.Marshal(r) // plain strings and numbers always marshal
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func checkIdempotencyKey(k string) error {
+	if len(k) > 255 {
+		return &link.FieldError{Field: "Idempotency-Key", Reason: "must be at most 255 characters"}
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x21 || k[i] > 0x7e {
+			return &link.FieldError{Field: "Idempotency-Key", Reason: "must be printable ASCII without spaces"}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,57 @@
+package createfn
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/edgecache"
+	"github.com/shortlink-dev/shortener/shared/linkapi"
+	"github.com/shortlink-dev/shortener/shared/linkstore"
+	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/shortcode"
+)
+
+// Options are what New needs to build a Handler the way every deployment
+// runs it: the Lambda and the local gateway alike.
+type Options struct {
+	Store   linkstore.Store
+	Config  config.Config
+	Log     *slog.Logger
+	Metrics *metrics.Emitter
+	// Edge is invalidated for each new custom alias; nil for none.
+	Edge edgecache.Invalidator
+	// Owners resolves API keys to owners: the keys table.
+	Owners apigw.Owners
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Sleep waits out the invalidation settle time; time.Sleep when nil.
+	Sleep func(time.Duration)
+}
+
+// New builds a handler from the configuration, drawing codes from crypto/rand.
+func New(o Options) (*Handler, error) {
+	codes, err := shortcode.New(o.Config.CodeLength, nil)
+	if err != nil {
+		return nil, fmt.Errorf("code generator: %w", err)
+	}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Handler{
+		Store:      o.Store,
+		Codes:      codes,
+		Rules:      o.Config.Rules(),
+		Present:    linkapi.Presenter{BaseURL: o.Config.BaseURL},
+		Now:        now,
+		Log:        o.Log,
+		Metrics:    o.Metrics,
+		Edge:       o.Edge,
+		Owners:     o.Owners,
+		EdgeSettle: o.Config.InvalidationSettle,
+		EdgeSleep:  o.Sleep,
+	}, nil
+}

@@ -1,0 +1,349 @@
+// Package managefn answers the management API: GET /v1/links (the caller's
+// links, newest first) and GET, PATCH and DELETE /v1/links/{code}. A caller
+// sees and changes only its own links; anyone else's, an absent one and a
+// tombstone are all 404, so existence never leaks. Changes are conditional
+// on the version the caller read (If-Match, 412 on a lost update), and every
+// change asks CloudFront to drop the link's cached redirect. The Lambda in
+// functions/manage and the local gateway run this same handler.
+//
+// Reads go through the store's eventually consistent Get. Right after a
+// change a read may still see the previous version; a conditional change
+// made on it then answers 412 (retry after a GET), never overwrites.
+package managefn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/edgecache"
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/linkapi"
+	"github.com/shortlink-dev/shortener/shared/linkstore"
+	"github.com/shortlink-dev/shortener/shared/metrics"
+)
+
+// Store is what the management API needs of linkstore.Store.
+type Store interface {
+	Get(ctx context.Context, code string) (link.Link, error)
+	Update(ctx context.Context, l link.Link, expect int64) error
+	List(ctx context.Context, owner string, limit int, cursor string) ([]link.Link, string, error)
+	Delete(ctx context.Context, owner, code string, expect int64, t link.Tombstone) error
+}
+
+var _ Store = (linkstore.Store)(nil)
+
+// API Gateway resources the handler serves.
+const (
+	ResourceLinks = "/v1/links"
+	ResourceLink  = "/v1/links/{code}"
+)
+
+// Page sizes of GET /v1/links.
+const (
+	DefaultPageSize = 20
+	MaxPageSize     = linkstore.MaxPage
+)
+
+// Handler serves the management routes. The zero values of Grace and
+// EdgeTimeout mean their defaults; Metrics may be nil.
+type Handler struct {
+	Store   Store
+	Edge    edgecache.Invalidator
+	Rules   link.Rules
+	Present linkapi.Presenter
+	// Grace is how long a deleted link's code is held back from reuse;
+	// link.DefaultTombstoneGrace when zero.
+	Grace time.Duration
+	// EdgeTimeout bounds the wait for an invalidation;
+	// edgecache.DefaultPurgeTimeout when zero.
+	EdgeTimeout time.Duration
+	// EdgeSettle is how long after a change the invalidation is sent
+	// (config.InvalidationSettle; see edgecache.Purger), and EdgeSleep
+	// waits it out (time.Sleep when nil).
+	EdgeSettle time.Duration
+	EdgeSleep  func(time.Duration)
+	Now        func() time.Time
+	Log        *slog.Logger
+	Metrics    *metrics.Emitter
+	// Owners resolves the caller's API key to its owner (the keys table).
+	Owners apigw.Owners
+}
+
+// Handle answers one API Gateway proxy event.
+func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	return apigw.Serve(ctx, h.Log, h.Metrics, &req, h.route), nil
+}
+
+func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	owner, err := apigw.Owner(ctx, req, h.Owners)
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	switch req.Resource {
+	case ResourceLinks:
+		if req.HTTPMethod == http.MethodGet {
+			return h.list(ctx, req, owner)
+		}
+		// POST is the create function's method on the same resource.
+		return events.APIGatewayProxyResponse{}, methodNotAllowed("GET, POST")
+	case ResourceLink:
+		code := req.PathParameters["code"]
+		switch req.HTTPMethod {
+		case http.MethodGet:
+			return h.get(ctx, owner, code)
+		case http.MethodPatch:
+			return h.patch(ctx, req, owner, code)
+		case http.MethodDelete:
+			return h.delete(ctx, req, owner, code)
+		}
+		return events.APIGatewayProxyResponse{}, methodNotAllowed("GET, PATCH, DELETE")
+	case ResourceQR:
+		return h.qr(ctx, req, owner)
+	}
+	return events.APIGatewayProxyResponse{}, fmt.Errorf("no route %s %s: %w", req.HTTPMethod, req.Resource, link.ErrNotFound)
+}
+
+func (h *Handler) get(ctx context.Context, owner, code string) (events.APIGatewayProxyResponse, error) {
+	l, err := h.owned(ctx, owner, code)
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	return h.detail(l), nil
+}
+
+func (h *Handler) list(ctx context.Context, req *events.APIGatewayProxyRequest, owner string) (events.APIGatewayProxyResponse, error) {
+	limit, err := pageSize(query(req, "limit"))
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	cursor := query(req, "cursor")
+	// Checked here too, so a bad cursor is a 400 naming it whatever the
+	// store does with one.
+	if _, err := linkstore.DecodeCursor(cursor); err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	q := query(req, "q")
+	if utf8.RuneCountInString(q) > linkstore.MaxQueryLen {
+		return events.APIGatewayProxyResponse{}, &link.FieldError{Field: "q", Reason: fmt.Sprintf("must be at most %d characters", linkstore.MaxQueryLen)}
+	}
+	var links []link.Link
+	var next string
+	if q == "" {
+		links, next, err = h.Store.List(ctx, owner, limit, cursor)
+	} else {
+		// Through the owner's own list: a search never sees another
+		// owner's links.
+		links, next, err = linkstore.Search(ctx, h.Store, owner, q, limit, cursor)
+	}
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	return apigw.JSON(http.StatusOK, h.Present.Page(links, next), nil), nil
+}
+
+// patch applies a partial change. Validation comes first and needs no
+// lookup, so a 400 says nothing about whether the code exists.
+func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest, owner, code string) (events.APIGatewayProxyResponse, error) {
+	var body linkapi.PatchRequest
+	if err := apigw.DecodeJSON(req, &body); err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	if body.Empty() {
+		return events.APIGatewayProxyResponse{}, &link.FieldError{Field: "body",
+			Reason: "names nothing to change; send url, expires_at, ttl_seconds, redirect_status or status"}
+	}
+	now := h.Now().UTC()
+	ch, err := h.validate(body, now)
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	cond, err := parseIfMatch(apigw.Header(req, "If-Match"))
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+
+	old, err := h.owned(ctx, owner, code)
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	if old.Status == link.StatusDeleted || !now.Before(old.ExpiresAt) {
+		// An expired link is already on its way to a tombstone (the
+		// reclaim run's expiry step, or TTL and the stream consumer);
+		// reviving it would race that, so it stays dead.
+		return events.APIGatewayProxyResponse{}, &link.DetailError{Kind: link.ErrGone, Detail: "the link has expired or was deleted; create a new one"}
+	}
+	if !cond.matches(old.Version) {
+		return events.APIGatewayProxyResponse{}, preconditionFailed(old.Version)
+	}
+
+	l := ch.apply(old)
+	if l.URL == old.URL && l.ExpiresAt.Equal(old.ExpiresAt) && l.RedirectStatus == old.RedirectStatus && l.Status == old.Status {
+		return h.detail(old), nil // nothing changes: no write, no version, no invalidation
+	}
+	l.Version = old.Version + 1
+	l.UpdatedAt = now.Truncate(time.Millisecond)
+	// Conditional on the version read, with or without If-Match: a writer
+	// that read the same version and wrote first makes this one a 412,
+	// never a silent overwrite.
+	if err := h.Store.Update(ctx, l, old.Version); err != nil {
+		if errors.Is(err, link.ErrPrecondition) {
+			return events.APIGatewayProxyResponse{}, &link.DetailError{Kind: link.ErrPrecondition,
+				Detail: "the link changed since it was read (version " + strconv.FormatInt(old.Version, 10) + "); GET it and retry"}
+		}
+		return events.APIGatewayProxyResponse{}, err
+	}
+	h.invalidate(ctx, req, l)
+	return h.detail(l), nil
+}
+
+// delete turns the caller's link into a tombstone; the redirect answers 410
+// and the code is not issued again until the grace period has passed.
+func (h *Handler) delete(ctx context.Context, req *events.APIGatewayProxyRequest, owner, code string) (events.APIGatewayProxyResponse, error) {
+	cond, err := parseIfMatch(apigw.Header(req, "If-Match"))
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	// Read first even without If-Match: the alias's display spelling is
+	// one of the paths to invalidate.
+	l, err := h.owned(ctx, owner, code)
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	if !cond.matches(l.Version) {
+		return events.APIGatewayProxyResponse{}, preconditionFailed(l.Version)
+	}
+	var expect int64 // any version, without a precondition or with If-Match: *
+	if cond != nil && !cond.any {
+		expect = l.Version
+	}
+	t := link.NewTombstone(l.Code, owner, link.ReasonDeleted, h.Now().UTC(), h.Grace)
+	if err := h.Store.Delete(ctx, owner, l.Code, expect, t); err != nil {
+		if errors.Is(err, link.ErrPrecondition) {
+			return events.APIGatewayProxyResponse{}, &link.DetailError{Kind: link.ErrPrecondition, Detail: "the link changed since it was read; GET it and retry"}
+		}
+		return events.APIGatewayProxyResponse{}, err
+	}
+	h.invalidate(ctx, req, l)
+	return events.APIGatewayProxyResponse{StatusCode: http.StatusNoContent, Headers: map[string]string{"Cache-Control": "no-store"}}, nil
+}
+
+// owned returns the caller's live link named by code; see linkstore.GetOwned.
+func (h *Handler) owned(ctx context.Context, owner, code string) (link.Link, error) {
+	return linkstore.GetOwned(ctx, h.Store, owner, code)
+}
+
+// changes is a validated patch.
+type changes struct {
+	url            *string
+	expiresAt      *time.Time
+	redirectStatus *int
+	status         *link.Status
+}
+
+// validate checks each named field with the same rules create uses.
+func (h *Handler) validate(body linkapi.PatchRequest, now time.Time) (changes, error) {
+	var ch changes
+	if body.URL != nil {
+		u, err := h.Rules.NormalizeURL(*body.URL)
+		if err != nil {
+			return ch, err
+		}
+		ch.url = &u
+	}
+	if body.ExpiresAt != nil || body.TTLSeconds != nil {
+		at, err := body.ExpiresAtTime()
+		if err != nil {
+			return ch, err
+		}
+		exp, err := h.Rules.Expiry(at, body.TTLSeconds, now)
+		if err != nil {
+			return ch, err
+		}
+		exp = exp.Truncate(time.Second) // the TTL attribute's precision, as on create
+		ch.expiresAt = &exp
+	}
+	if body.RedirectStatus != nil {
+		s, err := link.RedirectStatus(body.RedirectStatus)
+		if err != nil {
+			return ch, err
+		}
+		ch.redirectStatus = &s
+	}
+	if body.Status != nil {
+		s := link.Status(*body.Status)
+		if s != link.StatusActive && s != link.StatusDisabled {
+			return ch, &link.FieldError{Field: "status", Reason: fmt.Sprintf("must be %q or %q, got %q", link.StatusActive, link.StatusDisabled, *body.Status)}
+		}
+		ch.status = &s
+	}
+	return ch, nil
+}
+
+func (ch changes) apply(l link.Link) link.Link {
+	if ch.url != nil {
+		l.URL = *ch.url
+	}
+	if ch.expiresAt != nil {
+		l.ExpiresAt = *ch.expiresAt
+	}
+	if ch.redirectStatus != nil {
+		l.RedirectStatus = *ch.redirectStatus
+	}
+	if ch.status != nil {
+		l.Status = *ch.status
+	}
+	return l
+}
+
+// invalidate asks the edge to drop l's cached answers; see edgecache.Purger.
+func (h *Handler) invalidate(ctx context.Context, req *events.APIGatewayProxyRequest, l link.Link) {
+	edgecache.Purger{Edge: h.Edge, Settle: h.EdgeSettle, Sleep: h.EdgeSleep, Timeout: h.EdgeTimeout, Log: h.Log, Metrics: h.Metrics}.
+		Purge(ctx, req.RequestContext.RequestID, l.EdgePaths()...)
+}
+
+func (h *Handler) detail(l link.Link) events.APIGatewayProxyResponse {
+	return apigw.JSON(http.StatusOK, h.Present.Detail(l), map[string]string{"ETag": etag(l.Version)})
+}
+
+// preconditionFailed is the 412 of an If-Match that names another version.
+func preconditionFailed(version int64) error {
+	return &link.DetailError{Kind: link.ErrPrecondition,
+		Detail: "If-Match does not name the link's current version " + etag(version) + "; GET it and retry"}
+}
+
+// methodNotAllowed is the 405 of a resource that answers allow.
+func methodNotAllowed(allow string) error {
+	return &apigw.MethodError{Allow: allow, Detail: "this resource answers " + allow}
+}
+
+// query reads a query string parameter; API Gateway puts the last of
+// repeated values in QueryStringParameters.
+func query(req *events.APIGatewayProxyRequest, name string) string {
+	if v, ok := req.QueryStringParameters[name]; ok {
+		return v
+	}
+	if vs := req.MultiValueQueryStringParameters[name]; len(vs) > 0 {
+		return vs[len(vs)-1]
+	}
+	return ""
+}
+
+func pageSize(v string) (int, error) {
+	if v == "" {
+		return DefaultPageSize, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > MaxPageSize {
+		return 0, &link.FieldError{Field: "limit", Reason: fmt.Sprintf("must be a whole number from 1 to %d", MaxPageSize)}
+	}
+	return n, nil
+}

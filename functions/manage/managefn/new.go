@@ -1,0 +1,55 @@
+package managefn
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/edgecache"
+	"github.com/shortlink-dev/shortener/shared/linkapi"
+	"github.com/shortlink-dev/shortener/shared/metrics"
+)
+
+// Options are what New needs to build a Handler the way every deployment
+// runs it: the Lambda and the local gateway alike.
+type Options struct {
+	Store Store
+	// Edge is edgecache.CloudFront in AWS; the local run passes the
+	// edgecache.Recorder its CloudFront emulator purges through.
+	Edge   edgecache.Invalidator
+	Config config.Config
+	// Grace is how long a deleted link's code is held back
+	// (SHORTENER_TOMBSTONE_GRACE); link.DefaultTombstoneGrace when zero.
+	Grace   time.Duration
+	Log     *slog.Logger
+	Metrics *metrics.Emitter
+	// Owners resolves API keys to owners: the keys table.
+	Owners apigw.Owners
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Sleep waits out the invalidation settle time; time.Sleep when nil.
+	Sleep func(time.Duration)
+}
+
+// New builds a handler from the configuration.
+func New(o Options) *Handler {
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Handler{
+		Store:   o.Store,
+		Edge:    o.Edge,
+		Rules:   o.Config.Rules(),
+		Present: linkapi.Presenter{BaseURL: o.Config.BaseURL},
+		Grace:   o.Grace,
+		Now:     now,
+		Log:     o.Log,
+		Metrics: o.Metrics,
+		Owners:  o.Owners,
+
+		EdgeSettle: o.Config.InvalidationSettle,
+		EdgeSleep:  o.Sleep,
+	}
+}

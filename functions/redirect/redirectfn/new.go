@@ -1,0 +1,58 @@
+package redirectfn
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/redirectcache"
+)
+
+// Options are what New needs to build a Handler the way every deployment
+// runs it.
+type Options struct {
+	Store   Getter
+	Config  config.Config
+	Log     *slog.Logger
+	Metrics *metrics.Emitter
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// New builds a handler and its cache from the configuration: entries live
+// at most CacheTTL (jittered down by 20 % so a burst of fills does not
+// expire at once), misses NegativeCacheTTL, and an entry may be served up
+// to a minute stale while DynamoDB fails.
+func New(o Options) *Handler {
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	c := o.Config
+	h := &Handler{
+		Store: o.Store,
+		Cache: redirectcache.New[cached](redirectcache.Options{
+			Capacity:    c.CacheSize,
+			TTL:         c.CacheTTL,
+			NegativeTTL: c.NegativeCacheTTL,
+			Jitter:      0.2,
+			StaleFor:    time.Minute,
+			NotFound:    link.ErrNotFound,
+			Now:         now,
+		}),
+		CacheTTL:         c.CacheTTL,
+		NegativeCacheTTL: c.NegativeCacheTTL,
+		Timeout:          c.RedirectTimeout,
+		EdgeTTL:          c.EdgeTTL,
+		NewLinkTTL:       DefaultNewLinkTTL,
+		NotFoundTTL:      DefaultNotFoundTTL,
+		GoneTTL:          DefaultGoneTTL,
+		Now:              now,
+		Log:              o.Log,
+		Metrics:          o.Metrics,
+	}
+	h.load = h.loadLink
+	return h
+}

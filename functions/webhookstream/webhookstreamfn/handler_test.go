@@ -1,0 +1,97 @@
+package webhookstreamfn_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/functions/webhookstream/webhookstreamfn"
+	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/webhook"
+)
+
+func load(t *testing.T, name string) events.DynamoDBEvent {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	var ev events.DynamoDBEvent
+	require.NoError(t, json.Unmarshal(b, &ev))
+	return ev
+}
+
+func TestMap(t *testing.T) {
+	tests := []struct {
+		fixture string
+		typ     string // "" for no event
+		owner   string
+		status  string
+	}{
+		{fixture: "insert.json", typ: webhook.LinkCreated, status: "active"},
+		{fixture: "modify.json", typ: webhook.LinkUpdated, status: "active"},
+		{fixture: "soft-delete.json", typ: webhook.LinkDeleted, status: "tombstone"},
+		{fixture: "expiry-sweep.json", typ: webhook.LinkExpired, status: "tombstone"},
+		{fixture: "ttl-remove.json", typ: webhook.LinkExpired},
+		{fixture: "user-remove.json", typ: webhook.LinkDeleted},
+		{fixture: "tombstone-insert.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			ev := load(t, tt.fixture)
+			e, ok := webhookstreamfn.Map(&ev.Records[0])
+			if tt.typ == "" {
+				assert.False(t, ok)
+				return
+			}
+			require.True(t, ok)
+			assert.Equal(t, tt.typ, e.Type)
+			assert.NotEmpty(t, e.Owner)
+			assert.Regexp(t, `^msg_[0-9a-f]{24}$`, e.ID)
+			var d webhookstreamfn.LinkData
+			require.NoError(t, json.Unmarshal(e.Data, &d))
+			assert.NotEmpty(t, d.Code)
+			if tt.status != "" {
+				assert.Equal(t, tt.status, d.Status)
+			}
+			again, _ := webhookstreamfn.Map(&ev.Records[0])
+			assert.Equal(t, e.ID, again.ID, "a redelivered record has the same webhook-id")
+		})
+	}
+}
+
+// publisher records events and fails those of one type.
+type publisher struct {
+	got  []webhook.Event
+	fail string
+}
+
+func (p *publisher) Publish(_ context.Context, e webhook.Event) (int, error) {
+	if e.Type == p.fail {
+		return 0, errors.New("queue down")
+	}
+	p.got = append(p.got, e)
+	return 1, nil
+}
+
+func TestHandleReportsFailures(t *testing.T) {
+	var batch events.DynamoDBEvent
+	for _, f := range []string{"insert.json", "tombstone-insert.json", "modify.json", "ttl-remove.json"} {
+		batch.Records = append(batch.Records, load(t, f).Records...)
+	}
+	p := &publisher{fail: webhook.LinkUpdated}
+	h := &webhookstreamfn.Handler{Events: p, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: metrics.New(io.Discard, "Shortener", "webhookstream")}
+	resp, err := h.Handle(context.Background(), batch)
+	require.NoError(t, err)
+	require.Len(t, resp.BatchItemFailures, 1)
+	assert.Equal(t, batch.Records[2].Change.SequenceNumber, resp.BatchItemFailures[0].ItemIdentifier)
+	require.Len(t, p.got, 2)
+	assert.Equal(t, []string{webhook.LinkCreated, webhook.LinkExpired}, []string{p.got[0].Type, p.got[1].Type})
+}

@@ -1,0 +1,49 @@
+package statsapi
+
+import "time"
+
+// Stats is the response body of GET /v1/links/{code}/stats.
+type Stats struct {
+	Code        string     `json:"code"`
+	Granularity string     `json:"granularity"`
+	From        time.Time  `json:"from"`
+	To          time.Time  `json:"to"`
+	Totals      Counts     `json:"totals"`
+	Series      []Point    `json:"series"`
+	Countries   []Country  `json:"countries"`
+	Referrers   []Referrer `json:"referrers"`
+	Partial     bool       `json:"partial,omitempty"`
+}
+
+// Counts are the clicks of a bucket, a breakdown entry or the range:
+// Total is Human + Bot.
+type Counts struct {
+	Total int64 `json:"total"`
+	Human int64 `json:"human"`
+	Bot   int64 `json:"bot"`
+}
+
+// Add adds o to c.
+func (c *Counts) Add(o Counts) {
+	c.Total += o.Total
+	c.Human += o.Human
+	c.Bot += o.Bot
+}
+
+// Point is one bucket of the series.
+type Point struct {
+	Start time.Time `json:"start"`
+	Counts
+}
+
+// Country is one entry of the country breakdown.
+type Country struct {
+	Country string `json:"country"`
+	Counts
+}
+
+// Referrer is one entry of the referrer breakdown.
+type Referrer struct {
+	Host string `json:"host"`
+	Counts
+}
