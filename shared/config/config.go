@@ -66,6 +66,12 @@ type Config struct {
 // argument.
 const FreshRead = time.Second
 
+// ChangesShowWithin is the README's promise: after a 2xx PATCH or DELETE,
+// every path serves the new state within this long (plus CloudFront's own
+// invalidation time on AWS). The redirect's in-process cache, fresh and
+// stale together, never keeps an entry longer.
+const ChangesShowWithin = 30 * time.Second
+
 // Bounds and default of SHORTENER_INVALIDATION_SETTLE. The least is
 // FreshRead plus a second for what a redirect's clock cannot see: the
 // answer's way from the function to the edge, and the lag of the replica
@@ -149,9 +155,9 @@ func Load(getenv Getenv) (Config, error) {
 	if c.DefaultTTL > link.MaxTTL {
 		errs = append(errs, fmt.Errorf("SHORTENER_DEFAULT_TTL: %s is longer than 10 years", c.DefaultTTL))
 	}
-	if c.CacheTTL > 30*time.Second {
+	if c.CacheTTL > ChangesShowWithin {
 		// Changes must show within 30 s on every path (lifecycle issue).
-		errs = append(errs, fmt.Errorf("SHORTENER_CACHE_TTL: %s is longer than 30s", c.CacheTTL))
+		errs = append(errs, fmt.Errorf("SHORTENER_CACHE_TTL: %s is longer than %s", c.CacheTTL, ChangesShowWithin))
 	}
 	if c.NegativeCacheTTL < 5*time.Second || c.NegativeCacheTTL > 30*time.Second {
 		errs = append(errs, fmt.Errorf("SHORTENER_NEGATIVE_CACHE_TTL: %s is outside 5s-30s", c.NegativeCacheTTL))

@@ -328,3 +328,31 @@ func TestNotFoundIsNotAnError(t *testing.T) {
 	_, err := f.h.resolve(context.Background(), "nothere", link.LookupKeys("nothere"), start)
 	assert.True(t, errors.Is(err, link.ErrNotFound))
 }
+
+// TestStaleNeverOutlivesTheFreshnessPromise: an entry served stale while
+// DynamoDB fails is still an answer built from old data. A change saved
+// just after the entry was read must show within 30 s (the README's
+// promise), so the entry may be served stale only for what the promise
+// leaves after its fresh life: past that, a 503 rather than a target the
+// owner has replaced.
+func TestStaleNeverOutlivesTheFreshnessPromise(t *testing.T) {
+	f := newFixture(t)
+	l := f.put(t, link.Link{Code: "changed1"})
+	require.Equal(t, l.URL, f.get(t, "changed1").Headers["Location"])
+	// The owner changes the target just after that read; then DynamoDB
+	// fails, so the redirect cannot learn of the change.
+	l.URL = "https://example.com/new-target"
+	l.Version++
+	require.NoError(t, f.store.Store.Update(context.Background(), l, l.Version-1))
+	f.store.fail.Store(true)
+
+	for _, after := range []time.Duration{25 * time.Second, 29 * time.Second, 31 * time.Second, 45 * time.Second} {
+		f.clock.Set(start.Add(after))
+		resp := f.get(t, "changed1")
+		if after > 30*time.Second {
+			assert.NotEqual(t, "https://example.com/changed1", resp.Headers["Location"],
+				"%s after the change the old target is still served", after)
+			assert.Equal(t, 503, resp.StatusCode, "at +%s", after)
+		}
+	}
+}

@@ -23,8 +23,10 @@ type Options struct {
 
 // New builds a handler and its cache from the configuration: entries live
 // at most CacheTTL (jittered down by 20 % so a burst of fills does not
-// expire at once), misses NegativeCacheTTL, and an entry may be served up
-// to a minute stale while DynamoDB fails.
+// expire at once), misses NegativeCacheTTL, and while DynamoDB fails an
+// entry may be served stale for what config.ChangesShowWithin leaves after
+// CacheTTL: an entry read just before a change never answers past the
+// promise (10 s with the default 20 s cache; none with a 30 s one).
 func New(o Options) *Handler {
 	now := o.Now
 	if now == nil {
@@ -38,7 +40,7 @@ func New(o Options) *Handler {
 			TTL:         c.CacheTTL,
 			NegativeTTL: c.NegativeCacheTTL,
 			Jitter:      0.2,
-			StaleFor:    time.Minute,
+			StaleFor:    max(config.ChangesShowWithin-c.CacheTTL, 0),
 			NotFound:    link.ErrNotFound,
 			Now:         now,
 		}),
