@@ -365,6 +365,7 @@ func (s *soaker) redirect(ctx context.Context, l *linkState, head, judge bool) (
 
 func (s *soaker) edit(ctx context.Context, l *linkState, rng *rand.Rand) {
 	url := fmt.Sprintf("https://example.com/soak/%s?v=%d", l.code, rng.Uint32())
+	l.changing()
 	status, _, body := s.do(ctx, http.MethodPatch, "/v1/links/"+l.code, map[string]any{"url": url}, true)
 	s.t.edits.Add(1)
 	if status == 0 || status >= 500 {
@@ -384,6 +385,7 @@ func (s *soaker) edit(ctx context.Context, l *linkState, rng *rand.Rand) {
 }
 
 func (s *soaker) delete(ctx context.Context, l *linkState) {
+	l.changing()
 	status, _, body := s.do(ctx, http.MethodDelete, "/v1/links/"+l.code, nil, true)
 	s.t.deletes.Add(1)
 	if status == 0 || status >= 500 {

@@ -19,9 +19,22 @@ type linkState struct {
 	url     string    // latest target
 	expires time.Time // from the create's answer
 	deleted bool
-	changed time.Time // when the latest change was answered
+	changed time.Time // when the latest change was sent, then answered
 
 	clicks atomic.Int64 // 3xx answers received
+}
+
+// changing marks the link as changing from now: the server applies an edit
+// or a delete seconds before it answers (the API waits out its
+// invalidation settle after the write), and a redirect in that window may
+// already show the new state, which is not yet the one recorded. Until the
+// answer comes, and for the freshness promise after it, the link is not
+// judged.
+func (l *linkState) changing() {
+	now := time.Now()
+	l.mu.Lock()
+	l.changed = now
+	l.mu.Unlock()
 }
 
 // view is a consistent copy of a link's state.
