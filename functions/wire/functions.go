@@ -27,6 +27,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
 
@@ -38,16 +39,9 @@ import (
 // POST /v1/links/batch. It invalidates the edge for each new custom alias
 // when there is an edge (Clients.Edge or DISTRIBUTION_ID).
 func NewCreate(cfg config.Config, c Clients) (*createfn.Handler, error) {
-	names := []string{"LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL"}
-	if c.Edge == nil {
-		// Without a distribution to invalidate, a new alias's cached 404
-		// would outlive the negative-cache TTL: refuse to start instead.
-		names = append(names, "DISTRIBUTION_ID")
-	}
-	if err := requireSettings(cfg, names...); err != nil {
-		return nil, err
-	}
-	edge, err := c.edge(cfg)
+	// Without a distribution to invalidate, a new alias's cached 404
+	// would outlive the negative-cache TTL: it refuses to start instead.
+	edge, err := invalidatingEdge(cfg, c, "LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL")
 	if err != nil {
 		return nil, err
 	}
@@ -84,16 +78,9 @@ func NewRedirect(cfg config.Config, c Clients) (*redirectfn.Handler, error) {
 // GET, PATCH and DELETE /v1/links/{code} and its QR code. It reads
 // strongly consistently before its conditional writes.
 func NewManage(cfg config.Config, c Clients) (*managefn.Handler, error) {
-	names := []string{"LINKS_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL"}
-	if c.Edge == nil {
-		// Without a distribution to invalidate, a change would keep being
-		// served from the edge for up to a day: refuse to start instead.
-		names = append(names, "DISTRIBUTION_ID")
-	}
-	if err := requireSettings(cfg, names...); err != nil {
-		return nil, err
-	}
-	edge, err := c.edge(cfg)
+	// Without a distribution to invalidate, a change would keep being
+	// served from the edge for up to a day: it refuses to start instead.
+	edge, err := invalidatingEdge(cfg, c, "LINKS_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL")
 	if err != nil {
 		return nil, err
 	}
@@ -217,6 +204,19 @@ func owners(cfg config.Config, db *dynamodb.Client) *apikey.Resolver {
 // grant on it).
 func lifecycleStore(cfg config.Config, c Clients) *dynamostore.Store {
 	return dynamostore.New(c.primaryDynamoDB(cfg), dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout})
+}
+
+// invalidatingEdge checks the settings of a function that invalidates the
+// edge, DISTRIBUTION_ID among them unless the caller gives an edge of its
+// own (the local run's), and returns that edge.
+func invalidatingEdge(cfg config.Config, c Clients, names ...string) (edgecache.Invalidator, error) {
+	if c.Edge == nil {
+		names = append(names, "DISTRIBUTION_ID")
+	}
+	if err := requireSettings(cfg, names...); err != nil {
+		return nil, err
+	}
+	return c.edge(cfg)
 }
 
 // requireSettings is cfg.Require, its error marked as the configuration's.
