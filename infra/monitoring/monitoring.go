@@ -253,16 +253,21 @@ func New(scope constructs.Construct, id string, p Props) *Monitoring {
 			Width: jsii.Number(8),
 		}))
 	}
-	if p.Links != nil {
-		reads := p.Links.Metric(jsii.String("ReadThrottleEvents"), sum)
-		writes := p.Links.Metric(jsii.String("WriteThrottleEvents"), sum)
-		alarm("LinksReadThrottles", "Reads of the links table were throttled", reads, 1, 1)
-		alarm("LinksWriteThrottles", "Writes to the links table were throttled", writes, 1, 1)
+	// throttles alarms on a table's read and write throttling and graphs
+	// them beside its system errors.
+	throttles := func(table awsdynamodb.ITable, id, title, readWhat, writeWhat string) {
+		reads := table.Metric(jsii.String("ReadThrottleEvents"), sum)
+		writes := table.Metric(jsii.String("WriteThrottleEvents"), sum)
+		alarm(id+"ReadThrottles", readWhat, reads, 1, 1)
+		alarm(id+"WriteThrottles", writeWhat, writes, 1, 1)
 		apiWidgets = append(apiWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String("Links table: throttles and errors"),
-			Left:  &[]awscloudwatch.IMetric{reads, writes, p.Links.Metric(jsii.String("SystemErrors"), sum)},
+			Title: jsii.String(title + ": throttles and errors"),
+			Left:  &[]awscloudwatch.IMetric{reads, writes, table.Metric(jsii.String("SystemErrors"), sum)},
 			Width: jsii.Number(8),
 		}))
+	}
+	if p.Links != nil {
+		throttles(p.Links, "Links", "Links table", "Reads of the links table were throttled", "Writes to the links table were throttled")
 	}
 	if p.Links != nil && len(p.ReplicaRegions) > 0 {
 		// Every write happens in this region (docs/deploy.md), so this
@@ -287,15 +292,9 @@ func New(scope constructs.Construct, id string, p Props) *Monitoring {
 		}))
 	}
 	if p.Analytics != nil {
-		reads := p.Analytics.Metric(jsii.String("ReadThrottleEvents"), sum)
-		writes := p.Analytics.Metric(jsii.String("WriteThrottleEvents"), sum)
-		alarm("AnalyticsReadThrottles", "Reads of the analytics table were throttled: stats requests failed or slowed", reads, 1, 1)
-		alarm("AnalyticsWriteThrottles", "Writes to the analytics table were throttled: click batches are retried and fall behind", writes, 1, 1)
-		apiWidgets = append(apiWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String("Analytics table: throttles and errors"),
-			Left:  &[]awscloudwatch.IMetric{reads, writes, p.Analytics.Metric(jsii.String("SystemErrors"), sum)},
-			Width: jsii.Number(8),
-		}))
+		throttles(p.Analytics, "Analytics", "Analytics table",
+			"Reads of the analytics table were throttled: stats requests failed or slowed",
+			"Writes to the analytics table were throttled: click batches are retried and fall behind")
 	}
 	if p.ClickStream != nil {
 		// CloudFront writes its real-time log records with PutRecords; a
