@@ -7,10 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/shortlink-dev/shortener/functions/create/createfn"
 	"github.com/shortlink-dev/shortener/functions/manage/managefn"
 	"github.com/shortlink-dev/shortener/functions/redirect/redirectfn"
+	"github.com/shortlink-dev/shortener/internal/fakeclock"
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/apikey"
@@ -39,66 +38,13 @@ const (
 	promise = 30 * time.Second
 )
 
-// clock is a fake clock whose timers (the local edge's invalidations)
-// fire as it passes them. The API's settle time passes on it too.
-type clock struct {
-	mu     sync.Mutex
-	t      time.Time
-	timers []timer
-}
-
-type timer struct {
-	at time.Time
-	f  func()
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) AfterFunc(d time.Duration, f func()) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.timers = append(c.timers, timer{at: c.t.Add(d), f: f})
-}
-
-// Add moves the clock on by d, firing the timers due on the way in order.
-func (c *clock) Add(d time.Duration) { c.Set(c.Now().Add(d)) }
-
-// Set moves the clock on to t, firing the timers due on the way in order.
-func (c *clock) Set(t time.Time) {
-	for {
-		c.mu.Lock()
-		i := slices.IndexFunc(c.timers, func(tm timer) bool { return !tm.at.After(t) })
-		if i < 0 {
-			c.t = t
-			c.mu.Unlock()
-			return
-		}
-		for j, tm := range c.timers {
-			if tm.at.Before(c.timers[i].at) {
-				i = j
-			}
-		}
-		tm := c.timers[i]
-		c.timers = slices.Delete(c.timers, i, i+1)
-		if tm.at.After(c.t) {
-			c.t = tm.at
-		}
-		c.mu.Unlock()
-		tm.f()
-	}
-}
-
 // system is the local run's request path with one fake clock.
 type system struct {
 	// duringSettle, when set, runs once while the API waits out its
 	// settle time, a quarter of the way in: the hook that lets a test
 	// serve a request between the write and the invalidation.
 	duringSettle func()
-	clock        *clock
+	clock        *fakeclock.Clock
 	store        *linkstore.Memory
 	edge         *localedge.Edge
 	cfg          config.Config
@@ -108,7 +54,7 @@ type system struct {
 // after they are made (at once when negative).
 func newSystem(t *testing.T, delay time.Duration) *system {
 	t.Helper()
-	clock := &clock{t: start}
+	clock := fakeclock.New(start)
 	cfg, err := config.Load(func(name string) string {
 		return map[string]string{"SHORTENER_BASE_URL": "https://sho.rt"}[name]
 	})

@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/textproto"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,55 +19,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shortlink-dev/shortener/internal/fakeclock"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 )
-
-// clock is a manual clock; its timers fire when advance reaches them.
-type clock struct {
-	mu     sync.Mutex
-	t      time.Time
-	timers []timer
-}
-
-type timer struct {
-	at time.Time
-	f  func()
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) afterFunc(d time.Duration, f func()) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.timers = append(c.timers, timer{at: c.t.Add(d), f: f})
-}
-
-// advance moves the clock on by d and runs, in their order, the timers
-// due by then.
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	var due []timer
-	kept := c.timers[:0]
-	for _, tm := range c.timers {
-		if tm.at.After(c.t) {
-			kept = append(kept, tm)
-		} else {
-			due = append(due, tm)
-		}
-	}
-	c.timers = kept
-	c.mu.Unlock()
-	slices.SortStableFunc(due, func(a, b timer) int { return a.at.Compare(b.at) })
-	for _, tm := range due {
-		tm.f()
-	}
-}
 
 // origin is a fake gateway: it answers each path with the status and
 // Cache-Control set for it (302 for s-maxage=60 when unset), and counts
@@ -169,20 +123,20 @@ type fixture struct {
 	edge   *Edge
 	origin *origin
 	sink   *sink
-	clock  *clock
+	clock  *fakeclock.Clock
 }
 
 func newFixture(t *testing.T, o Options) *fixture {
 	t.Helper()
-	f := &fixture{origin: newOrigin(), sink: &sink{}, clock: &clock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}}
+	f := &fixture{origin: newOrigin(), sink: &sink{}, clock: fakeclock.New(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))}
 	if o.Origin == nil {
 		o.Origin = f.origin
 	}
 	if o.Sink == nil {
 		o.Sink = f.sink
 	}
-	o.Now = f.clock.now
-	o.AfterFunc = f.clock.afterFunc
+	o.Now = f.clock.Now
+	o.AfterFunc = f.clock.AfterFunc
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -227,7 +181,7 @@ func TestRepeatClicksAreEdgeHits(t *testing.T) {
 	assert.Empty(t, first.Header.Get("Age"))
 	assert.Equal(t, "https://example.com/Ab3dE5g", first.Header.Get("Location"))
 
-	f.clock.advance(1500 * time.Millisecond)
+	f.clock.Add(1500 * time.Millisecond)
 	for range 5 {
 		resp := f.do("GET", "/Ab3dE5g")
 		assert.Equal(t, 302, resp.StatusCode)
@@ -240,7 +194,7 @@ func TestRepeatClicksAreEdgeHits(t *testing.T) {
 	assert.Equal(t, "Hit from cloudfront", f.do("GET", "/Ab3dE5g?utm_source=mail").Header.Get("X-Cache"), "the query is not in the key")
 	assert.Equal(t, "Miss from cloudfront", f.do("GET", "/ab3de5g").Header.Get("X-Cache"), "keys are case-sensitive")
 
-	f.clock.advance(59 * time.Second) // 60.5 s after the first fetch
+	f.clock.Add(59 * time.Second) // 60.5 s after the first fetch
 	assert.Equal(t, "Miss from cloudfront", f.do("GET", "/Ab3dE5g").Header.Get("X-Cache"), "kept for s-maxage only")
 	assert.Equal(t, 2, f.origin.count("/Ab3dE5g"))
 	st := f.edge.Stats()
@@ -380,10 +334,10 @@ func TestInvalidations(t *testing.T) {
 				}
 				return out
 			}
-			f.clock.advance(DefaultInvalidationDelay - time.Millisecond)
+			f.clock.Add(DefaultInvalidationDelay - time.Millisecond)
 			assert.Empty(t, refetched(), "in progress: the edge still serves what it holds")
 			assert.Zero(t, f.edge.Stats().Purged)
-			f.clock.advance(time.Millisecond)
+			f.clock.Add(time.Millisecond)
 			assert.Equal(t, tt.wantRefetch, refetched(), "completed")
 			assert.Equal(t, int64(len(tt.wantRefetch)), f.edge.Stats().Purged)
 		})
@@ -409,9 +363,9 @@ func TestInvalidationDelay(t *testing.T) {
 			require.Equal(t, "Miss from cloudfront", f.do("GET", "/slow123").Header.Get("X-Cache"))
 			f.edge.Invalidate([]string{"/slow123"})
 			if tt.want > 0 {
-				f.clock.advance(tt.want - time.Millisecond)
+				f.clock.Add(tt.want - time.Millisecond)
 				require.Equal(t, "Hit from cloudfront", f.do("GET", "/slow123").Header.Get("X-Cache"), "not yet complete")
-				f.clock.advance(time.Millisecond)
+				f.clock.Add(time.Millisecond)
 			}
 			assert.Equal(t, "Miss from cloudfront", f.do("GET", "/slow123").Header.Get("X-Cache"), "complete")
 			assert.Equal(t, int64(1), f.edge.Stats().Purged)
@@ -458,7 +412,7 @@ func TestLogRecords(t *testing.T) {
 	f := newFixture(t, Options{Country: "DE"})
 	const ua = "Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0"
 	first := f.do("GET", "/Ab3dE5g?utm_source=news%20letter", "User-Agent", ua, "Referer", "https://news.example/item?id=1")
-	f.clock.advance(1234 * time.Millisecond)
+	f.clock.Add(1234 * time.Millisecond)
 	second := f.do("HEAD", "/Ab3dE5g", "User-Agent", "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)", ViewerCountryHeader, "FR")
 	f.origin.set("/missing", answer{status: 404, cc: "s-maxage=10"})
 	f.do("GET", "/missing", ViewerCountryHeader, "not-a-country")
@@ -584,7 +538,7 @@ func TestAgeCountsWholeSeconds(t *testing.T) {
 		{0, "0"}, {999 * time.Millisecond, "0"}, {time.Millisecond, "1"}, {0, "1"}, {1500 * time.Millisecond, "2"},
 		{57 * time.Second, "59"},
 	} {
-		f.clock.advance(step.advance)
+		f.clock.Add(step.advance)
 		resp := f.do("GET", "/aged001")
 		assert.Equal(t, "Hit from cloudfront", resp.Header.Get("X-Cache"))
 		assert.Equal(t, step.want, resp.Header.Get("Age"))
