@@ -41,6 +41,9 @@ type Link struct {
 	// Version starts at 1 and increments on every change.
 	Version        int64
 	RedirectStatus int
+	// Features are the link's per-click features (rules.go); the zero
+	// value has none.
+	Features
 }
 
 // CustomAlias reports whether the code was chosen by the caller.
