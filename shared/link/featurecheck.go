@@ -291,3 +291,14 @@ const countryCodes = " " +
 	"YE YT " +
 	"ZA ZM ZW " +
 	"XK "
+
+// Equal reports whether f and g are the same features; nil and empty
+// lists are the same.
+func (f Features) Equal(g Features) bool {
+	return f.PasswordHash == g.PasswordHash && f.MaxClicks == g.MaxClicks && f.ExpiredURL == g.ExpiredURL &&
+		slices.Equal(f.Targets, g.Targets) &&
+		slices.EqualFunc(f.Rules, g.Rules, func(a, b Rule) bool {
+			return a.URL == b.URL && slices.Equal(a.Country, b.Country) && slices.Equal(a.Device, b.Device) &&
+				slices.Equal(a.OS, b.OS) && slices.Equal(a.Language, b.Language)
+		})
+}
