@@ -296,6 +296,7 @@ type scanResult struct {
 	livePicks            int64 // guesses that were live codes
 	foundEdge, foundOrig int64 // live codes answered with a redirect, from the cache or the origin
 	other                int64
+	otherStatuses        map[int]int64
 }
 
 // scanner guesses codes from its workers until ctx ends or c.max are sent:
@@ -303,6 +304,8 @@ type scanResult struct {
 func scanner(ctx context.Context, client *http.Client, base string, live []string, c config) scanResult {
 	var r scanResult
 	var sent, errs, nf, refused, picks, edge, orig, other atomic.Int64
+	var mu sync.Mutex
+	r.otherStatuses = map[int]int64{}
 	start := time.Now()
 	var wg sync.WaitGroup
 	for range c.workers {
@@ -329,6 +332,9 @@ func scanner(ctx context.Context, client *http.Client, base string, live []strin
 					orig.Add(1)
 				default:
 					other.Add(1)
+					mu.Lock()
+					r.otherStatuses[status]++
+					mu.Unlock()
 				}
 			}
 		})
@@ -354,8 +360,8 @@ func randomCode(n int) string {
 func report(out io.Writer, c config, alone, together clickResult, s scanResult) {
 	perHour := func(n int64) float64 { return float64(n) * float64(time.Hour) / float64(s.elapsed) }
 	rate := float64(s.sent) / s.elapsed.Seconds()
-	fmt.Fprintf(out, "\nscanner (%s, one address): %d guesses in %s (%.0f/s): %d answered 404, %d refused 429, %d redirects (%d from the edge's cache, %d from the origin), %d other, %d errors\n",
-		scannerIP, s.sent, s.elapsed.Round(time.Millisecond), rate, s.notFound, s.refused, s.foundEdge+s.foundOrig, s.foundEdge, s.foundOrig, s.other, s.errs)
+	fmt.Fprintf(out, "\nscanner (%s, one address): %d guesses in %s (%.0f/s): %d answered 404, %d refused 429, %d redirects (%d from the edge's cache, %d from the origin), %d other %v, %d errors\n",
+		scannerIP, s.sent, s.elapsed.Round(time.Millisecond), rate, s.notFound, s.refused, s.foundEdge+s.foundOrig, s.foundEdge, s.foundOrig, s.other, s.otherStatuses, s.errs)
 	fmt.Fprintf(out, "  live codes among the guesses: %d; without the budget it would have found all of them: %.0f per hour\n", s.livePicks, perHour(s.livePicks))
 	fmt.Fprintf(out, "  found with the budget (budget %d per %s): %d from the origin (all within its budget), %d from the edge's cache; %.0f per hour at this rate\n",
 		c.budget, c.window, s.foundOrig, s.foundEdge, perHour(s.foundEdge+s.foundOrig))
