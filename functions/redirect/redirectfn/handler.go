@@ -103,6 +103,12 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 	var client string
 	if h.Misses != nil {
 		client = missbudget.Client(header(req, missbudget.ViewerAddressHeader))
+		// Refused before any lookup: a client over its budget costs no
+		// read, and cannot time a live code's answer against an unknown
+		// one's.
+		if v := h.Misses.Known(client, now); v.Refused {
+			return h.refuse(v)
+		}
 	}
 	c, err := h.resolve(ctx, code, keys, now)
 	l := c.link
@@ -130,9 +136,10 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 			Body:    "temporarily unavailable, try again\n"}
 	}
 	if client != "" {
-		// Found, and never counted; but a client known to be over its
-		// budget would otherwise learn from the difference between this
-		// answer and the 429s it gets for unknown codes.
+		// Found, and never counted; but a client that went over its
+		// budget during the lookup (another request of its, in this
+		// process) would otherwise learn from the difference between
+		// this answer and the 429s it gets for unknown codes.
 		if v := h.Misses.Known(client, now); v.Refused {
 			return h.refuse(v)
 		}

@@ -90,9 +90,11 @@ func TestMissBudget(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
 	assert.Equal(t, "3000", resp.Headers["Retry-After"])
 	assert.Empty(t, resp.Headers["Location"])
+	gets := f.store.gets.Load()
 	resp = f.from(t, scanner, unknownCode(99))
 	assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
 	assert.Equal(t, testBudget+1, counter.Calls, "a client known to be over costs no write")
+	assert.Equal(t, gets, f.store.gets.Load(), "nor any read")
 
 	// Another client is unaffected, and its hits cost nothing either.
 	calls := counter.Calls
