@@ -57,6 +57,7 @@ const (
 type config struct {
 	duration   time.Duration
 	workers    int
+	scanRate   float64
 	max        int
 	legitRate  float64
 	links      int
@@ -82,7 +83,8 @@ func main() {
 	c := config{}
 	flag.DurationVar(&c.duration, "duration", 20*time.Second, "length of each phase (the client alone, then with the scanner)")
 	flag.IntVar(&c.workers, "workers", 16, "scanner workers, each sending its next guess as soon as the last is answered")
-	flag.IntVar(&c.max, "max", 50_000, "most requests the scanner sends")
+	flag.Float64Var(&c.scanRate, "scan-rate", 1000, "the scanner's guesses per second, at most (0: as fast as its workers go)")
+	flag.IntVar(&c.max, "max", 100_000, "most requests the scanner sends")
 	flag.Float64Var(&c.legitRate, "legit-rate", 20, "the legitimate client's clicks per second")
 	flag.IntVar(&c.links, "links", 300, "live links created")
 	flag.IntVar(&c.known, "known", 50, "of them, the ones the legitimate client clicks")
@@ -163,7 +165,7 @@ func run(ctx context.Context, c config, out io.Writer) (err error) {
 	fmt.Fprintf(out, "phase 1: the legitimate client alone, %s at %.0f clicks/s ...\n", c.duration, c.legitRate)
 	alone := clicks(ctx, legit, base, known, c.legitRate, c.duration)
 
-	fmt.Fprintf(out, "phase 2: the same client and a scanner (%d workers, density %.3g), %s ...\n", c.workers, c.density, c.duration)
+	fmt.Fprintf(out, "phase 2: the same client and a scanner (%d workers, at most %.0f guesses/s, density %.3g), %s ...\n", c.workers, c.scanRate, c.density, c.duration)
 	sctx, cancel := context.WithTimeout(ctx, c.duration)
 	var wg sync.WaitGroup
 	var scan scanResult
@@ -307,10 +309,24 @@ func scanner(ctx context.Context, client *http.Client, base string, live []strin
 	var mu sync.Mutex
 	r.otherStatuses = map[int]int64{}
 	start := time.Now()
+	// A token per guess at scanRate, shared by the workers.
+	var tokens <-chan time.Time
+	if c.scanRate > 0 {
+		t := time.NewTicker(time.Duration(float64(time.Second) / c.scanRate))
+		defer t.Stop()
+		tokens = t.C
+	}
 	var wg sync.WaitGroup
 	for range c.workers {
 		wg.Go(func() {
 			for ctx.Err() == nil && sent.Add(1) <= int64(c.max) {
+				if tokens != nil {
+					select {
+					case <-tokens:
+					case <-ctx.Done():
+						return
+					}
+				}
 				code := randomCode(c.codeLength)
 				if rand.Float64() < c.density {
 					code = live[rand.IntN(len(live))]
