@@ -3,6 +3,7 @@ package missbudget_test
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -90,4 +91,29 @@ func TestBudgetFailsOpen(t *testing.T) {
 		require.Error(t, err)
 		assert.False(t, v.Refused, "an outage of the counter never turns a miss into a refusal")
 	}
+}
+
+// FuzzClient: any header value gives "", an IPv4 address or an IPv6 /64,
+// never a panic, and the same client for every port of one address.
+func FuzzClient(f *testing.F) {
+	for _, s := range []string{"198.51.100.10:46532", "2001:db8::1:443", "[2001:db8::1]:443", "::ffff:1.2.3.4:80",
+		"", ":", "1.2.3.4", "1.2.3.4:", "fe80::1%eth0:443", "[::1]:0", "999.1.1.1:80", " 10.0.0.1:1 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		c := missbudget.Client(v)
+		if c == "" {
+			return
+		}
+		if p, err := netip.ParsePrefix(c); err == nil {
+			if !p.Addr().Is6() || p.Bits() != 64 || p.Masked() != p {
+				t.Fatalf("Client(%q) = %q: not an IPv6 /64", v, c)
+			}
+			return
+		}
+		a, err := netip.ParseAddr(c)
+		if err != nil || !a.Is4() {
+			t.Fatalf("Client(%q) = %q: neither an IPv4 address nor an IPv6 /64", v, c)
+		}
+	})
 }
