@@ -62,7 +62,7 @@ synth: build
 clean:
 	rm -rf build .dev
 
-.PHONY: load soak cost
+.PHONY: load soak cost enumsim
 
 ## cost: what a click, a create, a redirect miss and a stats query consume in DynamoDB, measured on DynamoDB Local (about 3 minutes; COST_FLAGS passes cmd/cost's flags)
 cost: prereqs
@@ -71,6 +71,10 @@ cost: prereqs
 ## load: the redirect and create paths under load next to their baselines, on 127.0.0.1 only (about 7 minutes; LOAD_FLAGS passes cmd/loadgen's flags)
 load: prereqs
 	go run ./cmd/loadgen $(LOAD_FLAGS)
+
+## enumsim: a code scanner and a legitimate client against the local run, on 127.0.0.1 only (about a minute; ENUMSIM_FLAGS passes cmd/enumsim's flags)
+enumsim: prereqs
+	go run ./cmd/enumsim $(ENUMSIM_FLAGS)
 
 ## soak: mixed traffic against the local run for SOAK_DURATION (default 5m, start and checks included), then one summary line
 soak: prereqs

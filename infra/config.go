@@ -12,6 +12,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 
 	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/missbudget"
 	"github.com/shortlink-dev/shortener/shared/shortcode"
 )
 
@@ -38,6 +39,8 @@ const (
 	CtxCacheTTL               = "cacheTtl"
 	CtxWAF                    = "waf"
 	CtxWAFRateLimit           = "wafRateLimit"
+	CtxMissBudget             = "missBudget"
+	CtxMissWindow             = "missWindow"
 	CtxAlarmEmail             = "alarmEmail"
 	CtxLogRetentionDays       = "logRetentionDays"
 	CtxAssetDir               = "assetDir"
@@ -75,6 +78,12 @@ type Config struct {
 	WAF          bool
 	WAFRateLimit int // requests per IP per 5 minutes on redirect paths
 
+	// MissBudget unknown codes per MissWindow a viewer address may ask
+	// the redirect for before it answers 429 (shared/missbudget): the
+	// enumeration defence that pays only for misses.
+	MissBudget int
+	MissWindow time.Duration
+
 	AlarmEmail       string
 	LogRetentionDays int
 	AssetDir         string // where `make build` leaves <fn>.zip
@@ -101,17 +110,21 @@ type Config struct {
 // DefaultConfig is the configuration with no context given.
 func DefaultConfig() Config {
 	return Config{
-		AppName:          "Shortener",
-		Regions:          []string{"us-east-1", "us-west-2"},
-		PrimaryRegion:    "us-east-1",
-		FailoverRegion:   "us-west-2",
-		CodeLength:       shortcode.DefaultLength,
-		DefaultTTL:       link.DefaultTTL,
-		TombstoneGrace:   30 * 24 * time.Hour,
-		EdgeTTLSeconds:   24 * 60 * 60,
-		CacheTTL:         20 * time.Second,
-		WAF:              true,
+		AppName:        "Shortener",
+		Regions:        []string{"us-east-1", "us-west-2"},
+		PrimaryRegion:  "us-east-1",
+		FailoverRegion: "us-west-2",
+		CodeLength:     shortcode.DefaultLength,
+		DefaultTTL:     link.DefaultTTL,
+		TombstoneGrace: 30 * 24 * time.Hour,
+		EdgeTTLSeconds: 24 * 60 * 60,
+		CacheTTL:       20 * time.Second,
+		// Off: WAF bills every viewer request, the miss budget only misses
+		// (README, "Short codes and guessing"; docs/cost-model.md).
+		WAF:              false,
 		WAFRateLimit:     1000,
+		MissBudget:       missbudget.DefaultBudget,
+		MissWindow:       missbudget.DefaultWindow,
 		LogRetentionDays: 30,
 		AssetDir:         "build",
 		ReclaimSchedule:  "rate(1 hour)",
@@ -150,6 +163,8 @@ func configFrom(r ctxReader, c Config) (Config, error) {
 	c.CacheTTL = r.duration(CtxCacheTTL, c.CacheTTL)
 	c.WAF = r.boolean(CtxWAF, c.WAF)
 	c.WAFRateLimit = r.integer(CtxWAFRateLimit, c.WAFRateLimit)
+	c.MissBudget = r.integer(CtxMissBudget, c.MissBudget)
+	c.MissWindow = r.duration(CtxMissWindow, c.MissWindow)
 	c.AlarmEmail = r.str(CtxAlarmEmail, "")
 	c.LogRetentionDays = r.integer(CtxLogRetentionDays, c.LogRetentionDays)
 	c.AssetDir = r.str(CtxAssetDir, c.AssetDir)

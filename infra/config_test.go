@@ -24,7 +24,9 @@ func TestConfigDefaults(t *testing.T) {
 	assert.Equal(t, 7, c.CodeLength)
 	assert.Equal(t, 5*365*24*time.Hour, c.DefaultTTL)
 	assert.Equal(t, 30*24*time.Hour, c.TombstoneGrace)
-	assert.True(t, c.WAF)
+	assert.False(t, c.WAF, "off: the redirect's miss budget pays only for misses")
+	assert.Equal(t, 100, c.MissBudget)
+	assert.Equal(t, time.Hour, c.MissWindow)
 	assert.Equal(t, "", c.BaseURL())
 }
 
@@ -49,7 +51,11 @@ func TestConfigFromContext(t *testing.T) {
 		}},
 		{name: "cdk.json JSON", ctx: map[string]any{
 			CtxRegions: []any{"us-east-1"}, CtxCodeLength: float64(8), CtxWAF: true,
+			CtxMissBudget: float64(20), CtxMissWindow: "10m",
 		}, check: func(t *testing.T, c Config) {
+			assert.True(t, c.WAF)
+			assert.Equal(t, 20, c.MissBudget)
+			assert.Equal(t, 10*time.Minute, c.MissWindow)
 			assert.Equal(t, "", c.FailoverRegion, "one region: no failover origin")
 			assert.Empty(t, c.SecondaryRegions())
 		}},
@@ -112,5 +118,13 @@ func TestFunctionEnvIsCheckedByTheFunctionsLoader(t *testing.T) {
 		"SHORTENER_EDGE_TTL":        "86400",
 		"SHORTENER_CACHE_TTL":       "20s",
 		"PRIMARY_REGION":            "us-east-1",
+		"SHORTENER_MISS_BUDGET":     "100",
+		"SHORTENER_MISS_WINDOW":     "1h0m0s",
 	}, e.common)
+
+	c = DefaultConfig()
+	c.MissBudget = 0
+	_, err = functionEnv(c, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "SHORTENER_MISS_BUDGET")
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -352,20 +353,20 @@ func TestCustomDomainAndWAFSwitch(t *testing.T) {
 	d := defaults.get(t)
 	dc := d.edge().resources("AWS::CloudFront::Distribution")[0].Props["DistributionConfig"].(map[string]any)
 	assert.Nil(t, dc["Aliases"])
-	require.Len(t, d.edge().resources("AWS::WAFv2::WebACL"), 1, "WAF on by default")
-	acl := d.edge().resources("AWS::WAFv2::WebACL")[0]
+	assert.Empty(t, d.edge().resources("AWS::WAFv2::WebACL"), "WAF off by default")
+	assert.Nil(t, dc["WebACLId"])
+
+	c := custom.get(t)
+	require.Len(t, c.edge().resources("AWS::WAFv2::WebACL"), 1, "waf=true")
+	acl := c.edge().resources("AWS::WAFv2::WebACL")[0]
+	cc := c.edge().resources("AWS::CloudFront::Distribution")[0].Props["DistributionConfig"].(map[string]any)
 	assert.Equal(t, "CLOUDFRONT", acl.Props["Scope"])
-	assert.Equal(t, `{"Fn::GetAtt":["`+acl.ID+`","Arn"]}`, toJSON(dc["WebACLId"]))
+	assert.Equal(t, `{"Fn::GetAtt":["`+acl.ID+`","Arn"]}`, toJSON(cc["WebACLId"]))
 	rule := get(acl.Props, "Rules", 0).(map[string]any)
 	assert.Equal(t, infra.DefaultConfig().WAFRateLimit, int(get(rule, "Statement", "RateBasedStatement", "Limit").(float64)))
 	assert.Equal(t, "IP", get(rule, "Statement", "RateBasedStatement", "AggregateKeyType"))
 	assert.Contains(t, get(rule, "Action"), "Block")
 	assert.Equal(t, "/v1/", get(rule, "Statement", "RateBasedStatement", "ScopeDownStatement", "NotStatement", "Statement", "ByteMatchStatement", "SearchString"))
-
-	c := custom.get(t)
-	assert.Empty(t, c.edge().resources("AWS::WAFv2::WebACL"), "waf=false")
-	cc := c.edge().resources("AWS::CloudFront::Distribution")[0].Props["DistributionConfig"].(map[string]any)
-	assert.Nil(t, cc["WebACLId"])
 	assert.Equal(t, []any{"sho.rt"}, cc["Aliases"])
 	assert.Equal(t, "TLSv1.2_2021", get(cc, "ViewerCertificate", "MinimumProtocolVersion"))
 	assert.Equal(t, "sni-only", get(cc, "ViewerCertificate", "SslSupportMethod"))
@@ -491,7 +492,9 @@ func TestIAMPerFunction(t *testing.T) {
 			tp := s.regional(region)
 			here := "arn:aws:dynamodb:" + region + ":"
 			want := map[string]grant{
-				"redirect":  {"dynamodb:GetItem": links + "|" + here},
+				// Reads this region's replica; counts misses in this
+				// region's misses table, one UpdateItem each.
+				"redirect":  {"dynamodb:GetItem": links + "|" + here, "dynamodb:UpdateItem": "misses"},
 				"ttlstream": {"dynamodb:PutItem": links + "|arn:aws:dynamodb:" + primary + ":"},
 				// The origin secret's replica in this region only.
 				"originauth": {"secretsmanager:GetSecretValue": ":secretsmanager:" + region + ":", "secretsmanager:DescribeSecret": ":secretsmanager:" + region + ":"},
@@ -561,11 +564,18 @@ func TestIAMPerFunction(t *testing.T) {
 				})
 			}
 
-			// The redirect role may read the links table and nothing else.
+			// The redirect role may read the links table and write
+			// nothing but the miss counters (UpdateItem on the misses
+			// table, never the links).
 			fn, _ := tp.function("redirect")
 			stmts, _ := tp.roleStatements(fn)
 			for _, st := range stmts {
 				for _, a := range st.Actions {
+					if a == "dynamodb:UpdateItem" {
+						assert.NotContains(t, strings.ToLower(st.Resources), links, "redirect may update only the misses table")
+						assert.Contains(t, st.Resources, "Misses")
+						continue
+					}
 					for _, w := range writeActions {
 						assert.False(t, strings.HasPrefix(a, w), "redirect may not %s", a)
 					}
@@ -665,7 +675,7 @@ func TestReclaimStateMachine(t *testing.T) {
 // the first: the web ACL refuses every redirect path with a "%" in it,
 // before the cache, and leaves /v1 alone.
 func TestWAFRefusesPercentEncodedRedirectPaths(t *testing.T) {
-	d := defaults.get(t)
+	d := custom.get(t) // WAF on
 	acls := d.edge().resources("AWS::WAFv2::WebACL")
 	require.Len(t, acls, 1)
 	acl := acls[0]
@@ -716,5 +726,87 @@ func TestWebhooksTable(t *testing.T) {
 			assert.Equal(t, true, get(p, "SSESpecification", "SSEEnabled"))
 			assert.Equal(t, "expires_at", get(p, "TimeToLiveSpecification", "AttributeName"))
 		}
+	}
+}
+
+// TestMissBudgetEstate: the enumeration defence that pays only for misses.
+// Every region's redirect counts unknown codes in its own misses table
+// (MISSES_TABLE) with the budget the context sets; CloudFront sends it the
+// viewer's address and nothing else the cache key lacks; with WAF off a
+// viewer-request function refuses percent-encoded spellings as the web
+// ACL would, and with WAF on there is no function.
+func TestMissBudgetEstate(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		for _, region := range s.cfg.Regions {
+			tp := s.regional(region)
+			fn, ok := tp.function("redirect")
+			require.True(t, ok)
+			env := get(fn.Props, "Environment", "Variables").(map[string]any)
+			assert.Contains(t, toJSON(env["MISSES_TABLE"]), "Misses", "%s/%s", s.name, region)
+			assert.Equal(t, strconv.Itoa(s.cfg.MissBudget), env["SHORTENER_MISS_BUDGET"])
+			assert.Equal(t, s.cfg.MissWindow.String(), env["SHORTENER_MISS_WINDOW"])
+		}
+
+		dist := s.edge().resources("AWS::CloudFront::Distribution")[0]
+		def := get(dist.Props, "DistributionConfig", "DefaultCacheBehavior").(map[string]any)
+		orp := s.edge().resource(get(def, "OriginRequestPolicyId", "Ref").(string))
+		require.Equal(t, "AWS::CloudFront::OriginRequestPolicy", orp.Type, s.name)
+		cfg := get(orp.Props, "OriginRequestPolicyConfig").(map[string]any)
+		assert.Equal(t, "whitelist", get(cfg, "HeadersConfig", "HeaderBehavior"))
+		assert.Equal(t, []any{edge.ViewerAddressHeader}, get(cfg, "HeadersConfig", "Headers"))
+		assert.Equal(t, "none", get(cfg, "QueryStringsConfig", "QueryStringBehavior"))
+		assert.Equal(t, "none", get(cfg, "CookiesConfig", "CookieBehavior"))
+		cache := s.edge().resource(get(def, "CachePolicyId", "Ref").(string))
+		assert.Equal(t, "none", get(cache.Props, "CachePolicyConfig", "ParametersInCacheKeyAndForwardedToOrigin", "HeadersConfig", "HeaderBehavior"),
+			"the viewer's address is never in the cache key")
+
+		var fns []resource
+		for _, f := range s.edge().resources("AWS::CloudFront::Function") {
+			if strings.Contains(f.ID, "CanonicalPath") {
+				fns = append(fns, f)
+			}
+		}
+		if s.cfg.WAF {
+			assert.Empty(t, fns, "%s: the web ACL refuses the spellings", s.name)
+			assert.Nil(t, def["FunctionAssociations"])
+			continue
+		}
+		require.Len(t, fns, 1, s.name)
+		assert.Equal(t, edge.CanonicalPathFunctionCode, fns[0].Props["FunctionCode"])
+		assert.Equal(t, "cloudfront-js-2.0", get(fns[0].Props, "FunctionConfig", "Runtime"))
+		assocs := asSlice(def["FunctionAssociations"])
+		require.Len(t, assocs, 1)
+		assert.Equal(t, "viewer-request", get(assocs[0], "EventType"))
+		assert.Contains(t, toJSON(get(assocs[0], "FunctionARN")), fns[0].ID)
+		for _, b := range asSlice(get(dist.Props, "DistributionConfig", "CacheBehaviors")) {
+			assert.NotContains(t, toJSON(get(b, "FunctionAssociations")), fns[0].ID, "only the redirect behaviour runs it")
+		}
+	}
+}
+
+// TestCanonicalPathFunction runs the function's code under Node as
+// CloudFront Functions would call it: a redirect path passes untouched, a
+// percent-encoded one gets the web ACL's 400 and body, never cached.
+func TestCanonicalPathFunction(t *testing.T) {
+	node, err := exec.LookPath("node")
+	require.NoError(t, err, "the function runs under Node.js; install Node to run the infra tests")
+	script := edge.CanonicalPathFunctionCode + `
+const out = {};
+for (const uri of ["/abc1234", "/%61bc1234", "/abc123%34", "/ab%20cd"]) {
+  out[uri] = handler({ request: { method: "GET", uri: uri, headers: {}, querystring: {}, cookies: {} } });
+}
+process.stdout.write(JSON.stringify(out));
+`
+	cmd := exec.Command(node, "-e", script)
+	raw, err := cmd.Output()
+	require.NoError(t, err)
+	var got map[string]map[string]any
+	require.NoError(t, json.Unmarshal(raw, &got))
+	assert.Equal(t, "/abc1234", got["/abc1234"]["uri"], "the canonical path is passed on")
+	for _, uri := range []string{"/%61bc1234", "/abc123%34", "/ab%20cd"} {
+		r := got[uri]
+		assert.Equal(t, 400.0, r["statusCode"], uri)
+		assert.Equal(t, edge.NonCanonicalPathBody, get(r, "body", "data"), uri)
+		assert.Equal(t, "no-store", get(r, "headers", "cache-control", "value"), uri)
 	}
 }

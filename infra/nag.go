@@ -57,14 +57,17 @@ var Suppressions = []Suppression{
 		Reason: "CDK's singleton provider that reads the local replica's stream ARN (DescribeTable) at deploy time; the managed " +
 			"policy only lets it write its own logs. A replica's stream ARN is not a template attribute."},
 	{Rule: "AwsSolutions-APIG3", Where: "/v1 REST API",
-		Reason: "(Warning.) The WAF web ACL (context waf) is on the CloudFront distribution in front of /v1; a second ACL " +
-			"on the stage would bill every request twice. Calls that bypass CloudFront still need an API key."},
+		Reason: "(Warning.) /v1 answers only callers with an API key, throttled per key by the usage plan; the optional " +
+			"WAF web ACL (context waf) sits on the CloudFront distribution in front of it, and a second ACL on the stage " +
+			"would bill every request twice."},
 	{Rule: "AwsSolutions-CFR1", Where: "distribution",
 		Reason: "(Warning.) Short links are followed worldwide; restricting countries is an operator's decision, " +
 			"not a default of the product."},
 	{Rule: "AwsSolutions-CFR2", Where: "distribution with WAF switched off",
-		Reason: "(Warning.) The operator switched the web ACL off (context waf=false): it bills every viewer request " +
-			"(docs/cost-model.md), and longer codes defeat enumeration without it. The default is on."},
+		Reason: "(Warning.) Off by default (context waf=false): a web ACL bills every viewer request, 0.6x the CloudFront " +
+			"request fee at the seed load (docs/cost-model.md). Enumeration is met at the origin instead, by a budget of " +
+			"unknown codes per viewer address that only misses pay for, and percent-encoded paths by a CloudFront Function " +
+			"(README, \"Short codes and guessing\")."},
 	{Rule: "AwsSolutions-CFR3", Where: "distribution",
 		Reason: "Every viewer request is logged by real-time logs (100 % sampling) to the click stream; standard logs to S3 " +
 			"would duplicate them."},

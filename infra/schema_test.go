@@ -51,6 +51,21 @@ func TestTablesMatchTheLocalSchema(t *testing.T) {
 				assert.Equal(t, want, deployedSchema(found[0].Props))
 			})
 		}
+		// The misses table is regional: one per regional stack, no replica.
+		for _, region := range s.cfg.Regions {
+			t.Run(s.name+"/"+region+"/Misses", func(t *testing.T) {
+				var found []resource
+				for _, r := range s.regional(region).resources("AWS::DynamoDB::GlobalTable") {
+					if strings.HasPrefix(r.ID, "Misses") {
+						found = append(found, r)
+					}
+				}
+				require.Len(t, found, 1)
+				assert.Len(t, asSlice(found[0].Props["Replicas"]), 1, "this Region's table alone")
+				want := localSchema(dynamotable.Input("t", tableschema.Misses()), tableschema.Misses().TTLAttribute)
+				assert.Equal(t, want, deployedSchema(found[0].Props))
+			})
+		}
 	}
 }
 

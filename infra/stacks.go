@@ -253,9 +253,13 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		return f
 	}
 
-	// Redirects: read this region's replica, nothing else.
+	// Redirects: read this region's replica, and count misses in this
+	// region's misses table (one UpdateItem each), nothing else.
+	misses := tables.NewMisses(st, "Misses")
 	redirect := fn("redirect", "LINKS_TABLE")
+	redirect.Fn.AddEnvironment(jsii.String("MISSES_TABLE"), misses.TableName(), nil)
 	links.Grant(redirect.Role, jsii.String("dynamodb:GetItem"))
+	misses.Grant(redirect.Role, jsii.String("dynamodb:UpdateItem"))
 	// Only CloudFront's requests reach it: the authorizer reads the origin
 	// secret's replica in this region.
 	originAuth := fn("originauth")
@@ -486,6 +490,8 @@ func functionEnv(cfg Config, tableNames map[string]*string) (env, error) {
 			"SHORTENER_EDGE_TTL":        strconv.Itoa(cfg.EdgeTTLSeconds),
 			"SHORTENER_CACHE_TTL":       cfg.CacheTTL.String(),
 			"PRIMARY_REGION":            cfg.PrimaryRegion,
+			"SHORTENER_MISS_BUDGET":     strconv.Itoa(cfg.MissBudget),
+			"SHORTENER_MISS_WINDOW":     cfg.MissWindow.String(),
 		},
 		tables: map[string]string{},
 	}

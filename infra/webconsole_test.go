@@ -104,7 +104,12 @@ func TestConsole(t *testing.T) {
 		}
 
 		// The rewrite function, and the deployment under console/.
-		fns := e.resources("AWS::CloudFront::Function")
+		var fns []resource
+		for _, f := range e.resources("AWS::CloudFront::Function") {
+			if strings.HasPrefix(f.ID, "Console") {
+				fns = append(fns, f)
+			}
+		}
 		require.Len(t, fns, 1)
 		code := fns[0].Props["FunctionCode"].(string)
 		assert.Contains(t, code, "'/console/index.html'")

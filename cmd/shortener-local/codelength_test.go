@@ -40,6 +40,7 @@ func TestCodesSurviveALengthChange(t *testing.T) {
 		"LINKS_TABLE":       testenv.UniqueName(t, "links"),
 		"IDEMPOTENCY_TABLE": testenv.UniqueName(t, "idem"),
 		"ANALYTICS_TABLE":   testenv.UniqueName(t, "analytics"),
+		"MISSES_TABLE":      testenv.UniqueName(t, "misses"),
 		// The clicks mapping hands records over at once.
 		"SHORTENER_CLICKS_BATCH_WINDOW": "0s",
 	}

@@ -46,6 +46,7 @@ func startLocal(t *testing.T, extra map[string]string) *localRun {
 		"SHORTENER_KINESIS_ENDPOINT":  testenv.KinesisEndpoint(t),
 		"CLICKS_STREAM":               testenv.UniqueName(t, "clicks"),
 		"ANALYTICS_TABLE":             testenv.UniqueName(t, "analytics"),
+		"MISSES_TABLE":                testenv.UniqueName(t, "misses"),
 		// These tests check behaviour, not speed: generous DynamoDB bounds
 		// keep a loaded 2-core machine from turning into 503s here. The
 		// deadlines themselves are tested in internal/faulttest.

@@ -53,6 +53,10 @@
 //	IDEMPOTENCY_TABLE              (shortener-idempotency)
 //	KEYS_TABLE                     (shortener-keys): API key hash -> owner
 //	ANALYTICS_TABLE                (shortener-analytics)
+//	MISSES_TABLE                   (shortener-misses): unknown codes per
+//	                               viewer address and window (the redirect's
+//	                               budget, SHORTENER_MISS_BUDGET per
+//	                               SHORTENER_MISS_WINDOW)
 //	CLICKS_STREAM                  (shortener-clicks; created with 2 shards)
 //	WEBHOOKS_TABLE                 (shortener-webhooks): subscriptions and
 //	                               their delivery attempts
@@ -105,6 +109,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/missbudget/dynamomisses"
 )
 
 const (
@@ -284,6 +289,9 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	b.setPhase("creating tables")
 	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
 	err = dynamostore.CreateTables(tctx, db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable})
+	if err == nil && cfg.MissesTable != "" {
+		err = dynamomisses.CreateTable(tctx, db, cfg.MissesTable)
+	}
 	if err == nil {
 		err = seedKeys(tctx, db, cfg.KeysTable, s.apiKeys, log)
 	}

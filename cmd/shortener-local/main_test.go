@@ -144,6 +144,7 @@ func TestFunctionEnv(t *testing.T) {
 	assert.Equal(t, "mine", get("LINKS_TABLE"))
 	assert.Equal(t, "shortener-idempotency", get("IDEMPOTENCY_TABLE"))
 	assert.Equal(t, "shortener-analytics", get("ANALYTICS_TABLE"))
+	assert.Equal(t, "shortener-misses", get("MISSES_TABLE"), "the redirect counts misses by default")
 	// The click pipeline's table is the functions' setting (clicks and
 	// stats read it through shared/config), with the local run's default.
 	assert.Equal(t, "analytics", functionEnv(env(map[string]string{"ANALYTICS_TABLE": "analytics"}), "")("ANALYTICS_TABLE"))
@@ -201,6 +202,7 @@ func TestRun(t *testing.T) {
 		"SHORTENER_KINESIS_ENDPOINT":  testenv.KinesisEndpoint(t),
 		"CLICKS_STREAM":               testenv.UniqueName(t, "clicks"),
 		"ANALYTICS_TABLE":             testenv.UniqueName(t, "analytics"),
+		"MISSES_TABLE":                testenv.UniqueName(t, "misses"),
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

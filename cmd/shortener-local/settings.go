@@ -21,6 +21,7 @@ const (
 	defaultIdempotencyTable = "shortener-idempotency"
 	defaultKeysTable        = "shortener-keys"
 	defaultAnalyticsTable   = "shortener-analytics"
+	defaultMissesTable      = "shortener-misses"
 	defaultReclaimEvery     = time.Minute
 	// maxInvalidationTime bounds SHORTENER_EDGE_INVALIDATION_TIME: longer
 	// than CloudFront is seen to take.
@@ -124,6 +125,7 @@ func functionEnv(getenv func(string) string, baseURL string) func(string) string
 		"IDEMPOTENCY_TABLE":  defaultIdempotencyTable,
 		"KEYS_TABLE":         defaultKeysTable,
 		"ANALYTICS_TABLE":    defaultAnalyticsTable,
+		"MISSES_TABLE":       defaultMissesTable,
 		"SHORTENER_BASE_URL": baseURL,
 		// Webhooks: the table, the in-process queues, and receivers on
 		// loopback allowed (webhooks.go).

@@ -29,6 +29,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/missbudget/dynamomisses"
 )
 
 // Each constructor first checks that cfg carries the settings its function
@@ -59,19 +60,24 @@ func NewCreate(cfg config.Config, c Clients) (*createfn.Handler, error) {
 }
 
 // NewRedirect builds the function behind GET and HEAD /{code}: it reads
-// this Region's replica, with the redirect path's own timeout.
+// this Region's replica, with the redirect path's own timeout, and counts
+// unknown codes per client in the Region's misses table (MISSES_TABLE).
 func NewRedirect(cfg config.Config, c Clients) (*redirectfn.Handler, error) {
 	if err := requireSettings(cfg, "LINKS_TABLE"); err != nil {
 		return nil, err
 	}
-	return redirectfn.New(redirectfn.Options{
+	o := redirectfn.Options{
 		Store: dynamostore.New(c.dynamoDB(), dynamostore.Config{
 			LinksTable: cfg.LinksTable, Timeout: cfg.RedirectTimeout,
 		}),
 		Config:  cfg,
 		Log:     c.log("redirect"),
 		Metrics: c.metrics("redirect"),
-	}), nil
+	}
+	if cfg.MissesTable != "" {
+		o.Misses = dynamomisses.New(c.dynamoDB(), dynamomisses.Config{Table: cfg.MissesTable, Timeout: cfg.RedirectTimeout})
+	}
+	return redirectfn.New(o), nil
 }
 
 // NewManage builds the function behind the management API: GET /v1/links,

@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"strconv"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscertificatemanager"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfront"
@@ -86,6 +88,12 @@ type Edge struct {
 	APIRequests    awscloudfront.OriginRequestPolicy
 	LogConfig      awscloudfront.RealtimeLogConfig
 	WebACL         awswafv2.CfnWebACL // nil when off
+	// RedirectRequests is the redirect behaviour's origin request policy:
+	// the viewer's address, for the redirect's budget of unknown codes.
+	RedirectRequests awscloudfront.OriginRequestPolicy
+	// CanonicalPath refuses percent-encoded redirect paths when WAF is
+	// off (nil when on: the web ACL's rule does it).
+	CanonicalPath awscloudfront.Function
 }
 
 // New creates the distribution. It must be in a us-east-1 stack when WAF or
@@ -117,6 +125,16 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 		Comment:             jsii.String("/v1: the API key, idempotency, precondition, content type and Accept headers, the query string; never Host"),
 		HeaderBehavior:      awscloudfront.OriginRequestHeaderBehavior_AllowList(fwd...),
 		QueryStringBehavior: awscloudfront.OriginRequestQueryStringBehavior_All(),
+		CookieBehavior:      awscloudfront.OriginRequestCookieBehavior_None(),
+	})
+	// The redirect origin counts unknown codes per viewer address
+	// (shared/missbudget), so CloudFront must add the viewer's address to
+	// its origin requests; the header is not in the cache key, so every
+	// viewer still shares one cached answer per code.
+	redirectRequests := awscloudfront.NewOriginRequestPolicy(c, jsii.String("RedirectRequests"), &awscloudfront.OriginRequestPolicyProps{
+		Comment:             jsii.String("Redirects: the viewer's address (CloudFront-Viewer-Address) for the origin's budget of unknown codes"),
+		HeaderBehavior:      awscloudfront.OriginRequestHeaderBehavior_AllowList(jsii.String(ViewerAddressHeader)),
+		QueryStringBehavior: awscloudfront.OriginRequestQueryStringBehavior_None(),
 		CookieBehavior:      awscloudfront.OriginRequestCookieBehavior_None(),
 	})
 	headers := awscloudfront.NewResponseHeadersPolicy(c, jsii.String("SecurityHeaders"), &awscloudfront.ResponseHeadersPolicyProps{
@@ -185,9 +203,17 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 
 	var webACL awswafv2.CfnWebACL
 	var webACLArn *string
+	var canonical awscloudfront.Function
+	var functions *[]*awscloudfront.FunctionAssociation
 	if p.WAF {
 		webACL = newWebACL(c, p.WAFRateLimit)
 		webACLArn = webACL.AttrArn()
+	} else {
+		canonical = newCanonicalPathFunction(c)
+		functions = &[]*awscloudfront.FunctionAssociation{{
+			EventType: awscloudfront.FunctionEventType_VIEWER_REQUEST,
+			Function:  canonical,
+		}}
 	}
 
 	props := &awscloudfront.DistributionProps{
@@ -201,8 +227,10 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 			AllowedMethods:        awscloudfront.AllowedMethods_ALLOW_GET_HEAD(),
 			CachedMethods:         awscloudfront.CachedMethods_CACHE_GET_HEAD(),
 			CachePolicy:           redirectPolicy,
+			OriginRequestPolicy:   redirectRequests,
 			ResponseHeadersPolicy: headers,
 			RealtimeLogConfig:     logConfig,
+			FunctionAssociations:  functions,
 			Compress:              jsii.Bool(false),
 		},
 		AdditionalBehaviors: &map[string]*awscloudfront.BehaviorOptions{
@@ -227,7 +255,8 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 	for _, b := range p.Behaviors {
 		dist.AddBehavior(jsii.String(b.PathPattern), b.Origin, b.Options)
 	}
-	return &Edge{Construct: c, Distribution: dist, RedirectPolicy: redirectPolicy, APIRequests: apiRequests, LogConfig: logConfig, WebACL: webACL}
+	return &Edge{Construct: c, Distribution: dist, RedirectPolicy: redirectPolicy, APIRequests: apiRequests, LogConfig: logConfig,
+		WebACL: webACL, RedirectRequests: redirectRequests, CanonicalPath: canonical}
 }
 
 // redirectAPIOrigin is one region's redirect HTTP API. Short timeouts: a
@@ -264,8 +293,9 @@ const WAFRateRuleName = "RedirectRatePerIP"
 // the cache or the origin sees it, for the $1 a month of one more rule on
 // inspection WAF already bills; a CloudFront Function answering a 301 to
 // the decoded path would run on every redirect, hits included ($0.10 per
-// million). With WAF off (waf: false) the spellings stay cacheable
-// (docs/deploy.md). The local edge (internal/localedge) plays this rule.
+// million). With WAF off (waf: false, the default) that function is what
+// refuses them (newCanonicalPathFunction), with the same answer. The local
+// edge (internal/localedge) plays either.
 const (
 	WAFCanonicalPathRuleName = "CanonicalRedirectPath"
 	NonCanonicalPathBody     = "This short link is spelt with percent-encoding; use it as it was given.\n"
@@ -347,5 +377,44 @@ func newWebACL(scope constructs.Construct, limit int) awswafv2.CfnWebACL {
 			},
 			VisibilityConfig: visibility(WAFCanonicalPathRuleName),
 		}},
+	})
+}
+
+// ViewerAddressHeader is the header CloudFront adds to the redirect's
+// origin requests: the viewer's IP address and source port
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/adding-cloudfront-headers.html).
+const ViewerAddressHeader = "CloudFront-Viewer-Address"
+
+// CanonicalPathFunctionCode is the viewer-request CloudFront Function that
+// answers a redirect path holding a "%" as the web ACL's canonical-path
+// rule does (400, NonCanonicalPathBody), when there is no web ACL. A
+// function sees the URI as the viewer sent it, still percent-encoded
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/functions-event-structure.html),
+// while the HTTP API origin would decode it and answer a redirect CloudFront
+// caches under the spelling, out of reach of the code's invalidations.
+// It runs on every viewer request of the redirect behaviour, hits included:
+// $0.10 per million (https://aws.amazon.com/cloudfront/pricing/), a sixth
+// of what WAF bills for inspecting the same requests.
+var CanonicalPathFunctionCode = `function handler(event) {
+  if (event.request.uri.indexOf('%') === -1) {
+    return event.request;
+  }
+  return {
+    statusCode: 400,
+    statusDescription: 'Bad Request',
+    headers: {
+      'content-type': { value: 'text/plain' },
+      'cache-control': { value: 'no-store' }
+    },
+    body: { encoding: 'text', data: ` + strconv.Quote(NonCanonicalPathBody) + ` }
+  };
+}
+`
+
+func newCanonicalPathFunction(scope constructs.Construct) awscloudfront.Function {
+	return awscloudfront.NewFunction(scope, jsii.String("CanonicalPath"), &awscloudfront.FunctionProps{
+		Comment: jsii.String("Refuses percent-encoded spellings of redirect paths (400), which the edge would cache out of reach of invalidations"),
+		Code:    awscloudfront.FunctionCode_FromInline(jsii.String(CanonicalPathFunctionCode)),
+		Runtime: awscloudfront.FunctionRuntime_JS_2_0(),
 	})
 }

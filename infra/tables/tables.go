@@ -87,6 +87,23 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 	return &Tables{Construct: c, Links: links, Idempotency: idem, Analytics: analytics, Keys: keys}
 }
 
+// NewMisses creates a Region's misses table (tableschema.Misses): the
+// redirect's budget of unknown codes per viewer address and window. It
+// lives in each regional stack, not the data stack, and is no global
+// table: a viewer's misses reach one Region's origin, and a replica would
+// bill every miss twice. No point-in-time recovery and no deletion
+// protection: an item lives two windows (two hours by default), and losing
+// the table loses nothing but the counts of the current window.
+func NewMisses(scope constructs.Construct, id string) awsdynamodb.TableV2 {
+	return awsdynamodb.NewTableV2(scope, jsii.String(id), withSchema(tableschema.Misses(), &awsdynamodb.TablePropsV2{
+		Billing: awsdynamodb.Billing_OnDemand(nil),
+		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
+			PointInTimeRecoveryEnabled: jsii.Bool(false),
+		},
+		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
+	}))
+}
+
 // withSchema sets p's keys, indexes, stream and TTL attribute from def.
 func withSchema(def tableschema.Table, p *awsdynamodb.TablePropsV2) *awsdynamodb.TablePropsV2 {
 	p.PartitionKey = attribute(def.PartitionKey)

@@ -9,8 +9,8 @@
 // A GET of a redirect path, one segment that is not v1, _local or healthz,
 // is looked up by its path alone: the query string, headers and cookies are
 // neither in the key nor forwarded to the origin, as the RedirectCache
-// policy (no headers, cookies or query strings) and the absence of an
-// origin request policy have it in AWS. How long an answer is kept follows
+// policy (no headers, cookies or query strings) and the redirect origin
+// request policy (CloudFront-Viewer-Address only) have it in AWS. How long an answer is kept follows
 // CloudFront's rules
 // (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/Expiration.html)
 // under the deployed policy's
@@ -36,7 +36,12 @@
 // Every request the redirect behaviour sends to the origin carries the
 // redirect origin's custom headers (Options.RedirectOriginHeaders), as
 // CloudFront adds them: the origin secret without which the gateway's
-// redirect route refuses to answer (infra/edge, localgw.Authorizer).
+// redirect route refuses to answer (infra/edge, localgw.Authorizer). It
+// also carries CloudFront-Viewer-Address, the viewer's address and port
+// taken from the connection (a viewer's own header of that name is
+// replaced), which the redirect keys its budget of unknown codes on: run
+// clients from other loopback addresses (127.0.0.2, ...) to be other
+// viewers.
 //
 // A HEAD is answered from a cached GET; a HEAD that misses is forwarded as
 // a HEAD and its answer, which has no body, is not kept. Other methods on

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -317,11 +318,8 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		rw := &resultWriter{ResponseWriter: w}
 		e.misses.Add(1)
-		out := r
-		if e.originHeaders != nil {
-			out = r.Clone(r.Context())
-			e.addOriginHeaders(out)
-		}
+		out := r.Clone(r.Context())
+		e.addOriginHeaders(out)
 		e.origin.ServeHTTP(rw, out)
 		status = rw.status()
 		result = resultFor(status, false)
@@ -399,11 +397,41 @@ func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path strin
 }
 
 // addOriginHeaders sets the redirect origin's custom headers on r, a clone
-// of the viewer's request bound for the origin.
+// of the viewer's request bound for the origin, and the viewer's address
+// as the redirect behaviour's origin request policy asks CloudFront to add
+// it (ViewerAddressHeader).
 func (e *Edge) addOriginHeaders(r *http.Request) {
 	for k, vs := range e.originHeaders {
 		r.Header[k] = vs
 	}
+	if v := viewerAddress(r.RemoteAddr); v != "" {
+		r.Header[viewerAddressKey] = []string{v}
+	} else {
+		delete(r.Header, viewerAddressKey)
+	}
+}
+
+// ViewerAddressHeader is the header CloudFront adds to an origin request
+// whose origin request policy names it: the viewer's IP address and source
+// port, "198.51.100.10:46532", an IPv6 address unbracketed,
+// "2001:db8::1:46532". CloudFront writes it from the connection, so a
+// viewer's own header of that name never reaches the origin
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/adding-cloudfront-headers.html).
+// The redirect origin keys its budget of unknown codes on it
+// (shared/missbudget).
+const ViewerAddressHeader = "CloudFront-Viewer-Address"
+
+// viewerAddressKey is ViewerAddressHeader as net/http files it.
+const viewerAddressKey = "Cloudfront-Viewer-Address"
+
+// viewerAddress is CloudFront-Viewer-Address for a connection from
+// remoteAddr ("ip:port" or "[ipv6]:port", as net/http gives it).
+func viewerAddress(remoteAddr string) string {
+	host, port, err := net.SplitHostPort(remoteAddr)
+	if err != nil || host == "" || port == "" {
+		return ""
+	}
+	return host + ":" + port
 }
 
 // resultFor is x-edge-result-type: CloudFront reports every 4xx and 5xx

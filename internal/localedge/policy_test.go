@@ -43,6 +43,11 @@ func TestPolicyTTL(t *testing.T) {
 		{name: "403 with Cache-Control", status: 403, cc: []string{"max-age=30"}, want: 30 * time.Second},
 		{name: "201 is never kept", status: 201, cc: []string{"s-maxage=60"}, want: 0},
 		{name: "204 is never kept", status: 204, cc: []string{"s-maxage=60"}, want: 0},
+		// Not among the codes CloudFront caches, whatever the origin says:
+		// one viewer's refusal (the redirect's miss budget) is never
+		// another's answer.
+		{name: "429 is never kept", status: 429, cc: []string{"s-maxage=60"}, want: 0},
+		{name: "429 without Cache-Control", status: 429, want: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

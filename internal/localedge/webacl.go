@@ -11,13 +11,16 @@ import (
 // there keeps the two equal).
 const NonCanonicalPathBody = "This short link is spelt with percent-encoding; use it as it was given.\n"
 
-// nonCanonical reports whether the deployed web ACL's canonical-path rule
-// (infra/edge WAFCanonicalPathRuleName) refuses a redirect-behaviour
-// request for escapedPath, the path as the viewer spelt it: any "%" in it.
+// nonCanonical reports whether the deployed edge refuses a
+// redirect-behaviour request for escapedPath, the path as the viewer spelt
+// it: any "%" in it. With WAF on, the web ACL's canonical-path rule
+// (infra/edge WAFCanonicalPathRuleName) does; with WAF off (the default),
+// a viewer-request CloudFront Function with the same answer
+// (infra/edge CanonicalPathFunctionCode). Either runs before the cache.
 // CloudFront would cache such a spelling under its own key, which an
 // invalidation of the code's path never reaches, while the HTTP API origin
-// decodes it to the code itself (internal/localgw httpapi.go). WAF
-// inspects every request before the cache, so the spelling is never kept
+// decodes it to the code itself (internal/localgw httpapi.go). Both
+// inspect every request before the cache, so the spelling is never kept
 // and never reaches the origin.
 func nonCanonical(escapedPath string) bool {
 	return strings.IndexByte(escapedPath, '%') >= 0

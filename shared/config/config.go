@@ -14,6 +14,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/missbudget"
 	"github.com/shortlink-dev/shortener/shared/shortcode"
 	"github.com/shortlink-dev/shortener/shared/webhook"
 )
@@ -52,6 +53,14 @@ type Config struct {
 	// waits after saving a change before it asks the edge to invalidate
 	// (see FreshRead).
 	InvalidationSettle time.Duration
+	// MissesTable is MISSES_TABLE, the Region's miss budgets
+	// (shared/missbudget); empty: the redirect counts no misses.
+	MissesTable string
+	// MissBudget unknown codes per MissWindow a client may ask for before
+	// the redirect answers it 429 (SHORTENER_MISS_BUDGET,
+	// SHORTENER_MISS_WINDOW).
+	MissBudget int
+	MissWindow time.Duration
 }
 
 // FreshRead is how young the data behind a redirect must be, counted from
@@ -95,6 +104,7 @@ func Load(getenv Getenv) (Config, error) {
 		AnalyticsTable:   getenv("ANALYTICS_TABLE"),
 		PrimaryRegion:    getenv("PRIMARY_REGION"),
 		OriginSecretID:   getenv("ORIGIN_SECRET_ID"),
+		MissesTable:      getenv("MISSES_TABLE"),
 		BaseURL:          strings.TrimSuffix(getenv("SHORTENER_BASE_URL"), "/"),
 	}
 	var errs []error
@@ -139,6 +149,8 @@ func Load(getenv Getenv) (Config, error) {
 	c.DistributionID = getenv("DISTRIBUTION_ID")
 	c.KeyCacheTTL = dur("SHORTENER_KEY_CACHE_TTL", apikey.DefaultCacheTTL)
 	c.InvalidationSettle = dur("SHORTENER_INVALIDATION_SETTLE", DefaultInvalidationSettle)
+	c.MissBudget = num("SHORTENER_MISS_BUDGET", missbudget.DefaultBudget)
+	c.MissWindow = dur("SHORTENER_MISS_WINDOW", missbudget.DefaultWindow)
 
 	if c.CodeLength < shortcode.MinLength || c.CodeLength > shortcode.MaxLength {
 		errs = append(errs, fmt.Errorf("SHORTENER_CODE_LENGTH: %d is outside %d-%d", c.CodeLength, shortcode.MinLength, shortcode.MaxLength))
@@ -171,6 +183,13 @@ func Load(getenv Getenv) (Config, error) {
 		// invalidation and stay there for a day (docs/lifecycle.md).
 		errs = append(errs, fmt.Errorf("SHORTENER_INVALIDATION_SETTLE: %s is outside %s-%s", c.InvalidationSettle, MinInvalidationSettle, MaxInvalidationSettle))
 	}
+	if c.MissBudget < 1 {
+		errs = append(errs, fmt.Errorf("SHORTENER_MISS_BUDGET: %d must be positive", c.MissBudget))
+	}
+	if c.MissWindow < time.Second || c.MissWindow > 24*time.Hour || c.MissWindow%time.Second != 0 {
+		// Windows start at whole seconds from the epoch (the counter's key).
+		errs = append(errs, fmt.Errorf("SHORTENER_MISS_WINDOW: %q is not whole seconds within 1s-24h", getenv("SHORTENER_MISS_WINDOW")))
+	}
 	if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)
 		// An origin: no path, query, fragment or user info, since short
@@ -200,7 +219,7 @@ func (c Config) Rules() link.Rules {
 func (c Config) Require(names ...string) error {
 	values := map[string]string{"LINKS_TABLE": c.LinksTable, "IDEMPOTENCY_TABLE": c.IdempotencyTable,
 		"SHORTENER_BASE_URL": c.BaseURL, "DISTRIBUTION_ID": c.DistributionID, "KEYS_TABLE": c.KeysTable,
-		"ANALYTICS_TABLE": c.AnalyticsTable, "ORIGIN_SECRET_ID": c.OriginSecretID,
+		"ANALYTICS_TABLE": c.AnalyticsTable, "ORIGIN_SECRET_ID": c.OriginSecretID, "MISSES_TABLE": c.MissesTable,
 		"WEBHOOKS_TABLE": c.Webhook.Table, "WEBHOOK_QUEUE_URL": c.Webhook.QueueURL, "WEBHOOK_DLQ_URL": c.Webhook.DLQURL}
 	var errs []error
 	for _, n := range names {

@@ -34,6 +34,8 @@ func TestLoadDefaults(t *testing.T) {
 		// FreshRead plus a second.
 		InvalidationSettle: 2 * time.Second,
 		Webhook:            webhook.Config{Schedule: webhook.DefaultSchedule, Timeout: webhook.DefaultTimeout},
+		MissBudget:         100,
+		MissWindow:         time.Hour,
 	}
 
 	got, err := config.Load(env(nil))
@@ -69,6 +71,9 @@ func TestLoadValues(t *testing.T) {
 		"WEBHOOK_QUEUE_URL":             "https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries",
 		"WEBHOOK_DLQ_URL":               "https://sqs.eu-west-1.amazonaws.com/123456789012/dead-letters",
 		"WEBHOOK_TIMEOUT":               "5s",
+		"MISSES_TABLE":                  "misses",
+		"SHORTENER_MISS_BUDGET":         "20",
+		"SHORTENER_MISS_WINDOW":         "10m",
 	}))
 
 	require.NoError(t, err)
@@ -96,6 +101,9 @@ func TestLoadValues(t *testing.T) {
 		OriginSecretID:     "arn:aws:secretsmanager:eu-central-1:123456789012:secret:origin-AbCdEf",
 		Webhook: webhook.Config{Table: "webhooks", QueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries",
 			DLQURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/dead-letters", Schedule: webhook.DefaultSchedule, Timeout: 5 * time.Second},
+		MissesTable: "misses",
+		MissBudget:  20,
+		MissWindow:  10 * time.Minute,
 	}
 	assert.Equal(t, want, got)
 	assert.Equal(t, link.Rules{MaxURLBytes: 2048, ShortDomains: want.ShortDomains, DefaultTTL: 720 * time.Hour}, got.Rules())
@@ -141,6 +149,12 @@ func TestLoadBounds(t *testing.T) {
 		{name: "invalidation settle within FreshRead", key: "SHORTENER_INVALIDATION_SETTLE", value: "1s", wantErr: true},
 		{name: "invalidation settle under 2s", key: "SHORTENER_INVALIDATION_SETTLE", value: "1.999s", wantErr: true},
 		{name: "invalidation settle over 10s", key: "SHORTENER_INVALIDATION_SETTLE", value: "11s", wantErr: true},
+		{name: "miss budget 1", key: "SHORTENER_MISS_BUDGET", value: "1"},
+		{name: "miss budget zero", key: "SHORTENER_MISS_BUDGET", value: "0", wantErr: true},
+		{name: "miss budget not a number", key: "SHORTENER_MISS_BUDGET", value: "lots", wantErr: true},
+		{name: "miss window 24h", key: "SHORTENER_MISS_WINDOW", value: "24h"},
+		{name: "miss window over 24h", key: "SHORTENER_MISS_WINDOW", value: "25h", wantErr: true},
+		{name: "miss window a fraction of a second", key: "SHORTENER_MISS_WINDOW", value: "1500ms", wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package tableschema names what the service's four DynamoDB tables hold
-// (links, idempotency, API keys, click analytics) and describes each
+// (links, idempotency, API keys, click analytics, miss budgets) and describes each
 // table's keys, secondary indexes, stream and TTL attribute. It is data
 // only and imports no SDK, so infra/ (which deploys the tables) and the
 // stores and the local run (which create them on DynamoDB Local and read

@@ -76,6 +76,13 @@ const (
 	AttrHuman    = "human"
 	AttrBot      = "bot"
 	AttrSequence = "seq"
+
+	// Miss budgets (shared/missbudget): the partition key joins a client
+	// (its address, an IPv6 one cut to its /64) and the start of a window;
+	// AttrMisses counts the unknown codes it asked for in that window. The
+	// TTL attribute is AttrExpiresAt.
+	AttrClientWindow = "client_window"
+	AttrMisses       = "misses"
 )
 
 // Index names of the links table.

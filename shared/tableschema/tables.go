@@ -116,3 +116,11 @@ func Analytics() Table {
 		TTLAttribute: AttrExpiresAt,
 	}
 }
+
+// Misses is a Region's table of miss budgets: one small counter per client
+// and window, written only when a redirect finds no link, and deleted by
+// TTL once its window is over. Regional, not global: a viewer reaches one
+// Region's origin, and a replica would double the price of every miss.
+func Misses() Table {
+	return Table{PartitionKey: Attribute{AttrClientWindow, String}, TTLAttribute: AttrExpiresAt}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/missbudget"
 	"github.com/shortlink-dev/shortener/shared/redirectcache"
 )
 
@@ -66,6 +67,12 @@ type Handler struct {
 	CacheTTL         time.Duration
 	NegativeCacheTTL time.Duration
 
+	// Misses is the per-client budget of unknown codes (nil: none). A
+	// miss is counted against the viewer address CloudFront forwards; a
+	// client over its budget is answered 429, whatever it asks for, as
+	// long as this process knows it to be over (see missbudget).
+	Misses *missbudget.Budget
+
 	load func(context.Context, string) (cached, error)
 }
 
@@ -93,11 +100,33 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 		code = strings.TrimPrefix(req.Path, "/")
 	}
 	keys := link.LookupKeys(code)
+	var client string
+	if h.Misses != nil {
+		client = missbudget.Client(header(req, missbudget.ViewerAddressHeader))
+		// Refused before any lookup: a client over its budget costs no
+		// read, and cannot time a live code's answer against an unknown
+		// one's.
+		if v := h.Misses.Known(client, now); v.Refused {
+			return h.refuse(v)
+		}
+	}
 	c, err := h.resolve(ctx, code, keys, now)
 	l := c.link
 	switch {
 	case errors.Is(err, link.ErrNotFound):
 		h.Metrics.Add("NotFound", metrics.Count, 1)
+		// A path no link can have was answered without a lookup and
+		// tells a scanner nothing: only a looked-up miss is counted.
+		if client != "" && len(keys) > 0 {
+			v, err := h.Misses.Miss(ctx, client, now)
+			if err != nil {
+				h.Metrics.Add("MissBudgetErrors", metrics.Count, 1)
+				h.Log.WarnContext(ctx, "count miss", "error", err.Error())
+			}
+			if v.Refused {
+				return h.refuse(v)
+			}
+		}
 		return h.page(http.StatusNotFound, errorTTL(min(h.NotFoundTTL, freshFor(c, h.NegativeCacheTTL, now))), notFoundPage)
 	case err != nil:
 		h.Metrics.Add("LookupErrors", metrics.Count, 1)
@@ -105,6 +134,15 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 		return events.APIGatewayProxyResponse{StatusCode: http.StatusServiceUnavailable,
 			Headers: map[string]string{"Cache-Control": "no-store", "Retry-After": "1", "Content-Type": "text/plain; charset=utf-8"},
 			Body:    "temporarily unavailable, try again\n"}
+	}
+	if client != "" {
+		// Found, and never counted; but a client that went over its
+		// budget during the lookup (another request of its, in this
+		// process) would otherwise learn from the difference between
+		// this answer and the 429s it gets for unknown codes.
+		if v := h.Misses.Known(client, now); v.Refused {
+			return h.refuse(v)
+		}
 	}
 	if l.Resolve(now) == link.Gone {
 		h.Metrics.Add("Gone", metrics.Count, 1)
@@ -140,6 +178,42 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 			"Cache-Control": sharedMaxAge(ttl),
 		},
 	}
+}
+
+// refuse answers a client over its budget of unknown codes: 429 with
+// Retry-After until its window ends (RFC 6585), never stored by the edge or
+// a browser. CloudFront does not cache a 429 (it is not among the 4xx
+// codes it caches, and its error caching minimum TTL applies only to
+// those:
+// https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/HTTPStatusCodes.html);
+// no-store says so to every cache besides, so another viewer asking for
+// the same path never gets this client's refusal.
+func (h *Handler) refuse(v missbudget.Verdict) events.APIGatewayProxyResponse {
+	h.Metrics.Add("MissBudgetRefused", metrics.Count, 1)
+	secs := int(math.Ceil(v.RetryAfter.Seconds()))
+	return events.APIGatewayProxyResponse{
+		StatusCode: http.StatusTooManyRequests,
+		Headers: map[string]string{"Cache-Control": "no-store", "Retry-After": strconv.Itoa(max(secs, 1)),
+			"Content-Type": "text/plain; charset=utf-8"},
+		Body: "too many unknown short links asked for from your address; try again later\n",
+	}
+}
+
+// header is a request header, whatever case API Gateway delivers its name
+// in (an HTTP API lower-cases them).
+func header(req *events.APIGatewayProxyRequest, name string) string {
+	if v, ok := req.Headers[name]; ok {
+		return v
+	}
+	if v, ok := req.Headers[strings.ToLower(name)]; ok {
+		return v
+	}
+	for k, v := range req.Headers {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
 }
 
 // freshFor bounds, in seconds, how long the edge may keep an answer built

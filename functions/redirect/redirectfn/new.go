@@ -7,6 +7,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/missbudget"
 	"github.com/shortlink-dev/shortener/shared/redirectcache"
 )
 
@@ -17,6 +18,9 @@ type Options struct {
 	Config  config.Config
 	Log     *slog.Logger
 	Metrics *metrics.Emitter
+	// Misses counts unknown codes per client (missbudget); nil counts
+	// none.
+	Misses missbudget.Counter
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -54,6 +58,9 @@ func New(o Options) *Handler {
 		Now:              now,
 		Log:              o.Log,
 		Metrics:          o.Metrics,
+	}
+	if o.Misses != nil {
+		h.Misses = missbudget.New(o.Misses, c.MissBudget, c.MissWindow)
 	}
 	h.load = h.loadLink
 	return h
