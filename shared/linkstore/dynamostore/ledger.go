@@ -287,7 +287,9 @@ func (l *Ledger) Claim(ctx context.Context, c linkstore.Claim) (linkstore.Claim,
 	item[tableschema.AttrResState] = str(stateDone)
 	if c.Code != "" {
 		item[tableschema.AttrCode] = str(c.Code)
-		item[tableschema.AttrIdemResponse] = &types.AttributeValueMemberB{Value: c.Response}
+		if len(c.Response) > 0 { // DynamoDB refuses an empty binary
+			item[tableschema.AttrIdemResponse] = &types.AttributeValueMemberB{Value: c.Response}
+		}
 		item[tableschema.AttrResLink] = &types.AttributeValueMemberM{Value: marshalLink(c.Link, 0)}
 	}
 	if c.Pending {
