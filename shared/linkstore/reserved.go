@@ -366,7 +366,9 @@ func (r *Reserved) Release(ctx context.Context, code string, now time.Time) (boo
 }
 
 // Get implements Store from the links table.
-func (r *Reserved) Get(ctx context.Context, code string) (link.Link, error) { return r.Links.Get(ctx, code) }
+func (r *Reserved) Get(ctx context.Context, code string) (link.Link, error) {
+	return r.Links.Get(ctx, code)
+}
 
 // List implements Store from the links table.
 func (r *Reserved) List(ctx context.Context, owner string, limit int, cursor string) ([]link.Link, string, error) {
