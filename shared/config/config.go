@@ -20,8 +20,8 @@ import (
 
 // Config is every setting a function may need; each reads what it uses.
 type Config struct {
-	LinksTable       string        // LINKS_TABLE
-	IdempotencyTable string        // IDEMPOTENCY_TABLE
+	LinksTable       string // LINKS_TABLE
+	IdempotencyTable string // IDEMPOTENCY_TABLE
 	// ReservationTable is RESERVATION_TABLE, the MRSC reservation table
 	// (linkstore.Reserved): with it, create, manage and reclaim decide
 	// codes, versions and Idempotency-Keys there before they write the
