@@ -25,7 +25,7 @@ const CtxWitnessRegion = "witnessRegion"
 // mrscSets are the Region sets a multi-Region strongly consistent (MRSC)
 // global table can span: all three of its Regions (replicas, or two
 // replicas and a witness) must come from one of them
-// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/V2globaltables_HowItWorks.html).
+// (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-properties-dynamodb-globaltable-globaltablewitness.html).
 var mrscSets = [][]string{
 	{"us-east-1", "us-east-2", "us-west-2"},
 	{"eu-west-1", "eu-west-2", "eu-west-3", "eu-central-1"},

@@ -57,7 +57,10 @@ const DefaultStaleAfter = 10 * time.Minute
 //     tombstone), then the tombstone.
 //
 // Reads (Get, List, the lifecycle queries) go to the links table as
-// before; GetIdempotency and ClaimIdempotency go to the ledger.
+// before; GetIdempotency and ClaimIdempotency go to the ledger. A link the
+// reservation table does not know (written before the deployment had it)
+// is reserved by its first edit or delete (advance), and its code is
+// taken for creates all the same: the links table refuses the put.
 type Reserved struct {
 	Links  Links
 	Ledger Ledger
@@ -321,7 +324,7 @@ func (r *Reserved) ClaimIdempotency(ctx context.Context, rec Idempotency) (Idemp
 // other edit came in between), so the version a reader sees is the one an
 // If-Match must name.
 func (r *Reserved) Update(ctx context.Context, l link.Link, expect int64) error {
-	if _, err := r.Ledger.Advance(ctx, l.Code, l.Owner, expect, l.Version, false, r.now()); err != nil {
+	if _, err := r.advance(ctx, l.Code, l.Owner, expect, l.Version, false); err != nil {
 		return err
 	}
 	if err := r.Links.Supersede(ctx, l); err != nil {
@@ -335,11 +338,34 @@ func (r *Reserved) Update(ctx context.Context, l link.Link, expect int64) error 
 	return nil
 }
 
+// advance is Ledger.Advance, adopting first a link the reservation table
+// does not know: one written before the deployment had the table (or by
+// a tool that writes the links table alone). Such a link is reserved in
+// its owner's name at the version this Region's links table shows, once:
+// of two Regions adopting it at once, one reservation is written and the
+// other Region advances from it like any edit.
+func (r *Reserved) advance(ctx context.Context, code, owner string, expect, next int64, deleted bool) (Reservation, error) {
+	held, err := r.Ledger.Advance(ctx, code, owner, expect, next, deleted, r.now())
+	if !errors.Is(err, link.ErrNotFound) || held.Code != "" {
+		return held, err
+	}
+	l, gerr := r.Links.Get(ctx, code)
+	if gerr != nil || l.Owner != owner || l.Status == link.StatusTombstone {
+		return held, err
+	}
+	adopt := Reservation{Code: code, Owner: owner, Version: l.Version, ReservedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
+	var taken *ConflictError
+	if _, rerr := r.Ledger.Reserve(ctx, adopt); rerr != nil && !errors.As(rerr, &taken) {
+		return held, rerr
+	}
+	return r.Ledger.Advance(ctx, code, owner, expect, next, deleted, r.now())
+}
+
 // Delete implements Store: the reservation is marked deleted (from expect,
 // or any version), which ends every later edit in every Region, then the
 // links table's item becomes the tombstone.
 func (r *Reserved) Delete(ctx context.Context, owner, code string, expect int64, t link.Tombstone) error {
-	if _, err := r.Ledger.Advance(ctx, code, owner, expect, 0, true, r.now()); err != nil {
+	if _, err := r.advance(ctx, code, owner, expect, 0, true); err != nil {
 		return err
 	}
 	// Any version: the reservation has decided, and no edit can follow a

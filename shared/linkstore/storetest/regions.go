@@ -249,6 +249,35 @@ func RunRegions(t *testing.T, newRegions RegionsFactory) {
 		assert.False(t, res.Pending, "confirmed on the dead create's behalf")
 	})
 
+	t.Run("a link written before the reservation table is adopted by its first edit", func(t *testing.T) {
+		regions, clock := setup(t, 2)
+		old := sample("before1", clock.Now())
+		old.Version = 4
+		require.NoError(t, regions[0].Links.Create(ctx, old, nil))
+		replicate(t, regions[0], regions[1], old.Code)
+
+		// Someone else's edit or a stale version is refused as before.
+		other := old
+		other.Owner, other.Version = "intruder", 5
+		assert.ErrorIs(t, regions[0].Update(ctx, other, 4), link.ErrNotFound)
+		next := old
+		next.Version, next.URL = 5, "https://example.com/adopted"
+		assert.ErrorIs(t, regions[1].Update(ctx, next, 3), link.ErrPrecondition)
+
+		require.NoError(t, regions[0].Update(ctx, next, 4))
+		res, err := regions[0].Ledger.GetReservation(ctx, old.Code)
+		require.NoError(t, err)
+		assert.Equal(t, int64(5), res.Version)
+		assert.Equal(t, old.Owner, res.Owner)
+		// Once adopted, the other Region's replica (still at 4) is stale.
+		assert.ErrorIs(t, regions[1].Update(ctx, next, 4), link.ErrPrecondition)
+		require.NoError(t, regions[0].Delete(ctx, old.Owner, old.Code, 5, tomb(old.Code, clock.Now())))
+
+		gone := sample("before2", clock.Now())
+		require.NoError(t, regions[1].Links.Create(ctx, gone, nil))
+		require.NoError(t, regions[1].Delete(ctx, gone.Owner, gone.Code, 0, tomb(gone.Code, clock.Now())), "a delete adopts too")
+	})
+
 	t.Run("a create whose link write is refused gives its reservation and key back", func(t *testing.T) {
 		regions, clock := setup(t, 1)
 		// A link the reservation table does not know (written before it).
