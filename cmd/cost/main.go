@@ -139,6 +139,9 @@ type report struct {
 			WRUPerCreate, RRUPerCreate, ReservationWRU          float64
 			WRUPerKeyedCreate, RRUPerKeyed, ReservationWRUKeyed float64
 			WRUPerReplay, RRUPerReplay                          float64
+			// Calls* are the reservation-table calls per create, each a
+			// cross-Region round trip on MRSC (made one after another).
+			CallsPerCreate, CallsPerKeyedCreate, CallsPerReplay float64
 		}
 	}
 	Redirect struct {
@@ -274,13 +277,13 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	}
 	mr := &r.Create.MultiRegion
 	for _, m := range []struct {
-		wru, rru, res *float64
-		offset        int
-		key           string
+		wru, rru, res, calls *float64
+		offset               int
+		key                  string
 	}{
-		{&mr.WRUPerCreate, &mr.RRUPerCreate, &mr.ReservationWRU, 3 * creates, ""},
-		{&mr.WRUPerKeyedCreate, &mr.RRUPerKeyed, &mr.ReservationWRUKeyed, 4 * creates, "mr-cost-"},
-		{&mr.WRUPerReplay, &mr.RRUPerReplay, nil, 4 * creates, "mr-cost-"},
+		{&mr.WRUPerCreate, &mr.RRUPerCreate, &mr.ReservationWRU, &mr.CallsPerCreate, 3 * creates, ""},
+		{&mr.WRUPerKeyedCreate, &mr.RRUPerKeyed, &mr.ReservationWRUKeyed, &mr.CallsPerKeyedCreate, 4 * creates, "mr-cost-"},
+		{&mr.WRUPerReplay, &mr.RRUPerReplay, nil, &mr.CallsPerReplay, 4 * creates, "mr-cost-"},
 	} {
 		before := resMeter.Usage()
 		if *m.wru, *m.rru, err = measure(creates, func(i int) error {
@@ -293,9 +296,11 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		}); err != nil {
 			return r, err
 		}
+		used := resMeter.Usage().Sub(before)
 		if m.res != nil {
-			*m.res = resMeter.Usage().Sub(before).WRU / float64(creates)
+			*m.res = used.WRU / float64(creates)
 		}
+		*m.calls = float64(used.Calls) / float64(creates)
 	}
 
 	// Redirect misses: each code once through a cold in-process cache, then
@@ -396,6 +401,8 @@ func (r report) print(w io.Writer) {
 	fmt.Fprintf(w, "%-34s %10.3f WRU  %.3f RRU  (%.3f WRU of it in the reservation table)\n", "multi-Region create, no key", mr.WRUPerCreate, mr.RRUPerCreate, mr.ReservationWRU)
 	fmt.Fprintf(w, "%-34s %10.3f WRU  %.3f RRU  (%.3f WRU of it in the reservation table)\n", "multi-Region create with key", mr.WRUPerKeyedCreate, mr.RRUPerKeyed, mr.ReservationWRUKeyed)
 	fmt.Fprintf(w, "%-34s %10.3f WRU  %.3f RRU\n", "multi-Region replayed create", mr.WRUPerReplay, mr.RRUPerReplay)
+	fmt.Fprintf(w, "%-34s %10.1f / %.1f / %.1f  (no key / key / replay: each a cross-Region round trip on MRSC)\n",
+		"reservation-table calls per create", mr.CallsPerCreate, mr.CallsPerKeyedCreate, mr.CallsPerReplay)
 	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "redirect miss, link found", r.Redirect.RRUPerMiss)
 	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "redirect miss, unknown code", r.Redirect.RRUPerUnknown)
 	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "stats, 7 days daily, tail link", r.Stats.RRUPerDefault)
