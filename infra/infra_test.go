@@ -525,6 +525,7 @@ func TestIAMPerFunction(t *testing.T) {
 				want["create"]["dynamodb:UpdateItem"] = reservations + "|" + here
 				want["create"]["dynamodb:DeleteItem"] = reservations + "|" + here
 				want["manage"]["dynamodb:UpdateItem"] = reservations + "|" + here
+				want["manage"]["dynamodb:PutItem"] = "" // the links table's, and the reservation table's (adoption)
 				want["reclaim"]["dynamodb:DeleteItem"] = ""
 				want["reclaim"]["dynamodb:GetItem"] = links
 			}

@@ -150,7 +150,8 @@ func checkReservation(cfg Config, rec *Install) error {
 // table (RESERVATION_TABLE) and, on this Region's replica only, exactly
 // the calls each makes (linkstore.Reserved over dynamostore.Ledger):
 // create reserves, confirms, gives back and reads codes and claims; manage
-// advances a version; reclaim releases a code, after reading the tombstone
+// advances a version (and reserves a link written before the table, its
+// first edit adopting it); reclaim releases a code, after reading the tombstone
 // it releases from the links table (writeLinks, the replica it writes).
 func useReservations(st awscdk.Stack, data *DataStack, region string, writeLinks awsdynamodb.ITableV2, fns map[string]*golambda.Function) {
 	if data.Tables.Reservations == nil {
@@ -160,7 +161,7 @@ func useReservations(st awscdk.Stack, data *DataStack, region string, writeLinks
 	table := tables.KeysIn(st, "Reservations", name, region)
 	actions := map[string][]string{
 		"create":  {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
-		"manage":  {"dynamodb:UpdateItem"},
+		"manage":  {"dynamodb:PutItem", "dynamodb:UpdateItem"},
 		"reclaim": {"dynamodb:DeleteItem"},
 	}
 	for _, fnName := range sortedKeys(actions) {

@@ -88,7 +88,7 @@ func TestReservationGrants(t *testing.T) {
 	reg := s.regional("us-east-1")
 	want := map[string][]string{
 		"create":  {"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
-		"manage":  {"dynamodb:UpdateItem"},
+		"manage":  {"dynamodb:PutItem", "dynamodb:UpdateItem"},
 		"reclaim": {"dynamodb:DeleteItem"},
 	}
 	for _, fn := range reg.resources("AWS::Lambda::Function") {
