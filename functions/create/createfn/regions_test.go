@@ -2,6 +2,7 @@ package createfn
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 	"testing"
@@ -151,4 +152,44 @@ func TestReplicatedWriteConflictIs503(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusCreated, retry.StatusCode, retry.Body)
 	assert.Equal(t, "contested", decode[linkapi.Link](t, retry).Code)
+}
+
+// TestBatchAliasesAcrossRegions: the same ten aliases sent as two batches
+// at once, one per Region (each under its own key), are each created
+// once: every alias is 201 in exactly one batch and 409 in the other. A
+// retry of one batch in the other Region replays its answer.
+func TestBatchAliasesAcrossRegions(t *testing.T) {
+	for _, set := range regionSets {
+		t.Run(set.name, func(t *testing.T) {
+			regions := set.new(t, 2)
+			items := make([]any, 10)
+			for i := range items {
+				items[i] = map[string]any{"url": fmt.Sprintf("https://example.com/%d", i), "alias": fmt.Sprintf("Spring-%d", i)}
+			}
+			answers := make([][]linkapi.BatchResult, 2)
+			evs := make([]events.APIGatewayProxyRequest, 2)
+			var wg sync.WaitGroup
+			for r := range 2 {
+				evs[r] = batchEvent(t, batchOf(items...), "Idempotency-Key", fmt.Sprintf("batch-%d", r))
+				h := batchHandler(t, regions[r])
+				wg.Go(func() {
+					resp, err := h.Handle(context.Background(), evs[r])
+					assert.NoError(t, err)
+					answers[r] = results(t, resp)
+				})
+			}
+			wg.Wait()
+			for i := range items {
+				got := []int{answers[0][i].Status, answers[1][i].Status}
+				assert.ElementsMatch(t, []int{http.StatusCreated, http.StatusConflict}, got, "alias %d", i)
+			}
+
+			retry, err := batchHandler(t, regions[1]).Handle(context.Background(), evs[0])
+			require.NoError(t, err)
+			assert.Equal(t, "true", retry.Headers["Idempotent-Replayed"])
+			for i, r := range results(t, retry) {
+				assert.Equal(t, answers[0][i].Status, r.Status, "item %d answers as the first time", i)
+			}
+		})
+	}
 }
