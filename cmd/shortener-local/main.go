@@ -284,16 +284,17 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	b.setPhase("creating tables")
 	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
 	err = dynamostore.CreateTables(tctx, db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable})
-	if err == nil && cfg.ReservationTable != "" {
-		// One table on the one-Region DynamoDB Local stands for the MRSC
-		// reservation table every Region shares.
-		err = dynamostore.CreateLedgerTable(tctx, db, cfg.ReservationTable)
-	}
 	if err == nil {
 		err = seedKeys(tctx, db, cfg.KeysTable, s.apiKeys, log)
 	}
 	cancel()
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("tables at %s: %w", endpoint, err)
+	}
+	if err := createReservations(ctx, db, cfg.ReservationTable); err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
