@@ -54,7 +54,7 @@ func TestRecordedDeploymentRefusesDestructiveChanges(t *testing.T) {
 			want: []string{`appName "Shorty": account 123456789012 has "Shortener" recorded in deployment.json`,
 				"create a second, empty one", "new links, keys, idempotency and analytics tables",
 				"To keep the data, deploy with -c appName=Shortener", "-c appName=Shorty -c record=true"}},
-		{name: "region removed", overrides: map[string]any{infra.CtxRegions: []any{"us-east-1", "eu-west-1"}},
+		{name: "region removed", overrides: map[string]any{infra.CtxRegions: []any{"us-east-1", "eu-west-1"}, infra.CtxReservations: false},
 			want: []string{"regions: us-west-2 is recorded for Shortener (deployment.json) but no longer listed",
 				"lose their replica in us-west-2", "Shortener-Regional-us-west-2", "To remove a region safely"}},
 		{name: "region removed even when recording", overrides: map[string]any{infra.CtxRegions: []any{"us-east-1"}, infra.CtxRecord: true},
@@ -121,7 +121,9 @@ func TestDeploymentsCheckAndRecord(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []infra.Install{
 		{Account: testAccount, AppName: "Shortener", PrimaryRegion: "us-east-1", Regions: []string{"us-east-1", "us-west-2", "eu-west-1"}},
-		{Account: testAccount, AppName: "Staging", PrimaryRegion: "us-east-1", Regions: []string{"us-east-1", "us-west-2"}},
+		// The defaults' reservation table: two replicas and a witness.
+		{Account: testAccount, AppName: "Staging", PrimaryRegion: "us-east-1", Regions: []string{"us-east-1", "us-west-2"},
+			ReservationRegions: []string{"us-east-1", "us-west-2", "witness:us-east-2"}},
 	}, rec.Installs)
 	path := filepath.Join(t.TempDir(), infra.DeploymentFile)
 	require.NoError(t, rec.Write(path))

@@ -302,6 +302,12 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		}
 		return fmt.Errorf("tables at %s: %w", endpoint, err)
 	}
+	if err := createReservations(ctx, db, cfg.ReservationTable); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("tables at %s: %w", endpoint, err)
+	}
 	b.setPhase("warming up DynamoDB")
 	warmUp(ctx, db, cfg.LinksTable, cfg.IdempotencyTable)
 	if ctx.Err() != nil {

@@ -1,0 +1,24 @@
+package linkstore
+
+import (
+	"context"
+
+	"github.com/shortlink-dev/shortener/shared/link"
+)
+
+// Supersede implements Links.
+func (m *Memory) Supersede(ctx context.Context, l link.Link) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old, err := m.owned(l.Owner, l.Code, 0)
+	if err != nil {
+		return err
+	}
+	if old.Version < l.Version {
+		m.links[l.Code] = entry{link: l}
+	}
+	return nil
+}
