@@ -1,0 +1,295 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLoadRegionSettings(t *testing.T) {
+	def := regionSettings{healthInterval: 10 * time.Second, healthThreshold: 3}
+	tests := []struct {
+		name    string
+		env     map[string]string
+		want    regionSettings
+		wantErr string
+	}{
+		{name: "one Region by default", want: def},
+		{name: "one Region named", env: map[string]string{"SHORTENER_LOCAL_REGIONS": "eu-west-1"}, want: def},
+		{
+			name: "three US Regions, fast checks",
+			env: map[string]string{"SHORTENER_LOCAL_REGIONS": "us-east-1, us-east-2,us-west-2",
+				"SHORTENER_LOCAL_HEALTH_INTERVAL": "100ms", "SHORTENER_LOCAL_HEALTH_THRESHOLD": "1"},
+			want: regionSettings{names: []string{"us-east-1", "us-east-2", "us-west-2"}, healthInterval: 100 * time.Millisecond, healthThreshold: 1},
+		},
+		{
+			name: "two EU Regions",
+			env:  map[string]string{"SHORTENER_LOCAL_REGIONS": "eu-central-1,eu-west-3"},
+			want: regionSettings{names: []string{"eu-central-1", "eu-west-3"}, healthInterval: 10 * time.Second, healthThreshold: 3},
+		},
+		{name: "sets mixed", env: map[string]string{"SHORTENER_LOCAL_REGIONS": "us-east-1,eu-west-1"}, wantErr: "not in the MRSC set"},
+		{name: "outside every set", env: map[string]string{"SHORTENER_LOCAL_REGIONS": "sa-east-1,us-east-1"}, wantErr: "no MRSC Region set"},
+		{name: "four", env: map[string]string{"SHORTENER_LOCAL_REGIONS": "eu-west-1,eu-west-2,eu-west-3,eu-central-1"}, wantErr: "at most three"},
+		{name: "twice", env: map[string]string{"SHORTENER_LOCAL_REGIONS": "us-east-1,us-east-1"}, wantErr: "twice"},
+		{name: "empty name", env: map[string]string{"SHORTENER_LOCAL_REGIONS": "us-east-1,"}, wantErr: "SHORTENER_LOCAL_REGIONS"},
+		{name: "interval zero", env: map[string]string{"SHORTENER_LOCAL_HEALTH_INTERVAL": "0s"}, wantErr: "SHORTENER_LOCAL_HEALTH_INTERVAL"},
+		{name: "interval bare number", env: map[string]string{"SHORTENER_LOCAL_HEALTH_INTERVAL": "10"}, wantErr: "SHORTENER_LOCAL_HEALTH_INTERVAL"},
+		{name: "threshold eleven", env: map[string]string{"SHORTENER_LOCAL_HEALTH_THRESHOLD": "11"}, wantErr: "SHORTENER_LOCAL_HEALTH_THRESHOLD"},
+		{name: "threshold zero", env: map[string]string{"SHORTENER_LOCAL_HEALTH_THRESHOLD": "0"}, wantErr: "SHORTENER_LOCAL_HEALTH_THRESHOLD"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := loadRegionSettings(env(tt.env))
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// threeRegions are the Regions of the multi-Region tests, the nearest
+// first: one MRSC set.
+var threeRegions = []string{"us-east-1", "us-east-2", "us-west-2"}
+
+// startRegions starts the local run with three Regions behind its edge,
+// health checked every 50 ms with a threshold of 2, and waits until every
+// Region's health check has passed.
+func startRegions(t *testing.T) *localRun {
+	t.Helper()
+	r := startLocal(t, map[string]string{
+		"SHORTENER_LOCAL_REGIONS":          strings.Join(threeRegions, ","),
+		"SHORTENER_LOCAL_HEALTH_INTERVAL":  "50ms",
+		"SHORTENER_LOCAL_HEALTH_THRESHOLD": "2",
+		"SHORTENER_EDGE_INVALIDATION_TIME": "0s",
+	})
+	r.waitRegions(t, func(s regionsState) bool {
+		for _, rg := range s.Regions {
+			if rg.Passes < 1 {
+				return false
+			}
+		}
+		return true
+	})
+	return r
+}
+
+// regions reads GET /_local/regions.
+func (r *localRun) regions(t testing.TB) regionsState {
+	t.Helper()
+	status, _, body := r.do(t, "GET", regionsPath, "", "")
+	require.Equal(t, http.StatusOK, status, string(body))
+	var s regionsState
+	require.NoError(t, json.Unmarshal(body, &s))
+	return s
+}
+
+// waitRegions polls the Regions' state until ok holds (a minute at most:
+// a state, not a speed, is what the tests check).
+func (r *localRun) waitRegions(t testing.TB, ok func(regionsState) bool) regionsState {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		s := r.regions(t)
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the Regions never reached the state waited for: %+v", s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// at is the run seen from a viewer whose /v1 domain resolves to region:
+// requests go to that Region's API directly.
+func (r *localRun) at(t testing.TB, region string) *localRun {
+	t.Helper()
+	for _, s := range r.regions(t).Regions {
+		if s.Region == region {
+			in := *r
+			in.base = s.Target
+			return &in
+		}
+	}
+	t.Fatalf("no Region %s", region)
+	return nil
+}
+
+// TestRegionsStateAndAdmin: the run reports its three Regions, nearest
+// first, /v1 at the nearest; a stop and a start are POSTs naming a Region.
+func TestRegionsStateAndAdmin(t *testing.T) {
+	r := startRegions(t)
+	s := r.regions(t)
+	assert.Equal(t, "us-east-1", s.V1)
+	var names []string
+	for _, rg := range s.Regions {
+		names = append(names, rg.Region)
+		assert.True(t, rg.Serving && rg.Healthy, rg.Region)
+	}
+	assert.Equal(t, threeRegions, names)
+
+	status, _, _ := r.do(t, "GET", regionsPath+"/us-east-2/stop", "", "")
+	assert.Equal(t, http.StatusMethodNotAllowed, status)
+	status, _, _ = r.do(t, "POST", regionsPath+"/eu-west-1/stop", "", "")
+	assert.Equal(t, http.StatusNotFound, status)
+	status, _, _ = r.do(t, "POST", regionsPath+"/us-east-2/pause", "", "")
+	assert.Equal(t, http.StatusNotFound, status)
+
+	status, _, _ = r.do(t, "POST", regionsPath+"/us-east-2/stop", "", "")
+	require.Equal(t, http.StatusNoContent, status)
+	s = r.waitRegions(t, func(s regionsState) bool { return !s.Regions[1].Healthy })
+	assert.False(t, s.Regions[1].Serving)
+	assert.Equal(t, "us-east-1", s.V1, "the nearest stays where it is")
+	status, _, _ = r.do(t, "POST", regionsPath+"/us-east-2/start", "", "")
+	require.Equal(t, http.StatusNoContent, status)
+	r.waitRegions(t, func(s regionsState) bool { return s.Regions[1].Healthy })
+}
+
+// TestRegionDownThroughTheEdge: with the nearest Region's origin stopped,
+// the local Route 53 sends /v1 to the next Region once its health checks
+// fail, and creates, edits and redirects through the edge keep
+// succeeding; started again, it takes /v1 back.
+func TestRegionDownThroughTheEdge(t *testing.T) {
+	r := startRegions(t)
+	status, _, body := r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/before","alias":"Before"}`)
+	require.Equal(t, http.StatusCreated, status, string(body))
+
+	status, _, body = r.do(t, "POST", regionsPath+"/us-east-1/stop", "", "")
+	require.Equal(t, http.StatusNoContent, status, string(body))
+	s := r.waitRegions(t, func(s regionsState) bool { return s.V1 == "us-east-2" })
+	assert.False(t, s.Regions[0].Healthy)
+	assert.False(t, s.Regions[0].Serving)
+
+	// Creates, generated and aliased, and their redirects: each first
+	// redirect misses the edge's cache and fails over to us-east-2.
+	for i := range 5 {
+		status, _, body := r.do(t, "POST", "/v1/links", r.key, fmt.Sprintf(`{"url":"https://example.com/during/%d"}`, i))
+		require.Equal(t, http.StatusCreated, status, string(body))
+		var c created
+		require.NoError(t, json.Unmarshal(body, &c))
+		status, h, _ := r.do(t, "GET", "/"+c.Code, "", "")
+		assert.Equal(t, http.StatusFound, status)
+		assert.Equal(t, fmt.Sprintf("https://example.com/during/%d", i), h.Get("Location"))
+		assert.Equal(t, "Miss from cloudfront", h.Get("X-Cache"))
+	}
+	status, _, body = r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/during","alias":"During"}`)
+	require.Equal(t, http.StatusCreated, status, string(body))
+	status, h, _ := r.do(t, "GET", "/during", "", "")
+	assert.Equal(t, http.StatusFound, status)
+	assert.Equal(t, "https://example.com/during", h.Get("Location"))
+
+	// An edit of a link made before the outage, and its redirect.
+	status, h, body = r.do(t, "GET", "/v1/links/before", r.key, "")
+	require.Equal(t, http.StatusOK, status, string(body))
+	status, _, body = r.do(t, "PATCH", "/v1/links/before", r.key, `{"url":"https://example.com/edited"}`, "If-Match", h.Get("ETag"))
+	require.Equal(t, http.StatusOK, status, string(body))
+	status, h, _ = r.do(t, "GET", "/before", "", "")
+	assert.Equal(t, http.StatusFound, status)
+	assert.Equal(t, "https://example.com/edited", h.Get("Location"))
+
+	status, _, _ = r.do(t, "POST", regionsPath+"/us-east-1/start", "", "")
+	require.Equal(t, http.StatusNoContent, status)
+	r.waitRegions(t, func(s regionsState) bool { return s.V1 == "us-east-1" })
+	status, _, body = r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/after"}`)
+	assert.Equal(t, http.StatusCreated, status, string(body))
+}
+
+// TestAliasRaceAcrossRegions: 50 creates of one alias at once, spread over
+// the three Regions' APIs, give exactly one 201 and 49 409s, and every
+// Region redirects the alias to the winner's URL.
+func TestAliasRaceAcrossRegions(t *testing.T) {
+	r := startRegions(t)
+	in := make([]*localRun, len(threeRegions))
+	for i, region := range threeRegions {
+		in[i] = r.at(t, region)
+	}
+	const n = 50
+	statuses := make([]int, n)
+	bodies := make([][]byte, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			statuses[i], _, bodies[i] = in[i%len(in)].do(t, "POST", "/v1/links", r.key,
+				fmt.Sprintf(`{"url":"https://example.com/racer/%d","alias":"Spread"}`, i))
+		})
+	}
+	wg.Wait()
+	count := map[int]int{}
+	winner := ""
+	for i, s := range statuses {
+		count[s]++
+		if s == http.StatusCreated {
+			var c created
+			require.NoError(t, json.Unmarshal(bodies[i], &c))
+			winner = c.URL
+		}
+	}
+	require.Equal(t, map[int]int{201: 1, 409: n - 1}, count)
+	for _, region := range threeRegions {
+		status, _, body := r.at(t, region).do(t, "GET", "/v1/links/spread", r.key, "")
+		require.Equal(t, http.StatusOK, status, "%s: %s", region, body)
+		var c created
+		require.NoError(t, json.Unmarshal(body, &c))
+		assert.Equal(t, winner, c.URL, region)
+	}
+}
+
+// TestIdempotentRetryInAnotherRegion: a create answered in one Region and
+// retried with its Idempotency-Key in another gets the same link back,
+// and the owner has that one link.
+func TestIdempotentRetryInAnotherRegion(t *testing.T) {
+	r := startRegions(t)
+	const req = `{"url":"https://example.com/once-across-regions"}`
+	status, _, body := r.at(t, "us-east-1").do(t, "POST", "/v1/links", r.key, req, "Idempotency-Key", "retry-elsewhere-1")
+	require.Equal(t, http.StatusCreated, status, string(body))
+	var first created
+	require.NoError(t, json.Unmarshal(body, &first))
+
+	for _, region := range threeRegions[1:] {
+		status, h, body := r.at(t, region).do(t, "POST", "/v1/links", r.key, req, "Idempotency-Key", "retry-elsewhere-1")
+		require.Equal(t, http.StatusCreated, status, "%s: %s", region, body)
+		var again created
+		require.NoError(t, json.Unmarshal(body, &again))
+		assert.Equal(t, first.Code, again.Code, region)
+		assert.Equal(t, "true", h.Get("Idempotent-Replayed"), region)
+	}
+
+	status, _, body = r.do(t, "GET", "/v1/links?limit=100", r.key, "")
+	require.Equal(t, http.StatusOK, status, string(body))
+	assert.Equal(t, 1, strings.Count(string(body), "https://example.com/once-across-regions"), string(body))
+}
+
+// TestIfMatchAcrossRegions: two edits of one version at once, one in each
+// of two Regions, give one 200 and one 412, again and again.
+func TestIfMatchAcrossRegions(t *testing.T) {
+	r := startRegions(t)
+	east, west := r.at(t, "us-east-1"), r.at(t, "us-west-2")
+	status, _, body := east.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/v0","alias":"Contended"}`)
+	require.Equal(t, http.StatusCreated, status, string(body))
+	for round := range 5 {
+		status, h, body := east.do(t, "GET", "/v1/links/contended", r.key, "")
+		require.Equal(t, http.StatusOK, status, string(body))
+		etag := h.Get("ETag")
+		var got [2]int
+		var wg sync.WaitGroup
+		for i, in := range []*localRun{east, west} {
+			wg.Go(func() {
+				got[i], _, _ = in.do(t, "PATCH", "/v1/links/contended", r.key,
+					fmt.Sprintf(`{"url":"https://example.com/r%d/%d"}`, round, i), "If-Match", etag)
+			})
+		}
+		wg.Wait()
+		assert.ElementsMatch(t, []int{http.StatusOK, http.StatusPreconditionFailed}, got[:], "round %d", round)
+	}
+}
