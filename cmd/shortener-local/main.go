@@ -45,6 +45,15 @@
 //	                               once). CloudFront's take an unknown time,
 //	                               seconds to minutes: https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/Invalidation.html
 //	SHORTENER_RECLAIM_INTERVAL     how often reclaim runs (1m)
+//	SHORTENER_LOCAL_REGIONS        two or three Regions of one MRSC set, the
+//	                               nearest first: a gateway with its functions
+//	                               per Region, all over one DynamoDB Local,
+//	                               behind the edge (regions.go); empty: one
+//	SHORTENER_LOCAL_HEALTH_INTERVAL
+//	                               the local Route 53's health check interval
+//	                               (10s)
+//	SHORTENER_LOCAL_HEALTH_THRESHOLD
+//	                               its failure threshold (3)
 //	SHORTENER_CONSOLE_DIR          the web console's build, served at /console/
 //	                               (build/console)
 //	SHORTENER_ACCESS_LOG           which answers get a log line: on (all),
