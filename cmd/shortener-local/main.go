@@ -47,8 +47,13 @@
 //	SHORTENER_RECLAIM_INTERVAL     how often reclaim runs (1m)
 //	SHORTENER_LOCAL_REGIONS        two or three Regions of one MRSC set, the
 //	                               nearest first: a gateway with its functions
-//	                               per Region, all over one DynamoDB Local,
-//	                               behind the edge (regions.go); empty: one
+//	                               and its replicas of the links and
+//	                               idempotency tables per Region, all over one
+//	                               DynamoDB Local, behind the edge
+//	                               (regions.go); empty: one
+//	SHORTENER_LOCAL_REPLICATION_DELAY
+//	                               how long a write takes to reach the other
+//	                               Regions' replicas (1s; 0s: at once)
 //	SHORTENER_LOCAL_HEALTH_INTERVAL
 //	                               the local Route 53's health check interval
 //	                               (10s)
@@ -246,6 +251,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		stopLife           = func() {}
 		hooks              *webhookPipeline
 		stopWebhooks       = func() {}
+		stopReplication    = func() {}
 	)
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
@@ -270,6 +276,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		if life != nil {
 			life.wait()
 		}
+		stopReplication()
 		// Deliveries stop last: the stream and the clicks feed them.
 		stopWebhooks()
 		if hooks != nil {
@@ -315,7 +322,12 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 
 	setPhase("creating tables")
 	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
-	err = dynamostore.CreateTables(tctx, db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable})
+	if regions != nil {
+		err = createReplicas(tctx, db, rset, cfg)
+	}
+	if err == nil {
+		err = dynamostore.CreateTables(tctx, db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable})
+	}
 	if err == nil {
 		err = seedKeys(tctx, db, cfg.KeysTable, s.apiKeys, log)
 	}
@@ -330,6 +342,15 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	warmUp(ctx, db, cfg.LinksTable, cfg.IdempotencyTable)
 	if ctx.Err() != nil {
 		return nil
+	}
+	if regions != nil {
+		rctx, cancelReplication := context.WithCancel(ctx)
+		wait, err := regions.startReplication(rctx, db, endpoint, rset, cfg, log)
+		if err != nil {
+			cancelReplication()
+			return fmt.Errorf("replication: %w", err)
+		}
+		stopReplication = func() { cancelReplication(); wait() }
 	}
 
 	kinesisEndpoint := cs.kinesisEndpoint
@@ -373,14 +394,16 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return err
 	}
 	// Each Region's functions, built as its Lambdas are, with that
-	// Region's AWS_REGION, over the shared tables.
+	// Region's AWS_REGION, over its own replicas of the links and
+	// idempotency tables and the shared others.
 	hs := make([]localgw.Handlers, len(bs))
 	for i := range bs {
 		rcfg := cfg
-		if len(rset.names) > 1 {
+		if regions != nil {
 			if rcfg, err = config.Load(functionEnv(regionEnv(getenv, rset.names[i]), base)); err != nil {
 				return fmt.Errorf("configuration of %s: %w", rset.names[i], err)
 			}
+			rcfg = rset.regionConfig(rcfg, i)
 		}
 		if hs[i], err = newHandlers(rcfg, clients); err != nil {
 			return err

@@ -13,15 +13,26 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localedge"
+	"github.com/shortlink-dev/shortener/internal/localglobaltable"
 	"github.com/shortlink-dev/shortener/internal/localroute53"
+	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
+	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
 )
 
 // The multi-Region twin (SHORTENER_LOCAL_REGIONS): each Region is a local
 // API Gateway with its own set of functions, served on an address of its
-// own as a Region's API is; all share one DynamoDB Local and the edge. The
+// own as a Region's API is, over its own replicas of the links and
+// idempotency tables, which replicate as MREC global tables do
+// (internal/localglobaltable); all share one DynamoDB Local, the other
+// tables (the reservation table standing for MRSC) and the edge. The
 // edge reaches them as CloudFront reaches the deployed Regions
 // (docs/deploy.md, "Local Regions"): /v1 through the local Route 53's
 // latency records with health checks (internal/localroute53), redirects
@@ -61,10 +72,15 @@ type regionSettings struct {
 	// healthThreshold is SHORTENER_LOCAL_HEALTH_THRESHOLD, their
 	// FailureThreshold (3, 1 to 10).
 	healthThreshold int
+	// replicationDelay is SHORTENER_LOCAL_REPLICATION_DELAY: how long a
+	// write to one Region's links or idempotency table takes to reach the
+	// others (1s; 0s: at once).
+	replicationDelay time.Duration
 }
 
 func loadRegionSettings(getenv func(string) string) (regionSettings, error) {
-	s := regionSettings{healthInterval: defaultHealthInterval, healthThreshold: localroute53.DefaultFailureThreshold}
+	s := regionSettings{healthInterval: defaultHealthInterval, healthThreshold: localroute53.DefaultFailureThreshold,
+		replicationDelay: localglobaltable.DefaultDelay}
 	if v := getenv("SHORTENER_LOCAL_REGIONS"); v != "" {
 		for n := range strings.SplitSeq(v, ",") {
 			s.names = append(s.names, strings.TrimSpace(n))
@@ -82,6 +98,13 @@ func loadRegionSettings(getenv func(string) string) (regionSettings, error) {
 			return regionSettings{}, fmt.Errorf("SHORTENER_LOCAL_HEALTH_INTERVAL: %q is not a duration above 0s and at most 1m, such as 10s", v)
 		}
 		s.healthInterval = d
+	}
+	if v := getenv("SHORTENER_LOCAL_REPLICATION_DELAY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > time.Minute {
+			return regionSettings{}, fmt.Errorf("SHORTENER_LOCAL_REPLICATION_DELAY: %q is not a duration from 0s (at once) to 1m, such as 1s", v)
+		}
+		s.replicationDelay = d
 	}
 	if v := getenv("SHORTENER_LOCAL_HEALTH_THRESHOLD"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -190,6 +213,9 @@ type regionSet struct {
 	// the origin group of the nearest two.
 	v1        map[string]http.Handler
 	redirects http.Handler
+	// replication copies the links and idempotency tables between the
+	// Regions once the tables exist (startReplication).
+	replication atomic.Pointer[localglobaltable.Replicator]
 }
 
 // newRegionSet starts each Region's origin on its own address.
@@ -256,6 +282,8 @@ type regionsState struct {
 	// V1 is the Region /v1 goes to now.
 	V1      string        `json:"v1"`
 	Regions []regionState `json:"regions"`
+	// Replication counts the copies between the Regions' tables.
+	Replication localglobaltable.Stats `json:"replication"`
 }
 
 // admin serves regionsPath: GET for the state, POST
@@ -270,6 +298,9 @@ func (rs *regionSet) admin() http.Handler {
 				return
 			}
 			st := regionsState{V1: rs.resolver.Resolve()}
+			if rp := rs.replication.Load(); rp != nil {
+				st.Replication = rp.Stats()
+			}
 			for _, s := range rs.resolver.Statuses() {
 				st.Regions = append(st.Regions, regionState{Status: s, Serving: rs.origin(s.Region).serving()})
 			}
@@ -332,4 +363,73 @@ func regionEnv(getenv func(string) string, region string) func(string) string {
 		}
 		return getenv(name)
 	}
+}
+
+// regionTables are Region i's links and idempotency tables: the first
+// Region's are the configured ones, the others' are named after them and
+// the Region, as the replicas of a global table share one name on AWS but
+// cannot in one DynamoDB Local.
+func (s regionSettings) regionTables(cfg config.Config, i int) (links, idempotency string) {
+	if i == 0 {
+		return cfg.LinksTable, cfg.IdempotencyTable
+	}
+	return cfg.LinksTable + "-" + s.names[i], cfg.IdempotencyTable + "-" + s.names[i]
+}
+
+// regionConfig is Region i's functions' configuration: cfg with that
+// Region's replicas of the links and idempotency tables.
+func (s regionSettings) regionConfig(cfg config.Config, i int) config.Config {
+	cfg.LinksTable, cfg.IdempotencyTable = s.regionTables(cfg, i)
+	return cfg
+}
+
+// createReplicas creates every Region's links and idempotency tables. The
+// idempotency tables get a stream, which the replication reads (on AWS a
+// global table's replicas replicate without one the application sees).
+func createReplicas(ctx context.Context, db *dynamodb.Client, s regionSettings, cfg config.Config) error {
+	idem := tableschema.Idempotency()
+	idem.Stream = tableschema.NewAndOldImages
+	for i := range s.names {
+		links, idemTable := s.regionTables(cfg, i)
+		if err := dynamotable.Create(ctx, db, idemTable, idem); err != nil {
+			return err
+		}
+		if err := dynamotable.Create(ctx, db, links, tableschema.Links()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startReplication copies every write of a Region's links or idempotency
+// table to the other Regions' (internal/localglobaltable) until ctx is
+// done; wait returns once it has stopped.
+func (rs *regionSet) startReplication(ctx context.Context, db *dynamodb.Client, endpoint string, s regionSettings,
+	cfg config.Config, log *slog.Logger) (wait func(), err error) {
+	var links, idem []localglobaltable.Replica
+	for i, name := range s.names {
+		l, d := s.regionTables(cfg, i)
+		links = append(links, localglobaltable.Replica{Region: name, Table: l})
+		idem = append(idem, localglobaltable.Replica{Region: name, Table: d})
+	}
+	delay := s.replicationDelay
+	if delay == 0 {
+		delay = -1 // at once
+	}
+	rp, err := localglobaltable.New(db, emulator.NewStreamsClient(endpoint), localglobaltable.Options{
+		Tables: [][]localglobaltable.Replica{links, idem}, VersionAttribute: tableschema.AttrVersion,
+		Delay: delay, Log: log.With("component", "replication"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	rs.replication.Store(rp)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := rp.Run(ctx); err != nil && ctx.Err() == nil {
+			log.Error("replication stopped", "error", err.Error())
+		}
+	}()
+	return func() { <-done }, nil
 }
