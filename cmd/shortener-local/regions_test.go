@@ -133,21 +133,6 @@ func (r *localRun) eventually(t testing.TB, path string, ok func(int, http.Heade
 	}
 }
 
-// at is the run seen from a viewer whose /v1 domain resolves to region:
-// requests go to that Region's API directly.
-func (r *localRun) at(t testing.TB, region string) *localRun {
-	t.Helper()
-	for _, s := range r.regions(t).Regions {
-		if s.Region == region {
-			in := *r
-			in.base = s.Target
-			return &in
-		}
-	}
-	t.Fatalf("no Region %s", region)
-	return nil
-}
-
 // TestRegionsStateAndAdmin: the run reports its three Regions, nearest
 // first, /v1 at the nearest; a stop and a start are POSTs naming a Region.
 func TestRegionsStateAndAdmin(t *testing.T) {
@@ -172,6 +157,8 @@ func TestRegionsStateAndAdmin(t *testing.T) {
 	require.Equal(t, http.StatusNoContent, status)
 	s = r.waitRegions(t, func(s regionsState) bool { return !s.Regions[1].Healthy })
 	assert.False(t, s.Regions[1].Serving)
+	_, err := http.Get(s.Regions[1].Target + "/healthz")
+	assert.Error(t, err, "nothing listens at a stopped Region's API")
 	assert.Equal(t, "us-east-1", s.V1, "the nearest stays where it is")
 	status, _, _ = r.do(t, "POST", regionsPath+"/us-east-2/start", "", "")
 	require.Equal(t, http.StatusNoContent, status)
