@@ -60,6 +60,8 @@ type Config struct {
 	Regions        []string // every region with a regional stack and a links replica
 	PrimaryRegion  string   // the one write region: /v1 API, idempotency, analytics, clicks, reclaim
 	FailoverRegion string   // the redirect origin CloudFront fails over to; "" with one region
+	WitnessRegion  string   // the reservation table's MRSC witness with two regions (reservations.go)
+	NoReservations bool     // -c reservations=false: no reservation table, writes in the primary only
 
 	DomainName             string // custom domain for the distribution, optional
 	CertificateARN         string // ACM certificate in us-east-1 for DomainName
@@ -139,6 +141,8 @@ func configFrom(r ctxReader, c Config) (Config, error) {
 	}
 	// Absent: the first other region. Given as "": no failover origin.
 	c.FailoverRegion = r.str(CtxFailoverRegion, firstOther(c.Regions, c.PrimaryRegion))
+	c.WitnessRegion = r.str(CtxWitnessRegion, "")
+	c.NoReservations = !r.boolean(CtxReservations, true)
 	c.DomainName = r.str(CtxDomainName, "")
 	c.CertificateARN = r.str(CtxCertificateARN, "")
 	c.DistributionID = r.str(CtxDistributionID, "")
@@ -202,6 +206,9 @@ func (c Config) Validate() error {
 	}
 	if c.FailoverRegion != "" && (c.FailoverRegion == c.PrimaryRegion || !slices.Contains(c.Regions, c.FailoverRegion)) {
 		errs = append(errs, fmt.Errorf("failoverRegion: %q must be one of regions %v other than the primary", c.FailoverRegion, c.Regions))
+	}
+	if _, err := c.Reservation(); err != nil {
+		errs = append(errs, err)
 	}
 	if (c.DomainName == "") != (c.CertificateARN == "") {
 		errs = append(errs, errors.New("domainName and certificateArn: give both or neither"))

@@ -53,7 +53,7 @@ func TestConfigFromContext(t *testing.T) {
 			assert.Equal(t, "", c.FailoverRegion, "one region: no failover origin")
 			assert.Empty(t, c.SecondaryRegions())
 		}},
-		{name: "JSON list on the command line", ctx: map[string]any{CtxRegions: `["ap-southeast-2","us-east-1"]`, CtxPrimaryRegion: "us-east-1"},
+		{name: "JSON list on the command line", ctx: map[string]any{CtxRegions: `["ap-southeast-2","us-east-1"]`, CtxPrimaryRegion: "us-east-1", CtxReservations: false},
 			check: func(t *testing.T, c Config) {
 				assert.Equal(t, "us-east-1", c.PrimaryRegion)
 				assert.Equal(t, "ap-southeast-2", c.FailoverRegion)

@@ -32,6 +32,9 @@ type Install struct {
 	AppName       string   `json:"appName"`
 	PrimaryRegion string   `json:"primaryRegion"`
 	Regions       []string `json:"regions"`
+	// ReservationRegions are the reservation table's three MRSC Regions
+	// (replicas, then the witness); none without one.
+	ReservationRegions []string `json:"reservationRegions,omitempty"`
 }
 
 // ReadDeployments reads path; a missing file records nothing.
@@ -60,7 +63,11 @@ func (d Deployments) Write(path string) error {
 }
 
 func (c Config) install() Install {
-	return Install{Account: c.Account, AppName: c.AppName, PrimaryRegion: c.PrimaryRegion, Regions: slices.Clone(c.Regions)}
+	in := Install{Account: c.Account, AppName: c.AppName, PrimaryRegion: c.PrimaryRegion, Regions: slices.Clone(c.Regions)}
+	if res, err := c.Reservation(); err == nil && res.Enabled() {
+		in.ReservationRegions = res.Regions()
+	}
+	return in
 }
 
 // Check compares cfg with the installations recorded for its account.
@@ -120,6 +127,9 @@ func (d Deployments) Check(cfg Config, adding bool) error {
 			"replicas' deletion protection in %s, then deploy without it and remove it from %s in the same commit "+
 			"(docs/deploy.md, \"Recorded deployment\")",
 			r, cfg.AppName, DeploymentFile, r, cfg.AppName, r, cfg.AppName, r, r, DeploymentFile))
+	}
+	if err := checkReservation(cfg, rec); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

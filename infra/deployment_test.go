@@ -54,7 +54,7 @@ func TestRecordedDeploymentRefusesDestructiveChanges(t *testing.T) {
 			want: []string{`appName "Shorty": account 123456789012 has "Shortener" recorded in deployment.json`,
 				"create a second, empty one", "new links, keys, idempotency and analytics tables",
 				"To keep the data, deploy with -c appName=Shortener", "-c appName=Shorty -c record=true"}},
-		{name: "region removed", overrides: map[string]any{infra.CtxRegions: []any{"us-east-1", "eu-west-1"}},
+		{name: "region removed", overrides: map[string]any{infra.CtxRegions: []any{"us-east-1", "eu-west-1"}, infra.CtxReservations: false},
 			want: []string{"regions: us-west-2 is recorded for Shortener (deployment.json) but no longer listed",
 				"lose their replica in us-west-2", "Shortener-Regional-us-west-2", "To remove a region safely"}},
 		{name: "region removed even when recording", overrides: map[string]any{infra.CtxRegions: []any{"us-east-1"}, infra.CtxRecord: true},

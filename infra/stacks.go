@@ -122,7 +122,11 @@ type DataStack struct {
 // other region.
 func NewDataStack(app awscdk.App, cfg Config) *DataStack {
 	st := newStack(app, cfg, "Data", cfg.PrimaryRegion, "URL shortener: links and API keys global tables, idempotency and analytics tables")
-	t := tables.New(st, "Tables", tables.Props{ReplicaRegions: cfg.SecondaryRegions()})
+	res, _ := cfg.Reservation() // checked in Validate
+	t := tables.New(st, "Tables", tables.Props{ReplicaRegions: cfg.SecondaryRegions(), Reservations: res.Enabled(), Witness: res.Witness})
+	if t.Reservations != nil {
+		out(st, "ReservationTableName", t.Reservations.TableName(), "Reservation table (MRSC): codes, versions, Idempotency-Keys")
+	}
 	out(st, "LinksTableName", t.Links.TableName(), "Links global table (replicated to every region)")
 	out(st, "AnalyticsTableName", t.Analytics.TableName(), "Click counts")
 	secret := edge.NewOriginSecret(st, "OriginSecret", originSecretReplicas(cfg))
@@ -394,6 +398,7 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		out(st, "UsagePlanId", rs.Management.UsagePlan.UsagePlanId(), "Add API keys to this usage plan")
 		out(st, "ReclaimStateMachineArn", rs.Reclaim.StateMachine.StateMachineArn(), "Reclaim state machine")
 	}
+	useReservations(st, data, region, writeLinks, rs.Functions)
 	for _, name := range sortedKeys(rs.Functions) {
 		mon.Functions = append(mon.Functions, monitoring.Function{Name: name, Fn: rs.Functions[name].Fn})
 	}

@@ -33,7 +33,9 @@ var (
 		// Recorded with two of its three regions: adding one is safe.
 		Account: testAccount, AppName: "Shortener", PrimaryRegion: "eu-west-1", Regions: []string{"eu-west-1", "us-east-1"},
 	}}}, overrides: map[string]any{
-		infra.CtxRegions:        []any{"eu-west-1", "ap-northeast-1", "us-east-1"},
+		infra.CtxRegions: []any{"eu-west-1", "ap-northeast-1", "us-east-1"},
+		// Three Region sets: no MRSC reservation table can span them.
+		infra.CtxReservations:   false,
 		infra.CtxPrimaryRegion:  "eu-west-1",
 		infra.CtxDomainName:     "sho.rt",
 		infra.CtxCertificateARN: "arn:aws:acm:us-east-1:123456789012:certificate/0b5c2a8e-1111-2222-3333-444455556666",

@@ -53,6 +53,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 )
@@ -130,6 +131,15 @@ type report struct {
 		WRUPerCreate, RRUPerCreate     float64 // without Idempotency-Key
 		WRUPerKeyedCreate, RRUPerKeyed float64 // with one
 		WRUPerReplay, RRUPerReplay     float64 // the same key again
+		// MultiRegion: the same through the reservation table (an MRSC
+		// table in AWS, linkstore.Reserved); Reservation* are the units of
+		// the reservation table alone, which MRSC bills again as a
+		// replicated write in every other replica.
+		MultiRegion struct {
+			WRUPerCreate, RRUPerCreate, ReservationWRU          float64
+			WRUPerKeyedCreate, RRUPerKeyed, ReservationWRUKeyed float64
+			WRUPerReplay, RRUPerReplay                          float64
+		}
 	}
 	Redirect struct {
 		RRUPerMiss, RRUPerUnknown float64
@@ -199,7 +209,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	if err != nil {
 		return r, err
 	}
-	createOne := func(i int, key string) (string, error) {
+	createWith := func(cr *createfn.Handler, i int, key string) (string, error) {
 		req := apiRequest("POST", "/v1/links", nil)
 		req.Body = fmt.Sprintf(`{"url":"https://example.com/landing/%d?utm_source=newsletter&utm_medium=email"}`, i)
 		if key != "" {
@@ -215,6 +225,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		var out struct{ Code string }
 		return out.Code, json.Unmarshal([]byte(resp.Body), &out)
 	}
+	createOne := func(i int, key string) (string, error) { return createWith(cr, i, key) }
 	measure := func(n int, f func(i int) error) (wru, rru float64, err error) {
 		before := meter.Usage()
 		for i := range n {
@@ -247,6 +258,44 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		return err
 	}); err != nil {
 		return r, err
+	}
+
+	// The same creates in a deployment that takes writes in every Region:
+	// the reservation table first (dynamostore.Ledger), metered apart too.
+	resTable := "cost-reservations-" + suffix
+	if err := dynamostore.CreateLedgerTable(ctx, db, resTable); err != nil {
+		return r, err
+	}
+	var resMeter capacity.Meter
+	ledger := dynamostore.NewLedger(dynamodb.New(db.Options(), resMeter.Options), dynamostore.LedgerConfig{Table: resTable, Timeout: 10 * time.Second})
+	crm, err := createfn.New(createfn.Options{Store: linkstore.NewReserved(links, ledger, nil), Config: cfg, Log: quiet, Metrics: mx("create"), Owners: owners})
+	if err != nil {
+		return r, err
+	}
+	mr := &r.Create.MultiRegion
+	for _, m := range []struct {
+		wru, rru, res *float64
+		offset        int
+		key           string
+	}{
+		{&mr.WRUPerCreate, &mr.RRUPerCreate, &mr.ReservationWRU, 3 * creates, ""},
+		{&mr.WRUPerKeyedCreate, &mr.RRUPerKeyed, &mr.ReservationWRUKeyed, 4 * creates, "mr-cost-"},
+		{&mr.WRUPerReplay, &mr.RRUPerReplay, nil, 4 * creates, "mr-cost-"},
+	} {
+		before := resMeter.Usage()
+		if *m.wru, *m.rru, err = measure(creates, func(i int) error {
+			key := ""
+			if m.key != "" {
+				key = m.key + strconv.Itoa(i)
+			}
+			_, err := createWith(crm, m.offset+i, key)
+			return err
+		}); err != nil {
+			return r, err
+		}
+		if m.res != nil {
+			*m.res = resMeter.Usage().Sub(before).WRU / float64(creates)
+		}
 	}
 
 	// Redirect misses: each code once through a cold in-process cache, then
@@ -343,6 +392,10 @@ func (r report) print(w io.Writer) {
 	fmt.Fprintf(w, "%-34s %10.3f WRU  %.3f RRU\n", "create, no Idempotency-Key", r.Create.WRUPerCreate, r.Create.RRUPerCreate)
 	fmt.Fprintf(w, "%-34s %10.3f WRU  %.3f RRU\n", "create with Idempotency-Key", r.Create.WRUPerKeyedCreate, r.Create.RRUPerKeyed)
 	fmt.Fprintf(w, "%-34s %10.3f WRU  %.3f RRU\n", "replayed create (same key)", r.Create.WRUPerReplay, r.Create.RRUPerReplay)
+	mr := r.Create.MultiRegion
+	fmt.Fprintf(w, "%-34s %10.3f WRU  %.3f RRU  (%.3f WRU of it in the reservation table)\n", "multi-Region create, no key", mr.WRUPerCreate, mr.RRUPerCreate, mr.ReservationWRU)
+	fmt.Fprintf(w, "%-34s %10.3f WRU  %.3f RRU  (%.3f WRU of it in the reservation table)\n", "multi-Region create with key", mr.WRUPerKeyedCreate, mr.RRUPerKeyed, mr.ReservationWRUKeyed)
+	fmt.Fprintf(w, "%-34s %10.3f WRU  %.3f RRU\n", "multi-Region replayed create", mr.WRUPerReplay, mr.RRUPerReplay)
 	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "redirect miss, link found", r.Redirect.RRUPerMiss)
 	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "redirect miss, unknown code", r.Redirect.RRUPerUnknown)
 	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "stats, 7 days daily, tail link", r.Stats.RRUPerDefault)

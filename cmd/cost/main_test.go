@@ -38,6 +38,13 @@ func TestRunMeasures(t *testing.T) {
 	assert.Equal(t, 6.0, r.Create.WRUPerKeyedCreate)
 	assert.Equal(t, 1.0, r.Create.RRUPerKeyed)
 	assert.Equal(t, 0.0, r.Create.WRUPerReplay, "a replay writes nothing")
+	// Through the reservation table: the link's put as before, plus a
+	// reservation put and its confirmation, each one unit.
+	mr := r.Create.MultiRegion
+	assert.Equal(t, 5.0, mr.WRUPerCreate)
+	assert.Equal(t, 2.0, mr.ReservationWRU)
+	assert.Greater(t, mr.ReservationWRUKeyed, mr.ReservationWRU, "a key adds its claim and its settling")
+	assert.Equal(t, 0.0, mr.WRUPerReplay, "a replay writes nothing")
 	assert.Equal(t, 0.5, r.Redirect.RRUPerMiss)
 	assert.Equal(t, 0.5, r.Redirect.RRUPerUnknown)
 	assert.Greater(t, r.Stats.RRUPerDefaultTop, 0.0)

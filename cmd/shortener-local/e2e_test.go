@@ -43,6 +43,7 @@ func startLocal(t *testing.T, extra map[string]string) *localRun {
 		"SHORTENER_DYNAMODB_ENDPOINT": testenv.DynamoDBEndpoint(t),
 		"LINKS_TABLE":                 testenv.UniqueName(t, "links"),
 		"IDEMPOTENCY_TABLE":           testenv.UniqueName(t, "idem"),
+		"RESERVATION_TABLE":           testenv.UniqueName(t, "reservations"),
 		"SHORTENER_KINESIS_ENDPOINT":  testenv.KinesisEndpoint(t),
 		"CLICKS_STREAM":               testenv.UniqueName(t, "clicks"),
 		"ANALYTICS_TABLE":             testenv.UniqueName(t, "analytics"),

@@ -328,6 +328,11 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err == nil {
 		err = dynamostore.CreateTables(tctx, db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable})
 	}
+	if err == nil && cfg.ReservationTable != "" {
+		// One table on the one-Region DynamoDB Local stands for the MRSC
+		// reservation table every Region shares.
+		err = dynamostore.CreateLedgerTable(tctx, db, cfg.ReservationTable)
+	}
 	if err == nil {
 		err = seedKeys(tctx, db, cfg.KeysTable, s.apiKeys, log)
 	}

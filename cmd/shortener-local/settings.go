@@ -19,6 +19,7 @@ const (
 	defaultDynamoDBPort     = 8000
 	defaultLinksTable       = "shortener-links"
 	defaultIdempotencyTable = "shortener-idempotency"
+	defaultReservationTable = "shortener-reservations"
 	defaultKeysTable        = "shortener-keys"
 	defaultAnalyticsTable   = "shortener-analytics"
 	defaultReclaimEvery     = time.Minute
@@ -120,8 +121,11 @@ func loadSettings(getenv func(string) string) (settings, error) {
 // get from the stack. baseURL is the gateway's own origin.
 func functionEnv(getenv func(string) string, baseURL string) func(string) string {
 	defaults := map[string]string{
-		"LINKS_TABLE":        defaultLinksTable,
-		"IDEMPOTENCY_TABLE":  defaultIdempotencyTable,
+		"LINKS_TABLE":       defaultLinksTable,
+		"IDEMPOTENCY_TABLE": defaultIdempotencyTable,
+		// Creates, edits and deletes reserve first, as in every Region of
+		// a multi-Region deployment.
+		"RESERVATION_TABLE":  defaultReservationTable,
 		"KEYS_TABLE":         defaultKeysTable,
 		"ANALYTICS_TABLE":    defaultAnalyticsTable,
 		"SHORTENER_BASE_URL": baseURL,

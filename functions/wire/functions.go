@@ -28,6 +28,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
+	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
 
@@ -49,9 +50,9 @@ func NewCreate(cfg config.Config, c Clients) (*createfn.Handler, error) {
 	return createfn.New(createfn.Options{
 		Edge:   edge,
 		Owners: owners(cfg, db),
-		Store: dynamostore.New(db, dynamostore.Config{
+		Store: reserved(cfg, db, dynamostore.New(db, dynamostore.Config{
 			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
-		}),
+		})),
 		Config:  cfg,
 		Log:     c.log("create"),
 		Metrics: c.metrics("create"),
@@ -87,9 +88,9 @@ func NewManage(cfg config.Config, c Clients) (*managefn.Handler, error) {
 	db := c.dynamoDB()
 	return managefn.New(managefn.Options{
 		Owners: owners(cfg, db),
-		Store: dynamostore.New(db, dynamostore.Config{
+		Store: reserved(cfg, db, dynamostore.New(db, dynamostore.Config{
 			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true,
-		}),
+		})),
 		Edge:    edge,
 		Config:  cfg,
 		Grace:   cfg.TombstoneGrace,
@@ -163,7 +164,8 @@ func NewReclaim(cfg config.Config, c Clients) (*reclaimfn.Handler, error) {
 		return nil, err
 	}
 	return &reclaimfn.Handler{
-		Store:   lifecycleStore(cfg, c),
+		// Releases give the code back in the reservation table first.
+		Store:   reserved(cfg, c.primaryDynamoDB(cfg), lifecycleStore(cfg, c)),
 		Grace:   cfg.TombstoneGrace,
 		Now:     time.Now,
 		Log:     c.log("reclaim"),
@@ -197,6 +199,17 @@ func Owners(cfg config.Config, c Clients) *apikey.Resolver { return owners(cfg, 
 func owners(cfg config.Config, db *dynamodb.Client) *apikey.Resolver {
 	return apikey.NewResolver(dynamokeys.New(db, dynamokeys.Config{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}),
 		apikey.ResolverOptions{TTL: cfg.KeyCacheTTL})
+}
+
+// reserved puts the reservation table (RESERVATION_TABLE) in front of a
+// links store, on db's Region's replica of it; without the setting the
+// links store alone answers, as in a deployment with one write Region.
+func reserved(cfg config.Config, db *dynamodb.Client, links *dynamostore.Store) linkstore.Store {
+	if cfg.ReservationTable == "" {
+		return links
+	}
+	ledger := dynamostore.NewLedger(db, dynamostore.LedgerConfig{Table: cfg.ReservationTable, Timeout: cfg.DBTimeout})
+	return linkstore.NewReserved(links, ledger, nil)
 }
 
 // lifecycleStore is the links table as ttlstream and reclaim write it: in

@@ -19,6 +19,10 @@ type Props struct {
 	// ReplicaRegions get a replica of the links and keys tables; the
 	// stack's own region holds the tables themselves.
 	ReplicaRegions []string
+	// Reservations, when set, adds the reservation table: MRSC, in the
+	// stack's region, ReplicaRegions and, with two Regions, Witness.
+	Reservations bool
+	Witness      string
 }
 
 // Tables are the four tables.
@@ -31,6 +35,8 @@ type Tables struct {
 	Analytics   awsdynamodb.TableV2
 	// Keys maps an API key's SHA-256 to its owner (shared/apikey).
 	Keys awsdynamodb.TableV2
+	// Reservations is the MRSC reservation table; nil with one Region.
+	Reservations awsdynamodb.TableV2
 }
 
 // New creates the tables in scope's region.
@@ -84,7 +90,37 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
 		Replicas:      &keyReplicas,
 	}))
-	return &Tables{Construct: c, Links: links, Idempotency: idem, Analytics: analytics, Keys: keys}
+	t := &Tables{Construct: c, Links: links, Idempotency: idem, Analytics: analytics, Keys: keys}
+	if p.Reservations {
+		t.Reservations = newReservations(c, p)
+	}
+	return t
+}
+
+// newReservations is the reservation table: which code belongs to whom at
+// which version, and which Idempotency-Key names which create, decided
+// once for every Region (linkstore.Reserved). Multi-Region strong
+// consistency (MRSC): a conditional write or strongly consistent read sees
+// the latest version in every Region, and a write is in two Regions before
+// it returns. MRSC has no TTL, no local secondary index and no
+// transactions (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/V2globaltables_HowItWorks.html),
+// and tableschema.Reservations asks for none. Its three Regions are fixed
+// at creation: the recorded deployment refuses a change (infra/reservations.go).
+func newReservations(c constructs.Construct, p Props) awsdynamodb.TableV2 {
+	replicas := replicasIn(p.ReplicaRegions)
+	props := withSchema(tableschema.Reservations(), &awsdynamodb.TablePropsV2{
+		Billing:                          awsdynamodb.Billing_OnDemand(nil),
+		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_STRONG,
+		PointInTimeRecoverySpecification: pitr(),
+		DeletionProtection:               jsii.Bool(true),
+		// Losing it would free every code in use for reissue.
+		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
+		Replicas:      &replicas,
+	})
+	if p.Witness != "" {
+		props.WitnessRegion = jsii.String(p.Witness)
+	}
+	return awsdynamodb.NewTableV2(c, jsii.String("Reservations"), props)
 }
 
 // withSchema sets p's keys, indexes, stream and TTL attribute from def.

@@ -185,6 +185,10 @@ func TestRepliesDecodeToTheSDKsTypedErrors(t *testing.T) {
 			var e *types.TransactionConflictException
 			require.ErrorAs(t, err, &e)
 		}},
+		{"MRSC replicated write conflict", faults.ReplyReplicatedWriteConflict(), "PutItem", func(t *testing.T, err error) {
+			var e *types.ReplicatedWriteConflictException
+			require.ErrorAs(t, err, &e)
+		}},
 		{"transaction canceled", faults.ReplyTransactionCanceled("None", "TransactionConflict"), "TransactWriteItems", func(t *testing.T, err error) {
 			var e *types.TransactionCanceledException
 			require.ErrorAs(t, err, &e)

@@ -58,6 +58,13 @@ func ReplyThrottling() *Reply { return wireReply("throttling.json") }
 // does not retry it.
 func ReplyTransactionConflict() *Reply { return wireReply("transaction-conflict.json") }
 
+// ReplyReplicatedWriteConflict is ReplicatedWriteConflictException: on a
+// multi-Region strongly consistent (MRSC) global table, another Region is
+// writing the same item at the same moment. AWS calls it retryable
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/V2globaltables_HowItWorks.html).
+// The message is ours; AWS does not publish the service's wording.
+func ReplyReplicatedWriteConflict() *Reply { return wireReply("replicated-write-conflict.json") }
+
 // ReplyTransactionCanceled is TransactionCanceledException with one
 // cancellation reason per item of the transaction, in the order of
 // TransactItems ("None" for an item without error), as DynamoDB lists

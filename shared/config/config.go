@@ -20,8 +20,14 @@ import (
 
 // Config is every setting a function may need; each reads what it uses.
 type Config struct {
-	LinksTable       string        // LINKS_TABLE
-	IdempotencyTable string        // IDEMPOTENCY_TABLE
+	LinksTable       string // LINKS_TABLE
+	IdempotencyTable string // IDEMPOTENCY_TABLE
+	// ReservationTable is RESERVATION_TABLE, the MRSC reservation table
+	// (linkstore.Reserved): with it, create, manage and reclaim decide
+	// codes, versions and Idempotency-Keys there before they write the
+	// links table, so every Region can take writes. Empty: one write
+	// Region, the links and idempotency tables alone.
+	ReservationTable string
 	BaseURL          string        // SHORTENER_BASE_URL
 	ShortDomains     []string      // SHORTENER_SHORT_DOMAINS; the base URL's host is always included
 	CodeLength       int           // SHORTENER_CODE_LENGTH
@@ -91,6 +97,7 @@ func Load(getenv Getenv) (Config, error) {
 	c := Config{
 		LinksTable:       getenv("LINKS_TABLE"),
 		IdempotencyTable: getenv("IDEMPOTENCY_TABLE"),
+		ReservationTable: getenv("RESERVATION_TABLE"),
 		KeysTable:        getenv("KEYS_TABLE"),
 		AnalyticsTable:   getenv("ANALYTICS_TABLE"),
 		PrimaryRegion:    getenv("PRIMARY_REGION"),
@@ -198,7 +205,7 @@ func (c Config) Rules() link.Rules {
 // Require checks that the named settings are present, for a function that
 // cannot run without them.
 func (c Config) Require(names ...string) error {
-	values := map[string]string{"LINKS_TABLE": c.LinksTable, "IDEMPOTENCY_TABLE": c.IdempotencyTable,
+	values := map[string]string{"LINKS_TABLE": c.LinksTable, "IDEMPOTENCY_TABLE": c.IdempotencyTable, "RESERVATION_TABLE": c.ReservationTable,
 		"SHORTENER_BASE_URL": c.BaseURL, "DISTRIBUTION_ID": c.DistributionID, "KEYS_TABLE": c.KeysTable,
 		"ANALYTICS_TABLE": c.AnalyticsTable, "ORIGIN_SECRET_ID": c.OriginSecretID,
 		"WEBHOOKS_TABLE": c.Webhook.Table, "WEBHOOK_QUEUE_URL": c.Webhook.QueueURL, "WEBHOOK_DLQ_URL": c.Webhook.DLQURL}

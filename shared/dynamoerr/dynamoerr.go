@@ -6,7 +6,11 @@
 // Throttling and transaction conflicts are listed at
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.Errors.html
 // and in the TransactionCanceledException section of
-// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html.
+// A multi-Region strongly consistent (MRSC) global table answers two Regions
+// writing one item at once with ReplicatedWriteConflictException, which
+// AWS marks retryable
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/V2globaltables_HowItWorks.html).
 package dynamoerr
 
 import (
@@ -45,10 +49,13 @@ func Unavailable(err error) bool {
 		throttle  *types.ThrottlingException
 		conflict  *types.TransactionConflictException
 		canceled  *types.TransactionCanceledException
+		// A client fault by its type, yet only a race with another Region.
+		replicated *types.ReplicatedWriteConflictException
 	)
 	switch {
 	case errors.As(err, &throttled), errors.As(err, &limit), errors.As(err, &internal),
-		errors.As(err, &inflight), errors.As(err, &throttle), errors.As(err, &conflict):
+		errors.As(err, &inflight), errors.As(err, &throttle), errors.As(err, &conflict),
+		errors.As(err, &replicated):
 		return true
 	case errors.As(err, &canceled):
 		return canceledForLoad(canceled)
@@ -67,6 +74,7 @@ var busyCodes = map[string]struct{}{
 	"ThrottlingException":                    {},
 	"TransactionConflictException":           {},
 	"TransactionInProgressException":         {},
+	"ReplicatedWriteConflictException":       {},
 }
 
 // canceledForLoad reports whether a canceled transaction failed only

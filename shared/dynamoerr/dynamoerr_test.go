@@ -39,6 +39,8 @@ func TestUnavailable(t *testing.T) {
 		{"canceled without reasons", canceled(), false},
 		{"untyped throttling", &smithy.GenericAPIError{Code: "ThrottlingException", Fault: smithy.FaultClient}, true},
 		{"untyped transaction conflict", &smithy.GenericAPIError{Code: "TransactionConflictException"}, true},
+		{"MRSC replicated write conflict", &types.ReplicatedWriteConflictException{}, true},
+		{"untyped MRSC replicated write conflict", &smithy.GenericAPIError{Code: "ReplicatedWriteConflictException", Fault: smithy.FaultClient}, true},
 		{"server fault", &smithy.GenericAPIError{Code: "Whatever", Fault: smithy.FaultServer}, true},
 		{"caller cancelled", context.Canceled, false},
 		{"condition failed", &types.ConditionalCheckFailedException{}, false},

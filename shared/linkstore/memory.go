@@ -270,3 +270,20 @@ func (m *Memory) GetTombstone(ctx context.Context, code string) (link.Tombstone,
 	}
 	return link.Tombstone{}, fmt.Errorf("tombstone %q: %w", code, link.ErrNotFound)
 }
+
+// Supersede implements Links.
+func (m *Memory) Supersede(ctx context.Context, l link.Link) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old, err := m.owned(l.Owner, l.Code, 0)
+	if err != nil {
+		return err
+	}
+	if old.Version < l.Version {
+		m.links[l.Code] = entry{link: l}
+	}
+	return nil
+}

@@ -46,6 +46,18 @@ const (
 	AttrIdemHash     = "request_hash"
 	AttrIdemResponse = "response"
 
+	// Reservation table (MRSC): one partition key for code reservations
+	// ("code#" + code) and idempotency claims ("idem#" + owner and key).
+	// Reservations carry AttrOwner, AttrVersion, AttrCreatedAt (reserved),
+	// AttrUpdatedAt; claims AttrIdemHash, AttrCode, AttrIdemResponse,
+	// AttrExpiresAt (never a TTL: MRSC has none) and AttrResLink.
+	AttrResPK    = "pk"
+	AttrResState = "res_state" // pending | live | deleted; claims: pending | done
+	AttrResToken = "token"     // the create a pending entry belongs to
+	AttrResClaim = "claim"     // on a reservation: the claim it was made under
+	AttrResLease = "lease_until"
+	AttrResLink  = "link" // on a claim: the link item its create writes
+
 	// API keys: the partition key is the key's SHA-256; an item also
 	// carries AttrOwner, AttrStatus and AttrCreatedAt.
 	AttrKeyHash   = "key_hash"

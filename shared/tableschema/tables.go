@@ -101,6 +101,15 @@ func Idempotency() Table {
 	return Table{PartitionKey: Attribute{AttrIdemPK, String}, TTLAttribute: AttrExpiresAt}
 }
 
+// Reservations is the reservation table: which code belongs to whom at
+// which version, and which Idempotency-Key names which create, decided
+// once for every Region. Deployed as an MRSC global table, which supports
+// no TTL, no local secondary index and no transactions: so it has none of
+// them, and nothing here may ever ask for one.
+func Reservations() Table {
+	return Table{PartitionKey: Attribute{AttrResPK, String}}
+}
+
 // Keys is the API keys table: key hash -> owner and status. Keys never
 // expire by themselves.
 func Keys() Table {

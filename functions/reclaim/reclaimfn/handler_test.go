@@ -50,6 +50,20 @@ var stores = []struct {
 		require.NoError(t, dynamostore.CreateTables(context.Background(), db, cfg))
 		return dynamostore.New(db, cfg)
 	}},
+	// The same runs through the reservation table, as every Region's
+	// reclaim does when RESERVATION_TABLE is set: releases give the code
+	// back there too.
+	{name: "reserved-memory", new: func(_ *testing.T, now func() time.Time) linkstore.Store {
+		return linkstore.NewReserved(linkstore.NewMemory(now), linkstore.NewMemoryLedger(now), now)
+	}},
+	{name: "reserved-dynamodb-local", new: func(t *testing.T, now func() time.Time) linkstore.Store {
+		db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
+		cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), Now: now}
+		require.NoError(t, dynamostore.CreateTables(context.Background(), db, cfg))
+		table := testenv.UniqueName(t, "reservations")
+		require.NoError(t, dynamostore.CreateLedgerTable(context.Background(), db, table))
+		return linkstore.NewReserved(dynamostore.New(db, cfg), dynamostore.NewLedger(db, dynamostore.LedgerConfig{Table: table, Now: now}), now)
+	}},
 }
 
 // tombstones writes n tombstones due at clock+grace, named prefix0000...

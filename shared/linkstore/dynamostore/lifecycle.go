@@ -258,3 +258,26 @@ func (s *Store) Release(ctx context.Context, code string, now time.Time) (bool, 
 	}
 	return true, nil
 }
+
+// Supersede implements linkstore.Links: a whole-item put conditioned on
+// the owner, the link not being a tombstone, and the stored version being
+// older than l's. A newer version already stored (a later edit granted
+// after this one by the reservation table) leaves it alone and succeeds.
+func (s *Store) Supersede(ctx context.Context, l link.Link) error {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	values := ownedValues(l.Owner, 0)
+	values[":next"] = num(l.Version)
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                           &s.cfg.LinksTable,
+		Item:                                marshalLink(l, s.cfg.PurgeDelay),
+		ConditionExpression:                 aws.String(ownedCondition(0) + " AND " + tableschema.AttrVersion + " < :next"),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if err = s.ownedError("supersede link", l.Code, l.Owner, err); errors.Is(err, link.ErrPrecondition) {
+		return nil // a newer version is stored already
+	}
+	return err
+}
