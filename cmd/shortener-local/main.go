@@ -104,10 +104,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/shortlink-dev/shortener/console"
 	"github.com/shortlink-dev/shortener/functions/wire"
@@ -192,12 +194,21 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		ln.Close()
 		return err
 	}
+	// Each gateway answers GET /v1/health itself, as the deployed API does,
+	// from its Region's links table once DynamoDB Local runs.
+	var healthDB atomic.Pointer[dynamodb.Client]
 	gws := make([]http.Handler, len(bs))
 	for i, b := range bs {
-		if gws[i], err = newGateway(b, lock, log); err != nil {
+		gw, err := newGateway(b, lock, log)
+		if err != nil {
 			ln.Close()
 			return err
 		}
+		links := cfg.LinksTable
+		if len(rset.names) > 1 {
+			links, _ = rset.regionTables(cfg, i)
+		}
+		gws[i] = withHealth(gw, &healthDB, links, cfg.DBTimeout)
 	}
 	edgeOrigin := gws[0]
 	var regions *regionSet
@@ -315,6 +326,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		endpoint = dynamo.Endpoint()
 	}
 	db := emulator.NewDynamoDBClient(endpoint)
+	healthDB.Store(db)
 	// The functions are built as their Lambdas are (functions/wire), over
 	// DynamoDB Local and the local edge; they log here, tagged with their
 	// names, and write their EMF metrics to stdout as in Lambda.

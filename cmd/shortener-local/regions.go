@@ -16,7 +16,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localedge"
@@ -48,6 +50,9 @@ const (
 	// POST regionsPath/{region}/stop or /start to stop or start a Region's
 	// origin.
 	regionsPath = "/_local/regions"
+	// healthPath is the /v1 API's health endpoint, which the Route 53
+	// health checks ask (infra/api HealthPath).
+	healthPath = "/v1/health"
 )
 
 // mrscRegionSets are the Region sets a multi-Region strongly consistent
@@ -232,7 +237,7 @@ func newRegionSet(s regionSettings, handlers []http.Handler, log *slog.Logger) (
 		records = append(records, localroute53.Record{Region: name, Target: o.url().String()})
 		rs.v1[name] = localedge.HTTPOrigin(o.url())
 	}
-	resolver, err := localroute53.New(localroute53.Options{Records: records, Interval: s.healthInterval,
+	resolver, err := localroute53.New(localroute53.Options{Records: records, Interval: s.healthInterval, Path: healthPath,
 		FailureThreshold: s.healthThreshold, Log: log.With("component", "route53")})
 	if err != nil {
 		rs.stop()
@@ -432,4 +437,35 @@ func (rs *regionSet) startReplication(ctx context.Context, db *dynamodb.Client, 
 		}
 	}()
 	return func() { <-done }, nil
+}
+
+// withHealth answers GET healthPath in front of a Region's gateway as the
+// deployed /v1 API does, from API Gateway itself with no function: one
+// eventually consistent GetItem of the reserved code "health" in the
+// Region's links table, 200 when DynamoDB answers, 503 when it fails
+// (infra/api addHealth). No API key is needed.
+// db is nil until DynamoDB Local runs, and the check fails until then.
+func withHealth(gw http.Handler, db *atomic.Pointer[dynamodb.Client], linksTable string, timeout time.Duration) http.Handler {
+	key := map[string]types.AttributeValue{tableschema.AttrCode: &types.AttributeValueMemberS{Value: "health"}}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != healthPath || r.Method != http.MethodGet {
+			gw.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
+		defer cancel()
+		err := errors.New("DynamoDB Local is not running yet")
+		if c := db.Load(); c != nil {
+			_, err = c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(linksTable), Key: key,
+				ProjectionExpression: aws.String(tableschema.AttrCode), ConsistentRead: aws.Bool(false)})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		if err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"status":"unavailable"}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"status":"ok"}`))
+	})
 }

@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -146,7 +150,13 @@ func TestRegionsStateAndAdmin(t *testing.T) {
 	}
 	assert.Equal(t, threeRegions, names)
 
-	status, _, _ := r.do(t, "GET", regionsPath+"/us-east-2/stop", "", "")
+	// The endpoint the health checks ask, through the edge, with no key.
+	status, h, body := r.do(t, "GET", healthPath, "", "")
+	assert.Equal(t, http.StatusOK, status)
+	assert.JSONEq(t, `{"status":"ok"}`, string(body))
+	assert.Equal(t, "no-store", h.Get("Cache-Control"))
+
+	status, _, _ = r.do(t, "GET", regionsPath+"/us-east-2/stop", "", "")
 	assert.Equal(t, http.StatusMethodNotAllowed, status)
 	status, _, _ = r.do(t, "POST", regionsPath+"/eu-west-1/stop", "", "")
 	assert.Equal(t, http.StatusNotFound, status)
@@ -212,4 +222,25 @@ func TestRegionDownThroughTheEdge(t *testing.T) {
 	r.waitRegions(t, func(s regionsState) bool { return s.V1 == "us-east-1" })
 	status, _, body = r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/after"}`)
 	assert.Equal(t, http.StatusCreated, status, string(body))
+}
+
+// TestHealthWithoutDynamoDB: until DynamoDB Local runs the health endpoint
+// answers 503; other requests go to the gateway.
+func TestHealthWithoutDynamoDB(t *testing.T) {
+	var db atomic.Pointer[dynamodb.Client]
+	h := withHealth(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) }), &db, "links", time.Second)
+	tests := []struct {
+		method, path string
+		want         int
+	}{
+		{http.MethodGet, healthPath, http.StatusServiceUnavailable},
+		{http.MethodPost, healthPath, http.StatusTeapot},
+		{http.MethodGet, "/v1/links", http.StatusTeapot},
+		{http.MethodGet, "/healthz", http.StatusTeapot},
+	}
+	for _, tt := range tests {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))
+		assert.Equal(t, tt.want, rec.Code, tt.method+" "+tt.path)
+	}
 }
