@@ -446,6 +446,10 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	log.Info("ready", "origin", base, "dynamodb", endpoint, "kinesis", kinesisEndpoint)
 	printBanner(stderr, banner{origin: base, dynamo: endpoint, startedDynamo: dynamo != nil,
 		kinesis: kinesisEndpoint, startedKinesis: kinesalite != nil, cfg: cfg, clicks: cs, keys: s.apiKeys})
+	if regions != nil {
+		fmt.Fprintf(stderr, "  Regions (nearest first): %s\n  their health and where /v1 goes: curl -s %s%s\n  stop one: curl -XPOST %s%s/%s/stop (and /start)\n\n",
+			regions.describe(), base, regionsPath, base, regionsPath, rset.names[0])
+	}
 	if onReady != nil {
 		onReady(base)
 	}
