@@ -121,7 +121,9 @@ func TestDeploymentsCheckAndRecord(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []infra.Install{
 		{Account: testAccount, AppName: "Shortener", PrimaryRegion: "us-east-1", Regions: []string{"us-east-1", "us-west-2", "eu-west-1"}},
-		{Account: testAccount, AppName: "Staging", PrimaryRegion: "us-east-1", Regions: []string{"us-east-1", "us-west-2"}},
+		// The defaults' reservation table: two replicas and a witness.
+		{Account: testAccount, AppName: "Staging", PrimaryRegion: "us-east-1", Regions: []string{"us-east-1", "us-west-2"},
+			ReservationRegions: []string{"us-east-1", "us-west-2", "witness:us-east-2"}},
 	}, rec.Installs)
 	path := filepath.Join(t.TempDir(), infra.DeploymentFile)
 	require.NoError(t, rec.Write(path))

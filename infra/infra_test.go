@@ -120,6 +120,8 @@ func TestLinksTableIsAnMRECGlobalTableWithTTLAndStream(t *testing.T) {
 				links = append(links, r)
 			case strings.HasPrefix(r.ID, "TablesKeys"):
 				// TestKeysTable
+			case strings.HasPrefix(r.ID, "TablesReservations"):
+				// TestReservationTableIsMRSC
 			default:
 				others = append(others, r)
 			}
@@ -484,6 +486,7 @@ func TestIAMPerFunction(t *testing.T) {
 	// resource of the statement must contain.
 	type grant map[string]string
 	links, idem, analytics, keysTable := "tableslinks", "tablesidempotency", "tablesanalytics", "tableskeys"
+	reservations := "tablesreservations"
 
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		primary := s.cfg.PrimaryRegion
@@ -514,6 +517,17 @@ func TestIAMPerFunction(t *testing.T) {
 				want["webhookdelivery"] = grant{"dynamodb:GetItem": hooks, "dynamodb:UpdateItem": hooks, "dynamodb:PutItem": hooks}
 				want["webhookstream"] = grant{"dynamodb:Query": hooks}
 			}
+			if res, _ := s.cfg.Reservation(); res.Enabled() && region == primary {
+				// The reservation table's replica in this region
+				// (infra/reservations.go): create reserves, confirms, gives
+				// back and reads; manage advances; reclaim releases, after
+				// reading the tombstone.
+				want["create"]["dynamodb:UpdateItem"] = reservations + "|" + here
+				want["create"]["dynamodb:DeleteItem"] = reservations + "|" + here
+				want["manage"]["dynamodb:UpdateItem"] = reservations + "|" + here
+				want["reclaim"]["dynamodb:DeleteItem"] = ""
+				want["reclaim"]["dynamodb:GetItem"] = links
+			}
 			for name, g := range want {
 				t.Run(s.name+"/"+region+"/"+name, func(t *testing.T) {
 					fn, ok := tp.function(name)
@@ -536,7 +550,8 @@ func TestIAMPerFunction(t *testing.T) {
 								assert.True(t, strings.Contains(res, links) || strings.Contains(res, keysTable), st.Resources)
 							}
 							if name == "create" && strings.HasPrefix(a, "dynamodb:") {
-								assert.True(t, strings.Contains(res, links) || strings.Contains(res, idem) || strings.Contains(res, keysTable), st.Resources)
+								assert.True(t, strings.Contains(res, links) || strings.Contains(res, idem) || strings.Contains(res, keysTable) ||
+									strings.Contains(res, reservations), st.Resources)
 							}
 							if name == "clicks" || name == "stats" || strings.HasPrefix(name, "webhook") {
 								if strings.HasPrefix(a, "dynamodb:") && a != "dynamodb:GetItem" && !slices.Contains(streamRead, a) {

@@ -18,6 +18,8 @@ import (
 	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
+	"github.com/shortlink-dev/shortener/shared/linkstore"
+	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
 
 // everySetting is the environment infra gives the functions, each setting
@@ -170,4 +172,25 @@ func TestFunctionsLogUnderTheirNames(t *testing.T) {
 	var line map[string]any
 	require.NoError(t, json.Unmarshal(logs.Bytes(), &line), "%s", logs.String())
 	assert.Equal(t, "originauth", line["function"])
+}
+
+// TestReservationTableGoesInFront: with RESERVATION_TABLE, create, manage
+// and reclaim write through the reservation table; without it, the links
+// store alone answers, as in a deployment with one write Region.
+func TestReservationTableGoesInFront(t *testing.T) {
+	with := load(t)
+	with.ReservationTable = "reservations"
+	cr, err := NewCreate(with, lambdaClients())
+	require.NoError(t, err)
+	assert.IsType(t, &linkstore.Reserved{}, cr.Store)
+	mg, err := NewManage(with, lambdaClients())
+	require.NoError(t, err)
+	assert.IsType(t, &linkstore.Reserved{}, mg.Store)
+	rc, err := NewReclaim(with, lambdaClients())
+	require.NoError(t, err)
+	assert.IsType(t, &linkstore.Reserved{}, rc.Store)
+
+	cr, err = NewCreate(load(t), lambdaClients())
+	require.NoError(t, err)
+	assert.IsType(t, &dynamostore.Store{}, cr.Store)
 }

@@ -28,7 +28,7 @@ type Ledger interface {
 	Confirm(ctx context.Context, code, token string) error
 	// Unreserve deletes code's reservation if it is still pending under
 	// token: a create that could not write its link gives the code back.
-	// Reporting false when it held another token or none.
+	// It reports false when the reservation held another token or none.
 	Unreserve(ctx context.Context, code, token string) (bool, error)
 	// Advance moves owner's live reservation of code from version expect
 	// (0: any) to next (0: the stored version plus one), and marks it

@@ -365,10 +365,14 @@ func (r *Reserved) advance(ctx context.Context, code, owner string, expect, next
 // or any version), which ends every later edit in every Region, then the
 // links table's item becomes the tombstone.
 func (r *Reserved) Delete(ctx context.Context, owner, code string, expect int64, t link.Tombstone) error {
-	if _, err := r.advance(ctx, code, owner, expect, 0, true); err != nil {
+	held, err := r.advance(ctx, code, owner, expect, 0, true)
+	if err != nil && !(errors.Is(err, link.ErrNotFound) && held.Deleted && held.Owner == owner) {
 		return err
 	}
-	// Any version: the reservation has decided, and no edit can follow a
+	// Deleted in the reservation table, now or by an earlier DELETE whose
+	// links table write failed: the tombstone finishes it (a tombstone
+	// there already is link.ErrNotFound, as for any deleted link). Any
+	// version: the reservation has decided, and no edit can follow a
 	// deletion there.
 	return r.Links.Delete(ctx, owner, code, 0, t)
 }

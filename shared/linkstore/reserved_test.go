@@ -3,6 +3,7 @@ package linkstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -81,4 +82,40 @@ func TestReplicatedWriteConflictLeavesNothingHalfDone(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDeleteRetriedAfterItsLinkWriteFailed: a DELETE whose tombstone write
+// failed after the reservation was marked deleted is finished by its
+// retry, not refused as a link that is gone while it still redirects.
+func TestDeleteRetriedAfterItsLinkWriteFailed(t *testing.T) {
+	now := func() time.Time { return time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC) }
+	ledger := linkstore.NewMemoryLedger(now)
+	links := &failingDeletes{Memory: linkstore.NewMemory(now), fail: 1}
+	s := linkstore.NewReserved(links, ledger, now)
+	l := link.Link{Code: "del0001", URL: "https://example.com", Owner: "o", CreatedAt: now(), UpdatedAt: now(),
+		ExpiresAt: now().Add(time.Hour), Status: link.StatusActive, Version: 1, RedirectStatus: 302}
+	require.NoError(t, s.Create(context.Background(), l, nil))
+	tomb := link.Tombstone{Code: l.Code, TombstonedAt: now(), ReclaimAfter: now().Add(time.Hour), Reason: "deleted"}
+
+	require.ErrorIs(t, s.Delete(context.Background(), "o", l.Code, 1, tomb), link.ErrUnavailable)
+	require.NoError(t, s.Delete(context.Background(), "o", l.Code, 1, tomb), "the retry finishes the delete")
+	got, err := links.Get(context.Background(), l.Code)
+	require.NoError(t, err)
+	assert.Equal(t, link.StatusTombstone, got.Status)
+	assert.ErrorIs(t, s.Delete(context.Background(), "o", l.Code, 0, tomb), link.ErrNotFound, "then it is gone")
+	assert.ErrorIs(t, s.Delete(context.Background(), "intruder", l.Code, 0, tomb), link.ErrNotFound)
+}
+
+// failingDeletes fails the first fail Deletes of its links table.
+type failingDeletes struct {
+	*linkstore.Memory
+	fail int
+}
+
+func (f *failingDeletes) Delete(ctx context.Context, owner, code string, expect int64, t link.Tombstone) error {
+	if f.fail > 0 {
+		f.fail--
+		return fmt.Errorf("delete: %w", link.ErrUnavailable)
+	}
+	return f.Memory.Delete(ctx, owner, code, expect, t)
 }

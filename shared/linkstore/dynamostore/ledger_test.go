@@ -88,3 +88,38 @@ func TestReplicatedWriteConflictOnDynamoDBLocal(t *testing.T) {
 		})
 	}
 }
+
+// TestClaimWrittenButItsAnswerLost: the claim's put took effect in the
+// reservation table but its answer was a ReplicatedWriteConflictException
+// (the fault injector's After). The create answers a retryable error; its
+// retry under the key waits out the lease, then finishes the one link.
+func TestClaimWrittenButItsAnswerLost(t *testing.T) {
+	clock := storetest.NewClock(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
+	inj := faults.New()
+	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t), inj.DynamoDB)
+	s := newRegions(t, 1, clock.Now, db)[0]
+	f := inj.Add(faults.Rule{Op: "PutItem", After: true, Times: 1, Reply: faults.ReplyReplicatedWriteConflict(), Match: func(in any) bool {
+		pk, ok := in.(*dynamodb.PutItemInput).Item["pk"].(*types.AttributeValueMemberS)
+		return ok && len(pk.Value) > 5 && pk.Value[:5] == "idem#"
+	}})
+	now := clock.Now()
+	l := link.Link{Code: "l0stans", URL: "https://example.com", Owner: "o", CreatedAt: now, UpdatedAt: now,
+		ExpiresAt: now.Add(time.Hour), Status: link.StatusActive, Version: 1, RedirectStatus: 302}
+	idem := &linkstore.Idempotency{Owner: "o", Key: "k", RequestHash: "h", Code: l.Code, Response: []byte(`{}`), ExpiresAt: now.Add(time.Hour)}
+
+	require.ErrorIs(t, s.Create(context.Background(), l, idem), link.ErrUnavailable)
+	require.Equal(t, 1, f.Fired())
+	_, err := s.GetIdempotency(context.Background(), "o", "k")
+	require.ErrorIs(t, err, link.ErrUnavailable, "in progress as far as anyone can tell")
+
+	clock.Add(linkstore.DefaultLease + time.Second)
+	rec, err := s.GetIdempotency(context.Background(), "o", "k")
+	require.NoError(t, err)
+	assert.Equal(t, l.Code, rec.Code)
+	got, err := s.Links.Get(context.Background(), l.Code)
+	require.NoError(t, err)
+	assert.Equal(t, l, got)
+	res, err := s.Ledger.GetReservation(context.Background(), l.Code)
+	require.NoError(t, err)
+	assert.False(t, res.Pending)
+}

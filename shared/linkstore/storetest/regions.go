@@ -161,6 +161,14 @@ func RunRegions(t *testing.T, newRegions RegionsFactory) {
 		next := l
 		next.Version = 2
 		assert.ErrorIs(t, regions[1].Update(ctx, next, 1), link.ErrNotFound)
+		// A DELETE there (a retry, say) finishes the tombstone in that
+		// Region's replica, which has not seen the first one yet; someone
+		// else's is not found.
+		assert.ErrorIs(t, regions[1].Delete(ctx, "intruder", l.Code, 0, tomb(l.Code, clock.Now())), link.ErrNotFound)
+		require.NoError(t, regions[1].Delete(ctx, l.Owner, l.Code, 0, tomb(l.Code, clock.Now())))
+		got, err := regions[1].Links.Get(ctx, l.Code)
+		require.NoError(t, err)
+		assert.Equal(t, link.StatusTombstone, got.Status)
 		assert.ErrorIs(t, regions[1].Delete(ctx, l.Owner, l.Code, 0, tomb(l.Code, clock.Now())), link.ErrNotFound)
 	})
 
