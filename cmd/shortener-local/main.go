@@ -45,6 +45,20 @@
 //	                               once). CloudFront's take an unknown time,
 //	                               seconds to minutes: https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/Invalidation.html
 //	SHORTENER_RECLAIM_INTERVAL     how often reclaim runs (1m)
+//	SHORTENER_LOCAL_REGIONS        two or three Regions of one MRSC set, the
+//	                               nearest first: a gateway with its functions
+//	                               and its replicas of the links and
+//	                               idempotency tables per Region, all over one
+//	                               DynamoDB Local, behind the edge
+//	                               (regions.go); empty: one
+//	SHORTENER_LOCAL_REPLICATION_DELAY
+//	                               how long a write takes to reach the other
+//	                               Regions' replicas (1s; 0s: at once)
+//	SHORTENER_LOCAL_HEALTH_INTERVAL
+//	                               the local Route 53's health check interval
+//	                               (10s)
+//	SHORTENER_LOCAL_HEALTH_THRESHOLD
+//	                               its failure threshold (3)
 //	SHORTENER_CONSOLE_DIR          the web console's build, served at /console/
 //	                               (build/console)
 //	SHORTENER_ACCESS_LOG           which answers get a log line: on (all),
@@ -94,10 +108,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/shortlink-dev/shortener/console"
 	"github.com/shortlink-dev/shortener/functions/wire"
@@ -145,6 +161,10 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
+	rset, err := loadRegionSettings(getenv)
+	if err != nil {
+		return err
+	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 
 	// Listen first: a taken port fails now, not after DynamoDB Local's start.
@@ -162,33 +182,54 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return fmt.Errorf("configuration: %w", err)
 	}
 
-	var b backends
-	b.setPhase("starting")
+	// One gateway with its functions per Region (regions.go); one when
+	// SHORTENER_LOCAL_REGIONS names none.
+	bs := []*backends{{}}
+	for range max(len(rset.names)-1, 0) {
+		bs = append(bs, &backends{})
+	}
+	setPhase := func(p string) {
+		for _, b := range bs {
+			b.setPhase(p)
+		}
+	}
+	setPhase("starting")
 	lock, err := newOriginLock(cfg, log)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	routes := b.handlers()
-	routes.OriginAuthorizer = lock.authorizer
-	gw, err := localgw.New(localgw.Options{
-		Routes:  localgw.Routes(routes),
-		APIKeys: &b,
-		Ready:   b.ready,
-		Log:     log,
-		// The /v1 REST API's, as deployed (infra/api).
-		BinaryMediaTypes: apigw.BinaryMediaTypes,
-	})
-	if err != nil {
-		ln.Close()
-		return err
+	// Each gateway answers GET /v1/health itself, as the deployed API does,
+	// from its Region's links table once DynamoDB Local runs.
+	var healthDB atomic.Pointer[dynamodb.Client]
+	gws := make([]http.Handler, len(bs))
+	for i, b := range bs {
+		gw, err := newGateway(b, lock, log)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		links := cfg.LinksTable
+		if len(rset.names) > 1 {
+			links, _ = rset.regionTables(cfg, i)
+		}
+		gws[i] = withHealth(gw, &healthDB, links, cfg.DBTimeout)
+	}
+	edgeOrigin := gws[0]
+	var regions *regionSet
+	if len(rset.names) > 1 {
+		if regions, err = newRegionSet(rset, gws, log); err != nil {
+			ln.Close()
+			return err
+		}
+		edgeOrigin = regions
 	}
 	// CloudFront in front of the gateway. The management API and creates
 	// of aliases invalidate through the recorder, which starts an
 	// invalidation at the edge that completes s.invalidationTime later.
 	var sink lateSink
 	edge, err := localedge.New(localedge.Options{
-		Origin:            originLog(log, s.accessLog, gw),
+		Origin:            originLog(log, s.accessLog, edgeOrigin),
 		Sink:              &sink,
 		Country:           cs.country,
 		Log:               log.With("component", "edge"),
@@ -205,9 +246,13 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	// Local-only routes sit beside the edge, as the AWS console and
 	// schedules sit beside the distribution there.
 	var reclaim lateReclaim
+	top := beside(beside(
+		consoleBeside(edge, localedge.Console(s.consoleDir)), edgeStatsPath, edgeStats(edge.Stats)), "/_local/reclaim", &reclaim)
+	if regions != nil {
+		top = besidePrefix(top, regionsPath, regions.admin())
+	}
 	srv := &http.Server{
-		Handler: accessLog(log, s.accessLog, beside(beside(
-			consoleBeside(edge, localedge.Console(s.consoleDir)), edgeStatsPath, edgeStats(edge.Stats)), "/_local/reclaim", &reclaim)),
+		Handler:           accessLog(log, s.accessLog, top),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
@@ -222,6 +267,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		stopLife           = func() {}
 		hooks              *webhookPipeline
 		stopWebhooks       = func() {}
+		stopReplication    = func() {}
 	)
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
@@ -229,6 +275,9 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		if serr := srv.Shutdown(sctx); serr != nil {
 			log.Warn("requests cut off at shutdown", "error", serr.Error())
 			srv.Close()
+		}
+		if regions != nil {
+			regions.stop()
 		}
 		// The edge's last records go to the stream before its pollers stop.
 		if serr := edge.Close(sctx); serr != nil {
@@ -243,6 +292,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		if life != nil {
 			life.wait()
 		}
+		stopReplication()
 		// Deliveries stop last: the stream and the clicks feed them.
 		stopWebhooks()
 		if hooks != nil {
@@ -265,7 +315,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 
 	endpoint := s.dynamoEndpoint
 	if endpoint == "" {
-		b.setPhase("starting DynamoDB Local")
+		setPhase("starting DynamoDB Local")
 		log.Info("starting DynamoDB Local", "port", s.dynamoPort)
 		dynamo, err = emulator.StartDynamoDB(ctx, emulator.DynamoDBOptions{Port: s.dynamoPort})
 		if err != nil {
@@ -281,14 +331,20 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		endpoint = dynamo.Endpoint()
 	}
 	db := emulator.NewDynamoDBClient(endpoint)
+	healthDB.Store(db)
 	// The functions are built as their Lambdas are (functions/wire), over
 	// DynamoDB Local and the local edge; they log here, tagged with their
 	// names, and write their EMF metrics to stdout as in Lambda.
 	clients := wire.Clients{DynamoDB: db, Edge: invalidations, Log: log, Metrics: stdout}
 
-	b.setPhase("creating tables")
+	setPhase("creating tables")
 	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
-	err = dynamostore.CreateTables(tctx, db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable})
+	if regions != nil {
+		err = createReplicas(tctx, db, rset, cfg)
+	}
+	if err == nil {
+		err = dynamostore.CreateTables(tctx, db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable})
+	}
 	if err == nil && cfg.MissesTable != "" {
 		err = dynamomisses.CreateTable(tctx, db, cfg.MissesTable)
 	}
@@ -308,15 +364,24 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		}
 		return fmt.Errorf("tables at %s: %w", endpoint, err)
 	}
-	b.setPhase("warming up DynamoDB")
+	setPhase("warming up DynamoDB")
 	warmUp(ctx, db, cfg.LinksTable, cfg.IdempotencyTable)
 	if ctx.Err() != nil {
 		return nil
 	}
+	if regions != nil {
+		rctx, cancelReplication := context.WithCancel(ctx)
+		wait, err := regions.startReplication(rctx, db, endpoint, rset, cfg, log)
+		if err != nil {
+			cancelReplication()
+			return fmt.Errorf("replication: %w", err)
+		}
+		stopReplication = func() { cancelReplication(); wait() }
+	}
 
 	kinesisEndpoint := cs.kinesisEndpoint
 	if kinesisEndpoint == "" {
-		b.setPhase("starting kinesalite")
+		setPhase("starting kinesalite")
 		log.Info("starting kinesalite", "port", cs.kinesisPort)
 		kinesalite, err = emulator.StartKinesalite(ctx, emulator.KinesaliteOptions{Port: cs.kinesisPort})
 		if err != nil {
@@ -330,7 +395,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		}
 		kinesisEndpoint = kinesalite.Endpoint()
 	}
-	b.setPhase("creating the webhooks table")
+	setPhase("creating the webhooks table")
 	wctx, cancelWebhooks := context.WithCancel(ctx)
 	hooks, err = startWebhooks(wctx, cfg, &clients, log)
 	stopWebhooks = cancelWebhooks
@@ -340,7 +405,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		}
 		return fmt.Errorf("webhooks table: %w", err)
 	}
-	b.setPhase("creating the click stream")
+	setPhase("creating the click stream")
 	clicks, err = startClicks(ctx, cs, cfg, clients, emulator.NewKinesisClient(kinesisEndpoint), log)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -350,15 +415,27 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	}
 	sink.set(clicks.writer)
 
-	h, err := newHandlers(cfg, clients)
-	if err != nil {
-		return err
-	}
 	hooksAPI, err := wire.NewWebhooks(cfg, clients)
 	if err != nil {
 		return err
 	}
-	h.Webhooks = hooksAPI.Handle
+	// Each Region's functions, built as its Lambdas are, with that
+	// Region's AWS_REGION, over its own replicas of the links and
+	// idempotency tables and the shared others.
+	hs := make([]localgw.Handlers, len(bs))
+	for i := range bs {
+		rcfg := cfg
+		if regions != nil {
+			if rcfg, err = config.Load(functionEnv(regionEnv(getenv, rset.names[i]), base)); err != nil {
+				return fmt.Errorf("configuration of %s: %w", rset.names[i], err)
+			}
+			rcfg = rset.regionConfig(rcfg, i)
+		}
+		if hs[i], err = newHandlers(rcfg, clients); err != nil {
+			return err
+		}
+		hs[i].Webhooks = hooksAPI.Handle
+	}
 	lctx, cancelLife := context.WithCancel(ctx)
 	stopLife = cancelLife
 	life, err = startLifecycle(lctx, cfg, clients, endpoint, s.reclaimEvery, log, hooks.stream)
@@ -366,10 +443,22 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return fmt.Errorf("lifecycle: %w", err)
 	}
 	reclaim.set(life)
-	b.serve(h, newTableKeys(dynamokeys.New(db, dynamokeys.Config{Table: cfg.KeysTable, Timeout: cfg.DBTimeout})))
+	keys := newTableKeys(dynamokeys.New(db, dynamokeys.Config{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}))
+	for i, b := range bs {
+		b.serve(hs[i], keys)
+	}
+	if regions != nil {
+		// The health checks start once the Regions answer them.
+		go regions.run(ctx)
+		log.Info("regions", "regions", regions.describe())
+	}
 	log.Info("ready", "origin", base, "dynamodb", endpoint, "kinesis", kinesisEndpoint)
 	printBanner(stderr, banner{origin: base, dynamo: endpoint, startedDynamo: dynamo != nil,
 		kinesis: kinesisEndpoint, startedKinesis: kinesalite != nil, cfg: cfg, clicks: cs, keys: s.apiKeys})
+	if regions != nil {
+		fmt.Fprintf(stderr, "  Regions (nearest first): %s\n  their health and where /v1 goes: curl -s %s%s\n  stop one: curl -XPOST %s%s/%s/stop (and /start)\n\n",
+			regions.describe(), base, regionsPath, base, regionsPath, rset.names[0])
+	}
 	if onReady != nil {
 		onReady(base)
 	}
@@ -392,6 +481,20 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	case <-kinesisDied:
 		return fmt.Errorf("kinesalite exited: %v\n%s", kinesalite.Err(), kinesalite.Output())
 	}
+}
+
+// newGateway is one Region's local API Gateway in front of b's handlers.
+func newGateway(b *backends, lock originLock, log *slog.Logger) (*localgw.Gateway, error) {
+	routes := b.handlers()
+	routes.OriginAuthorizer = lock.authorizer
+	return localgw.New(localgw.Options{
+		Routes:  localgw.Routes(routes),
+		APIKeys: b,
+		Ready:   b.ready,
+		Log:     log,
+		// The /v1 REST API's, as deployed (infra/api).
+		BinaryMediaTypes: apigw.BinaryMediaTypes,
+	})
 }
 
 // backends holds the handlers once DynamoDB and its tables are up. The
