@@ -93,19 +93,38 @@ func TestFunctionEnvironment(t *testing.T) {
 	for _, name := range []string{"webhooks", "webhookdelivery", "webhookstream", "clicks"} {
 		assert.NotContains(t, vars(name), "WEBHOOK_ALLOW_LOOPBACK", "a deployed stack never allows loopback receivers")
 	}
-	assert.Equal(t, "E2EXAMPLE12345", vars("manage")["DISTRIBUTION_ID"])
-	// create purges a new alias's cached 404.
-	assert.Equal(t, "E2EXAMPLE12345", vars("create")["DISTRIBUTION_ID"])
-	for _, name := range []string{"redirect", "stats", "ttlstream", "reclaim", "clicks"} {
-		assert.NotContains(t, vars(name), "DISTRIBUTION_ID", name)
+	// manage and create invalidate (create purges a new alias's cached
+	// 404): they learn the distribution from the edge stack's parameter,
+	// named here, read when first needed.
+	assert.Equal(t, "/Shortener/edge", vars("manage")["EDGE_PARAMETER"])
+	assert.Equal(t, "/Shortener/edge", vars("create")["EDGE_PARAMETER"])
+	for _, name := range []string{"redirect", "originauth", "stats", "ttlstream", "reclaim", "clicks"} {
+		assert.NotContains(t, vars(name), "EDGE_PARAMETER", "%s: the redirect path never reads it", name)
 	}
+}
 
-	// The first pass knows no distribution yet: nobody gets one.
-	d := defaults.get(t)
-	for _, region := range d.cfg.Regions {
-		for _, fn := range d.regional(region).resources("AWS::Lambda::Function") {
-			if v, ok := get(fn.Props, "Environment", "Variables").(map[string]any); ok {
+// TestNoFunctionCarriesAPlaceholderForTheDistribution: one deploy, no
+// second pass. No function's environment holds a distribution ID or a
+// value standing in for one, and without a custom domain none holds a
+// base URL: the distribution's host comes from the edge parameter.
+func TestNoFunctionCarriesAPlaceholderForTheDistribution(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		for _, region := range s.cfg.Regions {
+			for _, fn := range s.regional(region).resources("AWS::Lambda::Function") {
+				v, ok := get(fn.Props, "Environment", "Variables").(map[string]any)
+				if !ok {
+					continue
+				}
 				assert.NotContains(t, v, "DISTRIBUTION_ID", fn.ID)
+				for k, val := range v {
+					text := strings.ToLower(toJSON(val))
+					for _, placeholder := range []string{"cloudfront.net", "placeholder", "changeme", "e2example", "tbd"} {
+						assert.NotContains(t, text, placeholder, "%s %s=%s", fn.ID, k, text)
+					}
+				}
+				if s.cfg.DomainName == "" {
+					assert.NotContains(t, v, "SHORTENER_BASE_URL", fn.ID)
+				}
 			}
 		}
 	}
@@ -497,14 +516,11 @@ func TestIAMPerFunction(t *testing.T) {
 				"originauth": {"secretsmanager:GetSecretValue": ":secretsmanager:" + region + ":", "secretsmanager:DescribeSecret": ":secretsmanager:" + region + ":"},
 			}
 			if region == primary {
-				want["create"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": ""}
-				want["manage"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": links, "dynamodb:Query": "/index/" + tableschema.IndexByOwner}
-				if s.cfg.DistributionID != "" {
-					// On the one distribution only: the ARN names it.
-					dist := "arn:aws:cloudfront::" + testAccount + ":distribution/" + s.cfg.DistributionID
-					want["manage"]["cloudfront:CreateInvalidation"] = dist
-					want["create"]["cloudfront:CreateInvalidation"] = dist
-				}
+				// The edge parameter in this region, exactly.
+				param := "arn:aws:ssm:" + region + ":" + testAccount + ":parameter/" + s.cfg.AppName + "/edge"
+				want["create"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": "", "ssm:GetParameter": param}
+				want["manage"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": links, "dynamodb:Query": "/index/" + tableschema.IndexByOwner,
+					"ssm:GetParameter": param}
 				want["stats"] = grant{"dynamodb:GetItem": "", "dynamodb:Query": analytics}
 				want["reclaim"] = grant{"dynamodb:Query": "/index/", "dynamodb:PutItem": links, "dynamodb:DeleteItem": links}
 				hooks := "webhookssubscriptions"
@@ -572,12 +588,10 @@ func TestIAMPerFunction(t *testing.T) {
 				}
 			}
 		}
-		// Only manage and create may invalidate.
+		// Only the edge stack grants invalidations, to manage and create.
 		for _, region := range s.cfg.Regions {
 			for _, p := range s.regional(region).resources("AWS::IAM::Policy") {
-				if strings.Contains(toJSON(p.Props), "cloudfront:") {
-					assert.True(t, strings.HasPrefix(p.ID, "ManageFunctionRole") || strings.HasPrefix(p.ID, "CreateFunctionRole"), p.ID)
-				}
+				assert.NotContains(t, toJSON(p.Props), "cloudfront:", p.ID)
 			}
 		}
 	}

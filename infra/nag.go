@@ -56,6 +56,11 @@ var Suppressions = []Suppression{
 		Where: "CDK's AwsCustomResource provider (non-primary regions)",
 		Reason: "CDK's singleton provider that reads the local replica's stream ARN (DescribeTable) at deploy time; the managed " +
 			"policy only lets it write its own logs. A replica's stream ARN is not a template attribute."},
+	{Rule: "AwsSolutions-IAM4", AppliesTo: []string{`^Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole$`},
+		Where: "CDK's AwsCustomResource provider (edge parameter writer)",
+		Reason: "CDK's singleton provider that writes the distribution's ID and domain into the edge parameter of every region " +
+			"at deploy time (PutParameter and DeleteParameter on exactly those parameters); the managed policy only lets it " +
+			"write its own logs. It runs only during deployments."},
 	{Rule: "AwsSolutions-APIG3", Where: "/v1 REST API",
 		Reason: "(Warning.) The WAF web ACL (context waf) is on the CloudFront distribution in front of /v1; a second ACL " +
 			"on the stage would bill every request twice. Calls that bypass CloudFront still need an API key."},
@@ -152,6 +157,9 @@ func addNagChecks(app awscdk.App, s *Stacks) {
 	}
 	suppress(s.Edge.Edge.Distribution, dist...)
 	suppress(s.Edge.Console.Bucket, suppression("AwsSolutions-S1", "console bucket"))
+	if p := s.Edge.Stack.Node().TryFindChild(jsii.String(awsCustomResourceProviderID)); p != nil {
+		suppress(p, suppression("AwsSolutions-IAM4", "CDK's AwsCustomResource provider (edge parameter writer)"))
+	}
 	// The provider is a singleton at the stack's root, its ID fixed by CDK.
 	for _, child := range *s.Edge.Stack.Node().Children() {
 		if strings.HasPrefix(*child.Node().Id(), "Custom::CDKBucketDeployment") {
