@@ -108,3 +108,18 @@ func TestEdgeStackLetsCreateAndManageInvalidateItsDistributionOnly(t *testing.T)
 		})
 	}
 }
+
+// TestSynthesisWarnsOfNothing: cdk.json's context as shipped, which a
+// first deploy uses, synthesizes without a single warning: there is no
+// second pass to remind anyone of.
+func TestSynthesisWarnsOfNothing(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		for name, msgs := range s.messages {
+			for _, m := range msgs {
+				if level := strings.ToUpper(m.Level); level == "WARNING" || level == "ERROR" {
+					t.Errorf("%s/%s: %s %s: %v", s.name, name, m.Level, m.ID, m.Entry.Data)
+				}
+			}
+		}
+	}
+}

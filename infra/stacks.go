@@ -343,7 +343,7 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		data.Tables.Analytics.Grant(stats.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:GetItem"))
 
 		rs.Management = api.NewManagement(st, "ManagementApi", api.ManagementProps{
-			Create: create.Fn, Manage: manage.Fn, Stats: stats.Fn, Webhooks: hooksAPI.Fn,
+			Create: create.Fn, Manage: manage.Fn, Stats: stats.Fn, Webhooks: hooksAPI.Fn, HealthTable: links,
 			RateLimit: cfg.APIRateLimit, BurstLimit: cfg.APIBurstLimit, QuotaPerDay: cfg.APIQuotaPerDay,
 			Retention: retention,
 		})
