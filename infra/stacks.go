@@ -19,6 +19,7 @@ import (
 	"github.com/shortlink-dev/shortener/infra/api"
 	"github.com/shortlink-dev/shortener/infra/clickpipeline"
 	"github.com/shortlink-dev/shortener/infra/edge"
+	"github.com/shortlink-dev/shortener/infra/failover"
 	"github.com/shortlink-dev/shortener/infra/golambda"
 	"github.com/shortlink-dev/shortener/infra/lifecycle"
 	"github.com/shortlink-dev/shortener/infra/monitoring"
@@ -156,14 +157,17 @@ type RegionalStack struct {
 	// Invalidators are the functions that invalidate the distribution
 	// (create and manage), which the edge stack lets do so.
 	Invalidators []*golambda.Function
-	Redirect  *api.Redirect
-	TTLStream *streamconsumer.Consumer
+	Redirect     *api.Redirect
+	TTLStream    *streamconsumer.Consumer
 
 	// Primary region only.
 	Management *api.Management
-	Reclaim    *lifecycle.Reclaim
-	Clicks     *clickpipeline.Pipeline
-	Webhooks   *webhooks.Webhooks
+	// Failover is the region's entry behind the shared /v1 name; nil
+	// without a hosted zone.
+	Failover *failover.Region
+	Reclaim  *lifecycle.Reclaim
+	Clicks   *clickpipeline.Pipeline
+	Webhooks *webhooks.Webhooks
 }
 
 // Memory and timeout per function. Go handlers are small; memory buys CPU,
@@ -347,6 +351,15 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 			RateLimit: cfg.APIRateLimit, BurstLimit: cfg.APIBurstLimit, QuotaPerDay: cfg.APIQuotaPerDay,
 			Retention: retention,
 		})
+		if cfg.APIDomainName != "" {
+			// /v1 reaches this region through the name every region shares,
+			// while its health check passes.
+			rs.Failover = failover.New(st, "Failover", failover.Props{
+				ZoneID: cfg.HostedZoneID, ZoneName: cfg.HostedZoneName, DomainName: cfg.APIDomainName,
+				API: rs.Management.API, HealthHost: rs.Management.OriginDomain, HealthPath: rs.Management.OriginPath + api.HealthPath,
+			})
+			out(st, "ApiHealthCheckId", rs.Failover.HealthCheck.HealthCheckId(), "Route 53 health check of this region's /v1 API")
+		}
 
 		reclaim := fn("reclaim", "LINKS_TABLE")
 		grantIndexQuery(reclaim.Role, links, tableschema.IndexDueTombstones)
@@ -447,10 +460,23 @@ func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
 		origins = append(origins, s.Regional[cfg.FailoverRegion].Redirect.OriginDomain)
 	}
 	wc := webconsole.New(st, "Console", webconsole.Props{BuildDir: webconsole.BuildDir(cfg.AssetDir)})
+	// /v1: without a hosted zone, the primary region's API; with one, the
+	// name whose latency records leave out a region failing its health
+	// check (docs/deploy.md, "Failover"). Origin groups would fail over
+	// GET and HEAD only.
+	apiOrigin, apiOriginPath := primary.Management.OriginDomain, primary.Management.OriginPath
+	if cfg.APIDomainName != "" {
+		apiOrigin, apiOriginPath = jsii.String(cfg.APIDomainName), ""
+		for _, r := range sortedKeys(s.Regional) {
+			if s.Regional[r].Failover != nil {
+				st.AddDependency(s.Regional[r].Stack, jsii.String("its /v1 record and domain serve the /v1 origin"))
+			}
+		}
+	}
 	e := edge.New(st, "Edge", edge.Props{
 		RedirectOrigins:      origins,
-		ManagementOrigin:     primary.Management.OriginDomain,
-		ManagementOriginPath: primary.Management.OriginPath,
+		ManagementOrigin:     apiOrigin,
+		ManagementOriginPath: apiOriginPath,
 		OriginSecretARN:      edge.OriginSecretARNIn(s.Data.OriginSecretARN, EdgeRegion),
 		OriginSecretVersion:  cfg.OriginSecretVersion,
 		ClickStreamARN:       primary.Clicks.Stream.StreamArn(),
