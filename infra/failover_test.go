@@ -35,6 +35,7 @@ func TestV1FailsOverByDNSWithAHostedZone(t *testing.T) {
 			assert.Equal(t, float64(failover.RequestIntervalSeconds), hc["RequestInterval"])
 			assert.Equal(t, float64(failover.FailureThreshold), hc["FailureThreshold"])
 			assert.Equal(t, true, hc["EnableSNI"])
+			assert.Len(t, asSlice(hc["Regions"]), 3, "the fewest checker locations: each polls on its own")
 			fqdn := toJSON(hc["FullyQualifiedDomainName"])
 			assert.Contains(t, fqdn, `.execute-api.`+region+`.`, "the check asks this region's own API, not the shared name")
 			assert.Contains(t, fqdn, `{"Ref":"ManagementApi`, "this stack's /v1 API")

@@ -21,6 +21,13 @@ const (
 	RecordTTLSeconds       = 60
 )
 
+// CheckerRegions are where Route 53's health checkers ask from: the
+// fewest it accepts (three), on three continents. Every checker polls the
+// endpoint on its own, so each location added adds requests to the /v1 API
+// (REST API prices) around the clock; Route 53 lets the locations be
+// chosen (https://docs.aws.amazon.com/Route53/latest/DeveloperGuide/dns-failover-determining-health-of-endpoints.html).
+var CheckerRegions = []string{"us-east-1", "eu-west-1", "ap-southeast-1"}
+
 // Props configure one Region's entry.
 type Props struct {
 	// ZoneID and ZoneName are the public hosted zone the records go in.
@@ -76,6 +83,7 @@ func New(scope constructs.Construct, id string, p Props) *Region {
 		EnableSNI:        jsii.Bool(true),
 		RequestInterval:  awscdk.Duration_Seconds(jsii.Number(RequestIntervalSeconds)),
 		FailureThreshold: jsii.Number(FailureThreshold),
+		Regions:          jsii.Strings(CheckerRegions...),
 	})
 	awscdk.Tags_Of(check).Add(jsii.String("Name"), jsii.String(p.DomainName+" /v1 in "+*region), nil)
 	// A CNAME rather than an alias record: its TTL is ours to state.
