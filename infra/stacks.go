@@ -469,7 +469,7 @@ func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
 		apiOrigin, apiOriginPath = jsii.String(cfg.APIDomainName), ""
 		for _, r := range sortedKeys(s.Regional) {
 			if s.Regional[r].Failover != nil {
-				st.AddDependency(s.Regional[r].Stack, jsii.String("its /v1 record and domain serve the /v1 origin"))
+				st.AddStackDependency(s.Regional[r].Stack, jsii.String("its /v1 record and domain serve the /v1 origin"))
 			}
 		}
 	}
