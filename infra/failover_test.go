@@ -69,6 +69,19 @@ func TestV1FailsOverByDNSWithAHostedZone(t *testing.T) {
 	}
 	require.Positive(t, regions)
 
+	// Route 53 publishes check status in us-east-1: the edge stack alarms
+	// when a region leaves the answers.
+	alarms := alarmsOn(s.edge(), "AWS/Route53", "HealthCheckStatus")
+	assert.Len(t, alarms, regions)
+	for _, a := range alarms {
+		assert.Equal(t, "LessThanThreshold", a.Props["ComparisonOperator"])
+		assert.Equal(t, 1.0, a.Props["Threshold"])
+		assert.Equal(t, "Minimum", a.Props["Statistic"])
+		assert.Contains(t, dimension(a, "HealthCheckId"), "Fn::GetStackOutput", "the check of a regional stack")
+		assert.NotEmpty(t, a.Props["AlarmActions"])
+	}
+	assert.Empty(t, alarmsOn(defaults.get(t).edge(), "AWS/Route53", "HealthCheckStatus"))
+
 	origin := v1Origin(t, s)
 	assert.Equal(t, name, origin["DomainName"])
 	assert.Nil(t, origin["OriginPath"])

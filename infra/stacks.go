@@ -487,7 +487,13 @@ func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
 		WAFRateLimit:         cfg.WAFRateLimit,
 		Behaviors:            wc.Behaviors,
 	})
-	monitoring.New(st, "Monitoring", monitoring.Props{AlarmEmail: cfg.AlarmEmail, Distribution: e.Distribution})
+	checks := map[string]*string{}
+	for r, rs := range s.Regional {
+		if rs.Failover != nil {
+			checks[r] = rs.Failover.HealthCheck.HealthCheckId()
+		}
+	}
+	monitoring.New(st, "Monitoring", monitoring.Props{AlarmEmail: cfg.AlarmEmail, Distribution: e.Distribution, APIHealthChecks: checks})
 	// The functions were created before the distribution: tell them.
 	var invalidators []*string
 	for _, r := range sortedKeys(s.Regional) {
