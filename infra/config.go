@@ -23,34 +23,35 @@ const EdgeRegion = "us-east-1"
 // Context keys. docs/deploy.md lists them with their defaults; cdk.json
 // carries the defaults so `cdk synth` shows every knob in one place.
 const (
-	CtxAppName                = "appName"
-	CtxAccount                = "account"
-	CtxRegions                = "regions"
-	CtxPrimaryRegion          = "primaryRegion"
-	CtxFailoverRegion         = "failoverRegion"
-	CtxDomainName             = "domainName"
-	CtxCertificateARN         = "certificateArn"
-	CtxDistributionID         = "distributionId"
-	CtxDistributionDomainName = "distributionDomainName"
-	CtxCodeLength             = "codeLength"
-	CtxDefaultTTL             = "defaultTtl"
-	CtxTombstoneGrace         = "tombstoneGrace"
-	CtxEdgeTTLSeconds         = "edgeTtlSeconds"
-	CtxCacheTTL               = "cacheTtl"
-	CtxWAF                    = "waf"
-	CtxWAFRateLimit           = "wafRateLimit"
-	CtxMissBudget             = "missBudget"
-	CtxMissWindow             = "missWindow"
-	CtxAlarmEmail             = "alarmEmail"
-	CtxLogRetentionDays       = "logRetentionDays"
-	CtxAssetDir               = "assetDir"
-	CtxReclaimSchedule        = "reclaimSchedule"
-	CtxAPIRateLimit           = "apiRateLimit"
-	CtxAPIBurstLimit          = "apiBurstLimit"
-	CtxAPIQuotaPerDay         = "apiQuotaPerDay"
-	CtxNag                    = "nag"
-	CtxOriginSecretVersion    = "originSecretVersion"
-	CtxRecord                 = "record"
+	CtxAppName             = "appName"
+	CtxAccount             = "account"
+	CtxRegions             = "regions"
+	CtxPrimaryRegion       = "primaryRegion"
+	CtxFailoverRegion      = "failoverRegion"
+	CtxDomainName          = "domainName"
+	CtxCertificateARN      = "certificateArn"
+	CtxHostedZoneID        = "hostedZoneId"
+	CtxHostedZoneName      = "hostedZoneName"
+	CtxAPIDomainName       = "apiDomainName"
+	CtxCodeLength          = "codeLength"
+	CtxDefaultTTL          = "defaultTtl"
+	CtxTombstoneGrace      = "tombstoneGrace"
+	CtxEdgeTTLSeconds      = "edgeTtlSeconds"
+	CtxCacheTTL            = "cacheTtl"
+	CtxWAF                 = "waf"
+	CtxWAFRateLimit        = "wafRateLimit"
+	CtxMissBudget          = "missBudget"
+	CtxMissWindow          = "missWindow"
+	CtxAlarmEmail          = "alarmEmail"
+	CtxLogRetentionDays    = "logRetentionDays"
+	CtxAssetDir            = "assetDir"
+	CtxReclaimSchedule     = "reclaimSchedule"
+	CtxAPIRateLimit        = "apiRateLimit"
+	CtxAPIBurstLimit       = "apiBurstLimit"
+	CtxAPIQuotaPerDay      = "apiQuotaPerDay"
+	CtxNag                 = "nag"
+	CtxOriginSecretVersion = "originSecretVersion"
+	CtxRecord              = "record"
 )
 
 // Config is everything the app reads from CDK context, resolved and
@@ -66,10 +67,16 @@ type Config struct {
 	WitnessRegion  string   // the reservation table's MRSC witness with two regions (reservations.go)
 	NoReservations bool     // -c reservations=false: no reservation table, writes in the primary only
 
-	DomainName             string // custom domain for the distribution, optional
-	CertificateARN         string // ACM certificate in us-east-1 for DomainName
-	DistributionID         string // second deploy pass: lets manage invalidate (see docs/deploy.md)
-	DistributionDomainName string // second deploy pass without a custom domain: the base URL
+	DomainName     string // custom domain for the distribution, optional
+	CertificateARN string // ACM certificate in us-east-1 for DomainName
+
+	// HostedZoneID and HostedZoneName are a Route 53 public hosted zone
+	// (both or neither). With one, /v1 reaches every Region's API through
+	// APIDomainName, latency records with a health check per Region, and
+	// fails over without a redeploy (docs/deploy.md, "Failover").
+	HostedZoneID   string
+	HostedZoneName string
+	APIDomainName  string // "api." + HostedZoneName unless given; "" without a zone
 
 	CodeLength     int
 	DefaultTTL     time.Duration
@@ -158,8 +165,19 @@ func configFrom(r ctxReader, c Config) (Config, error) {
 	c.NoReservations = !r.boolean(CtxReservations, true)
 	c.DomainName = r.str(CtxDomainName, "")
 	c.CertificateARN = r.str(CtxCertificateARN, "")
-	c.DistributionID = r.str(CtxDistributionID, "")
-	c.DistributionDomainName = r.str(CtxDistributionDomainName, "")
+	c.HostedZoneID = r.str(CtxHostedZoneID, "")
+	c.HostedZoneName = strings.TrimSuffix(r.str(CtxHostedZoneName, ""), ".")
+	c.APIDomainName = strings.TrimSuffix(r.str(CtxAPIDomainName, ""), ".")
+	if c.APIDomainName == "" && c.HostedZoneName != "" {
+		c.APIDomainName = "api." + c.HostedZoneName
+	}
+	for _, gone := range []string{"distributionId", "distributionDomainName"} {
+		if r.str(gone, "") != "" {
+			// The second deploy pass is gone: the edge stack publishes
+			// both values to the functions itself.
+			r.errs = append(r.errs, fmt.Errorf("%s: no longer used (the edge stack tells the functions; docs/deploy.md step 4): remove it from the context", gone))
+		}
+	}
 	c.CodeLength = r.integer(CtxCodeLength, c.CodeLength)
 	c.DefaultTTL = r.duration(CtxDefaultTTL, c.DefaultTTL)
 	c.TombstoneGrace = r.duration(CtxTombstoneGrace, c.TombstoneGrace)
@@ -231,6 +249,15 @@ func (c Config) Validate() error {
 	if c.CertificateARN != "" && !strings.HasPrefix(c.CertificateARN, "arn:aws:acm:"+EdgeRegion+":") {
 		errs = append(errs, fmt.Errorf("certificateArn: CloudFront needs an ACM certificate in %s, got %q", EdgeRegion, c.CertificateARN))
 	}
+	if (c.HostedZoneID == "") != (c.HostedZoneName == "") {
+		errs = append(errs, errors.New("hostedZoneId and hostedZoneName: give both or neither"))
+	}
+	if c.APIDomainName != "" && (c.HostedZoneName == "" || !strings.HasSuffix(c.APIDomainName, "."+c.HostedZoneName)) {
+		errs = append(errs, fmt.Errorf("apiDomainName: %q must be a name inside hostedZoneName %q", c.APIDomainName, c.HostedZoneName))
+	}
+	if c.APIDomainName != "" && c.APIDomainName == c.DomainName {
+		errs = append(errs, fmt.Errorf("apiDomainName: %q is the distribution's domain; the regional API needs a name of its own", c.APIDomainName))
+	}
 	if c.CodeLength < shortcode.MinLength || c.CodeLength > shortcode.MaxLength {
 		errs = append(errs, fmt.Errorf("codeLength: %d is outside %d-%d", c.CodeLength, shortcode.MinLength, shortcode.MaxLength))
 	}
@@ -280,17 +307,21 @@ func (c Config) SecondaryRegions() []string {
 	return out
 }
 
-// BaseURL is the public origin of the short links: the custom domain, or
-// the distribution's own domain once known (second deploy pass), or "".
+// BaseURL is the public origin of the short links when it is known at
+// synthesis: the custom domain, or "" (the functions then learn the
+// distribution's own domain from EdgeParameterName).
 func (c Config) BaseURL() string {
-	switch {
-	case c.DomainName != "":
+	if c.DomainName != "" {
 		return "https://" + c.DomainName
-	case c.DistributionDomainName != "":
-		return "https://" + c.DistributionDomainName
 	}
 	return ""
 }
+
+// EdgeParameterName is the SSM parameter the edge stack publishes the
+// distribution's ID and domain in, in every Region (shared/edgeinfo). A
+// fixed name rather than a reference: the functions that read it are in
+// stacks the edge stack depends on.
+func (c Config) EdgeParameterName() string { return "/" + c.AppName + "/edge" }
 
 // ctxReader converts context values and collects the conversion errors.
 type ctxReader struct {

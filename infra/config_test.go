@@ -68,10 +68,29 @@ func TestConfigFromContext(t *testing.T) {
 			check: func(t *testing.T, c Config) { assert.Equal(t, "", c.FailoverRegion) }},
 		{name: "custom domain is the base URL", ctx: map[string]any{
 			CtxDomainName: "sho.rt", CtxCertificateARN: "arn:aws:acm:us-east-1:123456789012:certificate/abc",
-			CtxDistributionDomainName: "d111.cloudfront.net",
 		}, check: func(t *testing.T, c Config) { assert.Equal(t, "https://sho.rt", c.BaseURL()) }},
-		{name: "second pass without a domain", ctx: map[string]any{CtxDistributionDomainName: "d111.cloudfront.net"},
-			check: func(t *testing.T, c Config) { assert.Equal(t, "https://d111.cloudfront.net", c.BaseURL()) }},
+		{name: "without a domain the functions learn it", ctx: map[string]any{CtxAppName: "ShortenerStaging"},
+			check: func(t *testing.T, c Config) {
+				assert.Equal(t, "", c.BaseURL())
+				assert.Equal(t, "/ShortenerStaging/edge", c.EdgeParameterName(), "one parameter per installation")
+			}},
+		{name: "second-pass context is refused", ctx: map[string]any{"distributionId": "E2EXAMPLE12345"}, err: "distributionId: no longer used"},
+		{name: "second-pass domain is refused", ctx: map[string]any{"distributionDomainName": "d111.cloudfront.net"}, err: "distributionDomainName: no longer used"},
+		{name: "empty second-pass keys are ignored", ctx: map[string]any{"distributionId": "", "distributionDomainName": ""},
+			check: func(t *testing.T, c Config) { assert.Equal(t, "", c.BaseURL()) }},
+		{name: "hosted zone: the API name defaults into it", ctx: map[string]any{CtxHostedZoneID: "Z0123456789ABC", CtxHostedZoneName: "sho.rt."},
+			check: func(t *testing.T, c Config) {
+				assert.Equal(t, "sho.rt", c.HostedZoneName)
+				assert.Equal(t, "api.sho.rt", c.APIDomainName)
+			}},
+		{name: "hosted zone with an API name", ctx: map[string]any{CtxHostedZoneID: "Z0123456789ABC", CtxHostedZoneName: "sho.rt", CtxAPIDomainName: "v1.staging.sho.rt"},
+			check: func(t *testing.T, c Config) { assert.Equal(t, "v1.staging.sho.rt", c.APIDomainName) }},
+		{name: "no hosted zone: no API name", ctx: map[string]any{}, check: func(t *testing.T, c Config) { assert.Equal(t, "", c.APIDomainName) }},
+		{name: "hosted zone ID alone", ctx: map[string]any{CtxHostedZoneID: "Z0123456789ABC"}, err: "hostedZoneId and hostedZoneName"},
+		{name: "API name outside the zone", ctx: map[string]any{CtxHostedZoneID: "Z1", CtxHostedZoneName: "sho.rt", CtxAPIDomainName: "api.example.com"}, err: "apiDomainName"},
+		{name: "API name without a zone", ctx: map[string]any{CtxAPIDomainName: "api.sho.rt"}, err: "apiDomainName"},
+		{name: "API name is the distribution's", ctx: map[string]any{CtxHostedZoneID: "Z1", CtxHostedZoneName: "sho.rt", CtxAPIDomainName: "go.sho.rt",
+			CtxDomainName: "go.sho.rt", CtxCertificateARN: "arn:aws:acm:us-east-1:123456789012:certificate/abc"}, err: "apiDomainName"},
 		{name: "primary not a region", ctx: map[string]any{CtxPrimaryRegion: "eu-west-1"}, err: "primaryRegion"},
 		{name: "failover is the primary", ctx: map[string]any{CtxFailoverRegion: "us-east-1"}, err: "failoverRegion"},
 		{name: "domain without certificate", ctx: map[string]any{CtxDomainName: "sho.rt"}, err: "certificateArn"},

@@ -115,6 +115,13 @@ var GuardSuppressions = []GuardSuppression{
 	{Rule: "cloudwatch_log_group_encrypted_check", Control: "CT.CLOUDWATCH.PR.3", ResourceType: "AWS::Logs::LogGroup", Where: "console deployment function",
 		Reason: "The deployment function logs the files it copies, nothing secret; CloudWatch Logs encrypts it at rest " +
 			"with service-managed keys (https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/encrypt-log-data-kms.html)."},
+	{Rule: "lambda_inside_vpc_check", Control: "CT.LAMBDA.PR.3", ResourceType: "AWS::Lambda::Function", Where: "edge parameter writer function",
+		Reason: "CDK's AwsCustomResource function runs only during a deploy of the edge stack, writing the distribution's ID " +
+			"and domain into one SSM parameter per region through the public SSM endpoints; a VPC would need an SSM " +
+			"endpoint in it for no gain."},
+	{Rule: "cloudwatch_log_group_encrypted_check", Control: "CT.CLOUDWATCH.PR.3", ResourceType: "AWS::Logs::LogGroup", Where: "edge parameter writer function",
+		Reason: "The writer logs the SDK calls it makes (a distribution ID and host name, nothing secret); CloudWatch Logs " +
+			"encrypts it at rest with service-managed keys (https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/encrypt-log-data-kms.html)."},
 }
 
 // guardMetadataKey is the resource metadata key cfn-guard's rule
@@ -153,6 +160,11 @@ func addGuardSuppressions(cfg Config, s *Stacks) {
 			guardSuppress(c, "lambda_inside_vpc_check", "console deployment function")
 			guardSuppress(c, "cloudwatch_log_group_encrypted_check", "console deployment function")
 		}
+	}
+	// CDK puts the AwsCustomResource function, a singleton, at the stack's root.
+	if p := s.Edge.Stack.Node().TryFindChild(jsii.String(awsCustomResourceProviderID)); p != nil {
+		guardSuppress(p, "lambda_inside_vpc_check", "edge parameter writer function")
+		guardSuppress(p, "cloudwatch_log_group_encrypted_check", "edge parameter writer function")
 	}
 	dist := s.Edge.Edge.Distribution
 	guardSuppress(dist, "cloudfront_access_logs_enabled_check", "distribution")

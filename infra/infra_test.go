@@ -94,19 +94,38 @@ func TestFunctionEnvironment(t *testing.T) {
 	for _, name := range []string{"webhooks", "webhookdelivery", "webhookstream", "clicks"} {
 		assert.NotContains(t, vars(name), "WEBHOOK_ALLOW_LOOPBACK", "a deployed stack never allows loopback receivers")
 	}
-	assert.Equal(t, "E2EXAMPLE12345", vars("manage")["DISTRIBUTION_ID"])
-	// create purges a new alias's cached 404.
-	assert.Equal(t, "E2EXAMPLE12345", vars("create")["DISTRIBUTION_ID"])
-	for _, name := range []string{"redirect", "stats", "ttlstream", "reclaim", "clicks"} {
-		assert.NotContains(t, vars(name), "DISTRIBUTION_ID", name)
+	// manage and create invalidate (create purges a new alias's cached
+	// 404): they learn the distribution from the edge stack's parameter,
+	// named here, read when first needed.
+	assert.Equal(t, "/Shortener/edge", vars("manage")["EDGE_PARAMETER"])
+	assert.Equal(t, "/Shortener/edge", vars("create")["EDGE_PARAMETER"])
+	for _, name := range []string{"redirect", "originauth", "stats", "ttlstream", "reclaim", "clicks"} {
+		assert.NotContains(t, vars(name), "EDGE_PARAMETER", "%s: the redirect path never reads it", name)
 	}
+}
 
-	// The first pass knows no distribution yet: nobody gets one.
-	d := defaults.get(t)
-	for _, region := range d.cfg.Regions {
-		for _, fn := range d.regional(region).resources("AWS::Lambda::Function") {
-			if v, ok := get(fn.Props, "Environment", "Variables").(map[string]any); ok {
+// TestNoFunctionCarriesAPlaceholderForTheDistribution: one deploy, no
+// second pass. No function's environment holds a distribution ID or a
+// value standing in for one, and without a custom domain none holds a
+// base URL: the distribution's host comes from the edge parameter.
+func TestNoFunctionCarriesAPlaceholderForTheDistribution(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		for _, region := range s.cfg.Regions {
+			for _, fn := range s.regional(region).resources("AWS::Lambda::Function") {
+				v, ok := get(fn.Props, "Environment", "Variables").(map[string]any)
+				if !ok {
+					continue
+				}
 				assert.NotContains(t, v, "DISTRIBUTION_ID", fn.ID)
+				for k, val := range v {
+					text := strings.ToLower(toJSON(val))
+					for _, placeholder := range []string{"cloudfront.net", "placeholder", "changeme", "e2example", "tbd"} {
+						assert.NotContains(t, text, placeholder, "%s %s=%s", fn.ID, k, text)
+					}
+				}
+				if s.cfg.DomainName == "" {
+					assert.NotContains(t, v, "SHORTENER_BASE_URL", fn.ID)
+				}
 			}
 		}
 	}
@@ -312,7 +331,9 @@ func TestDistribution(t *testing.T) {
 		assert.Contains(t, first, "RedirectApi")
 		assert.Contains(t, second, `"StackName":"`+s.cfg.AppName+"-Regional-"+s.cfg.FailoverRegion+`"`)
 
-		// /v1: the primary region's REST API only, uncached, all methods.
+		// /v1: uncached, all methods; the primary region's REST API, or
+		// with a hosted zone the name every region's API answers at
+		// (TestV1FailsOverByDNSWithAHostedZone).
 		behaviors := asSlice(d["CacheBehaviors"])
 		require.Len(t, behaviors, 4, "/v1/* and the console's three (TestConsole)")
 		v1 := behaviors[0].(map[string]any)
@@ -321,10 +342,15 @@ func TestDistribution(t *testing.T) {
 		assert.ElementsMatch(t, []any{"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "POST", "DELETE"}, v1["AllowedMethods"])
 		assert.Equal(t, "4135ea2d-6df8-44a3-9df3-4b5a84be39ad", v1["CachePolicyId"], "managed CachingDisabled")
 		api := origins[v1["TargetOriginId"].(string)]
-		assert.Contains(t, toJSON(api["DomainName"]), `"StackName":"`+primaryStack+`"`)
-		assert.Contains(t, toJSON(api["DomainName"]), "ManagementApi")
-		assert.Contains(t, toJSON(api["DomainName"]), ".execute-api."+s.cfg.PrimaryRegion+".")
-		assert.Equal(t, "/prod", api["OriginPath"])
+		if s.cfg.APIDomainName != "" {
+			assert.Equal(t, s.cfg.APIDomainName, api["DomainName"])
+			assert.Nil(t, api["OriginPath"])
+		} else {
+			assert.Contains(t, toJSON(api["DomainName"]), `"StackName":"`+primaryStack+`"`)
+			assert.Contains(t, toJSON(api["DomainName"]), "ManagementApi")
+			assert.Contains(t, toJSON(api["DomainName"]), ".execute-api."+s.cfg.PrimaryRegion+".")
+			assert.Equal(t, "/prod", api["OriginPath"])
+		}
 		orp := s.edge().resource(get(v1, "OriginRequestPolicyId", "Ref").(string))
 		headers := get(orp.Props, "OriginRequestPolicyConfig", "HeadersConfig").(map[string]any)
 		assert.Equal(t, "whitelist", headers["HeaderBehavior"])
@@ -427,11 +453,18 @@ func TestManagementAPI(t *testing.T) {
 			assert.Equal(t, "'text/html; charset=utf-8'", get(m.Props, "Integration", "IntegrationResponses", 0, "ResponseParameters", "method.response.header.Content-Type"))
 			continue
 		}
+		if get(m.Props, "Integration", "Type") == "AWS" {
+			// GET /v1/health: Route 53's checkers carry no key
+			// (TestHealthEndpointRunsNoFunctionAndWritesNothing).
+			assert.Equal(t, false, m.Props["ApiKeyRequired"], m.ID)
+			assert.Contains(t, m.ID, "v1healthGET")
+			continue
+		}
 		assert.Equal(t, true, m.Props["ApiKeyRequired"], "every /v1 method with a function behind it needs an API key: %s", m.ID)
 	}
 	assert.Equal(t, 1, pages, "one static page: GET /v1/problems")
-	assert.Len(t, routes, 13, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET problems, "+
-		"POST/GET /v1/webhooks, DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries")
+	assert.Len(t, routes, 14, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET problems, "+
+		"GET health, POST/GET /v1/webhooks, DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries")
 	var ids []string
 	for r := range routes {
 		ids = append(ids, r)
@@ -503,14 +536,11 @@ func TestIAMPerFunction(t *testing.T) {
 				"originauth": {"secretsmanager:GetSecretValue": ":secretsmanager:" + region + ":", "secretsmanager:DescribeSecret": ":secretsmanager:" + region + ":"},
 			}
 			if region == primary {
-				want["create"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": ""}
-				want["manage"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": links, "dynamodb:Query": "/index/" + tableschema.IndexByOwner}
-				if s.cfg.DistributionID != "" {
-					// On the one distribution only: the ARN names it.
-					dist := "arn:aws:cloudfront::" + testAccount + ":distribution/" + s.cfg.DistributionID
-					want["manage"]["cloudfront:CreateInvalidation"] = dist
-					want["create"]["cloudfront:CreateInvalidation"] = dist
-				}
+				// The edge parameter in this region, exactly.
+				param := "arn:aws:ssm:" + region + ":" + testAccount + ":parameter/" + s.cfg.AppName + "/edge"
+				want["create"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": "", "ssm:GetParameter": param}
+				want["manage"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": links, "dynamodb:Query": "/index/" + tableschema.IndexByOwner,
+					"ssm:GetParameter": param}
 				want["stats"] = grant{"dynamodb:GetItem": "", "dynamodb:Query": analytics}
 				want["reclaim"] = grant{"dynamodb:Query": "/index/", "dynamodb:PutItem": links, "dynamodb:DeleteItem": links}
 				hooks := "webhookssubscriptions"
@@ -598,12 +628,10 @@ func TestIAMPerFunction(t *testing.T) {
 				}
 			}
 		}
-		// Only manage and create may invalidate.
+		// Only the edge stack grants invalidations, to manage and create.
 		for _, region := range s.cfg.Regions {
 			for _, p := range s.regional(region).resources("AWS::IAM::Policy") {
-				if strings.Contains(toJSON(p.Props), "cloudfront:") {
-					assert.True(t, strings.HasPrefix(p.ID, "ManageFunctionRole") || strings.HasPrefix(p.ID, "CreateFunctionRole"), p.ID)
-				}
+				assert.NotContains(t, toJSON(p.Props), "cloudfront:", p.ID)
 			}
 		}
 	}

@@ -30,7 +30,9 @@ var Suppressions = []Suppression{
 		Reason: "Every method with a function behind it requires an API key (apiKeyRequired) bound to a usage plan with " +
 			"per-key throttle and quota; the key's ID is the caller's identity (owner) in the handlers. The API key contract " +
 			"is the product's; IAM or Cognito authorizers would replace it. GET /v1/problems is public on purpose: a static " +
-			"page (mock integration, no function, no data) explaining the problem types every error refers to."},
+			"page (mock integration, no function, no data) explaining the problem types every error refers to. GET /v1/health " +
+			"is public on purpose: Route 53 health checkers carry no key; it runs no function and answers only ok or unavailable " +
+			"from one read of a reserved item."},
 	{Rule: "AwsSolutions-COG4", Where: "/v1 REST API methods",
 		Reason: "Callers authenticate with API keys (usage plan per key), not Cognito user pools: the service has no end-user accounts."},
 	{Rule: "AwsSolutions-APIG2", Where: "/v1 REST API",
@@ -56,6 +58,11 @@ var Suppressions = []Suppression{
 		Where: "CDK's AwsCustomResource provider (non-primary regions)",
 		Reason: "CDK's singleton provider that reads the local replica's stream ARN (DescribeTable) at deploy time; the managed " +
 			"policy only lets it write its own logs. A replica's stream ARN is not a template attribute."},
+	{Rule: "AwsSolutions-IAM4", AppliesTo: []string{`^Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole$`},
+		Where: "CDK's AwsCustomResource provider (edge parameter writer)",
+		Reason: "CDK's singleton provider that writes the distribution's ID and domain into the edge parameter of every region " +
+			"at deploy time (PutParameter and DeleteParameter on exactly those parameters); the managed policy only lets it " +
+			"write its own logs. It runs only during deployments."},
 	{Rule: "AwsSolutions-APIG3", Where: "/v1 REST API",
 		Reason: "(Warning.) /v1 answers only callers with an API key, throttled per key by the usage plan; the optional " +
 			"WAF web ACL (context waf) sits on the CloudFront distribution in front of it, and a second ACL on the stage " +
@@ -155,6 +162,9 @@ func addNagChecks(app awscdk.App, s *Stacks) {
 	}
 	suppress(s.Edge.Edge.Distribution, dist...)
 	suppress(s.Edge.Console.Bucket, suppression("AwsSolutions-S1", "console bucket"))
+	if p := s.Edge.Stack.Node().TryFindChild(jsii.String(awsCustomResourceProviderID)); p != nil {
+		suppress(p, suppression("AwsSolutions-IAM4", "CDK's AwsCustomResource provider (edge parameter writer)"))
+	}
 	// The provider is a singleton at the stack's root, its ID fixed by CDK.
 	for _, child := range *s.Edge.Stack.Node().Children() {
 		if strings.HasPrefix(*child.Node().Id(), "Custom::CDKBucketDeployment") {

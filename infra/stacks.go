@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -18,6 +19,7 @@ import (
 	"github.com/shortlink-dev/shortener/infra/api"
 	"github.com/shortlink-dev/shortener/infra/clickpipeline"
 	"github.com/shortlink-dev/shortener/infra/edge"
+	"github.com/shortlink-dev/shortener/infra/failover"
 	"github.com/shortlink-dev/shortener/infra/golambda"
 	"github.com/shortlink-dev/shortener/infra/lifecycle"
 	"github.com/shortlink-dev/shortener/infra/monitoring"
@@ -156,14 +158,20 @@ type RegionalStack struct {
 	Primary bool
 
 	Functions map[string]*golambda.Function // by name
-	Redirect  *api.Redirect
-	TTLStream *streamconsumer.Consumer
+	// Invalidators are the functions that invalidate the distribution
+	// (create and manage), which the edge stack lets do so.
+	Invalidators []*golambda.Function
+	Redirect     *api.Redirect
+	TTLStream    *streamconsumer.Consumer
 
 	// Primary region only.
 	Management *api.Management
-	Reclaim    *lifecycle.Reclaim
-	Clicks     *clickpipeline.Pipeline
-	Webhooks   *webhooks.Webhooks
+	// Failover is the region's entry behind the shared /v1 name; nil
+	// without a hosted zone.
+	Failover *failover.Region
+	Reclaim  *lifecycle.Reclaim
+	Clicks   *clickpipeline.Pipeline
+	Webhooks *webhooks.Webhooks
 }
 
 // Memory and timeout per function. Go handlers are small; memory buys CPU,
@@ -308,15 +316,11 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		// Both invalidate the edge: manage after an edit or delete, create
 		// after a new custom alias, whose 404 the edge may hold. The
 		// distribution is in the edge stack, which depends on this one, so
-		// its ID comes from the second deploy pass's context, not a
-		// reference (which would be a cycle).
-		if cfg.DistributionID != "" {
-			grantInvalidation(st, cfg.DistributionID, manage, create)
-		} else {
-			awscdk.Annotations_Of(manage.Fn).AddWarningV2(jsii.String("shortener:distributionId"), jsii.String(
-				"distributionId is not set: the manage and create functions refuse to start until it is. "+
-					"Deploy once, then deploy again with -c distributionId=<the edge stack's DistributionId output> (docs/deploy.md)."), nil)
-		}
+		// no reference can name it here (it would be a cycle): the edge
+		// stack publishes it in this Region's parameter, read when first
+		// needed, and grants the invalidation itself (NewEdgeStack).
+		readEdgeParameter(st, cfg.EdgeParameterName(), create, manage)
+		rs.Invalidators = append(rs.Invalidators, create, manage)
 
 		// Webhooks: the subscriptions API, the links stream's webhook
 		// consumer and the delivery function behind the queue.
@@ -351,10 +355,19 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		data.Tables.Analytics.Grant(stats.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:GetItem"))
 
 		rs.Management = api.NewManagement(st, "ManagementApi", api.ManagementProps{
-			Create: create.Fn, Manage: manage.Fn, Stats: stats.Fn, Webhooks: hooksAPI.Fn,
+			Create: create.Fn, Manage: manage.Fn, Stats: stats.Fn, Webhooks: hooksAPI.Fn, HealthTable: links,
 			RateLimit: cfg.APIRateLimit, BurstLimit: cfg.APIBurstLimit, QuotaPerDay: cfg.APIQuotaPerDay,
 			Retention: retention,
 		})
+		if cfg.APIDomainName != "" {
+			// /v1 reaches this region through the name every region shares,
+			// while its health check passes.
+			rs.Failover = failover.New(st, "Failover", failover.Props{
+				ZoneID: cfg.HostedZoneID, ZoneName: cfg.HostedZoneName, DomainName: cfg.APIDomainName,
+				API: rs.Management.API, HealthHost: rs.Management.OriginDomain, HealthPath: rs.Management.OriginPath + api.HealthPath,
+			})
+			out(st, "ApiHealthCheckId", rs.Failover.HealthCheck.HealthCheckId(), "Route 53 health check of this region's /v1 API")
+		}
 
 		reclaim := fn("reclaim", "LINKS_TABLE")
 		grantIndexQuery(reclaim.Role, links, tableschema.IndexDueTombstones)
@@ -411,18 +424,18 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	return rs, nil
 }
 
-// grantInvalidation gives each function the distribution's ID and lets it
-// invalidate that distribution, and no other.
-func grantInvalidation(st awscdk.Stack, distributionID string, fns ...*golambda.Function) {
+// readEdgeParameter gives each function the edge parameter's name
+// (EDGE_PARAMETER) and lets it read that one parameter in this Region.
+func readEdgeParameter(st awscdk.Stack, name string, fns ...*golambda.Function) {
 	arn := st.FormatArn(&awscdk.ArnComponents{
-		Service: jsii.String("cloudfront"), Region: jsii.String(""),
-		Resource: jsii.String("distribution"), ResourceName: jsii.String(distributionID),
+		Service: jsii.String("ssm"), Resource: jsii.String("parameter"),
+		ResourceName: jsii.String(strings.TrimPrefix(name, "/")),
 	})
 	for _, f := range fns {
-		f.Fn.AddEnvironment(jsii.String("DISTRIBUTION_ID"), jsii.String(distributionID), nil)
+		f.Fn.AddEnvironment(jsii.String("EDGE_PARAMETER"), jsii.String(name), nil)
 		awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
 			Grantee:      f.Role,
-			Actions:      jsii.Strings("cloudfront:CreateInvalidation"),
+			Actions:      jsii.Strings("ssm:GetParameter"),
 			ResourceArns: jsii.Strings(*arn),
 		})
 	}
@@ -444,6 +457,7 @@ type EdgeStack struct {
 	Edge         *edge.Edge
 	Console      *webconsole.Console
 	CustomDomain string
+	Published    *edge.Published
 }
 
 // NewEdgeStack creates the distribution in front of the regional stacks.
@@ -455,10 +469,23 @@ func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
 		origins = append(origins, s.Regional[cfg.FailoverRegion].Redirect.OriginDomain)
 	}
 	wc := webconsole.New(st, "Console", webconsole.Props{BuildDir: webconsole.BuildDir(cfg.AssetDir)})
+	// /v1: without a hosted zone, the primary region's API; with one, the
+	// name whose latency records leave out a region failing its health
+	// check (docs/deploy.md, "Failover"). Origin groups would fail over
+	// GET and HEAD only.
+	apiOrigin, apiOriginPath := primary.Management.OriginDomain, primary.Management.OriginPath
+	if cfg.APIDomainName != "" {
+		apiOrigin, apiOriginPath = jsii.String(cfg.APIDomainName), ""
+		for _, r := range sortedKeys(s.Regional) {
+			if s.Regional[r].Failover != nil {
+				st.AddStackDependency(s.Regional[r].Stack, jsii.String("its /v1 record and domain serve the /v1 origin"))
+			}
+		}
+	}
 	e := edge.New(st, "Edge", edge.Props{
 		RedirectOrigins:      origins,
-		ManagementOrigin:     primary.Management.OriginDomain,
-		ManagementOriginPath: primary.Management.OriginPath,
+		ManagementOrigin:     apiOrigin,
+		ManagementOriginPath: apiOriginPath,
 		OriginSecretARN:      edge.OriginSecretARNIn(s.Data.OriginSecretARN, EdgeRegion),
 		OriginSecretVersion:  cfg.OriginSecretVersion,
 		ClickStreamARN:       primary.Clicks.Stream.StreamArn(),
@@ -469,11 +496,27 @@ func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
 		WAFRateLimit:         cfg.WAFRateLimit,
 		Behaviors:            wc.Behaviors,
 	})
-	monitoring.New(st, "Monitoring", monitoring.Props{AlarmEmail: cfg.AlarmEmail, Distribution: e.Distribution})
-	out(st, "DistributionId", e.Distribution.DistributionId(), "Second deploy pass: -c distributionId=<this>")
+	checks := map[string]*string{}
+	for r, rs := range s.Regional {
+		if rs.Failover != nil {
+			checks[r] = rs.Failover.HealthCheck.HealthCheckId()
+		}
+	}
+	monitoring.New(st, "Monitoring", monitoring.Props{AlarmEmail: cfg.AlarmEmail, Distribution: e.Distribution, APIHealthChecks: checks})
+	// The functions were created before the distribution: tell them.
+	var invalidators []*string
+	for _, r := range sortedKeys(s.Regional) {
+		for _, f := range s.Regional[r].Invalidators {
+			invalidators = append(invalidators, f.Role.Node().DefaultChild().(awsiam.CfnRole).Ref())
+		}
+	}
+	published := edge.Publish(st, "Publish", edge.PublishProps{
+		Distribution: e.Distribution, ParameterName: cfg.EdgeParameterName(), Regions: cfg.Regions, Invalidators: invalidators,
+	})
+	out(st, "DistributionId", e.Distribution.DistributionId(), "The distribution (published to the functions in the "+cfg.EdgeParameterName()+" parameter)")
 	out(st, "DistributionDomainName", e.Distribution.DistributionDomainName(),
-		"CNAME target for the custom domain; without one, second pass: -c distributionDomainName=<this>")
-	return &EdgeStack{Stack: st, Edge: e, Console: wc, CustomDomain: cfg.DomainName}
+		"CNAME target for the custom domain; without one, the short links' host")
+	return &EdgeStack{Stack: st, Edge: e, Console: wc, CustomDomain: cfg.DomainName, Published: published}
 }
 
 // env is what the functions are configured with: settings every function

@@ -22,10 +22,10 @@ import (
 // so the package synthesizes two apps once and every test reads them:
 //
 //   - defaults: cdk.json's context as shipped (us-east-1 primary, us-west-2
-//     failover, no custom domain, WAF off: the miss budget and the
-//     canonical-path function instead), the first deploy pass;
+//     failover, no custom domain, no hosted zone, WAF off: the miss budget
+//     and the canonical-path function instead);
 //   - custom: three regions with eu-west-1 as primary, a custom domain and
-//     certificate, the distribution ID of the second pass, WAF on, the
+//     certificate, a hosted zone (so /v1 fails over by DNS), WAF on, the
 //     origin secret pinned to a version; its recorded deployment (docs/deploy.md)
 //     has one region fewer.
 var (
@@ -40,7 +40,8 @@ var (
 		infra.CtxPrimaryRegion:  "eu-west-1",
 		infra.CtxDomainName:     "sho.rt",
 		infra.CtxCertificateARN: "arn:aws:acm:us-east-1:123456789012:certificate/0b5c2a8e-1111-2222-3333-444455556666",
-		infra.CtxDistributionID: "E2EXAMPLE12345",
+		infra.CtxHostedZoneID:   "Z0123456789EXAMPLE",
+		infra.CtxHostedZoneName: "sho.rt",
 		infra.CtxWAF:            true,
 		infra.CtxCodeLength:     9,
 		// The second step of an origin secret rotation (docs/deploy.md).

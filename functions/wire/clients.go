@@ -12,10 +12,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
+	"github.com/shortlink-dev/shortener/shared/edgeinfo"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/webhook/sqsqueue"
 )
@@ -35,8 +37,11 @@ type Clients struct {
 	// from AWS, the primary Region's writes included: DynamoDB Local.
 	DynamoDB *dynamodb.Client
 	// Edge, when set, is invalidated instead of the CloudFront
-	// distribution DISTRIBUTION_ID names: the local edge.
+	// distribution EDGE_PARAMETER names: the local edge.
 	Edge edgecache.Invalidator
+	// EdgeInfo, when set, tells the distribution instead of the SSM
+	// parameter EDGE_PARAMETER names.
+	EdgeInfo edgeinfo.Source
 	// OriginSecrets, when set, are the values originauth accepts instead of
 	// those of the Secrets Manager secret ORIGIN_SECRET_ID names.
 	OriginSecrets originauthfn.Secrets
@@ -109,21 +114,18 @@ func (c Clients) primaryDynamoDB(cfg config.Config) *dynamodb.Client {
 	})
 }
 
-// edge is the edge cache to invalidate: Edge, or the CloudFront
-// distribution DISTRIBUTION_ID names; nil when there is neither.
-func (c Clients) edge(cfg config.Config) (edgecache.Invalidator, error) {
-	if c.Edge != nil {
-		return c.Edge, nil
+// edgeInfo is where the distribution is learnt: EdgeInfo, or the SSM
+// parameter EDGE_PARAMETER names, in this Region (the edge stack writes it
+// in every Region).
+func (c Clients) edgeInfo(cfg config.Config) edgeinfo.Source {
+	if c.EdgeInfo != nil {
+		return c.EdgeInfo
 	}
-	if cfg.DistributionID == "" {
-		return nil, nil
-	}
-	cf, err := edgecache.NewCloudFront(cloudfront.NewFromConfig(c.AWS), edgecache.CloudFrontConfig{DistributionID: cfg.DistributionID})
-	if err != nil {
-		return nil, fmt.Errorf("edge cache: %w", err)
-	}
-	return cf, nil
+	return &edgeinfo.Parameter{API: ssm.NewFromConfig(c.AWS), Name: cfg.EdgeParameter}
 }
+
+// cloudFront is the CloudFront client invalidations are sent with.
+func (c Clients) cloudFront() *cloudfront.Client { return cloudfront.NewFromConfig(c.AWS) }
 
 // log is function's logger.
 func (c Clients) log(function string) *slog.Logger {

@@ -9,6 +9,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/sqsqueue"
 
+	"context"
 	"fmt"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
+	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/missbudget/dynamomisses"
@@ -39,11 +41,11 @@ import (
 
 // NewCreate builds the function behind POST /v1/links and
 // POST /v1/links/batch. It invalidates the edge for each new custom alias
-// when there is an edge (Clients.Edge or DISTRIBUTION_ID).
+// (Clients.Edge, or the distribution EDGE_PARAMETER names).
 func NewCreate(cfg config.Config, c Clients) (*createfn.Handler, error) {
 	// Without a distribution to invalidate, a new alias's cached 404
 	// would outlive the negative-cache TTL: it refuses to start instead.
-	edge, err := invalidatingEdge(cfg, c, "LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL")
+	edge, baseURL, err := edgeSite(cfg, c, "LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE")
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +57,7 @@ func NewCreate(cfg config.Config, c Clients) (*createfn.Handler, error) {
 			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
 		})),
 		Config:  cfg,
+		BaseURL: baseURL,
 		Log:     c.log("create"),
 		Metrics: c.metrics("create"),
 	})
@@ -87,7 +90,7 @@ func NewRedirect(cfg config.Config, c Clients) (*redirectfn.Handler, error) {
 func NewManage(cfg config.Config, c Clients) (*managefn.Handler, error) {
 	// Without a distribution to invalidate, a change would keep being
 	// served from the edge for up to a day: it refuses to start instead.
-	edge, err := invalidatingEdge(cfg, c, "LINKS_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL")
+	edge, baseURL, err := edgeSite(cfg, c, "LINKS_TABLE", "KEYS_TABLE")
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +101,7 @@ func NewManage(cfg config.Config, c Clients) (*managefn.Handler, error) {
 			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true,
 		})),
 		Edge:    edge,
+		BaseURL: baseURL,
 		Config:  cfg,
 		Grace:   cfg.TombstoneGrace,
 		Log:     c.log("manage"),
@@ -225,17 +229,37 @@ func lifecycleStore(cfg config.Config, c Clients) *dynamostore.Store {
 	return dynamostore.New(c.primaryDynamoDB(cfg), dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout})
 }
 
-// invalidatingEdge checks the settings of a function that invalidates the
-// edge, DISTRIBUTION_ID among them unless the caller gives an edge of its
-// own (the local run's), and returns that edge.
-func invalidatingEdge(cfg config.Config, c Clients, names ...string) (edgecache.Invalidator, error) {
-	if c.Edge == nil {
-		names = append(names, "DISTRIBUTION_ID")
+// edgeSite checks the settings of a function that invalidates the edge
+// and shows short URLs, and returns the edge and, when the short links'
+// host is learnt at run time, where to learn it. Given an edge of its own
+// (the local run's), the caller gives SHORTENER_BASE_URL too. Otherwise
+// EDGE_PARAMETER names the SSM parameter the edge stack publishes the
+// distribution in; it is read when first needed, never at start-up
+// (docs/deploy.md, "How the functions learn about the distribution").
+func edgeSite(cfg config.Config, c Clients, names ...string) (edgecache.Invalidator, linkapi.BaseURLFunc, error) {
+	if c.Edge != nil {
+		names = append(names, "SHORTENER_BASE_URL")
+	} else if c.EdgeInfo == nil {
+		names = append(names, "EDGE_PARAMETER")
 	}
 	if err := requireSettings(cfg, names...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return c.edge(cfg)
+	if c.Edge != nil {
+		return c.Edge, nil, nil
+	}
+	info := c.edgeInfo(cfg)
+	edge := &edgecache.Deferred{API: c.cloudFront(), ID: func(ctx context.Context) (string, error) {
+		in, err := info.Info(ctx)
+		return in.DistributionID, err
+	}}
+	if cfg.BaseURL != "" {
+		return edge, nil, nil
+	}
+	return edge, func(ctx context.Context) (string, error) {
+		in, err := info.Info(ctx)
+		return in.BaseURL(), err
+	}, nil
 }
 
 // requireSettings is cfg.Require, its error marked as the configuration's.

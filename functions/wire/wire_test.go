@@ -18,6 +18,8 @@ import (
 	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
+	"github.com/shortlink-dev/shortener/shared/edgeinfo"
+	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
@@ -30,7 +32,7 @@ var everySetting = map[string]string{
 	"KEYS_TABLE":         "keys",
 	"ANALYTICS_TABLE":    "analytics",
 	"SHORTENER_BASE_URL": "https://sho.rt",
-	"DISTRIBUTION_ID":    "E2EXAMPLE0DIST",
+	"EDGE_PARAMETER":     "/Shortener/edge",
 	"ORIGIN_SECRET_ID":   "origin-secret",
 	"PRIMARY_REGION":     "eu-west-1",
 	"WEBHOOKS_TABLE":     "webhooks",
@@ -67,10 +69,10 @@ var constructors = []struct {
 	requires []string
 }{
 	{"create", func(c config.Config, cl Clients) (any, error) { return NewCreate(c, cl) },
-		[]string{"LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL", "DISTRIBUTION_ID"}},
+		[]string{"LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "EDGE_PARAMETER"}},
 	{"redirect", func(c config.Config, cl Clients) (any, error) { return NewRedirect(c, cl) }, []string{"LINKS_TABLE"}},
 	{"manage", func(c config.Config, cl Clients) (any, error) { return NewManage(c, cl) },
-		[]string{"LINKS_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL", "DISTRIBUTION_ID"}},
+		[]string{"LINKS_TABLE", "KEYS_TABLE", "EDGE_PARAMETER"}},
 	{"stats", func(c config.Config, cl Clients) (any, error) { return NewStats(c, cl) },
 		[]string{"LINKS_TABLE", "KEYS_TABLE", "ANALYTICS_TABLE"}},
 	{"clicks", func(c config.Config, cl Clients) (any, error) { return NewClicks(c, cl) }, []string{"ANALYTICS_TABLE"}},
@@ -109,7 +111,7 @@ func TestEveryFunctionNamesEachMissingSetting(t *testing.T) {
 func TestLocalClientsStandInForSettings(t *testing.T) {
 	// The local run has no distribution and no Secrets Manager: the local
 	// edge and the run's own secret take their place.
-	cfg := load(t, "DISTRIBUTION_ID", "ORIGIN_SECRET_ID")
+	cfg := load(t, "EDGE_PARAMETER", "ORIGIN_SECRET_ID")
 	c := lambdaClients()
 	c.Edge = edgecache.NewRecorder(nil)
 	c.OriginSecrets = originauthfn.Static{"s3cr3t"}
@@ -125,15 +127,78 @@ func TestLocalClientsStandInForSettings(t *testing.T) {
 }
 
 // TestCreateInvalidatesTheDistribution: in Lambda, create purges a new
-// alias's cached 404 from the distribution, so without one it refuses to
-// start rather than let that 404 outlive the negative-cache TTL.
+// alias's cached 404 from the distribution the edge parameter names, so
+// without the parameter it refuses to start rather than let that 404
+// outlive the negative-cache TTL.
 func TestCreateInvalidatesTheDistribution(t *testing.T) {
-	_, err := NewCreate(load(t, "DISTRIBUTION_ID"), lambdaClients())
-	require.ErrorContains(t, err, "DISTRIBUTION_ID")
+	_, err := NewCreate(load(t, "EDGE_PARAMETER"), lambdaClients())
+	require.ErrorContains(t, err, "EDGE_PARAMETER")
 
 	h, err := NewCreate(load(t), lambdaClients())
 	require.NoError(t, err)
-	assert.IsType(t, &edgecache.CloudFront{}, h.Edge)
+	assert.IsType(t, &edgecache.Deferred{}, h.Edge)
+}
+
+// countingSource is the edge parameter, counting its reads.
+type countingSource struct {
+	info  edgeinfo.Info
+	reads int
+}
+
+func (s *countingSource) Info(context.Context) (edgeinfo.Info, error) {
+	s.reads++
+	return s.info, nil
+}
+
+// TestTheDistributionIsLearntWhenFirstNeeded: create and manage start
+// without reading the edge parameter (no start-up cost, and the edge stack
+// may not have deployed yet), and learn the distribution's ID and, without
+// a custom domain, its host from it when a request needs them.
+func TestTheDistributionIsLearntWhenFirstNeeded(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		build func(config.Config, Clients) (edgecache.Invalidator, linkapi.BaseURLFunc, error)
+	}{
+		{"create", func(cfg config.Config, c Clients) (edgecache.Invalidator, linkapi.BaseURLFunc, error) {
+			h, err := NewCreate(cfg, c)
+			if err != nil {
+				return nil, nil, err
+			}
+			return h.Edge, h.BaseURL, nil
+		}},
+		{"manage", func(cfg config.Config, c Clients) (edgecache.Invalidator, linkapi.BaseURLFunc, error) {
+			h, err := NewManage(cfg, c)
+			if err != nil {
+				return nil, nil, err
+			}
+			return h.Edge, h.BaseURL, nil
+		}},
+	} {
+		t.Run(tt.name+" without a custom domain", func(t *testing.T) {
+			src := &countingSource{info: edgeinfo.Info{DistributionID: "E2EXAMPLE12345", DomainName: "d111111abcdef8.cloudfront.net"}}
+			c := lambdaClients()
+			c.EdgeInfo = src
+			edge, baseURL, err := tt.build(load(t, "SHORTENER_BASE_URL"), c)
+			require.NoError(t, err)
+			assert.Zero(t, src.reads, "nothing is read at start-up")
+
+			require.NotNil(t, baseURL, "the short links' host is the distribution's")
+			base, err := baseURL(context.Background())
+			require.NoError(t, err)
+			assert.Equal(t, "https://d111111abcdef8.cloudfront.net", base)
+			require.IsType(t, &edgecache.Deferred{}, edge)
+			id, err := edge.(*edgecache.Deferred).ID(context.Background())
+			require.NoError(t, err)
+			assert.Equal(t, "E2EXAMPLE12345", id)
+		})
+		t.Run(tt.name+" with a custom domain", func(t *testing.T) {
+			c := lambdaClients()
+			c.EdgeInfo = &countingSource{}
+			_, baseURL, err := tt.build(load(t), c)
+			require.NoError(t, err)
+			assert.Nil(t, baseURL, "SHORTENER_BASE_URL is the short links' host: no lookup per request")
+		})
+	}
 }
 
 func TestLifecycleWritesGoToThePrimaryRegion(t *testing.T) {

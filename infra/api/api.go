@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2authorizers"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/constructs-go/constructs/v10"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/infra/edge"
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // RedirectProps configure the redirect origin.
@@ -93,6 +96,10 @@ type ManagementProps struct {
 	// Webhooks serves POST|GET /v1/webhooks, DELETE /v1/webhooks/{id} and
 	// GET /v1/webhooks/{id}/deliveries; nil leaves them out.
 	Webhooks awslambda.IFunction
+
+	// HealthTable is read by GET /v1/health (HealthPath): the links table's
+	// replica in this Region; nil leaves the route out.
+	HealthTable awsdynamodb.ITableV2
 
 	// Per API key.
 	RateLimit   float64
@@ -196,6 +203,9 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 	one.AddResource(jsii.String("qr"), nil).AddMethod(jsii.String("GET"), manage, withCode)
 	one.AddResource(jsii.String("stats"), nil).AddMethod(jsii.String("GET"), integrate(p.Stats), withCode)
 	addProblemsPage(links.ParentResource())
+	if p.HealthTable != nil {
+		addHealth(c, links.ParentResource(), p.HealthTable)
+	}
 	if p.Webhooks != nil {
 		hooks := links.ParentResource().AddResource(jsii.String("webhooks"), nil)
 		wh := integrate(p.Webhooks)
@@ -289,6 +299,62 @@ func addProblemsPage(v1 awsapigateway.IResource) {
 					"method.response.header.Cache-Control": jsii.Bool(true),
 				},
 			}},
+		})
+}
+
+// HealthPath is the health endpoint under the API's stage: what Route 53
+// health checks ask each Region (infra/failover), and what the local edge
+// asks each local Region.
+const HealthPath = "/v1/health"
+
+// addHealth answers GET /v1/health from API Gateway itself: an AWS
+// integration reads one item of the links table's replica in this Region
+// (GetItem of the reserved alias "health", which no link can hold,
+// eventually consistent: half a read unit) and answers 200, or 503 when
+// DynamoDB answers an error (API Gateway itself answers 504 when it does not
+// answer). No function runs, nothing is written, no API key is needed: Route
+// 53's health checkers call it about once a second in all (docs/deploy.md,
+// "Failover"), so it must cost next to nothing and say whether this Region
+// can serve /v1.
+func addHealth(scope constructs.Construct, v1 awsapigateway.IResource, table awsdynamodb.ITableV2) {
+	role := awsiam.NewRole(scope, jsii.String("HealthRole"), &awsiam.RoleProps{
+		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("apigateway.amazonaws.com"), nil),
+		Description: jsii.String("GET /v1/health: one GetItem on the links table's replica in this Region"),
+	})
+	table.Grant(role, jsii.String("dynamodb:GetItem"))
+	stack := awscdk.Stack_Of(scope)
+	request := `{"TableName":"` + *table.TableName() + `","Key":{"` + tableschema.AttrCode + `":{"S":"health"}},` +
+		`"ProjectionExpression":"` + tableschema.AttrCode + `","ConsistentRead":false}`
+	noStore := map[string]*string{"method.response.header.Cache-Control": jsii.String("'no-store'")}
+	v1.AddResource(jsii.String("health"), nil).AddMethod(jsii.String("GET"),
+		awsapigateway.NewAwsIntegration(&awsapigateway.AwsIntegrationProps{
+			Service: jsii.String("dynamodb"),
+			Action:  jsii.String("GetItem"),
+			Region:  stack.Region(),
+			Options: &awsapigateway.IntegrationOptions{
+				CredentialsRole:     role,
+				PassthroughBehavior: awsapigateway.PassthroughBehavior_NEVER,
+				RequestTemplates:    &map[string]*string{"application/json": jsii.String(request)},
+				IntegrationResponses: &[]*awsapigateway.IntegrationResponse{{
+					StatusCode:         jsii.String("200"),
+					ResponseParameters: &noStore,
+					ResponseTemplates:  &map[string]*string{"application/json": jsii.String(`{"status":"ok"}`)},
+				}, {
+					// DynamoDB's own errors (throttling, 5xx, access).
+					SelectionPattern:   jsii.String(`[45]\d{2}`),
+					StatusCode:         jsii.String("503"),
+					ResponseParameters: &noStore,
+					ResponseTemplates:  &map[string]*string{"application/json": jsii.String(`{"status":"unavailable"}`)},
+				}},
+			},
+		}),
+		&awsapigateway.MethodOptions{
+			ApiKeyRequired:    jsii.Bool(false),
+			AuthorizationType: awsapigateway.AuthorizationType_NONE,
+			MethodResponses: &[]*awsapigateway.MethodResponse{
+				{StatusCode: jsii.String("200"), ResponseParameters: &map[string]*bool{"method.response.header.Cache-Control": jsii.Bool(true)}},
+				{StatusCode: jsii.String("503"), ResponseParameters: &map[string]*bool{"method.response.header.Cache-Control": jsii.Bool(true)}},
+			},
 		})
 }
 

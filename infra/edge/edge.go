@@ -45,7 +45,8 @@ type Props struct {
 	// then the one CloudFront fails over to (optional).
 	RedirectOrigins []*string
 	// ManagementOrigin and ManagementOriginPath locate the /v1 REST API
-	// stage in the primary region.
+	// stage: the primary region's execute-api host and stage, or the
+	// failover name every region's stage is mapped at ("" path).
 	ManagementOrigin     *string
 	ManagementOriginPath string
 
@@ -194,8 +195,12 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 			FallbackStatusCodes: &statuses,
 		})
 	}
+	var originPath *string // none: the API's stage is mapped at a custom domain's root
+	if p.ManagementOriginPath != "" {
+		originPath = jsii.String(p.ManagementOriginPath)
+	}
 	managementOrigin := awscloudfrontorigins.NewHttpOrigin(p.ManagementOrigin, &awscloudfrontorigins.HttpOriginProps{
-		OriginPath:         jsii.String(p.ManagementOriginPath),
+		OriginPath:         originPath,
 		ProtocolPolicy:     awscloudfront.OriginProtocolPolicy_HTTPS_ONLY,
 		OriginSslProtocols: &[]awscloudfront.OriginSslPolicy{awscloudfront.OriginSslPolicy_TLS_V1_2},
 		ReadTimeout:        awscdk.Duration_Seconds(jsii.Number(30)),

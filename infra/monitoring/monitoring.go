@@ -2,6 +2,7 @@ package monitoring
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigateway"
@@ -90,6 +91,10 @@ type Props struct {
 	Distribution awscloudfront.Distribution
 	// FiveXXPercent is the 5xx rate (of all requests) that alarms.
 	FiveXXPercent float64
+	// APIHealthChecks are the Route 53 health checks of each region's /v1
+	// (infra/failover), by region: watched from us-east-1, where Route 53
+	// publishes their status.
+	APIHealthChecks map[string]*string
 }
 
 // Monitoring is the topic, the alarms and the dashboard.
@@ -321,6 +326,36 @@ func New(scope constructs.Construct, id string, p Props) *Monitoring {
 			Right: &[]awscloudwatch.IMetric{errRate, p.Distribution.Metric4xxErrorRate(avg)},
 			Width: jsii.Number(8),
 		}))
+	}
+
+	// A region whose /v1 health check fails has left the DNS answers: /v1
+	// has failed over, and the region needs a look.
+	regions := make([]string, 0, len(p.APIHealthChecks))
+	for r := range p.APIHealthChecks {
+		regions = append(regions, r)
+	}
+	slices.Sort(regions)
+	for _, region := range regions {
+		status := awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+			Namespace:     jsii.String("AWS/Route53"),
+			MetricName:    jsii.String("HealthCheckStatus"),
+			DimensionsMap: &map[string]*string{"HealthCheckId": p.APIHealthChecks[region]},
+			Statistic:     jsii.String("Minimum"),
+			Period:        awscdk.Duration_Minutes(jsii.Number(1)),
+		})
+		a := awscloudwatch.NewAlarm(c, jsii.String("ApiHealth"+alarmSuffix(region)), &awscloudwatch.AlarmProps{
+			Metric:             status,
+			AlarmDescription:   jsii.String("The /v1 API in " + region + " fails its Route 53 health check: /v1 is answered by the other regions"),
+			Threshold:          jsii.Number(1),
+			EvaluationPeriods:  jsii.Number(1),
+			ComparisonOperator: awscloudwatch.ComparisonOperator_LESS_THAN_THRESHOLD,
+			// Before a new check's first minute there is no data: not
+			// an alarm, not OK either.
+			TreatMissingData: awscloudwatch.TreatMissingData_MISSING,
+		})
+		a.AddAlarmAction(action)
+		a.AddOkAction(action)
+		m.Alarms = append(m.Alarms, a)
 	}
 
 	m.Dashboard = awscloudwatch.NewDashboard(c, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{

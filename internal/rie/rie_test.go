@@ -124,7 +124,7 @@ func env(t testing.TB, fn string, extra map[string]string) map[string]string {
 		"AWS_SHARED_CREDENTIALS_FILE":   filepath.Join(home, "no-credentials"),
 		"TZ":                            "UTC",
 		"SHORTENER_BASE_URL":            "https://sho.rt",
-		"DISTRIBUTION_ID":               "E2EXAMPLE0DIST",
+		"EDGE_PARAMETER":                "/Shortener/edge",
 		"SHORTENER_TOMBSTONE_GRACE":     "720h",
 		"SHORTENER_REDIRECT_DB_TIMEOUT": "2s",
 	}

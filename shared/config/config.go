@@ -41,10 +41,14 @@ type Config struct {
 	CacheSize        int           // SHORTENER_CACHE_SIZE
 	EdgeTTL          int           // SHORTENER_EDGE_TTL: seconds CloudFront keeps a redirect
 	TombstoneGrace   time.Duration // SHORTENER_TOMBSTONE_GRACE: how long a dead code is held back
-	DistributionID   string        // DISTRIBUTION_ID: the CloudFront distribution to invalidate
-	KeysTable        string        // KEYS_TABLE: API key hash -> owner (shared/apikey)
-	KeyCacheTTL      time.Duration // SHORTENER_KEY_CACHE_TTL: how long a function trusts a key's owner and status
-	AnalyticsTable   string        // ANALYTICS_TABLE: click counters (clicks writes, stats reads)
+	// EdgeParameter is EDGE_PARAMETER, the SSM parameter in which the edge
+	// stack publishes the distribution's ID and domain (shared/edgeinfo):
+	// what create and manage invalidate, and the short links' host when
+	// SHORTENER_BASE_URL is not set.
+	EdgeParameter  string
+	KeysTable      string        // KEYS_TABLE: API key hash -> owner (shared/apikey)
+	KeyCacheTTL    time.Duration // SHORTENER_KEY_CACHE_TTL: how long a function trusts a key's owner and status
+	AnalyticsTable string        // ANALYTICS_TABLE: click counters (clicks writes, stats reads)
 	// PrimaryRegion is PRIMARY_REGION, the one write Region of the global
 	// links table: ttlstream and reclaim write there so that their
 	// conditions are checked against the replica every create is checked
@@ -153,7 +157,7 @@ func Load(getenv Getenv) (Config, error) {
 	c.CacheTTL = dur("SHORTENER_CACHE_TTL", 20*time.Second)
 	c.NegativeCacheTTL = dur("SHORTENER_NEGATIVE_CACHE_TTL", 10*time.Second)
 	c.TombstoneGrace = dur("SHORTENER_TOMBSTONE_GRACE", link.DefaultTombstoneGrace)
-	c.DistributionID = getenv("DISTRIBUTION_ID")
+	c.EdgeParameter = getenv("EDGE_PARAMETER")
 	c.KeyCacheTTL = dur("SHORTENER_KEY_CACHE_TTL", apikey.DefaultCacheTTL)
 	c.InvalidationSettle = dur("SHORTENER_INVALIDATION_SETTLE", DefaultInvalidationSettle)
 	c.MissBudget = num("SHORTENER_MISS_BUDGET", missbudget.DefaultBudget)
@@ -225,7 +229,7 @@ func (c Config) Rules() link.Rules {
 // cannot run without them.
 func (c Config) Require(names ...string) error {
 	values := map[string]string{"LINKS_TABLE": c.LinksTable, "IDEMPOTENCY_TABLE": c.IdempotencyTable, "RESERVATION_TABLE": c.ReservationTable,
-		"SHORTENER_BASE_URL": c.BaseURL, "DISTRIBUTION_ID": c.DistributionID, "KEYS_TABLE": c.KeysTable,
+		"SHORTENER_BASE_URL": c.BaseURL, "EDGE_PARAMETER": c.EdgeParameter, "KEYS_TABLE": c.KeysTable,
 		"ANALYTICS_TABLE": c.AnalyticsTable, "ORIGIN_SECRET_ID": c.OriginSecretID, "MISSES_TABLE": c.MissesTable,
 		"WEBHOOKS_TABLE": c.Webhook.Table, "WEBHOOK_QUEUE_URL": c.Webhook.QueueURL, "WEBHOOK_DLQ_URL": c.Webhook.DLQURL}
 	var errs []error

@@ -43,6 +43,13 @@ type Rules struct {
 	DefaultTTL time.Duration
 }
 
+// WithShortDomain is r with host added to its short domains, r's own
+// list untouched.
+func (r Rules) WithShortDomain(host string) Rules {
+	r.ShortDomains = append(slices.Clip(r.ShortDomains), host)
+	return r
+}
+
 // CreateRequest is what a caller asks for, already decoded from its wire form.
 type CreateRequest struct {
 	URL            string

@@ -1,6 +1,9 @@
 package linkapi
 
 import (
+	"context"
+	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -54,6 +57,22 @@ type Link struct {
 type Presenter struct {
 	// BaseURL is the short domain's origin, such as https://sho.rt.
 	BaseURL string
+}
+
+// BaseURLFunc gives the short links' base URL when it is learnt at run
+// time rather than configured: the distribution's own host, without a
+// custom domain (shared/edgeinfo).
+type BaseURLFunc func(ctx context.Context) (string, error)
+
+// Under is p and r for short links under base: p shows them under it, and
+// r refuses long URLs on its host, which would loop.
+func Under(base string, p Presenter, r link.Rules) (Presenter, link.Rules, error) {
+	u, err := url.Parse(base)
+	if err != nil || u.Hostname() == "" {
+		return p, r, fmt.Errorf("base URL %q has no host", base)
+	}
+	p.BaseURL = base
+	return p, r.WithShortDomain(u.Hostname()), nil
 }
 
 // Link presents l.

@@ -55,6 +55,10 @@ type Handler struct {
 	// waits it out (time.Sleep when nil).
 	EdgeSettle time.Duration
 	EdgeSleep  func(time.Duration)
+	// BaseURL, when set, gives the short links' base URL per request in
+	// place of Present's (the distribution's host, learnt at run time); a
+	// failure answers 503.
+	BaseURL linkapi.BaseURLFunc
 	// HashPassword hashes a link's password; password.Hash when nil.
 	HashPassword func(pw string) (string, error)
 
@@ -106,10 +110,31 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest)
 
 // route answers POST /v1/links/batch with batch, the rest with single.
 func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	h, err := h.underBaseURL(ctx)
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
 	if req.Resource == ResourceBatch {
 		return h.batch(ctx, req)
 	}
 	return h.single(ctx, req)
+}
+
+// underBaseURL is h, or with BaseURL set a copy of h presenting and
+// validating under the base URL BaseURL gives.
+func (h *Handler) underBaseURL(ctx context.Context) (*Handler, error) {
+	if h.BaseURL == nil {
+		return h, nil
+	}
+	base, err := h.BaseURL(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the short links' base URL: %w", link.ErrUnavailable, err)
+	}
+	c := *h
+	if c.Present, c.Rules, err = linkapi.Under(base, h.Present, h.Rules); err != nil {
+		return nil, fmt.Errorf("%w: %w", link.ErrUnavailable, err)
+	}
+	return &c, nil
 }
 
 // single answers POST /v1/links.

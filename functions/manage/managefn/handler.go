@@ -79,6 +79,10 @@ type Handler struct {
 	Owners apigw.Owners
 	// HashPassword hashes a link's new password; password.Hash when nil.
 	HashPassword func(pw string) (string, error)
+	// BaseURL, when set, gives the short links' base URL per request in
+	// place of Present's (the distribution's host, learnt at run time); a
+	// failure answers 503.
+	BaseURL linkapi.BaseURLFunc
 }
 
 // Handle answers one API Gateway proxy event.
@@ -89,6 +93,9 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest)
 func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
 	owner, err := apigw.Owner(ctx, req, h.Owners)
 	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	if h, err = h.underBaseURL(ctx); err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
 	switch req.Resource {
@@ -113,6 +120,23 @@ func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest)
 		return h.qr(ctx, req, owner)
 	}
 	return events.APIGatewayProxyResponse{}, fmt.Errorf("no route %s %s: %w", req.HTTPMethod, req.Resource, link.ErrNotFound)
+}
+
+// underBaseURL is h, or with BaseURL set a copy of h presenting and
+// validating under the base URL BaseURL gives.
+func (h *Handler) underBaseURL(ctx context.Context) (*Handler, error) {
+	if h.BaseURL == nil {
+		return h, nil
+	}
+	base, err := h.BaseURL(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the short links' base URL: %w", link.ErrUnavailable, err)
+	}
+	c := *h
+	if c.Present, c.Rules, err = linkapi.Under(base, h.Present, h.Rules); err != nil {
+		return nil, fmt.Errorf("%w: %w", link.ErrUnavailable, err)
+	}
+	return &c, nil
 }
 
 func (h *Handler) get(ctx context.Context, owner, code string) (events.APIGatewayProxyResponse, error) {

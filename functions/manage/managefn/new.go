@@ -30,6 +30,9 @@ type Options struct {
 	Now func() time.Time
 	// Sleep waits out the invalidation settle time; time.Sleep when nil.
 	Sleep func(time.Duration)
+	// BaseURL, when set, gives the base URL per request instead of
+	// Config.BaseURL: the distribution's host, learnt at run time.
+	BaseURL linkapi.BaseURLFunc
 }
 
 // New builds a handler from the configuration.
@@ -51,5 +54,6 @@ func New(o Options) *Handler {
 
 		EdgeSettle: o.Config.InvalidationSettle,
 		EdgeSleep:  o.Sleep,
+		BaseURL:    o.BaseURL,
 	}
 }
