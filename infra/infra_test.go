@@ -73,6 +73,11 @@ func TestFunctionEnvironment(t *testing.T) {
 	assert.Equal(t, "https://sho.rt", r["SHORTENER_BASE_URL"])
 	assert.NotContains(t, r, "IDEMPOTENCY_TABLE", "a function gets only the tables it uses")
 	assert.NotContains(t, r, "ANALYTICS_TABLE")
+	assert.Contains(t, r, "COUNTERS_TABLE", "click limits and password attempts, in the primary Region")
+	fail := s.regional(s.cfg.FailoverRegion)
+	if fn, ok := fail.function("redirect"); ok {
+		assert.NotContains(t, get(fn.Props, "Environment", "Variables"), "COUNTERS_TABLE", "one counter table, in the primary")
+	}
 	assert.Contains(t, vars("create"), "IDEMPOTENCY_TABLE")
 	for _, name := range []string{"create", "manage", "stats"} {
 		assert.Contains(t, vars(name), "KEYS_TABLE", "%s resolves API keys to owners", name)
@@ -280,7 +285,22 @@ func TestDistribution(t *testing.T) {
 		// Redirects: cached by path only, honouring the origin.
 		def := d["DefaultCacheBehavior"].(map[string]any)
 		assert.Equal(t, "redirect-to-https", def["ViewerProtocolPolicy"])
-		assert.Equal(t, []any{"GET", "HEAD"}, def["AllowedMethods"])
+		assert.ElementsMatch(t, []any{"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "POST", "DELETE"}, def["AllowedMethods"],
+			"POST for a protected link's password form")
+		assert.ElementsMatch(t, []any{"GET", "HEAD"}, def["CachedMethods"])
+		// The redirect rules' headers reach the origin outside the cache key.
+		rorp := s.edge().resource(get(def, "OriginRequestPolicyId", "Ref").(string))
+		rheaders := get(rorp.Props, "OriginRequestPolicyConfig", "HeadersConfig").(map[string]any)
+		assert.Equal(t, "whitelist", rheaders["HeaderBehavior"])
+		var rnames []string
+		for _, h := range asSlice(rheaders["Headers"]) {
+			rnames = append(rnames, strings.ToLower(h.(string)))
+		}
+		assert.ElementsMatch(t, []string{"cloudfront-viewer-country", "cloudfront-is-android-viewer", "cloudfront-is-desktop-viewer",
+			"cloudfront-is-ios-viewer", "cloudfront-is-mobile-viewer", "cloudfront-is-smarttv-viewer", "cloudfront-is-tablet-viewer",
+			"accept-language", "user-agent", "content-type"}, rnames)
+		assert.Equal(t, "none", get(rorp.Props, "OriginRequestPolicyConfig", "QueryStringsConfig", "QueryStringBehavior"))
+		assert.Equal(t, "none", get(rorp.Props, "OriginRequestPolicyConfig", "CookiesConfig", "CookieBehavior"))
 		policy := s.edge().resource(get(def, "CachePolicyId", "Ref").(string))
 		cfg := policy.Props["CachePolicyConfig"].(map[string]any)
 		assert.Equal(t, float64(0), cfg["MinTTL"])
@@ -461,7 +481,7 @@ func TestManagementAPI(t *testing.T) {
 		for _, r := range tp.resources("AWS::ApiGatewayV2::Route") {
 			keys = append(keys, r.Props["RouteKey"].(string))
 		}
-		assert.ElementsMatch(t, []string{"GET /{code}", "HEAD /{code}"}, keys, region)
+		assert.ElementsMatch(t, []string{"GET /{code}", "HEAD /{code}", "POST /{code}"}, keys, region)
 		for _, i := range tp.resources("AWS::ApiGatewayV2::Integration") {
 			assert.Equal(t, "1.0", i.Props["PayloadFormatVersion"], region)
 			assert.Equal(t, "AWS_PROXY", i.Props["IntegrationType"], region)
@@ -497,6 +517,8 @@ func TestIAMPerFunction(t *testing.T) {
 				"originauth": {"secretsmanager:GetSecretValue": ":secretsmanager:" + region + ":", "secretsmanager:DescribeSecret": ":secretsmanager:" + region + ":"},
 			}
 			if region == primary {
+				// And the counters of click limits and password attempts.
+				want["redirect"] = grant{"dynamodb:GetItem": "", "dynamodb:UpdateItem": idem}
 				want["create"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": ""}
 				want["manage"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": links, "dynamodb:Query": "/index/" + tableschema.IndexByOwner}
 				if s.cfg.DistributionID != "" {
@@ -535,6 +557,9 @@ func TestIAMPerFunction(t *testing.T) {
 							if name == "manage" && a == "dynamodb:GetItem" {
 								assert.True(t, strings.Contains(res, links) || strings.Contains(res, keysTable), st.Resources)
 							}
+							if name == "redirect" && a == "dynamodb:GetItem" {
+								assert.True(t, strings.Contains(res, links) && strings.Contains(res, here) || strings.Contains(res, idem), st.Resources)
+							}
 							if name == "create" && strings.HasPrefix(a, "dynamodb:") {
 								assert.True(t, strings.Contains(res, links) || strings.Contains(res, idem) || strings.Contains(res, keysTable), st.Resources)
 							}
@@ -561,13 +586,17 @@ func TestIAMPerFunction(t *testing.T) {
 				})
 			}
 
-			// The redirect role may read the links table and nothing else.
+			// The redirect role may read the links table, and write nothing
+			// but the counter items of the idempotency table.
 			fn, _ := tp.function("redirect")
 			stmts, _ := tp.roleStatements(fn)
 			for _, st := range stmts {
 				for _, a := range st.Actions {
+					if a == "dynamodb:UpdateItem" && region == primary && !strings.Contains(strings.ToLower(st.Resources), links) {
+						continue
+					}
 					for _, w := range writeActions {
-						assert.False(t, strings.HasPrefix(a, w), "redirect may not %s", a)
+						assert.False(t, strings.HasPrefix(a, w), "redirect may not %s on %s", a, st.Resources)
 					}
 				}
 			}

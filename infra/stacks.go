@@ -256,6 +256,14 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	// Redirects: read this region's replica, nothing else.
 	redirect := fn("redirect", "LINKS_TABLE")
 	links.Grant(redirect.Role, jsii.String("dynamodb:GetItem"))
+	if primary {
+		// Click limits and password attempts: small counter items in the
+		// idempotency table's key space (shared/linkcounter/dynamocounter),
+		// one table for the whole service so the bounds hold globally. A
+		// failover Region has none: there such links answer 503.
+		redirect.Fn.AddEnvironment(jsii.String("COUNTERS_TABLE"), data.Tables.Idempotency.TableName(), nil)
+		data.Tables.Idempotency.Grant(redirect.Role, jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:GetItem"))
+	}
 	// Only CloudFront's requests reach it: the authorizer reads the origin
 	// secret's replica in this region.
 	originAuth := fn("originauth")

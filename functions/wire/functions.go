@@ -28,6 +28,8 @@ import (
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
+	"github.com/shortlink-dev/shortener/shared/linkcounter"
+	"github.com/shortlink-dev/shortener/shared/linkcounter/dynamocounter"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
 
@@ -64,13 +66,22 @@ func NewRedirect(cfg config.Config, c Clients) (*redirectfn.Handler, error) {
 	if err := requireSettings(cfg, "LINKS_TABLE"); err != nil {
 		return nil, err
 	}
+	var counters linkcounter.Store
+	if cfg.CountersTable != "" {
+		// Only the primary Region has the table: elsewhere (a failover)
+		// links with a click limit or a password answer 503 rather than
+		// count apart and overshoot.
+		counters = dynamocounter.New(c.dynamoDB(), cfg.CountersTable)
+	}
 	return redirectfn.New(redirectfn.Options{
 		Store: dynamostore.New(c.dynamoDB(), dynamostore.Config{
 			LinksTable: cfg.LinksTable, Timeout: cfg.RedirectTimeout,
 		}),
-		Config:  cfg,
-		Log:     c.log("redirect"),
-		Metrics: c.metrics("redirect"),
+		Config:   cfg,
+		Log:      c.log("redirect"),
+		Metrics:  c.metrics("redirect"),
+		Counters: counters,
+		Verify:   verifyPassword,
 	}), nil
 }
 

@@ -76,7 +76,8 @@ func NewRedirect(scope constructs.Construct, id string, p RedirectProps) *Redire
 		})
 	httpAPI.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
 		Path:        jsii.String("/{code}"),
-		Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_GET, awsapigatewayv2.HttpMethod_HEAD},
+		// POST: a protected link's password form.
+		Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_GET, awsapigatewayv2.HttpMethod_HEAD, awsapigatewayv2.HttpMethod_POST},
 		Integration: integration,
 		Authorizer:  authorizer,
 	})

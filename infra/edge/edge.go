@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"slices"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscertificatemanager"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfront"
@@ -10,6 +12,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awswafv2"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/shortlink-dev/shortener/shared/viewer"
 )
 
 // ManagementPathPattern is the behaviour served by the primary region's
@@ -32,6 +36,17 @@ const (
 // here. With the API's "*/*" binary media type any Accept will do, but an
 // Accept that never arrives leaves the choice to API Gateway's handling of
 // a missing header.
+// RedirectOriginHeaders are the viewer headers the redirect behaviour
+// forwards to its origin: the CloudFront headers and Accept-Language the
+// redirect rules read, User-Agent (bots never use up a click limit; the
+// desktop OS), and Content-Type, which a protected link's password form
+// POSTs with. They are in the origin request policy, not the cache key, so
+// links without rules keep one cache entry per path; the answers that
+// depend on them are no-store.
+func RedirectOriginHeaders() []string {
+	return append(slices.Clone(viewer.OriginHeaders), "Content-Type")
+}
+
 var ForwardedAPIHeaders = []string{"x-api-key", "Idempotency-Key", "If-Match", "Content-Type", "Accept"}
 
 // FailoverStatusCodes send a redirect to the fallback region.
@@ -84,6 +99,9 @@ type Edge struct {
 	Distribution   awscloudfront.Distribution
 	RedirectPolicy awscloudfront.CachePolicy
 	APIRequests    awscloudfront.OriginRequestPolicy
+	// RedirectRequests forwards RedirectOriginHeaders to the redirect
+	// origin, outside the cache key.
+	RedirectRequests awscloudfront.OriginRequestPolicy
 	LogConfig      awscloudfront.RealtimeLogConfig
 	WebACL         awswafv2.CfnWebACL // nil when off
 }
@@ -117,6 +135,12 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 		Comment:             jsii.String("/v1: the API key, idempotency, precondition, content type and Accept headers, the query string; never Host"),
 		HeaderBehavior:      awscloudfront.OriginRequestHeaderBehavior_AllowList(fwd...),
 		QueryStringBehavior: awscloudfront.OriginRequestQueryStringBehavior_All(),
+		CookieBehavior:      awscloudfront.OriginRequestCookieBehavior_None(),
+	})
+	redirectRequests := awscloudfront.NewOriginRequestPolicy(c, jsii.String("RedirectRequests"), &awscloudfront.OriginRequestPolicyProps{
+		Comment:             jsii.String("Redirects: the viewer headers the redirect rules and the click limit read; never Host, cookies or the query"),
+		HeaderBehavior:      awscloudfront.OriginRequestHeaderBehavior_AllowList(*jsii.Strings(RedirectOriginHeaders()...)...),
+		QueryStringBehavior: awscloudfront.OriginRequestQueryStringBehavior_None(),
 		CookieBehavior:      awscloudfront.OriginRequestCookieBehavior_None(),
 	})
 	headers := awscloudfront.NewResponseHeadersPolicy(c, jsii.String("SecurityHeaders"), &awscloudfront.ResponseHeadersPolicyProps{
@@ -198,9 +222,14 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 		DefaultBehavior: &awscloudfront.BehaviorOptions{
 			Origin:                redirectOrigin,
 			ViewerProtocolPolicy:  awscloudfront.ViewerProtocolPolicy_REDIRECT_TO_HTTPS,
-			AllowedMethods:        awscloudfront.AllowedMethods_ALLOW_GET_HEAD(),
-			CachedMethods:         awscloudfront.CachedMethods_CACHE_GET_HEAD(),
-			CachePolicy:           redirectPolicy,
+			// POST carries a protected link's password form; CloudFront
+			// offers it only with every method. Only GET and HEAD are
+			// cached, only they fail over, and the origin's route takes
+			// GET, HEAD and POST (infra/api).
+			AllowedMethods:      awscloudfront.AllowedMethods_ALLOW_ALL(),
+			CachedMethods:       awscloudfront.CachedMethods_CACHE_GET_HEAD(),
+			CachePolicy:         redirectPolicy,
+			OriginRequestPolicy: redirectRequests,
 			ResponseHeadersPolicy: headers,
 			RealtimeLogConfig:     logConfig,
 			Compress:              jsii.Bool(false),
@@ -227,7 +256,7 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 	for _, b := range p.Behaviors {
 		dist.AddBehavior(jsii.String(b.PathPattern), b.Origin, b.Options)
 	}
-	return &Edge{Construct: c, Distribution: dist, RedirectPolicy: redirectPolicy, APIRequests: apiRequests, LogConfig: logConfig, WebACL: webACL}
+	return &Edge{Construct: c, Distribution: dist, RedirectPolicy: redirectPolicy, APIRequests: apiRequests, RedirectRequests: redirectRequests, LogConfig: logConfig, WebACL: webACL}
 }
 
 // redirectAPIOrigin is one region's redirect HTTP API. Short timeouts: a

@@ -22,6 +22,10 @@ import (
 type Config struct {
 	LinksTable       string        // LINKS_TABLE
 	IdempotencyTable string        // IDEMPOTENCY_TABLE
+	// CountersTable is COUNTERS_TABLE: where the redirect keeps click
+	// limits and password attempts (shared/linkcounter), the idempotency
+	// table as deployed. Empty: links that need them answer 503.
+	CountersTable string
 	BaseURL          string        // SHORTENER_BASE_URL
 	ShortDomains     []string      // SHORTENER_SHORT_DOMAINS; the base URL's host is always included
 	CodeLength       int           // SHORTENER_CODE_LENGTH
@@ -91,6 +95,7 @@ func Load(getenv Getenv) (Config, error) {
 	c := Config{
 		LinksTable:       getenv("LINKS_TABLE"),
 		IdempotencyTable: getenv("IDEMPOTENCY_TABLE"),
+		CountersTable:    getenv("COUNTERS_TABLE"),
 		KeysTable:        getenv("KEYS_TABLE"),
 		AnalyticsTable:   getenv("ANALYTICS_TABLE"),
 		PrimaryRegion:    getenv("PRIMARY_REGION"),
