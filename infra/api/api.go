@@ -75,7 +75,7 @@ func NewRedirect(scope constructs.Construct, id string, p RedirectProps) *Redire
 			ResultsCacheTtl: awscdk.Duration_Seconds(jsii.Number(OriginAuthorizerTTL.Seconds())),
 		})
 	httpAPI.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
-		Path:        jsii.String("/{code}"),
+		Path: jsii.String("/{code}"),
 		// POST: a protected link's password form.
 		Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_GET, awsapigatewayv2.HttpMethod_HEAD, awsapigatewayv2.HttpMethod_POST},
 		Integration: integration,

@@ -102,8 +102,8 @@ type Edge struct {
 	// RedirectRequests forwards RedirectOriginHeaders to the redirect
 	// origin, outside the cache key.
 	RedirectRequests awscloudfront.OriginRequestPolicy
-	LogConfig      awscloudfront.RealtimeLogConfig
-	WebACL         awswafv2.CfnWebACL // nil when off
+	LogConfig        awscloudfront.RealtimeLogConfig
+	WebACL           awswafv2.CfnWebACL // nil when off
 }
 
 // New creates the distribution. It must be in a us-east-1 stack when WAF or
@@ -220,16 +220,16 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 		EnableIpv6:  jsii.Bool(true),
 		WebAclId:    webACLArn,
 		DefaultBehavior: &awscloudfront.BehaviorOptions{
-			Origin:                redirectOrigin,
-			ViewerProtocolPolicy:  awscloudfront.ViewerProtocolPolicy_REDIRECT_TO_HTTPS,
+			Origin:               redirectOrigin,
+			ViewerProtocolPolicy: awscloudfront.ViewerProtocolPolicy_REDIRECT_TO_HTTPS,
 			// POST carries a protected link's password form; CloudFront
 			// offers it only with every method. Only GET and HEAD are
 			// cached, only they fail over, and the origin's route takes
 			// GET, HEAD and POST (infra/api).
-			AllowedMethods:      awscloudfront.AllowedMethods_ALLOW_ALL(),
-			CachedMethods:       awscloudfront.CachedMethods_CACHE_GET_HEAD(),
-			CachePolicy:         redirectPolicy,
-			OriginRequestPolicy: redirectRequests,
+			AllowedMethods:        awscloudfront.AllowedMethods_ALLOW_ALL(),
+			CachedMethods:         awscloudfront.CachedMethods_CACHE_GET_HEAD(),
+			CachePolicy:           redirectPolicy,
+			OriginRequestPolicy:   redirectRequests,
 			ResponseHeadersPolicy: headers,
 			RealtimeLogConfig:     logConfig,
 			Compress:              jsii.Bool(false),

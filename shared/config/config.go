@@ -20,12 +20,12 @@ import (
 
 // Config is every setting a function may need; each reads what it uses.
 type Config struct {
-	LinksTable       string        // LINKS_TABLE
-	IdempotencyTable string        // IDEMPOTENCY_TABLE
+	LinksTable       string // LINKS_TABLE
+	IdempotencyTable string // IDEMPOTENCY_TABLE
 	// CountersTable is COUNTERS_TABLE: where the redirect keeps click
 	// limits and password attempts (shared/linkcounter), the idempotency
 	// table as deployed. Empty: links that need them answer 503.
-	CountersTable string
+	CountersTable    string
 	BaseURL          string        // SHORTENER_BASE_URL
 	ShortDomains     []string      // SHORTENER_SHORT_DOMAINS; the base URL's host is always included
 	CodeLength       int           // SHORTENER_CODE_LENGTH
