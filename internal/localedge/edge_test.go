@@ -288,19 +288,23 @@ func TestHeadIsAnsweredFromACachedGet(t *testing.T) {
 	assert.Equal(t, 1, f.origin.count("/page404"))
 }
 
-func TestOtherMethodsAreRefusedAtTheEdge(t *testing.T) {
+// TestOtherMethodsPassThroughUncached: the redirect behaviour allows
+// every method, as deployed (a protected link's form POSTs), caches only
+// GET and HEAD, and logs each.
+func TestOtherMethodsPassThroughUncached(t *testing.T) {
 	f := newFixture(t, Options{})
-	for _, m := range []string{"POST", "PUT", "DELETE", "OPTIONS", "PATCH"} {
+	for _, m := range []string{"POST", "PUT", "DELETE", "OPTIONS", "PATCH", "POST"} {
 		resp := f.do(m, "/abc1234")
-		assert.Equal(t, http.StatusForbidden, resp.StatusCode, m)
-		assert.Equal(t, "Error from cloudfront", resp.Header.Get("X-Cache"), m)
-		assert.Contains(t, body(t, resp), "not configured to allow the HTTP request method", m)
+		assert.Equal(t, http.StatusFound, resp.StatusCode, m)
+		assert.Equal(t, "Miss from cloudfront", resp.Header.Get("X-Cache"), m)
 	}
-	assert.Zero(t, f.origin.count("/abc1234"))
+	assert.Equal(t, 6, f.origin.count("/abc1234"), "each reached the origin: none was cached")
+	assert.Equal(t, "POST", f.origin.last().Method)
+	resp := f.do("GET", "/abc1234")
+	assert.Equal(t, "Miss from cloudfront", resp.Header.Get("X-Cache"), "a POST's answer is not a GET's")
 	recs := f.flushed(t)
-	require.Len(t, recs, 5)
-	assert.Equal(t, 403, recs[0].Status)
-	assert.Equal(t, ResultError, recs[0].ResultType)
+	require.Len(t, recs, 7)
+	assert.Equal(t, "POST", recs[0].Method)
 }
 
 func TestInvalidations(t *testing.T) {

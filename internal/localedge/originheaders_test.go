@@ -51,3 +51,35 @@ func TestRedirectOriginHeaders(t *testing.T) {
 	f.do(http.MethodGet, "/v1/links", "X-Origin-Verify", "viewer-guess")
 	assert.Equal(t, []string{"viewer-guess"}, o.values("/v1/links"), "/v1 is another origin, with no custom header")
 }
+
+// TestViewerHeadersAtTheOrigin: the origin gets exactly the headers the
+// deployed origin request policy forwards: the device type headers the
+// edge derives from the User-Agent (whatever the viewer sent in their
+// name), the viewer's country (sent by a test, else the edge's), and
+// Accept-Language, User-Agent and Content-Type; no cookie, no other
+// viewer header, no query.
+func TestViewerHeadersAtTheOrigin(t *testing.T) {
+	const iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1"
+	f := newFixture(t, Options{Country: "FR"})
+	f.do(http.MethodGet, "/abc1234?utm=x", "User-Agent", iPhone, "Accept-Language", "de-DE", "Cookie", "a=b",
+		"X-Custom", "1", "CloudFront-Is-Desktop-Viewer", "true", "CloudFront-Viewer-Country", "DE")
+	r := f.origin.last()
+	assert.Equal(t, http.Header{
+		"User-Agent":                   {iPhone},
+		"Accept-Language":              {"de-DE"},
+		"Cloudfront-Viewer-Country":    {"DE"},
+		"Cloudfront-Is-Mobile-Viewer":  {"true"},
+		"Cloudfront-Is-Tablet-Viewer":  {"false"},
+		"Cloudfront-Is-Desktop-Viewer": {"false"},
+		"Cloudfront-Is-Smarttv-Viewer": {"false"},
+		"Cloudfront-Is-Ios-Viewer":     {"true"},
+		"Cloudfront-Is-Android-Viewer": {"false"},
+	}, r.Header)
+	assert.Empty(t, r.URL.RawQuery)
+
+	f.do(http.MethodPost, "/abc1234", "Content-Type", "application/x-www-form-urlencoded", "User-Agent", "x")
+	r = f.origin.last()
+	assert.Equal(t, "application/x-www-form-urlencoded", r.Header.Get("Content-Type"))
+	assert.Equal(t, "FR", r.Header.Get("CloudFront-Viewer-Country"), "the edge's own country when the viewer sent none")
+	assert.Equal(t, "true", r.Header.Get("CloudFront-Is-Desktop-Viewer"))
+}

@@ -203,10 +203,10 @@ func TestGatewayRouting(t *testing.T) {
 		{name: "below a link", method: "GET", target: "/v1/links/abc", wantStatus: 404},
 		{name: "below healthz", method: "GET", target: "/healthz/x", wantStatus: 404},
 		{name: "GET the collection", method: "GET", target: "/v1/links", wantStatus: 405, wantAllow: "POST"},
-		{name: "POST a code", method: "POST", target: "/abc1234", wantStatus: 405, wantAllow: "GET, HEAD"},
-		{name: "DELETE a code", method: "DELETE", target: "/abc1234", wantStatus: 405, wantAllow: "GET, HEAD"},
+		{name: "POST a code (a password form)", method: "POST", target: "/abc1234", wantStatus: 302, wantRoute: "redirect", wantParams: map[string]string{"code": "abc1234"}},
+		{name: "DELETE a code", method: "DELETE", target: "/abc1234", wantStatus: 405, wantAllow: "GET, HEAD, POST"},
 		{name: "POST healthz", method: "POST", target: "/healthz", wantStatus: 405, wantAllow: "GET, HEAD"},
-		{name: "lower-case method", method: "get", target: "/abc1234", wantStatus: 405, wantAllow: "GET, HEAD"},
+		{name: "lower-case method", method: "get", target: "/abc1234", wantStatus: 405, wantAllow: "GET, HEAD, POST"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
