@@ -326,7 +326,7 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if result != ResultRedirect && isRedirect(status) {
 		e.redirects.Add(1)
 	}
-	e.emit(r, path, status, result, id, answered)
+	e.emit(r, path, status, result, id, headerValue(h, "Content-Type"), answered)
 }
 
 func isRedirect(status int) bool {
@@ -521,9 +521,9 @@ func (e *Edge) purge(paths []string) {
 }
 
 // emit hands the request's log record to the sink's buffer without
-// waiting. path is the request's escaped path, answered when the edge
-// answered.
-func (e *Edge) emit(r *http.Request, path string, status int, result, id string, answered time.Time) {
+// waiting. path is the request's escaped path, contentType the answer's
+// (sc-content-type), answered when the edge answered.
+func (e *Edge) emit(r *http.Request, path string, status int, result, id, contentType string, answered time.Time) {
 	if e.sink == nil || e.closed.Load() {
 		return
 	}
@@ -542,6 +542,7 @@ func (e *Edge) emit(r *http.Request, path string, status int, result, id string,
 		Referer:            headerValue(r.Header, "Referer"),
 		ResponseResultType: result,
 		ResultType:         result,
+		ContentType:        contentType,
 		Country:            e.viewerCountry(r),
 	}
 	e.logMu.Lock()

@@ -83,3 +83,37 @@ func TestViewerHeadersAtTheOrigin(t *testing.T) {
 	assert.Equal(t, "FR", r.Header.Get("CloudFront-Viewer-Country"), "the edge's own country when the viewer sent none")
 	assert.Equal(t, "true", r.Header.Get("CloudFront-Is-Desktop-Viewer"))
 }
+
+// TestNoStoreAnswersAndTheirContentType: an answer marked no-store is
+// never served to another viewer, and the record of each carries the
+// answer's Content-Type (sc-content-type), where a decided redirect names
+// its destination.
+func TestNoStoreAnswersAndTheirContentType(t *testing.T) {
+	var n int
+	var mu sync.Mutex
+	o := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		dest := "rule-0"
+		if r.Header.Get("CloudFront-Viewer-Country") == "FR" {
+			dest = "default"
+		}
+		mu.Unlock()
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8; destination="+dest)
+		w.Header().Set("Location", "https://example.com/"+dest)
+		w.WriteHeader(http.StatusFound)
+	})
+	f := newFixture(t, Options{Origin: o})
+	for _, c := range []string{"DE", "FR", "DE", "FR"} {
+		resp := f.do(http.MethodGet, "/geo1234", "CloudFront-Viewer-Country", c)
+		want := map[string]string{"DE": "https://example.com/rule-0", "FR": "https://example.com/default"}[c]
+		assert.Equal(t, want, resp.Header.Get("Location"), c)
+		assert.Equal(t, "Miss from cloudfront", resp.Header.Get("X-Cache"))
+	}
+	assert.Equal(t, 4, n, "nothing cached")
+	recs := f.flushed(t)
+	require.Len(t, recs, 4)
+	assert.Equal(t, "text/plain; charset=utf-8; destination=rule-0", recs[0].ContentType)
+	assert.Equal(t, "text/plain; charset=utf-8; destination=default", recs[1].ContentType)
+}
