@@ -158,9 +158,9 @@ type click struct {
 	code, referrer string
 	// destination is a decided link's (clicklog.Click.Destination).
 	destination string
-	ms             int64 // epoch milliseconds
-	country        [2]byte
-	bot            bool
+	ms          int64 // epoch milliseconds
+	country     [2]byte
+	bot         bool
 }
 
 func (b *batch) seq(i int) string   { return b.records[i].Kinesis.SequenceNumber }
