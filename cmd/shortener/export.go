@@ -23,7 +23,11 @@ import (
 // exportColumns are the columns of `export --format csv`, in order. They
 // are every field of a link as the API lists it, so that `import --from
 // csv` can recreate it; docs/cli.md says which of them a re-import keeps.
-var exportColumns = []string{"code", "alias", "url", "short_url", "status", "redirect_status", "created_at", "updated_at", "expires_at", "version"}
+// The redirect-rule columns come last: rules and targets as the API's
+// JSON, protected "true" for a link with a password (which is never
+// exported: only its hash is stored).
+var exportColumns = []string{"code", "alias", "url", "short_url", "status", "redirect_status", "created_at", "updated_at", "expires_at", "version",
+	"protected", "max_clicks", "rules", "targets", "expired_url"}
 
 // pageBackoff spaces the retries of one page that got no answer, a 5xx or a
 // 429. A list request only reads, so a retry is always safe.
@@ -92,7 +96,32 @@ func (w *csvLinkWriter) write(l linkapi.LinkDetail) error {
 	return w.w.Write([]string{
 		l.Code, l.Alias, l.URL, l.ShortURL, string(l.Status), strconv.Itoa(l.RedirectStatus),
 		l.CreatedAt, l.UpdatedAt, l.ExpiresAt, strconv.FormatInt(l.Version, 10),
+		boolCell(l.Protected), intCell(l.MaxClicks), jsonCell(l.Rules), jsonCell(l.Targets), l.ExpiredURL,
 	})
+}
+
+// boolCell, intCell and jsonCell leave a cell empty for a field the link
+// does not use.
+func boolCell(b bool) string {
+	if !b {
+		return ""
+	}
+	return "true"
+}
+
+func intCell(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func jsonCell[T any](list []T) string {
+	if len(list) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(list) // lists of strings and numbers always marshal
+	return string(b)
 }
 
 func (w *csvLinkWriter) flush() error { w.w.Flush(); return w.w.Error() }

@@ -128,7 +128,8 @@ func requireColumns(t csvTable, format string, names ...string) error {
 // ownColumns are the columns `import --from csv` reads: the four of a
 // hand-made file, and those of `export --format csv`. The ones
 // generatedColumns lists are the service's own and are not sent.
-var ownColumns = append([]string{"url", "alias", "ttl_seconds", "redirect_status", "expires_at", "status"}, generatedColumns...)
+var ownColumns = append([]string{"url", "alias", "ttl_seconds", "redirect_status", "expires_at", "status",
+	"max_clicks", "rules", "targets", "expired_url", "protected"}, generatedColumns...)
 
 // generatedColumns are fields the service sets on every link: a re-import
 // reads and drops them (docs/cli.md, "Round trip").
@@ -160,6 +161,9 @@ func readOwnCSV(data []byte) ([]*importRow, error) {
 		}
 		if v := cell("expires_at"); v != "" {
 			row.req.ExpiresAt = &v
+		}
+		if !setFeatureCells(row, cell) {
+			return row
 		}
 		setStatus(row, cell("status"))
 		return row
@@ -220,6 +224,7 @@ func readOwnNDJSON(data []byte) ([]*importRow, error) {
 			s := l.RedirectStatus
 			row.req.RedirectStatus = &s
 		}
+		setFeatures(row, l.Features)
 		setStatus(row, string(l.Status))
 		rows = append(rows, row)
 	}
@@ -571,4 +576,49 @@ func jsonItems(data []byte, key string, fn func(json.RawMessage) error) ([]int, 
 		return nil, usagef("the JSON file has no links")
 	}
 	return lines, nil
+}
+
+// setFeatures carries an exported link's redirect-rule fields into its
+// create request. A password cannot be: only its hash was ever stored, so
+// the row says so and the link is created without one.
+func setFeatures(row *importRow, f linkapi.Features) {
+	if f.MaxClicks != 0 {
+		n := f.MaxClicks
+		row.req.MaxClicks = &n
+	}
+	row.req.Rules, row.req.Targets, row.req.ExpiredURL = f.Rules, f.Targets, f.ExpiredURL
+	if f.Protected {
+		row.NotKept = append(row.NotKept, "password")
+	}
+}
+
+// setFeatureCells reads the redirect-rule columns of an exported CSV row;
+// false when a cell is malformed and the row has failed.
+func setFeatureCells(row *importRow, cell func(string) string) bool {
+	var f linkapi.Features
+	if v := cell("max_clicks"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			row.fail(0, problem{Title: "Invalid row", Field: "max_clicks", Detail: fmt.Sprintf("max_clicks: %q is not a whole number", v)})
+			return false
+		}
+		f.MaxClicks = n
+	}
+	for _, c := range []struct {
+		name string
+		dst  any
+	}{{"rules", &f.Rules}, {"targets", &f.Targets}} {
+		if v := cell(c.name); v != "" {
+			dec := json.NewDecoder(strings.NewReader(v))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(c.dst); err != nil {
+				row.fail(0, problem{Title: "Invalid row", Field: c.name, Detail: fmt.Sprintf("%s: not the JSON list export writes: %v", c.name, err)})
+				return false
+			}
+		}
+	}
+	f.ExpiredURL = cell("expired_url")
+	f.Protected = cell("protected") == "true"
+	setFeatures(row, f)
+	return true
 }

@@ -54,16 +54,22 @@ func (a *app) shortenCommand() *cobra.Command {
 	var (
 		alias, ttl, expires, idemKey string
 		status, redirectStatus       int
+		ff                           featureFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "shorten URL",
 		Short: "Create a short link and print its short URL",
 		Example: `  shortener shorten https://example.com/landing
   shortener shorten https://example.com/summer --alias Summer-Sale --ttl 30d --status 307
-  shortener shorten https://example.com/order --idempotency-key order-4711   # safe to retry`,
+  shortener shorten https://example.com/order --idempotency-key order-4711   # safe to retry
+  shortener shorten https://example.com/ --rule 'country=DE,AT;url=https://example.com/de' \
+      --target 'https://a.example=70' --target 'https://b.example=30' --max-clicks 1000`,
 		Args: args(1, "one URL"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			body := linkapi.CreateRequest{URL: argv[0], Alias: alias}
+			if err := ff.create(cmd.Flags(), a.stdin, &body); err != nil {
+				return err
+			}
 			if ttl != "" && expires != "" {
 				return usagef("give --ttl or --expires, not both")
 			}
@@ -116,6 +122,7 @@ func (a *app) shortenCommand() *cobra.Command {
 	f.IntVar(&status, "status", 0, "redirect status: 301, 302 (default), 307 or 308")
 	f.IntVar(&redirectStatus, "redirect-status", 0, "the same as --status")
 	f.StringVar(&idemKey, "idempotency-key", "", "makes the create safe to retry: the same key answers the same link for 24 h")
+	ff.register(f, false)
 	return cmd
 }
 
@@ -160,6 +167,7 @@ func (a *app) printDetail(l linkapi.LinkDetail, etag string) error {
 		[2]string{"expires_at", l.ExpiresAt},
 		[2]string{"version", strconv.FormatInt(l.Version, 10)},
 	)
+	rows = append(rows, featureRows(l.Features)...)
 	if etag != "" {
 		rows = append(rows, [2]string{"etag", etag})
 	}
@@ -239,6 +247,7 @@ func (a *app) editCommand() *cobra.Command {
 	var (
 		target, ttl, expires, status, ifMatch string
 		redirectStatus                        int
+		ff                                    featureFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "edit CODE",
@@ -247,7 +256,9 @@ func (a *app) editCommand() *cobra.Command {
 change applies only if the link is still at that version (412 otherwise, exit code 1).`,
 		Example: `  shortener edit Ab3dE5g --url https://example.com/new
   shortener edit Summer-Sale --status disabled
-  shortener edit Ab3dE5g --ttl 90d --if-match 3`,
+  shortener edit Ab3dE5g --ttl 90d --if-match 3
+  shortener edit Ab3dE5g --rule 'device=mobile;url=https://m.example.com/' --max-clicks 50
+  shortener edit Ab3dE5g --clear password,targets`,
 		Args: args(1, "one code"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			var body linkapi.PatchRequest
@@ -280,8 +291,12 @@ change applies only if the link is still at that version (412 otherwise, exit co
 			if f.Changed("redirect-status") {
 				body.RedirectStatus = &redirectStatus
 			}
+			if err := ff.patch(f, a.stdin, &body); err != nil {
+				return err
+			}
 			if body.Empty() {
-				return usagef("nothing to change: give --url, --ttl, --expires, --status or --redirect-status")
+				return usagef("nothing to change: give --url, --ttl, --expires, --status, --redirect-status, " +
+					"--password, --max-clicks, --rule, --target, --expired-url or --clear")
 			}
 			c, err := a.client()
 			if err != nil {
@@ -309,6 +324,7 @@ change applies only if the link is still at that version (412 otherwise, exit co
 	f.StringVar(&status, "status", "", "active or disabled (a disabled link answers 410)")
 	f.IntVar(&redirectStatus, "redirect-status", 0, "301, 302, 307 or 308")
 	f.StringVar(&ifMatch, "if-match", "", `change only if the link is at this version (3 or "3", as get shows it)`)
+	ff.register(f, true)
 	return cmd
 }
 

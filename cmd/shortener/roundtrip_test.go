@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -22,6 +23,9 @@ import (
 // in after a round trip, as docs/cli.md lists them: the service sets them
 // on every create. A link's code is among them only without an alias.
 var generatedFields = []string{"short_url", "created_at", "updated_at", "version"}
+
+// featureColumns are the redirect-rule columns, empty for a link without them.
+var featureColumns = []string{"protected", "max_clicks", "rules", "targets", "expired_url"}
 
 // comparableExport reads an export (CSV or NDJSON) into one JSON line per
 // link without the generated fields, sorted, so two exports compare as
@@ -58,7 +62,20 @@ func comparableExport(t *testing.T, format, data string) []string {
 		// is left out: compare both as strings.
 		flat := map[string]string{}
 		for k, v := range m {
-			flat[k] = fmt.Sprint(v)
+			if cell, ok := v.(string); ok && cell != "" && (k == "rules" || k == "targets") {
+				require.NoError(t, json.Unmarshal([]byte(cell), &v), "a CSV cell holds the JSON list")
+			}
+			switch v.(type) {
+			case []any: // rules and targets, compared as JSON with sorted keys
+				b, err := json.Marshal(v)
+				require.NoError(t, err)
+				flat[k] = string(b)
+			default:
+				flat[k] = fmt.Sprint(v)
+			}
+			if flat[k] == "" && slices.Contains(featureColumns, k) {
+				delete(flat, k) // an empty CSV cell is a field NDJSON leaves out
+			}
 		}
 		if flat["alias"] == "" {
 			delete(flat, "alias")
@@ -88,6 +105,9 @@ func TestExportImportRoundTrip(t *testing.T) {
 	src.ok("shorten", "https://example.com/twice")
 	paused := strings.TrimPrefix(strings.TrimSpace(src.ok("shorten", "https://example.com/paused", "--status", "301")), srcOrigin+"/")
 	src.ok("edit", paused, "--status", "disabled")
+	src.ok("shorten", "https://example.com/geo", "--alias", "Geo-Split", "--max-clicks", "500",
+		"--rule", "country=de,AT;device=mobile;url=https://example.com/de?a=1,2", "--rule", "language=fr;url=https://example.com/fr",
+		"--target", "https://a.example.com/=70", "--target", "https://b.example.com/?x=1=30", "--expired-url", "https://example.com/over")
 
 	dir := t.TempDir()
 	exports := map[string]string{}
@@ -95,13 +115,13 @@ func TestExportImportRoundTrip(t *testing.T) {
 		file := filepath.Join(dir, "links."+format)
 		r := src.run("export", "--format", format, "-o", file)
 		require.Equal(t, exitOK, r.code, r.stderr)
-		assert.Contains(t, r.stderr, "exported 7 links")
+		assert.Contains(t, r.stderr, "exported 8 links")
 		b, err := os.ReadFile(file)
 		require.NoError(t, err)
 		exports[format] = string(b)
 		assert.Equal(t, string(b), src.ok("export", "--format", format), "stdout and -o write the same")
 	}
-	require.Len(t, comparableExport(t, "csv", exports["csv"]), 7)
+	require.Len(t, comparableExport(t, "csv", exports["csv"]), 8)
 	require.Equal(t, comparableExport(t, "csv", exports["csv"]), comparableExport(t, "ndjson", exports["ndjson"]), "both formats carry the same fields")
 	src.checkTraffic(0)
 
@@ -111,7 +131,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	t.Run("dry run writes nothing", func(t *testing.T) {
 		var rep importReport
 		require.NoError(t, json.Unmarshal([]byte(dst.ok("--json", "import", "--from", "csv", "--dry-run", filepath.Join(dir, "links.csv"))), &rep))
-		assert.Equal(t, importReport{WouldCreate: 7}, importReport{Created: rep.Created, Exists: rep.Exists, WouldCreate: rep.WouldCreate, Failed: rep.Failed, NotKept: rep.NotKept})
+		assert.Equal(t, importReport{WouldCreate: 8}, importReport{Created: rep.Created, Exists: rep.Exists, WouldCreate: rep.WouldCreate, Failed: rep.Failed, NotKept: rep.NotKept})
 		var page linkapi.LinkPage
 		require.NoError(t, json.Unmarshal([]byte(dst.ok("ls", "--all", "--json")), &page))
 		assert.Empty(t, page.Links)
@@ -119,10 +139,10 @@ func TestExportImportRoundTrip(t *testing.T) {
 
 	t.Run("import, then import again", func(t *testing.T) {
 		out := dst.ok("import", "--from", "csv", filepath.Join(dir, "links.csv"))
-		assert.Contains(t, out, "7 created, 0 already there, 0 failed")
+		assert.Contains(t, out, "8 created, 0 already there, 0 failed")
 		for _, format := range []string{"csv", "ndjson"} {
 			out := dst.ok("import", "--from", format, filepath.Join(dir, "links."+format))
-			assert.Contains(t, out, "0 created, 7 already there, 0 failed", "a second run creates nothing (%s)", format)
+			assert.Contains(t, out, "0 created, 8 already there, 0 failed", "a second run creates nothing (%s)", format)
 		}
 	})
 

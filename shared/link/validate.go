@@ -50,6 +50,8 @@ type CreateRequest struct {
 	ExpiresAt      *time.Time
 	TTLSeconds     *int64
 	RedirectStatus *int
+	// Features are the per-click features asked for; the zero value has none.
+	Features FeaturesRequest
 }
 
 // Validated is a create request that passed every rule, normalised.
@@ -61,6 +63,7 @@ type Validated struct {
 	AliasKey       string
 	ExpiresAt      time.Time
 	RedirectStatus int
+	Features       ValidatedFeatures
 }
 
 // Validate checks req against the rules at time now and returns it
@@ -83,6 +86,9 @@ func (r Rules) Validate(req CreateRequest, now time.Time) (Validated, error) {
 		return v, err
 	}
 	if v.RedirectStatus, err = RedirectStatus(req.RedirectStatus); err != nil {
+		return v, err
+	}
+	if v.Features, err = r.ValidateFeatures(req.Features); err != nil {
 		return v, err
 	}
 	return v, nil

@@ -14,11 +14,20 @@ type CreateRequest struct {
 	ExpiresAt      *string `json:"expires_at,omitempty"`
 	TTLSeconds     *int64  `json:"ttl_seconds,omitempty"`
 	RedirectStatus *int    `json:"redirect_status,omitempty"`
+	// Password is write-only: it is hashed before it is stored and no
+	// answer ever carries it.
+	Password   *string  `json:"password,omitempty"`
+	MaxClicks  *int64   `json:"max_clicks,omitempty"`
+	Rules      []Rule   `json:"rules,omitempty"`
+	Targets    []Target `json:"targets,omitempty"`
+	ExpiredURL string   `json:"expired_url,omitempty"`
 }
 
 // Domain converts the wire request, parsing expires_at as RFC 3339.
 func (r CreateRequest) Domain() (link.CreateRequest, error) {
-	out := link.CreateRequest{URL: r.URL, Alias: r.Alias, TTLSeconds: r.TTLSeconds, RedirectStatus: r.RedirectStatus}
+	out := link.CreateRequest{URL: r.URL, Alias: r.Alias, TTLSeconds: r.TTLSeconds, RedirectStatus: r.RedirectStatus,
+		Features: link.FeaturesRequest{Password: r.Password, MaxClicks: r.MaxClicks, Rules: DomainRules(r.Rules),
+			Targets: DomainTargets(r.Targets), ExpiredURL: r.ExpiredURL}}
 	if r.ExpiresAt != nil {
 		t, err := time.Parse(time.RFC3339, *r.ExpiresAt)
 		if err != nil {
@@ -38,6 +47,7 @@ type Link struct {
 	CreatedAt      string `json:"created_at"`
 	ExpiresAt      string `json:"expires_at"`
 	RedirectStatus int    `json:"redirect_status"`
+	Features
 }
 
 // Presenter turns links into their API form under the service's base URL.
@@ -56,5 +66,6 @@ func (p Presenter) Link(l link.Link) Link {
 		CreatedAt:      l.CreatedAt.UTC().Format(time.RFC3339Nano),
 		ExpiresAt:      l.ExpiresAt.UTC().Format(time.RFC3339),
 		RedirectStatus: l.RedirectStatus,
+		Features:       PresentFeatures(l.Features),
 	}
 }

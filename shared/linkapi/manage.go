@@ -18,11 +18,20 @@ type PatchRequest struct {
 	// Status is "active" or "disabled"; the other statuses are reached by
 	// DELETE or by expiry, never set.
 	Status *string `json:"status,omitempty"`
+	// The redirect-rule fields: absent leaves one as it is, null removes
+	// it, a value replaces it (rules and targets whole; [] removes them
+	// too).
+	Password   Nullable[string]   `json:"password,omitzero"`
+	MaxClicks  Nullable[int64]    `json:"max_clicks,omitzero"`
+	Rules      Nullable[[]Rule]   `json:"rules,omitzero"`
+	Targets    Nullable[[]Target] `json:"targets,omitzero"`
+	ExpiredURL Nullable[string]   `json:"expired_url,omitzero"`
 }
 
 // Empty reports whether the patch names no field to change.
 func (r PatchRequest) Empty() bool {
-	return r.URL == nil && r.ExpiresAt == nil && r.TTLSeconds == nil && r.RedirectStatus == nil && r.Status == nil
+	return r.URL == nil && r.ExpiresAt == nil && r.TTLSeconds == nil && r.RedirectStatus == nil && r.Status == nil &&
+		!r.Password.Set && !r.MaxClicks.Set && !r.Rules.Set && !r.Targets.Set && !r.ExpiredURL.Set
 }
 
 // ExpiresAtTime parses expires_at as RFC 3339, the way CreateRequest.Domain

@@ -32,6 +32,23 @@ const (
 	// carry it, so a tombstone leaves that index.
 	AttrExpShard = "exp_shard"
 
+	// Redirect rules (shared/link.Features), each absent when the link
+	// does not use it, so items written before them read back with none.
+	// AttrPasswordHash holds the encoded Argon2id hash, never a password;
+	// AttrRules is a list of maps (AttrURL and the condition lists below,
+	// each a list of strings, kept in order), AttrTargets a list of maps
+	// (AttrURL, AttrWeight).
+	AttrPasswordHash = "password_hash"
+	AttrMaxClicks    = "max_clicks"
+	AttrRules        = "rules"
+	AttrTargets      = "targets"
+	AttrExpiredURL   = "expired_url"
+	AttrCountry      = "country"
+	AttrDevice       = "device"
+	AttrOS           = "os"
+	AttrLanguage     = "language"
+	AttrWeight       = "weight"
+
 	// Tombstone attributes. AttrTombShard is the sparse index's partition
 	// key: only tombstones carry it, so the index holds nothing else.
 	AttrTombstonedAt = "tombstoned_at" // epoch milliseconds

@@ -76,12 +76,10 @@ func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest)
 		items[i].owner = owner
 		if err := apigw.DecodeStrict(raw, &items[i].wire); err != nil {
 			decodeErrs[i] = err
-			var buf bytes.Buffer
-			_ = json.Compact(&buf, raw) // raw came out of a JSON array, so it is valid JSON
-			canonical[i] = buf.Bytes()
+			canonical[i] = canonicalRaw(raw)
 			continue
 		}
-		canonical[i], _ = json.Marshal(items[i].wire) // plain strings and numbers always marshal
+		canonical[i] = canonicalJSON(items[i].wire)
 	}
 
 	budget := BatchBudget
@@ -211,6 +209,23 @@ func (h *Handler) lookBatch(ctx context.Context, owner, key, hash string, n int)
 		return nil, fmt.Errorf("read the batch's idempotency records: %w", err)
 	}
 	return seen, nil
+}
+
+// canonicalRaw is an item that did not decode as its fingerprint sees
+// it: compact, and, when it is an object with a password, that password
+// replaced as canonicalJSON does.
+func canonicalRaw(raw json.RawMessage) []byte {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) == nil && obj != nil {
+		if _, ok := obj["password"]; ok {
+			obj["password"], _ = json.Marshal(redacted)
+			b, _ := json.Marshal(obj) // raw messages that decoded always marshal
+			return b
+		}
+	}
+	var buf bytes.Buffer
+	_ = json.Compact(&buf, raw) // raw came out of a JSON array, so it is valid JSON
+	return buf.Bytes()
 }
 
 // itemKey is the idempotency key of item i of a batch sent under key. The

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -19,6 +20,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/password"
 )
 
 // Codes draws generated codes.
@@ -53,6 +55,37 @@ type Handler struct {
 	// waits it out (time.Sleep when nil).
 	EdgeSettle time.Duration
 	EdgeSleep  func(time.Duration)
+	// HashPassword hashes a link's password; password.Hash when nil.
+	HashPassword func(pw string) (string, error)
+
+	hashOnce  sync.Once
+	hashSlots chan struct{}
+}
+
+// MaxConcurrentHashes bounds the password hashes one instance computes at
+// once: each takes password.Default.Memory (19 MiB), so the eight items a
+// batch writes at a time would otherwise ask for 152 MiB of a 256 MB
+// function.
+const MaxConcurrentHashes = 2
+
+// hashPassword hashes pw for storage, at most MaxConcurrentHashes at a time.
+func (h *Handler) hashPassword(ctx context.Context, pw string) (string, error) {
+	h.hashOnce.Do(func() { h.hashSlots = make(chan struct{}, MaxConcurrentHashes) })
+	select {
+	case h.hashSlots <- struct{}{}:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	defer func() { <-h.hashSlots }()
+	hash := h.HashPassword
+	if hash == nil {
+		hash = password.Hash
+	}
+	enc, err := hash(pw)
+	if err != nil {
+		return "", fmt.Errorf("hash the link's password: %w", err)
+	}
+	return enc, nil
 }
 
 // purger invalidates the edge for new aliases.
@@ -165,6 +198,12 @@ func (h *Handler) create(ctx context.Context, r request, now time.Time, lookFirs
 		Status:         link.StatusActive,
 		Version:        1,
 		RedirectStatus: v.RedirectStatus,
+		Features:       v.Features.Features,
+	}
+	if v.Features.Password != "" {
+		if l.PasswordHash, err = h.hashPassword(ctx, v.Features.Password); err != nil {
+			return created{}, err
+		}
 	}
 	attempts := h.MaxAttempts
 	if attempts <= 0 {
@@ -251,10 +290,25 @@ func createdResponse(c created) events.APIGatewayProxyResponse {
 // fingerprint hashes the decoded request, not its bytes, so the same
 // request sent with other spacing or key order is still the same request.
 func fingerprint(r linkapi.CreateRequest) string {
-	b, _ := json.Marshal(r) // plain strings and numbers always marshal
-	sum := sha256.Sum256(b)
+	sum := sha256.Sum256(canonicalJSON(r))
 	return hex.EncodeToString(sum[:])
 }
+
+// canonicalJSON is the request as its fingerprint sees it: the password
+// only as present or not. A fast hash of it, kept in the idempotency
+// record for a day, would be a password guessable offline, which the
+// link's slow hash exists to prevent; so a retry under the same key is
+// compared without its password, and answered with the first link.
+func canonicalJSON(r linkapi.CreateRequest) []byte {
+	if r.Password != nil {
+		r.Password = &redacted
+	}
+	b, _ := json.Marshal(r) // plain strings, numbers and lists of them always marshal
+	return b
+}
+
+// redacted stands for any password in a fingerprint.
+var redacted = "(password)"
 
 func checkIdempotencyKey(k string) error {
 	if len(k) > 255 {

@@ -29,6 +29,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/password"
 )
 
 // Store is what the management API needs of linkstore.Store.
@@ -76,6 +77,8 @@ type Handler struct {
 	Metrics    *metrics.Emitter
 	// Owners resolves the caller's API key to its owner (the keys table).
 	Owners apigw.Owners
+	// HashPassword hashes a link's new password; password.Hash when nil.
+	HashPassword func(pw string) (string, error)
 }
 
 // Handle answers one API Gateway proxy event.
@@ -159,7 +162,7 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 	}
 	if body.Empty() {
 		return events.APIGatewayProxyResponse{}, &link.FieldError{Field: "body",
-			Reason: "names nothing to change; send url, expires_at, ttl_seconds, redirect_status or status"}
+			Reason: "names nothing to change; send url, expires_at, ttl_seconds, redirect_status, status, password, max_clicks, rules, targets or expired_url"}
 	}
 	now := h.Now().UTC()
 	ch, err := h.validate(body, now)
@@ -186,7 +189,19 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 	}
 
 	l := ch.apply(old)
-	if l.URL == old.URL && l.ExpiresAt.Equal(old.ExpiresAt) && l.RedirectStatus == old.RedirectStatus && l.Status == old.Status {
+	if ch.password != nil && *ch.password != "" {
+		// Hashed only now, past every check that could refuse the patch:
+		// a hash costs tens of milliseconds of CPU.
+		hash := h.HashPassword
+		if hash == nil {
+			hash = password.Hash
+		}
+		if l.PasswordHash, err = hash(*ch.password); err != nil {
+			return events.APIGatewayProxyResponse{}, fmt.Errorf("hash the link's password: %w", err)
+		}
+	}
+	if l.URL == old.URL && l.ExpiresAt.Equal(old.ExpiresAt) && l.RedirectStatus == old.RedirectStatus && l.Status == old.Status &&
+		l.Features.Equal(old.Features) {
 		return h.detail(old), nil // nothing changes: no write, no version, no invalidation
 	}
 	l.Version = old.Version + 1
@@ -247,6 +262,12 @@ type changes struct {
 	expiresAt      *time.Time
 	redirectStatus *int
 	status         *link.Status
+	// password is the new password, "" to remove it; nil leaves it.
+	password   *string
+	maxClicks  *int64
+	rules      *[]link.Rule
+	targets    *[]link.Target
+	expiredURL *string
 }
 
 // validate checks each named field with the same rules create uses.
@@ -285,7 +306,57 @@ func (h *Handler) validate(body linkapi.PatchRequest, now time.Time) (changes, e
 		}
 		ch.status = &s
 	}
-	return ch, nil
+	return ch, h.validateFeatures(body, &ch)
+}
+
+// validateFeatures checks the redirect-rule fields a patch names, with the
+// rules create uses; null (and [] for the lists) removes a field.
+func (h *Handler) validateFeatures(body linkapi.PatchRequest, ch *changes) error {
+	if p := body.Password; p.Set {
+		pw := ""
+		if !p.Null {
+			if err := link.CheckPassword(p.Value); err != nil {
+				return err
+			}
+			pw = p.Value
+		}
+		ch.password = &pw
+	}
+	if m := body.MaxClicks; m.Set {
+		var n int64
+		if !m.Null {
+			if err := link.CheckMaxClicks(m.Value); err != nil {
+				return err
+			}
+			n = m.Value
+		}
+		ch.maxClicks = &n
+	}
+	if r := body.Rules; r.Set {
+		rules, err := h.Rules.NormalizeRules(linkapi.DomainRules(r.Value))
+		if err != nil {
+			return err
+		}
+		ch.rules = &rules
+	}
+	if t := body.Targets; t.Set {
+		targets, err := h.Rules.NormalizeTargets(linkapi.DomainTargets(t.Value))
+		if err != nil {
+			return err
+		}
+		ch.targets = &targets
+	}
+	if e := body.ExpiredURL; e.Set {
+		var u string
+		if !e.Null {
+			var err error
+			if u, err = h.Rules.NormalizeURLField(e.Value, "expired_url"); err != nil {
+				return err
+			}
+		}
+		ch.expiredURL = &u
+	}
+	return nil
 }
 
 func (ch changes) apply(l link.Link) link.Link {
@@ -300,6 +371,21 @@ func (ch changes) apply(l link.Link) link.Link {
 	}
 	if ch.status != nil {
 		l.Status = *ch.status
+	}
+	if ch.password != nil && *ch.password == "" {
+		l.PasswordHash = "" // a new password is hashed by patch
+	}
+	if ch.maxClicks != nil {
+		l.MaxClicks = *ch.maxClicks
+	}
+	if ch.rules != nil {
+		l.Rules = *ch.rules
+	}
+	if ch.targets != nil {
+		l.Targets = *ch.targets
+	}
+	if ch.expiredURL != nil {
+		l.ExpiredURL = *ch.expiredURL
 	}
 	return l
 }

@@ -91,6 +91,7 @@ func marshalLink(l link.Link, purgeDelay time.Duration) map[string]types.Attribu
 	if l.Alias != "" {
 		item[tableschema.AttrAlias] = str(l.Alias)
 	}
+	marshalFeatures(item, l.Features)
 	return item
 }
 
@@ -114,6 +115,9 @@ func unmarshalLink(item map[string]types.AttributeValue) (link.Link, error) {
 	expires, err := getN(item, tableschema.AttrExpiresAt, err)
 	l.Version, err = getN(item, tableschema.AttrVersion, err)
 	rs, err := getN(item, tableschema.AttrRedirectStatus, err)
+	if err == nil {
+		l.Features, err = unmarshalFeatures(item)
+	}
 	if err != nil {
 		return link.Link{}, fmt.Errorf("decode link item: %w", err)
 	}

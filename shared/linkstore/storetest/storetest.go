@@ -60,6 +60,25 @@ func Run(t *testing.T, newStore Factory) {
 		assert.Equal(t, want, got)
 	})
 
+	t.Run("redirect rules round-trip through create, get and list", func(t *testing.T) {
+		s, clock := setup(t)
+		want := withFeatures(sample("rul1234", clock.Now()))
+		require.NoError(t, s.Create(context.Background(), want, nil))
+		got, err := s.Get(context.Background(), want.Code)
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+		listed, _, err := s.List(context.Background(), want.Owner, 10, "")
+		require.NoError(t, err)
+		require.Len(t, listed, 1)
+		assert.Equal(t, want, listed[0])
+
+		// What a caller does with the link it read changes nothing stored.
+		got.Rules[0].Country[0] = "FR"
+		again, err := s.Get(context.Background(), want.Code)
+		require.NoError(t, err)
+		assert.Equal(t, "DE", again.Rules[0].Country[0])
+	})
+
 	t.Run("get of an absent code is not found", func(t *testing.T) {
 		s, _ := setup(t)
 		_, err := s.Get(context.Background(), "nothere")
@@ -258,6 +277,35 @@ func RunLifecycle(t *testing.T, newStore Factory) {
 		stale := l
 		stale.URL, stale.Version = "https://example.com/lost", 2
 		assert.ErrorIs(t, s.Update(ctx, stale, 1), link.ErrPrecondition, "a writer that read version 1 lost")
+	})
+
+	t.Run("update sets, changes and clears redirect rules", func(t *testing.T) {
+		s, clock := setup(t)
+		l := sample("upd0002", clock.Now())
+		require.NoError(t, s.Create(ctx, l, nil))
+
+		with := withFeatures(l)
+		with.Version = 2
+		require.NoError(t, s.Update(ctx, with, 1))
+		got, err := s.Get(ctx, l.Code)
+		require.NoError(t, err)
+		assert.Equal(t, with, got)
+
+		changed := with
+		changed.Features = link.Features{MaxClicks: 7, Targets: []link.Target{{URL: "https://c.example/", Weight: 1}, {URL: "https://d.example/", Weight: 99}}}
+		changed.Version = 3
+		require.NoError(t, s.Update(ctx, changed, 2))
+		got, err = s.Get(ctx, l.Code)
+		require.NoError(t, err)
+		assert.Equal(t, changed, got, "features the update leaves out are gone")
+
+		cleared := changed
+		cleared.Features, cleared.Version = link.Features{}, 4
+		require.NoError(t, s.Update(ctx, cleared, 3))
+		got, err = s.Get(ctx, l.Code)
+		require.NoError(t, err)
+		assert.Equal(t, cleared, got)
+		assert.False(t, got.Decided())
 	})
 
 	t.Run("owners cannot update or delete each other's links", func(t *testing.T) {
@@ -483,6 +531,21 @@ func assertTaken(t *testing.T, err error, want linkstore.Taken) {
 
 // sample builds a link with times at the precision the stores keep:
 // milliseconds for creation, seconds for expiry (the TTL attribute).
+// withFeatures is l with every redirect rule feature set.
+func withFeatures(l link.Link) link.Link {
+	l.Features = link.Features{
+		PasswordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA",
+		MaxClicks:    5,
+		Rules: []link.Rule{
+			{URL: "https://de.example/", Country: []string{"DE", "AT"}, Device: []string{"mobile", "tablet"}},
+			{URL: "https://x.example/", OS: []string{"ios"}, Language: []string{"fr", "de"}},
+		},
+		Targets:    []link.Target{{URL: "https://a.example/", Weight: 70}, {URL: "https://b.example/", Weight: 30}},
+		ExpiredURL: "https://example.com/over",
+	}
+	return l
+}
+
 func sample(code string, now time.Time) link.Link {
 	now = now.Truncate(time.Millisecond)
 	return link.Link{
