@@ -30,6 +30,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkcounter"
 	"github.com/shortlink-dev/shortener/shared/linkcounter/dynamocounter"
+	"github.com/shortlink-dev/shortener/shared/password"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
 
@@ -81,7 +82,7 @@ func NewRedirect(cfg config.Config, c Clients) (*redirectfn.Handler, error) {
 		Log:      c.log("redirect"),
 		Metrics:  c.metrics("redirect"),
 		Counters: counters,
-		Verify:   verifyPassword,
+		Verify:   password.Verify,
 	}), nil
 }
 
