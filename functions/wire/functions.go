@@ -30,8 +30,8 @@ import (
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkcounter"
 	"github.com/shortlink-dev/shortener/shared/linkcounter/dynamocounter"
-	"github.com/shortlink-dev/shortener/shared/password"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/password"
 )
 
 // Each constructor first checks that cfg carries the settings its function
