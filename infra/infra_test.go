@@ -285,9 +285,7 @@ func TestDistribution(t *testing.T) {
 		// Redirects: cached by path only, honouring the origin.
 		def := d["DefaultCacheBehavior"].(map[string]any)
 		assert.Equal(t, "redirect-to-https", def["ViewerProtocolPolicy"])
-		assert.ElementsMatch(t, []any{"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "POST", "DELETE"}, def["AllowedMethods"],
-			"POST for a protected link's password form")
-		assert.ElementsMatch(t, []any{"GET", "HEAD"}, def["CachedMethods"])
+		assert.Equal(t, []any{"GET", "HEAD"}, def["AllowedMethods"], "an origin group's behaviour takes no POST")
 		// The redirect rules' headers reach the origin outside the cache key.
 		rorp := s.edge().resource(get(def, "OriginRequestPolicyId", "Ref").(string))
 		rheaders := get(rorp.Props, "OriginRequestPolicyConfig", "HeadersConfig").(map[string]any)
@@ -331,8 +329,28 @@ func TestDistribution(t *testing.T) {
 
 		// /v1: the primary region's REST API only, uncached, all methods.
 		behaviors := asSlice(d["CacheBehaviors"])
-		require.Len(t, behaviors, 4, "/v1/* and the console's three (TestConsole)")
-		v1 := behaviors[0].(map[string]any)
+		require.Len(t, behaviors, 5, "/v1/*, /unlock/* and the console's three (TestConsole)")
+		byPattern := map[string]map[string]any{}
+		for _, b := range behaviors {
+			byPattern[get(b, "PathPattern").(string)] = b.(map[string]any)
+		}
+		v1 := byPattern[edge.ManagementPathPattern]
+		require.NotNil(t, v1)
+
+		// The password forms' POSTs: the primary's redirect API alone (not
+		// the origin group, which CloudFront refuses POST for), uncached,
+		// with the redirects' origin request policy and real-time log.
+		unlock := byPattern["/unlock/*"]
+		require.NotNil(t, unlock)
+		assert.ElementsMatch(t, []any{"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "POST", "DELETE"}, unlock["AllowedMethods"])
+		assert.Equal(t, "4135ea2d-6df8-44a3-9df3-4b5a84be39ad", unlock["CachePolicyId"], "managed CachingDisabled")
+		assert.Equal(t, def["OriginRequestPolicyId"], unlock["OriginRequestPolicyId"])
+		assert.Equal(t, def["RealtimeLogConfigArn"], unlock["RealtimeLogConfigArn"], "its 303s are clicks")
+		assert.Equal(t, "https-only", unlock["ViewerProtocolPolicy"])
+		uo, ok := origins[unlock["TargetOriginId"].(string)]
+		require.True(t, ok, "a single origin, not the group")
+		assert.Contains(t, toJSON(uo["DomainName"]), `"StackName":"`+primaryStack+`"`)
+		assert.Contains(t, toJSON(uo["DomainName"]), "RedirectApi")
 		assert.Equal(t, edge.ManagementPathPattern, v1["PathPattern"])
 		assert.Equal(t, "https-only", v1["ViewerProtocolPolicy"])
 		assert.ElementsMatch(t, []any{"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "POST", "DELETE"}, v1["AllowedMethods"])
@@ -481,7 +499,7 @@ func TestManagementAPI(t *testing.T) {
 		for _, r := range tp.resources("AWS::ApiGatewayV2::Route") {
 			keys = append(keys, r.Props["RouteKey"].(string))
 		}
-		assert.ElementsMatch(t, []string{"GET /{code}", "HEAD /{code}", "POST /{code}"}, keys, region)
+		assert.ElementsMatch(t, []string{"GET /{code}", "HEAD /{code}", "POST /unlock/{code}"}, keys, region)
 		for _, i := range tp.resources("AWS::ApiGatewayV2::Integration") {
 			assert.Equal(t, "1.0", i.Props["PayloadFormatVersion"], region)
 			assert.Equal(t, "AWS_PROXY", i.Props["IntegrationType"], region)

@@ -27,7 +27,7 @@ func (r *localRun) createLink(t *testing.T, body string) string {
 
 func (r *localRun) postPassword(t *testing.T, code, pw string) (int, map[string][]string, string) {
 	t.Helper()
-	status, h, b := r.do(t, "POST", "/"+code, "", url.Values{"password": {pw}}.Encode(),
+	status, h, b := r.do(t, "POST", "/unlock/"+code, "", url.Values{"password": {pw}}.Encode(),
 		"Content-Type", "application/x-www-form-urlencoded", "User-Agent", browserAgent)
 	return status, h, string(b)
 }
@@ -44,6 +44,7 @@ func TestPasswordLinkThroughTheLocalRun(t *testing.T) {
 		require.Equal(t, 200, status)
 		assert.Equal(t, "no-store", h.Get("Cache-Control"))
 		assert.Contains(t, string(body), `name="password"`)
+		assert.Contains(t, string(body), `action="/unlock/`+code+`"`)
 		assert.NotContains(t, string(body), "behind-the-door")
 		assert.Empty(t, h.Get("Location"))
 	}
@@ -54,6 +55,21 @@ func TestPasswordLinkThroughTheLocalRun(t *testing.T) {
 	status, h, _ := r.postPassword(t, code, "open sesame 1")
 	assert.Equal(t, 303, status)
 	assert.Equal(t, "https://example.com/behind-the-door", h["Location"][0])
+	status, _, _ = r.do(t, "POST", "/"+code, "", "password=open+sesame+1", "Content-Type", "application/x-www-form-urlencoded")
+	assert.Equal(t, 403, status, "the redirects' behaviour takes no POST, as CloudFront's with an origin group")
+	// The right password's 303 is the link's one click; the forms and the
+	// 403s are none.
+	require.Eventually(t, func() bool {
+		_, _, body := r.do(t, "GET", "/v1/links/"+code+"/stats", r.key, "")
+		var st statsBody
+		return json.Unmarshal(body, &st) == nil && st.Totals.Total >= 1
+	}, 20*time.Second, 200*time.Millisecond, "the click reaches the stats")
+	time.Sleep(time.Second)
+	_, _, body2 := r.do(t, "GET", "/v1/links/"+code+"/stats", r.key, "")
+	var st statsBody
+	require.NoError(t, json.Unmarshal(body2, &st))
+	assert.Equal(t, int64(1), st.Totals.Total, "counted once")
+	assert.Equal(t, int64(1), st.Totals.Human)
 
 	locked := r.createLink(t, `{"url":"https://example.com/vault","password":"correct horse"}`)
 	for i := range 10 {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/infra/edge"
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/link"
 )
 
 // RedirectProps configure the redirect origin.
@@ -75,9 +76,16 @@ func NewRedirect(scope constructs.Construct, id string, p RedirectProps) *Redire
 			ResultsCacheTtl: awscdk.Duration_Seconds(jsii.Number(OriginAuthorizerTTL.Seconds())),
 		})
 	httpAPI.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
-		Path: jsii.String("/{code}"),
-		// POST: a protected link's password form.
-		Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_GET, awsapigatewayv2.HttpMethod_HEAD, awsapigatewayv2.HttpMethod_POST},
+		Path:        jsii.String("/{code}"),
+		Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_GET, awsapigatewayv2.HttpMethod_HEAD},
+		Integration: integration,
+		Authorizer:  authorizer,
+	})
+	// A protected link's password form (link.UnlockPath), on the same
+	// function behind the same authorizer.
+	httpAPI.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
+		Path:        jsii.String(link.UnlockPath("{code}")),
+		Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_POST},
 		Integration: integration,
 		Authorizer:  authorizer,
 	})

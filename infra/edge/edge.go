@@ -13,12 +13,17 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/viewer"
 )
 
 // ManagementPathPattern is the behaviour served by the primary region's
 // /v1 API; everything else is a redirect.
 const ManagementPathPattern = "/v1/*"
+
+// UnlockPathPattern is the behaviour of the password forms' POSTs
+// (link.UnlockPath).
+var UnlockPathPattern = link.UnlockPath("*")
 
 // Cache TTL bounds of the redirect policy. The origin's Cache-Control
 // (s-maxage) decides within them: MinTTL 0 so a short or zero s-maxage for
@@ -36,11 +41,11 @@ const (
 // here. With the API's "*/*" binary media type any Accept will do, but an
 // Accept that never arrives leaves the choice to API Gateway's handling of
 // a missing header.
-// RedirectOriginHeaders are the viewer headers the redirect behaviour
-// forwards to its origin: the CloudFront headers and Accept-Language the
-// redirect rules read, User-Agent (bots never use up a click limit; the
-// desktop OS), and Content-Type, which a protected link's password form
-// POSTs with. They are in the origin request policy, not the cache key, so
+// RedirectOriginHeaders are the viewer headers the redirect and unlock
+// behaviours forward to their origin: the CloudFront headers and
+// Accept-Language the redirect rules read, User-Agent (bots never use up a
+// click limit; the desktop OS), and Content-Type, which a protected link's
+// password form POSTs with. They are in the origin request policy, not the cache key, so
 // links without rules keep one cache entry per path; the answers that
 // depend on them are no-store.
 func RedirectOriginHeaders() []string {
@@ -220,13 +225,9 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 		EnableIpv6:  jsii.Bool(true),
 		WebAclId:    webACLArn,
 		DefaultBehavior: &awscloudfront.BehaviorOptions{
-			Origin:               redirectOrigin,
-			ViewerProtocolPolicy: awscloudfront.ViewerProtocolPolicy_REDIRECT_TO_HTTPS,
-			// POST carries a protected link's password form; CloudFront
-			// offers it only with every method. Only GET and HEAD are
-			// cached, only they fail over, and the origin's route takes
-			// GET, HEAD and POST (infra/api).
-			AllowedMethods:        awscloudfront.AllowedMethods_ALLOW_ALL(),
+			Origin:                redirectOrigin,
+			ViewerProtocolPolicy:  awscloudfront.ViewerProtocolPolicy_REDIRECT_TO_HTTPS,
+			AllowedMethods:        awscloudfront.AllowedMethods_ALLOW_GET_HEAD(),
 			CachedMethods:         awscloudfront.CachedMethods_CACHE_GET_HEAD(),
 			CachePolicy:           redirectPolicy,
 			OriginRequestPolicy:   redirectRequests,
@@ -235,6 +236,21 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 			Compress:              jsii.Bool(false),
 		},
 		AdditionalBehaviors: &map[string]*awscloudfront.BehaviorOptions{
+			// A protected link's password form posts here. CloudFront
+			// refuses POST on a behaviour whose target is an origin group,
+			// so this one goes to the primary Region's redirect API alone,
+			// uncached, logged like the redirects (the 303 answering the
+			// right password is a click).
+			UnlockPathPattern: {
+				Origin:                redirectAPIOrigin(p.RedirectOrigins[0], secret),
+				ViewerProtocolPolicy:  awscloudfront.ViewerProtocolPolicy_HTTPS_ONLY,
+				AllowedMethods:        awscloudfront.AllowedMethods_ALLOW_ALL(),
+				CachePolicy:           awscloudfront.CachePolicy_CACHING_DISABLED(),
+				OriginRequestPolicy:   redirectRequests,
+				ResponseHeadersPolicy: headers,
+				RealtimeLogConfig:     logConfig,
+				Compress:              jsii.Bool(false),
+			},
 			ManagementPathPattern: {
 				Origin: managementOrigin,
 				// HTTPS only rather than a redirect to it: a 301 answered

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/shortlink-dev/shortener/shared/clicklog"
+	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/viewer"
 )
 
@@ -311,11 +312,19 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		status, result = http.StatusBadRequest, ResultError
 		writeNonCanonical(w)
 		answered = e.now()
-	case (r.Method == http.MethodGet || r.Method == http.MethodHead) && first != "" && !rest:
+	case r.Method != http.MethodGet && r.Method != http.MethodHead && first != link.UnlockPrefix:
+		// The redirect behaviour allows GET and HEAD only: CloudFront
+		// refuses any other method on a behaviour whose target is an
+		// origin group.
+		status, result = http.StatusForbidden, ResultError
+		writeMethodNotAllowed(w)
+		answered = e.now()
+	case first != "" && !rest:
 		status, result, answered = e.serveCacheable(w, r, path)
 	default:
-		// The behaviour allows every method (a protected link's form
-		// POSTs) and caches only GET and HEAD: the rest pass through.
+		// Longer paths; among them the password forms' behaviour
+		// (/unlock/*: every method, CachingDisabled), which goes to the
+		// same origin with the same origin request policy.
 		rw := &resultWriter{ResponseWriter: w}
 		e.misses.Add(1)
 		e.origin.ServeHTTP(rw, e.originRequest(r, false))

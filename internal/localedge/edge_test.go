@@ -288,23 +288,37 @@ func TestHeadIsAnsweredFromACachedGet(t *testing.T) {
 	assert.Equal(t, 1, f.origin.count("/page404"))
 }
 
-// TestOtherMethodsPassThroughUncached: the redirect behaviour allows
-// every method, as deployed (a protected link's form POSTs), caches only
-// GET and HEAD, and logs each.
-func TestOtherMethodsPassThroughUncached(t *testing.T) {
+func TestOtherMethodsAreRefusedAtTheEdge(t *testing.T) {
 	f := newFixture(t, Options{})
-	for _, m := range []string{"POST", "PUT", "DELETE", "OPTIONS", "PATCH", "POST"} {
+	for _, m := range []string{"POST", "PUT", "DELETE", "OPTIONS", "PATCH"} {
 		resp := f.do(m, "/abc1234")
+		assert.Equal(t, http.StatusForbidden, resp.StatusCode, m)
+		assert.Equal(t, "Error from cloudfront", resp.Header.Get("X-Cache"), m)
+		assert.Contains(t, body(t, resp), "not configured to allow the HTTP request method", m)
+	}
+	assert.Zero(t, f.origin.count("/abc1234"))
+	recs := f.flushed(t)
+	require.Len(t, recs, 5)
+	assert.Equal(t, 403, recs[0].Status)
+	assert.Equal(t, ResultError, recs[0].ResultType)
+}
+
+// TestUnlockPassesEveryMethodUncached: the password forms' behaviour
+// (/unlock/*) allows every method, as deployed, caches nothing, and logs
+// each request.
+func TestUnlockPassesEveryMethodUncached(t *testing.T) {
+	f := newFixture(t, Options{})
+	for _, m := range []string{"POST", "PUT", "GET", "POST"} {
+		resp := f.do(m, "/unlock/abc1234")
 		assert.Equal(t, http.StatusFound, resp.StatusCode, m)
 		assert.Equal(t, "Miss from cloudfront", resp.Header.Get("X-Cache"), m)
 	}
-	assert.Equal(t, 6, f.origin.count("/abc1234"), "each reached the origin: none was cached")
+	assert.Equal(t, 4, f.origin.count("/unlock/abc1234"), "each reached the origin: none was cached")
 	assert.Equal(t, "POST", f.origin.last().Method)
-	resp := f.do("GET", "/abc1234")
-	assert.Equal(t, "Miss from cloudfront", resp.Header.Get("X-Cache"), "a POST's answer is not a GET's")
 	recs := f.flushed(t)
-	require.Len(t, recs, 7)
+	require.Len(t, recs, 4)
 	assert.Equal(t, "POST", recs[0].Method)
+	assert.Equal(t, "/unlock/abc1234", recs[0].URI)
 }
 
 func TestInvalidations(t *testing.T) {

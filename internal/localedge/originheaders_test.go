@@ -77,7 +77,7 @@ func TestViewerHeadersAtTheOrigin(t *testing.T) {
 	}, r.Header)
 	assert.Empty(t, r.URL.RawQuery)
 
-	f.do(http.MethodPost, "/abc1234", "Content-Type", "application/x-www-form-urlencoded", "User-Agent", "x")
+	f.do(http.MethodPost, "/unlock/abc1234", "Content-Type", "application/x-www-form-urlencoded", "User-Agent", "x")
 	r = f.origin.last()
 	assert.Equal(t, "application/x-www-form-urlencoded", r.Header.Get("Content-Type"))
 	assert.Equal(t, "FR", r.Header.Get("CloudFront-Viewer-Country"), "the edge's own country when the viewer sent none")

@@ -65,8 +65,9 @@ type Click struct {
 //
 // A decided link's redirect names its destination in its Content-Type
 // (DestinationOf). That also marks the one 303 that is a click: the answer
-// to a protected link's password form, a POST (the 303 of another
-// spelling of an alias carries no destination and is not).
+// to a protected link's password form, a POST to its unlock path
+// (link.UnlockPath); the 303 of another spelling of an alias carries no
+// destination and is not.
 func Classify(r *Record) (Click, bool) {
 	dest := DestinationOf(r.ContentType)
 	click := isRedirect(r.Status) && (r.Method == "GET" || r.Method == "HEAD") ||
@@ -74,7 +75,15 @@ func Classify(r *Record) (Click, bool) {
 	if !click || !servedLink(r) {
 		return Click{}, false
 	}
-	code, ok := CodeKey(pathOf(r.URI))
+	seg := pathOf(r.URI)
+	if r.Method == "POST" {
+		// The password form posts to the link's unlock path.
+		var unlock bool
+		if seg, unlock = strings.CutPrefix(seg, link.UnlockPrefix+"/"); !unlock {
+			return Click{}, false
+		}
+	}
+	code, ok := CodeKey(seg)
 	if !ok {
 		return Click{}, false
 	}

@@ -5,6 +5,18 @@ import (
 	"strconv"
 )
 
+// UnlockPrefix is the first segment of the path a protected link's
+// password form posts to: /unlock/{code}. Not /{code} itself: CloudFront
+// refuses POST on a cache behaviour whose target is an origin group ("The
+// parameter AllowedMethods cannot include POST, PUT, PATCH, or DELETE for a
+// cached behavior associated with an origin group"), and the redirects'
+// behaviour fails over between Regions. A path of two segments is never a
+// link's, so the prefix needs no reservation.
+const UnlockPrefix = "unlock"
+
+// UnlockPath is where the password form of the link at segment posts.
+func UnlockPath(segment string) string { return "/" + UnlockPrefix + "/" + segment }
+
 // Viewer is what the edge tells the origin about one viewer: the inputs of
 // the rules (shared/viewer reads it from CloudFront's headers). An empty
 // field is unknown and matches no condition on it.

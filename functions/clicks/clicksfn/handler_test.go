@@ -604,8 +604,12 @@ func TestDestinationsCounted(t *testing.T) {
 	f := newFixture(t)
 	var ev events.KinesisEvent
 	add := func(i int, status int, method, ct string) {
+		uri := "/geo1234"
+		if method == "POST" {
+			uri = "/unlock/geo1234" // the password form's
+		}
 		r := clicklog.Record{Time: noon.Add(time.Duration(i) * time.Second), Status: status, Method: method, Host: "sho.rt",
-			URI: "/geo1234", RequestID: fmt.Sprintf("req-%06d", i), UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0",
+			URI: uri, RequestID: fmt.Sprintf("req-%06d", i), UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0",
 			ResponseResultType: "Miss", ResultType: "Miss", ContentType: ct}
 		seq := fmt.Sprintf("49656890123456789012345678901234567890%018d", i+1)
 		ev.Records = append(ev.Records, events.KinesisEventRecord{

@@ -48,7 +48,7 @@ func (h *Handler) decide(ctx context.Context, req *events.APIGatewayProxyRequest
 	switch {
 	case l.Protected() && req.HTTPMethod != http.MethodPost:
 		h.Metrics.Add("PasswordForms", metrics.Count, 1)
-		return formPage(http.StatusOK, "")
+		return formPage(http.StatusOK, unlockAction(req, l), "")
 	case l.Protected():
 		if resp, ok := h.checkPassword(ctx, req, l, now); !ok {
 			return resp
@@ -98,7 +98,7 @@ func (h *Handler) checkPassword(ctx context.Context, req *events.APIGatewayProxy
 	switch {
 	case errors.Is(err, linkcounter.ErrLimited):
 		h.Metrics.Add("PasswordLimited", metrics.Count, 1)
-		resp := formPage(http.StatusTooManyRequests, "Too many attempts. Try again in a minute.")
+		resp := formPage(http.StatusTooManyRequests, unlockAction(req, l), "Too many attempts. Try again in a minute.")
 		resp.Headers["Retry-After"] = strconv.Itoa(int((retry + time.Second - 1) / time.Second))
 		return resp, false
 	case err != nil:
@@ -115,7 +115,7 @@ func (h *Handler) checkPassword(ctx context.Context, req *events.APIGatewayProxy
 	}
 	if !right {
 		h.Metrics.Add("PasswordWrong", metrics.Count, 1)
-		return formPage(http.StatusForbidden, "Wrong password."), false
+		return formPage(http.StatusForbidden, unlockAction(req, l), "Wrong password."), false
 	}
 	if err := h.Counters.Forgive(ctx, l.Code, now); err != nil {
 		h.Log.WarnContext(ctx, "forgive a right password attempt", "code", l.Code, "error", err.Error())
@@ -232,9 +232,19 @@ func methodNotAllowed() events.APIGatewayProxyResponse {
 		Headers: map[string]string{"Allow": "GET, HEAD", "Cache-Control": "no-store"}}
 }
 
+// unlockAction is where the form posts: the unlock path of the segment
+// the viewer used (link.LookupKeys accepted it, so it needs no escaping
+// in a path), or the link's own path when the request named none.
+func unlockAction(req *events.APIGatewayProxyRequest, l link.Link) string {
+	if seg := req.PathParameters["code"]; seg != "" {
+		return link.UnlockPath(seg)
+	}
+	return link.UnlockPath(l.Path())
+}
+
 // formPage is the password form: it names neither the target nor the
-// link's owner, and posts back to the page's own URL.
-func formPage(status int, message string) events.APIGatewayProxyResponse {
+// link's owner, and posts to action (link.UnlockPath).
+func formPage(status int, action, message string) events.APIGatewayProxyResponse {
 	msg := ""
 	if message != "" {
 		msg = `<p role="alert">` + html.EscapeString(message) + `</p>`
@@ -247,7 +257,7 @@ func formPage(status int, message string) events.APIGatewayProxyResponse {
 			"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
 			"Referrer-Policy":         "no-referrer",
 		},
-		Body: formHead + msg + formTail,
+		Body: formHead + msg + `<form method="post" action="` + html.EscapeString(action) + `">` + formTail,
 	}
 }
 
@@ -255,7 +265,7 @@ const formHead = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><meta name="viewport" content="width=device-width"><title>Password required</title></head>
 <body><h1>This link is protected</h1>`
 
-const formTail = `<form method="post"><label>Password <input type="password" name="password" required minlength="8" maxlength="128" autocomplete="current-password" autofocus></label> <button type="submit">Continue</button></form></body></html>
+const formTail = `<label>Password <input type="password" name="password" required minlength="8" maxlength="128" autocomplete="current-password" autofocus></label> <button type="submit">Continue</button></form></body></html>
 `
 
 const limitPage = `<!doctype html>

@@ -69,7 +69,9 @@ func TestPasswordLink(t *testing.T) {
 		assert.Empty(t, resp.Headers["Location"])
 		assert.Empty(t, destination(resp), "a form is no click")
 	}
-	assert.Contains(t, f.do(t, request(t, "GET", "secret1", "")).Body, `name="password"`)
+	form := f.do(t, request(t, "GET", "secret1", "")).Body
+	assert.Contains(t, form, `name="password"`)
+	assert.Contains(t, form, `<form method="post" action="/unlock/secret1">`, "posts to the unlock path (link.UnlockPath)")
 
 	resp := f.do(t, post(t, "secret1", "wrong guess"))
 	assert.Equal(t, 403, resp.StatusCode)

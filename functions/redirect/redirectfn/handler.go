@@ -94,11 +94,11 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest)
 
 func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest, now time.Time) events.APIGatewayProxyResponse {
 	if req.HTTPMethod != http.MethodGet && req.HTTPMethod != http.MethodHead && req.HTTPMethod != http.MethodPost {
-		return methodNotAllowed() // POST only reaches a protected link's form
+		return methodNotAllowed() // POST: a protected link's form (link.UnlockPath)
 	}
 	code := req.PathParameters["code"]
 	if code == "" {
-		code = strings.TrimPrefix(req.Path, "/")
+		code = strings.TrimPrefix(strings.TrimPrefix(req.Path, link.UnlockPath("")), "/")
 	}
 	keys := link.LookupKeys(code)
 	c, err := h.resolve(ctx, code, keys, now)
