@@ -410,6 +410,63 @@ func TestConsoleInABrowser(t *testing.T) {
 	assert.Equal(t, 3, got.Version)
 	assert.Equal(t, 307, got.RedirectStatus, "the change made elsewhere to a field the user left alone stays")
 
+	// Redirect rules in the editor: a password, a limit, rules and a split
+	// are saved and summed up in the row; a line that is not a rule is
+	// named before anything is sent; then the password and the rules are
+	// removed, and the rest stays.
+	row := fmt.Sprintf(`tr[data-code=%q]`, code)
+	p.click(fmt.Sprintf(`button[aria-label="Edit %s"]`, code))
+	p.setInput("#edit-password", "console-secret")
+	p.setInput("#edit-max-clicks", "25")
+	p.setInput("#edit-rules", "country=de,AT;device=mobile;url=https://example.com/de\nlanguage=fr;url=https://example.com/fr")
+	p.setInput("#edit-targets", "https://a.example.com/=70\nhttps://b.example.com/=30")
+	p.screenshot(shots, "console-rules.png", 1280, 1000)
+	p.click("#edit-submit")
+	p.run("the form closes", chromedp.WaitNotPresent(chromedp.CSS("#edit-form")))
+	p.waitText(row, "password · limit 25 · 2 rules · 2-way split")
+	var rules struct {
+		Protected bool
+		MaxClicks int `json:"max_clicks"`
+		Rules     []struct {
+			URL     string
+			Country []string
+		}
+		Targets []struct{ Weight int }
+		Version int
+	}
+	_, _, body = r.do(t, "GET", "/v1/links/"+code, r.key, "")
+	require.NoError(t, json.Unmarshal(body, &rules), string(body))
+	assert.True(t, rules.Protected)
+	assert.Equal(t, 25, rules.MaxClicks)
+	require.Len(t, rules.Rules, 2)
+	assert.Equal(t, []string{"DE", "AT"}, rules.Rules[0].Country)
+	require.Len(t, rules.Targets, 2)
+	assert.Equal(t, 4, rules.Version)
+	assert.NotContains(t, string(body), "console-secret")
+
+	p.click(fmt.Sprintf(`button[aria-label="Edit %s"]`, code))
+	var shown string
+	p.eval(`document.querySelector('#edit-rules').value`, &shown)
+	assert.Equal(t, "country=DE,AT;device=mobile;url=https://example.com/de\nlanguage=fr;url=https://example.com/fr", shown, "the rules come back in the form they are typed")
+	p.setInput("#edit-rules", "germany;url=https://example.com/de")
+	p.click("#edit-submit")
+	p.waitText("#edit-error", "Rules line 1")
+	p.click("#edit-no-password")
+	p.setInput("#edit-rules", "")
+	p.click("#edit-submit")
+	p.run("the form closes", chromedp.WaitNotPresent(chromedp.CSS("#edit-form")))
+	p.waitText(row, "limit 25 · 2-way split")
+	rules.Protected, rules.Rules = false, nil
+	_, _, body = r.do(t, "GET", "/v1/links/"+code, r.key, "")
+	require.NoError(t, json.Unmarshal(body, &rules), string(body))
+	assert.False(t, rules.Protected)
+	assert.Empty(t, rules.Rules)
+	assert.Equal(t, 25, rules.MaxClicks)
+	assert.Len(t, rules.Targets, 2)
+	var rowText string
+	p.eval(fmt.Sprintf(`document.querySelector(%q).textContent`, row), &rowText)
+	assert.NotContains(t, rowText, "password", "a removed feature leaves the row")
+
 	// QR preview from the API's PNG.
 	p.click(fmt.Sprintf(`button[aria-label="QR code of %s"]`, code))
 	p.run("QR image", chromedp.WaitVisible(chromedp.CSS("#qr-img")),

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import * as api from './api.js';
 import { fmtLocal, utcTitle, safeHref, statusOf, matches, downloadBlob } from './format.js';
 import { importRequests, toCSV } from './csv.js';
+import { parseLines, parseRule, parseTarget, rulesText, targetsText } from './rules.js';
 
 const PAGE = 50;
 
@@ -28,6 +29,20 @@ function LinkForm({ link, etag, onDone, onCancel, onAuthError }) {
   const [alias, setAlias] = useState('');
   const [expires, setExpires] = useState(link ? toLocalInput(link.expires_at) : '');
   const [status, setStatus] = useState(link ? String(link.redirect_status) : '302');
+  // Redirect rules: the password is write-only, so its input starts empty
+  // and an edit only sets a new one or removes the current one.
+  const [password, setPassword] = useState('');
+  const [noPassword, setNoPassword] = useState(false);
+  const initial = {
+    maxClicks: link && link.max_clicks ? String(link.max_clicks) : '',
+    rules: rulesText(link && link.rules),
+    targets: targetsText(link && link.targets),
+    expiredURL: (link && link.expired_url) || '',
+  };
+  const [maxClicks, setMaxClicks] = useState(initial.maxClicks);
+  const [rules, setRules] = useState(initial.rules);
+  const [targets, setTargets] = useState(initial.targets);
+  const [expiredURL, setExpiredURL] = useState(initial.expiredURL);
   const [err, setErr] = useState('');
   const [stale, setStale] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -43,6 +58,16 @@ function LinkForm({ link, etag, onDone, onCancel, onAuthError }) {
     const body = { url: url.trim(), redirect_status: Number(status) };
     if (expires) body.expires_at = new Date(expires).toISOString();
     try {
+      // A field changed to empty is null: the API removes it.
+      const changed = (now, was) => !editing || now.trim() !== was.trim();
+      const orNull = (v) => (v === '' || (Array.isArray(v) && !v.length) ? (editing ? null : undefined) : v);
+      if (changed(maxClicks, initial.maxClicks)) body.max_clicks = orNull(maxClicks.trim() === '' ? '' : Number(maxClicks));
+      if (changed(rules, initial.rules)) body.rules = orNull(parseLines(rules, parseRule, 'Rules'));
+      if (changed(targets, initial.targets)) body.targets = orNull(parseLines(targets, parseTarget, 'Targets'));
+      if (changed(expiredURL, initial.expiredURL)) body.expired_url = orNull(expiredURL.trim());
+      if (password) body.password = password;
+      else if (editing && noPassword) body.password = null;
+      for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
       if (editing) {
         // Only what the user changed: a field left alone keeps whatever
         // the link has now, even a change made elsewhere meanwhile.
@@ -103,6 +128,30 @@ function LinkForm({ link, etag, onDone, onCancel, onAuthError }) {
         <option value="301">301 Moved Permanently</option>
         <option value="308">308 Permanent Redirect</option>
       </select>
+      <fieldset class="rules" id={`${id}-rules-fields`}>
+        <legend>Redirect rules (optional)</legend>
+        <label for={`${id}-password`}>{editing && link.protected ? 'New password (empty: keep the current one)' : 'Password'}</label>
+        <input id={`${id}-password`} type="password" autocomplete="new-password" minLength={8} maxLength={128} value={password}
+          disabled={noPassword} onInput={(e) => setPassword(e.currentTarget.value)} aria-describedby={`${id}-password-note`} />
+        <small id={`${id}-password-note`}>8-128 characters; visitors must give it. Never shown again.</small>
+        {editing && link.protected && (
+          <label class="check">
+            <input id={`${id}-no-password`} type="checkbox" checked={noPassword} onChange={(e) => setNoPassword(e.currentTarget.checked)} /> Remove the password
+          </label>
+        )}
+        <label for={`${id}-max-clicks`}>Click limit</label>
+        <input id={`${id}-max-clicks`} type="number" min="1" step="1" value={maxClicks} onInput={(e) => setMaxClicks(e.currentTarget.value)} />
+        <label for={`${id}-rules`}>Rules, tried in order, one a line</label>
+        <textarea id={`${id}-rules`} rows={3} value={rules} onInput={(e) => setRules(e.currentTarget.value)} aria-describedby={`${id}-rules-note`}
+          placeholder="country=DE,AT;device=mobile;url=https://example.com/de" />
+        <small id={`${id}-rules-note`}>KEY=VALUES;... with country, device (mobile, tablet, desktop), os (ios, android, windows, macos, linux), language and url</small>
+        <label for={`${id}-targets`}>Split, one target a line</label>
+        <textarea id={`${id}-targets`} rows={2} value={targets} onInput={(e) => setTargets(e.currentTarget.value)} aria-describedby={`${id}-targets-note`}
+          placeholder="https://a.example.com/=70" />
+        <small id={`${id}-targets-note`}>URL=WEIGHT; 2-10 targets, weights summing to 100</small>
+        <label for={`${id}-expired-url`}>After expiry, send visitors to</label>
+        <input id={`${id}-expired-url`} type="url" value={expiredURL} onInput={(e) => setExpiredURL(e.currentTarget.value)} placeholder="https://example.com/over" />
+      </fieldset>
       {err && <p role="alert" class={stale ? 'error stale' : 'error'} id={`${id}-error`}>{err}</p>}
       <div class="row">
         <button type="submit" disabled={busy} id={`${id}-submit`}>{editing ? 'Save' : 'Create'}</button>
@@ -204,6 +253,19 @@ function Importer({ onDone, onAuthError }) {
   );
 }
 
+const NO_FEATURES = { protected: undefined, max_clicks: undefined, rules: undefined, targets: undefined, expired_url: undefined };
+
+// features names a link's redirect rules in a few words.
+function features(l) {
+  return [
+    l.protected && 'password',
+    l.max_clicks && `limit ${l.max_clicks}`,
+    l.rules && l.rules.length && `${l.rules.length} rule${l.rules.length > 1 ? 's' : ''}`,
+    l.targets && l.targets.length && `${l.targets.length}-way split`,
+    l.expired_url && 'after-expiry URL',
+  ].filter(Boolean).join(' · ');
+}
+
 function Row({ l, onChange, onAuthError, onEdit, onQR }) {
   const [confirm, setConfirm] = useState(false);
   const [msg, setMsg] = useState('');
@@ -243,7 +305,7 @@ function Row({ l, onChange, onAuthError, onEdit, onQR }) {
       <td data-label="Destination" class="url"><span title={l.url}>{l.url}</span></td>
       <td data-label="Created"><Time iso={l.created_at} /></td>
       <td data-label="Expires"><Time iso={l.expires_at} /></td>
-      <td data-label="Status"><Badge status={st} /> <span class="sub">{l.redirect_status}</span></td>
+      <td data-label="Status"><Badge status={st} /> <span class="sub">{l.redirect_status}</span>{features(l) && <div class="sub features">{features(l)}</div>}</td>
       <td data-label="Actions" class="actions">
         {!l.deleted && (
           <>
@@ -321,7 +383,9 @@ export function Links({ onAuthError }) {
       list.map((l) => [l.code, l.short_url, l.url, l.alias || '', statusOf(l), l.created_at, l.expires_at, l.redirect_status, l.version]));
     downloadBlob(new Blob([csv], { type: 'text/csv' }), 'links.csv');
   }
-  const replace = (n) => setLinks((prev) => prev.map((l) => (l.code === n.code ? { ...l, ...n } : l)));
+  // The API leaves out a redirect-rule field a link no longer has, so an
+  // answer replaces those fields whole rather than merging over them.
+  const replace = (n) => setLinks((prev) => prev.map((l) => (l.code === n.code ? { ...l, ...NO_FEATURES, ...n } : l)));
   const shown = links.filter((l) => matches(l, q));
 
   return (

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -77,6 +78,40 @@ func Run(t *testing.T, newStore Factory) {
 		again, err := s.Get(context.Background(), want.Code)
 		require.NoError(t, err)
 		assert.Equal(t, "DE", again.Rules[0].Country[0])
+	})
+
+	t.Run("the largest link validation allows fits in one item", func(t *testing.T) {
+		// DynamoDB refuses items over 400 KB
+		// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html#limits-items):
+		// every URL at its cap, every rule and target list at its longest.
+		s, clock := setup(t)
+		long := func(i int) string {
+			u := fmt.Sprintf("https://example.com/%d/", i)
+			return u + strings.Repeat("a", link.DefaultMaxURLBytes-len(u))
+		}
+		values := func(n, size int) []string {
+			out := make([]string, n)
+			for i := range out {
+				out[i] = fmt.Sprintf("%0*d", size, i)
+			}
+			return out
+		}
+		want := sample("big1234", clock.Now())
+		want.URL = long(0)
+		want.PasswordHash = "$argon2id$v=19$m=19456,t=2,p=1$" + strings.Repeat("s", 22) + "$" + strings.Repeat("h", 43)
+		want.MaxClicks = 1 << 53
+		want.ExpiredURL = long(1)
+		for i := range link.MaxRules {
+			want.Rules = append(want.Rules, link.Rule{URL: long(2 + i), Country: values(link.MaxConditionValues, 2),
+				Device: link.Devices, OS: link.OSes, Language: values(link.MaxConditionValues, 3)})
+		}
+		for i := range link.MaxTargets {
+			want.Targets = append(want.Targets, link.Target{URL: long(100 + i), Weight: 10})
+		}
+		require.NoError(t, s.Create(context.Background(), want, nil))
+		got, err := s.Get(context.Background(), want.Code)
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
 	})
 
 	t.Run("get of an absent code is not found", func(t *testing.T) {
