@@ -139,6 +139,11 @@ func functionEnv(getenv func(string) string, baseURL string) func(string) string
 		"WEBHOOK_ALLOW_LOOPBACK": "true",
 	}
 	return func(name string) string {
+		if name == "COUNTERS_TABLE" {
+			// The redirect's counters live in the idempotency table's key
+			// space, as deployed (infra: the primary Region's redirect).
+			return or(getenv(name), or(getenv("IDEMPOTENCY_TABLE"), defaults["IDEMPOTENCY_TABLE"]))
+		}
 		return or(getenv(name), defaults[name])
 	}
 }
