@@ -317,8 +317,8 @@ func TestDistribution(t *testing.T) {
 			rnames = append(rnames, strings.ToLower(h.(string)))
 		}
 		assert.ElementsMatch(t, []string{"cloudfront-viewer-country", "cloudfront-is-android-viewer", "cloudfront-is-desktop-viewer",
-			"cloudfront-is-ios-viewer", "cloudfront-is-mobile-viewer", "cloudfront-is-smarttv-viewer", "cloudfront-is-tablet-viewer",
-			"accept-language", "user-agent", "content-type"}, rnames)
+			"cloudfront-is-ios-viewer", "cloudfront-is-mobile-viewer", "cloudfront-is-tablet-viewer",
+			"accept-language", "user-agent", "content-type", "cloudfront-viewer-address"}, rnames, "no SmartTV header: 10 is CloudFront's quota per policy")
 		assert.Equal(t, "none", get(rorp.Props, "OriginRequestPolicyConfig", "QueryStringsConfig", "QueryStringBehavior"))
 		assert.Equal(t, "none", get(rorp.Props, "OriginRequestPolicyConfig", "CookiesConfig", "CookieBehavior"))
 		policy := s.edge().resource(get(def, "CachePolicyId", "Ref").(string))
