@@ -138,7 +138,7 @@ func TestTTLStreamBatchFailingHalfwayIsRetriedExactlyOnce(t *testing.T) {
 	r := newRig(t)
 	codes := expire(t, r, "halfway", 10)
 	// The 4th to 6th tombstone writes are throttled past the SDK's retries.
-	f := r.inj.Add(faults.Rule{Op: "PutItem", Table: r.links, Skip: 3, Times: 3, Err: faults.Throttled()})
+	f := r.inj.Add(faults.Rule{Op: "UpdateItem", Table: r.links, Skip: 3, Times: 3, Err: faults.Throttled()})
 
 	s := startStream(t, r, nil)
 	eventually(t, "the sweep deletes every expired link", func() bool { return len(r.items(t)) == 0 })
