@@ -62,7 +62,8 @@ func (s *Stacks) All() []awscdk.Stack {
 }
 
 // Build assembles the app: a data stack in the primary region, a regional
-// stack per region, the edge stack in us-east-1.
+// stack per region (each with the /v1 API when V1Regions lists it), the
+// edge stack in us-east-1.
 func Build(app awscdk.App, cfg Config) (*Stacks, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -258,8 +259,9 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	retention := retentionDays(cfg.LogRetentionDays)
 	linksName := data.Tables.Links.TableName()
 
-	// This region's replica (reads, its stream) and the primary's (the
-	// one every write goes to).
+	// This region's replica (reads, its stream, and the /v1 writes made
+	// here, after the reservation table) and the primary's (ttlstream's
+	// tombstones).
 	var linksStream *string
 	if primary {
 		linksStream = data.Tables.Links.TableStreamArn()

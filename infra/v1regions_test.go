@@ -91,3 +91,26 @@ func TestV1RegionWithoutReservationReplicaIsRefused(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "us-east-2 would have the /v1 API, but the reservation table has no replica there")
 }
+
+// TestNoTableIsRenamedByACrossRegionReference: CDK gives a table read by
+// name from another Region a generated physical name, and CloudFormation
+// replaces a table whose name changes. Only the links table, read from
+// every Region since its first release, has one; the tables the /v1
+// functions of the other Regions now read (keys, reservations, analytics,
+// webhooks) keep the names CloudFormation gave them.
+func TestNoTableIsRenamedByACrossRegionReference(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		stacks := []tpl{s.data()}
+		for _, r := range s.cfg.Regions {
+			stacks = append(stacks, s.regional(r))
+		}
+		for _, tp := range stacks {
+			for _, r := range tp.resources("AWS::DynamoDB::GlobalTable") {
+				if strings.HasPrefix(r.ID, "TablesLinks") {
+					continue
+				}
+				assert.Nil(t, r.Props["TableName"], "%s/%s: a new name would replace the table", s.name, r.ID)
+			}
+		}
+	}
+}
