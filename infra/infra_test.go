@@ -86,6 +86,11 @@ func TestFunctionEnvironment(t *testing.T) {
 	assert.NotContains(t, r, "ANALYTICS_TABLE")
 	assert.NotContains(t, vars("create"), "IDEMPOTENCY_TABLE",
 		"Idempotency-Key claims live in the reservation table: no name, no grant")
+	assert.Contains(t, r, "COUNTERS_TABLE", "click limits and password attempts, in the primary Region")
+	fail := s.regional(s.cfg.FailoverRegion)
+	if fn, ok := fail.function("redirect"); ok {
+		assert.NotContains(t, get(fn.Props, "Environment", "Variables"), "COUNTERS_TABLE", "one counter table, in the primary")
+	}
 	for _, name := range []string{"create", "manage", "stats"} {
 		assert.Contains(t, vars(name), "KEYS_TABLE", "%s resolves API keys to owners", name)
 	}
@@ -313,7 +318,20 @@ func TestDistribution(t *testing.T) {
 		// Redirects: cached by path only, honouring the origin.
 		def := d["DefaultCacheBehavior"].(map[string]any)
 		assert.Equal(t, "redirect-to-https", def["ViewerProtocolPolicy"])
-		assert.Equal(t, []any{"GET", "HEAD"}, def["AllowedMethods"])
+		assert.Equal(t, []any{"GET", "HEAD"}, def["AllowedMethods"], "an origin group's behaviour takes no POST")
+		// The redirect rules' headers reach the origin outside the cache key.
+		rorp := s.edge().resource(get(def, "OriginRequestPolicyId", "Ref").(string))
+		rheaders := get(rorp.Props, "OriginRequestPolicyConfig", "HeadersConfig").(map[string]any)
+		assert.Equal(t, "whitelist", rheaders["HeaderBehavior"])
+		var rnames []string
+		for _, h := range asSlice(rheaders["Headers"]) {
+			rnames = append(rnames, strings.ToLower(h.(string)))
+		}
+		assert.ElementsMatch(t, []string{"cloudfront-viewer-country", "cloudfront-is-android-viewer", "cloudfront-is-desktop-viewer",
+			"cloudfront-is-ios-viewer", "cloudfront-is-mobile-viewer", "cloudfront-is-tablet-viewer",
+			"accept-language", "user-agent", "content-type", "cloudfront-viewer-address"}, rnames, "no SmartTV header: 10 is CloudFront's quota per policy")
+		assert.Equal(t, "none", get(rorp.Props, "OriginRequestPolicyConfig", "QueryStringsConfig", "QueryStringBehavior"))
+		assert.Equal(t, "none", get(rorp.Props, "OriginRequestPolicyConfig", "CookiesConfig", "CookieBehavior"))
 		policy := s.edge().resource(get(def, "CachePolicyId", "Ref").(string))
 		cfg := policy.Props["CachePolicyConfig"].(map[string]any)
 		assert.Equal(t, float64(0), cfg["MinTTL"])
@@ -346,8 +364,28 @@ func TestDistribution(t *testing.T) {
 		// with a hosted zone the name every region's API answers at
 		// (TestV1FailsOverByDNSWithAHostedZone).
 		behaviors := asSlice(d["CacheBehaviors"])
-		require.Len(t, behaviors, 4, "/v1/* and the console's three (TestConsole)")
-		v1 := behaviors[0].(map[string]any)
+		require.Len(t, behaviors, 5, "/v1/*, /unlock/* and the console's three (TestConsole)")
+		byPattern := map[string]map[string]any{}
+		for _, b := range behaviors {
+			byPattern[get(b, "PathPattern").(string)] = b.(map[string]any)
+		}
+		v1 := byPattern[edge.ManagementPathPattern]
+		require.NotNil(t, v1)
+
+		// The password forms' POSTs: the primary's redirect API alone (not
+		// the origin group, which CloudFront refuses POST for), uncached,
+		// with the redirects' origin request policy and real-time log.
+		unlock := byPattern["/unlock/*"]
+		require.NotNil(t, unlock)
+		assert.ElementsMatch(t, []any{"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "POST", "DELETE"}, unlock["AllowedMethods"])
+		assert.Equal(t, "4135ea2d-6df8-44a3-9df3-4b5a84be39ad", unlock["CachePolicyId"], "managed CachingDisabled")
+		assert.Equal(t, def["OriginRequestPolicyId"], unlock["OriginRequestPolicyId"])
+		assert.Equal(t, def["RealtimeLogConfigArn"], unlock["RealtimeLogConfigArn"], "its 303s are clicks")
+		assert.Equal(t, "https-only", unlock["ViewerProtocolPolicy"])
+		uo, ok := origins[unlock["TargetOriginId"].(string)]
+		require.True(t, ok, "a single origin, not the group")
+		assert.Contains(t, toJSON(uo["DomainName"]), `"StackName":"`+primaryStack+`"`)
+		assert.Contains(t, toJSON(uo["DomainName"]), "RedirectApi")
 		assert.Equal(t, edge.ManagementPathPattern, v1["PathPattern"])
 		assert.Equal(t, "https-only", v1["ViewerProtocolPolicy"])
 		assert.ElementsMatch(t, []any{"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "POST", "DELETE"}, v1["AllowedMethods"])
@@ -512,7 +550,7 @@ func TestManagementAPI(t *testing.T) {
 		for _, r := range tp.resources("AWS::ApiGatewayV2::Route") {
 			keys = append(keys, r.Props["RouteKey"].(string))
 		}
-		assert.ElementsMatch(t, []string{"GET /{code}", "HEAD /{code}"}, keys, region)
+		assert.ElementsMatch(t, []string{"GET /{code}", "HEAD /{code}", "POST /unlock/{code}"}, keys, region)
 		for _, i := range tp.resources("AWS::ApiGatewayV2::Integration") {
 			assert.Equal(t, "1.0", i.Props["PayloadFormatVersion"], region)
 			assert.Equal(t, "AWS_PROXY", i.Props["IntegrationType"], region)
@@ -552,6 +590,11 @@ func TestIAMPerFunction(t *testing.T) {
 			}
 			hooks := "webhookssubscriptions"
 			inPrimary := "arn:aws:dynamodb:" + primary + ":"
+			if region == primary {
+				// And the counters of click limits and password attempts
+				// (the idempotency table), beside the misses table.
+				want["redirect"] = grant{"dynamodb:GetItem": "", "dynamodb:UpdateItem": ""}
+			}
 			if slices.Contains(infra.V1Regions(s.cfg), region) {
 				// The edge parameter in this region, exactly; the links and
 				// keys tables' replicas in this region.
@@ -613,6 +656,9 @@ func TestIAMPerFunction(t *testing.T) {
 							if name == "manage" && a == "dynamodb:GetItem" {
 								assert.True(t, strings.Contains(res, links) || strings.Contains(res, keysTable), st.Resources)
 							}
+							if name == "redirect" && a == "dynamodb:GetItem" {
+								assert.True(t, strings.Contains(res, links) && strings.Contains(res, here) || strings.Contains(res, idem), st.Resources)
+							}
 							if name == "create" && strings.HasPrefix(a, "dynamodb:") {
 								assert.True(t, strings.Contains(res, links) || strings.Contains(res, idem) || strings.Contains(res, keysTable) ||
 									strings.Contains(res, reservations), st.Resources)
@@ -645,18 +691,19 @@ func TestIAMPerFunction(t *testing.T) {
 
 			// The redirect role may read the links table and write
 			// nothing but the miss counters (UpdateItem on the misses
-			// table, never the links).
+			// table) and, in the primary, the counter items of the
+			// idempotency table; never the links.
 			fn, _ := tp.function("redirect")
 			stmts, _ := tp.roleStatements(fn)
 			for _, st := range stmts {
 				for _, a := range st.Actions {
 					if a == "dynamodb:UpdateItem" {
-						assert.NotContains(t, strings.ToLower(st.Resources), links, "redirect may update only the misses table")
-						assert.Contains(t, st.Resources, "Misses")
+						assert.NotContains(t, strings.ToLower(st.Resources), links, "redirect may update only the misses and counter items")
+						assert.True(t, strings.Contains(st.Resources, "Misses") || region == primary && strings.Contains(strings.ToLower(st.Resources), idem), st.Resources)
 						continue
 					}
 					for _, w := range writeActions {
-						assert.False(t, strings.HasPrefix(a, w), "redirect may not %s", a)
+						assert.False(t, strings.HasPrefix(a, w), "redirect may not %s on %s", a, st.Resources)
 					}
 				}
 			}
@@ -830,7 +877,11 @@ func TestMissBudgetEstate(t *testing.T) {
 		require.Equal(t, "AWS::CloudFront::OriginRequestPolicy", orp.Type, s.name)
 		cfg := get(orp.Props, "OriginRequestPolicyConfig").(map[string]any)
 		assert.Equal(t, "whitelist", get(cfg, "HeadersConfig", "HeaderBehavior"))
-		assert.Equal(t, []any{edge.ViewerAddressHeader}, get(cfg, "HeadersConfig", "Headers"))
+		headers := asSlice(get(cfg, "HeadersConfig", "Headers"))
+		assert.Contains(t, headers, edge.ViewerAddressHeader)
+		// CloudFront's quota: 10 headers per origin request policy
+		// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/cloudfront-limits.html).
+		assert.LessOrEqual(t, len(headers), 10, "%s: %v", s.name, headers)
 		assert.Equal(t, "none", get(cfg, "QueryStringsConfig", "QueryStringBehavior"))
 		assert.Equal(t, "none", get(cfg, "CookiesConfig", "CookieBehavior"))
 		cache := s.edge().resource(get(def, "CachePolicyId", "Ref").(string))

@@ -32,6 +32,13 @@ func TestOriginLockDown(t *testing.T) {
 				redirectOrigins[get(m, "OriginId").(string)] = true
 			}
 			require.Len(t, redirectOrigins, 2)
+			// And the password forms' behaviour's, the primary alone.
+			for _, b := range asSlice(d["CacheBehaviors"]) {
+				if get(b, "PathPattern") == edge.UnlockPathPattern {
+					redirectOrigins[get(b, "TargetOriginId").(string)] = true
+				}
+			}
+			require.Len(t, redirectOrigins, 3)
 			for _, o := range asSlice(d["Origins"]) {
 				id := get(o, "Id").(string)
 				headers := asSlice(get(o, "OriginCustomHeaders"))

@@ -310,6 +310,14 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	redirect.Fn.AddEnvironment(jsii.String("MISSES_TABLE"), misses.TableName(), nil)
 	links.Grant(redirect.Role, jsii.String("dynamodb:GetItem"))
 	misses.Grant(redirect.Role, jsii.String("dynamodb:UpdateItem"))
+	if primary {
+		// Click limits and password attempts: small counter items in the
+		// idempotency table's key space (shared/linkcounter/dynamocounter),
+		// one table for the whole service so the bounds hold globally. A
+		// failover Region has none: there such links answer 503.
+		redirect.Fn.AddEnvironment(jsii.String("COUNTERS_TABLE"), data.Tables.Idempotency.TableName(), nil)
+		data.Tables.Idempotency.Grant(redirect.Role, jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:GetItem"))
+	}
 	// Only CloudFront's requests reach it: the authorizer reads the origin
 	// secret's replica in this region.
 	originAuth := fn("originauth")

@@ -71,7 +71,7 @@ func TestConsole(t *testing.T) {
 			patterns = append(patterns, p)
 			byPattern[p] = b.(map[string]any)
 		}
-		assert.Equal(t, []string{"/v1/*", webconsole.AssetsPathPattern, webconsole.HTMLPathPattern, webconsole.RootPathPattern}, patterns,
+		assert.Equal(t, []string{"/unlock/*", "/v1/*", webconsole.AssetsPathPattern, webconsole.HTMLPathPattern, webconsole.RootPathPattern}, patterns,
 			"/console/assets/* must come before /console/*, which matches it too")
 
 		const cachingDisabled, cachingOptimized = "4135ea2d-6df8-44a3-9df3-4b5a84be39ad", "658327ea-f89d-4fab-a63d-7e88639e58f6"

@@ -489,7 +489,8 @@ func TestConsoleInABrowser(t *testing.T) {
 		status, h, _ := r.do(t, "GET", "/"+code, "", "", "User-Agent", agent, "CloudFront-Viewer-Country", country,
 			"Referer", "https://news.example/story")
 		require.Equal(t, 307, status, "the redirect status set elsewhere")
-		require.Equal(t, target+"/edited", h.Get("Location"))
+		// The split left on the link decides each click at the origin.
+		require.Contains(t, []string{"https://a.example.com/", "https://b.example.com/"}, h.Get("Location"))
 	}
 	require.Eventually(t, func() bool {
 		_, _, body := r.do(t, "GET", "/v1/links/"+code+"/stats?granularity=hour", r.key, "")
@@ -797,4 +798,43 @@ func TestConsoleRenderFigures(t *testing.T) {
 		med(list), list[0], list[runs-1], med(listBase), med(list)/med(listBase))
 	t.Logf("  2,160-point chart: %.0f ms (%.0f-%.0f); baseline, the points on a bare canvas: %.0f ms; ratio %.1f",
 		med(chart), chart[0], chart[runs-1], med(chartBase), med(chart)/med(chartBase))
+}
+
+// TestConsoleShowsDestinations: the analytics page of a link with rules
+// shows its destination breakdown as the stats API answers it.
+func TestConsoleShowsDestinations(t *testing.T) {
+	dir := buildConsole(t)
+	r := startLocal(t, map[string]string{"SHORTENER_CONSOLE_DIR": dir, "SHORTENER_CLICKS_BATCH_WINDOW": "0s"})
+	code := r.createLink(t, `{"url":"https://example.com/world","rules":[{"url":"https://example.de/","country":["DE"]}]}`)
+	for i, c := range []string{"DE", "DE", "FR"} {
+		status, _, _ := r.do(t, "GET", "/"+code, "", "", "User-Agent", browserAgent, "CloudFront-Viewer-Country", c)
+		require.Equal(t, 302, status, i)
+	}
+	var api struct {
+		Totals       struct{ Total int64 }
+		Destinations []struct {
+			Destination       string
+			Total, Human, Bot int64
+		}
+	}
+	require.Eventually(t, func() bool {
+		_, _, body := r.do(t, "GET", "/v1/links/"+code+"/stats", r.key, "")
+		return json.Unmarshal(body, &api) == nil && api.Totals.Total >= 3
+	}, 20*time.Second, 200*time.Millisecond, "the clicks reach the stats")
+
+	p := newPage(t, r.base)
+	p.run("open the console", chromedp.Navigate(r.base+"/console/"))
+	p.setInput("#apikey", r.key)
+	p.click(`button[type=submit]`)
+	p.run("the links page", chromedp.WaitVisible(chromedp.CSS("#links-table")))
+	p.run("analytics", chromedp.Navigate(r.base+"/console/#/links/"+code+"/stats"))
+	p.waitText("#total-total", "3")
+	var rows [][]string
+	p.eval(`[...document.querySelectorAll('#destinations tbody tr')].map(r => [...r.cells].map(c => c.textContent))`, &rows)
+	var want [][]string
+	for _, d := range api.Destinations {
+		want = append(want, []string{d.Destination, fmt.Sprint(d.Total), fmt.Sprint(d.Human), fmt.Sprint(d.Bot)})
+	}
+	assert.Equal(t, [][]string{{"rule-0", "2", "2", "0"}, {"default", "1", "1", "0"}}, want)
+	assert.Equal(t, want, rows)
 }

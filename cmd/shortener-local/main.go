@@ -37,8 +37,10 @@
 //	SHORTENER_CLICKS_BATCH_WINDOW  how long the clicks mapping gathers records
 //	                               before it calls the function (5s, as
 //	                               deployed; 0s: at once)
-//	SHORTENER_EDGE_COUNTRY         c-country logged for requests without a
-//	                               CloudFront-Viewer-Country header (none: "-")
+//	SHORTENER_EDGE_COUNTRY         the viewer country (c-country logged, and
+//	                               CloudFront-Viewer-Country to the origin for
+//	                               redirect rules) of requests that send no
+//	                               CloudFront-Viewer-Country (none: "-")
 //	SHORTENER_EDGE_INVALIDATION_TIME
 //	                               how long the local CloudFront takes to
 //	                               complete an invalidation (5s; 0s: at

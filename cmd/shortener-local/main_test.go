@@ -144,7 +144,11 @@ func TestFunctionEnv(t *testing.T) {
 	assert.Equal(t, "mine", get("LINKS_TABLE"))
 	assert.Equal(t, "shortener-idempotency", get("IDEMPOTENCY_TABLE"))
 	assert.Equal(t, "shortener-analytics", get("ANALYTICS_TABLE"))
-	assert.Equal(t, "shortener-misses", get("MISSES_TABLE"), "the redirect counts misses by default")
+	assert.Equal(t, "mine-misses", get("MISSES_TABLE"), "the redirect counts misses by default, beside a run's own links table")
+	assert.Equal(t, "mine-reservations", get("RESERVATION_TABLE"), "a run's own links table has its own reservations")
+	plain := functionEnv(env(nil), "")
+	assert.Equal(t, "shortener-misses", plain("MISSES_TABLE"))
+	assert.Equal(t, "shortener-reservations", plain("RESERVATION_TABLE"))
 	// The click pipeline's table is the functions' setting (clicks and
 	// stats read it through shared/config), with the local run's default.
 	assert.Equal(t, "analytics", functionEnv(env(map[string]string{"ANALYTICS_TABLE": "analytics"}), "")("ANALYTICS_TABLE"))

@@ -139,7 +139,21 @@ func functionEnv(getenv func(string) string, baseURL string) func(string) string
 		"WEBHOOK_ALLOW_LOOPBACK": "true",
 	}
 	return func(name string) string {
-		return or(getenv(name), defaults[name])
+		if name == "COUNTERS_TABLE" {
+			// The redirect's counters live in the idempotency table's key
+			// space, as deployed (infra: the primary Region's redirect).
+			return or(getenv(name), or(getenv("IDEMPOTENCY_TABLE"), defaults["IDEMPOTENCY_TABLE"]))
+		}
+		if v := getenv(name); v != "" {
+			return v
+		}
+		if links := getenv("LINKS_TABLE"); links != "" && (name == "RESERVATION_TABLE" || name == "MISSES_TABLE") {
+			// A run given its own links table (a test, a load script)
+			// gets its own reservations and misses beside it, so no run
+			// finds another's codes reserved or its client over budget.
+			return links + map[string]string{"RESERVATION_TABLE": "-reservations", "MISSES_TABLE": "-misses"}[name]
+		}
+		return defaults[name]
 	}
 }
 

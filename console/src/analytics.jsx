@@ -86,7 +86,7 @@ function Bars({ rows, keyName, hideBots, id, caption }) {
       </ul>
       <table id={id}>
         <caption>{caption}</caption>
-        <thead><tr><th scope="col">{keyName === 'country' ? 'Country' : 'Referrer host'}</th><th scope="col">Total</th><th scope="col">Humans</th>{!hideBots && <th scope="col">Bots</th>}</tr></thead>
+        <thead><tr><th scope="col">{{ country: 'Country', host: 'Referrer host', destination: 'Destination' }[keyName]}</th><th scope="col">Total</th><th scope="col">Humans</th>{!hideBots && <th scope="col">Bots</th>}</tr></thead>
         <tbody>
           {rows.map((r) => (
             <tr key={r[keyName]}><td>{r[keyName]}</td><td>{hideBots ? r.human : r.total}</td><td>{r.human}</td>{!hideBots && <td>{r.bot}</td>}</tr>
@@ -207,6 +207,11 @@ export function Analytics({ code, onAuthError }) {
             <Bars rows={cur.countries} keyName="country" hideBots={hideBots} id="countries" caption="Top countries" />
             <Bars rows={cur.referrers} keyName="host" hideBots={hideBots} id="referrers" caption="Top referrer hosts" />
           </div>
+          {/* Only links with rules or targets have it: every destination
+              (rule-N, target-N, default, expired), at most 32. */}
+          {cur.destinations && (
+            <Bars rows={cur.destinations} keyName="destination" hideBots={hideBots} id="destinations" caption="Destinations (rules and targets)" />
+          )}
         </>
       )}
     </section>

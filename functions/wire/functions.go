@@ -30,9 +30,11 @@ import (
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
+	"github.com/shortlink-dev/shortener/shared/linkcounter/dynamocounter"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/missbudget/dynamomisses"
+	"github.com/shortlink-dev/shortener/shared/password"
 )
 
 // Each constructor first checks that cfg carries the settings its function
@@ -84,9 +86,16 @@ func NewRedirect(cfg config.Config, c Clients) (*redirectfn.Handler, error) {
 		Config:  cfg,
 		Log:     c.log("redirect"),
 		Metrics: c.metrics("redirect"),
+		Verify:  password.Verify,
 	}
 	if cfg.MissesTable != "" {
 		o.Misses = dynamomisses.New(c.dynamoDB(), dynamomisses.Config{Table: cfg.MissesTable, Timeout: cfg.RedirectTimeout})
+	}
+	if cfg.CountersTable != "" {
+		// Only the primary Region has the table: elsewhere (a failover)
+		// links with a click limit or a password answer 503 rather than
+		// count apart and overshoot.
+		o.Counters = dynamocounter.New(c.dynamoDB(), cfg.CountersTable)
 	}
 	return redirectfn.New(o), nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/infra/edge"
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
@@ -80,6 +81,14 @@ func NewRedirect(scope constructs.Construct, id string, p RedirectProps) *Redire
 	httpAPI.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
 		Path:        jsii.String("/{code}"),
 		Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_GET, awsapigatewayv2.HttpMethod_HEAD},
+		Integration: integration,
+		Authorizer:  authorizer,
+	})
+	// A protected link's password form (link.UnlockPath), on the same
+	// function behind the same authorizer.
+	httpAPI.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
+		Path:        jsii.String(link.UnlockPath("{code}")),
+		Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_POST},
 		Integration: integration,
 		Authorizer:  authorizer,
 	})

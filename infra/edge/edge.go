@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -12,11 +13,18 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awswafv2"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/viewer"
 )
 
 // ManagementPathPattern is the behaviour served by the primary region's
 // /v1 API; everything else is a redirect.
 const ManagementPathPattern = "/v1/*"
+
+// UnlockPathPattern is the behaviour of the password forms' POSTs
+// (link.UnlockPath).
+var UnlockPathPattern = link.UnlockPath("*")
 
 // Cache TTL bounds of the redirect policy. The origin's Cache-Control
 // (s-maxage) decides within them: MinTTL 0 so a short or zero s-maxage for
@@ -34,6 +42,17 @@ const (
 // here. With the API's "*/*" binary media type any Accept will do, but an
 // Accept that never arrives leaves the choice to API Gateway's handling of
 // a missing header.
+// RedirectOriginHeaders are the viewer headers the redirect and unlock
+// behaviours forward to their origin: the CloudFront headers and
+// Accept-Language the redirect rules read, User-Agent (bots never use up a
+// click limit; the desktop OS), and Content-Type, which a protected link's
+// password form POSTs with. They are in the origin request policy, not the cache key, so
+// links without rules keep one cache entry per path; the answers that
+// depend on them are no-store.
+func RedirectOriginHeaders() []string {
+	return append(slices.Clone(viewer.OriginHeaders), "Content-Type")
+}
+
 var ForwardedAPIHeaders = []string{"x-api-key", "Idempotency-Key", "If-Match", "Content-Type", "Accept"}
 
 // FailoverStatusCodes send a redirect to the fallback region.
@@ -90,7 +109,9 @@ type Edge struct {
 	LogConfig      awscloudfront.RealtimeLogConfig
 	WebACL         awswafv2.CfnWebACL // nil when off
 	// RedirectRequests is the redirect behaviour's origin request policy:
-	// the viewer's address, for the redirect's budget of unknown codes.
+	// the viewer headers the redirect rules and the click limit read, and
+	// the viewer's address for the budget of unknown codes; all outside
+	// the cache key.
 	RedirectRequests awscloudfront.OriginRequestPolicy
 	// CanonicalPath refuses percent-encoded redirect paths when WAF is
 	// off (nil when on: the web ACL's rule does it).
@@ -128,13 +149,13 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 		QueryStringBehavior: awscloudfront.OriginRequestQueryStringBehavior_All(),
 		CookieBehavior:      awscloudfront.OriginRequestCookieBehavior_None(),
 	})
-	// The redirect origin counts unknown codes per viewer address
-	// (shared/missbudget), so CloudFront must add the viewer's address to
-	// its origin requests; the header is not in the cache key, so every
-	// viewer still shares one cached answer per code.
+	// The redirect origin reads the viewer headers of the redirect rules
+	// and counts unknown codes per viewer address (shared/missbudget), so
+	// CloudFront adds them to its origin requests; none is in the cache
+	// key, so every viewer of a plain link still shares one cached answer.
 	redirectRequests := awscloudfront.NewOriginRequestPolicy(c, jsii.String("RedirectRequests"), &awscloudfront.OriginRequestPolicyProps{
-		Comment:             jsii.String("Redirects: the viewer's address (CloudFront-Viewer-Address) for the origin's budget of unknown codes"),
-		HeaderBehavior:      awscloudfront.OriginRequestHeaderBehavior_AllowList(jsii.String(ViewerAddressHeader)),
+		Comment:             jsii.String("Redirects: the viewer headers the redirect rules read and the viewer's address for the miss budget; never Host, cookies or the query"),
+		HeaderBehavior:      awscloudfront.OriginRequestHeaderBehavior_AllowList(*jsii.Strings(append(RedirectOriginHeaders(), ViewerAddressHeader)...)...),
 		QueryStringBehavior: awscloudfront.OriginRequestQueryStringBehavior_None(),
 		CookieBehavior:      awscloudfront.OriginRequestCookieBehavior_None(),
 	})
@@ -239,6 +260,21 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 			Compress:              jsii.Bool(false),
 		},
 		AdditionalBehaviors: &map[string]*awscloudfront.BehaviorOptions{
+			// A protected link's password form posts here. CloudFront
+			// refuses POST on a behaviour whose target is an origin group,
+			// so this one goes to the primary Region's redirect API alone,
+			// uncached, logged like the redirects (the 303 answering the
+			// right password is a click).
+			UnlockPathPattern: {
+				Origin:                redirectAPIOrigin(p.RedirectOrigins[0], secret),
+				ViewerProtocolPolicy:  awscloudfront.ViewerProtocolPolicy_HTTPS_ONLY,
+				AllowedMethods:        awscloudfront.AllowedMethods_ALLOW_ALL(),
+				CachePolicy:           awscloudfront.CachePolicy_CACHING_DISABLED(),
+				OriginRequestPolicy:   redirectRequests,
+				ResponseHeadersPolicy: headers,
+				RealtimeLogConfig:     logConfig,
+				Compress:              jsii.Bool(false),
+			},
 			ManagementPathPattern: {
 				Origin: managementOrigin,
 				// HTTPS only rather than a redirect to it: a 301 answered

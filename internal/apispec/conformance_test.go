@@ -436,6 +436,8 @@ func TestConformance(t *testing.T) {
 	e.do(call{method: "GET", path: "/Unc4ch3", status: 503})
 	e.store.fail(nil)
 	e.do(call{method: "PUT", path: "/" + code, status: 405, invalid: true})
+	// POST /unlock/{code}: a password form's; a link without a password refuses it.
+	e.do(call{method: "POST", path: "/unlock/" + code, body: "password=whatever1", headers: []string{"Content-Type", "application/x-www-form-urlencoded"}, status: 405})
 
 	// GET /v1/links/{code}/stats
 	_, b = get("/v1/links/"+code+"/stats", keyA, 200, false)

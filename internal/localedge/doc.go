@@ -8,9 +8,14 @@
 //
 // A GET of a redirect path, one segment that is not v1, _local or healthz,
 // is looked up by its path alone: the query string, headers and cookies are
-// neither in the key nor forwarded to the origin, as the RedirectCache
-// policy (no headers, cookies or query strings) and the redirect origin
-// request policy (CloudFront-Viewer-Address only) have it in AWS. How long an answer is kept follows
+// not in the key, as the RedirectCache policy (no headers, cookies or query
+// strings) has it in AWS. The origin gets, as the RedirectRequests origin
+// request policy has it, only the headers the redirect rules read: the
+// device type headers (derived here from the User-Agent),
+// CloudFront-Viewer-Country, Accept-Language, User-Agent and Content-Type,
+// and CloudFront-Viewer-Address for the miss budget
+// (see Edge.originRequest); an answer that depends on them is no-store.
+// How long an answer is kept follows
 // CloudFront's rules
 // (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/Expiration.html)
 // under the deployed policy's
@@ -46,7 +51,8 @@
 // A HEAD is answered from a cached GET; a HEAD that misses is forwarded as
 // a HEAD and its answer, which has no body, is not kept. Other methods on
 // the redirect behaviour get CloudFront's 403, since the distribution
-// allows only GET and HEAD there.
+// allows only GET and HEAD there; the password forms' behaviour
+// (/unlock/*) passes every method to the origin, uncached.
 //
 // Invalidations complete some time after they are made, as CloudFront's
 // do (seconds to minutes, with no figure promised:

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/shortlink-dev/shortener/shared/clicklog"
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/viewer"
 )
 
 // Sink receives the real-time log records, one at a time, from a single
@@ -57,7 +59,9 @@ const (
 )
 
 // ViewerCountryHeader is the header CloudFront sets from the viewer's
-// address; here a caller may send it to choose the logged c-country.
+// address; here a caller may send it to choose the logged c-country and
+// the country the origin sees (else Options.Country, from
+// SHORTENER_EDGE_COUNTRY).
 const ViewerCountryHeader = "CloudFront-Viewer-Country"
 
 // viewerCountryKey is ViewerCountryHeader as net/http files it in a
@@ -309,18 +313,22 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		status, result = http.StatusBadRequest, ResultError
 		writeNonCanonical(w)
 		answered = e.now()
-	case r.Method != http.MethodGet && r.Method != http.MethodHead:
+	case r.Method != http.MethodGet && r.Method != http.MethodHead && first != link.UnlockPrefix:
+		// The redirect behaviour allows GET and HEAD only: CloudFront
+		// refuses any other method on a behaviour whose target is an
+		// origin group.
 		status, result = http.StatusForbidden, ResultError
 		writeMethodNotAllowed(w)
 		answered = e.now()
 	case first != "" && !rest:
 		status, result, answered = e.serveCacheable(w, r, path)
 	default:
+		// Longer paths; among them the password forms' behaviour
+		// (/unlock/*: every method, CachingDisabled), which goes to the
+		// same origin with the same origin request policy.
 		rw := &resultWriter{ResponseWriter: w}
 		e.misses.Add(1)
-		out := r.Clone(r.Context())
-		e.addOriginHeaders(out)
-		e.origin.ServeHTTP(rw, out)
+		e.origin.ServeHTTP(rw, e.originRequest(r, false))
 		status = rw.status()
 		result = resultFor(status, false)
 		answered = e.now()
@@ -328,7 +336,7 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if result != ResultRedirect && isRedirect(status) {
 		e.redirects.Add(1)
 	}
-	e.emit(r, path, status, result, id, answered)
+	e.emit(r, path, status, result, id, headerValue(h, "Content-Type"), answered)
 }
 
 func isRedirect(status int) bool {
@@ -370,15 +378,8 @@ func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path strin
 
 	e.misses.Add(1)
 	epoch := e.epoch.Load()
-	// Only the path reaches the origin: the cache key holds nothing else,
-	// so nothing else may shape the answer.
-	out := r.Clone(r.Context())
-	out.URL.RawQuery, out.URL.ForceQuery = "", false
-	out.RequestURI = out.URL.RequestURI()
-	out.Header.Del("Cookie")
-	e.addOriginHeaders(out)
 	cw := &captureWriter{header: http.Header{}}
-	e.origin.ServeHTTP(cw, out)
+	e.origin.ServeHTTP(cw, e.originRequest(r, true))
 	status := cw.status()
 	stored := e.now()
 	if r.Method == http.MethodGet && cw.body.Len() <= e.maxBody {
@@ -396,19 +397,46 @@ func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path strin
 	return status, result, stored
 }
 
-// addOriginHeaders sets the redirect origin's custom headers on r, a clone
-// of the viewer's request bound for the origin, and the viewer's address
-// as the redirect behaviour's origin request policy asks CloudFront to add
-// it (ViewerAddressHeader).
-func (e *Edge) addOriginHeaders(r *http.Request) {
-	for k, vs := range e.originHeaders {
-		r.Header[k] = vs
+// originRequest is the request the redirect behaviour sends its origin
+// for the viewer's r, as the deployed origin request policy shapes it
+// (infra/edge RedirectOriginHeaders): of the viewer's headers only
+// forwardedHeaders, then the headers CloudFront adds itself (the device
+// type headers derived from the User-Agent, CloudFront-Viewer-Country,
+// CloudFront-Viewer-Address),
+// then the origin's custom headers
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/adding-cloudfront-headers.html,
+// https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/controlling-origin-requests.html).
+// None of them is in the cache key: an answer that depends on them must
+// be no-store. The query string never reaches it either (keyOnly: the
+// cacheable path's key holds nothing else).
+func (e *Edge) originRequest(r *http.Request, keyOnly bool) *http.Request {
+	out := r.Clone(r.Context())
+	if keyOnly {
+		out.URL.RawQuery, out.URL.ForceQuery = "", false
+		out.RequestURI = out.URL.RequestURI()
+	}
+	out.Header = make(http.Header, len(forwardedHeaders)+len(viewer.DeviceHeaders)+len(e.originHeaders)+1)
+	for _, k := range forwardedHeaders {
+		if vs := r.Header[k]; len(vs) > 0 {
+			out.Header[k] = vs
+		}
+	}
+	for _, kv := range viewer.FromUserAgent(headerValue(r.Header, "User-Agent")).Headers() {
+		if slices.Contains(viewer.OriginHeaders, kv[0]) { // the policy's only
+			out.Header.Set(kv[0], kv[1])
+		}
+	}
+	out.Header.Del(viewerCountryKey)
+	if c := e.viewerCountry(r); c != "" {
+		out.Header[viewerCountryKey] = []string{c}
 	}
 	if v := viewerAddress(r.RemoteAddr); v != "" {
-		r.Header[viewerAddressKey] = []string{v}
-	} else {
-		delete(r.Header, viewerAddressKey)
+		out.Header[viewerAddressKey] = []string{v}
 	}
+	for k, vs := range e.originHeaders {
+		out.Header[k] = vs
+	}
+	return out
 }
 
 // ViewerAddressHeader is the header CloudFront adds to an origin request
@@ -433,6 +461,21 @@ func viewerAddress(remoteAddr string) string {
 	}
 	return host + ":" + port
 }
+
+// forwardedHeaders are the viewer's headers the origin request policy
+// forwards, in canonical form: viewer.OriginHeaders and Content-Type, as
+// infra/edge RedirectOriginHeaders lists them. The CloudFront-* ones among
+// them are set by the edge itself, never taken from the viewer, except
+// the country a test (or a person) sends to play a viewer elsewhere.
+var forwardedHeaders = func() []string {
+	var out []string
+	for _, h := range append(slices.Clone(viewer.OriginHeaders), "Content-Type") {
+		if !strings.HasPrefix(strings.ToLower(h), "cloudfront-") {
+			out = append(out, http.CanonicalHeaderKey(h))
+		}
+	}
+	return out
+}()
 
 // resultFor is x-edge-result-type: CloudFront reports every 4xx and 5xx
 // as Error, whether or not it came from the cache.
@@ -517,9 +560,9 @@ func (e *Edge) purge(paths []string) {
 }
 
 // emit hands the request's log record to the sink's buffer without
-// waiting. path is the request's escaped path, answered when the edge
-// answered.
-func (e *Edge) emit(r *http.Request, path string, status int, result, id string, answered time.Time) {
+// waiting. path is the request's escaped path, contentType the answer's
+// (sc-content-type), answered when the edge answered.
+func (e *Edge) emit(r *http.Request, path string, status int, result, id, contentType string, answered time.Time) {
 	if e.sink == nil || e.closed.Load() {
 		return
 	}
@@ -538,6 +581,7 @@ func (e *Edge) emit(r *http.Request, path string, status int, result, id string,
 		Referer:            headerValue(r.Header, "Referer"),
 		ResponseResultType: result,
 		ResultType:         result,
+		ContentType:        contentType,
 		Country:            e.viewerCountry(r),
 	}
 	e.logMu.Lock()

@@ -303,6 +303,24 @@ func TestOtherMethodsAreRefusedAtTheEdge(t *testing.T) {
 	assert.Equal(t, ResultError, recs[0].ResultType)
 }
 
+// TestUnlockPassesEveryMethodUncached: the password forms' behaviour
+// (/unlock/*) allows every method, as deployed, caches nothing, and logs
+// each request.
+func TestUnlockPassesEveryMethodUncached(t *testing.T) {
+	f := newFixture(t, Options{})
+	for _, m := range []string{"POST", "PUT", "GET", "POST"} {
+		resp := f.do(m, "/unlock/abc1234")
+		assert.Equal(t, http.StatusFound, resp.StatusCode, m)
+		assert.Equal(t, "Miss from cloudfront", resp.Header.Get("X-Cache"), m)
+	}
+	assert.Equal(t, 4, f.origin.count("/unlock/abc1234"), "each reached the origin: none was cached")
+	assert.Equal(t, "POST", f.origin.last().Method)
+	recs := f.flushed(t)
+	require.Len(t, recs, 4)
+	assert.Equal(t, "POST", recs[0].Method)
+	assert.Equal(t, "/unlock/abc1234", recs[0].URI)
+}
+
 func TestInvalidations(t *testing.T) {
 	paths := []string{"/abc1234", "/abc9999", "/promo", "/Promo", "/other"}
 	tests := []struct {

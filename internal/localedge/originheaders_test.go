@@ -100,3 +100,70 @@ func TestViewerAddressReachesTheRedirectOrigin(t *testing.T) {
 	assert.Equal(t, []string{"192.0.2.79:40002"}, o.seen["/two/segments"])
 	assert.Equal(t, []string{"203.0.113.1:1"}, o.seen["/v1/links"], "the /v1 behaviour has its own origin request policy")
 }
+
+// TestViewerHeadersAtTheOrigin: the origin gets exactly the headers the
+// deployed origin request policy forwards: the device type headers the
+// edge derives from the User-Agent (whatever the viewer sent in their
+// name), the viewer's country (sent by a test, else the edge's), and
+// Accept-Language, User-Agent and Content-Type, and the viewer's address
+// (never CloudFront-Is-SmartTV-Viewer: the policy leaves it out); no cookie, no other
+// viewer header, no query.
+func TestViewerHeadersAtTheOrigin(t *testing.T) {
+	const iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1"
+	f := newFixture(t, Options{Country: "FR"})
+	f.do(http.MethodGet, "/abc1234?utm=x", "User-Agent", iPhone, "Accept-Language", "de-DE", "Cookie", "a=b",
+		"X-Custom", "1", "CloudFront-Is-Desktop-Viewer", "true", "CloudFront-Viewer-Country", "DE")
+	r := f.origin.last()
+	assert.Equal(t, http.Header{
+		"User-Agent":                   {iPhone},
+		"Accept-Language":              {"de-DE"},
+		"Cloudfront-Viewer-Country":    {"DE"},
+		"Cloudfront-Is-Mobile-Viewer":  {"true"},
+		"Cloudfront-Is-Tablet-Viewer":  {"false"},
+		"Cloudfront-Is-Desktop-Viewer": {"false"},
+		"Cloudfront-Viewer-Address":    {"192.0.2.77:40000"},
+		"Cloudfront-Is-Ios-Viewer":     {"true"},
+		"Cloudfront-Is-Android-Viewer": {"false"},
+	}, r.Header)
+	assert.Empty(t, r.URL.RawQuery)
+
+	f.do(http.MethodPost, "/unlock/abc1234", "Content-Type", "application/x-www-form-urlencoded", "User-Agent", "x")
+	r = f.origin.last()
+	assert.Equal(t, "application/x-www-form-urlencoded", r.Header.Get("Content-Type"))
+	assert.Equal(t, "FR", r.Header.Get("CloudFront-Viewer-Country"), "the edge's own country when the viewer sent none")
+	assert.Equal(t, "true", r.Header.Get("CloudFront-Is-Desktop-Viewer"))
+}
+
+// TestNoStoreAnswersAndTheirContentType: an answer marked no-store is
+// never served to another viewer, and the record of each carries the
+// answer's Content-Type (sc-content-type), where a decided redirect names
+// its destination.
+func TestNoStoreAnswersAndTheirContentType(t *testing.T) {
+	var n int
+	var mu sync.Mutex
+	o := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		dest := "rule-0"
+		if r.Header.Get("CloudFront-Viewer-Country") == "FR" {
+			dest = "default"
+		}
+		mu.Unlock()
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8; destination="+dest)
+		w.Header().Set("Location", "https://example.com/"+dest)
+		w.WriteHeader(http.StatusFound)
+	})
+	f := newFixture(t, Options{Origin: o})
+	for _, c := range []string{"DE", "FR", "DE", "FR"} {
+		resp := f.do(http.MethodGet, "/geo1234", "CloudFront-Viewer-Country", c)
+		want := map[string]string{"DE": "https://example.com/rule-0", "FR": "https://example.com/default"}[c]
+		assert.Equal(t, want, resp.Header.Get("Location"), c)
+		assert.Equal(t, "Miss from cloudfront", resp.Header.Get("X-Cache"))
+	}
+	assert.Equal(t, 4, n, "nothing cached")
+	recs := f.flushed(t)
+	require.Len(t, recs, 4)
+	assert.Equal(t, "text/plain; charset=utf-8; destination=rule-0", recs[0].ContentType)
+	assert.Equal(t, "text/plain; charset=utf-8; destination=default", recs[1].ContentType)
+}

@@ -204,6 +204,8 @@ func TestGatewayRouting(t *testing.T) {
 		{name: "below healthz", method: "GET", target: "/healthz/x", wantStatus: 404},
 		{name: "GET the collection", method: "GET", target: "/v1/links", wantStatus: 405, wantAllow: "POST"},
 		{name: "POST a code", method: "POST", target: "/abc1234", wantStatus: 405, wantAllow: "GET, HEAD"},
+		{name: "POST a password form", method: "POST", target: "/unlock/abc1234", wantStatus: 302, wantRoute: "redirect", wantParams: map[string]string{"code": "abc1234"}},
+		{name: "GET a password form's path", method: "GET", target: "/unlock/abc1234", wantStatus: 405, wantAllow: "POST"},
 		{name: "DELETE a code", method: "DELETE", target: "/abc1234", wantStatus: 405, wantAllow: "GET, HEAD"},
 		{name: "POST healthz", method: "POST", target: "/healthz", wantStatus: 405, wantAllow: "GET, HEAD"},
 		{name: "lower-case method", method: "get", target: "/abc1234", wantStatus: 405, wantAllow: "GET, HEAD"},
@@ -227,7 +229,11 @@ func TestGatewayRouting(t *testing.T) {
 				assert.Equal(t, 1, f.redirect.calls())
 				assert.Zero(t, f.create.calls())
 				ev := f.redirect.last(t)
-				assert.Equal(t, "/{code}", ev.Resource)
+				wantResource := "/{code}"
+				if strings.HasPrefix(tt.target, "/unlock/") {
+					wantResource = "/unlock/{code}"
+				}
+				assert.Equal(t, wantResource, ev.Resource)
 				assert.Equal(t, tt.method, ev.HTTPMethod)
 				assert.Equal(t, tt.wantParams, ev.PathParameters)
 				assert.Equal(t, requestIDOf(rec.Header()), ev.RequestContext.RequestID)
@@ -500,9 +506,10 @@ func TestRoutesLeavesOutMissingHandlers(t *testing.T) {
 	h := (&recorder{}).handle
 	assert.Empty(t, Routes(Handlers{}))
 	only := Routes(Handlers{Redirect: h})
-	require.Len(t, only, 1)
+	require.Len(t, only, 2, "the redirect and the password form")
 	assert.Equal(t, "/{code}", only[0].Pattern)
-	assert.Len(t, Routes(Handlers{Create: h, Redirect: h}), 2)
+	assert.Equal(t, "/unlock/{code}", only[1].Pattern)
+	assert.Len(t, Routes(Handlers{Create: h, Redirect: h}), 3)
 }
 
 func TestParseAPIKeys(t *testing.T) {

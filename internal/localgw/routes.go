@@ -1,12 +1,16 @@
 package localgw
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/shortlink-dev/shortener/shared/link"
+)
 
 // Handlers are the shortener's functions the gateway fronts. A nil field
 // leaves its routes out, so the table can grow ahead of the functions.
 type Handlers struct {
 	Create   Handler // POST /v1/links
-	Redirect Handler // GET and HEAD /{code}
+	Redirect Handler // GET and HEAD /{code}; POST /unlock/{code}
 	Manage   Handler // GET /v1/links; GET, PATCH and DELETE /v1/links/{code}
 	// Batch and QR run in the create and manage functions respectively;
 	// they are fields of their own so the routes appear once wired.
@@ -38,6 +42,8 @@ func Routes(h Handlers) []Route {
 		{Methods: []string{http.MethodGet}, Pattern: "/v1/webhooks/{id}/deliveries", NeedsKey: true, Handler: h.Webhooks},
 		// The redirect origin is an HTTP API (infra/api NewRedirect).
 		{Methods: []string{http.MethodGet, http.MethodHead}, Pattern: "/{code}", Handler: h.Redirect, API: HTTPAPI, Authorizer: h.OriginAuthorizer},
+		// A protected link's password form (link.UnlockPath).
+		{Methods: []string{http.MethodPost}, Pattern: link.UnlockPath("{code}"), Handler: h.Redirect, API: HTTPAPI, Authorizer: h.OriginAuthorizer},
 	}
 	routes := all[:0]
 	for _, rt := range all {

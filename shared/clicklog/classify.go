@@ -53,26 +53,68 @@ type Click struct {
 	// Referrer is the lower-case host of the Referer; empty when there was
 	// none or it named no host.
 	Referrer string
+	// Destination is where a decided link sent the click
+	// (link.Destination.Label: "rule-0", "target-1", "default",
+	// "expired"); empty for a plain link's redirect.
+	Destination string
 }
 
 // Classify says whether r is a click and, if so, whose: the link's storage
 // key comes from the path alone (CodeKey), whatever code length the
 // service was configured with when the link was made or is now.
+//
+// A decided link's redirect names its destination in its Content-Type
+// (DestinationOf). That also marks the one 303 that is a click: the answer
+// to a protected link's password form, a POST to its unlock path
+// (link.UnlockPath); the 303 of another spelling of an alias carries no
+// destination and is not.
 func Classify(r *Record) (Click, bool) {
-	if !isRedirect(r.Status) || r.Method != "GET" && r.Method != "HEAD" || !servedLink(r) {
+	dest := DestinationOf(r.ContentType)
+	click := isRedirect(r.Status) && (r.Method == "GET" || r.Method == "HEAD") ||
+		r.Status == 303 && r.Method == "POST" && dest != ""
+	if !click || !servedLink(r) {
 		return Click{}, false
 	}
-	code, ok := CodeKey(pathOf(r.URI))
+	seg := pathOf(r.URI)
+	if r.Method == "POST" {
+		// The password form posts to the link's unlock path.
+		var unlock bool
+		if seg, unlock = strings.CutPrefix(seg, link.UnlockPrefix+"/"); !unlock {
+			return Click{}, false
+		}
+	}
+	code, ok := CodeKey(seg)
 	if !ok {
 		return Click{}, false
 	}
 	return Click{
-		Code:     code,
-		Time:     r.Time,
-		Bot:      r.Method == "HEAD" || IsBotAgent(r.UserAgent),
-		Country:  country(r.Country),
-		Referrer: ReferrerHost(r.Referer),
+		Code:        code,
+		Time:        r.Time,
+		Bot:         r.Method == "HEAD" || IsBotAgent(r.UserAgent),
+		Country:     country(r.Country),
+		Referrer:    ReferrerHost(r.Referer),
+		Destination: dest,
 	}, true
+}
+
+// DestinationOf reads the destination parameter of a Content-Type
+// ("text/plain; charset=utf-8; destination=rule-2" gives "rule-2"); ""
+// when it has none or one no link can have (link.ValidLabel).
+func DestinationOf(contentType string) string {
+	const param = "destination="
+	i := strings.Index(contentType, param)
+	if i < 0 || i > 0 && contentType[i-1] != ' ' && contentType[i-1] != ';' {
+		return ""
+	}
+	v := contentType[i+len(param):]
+	if j := strings.IndexByte(v, ';'); j >= 0 {
+		v = v[:j]
+	}
+	v = strings.TrimSpace(v)
+	if !link.ValidLabel(v) {
+		return ""
+	}
+	return v
 }
 
 // isRedirect reports whether status is one a link redirects with. 303 is

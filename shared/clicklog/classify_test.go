@@ -253,3 +253,63 @@ func TestCodeKey(t *testing.T) {
 		})
 	}
 }
+
+// TestClassifyDestination: a decided link's redirect counts with the
+// destination its Content-Type names; the 303 answering a right password
+// (a POST) is the click, other 303s and POSTs are not; a destination no
+// link can have is ignored, the click still counted.
+func TestClassifyDestination(t *testing.T) {
+	tests := []struct {
+		name        string
+		status      int
+		method, ct  string
+		click       bool
+		destination string
+		uri         string // "/Ab3dE5g" when empty; a POST's "/unlock/Ab3dE5g"
+	}{
+		{"rule", 302, "GET", "text/plain; charset=utf-8; destination=rule-2", true, "rule-2", ""},
+		{"target", 307, "GET", "text/plain; charset=utf-8; destination=target-0", true, "target-0", ""},
+		{"head", 302, "HEAD", "text/plain; destination=default", true, "default", ""},
+		{"expired", 302, "GET", "text/plain; charset=utf-8; destination=expired", true, "expired", ""},
+		{"plain link", 302, "GET", "", true, "", ""},
+		{"password right", 303, "POST", "text/plain; charset=utf-8; destination=default", true, "default", ""},
+		{"password right at the link's own path", 303, "POST", "text/plain; destination=default", false, "", "/Ab3dE5g"},
+		{"password right under another prefix", 303, "POST", "text/plain; destination=default", false, "", "/lock/Ab3dE5g"},
+		{"303 without destination", 303, "POST", "text/html", false, "", ""},
+		{"303 GET with destination", 303, "GET", "text/plain; destination=default", false, "", ""},
+		{"POST 302", 302, "POST", "text/plain; destination=default", false, "", ""},
+		{"form", 200, "GET", "text/html; charset=utf-8", false, "", ""},
+		{"unknown label", 302, "GET", "text/plain; destination=rule-99", true, "", ""},
+		{"not a parameter", 302, "GET", "text/plain; xdestination=rule-1", true, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			uri := tt.uri
+			if uri == "" {
+				uri = "/Ab3dE5g"
+				if tt.method == "POST" {
+					uri = "/unlock/Ab3dE5g"
+				}
+			}
+			r := clicklog.Record{Time: at(1796040000, 0), Status: tt.status, Method: tt.method, URI: uri,
+				UserAgent: "Mozilla/5.0", ResponseResultType: "Miss", ResultType: "Miss", ContentType: tt.ct}
+			c, ok := clicklog.Classify(&r)
+			assert.Equal(t, tt.click, ok)
+			assert.Equal(t, tt.destination, c.Destination)
+			if ok {
+				assert.Equal(t, "Ab3dE5g", c.Code)
+			}
+		})
+	}
+}
+
+func FuzzDestinationOf(f *testing.F) {
+	for _, s := range []string{"text/plain; charset=utf-8; destination=rule-2", "destination=target-9", "destination=default;x", "a;destination= expired "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, ct string) {
+		if d := clicklog.DestinationOf(ct); d != "" && !link.ValidLabel(d) {
+			t.Fatalf("%q -> %q", ct, d)
+		}
+	})
+}

@@ -8,8 +8,10 @@ package clicklog
 // field shifts every field after it. Keep the list in that order; a test
 // checks it against the documented list.
 //
-// x-edge-response-result-type is the newest: Parse also reads records of the
-// layout before it (PreviousFields).
+// sc-content-type is the newest: a decided link's redirect names its
+// destination in its Content-Type (the redirect function's
+// DestinationParam), as the record carries no Location. Parse also reads
+// records of the layouts before it (PreviousFields, OldestFields).
 //
 // Treat it as read-only.
 var Fields = []string{
@@ -23,17 +25,37 @@ var Fields = []string{
 	"cs-referer",
 	"x-edge-response-result-type",
 	"x-edge-result-type",
+	"sc-content-type",
 	"c-country",
 }
 
-// PreviousFields are the fields of the layout before
-// x-edge-response-result-type was added. Parse reads records of that layout
-// too, with ResponseResultType empty: CloudFront writes them until the
-// changed real-time log configuration has reached every edge location, and
-// they may wait in the stream for its retention after that.
+// PreviousFields are the fields of the layout before sc-content-type was
+// added. Parse reads records of that layout too, with ContentType empty:
+// CloudFront writes them until the changed real-time log configuration has
+// reached every edge location, and they may wait in the stream for its
+// retention after that.
 //
 // Treat it as read-only.
 var PreviousFields = []string{
+	"timestamp",
+	"sc-status",
+	"cs-method",
+	"cs-host",
+	"cs-uri-stem",
+	"x-edge-request-id",
+	"cs-user-agent",
+	"cs-referer",
+	"x-edge-response-result-type",
+	"x-edge-result-type",
+	"c-country",
+}
+
+// OldestFields are the fields of the layout before
+// x-edge-response-result-type was added; Parse reads it with
+// ResponseResultType and ContentType empty.
+//
+// Treat it as read-only.
+var OldestFields = []string{
 	"timestamp",
 	"sc-status",
 	"cs-method",
@@ -58,6 +80,7 @@ const (
 	fieldReferer
 	fieldResponseResultType
 	fieldResultType
+	fieldContentType
 	fieldCountry
 	numFields
 )

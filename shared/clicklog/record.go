@@ -42,6 +42,9 @@ type Record struct {
 	// left it (x-edge-result-type): the same values, but Error when the
 	// viewer hung up before the end of an answer it had started to get.
 	ResultType string
+	// ContentType is the Content-Type of the answer (sc-content-type); a
+	// decided link's redirect names its destination in it.
+	ContentType string
 	// Country is the viewer's country code (c-country), from its IP address.
 	Country string
 }
@@ -140,13 +143,16 @@ func (p *Parser) parse(line []byte, blockSize int, scratch []byte) (Record, []by
 	switch n {
 	case numFields:
 	case numFields - 1:
-		// The PreviousFields layout: everything after the field it lacks
-		// moves up one place, and the field is left empty.
-		copy(raw[fieldResponseResultType+1:], raw[fieldResponseResultType:n])
-		raw[fieldResponseResultType] = nil
+		// The PreviousFields layout: the country comes where the content
+		// type does now, which is left empty.
+		raw[fieldCountry], raw[fieldContentType] = raw[fieldContentType], nil
+	case numFields - 2:
+		// The OldestFields layout: without the response result type too.
+		raw[fieldCountry], raw[fieldContentType] = raw[fieldResultType], nil
+		raw[fieldResultType], raw[fieldResponseResultType] = raw[fieldResponseResultType], nil
 	default:
 		return Record{}, scratch, &ParseError{Field: "record", Reason: "has " + strconv.Itoa(n) + " tab-separated fields, want " + strconv.Itoa(numFields) +
-			" (or " + strconv.Itoa(numFields-1) + " in the previous layout)"}
+			" (or " + strconv.Itoa(numFields-1) + " or " + strconv.Itoa(numFields-2) + " in the previous layouts)"}
 	}
 
 	var r Record
@@ -198,6 +204,7 @@ func (p *Parser) parse(line []byte, blockSize int, scratch []byte) (Record, []by
 	r.Referer = field(fieldReferer)
 	r.ResponseResultType = field(fieldResponseResultType)
 	r.ResultType = field(fieldResultType)
+	r.ContentType = field(fieldContentType)
 	r.Country = field(fieldCountry)
 	return r, scratch, nil
 }
@@ -337,7 +344,7 @@ func Append(dst []byte, r Record) []byte {
 	} else {
 		dst = strconv.AppendInt(dst, int64(r.Status), 10)
 	}
-	for _, v := range [...]string{r.Method, r.Host, r.URI, r.RequestID, r.UserAgent, r.Referer, r.ResponseResultType, r.ResultType, r.Country} {
+	for _, v := range [...]string{r.Method, r.Host, r.URI, r.RequestID, r.UserAgent, r.Referer, r.ResponseResultType, r.ResultType, r.ContentType, r.Country} {
 		dst = append(dst, '\t')
 		dst = appendValue(dst, v)
 	}

@@ -25,7 +25,7 @@ type Store interface {
 	// Series returns the Hour or Day counters of code whose bucket starts
 	// in [from, to), in time order. Buckets without clicks are absent.
 	Series(ctx context.Context, code string, kind Kind, from, to time.Time) ([]Point, error)
-	// Breakdown sums the Country or Referrer counters of code over the UTC
+	// Breakdown sums the Country, Referrer or Destination counters of code over the UTC
 	// days that start in [from, to), by country or host. complete is false
 	// when the range held more items than the store reads for one
 	// breakdown and only the first ones, in day and then dimension order,
@@ -64,6 +64,10 @@ const (
 	Day                      // per code and UTC day
 	Country                  // per code, UTC day and country
 	Referrer                 // per code, UTC day and referrer host
+	// Destination is per code, UTC day and destination of a decided
+	// link's click (link.Destination.Label: rule-i, target-j, default,
+	// expired).
+	Destination
 )
 
 func (k Kind) String() string {
@@ -76,6 +80,8 @@ func (k Kind) String() string {
 		return "country"
 	case Referrer:
 		return "referrer"
+	case Destination:
+		return "destination"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -87,7 +93,8 @@ type Key struct {
 	// Start is the first second of the bucket, epoch seconds: of the hour
 	// for Hour, of the UTC day for the other kinds.
 	Start int64
-	// Dim is the country (Country) or the referrer host (Referrer).
+	// Dim is the country (Country), the referrer host (Referrer) or the
+	// destination label (Destination).
 	Dim string
 }
 
@@ -123,6 +130,12 @@ func CountryKey(code string, t time.Time, country string) Key {
 // ReferrerKey is the daily counter of code's clicks referred by host at t.
 func ReferrerKey(code string, t time.Time, host string) Key {
 	return Key{Code: code, Kind: Referrer, Start: floorTo(t, secondsPerDay), Dim: host}
+}
+
+// DestinationKey is the daily counter of code's clicks a decided link
+// sent to destination at t.
+func DestinationKey(code string, t time.Time, destination string) Key {
+	return Key{Code: code, Kind: Destination, Start: floorTo(t, secondsPerDay), Dim: destination}
 }
 
 // CompareKeys orders keys by code, kind, start and dimension.
@@ -161,8 +174,8 @@ func CheckSeries(kind Kind) error {
 
 // CheckBreakdown refuses a kind Breakdown does not serve.
 func CheckBreakdown(kind Kind) error {
-	if kind != Country && kind != Referrer {
-		return fmt.Errorf("breakdown by %s: want country or referrer", kind)
+	if kind != Country && kind != Referrer && kind != Destination {
+		return fmt.Errorf("breakdown by %s: want country, referrer or destination", kind)
 	}
 	return nil
 }

@@ -29,6 +29,10 @@ type Config struct {
 	// links table, so every Region can take writes. Empty: one write
 	// Region, the links and idempotency tables alone.
 	ReservationTable string
+	// CountersTable is COUNTERS_TABLE: where the redirect keeps click
+	// limits and password attempts (shared/linkcounter), the idempotency
+	// table as deployed. Empty: links that need them answer 503.
+	CountersTable    string
 	BaseURL          string        // SHORTENER_BASE_URL
 	ShortDomains     []string      // SHORTENER_SHORT_DOMAINS; the base URL's host is always included
 	CodeLength       int           // SHORTENER_CODE_LENGTH
@@ -111,6 +115,7 @@ func Load(getenv Getenv) (Config, error) {
 		LinksTable:       getenv("LINKS_TABLE"),
 		IdempotencyTable: getenv("IDEMPOTENCY_TABLE"),
 		ReservationTable: getenv("RESERVATION_TABLE"),
+		CountersTable:    getenv("COUNTERS_TABLE"),
 		KeysTable:        getenv("KEYS_TABLE"),
 		AnalyticsTable:   getenv("ANALYTICS_TABLE"),
 		PrimaryRegion:    getenv("PRIMARY_REGION"),

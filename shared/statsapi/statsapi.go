@@ -12,7 +12,10 @@ type Stats struct {
 	Series      []Point    `json:"series"`
 	Countries   []Country  `json:"countries"`
 	Referrers   []Referrer `json:"referrers"`
-	Partial     bool       `json:"partial,omitempty"`
+	// Destinations break a link with rules or targets down by where its
+	// clicks went; absent for other links.
+	Destinations []Destination `json:"destinations,omitempty"`
+	Partial      bool          `json:"partial,omitempty"`
 }
 
 // Counts are the clicks of a bucket, a breakdown entry or the range:
@@ -45,5 +48,13 @@ type Country struct {
 // Referrer is one entry of the referrer breakdown.
 type Referrer struct {
 	Host string `json:"host"`
+	Counts
+}
+
+// Destination is one entry of the destination breakdown: "rule-0" (the
+// link's rules[0]), "target-1" (targets[1]), "default" (its url, no rule
+// matched) or "expired" (its expired_url).
+type Destination struct {
+	Destination string `json:"destination"`
 	Counts
 }

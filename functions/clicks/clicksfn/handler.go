@@ -92,8 +92,9 @@ const (
 	maxLoggedPoison = 5
 	// maxLoggedBytes bounds how much of a poison record is logged.
 	maxLoggedBytes = 1024
-	// itemsPerClick is the most counter items one click touches.
-	itemsPerClick = 4
+	// itemsPerClick is the most counter items one click touches: hour,
+	// day, country, referrer, and a decided link's destination.
+	itemsPerClick = 5
 )
 
 // Handler counts clicks from CloudFront real-time log records.
@@ -155,9 +156,11 @@ type entry struct {
 // click is a clicklog.Click packed for the batch.
 type click struct {
 	code, referrer string
-	ms             int64 // epoch milliseconds
-	country        [2]byte
-	bot            bool
+	// destination is a decided link's (clicklog.Click.Destination).
+	destination string
+	ms          int64 // epoch milliseconds
+	country     [2]byte
+	bot         bool
 }
 
 func (b *batch) seq(i int) string   { return b.records[i].Kinesis.SequenceNumber }
@@ -202,7 +205,7 @@ func (h *Handler) reduce(ctx context.Context, records []events.KinesisEventRecor
 		if c.Bot {
 			bots++
 		}
-		pc := click{code: c.Code, referrer: c.Referrer, ms: c.Time.UnixMilli(), bot: c.Bot}
+		pc := click{code: c.Code, referrer: c.Referrer, destination: c.Destination, ms: c.Time.UnixMilli(), bot: c.Bot}
 		copy(pc.country[:], c.Country)
 		b.entries[i].click = int32(len(b.clicks))
 		b.clicks = append(b.clicks, pc)
@@ -282,8 +285,8 @@ func (b *batch) chunk(i, maxItems int) (clickstore.Chunk, int) {
 		if e.click < 0 {
 			continue
 		}
-		// Counting four new items per click overestimates, and costs at
-		// most three slots of a transaction, but needs no lookups.
+		// Counting five new items per click overestimates, and costs at
+		// most four slots of a transaction, but needs no lookups.
 		if j > i && len(a.items)+itemsPerClick > maxItems {
 			break
 		}
@@ -333,6 +336,10 @@ func (a *aggregator) add(c *click) {
 	if c.referrer != "" {
 		k := clickstore.Key{Code: c.code, Kind: clickstore.Referrer, Start: day.Start, Dim: c.referrer}
 		a.bump(code^spread(clickstore.Referrer, days, 0)^maphash.String(a.seed, c.referrer), k, c.bot)
+	}
+	if c.destination != "" {
+		k := clickstore.Key{Code: c.code, Kind: clickstore.Destination, Start: day.Start, Dim: c.destination}
+		a.bump(code^spread(clickstore.Destination, days, 0)^maphash.String(a.seed, c.destination), k, c.bot)
 	}
 }
 

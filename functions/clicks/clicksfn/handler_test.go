@@ -596,3 +596,47 @@ func dayTotal(c clickstore.Chunk) int {
 	}
 	return n
 }
+
+// TestDestinationsCounted: a decided link's clicks also count per
+// destination, each once, adding up to the total; a plain link's clicks
+// and the password form's answers count none.
+func TestDestinationsCounted(t *testing.T) {
+	f := newFixture(t)
+	var ev events.KinesisEvent
+	add := func(i int, status int, method, ct string) {
+		uri := "/geo1234"
+		if method == "POST" {
+			uri = "/unlock/geo1234" // the password form's
+		}
+		r := clicklog.Record{Time: noon.Add(time.Duration(i) * time.Second), Status: status, Method: method, Host: "sho.rt",
+			URI: uri, RequestID: fmt.Sprintf("req-%06d", i), UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0",
+			ResponseResultType: "Miss", ResultType: "Miss", ContentType: ct}
+		seq := fmt.Sprintf("49656890123456789012345678901234567890%018d", i+1)
+		ev.Records = append(ev.Records, events.KinesisEventRecord{
+			EventID: "shardId-000000000000:" + seq, EventSourceArn: streamARN, EventSource: "aws:kinesis",
+			EventName: "aws:kinesis:record", AwsRegion: "us-east-1",
+			Kinesis: events.KinesisRecord{SequenceNumber: seq, PartitionKey: "geo1234", Data: clicklog.Format(r)},
+		})
+	}
+	for i := range 10 {
+		switch {
+		case i < 6:
+			add(i, 302, "GET", "text/plain; charset=utf-8; destination=rule-0")
+		case i < 9:
+			add(i, 302, "GET", "text/plain; charset=utf-8; destination=target-1")
+		default:
+			add(i, 303, "POST", "text/plain; charset=utf-8; destination=default")
+		}
+	}
+	add(10, 200, "GET", "text/html; charset=utf-8")
+	add(11, 403, "POST", "text/html; charset=utf-8")
+
+	resp, err := f.handler(nil).Handle(context.Background(), ev)
+	require.NoError(t, err)
+	assert.Empty(t, resp.BatchItemFailures)
+	got := f.counters(t)
+	assert.Equal(t, cnt(10, 10, 0), got["geo1234 d#20261130"])
+	assert.Equal(t, cnt(6, 6, 0), got["geo1234 t#20261130#rule-0"])
+	assert.Equal(t, cnt(3, 3, 0), got["geo1234 t#20261130#target-1"])
+	assert.Equal(t, cnt(1, 1, 0), got["geo1234 t#20261130#default"])
+}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -61,9 +60,6 @@ type Handler struct {
 	BaseURL linkapi.BaseURLFunc
 	// HashPassword hashes a link's password; password.Hash when nil.
 	HashPassword func(pw string) (string, error)
-
-	hashOnce  sync.Once
-	hashSlots chan struct{}
 }
 
 // MaxConcurrentHashes bounds the password hashes one instance computes at
@@ -72,15 +68,19 @@ type Handler struct {
 // function.
 const MaxConcurrentHashes = 2
 
+// hashSlots holds one token per hash running in this process (a Lambda
+// instance), whichever Handler value runs it: underBaseURL copies the
+// handler per request.
+var hashSlots = make(chan struct{}, MaxConcurrentHashes)
+
 // hashPassword hashes pw for storage, at most MaxConcurrentHashes at a time.
 func (h *Handler) hashPassword(ctx context.Context, pw string) (string, error) {
-	h.hashOnce.Do(func() { h.hashSlots = make(chan struct{}, MaxConcurrentHashes) })
 	select {
-	case h.hashSlots <- struct{}{}:
+	case hashSlots <- struct{}{}:
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
-	defer func() { <-h.hashSlots }()
+	defer func() { <-hashSlots }()
 	hash := h.HashPassword
 	if hash == nil {
 		hash = password.Hash

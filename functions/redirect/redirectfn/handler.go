@@ -19,6 +19,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/linkcounter"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/missbudget"
 	"github.com/shortlink-dev/shortener/shared/redirectcache"
@@ -72,6 +73,13 @@ type Handler struct {
 	// client over its budget is answered 429, whatever it asks for, as
 	// long as this process knows it to be over (see missbudget).
 	Misses *missbudget.Budget
+	// Counters keep the click limits and password attempts (decided.go);
+	// nil answers 503 to the links that need them.
+	Counters linkcounter.Store
+	// Verify checks a protected link's password; nil answers 503 to them.
+	Verify PasswordVerifier
+	// Draw draws a weighted target, uniform in [0, 100).
+	Draw func() int
 
 	load func(context.Context, string) (cached, error)
 }
@@ -91,13 +99,12 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest)
 }
 
 func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest, now time.Time) events.APIGatewayProxyResponse {
-	if req.HTTPMethod != http.MethodGet && req.HTTPMethod != http.MethodHead {
-		return events.APIGatewayProxyResponse{StatusCode: http.StatusMethodNotAllowed,
-			Headers: map[string]string{"Allow": "GET, HEAD", "Cache-Control": "no-store"}}
+	if req.HTTPMethod != http.MethodGet && req.HTTPMethod != http.MethodHead && req.HTTPMethod != http.MethodPost {
+		return methodNotAllowed() // POST: a protected link's form (link.UnlockPath)
 	}
 	code := req.PathParameters["code"]
 	if code == "" {
-		code = strings.TrimPrefix(req.Path, "/")
+		code = strings.TrimPrefix(strings.TrimPrefix(req.Path, link.UnlockPath("")), "/")
 	}
 	keys := link.LookupKeys(code)
 	var client string
@@ -146,7 +153,11 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 	}
 	if l.Resolve(now) == link.Gone {
 		h.Metrics.Add("Gone", metrics.Count, 1)
-		return h.page(http.StatusGone, errorTTL(min(h.GoneTTL, freshFor(c, h.CacheTTL, now))), gonePage)
+		ttl := errorTTL(min(h.GoneTTL, freshFor(c, h.CacheTTL, now)))
+		if l.ExpiredURL != "" && l.Status == link.StatusActive && req.HTTPMethod != http.MethodPost {
+			return expired(l, ttl) // past its expiry: the same for every viewer
+		}
+		return h.page(http.StatusGone, ttl, gonePage)
 	}
 	ttl := h.edgeTTL(l, now)
 	ttl = min(ttl, freshFor(c, h.CacheTTL, now))
@@ -167,6 +178,9 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 			StatusCode: http.StatusSeeOther,
 			Headers:    map[string]string{"Location": "/" + l.Path(), "Cache-Control": sharedMaxAge(ttl)},
 		}
+	}
+	if l.Decided() || req.HTTPMethod == http.MethodPost {
+		return h.decide(ctx, req, l, now)
 	}
 	h.Metrics.Add("Redirects", metrics.Count, 1)
 	return events.APIGatewayProxyResponse{

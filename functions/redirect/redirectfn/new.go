@@ -6,6 +6,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/linkcounter"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/missbudget"
 	"github.com/shortlink-dev/shortener/shared/redirectcache"
@@ -23,6 +24,11 @@ type Options struct {
 	Misses missbudget.Counter
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Counters and Verify serve the links decided at the origin (see
+	// Handler); Draw draws their targets, math/rand/v2 when nil.
+	Counters linkcounter.Store
+	Verify   PasswordVerifier
+	Draw     func() int
 }
 
 // New builds a handler and its cache from the configuration: entries live
@@ -58,6 +64,10 @@ func New(o Options) *Handler {
 		Now:              now,
 		Log:              o.Log,
 		Metrics:          o.Metrics,
+	}
+	h.Counters, h.Verify, h.Draw = o.Counters, o.Verify, o.Draw
+	if h.Draw == nil {
+		h.Draw = defaultDraw
 	}
 	if o.Misses != nil {
 		h.Misses = missbudget.New(o.Misses, c.MissBudget, c.MissWindow)

@@ -261,6 +261,19 @@ func (h *Handler) read(ctx context.Context, l link.Link, q query) (statsapi.Stat
 		for _, k := range top(referrers) {
 			s.Referrers = append(s.Referrers, statsapi.Referrer{Host: k, Counts: counts(referrers[k])})
 		}
+		if len(l.Rules) > 0 || len(l.Targets) > 0 {
+			dests, complete, err := h.Clicks.Breakdown(ctx, l.Code, clickstore.Destination, dayFrom, dayTo)
+			if err != nil {
+				return statsapi.Stats{}, err
+			}
+			s.Partial = s.Partial || !complete
+			s.Destinations = []statsapi.Destination{}
+			// All of them: at most MaxRules + MaxTargets + 2, and so they
+			// add up to the link's clicks.
+			for _, k := range ranked(dests) {
+				s.Destinations = append(s.Destinations, statsapi.Destination{Destination: k, Counts: counts(dests[k])})
+			}
+		}
 	}
 	// Zero-fill: one point per bucket, the stored ones where they are.
 	i := 0
@@ -282,6 +295,12 @@ func (h *Handler) read(ctx context.Context, l link.Link, q query) (statsapi.Stat
 // top returns the keys of the TopBreakdowns largest entries, by total
 // clicks, ties by key.
 func top(m map[string]clickstore.Counts) []string {
+	keys := ranked(m)
+	return keys[:min(len(keys), TopBreakdowns)]
+}
+
+// ranked returns the keys of m by total clicks, most first, ties by key.
+func ranked(m map[string]clickstore.Counts) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -289,5 +308,5 @@ func top(m map[string]clickstore.Counts) []string {
 	slices.SortFunc(keys, func(a, b string) int {
 		return cmp.Or(cmp.Compare(m[b].Total, m[a].Total), cmp.Compare(a, b))
 	})
-	return keys[:min(len(keys), TopBreakdowns)]
+	return keys
 }

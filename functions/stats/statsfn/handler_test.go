@@ -476,3 +476,48 @@ func (partialClicks) Series(context.Context, string, clickstore.Kind, time.Time,
 func (partialClicks) Breakdown(context.Context, string, clickstore.Kind, time.Time, time.Time) (map[string]clickstore.Counts, bool, error) {
 	return map[string]clickstore.Counts{"DE": c(1, 1, 0)}, false, nil
 }
+
+// TestDestinationBreakdown: a link with rules or targets gets every
+// destination's clicks (no top-N cut), adding up to its total; a plain
+// link gets none.
+func TestDestinationBreakdown(t *testing.T) {
+	clicks := clickstore.NewMemory(0)
+	cc := func(t, h, b int64) clickstore.Counts { return clickstore.Counts{Total: t, Human: h, Bot: b} }
+	at := day(30).Add(12 * time.Hour)
+	items := map[clickstore.Key]clickstore.Counts{
+		clickstore.HourKey("geo1234", at): cc(0, 0, 0),
+		clickstore.DayKey("geo1234", at):  cc(0, 0, 0),
+		clickstore.HourKey("Ab3dE5g", at): cc(3, 3, 0),
+		clickstore.DayKey("Ab3dE5g", at):  cc(3, 3, 0),
+	}
+	var total clickstore.Counts
+	for i := range 12 { // more than TopBreakdowns
+		c := cc(int64(i+1), int64(i+1), 0)
+		items[clickstore.DestinationKey("geo1234", at, fmt.Sprintf("rule-%d", i))] = c
+		total.Add(c)
+	}
+	items[clickstore.HourKey("geo1234", at)], items[clickstore.DayKey("geo1234", at)] = total, total
+	items[clickstore.DestinationKey("Ab3dE5g", at, "default")] = cc(3, 3, 0)
+	ch := clickstore.Chunk{Shard: "test", First: "1", Last: "1"}
+	for k, v := range items {
+		ch.Items = append(ch.Items, clickstore.Item{Key: k, Counts: v})
+	}
+	require.NoError(t, clicks.Apply(context.Background(), ch))
+	f := newFixture(t, clicks)
+	require.NoError(t, f.links.Create(context.Background(), link.Link{Code: "geo1234", Owner: owner, CreatedAt: day(1), URL: "https://example.com/",
+		Status: link.StatusActive, ExpiresAt: now.Add(time.Hour), Version: 1, RedirectStatus: 302,
+		Features: link.Features{Rules: []link.Rule{{URL: "https://example.de/", Country: []string{"DE"}}}}}, nil))
+
+	got := decode(t, get(t, f, "geo1234", map[string]string{"from": day(30).Format(time.RFC3339), "to": day(30).Add(24 * time.Hour).Format(time.RFC3339)}))
+	require.Len(t, got.Destinations, 12)
+	assert.Equal(t, "rule-11", got.Destinations[0].Destination)
+	var sum statsapi.Counts
+	for _, d := range got.Destinations {
+		sum.Add(d.Counts)
+	}
+	assert.Equal(t, got.Totals, sum, "the breakdown adds up to the total")
+
+	plain := get(t, f, "Ab3dE5g", map[string]string{"from": day(30).Format(time.RFC3339), "to": day(30).Add(24 * time.Hour).Format(time.RFC3339)})
+	assert.Nil(t, decode(t, plain).Destinations)
+	assert.NotContains(t, plain.Body, "destinations")
+}

@@ -300,18 +300,21 @@ func seriesAndBreakdownRanges(t *testing.T, newStore Factory) {
 	day := func(d, h int) time.Time { return time.Date(2026, 11, d, h, 30, 0, 0, time.UTC) }
 	dec1 := time.Date(2026, 12, 1, 0, 30, 0, 0, time.UTC)
 	counts := map[clickstore.Key]clickstore.Counts{
-		clickstore.HourKey("Ab3dE5g", day(29, 23)):            c(1, 1, 0),
-		clickstore.HourKey("Ab3dE5g", day(30, 0)):             c(2, 1, 1),
-		clickstore.HourKey("Ab3dE5g", day(30, 5)):             c(4, 4, 0),
-		clickstore.HourKey("Ab3dE5gX", day(30, 5)):            c(8, 8, 0), // another code sharing a prefix
-		clickstore.DayKey("Ab3dE5g", day(29, 0)):              c(1, 1, 0),
-		clickstore.DayKey("Ab3dE5g", day(30, 0)):              c(6, 5, 1),
-		clickstore.DayKey("Ab3dE5g", dec1):                    c(9, 9, 0),
-		clickstore.CountryKey("Ab3dE5g", day(29, 0), "DE"):    c(1, 1, 0),
-		clickstore.CountryKey("Ab3dE5g", day(30, 0), "DE"):    c(2, 1, 1),
-		clickstore.CountryKey("Ab3dE5g", day(30, 0), "US"):    c(4, 4, 0),
-		clickstore.ReferrerKey("Ab3dE5g", day(30, 0), "t.co"): c(3, 3, 0),
-		clickstore.ReferrerKey("Ab3dE5g", dec1, "t.co"):       c(5, 5, 0),
+		clickstore.HourKey("Ab3dE5g", day(29, 23)):                   c(1, 1, 0),
+		clickstore.HourKey("Ab3dE5g", day(30, 0)):                    c(2, 1, 1),
+		clickstore.HourKey("Ab3dE5g", day(30, 5)):                    c(4, 4, 0),
+		clickstore.HourKey("Ab3dE5gX", day(30, 5)):                   c(8, 8, 0), // another code sharing a prefix
+		clickstore.DayKey("Ab3dE5g", day(29, 0)):                     c(1, 1, 0),
+		clickstore.DayKey("Ab3dE5g", day(30, 0)):                     c(6, 5, 1),
+		clickstore.DayKey("Ab3dE5g", dec1):                           c(9, 9, 0),
+		clickstore.CountryKey("Ab3dE5g", day(29, 0), "DE"):           c(1, 1, 0),
+		clickstore.CountryKey("Ab3dE5g", day(30, 0), "DE"):           c(2, 1, 1),
+		clickstore.CountryKey("Ab3dE5g", day(30, 0), "US"):           c(4, 4, 0),
+		clickstore.ReferrerKey("Ab3dE5g", day(30, 0), "t.co"):        c(3, 3, 0),
+		clickstore.ReferrerKey("Ab3dE5g", dec1, "t.co"):              c(5, 5, 0),
+		clickstore.DestinationKey("Ab3dE5g", day(30, 0), "rule-0"):   c(4, 3, 1),
+		clickstore.DestinationKey("Ab3dE5g", day(30, 0), "target-1"): c(2, 2, 0),
+		clickstore.DestinationKey("Ab3dE5g", dec1, "rule-0"):         c(1, 1, 0),
 	}
 	require.NoError(t, s.Apply(context.Background(), chunk("1", "1", counts)))
 	ctx := context.Background()
@@ -371,6 +374,12 @@ func seriesAndBreakdownRanges(t *testing.T, newStore Factory) {
 		require.NoError(t, err)
 		assert.True(t, complete)
 		assert.Equal(t, map[string]clickstore.Counts{"t.co": c(8, 8, 0)}, got)
+	})
+	t.Run("destinations summed over days", func(t *testing.T) {
+		got, complete, err := s.Breakdown(ctx, "Ab3dE5g", clickstore.Destination, midnight(29), time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC))
+		require.NoError(t, err)
+		assert.True(t, complete)
+		assert.Equal(t, map[string]clickstore.Counts{"rule-0": c(5, 4, 1), "target-1": c(2, 2, 0)}, got)
 	})
 	t.Run("referrers exclude the day at to", func(t *testing.T) {
 		got, _, err := s.Breakdown(ctx, "Ab3dE5g", clickstore.Referrer, midnight(29), midnight(30))

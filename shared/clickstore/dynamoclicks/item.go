@@ -23,6 +23,8 @@ func prefix(k clickstore.Kind) string {
 		return "c#"
 	case clickstore.Referrer:
 		return "r#"
+	case clickstore.Destination:
+		return "t#"
 	}
 	return "?#"
 }
@@ -55,7 +57,7 @@ func parseBucket(kind clickstore.Kind, b string) (start time.Time, dim string, e
 	if kind == clickstore.Hour {
 		layout = hourLayout
 	}
-	if kind == clickstore.Country || kind == clickstore.Referrer {
+	if kind == clickstore.Country || kind == clickstore.Referrer || kind == clickstore.Destination {
 		var found bool
 		if rest, dim, found = strings.Cut(rest, "#"); !found || dim == "" {
 			return time.Time{}, "", fmt.Errorf("bucket %q: no dimension", b)

@@ -1,0 +1,274 @@
+package redirectfn
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"html"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/shortlink-dev/shortener/shared/clicklog"
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/linkcounter"
+	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/viewer"
+)
+
+// PasswordVerifier checks pw against a stored password hash
+// (shared/password's Verify).
+type PasswordVerifier func(encoded, pw string) (bool, error)
+
+// DestinationParam is the media type parameter by which a decided
+// redirect's Content-Type names its destination (link.Destination.Label),
+// for example "text/plain; charset=utf-8; destination=rule-2". CloudFront
+// real-time logs carry the response's Content-Type (sc-content-type) and
+// not its Location, so this is how the click pipeline learns where each
+// decided click went, from the same record that counts it.
+const DestinationParam = "destination"
+
+// maxFormBytes bounds the password form's body: a 128-character password,
+// percent-encoded, fits with room to spare.
+const maxFormBytes = 4096
+
+// decide answers a click of a link decided at the origin (a password, a
+// click limit, rules or targets). Every answer is no-store: it was made
+// for this viewer and this click, and neither the edge nor a browser may
+// give it to anyone else or keep it.
+func (h *Handler) decide(ctx context.Context, req *events.APIGatewayProxyRequest, l link.Link, now time.Time) events.APIGatewayProxyResponse {
+	get := headerLookup(req)
+	human := req.HTTPMethod != http.MethodHead && !clicklog.IsBotAgent(get("User-Agent"))
+	status := decidedStatus(l.RedirectStatus)
+	switch {
+	case l.Protected() && req.HTTPMethod != http.MethodPost:
+		h.Metrics.Add("PasswordForms", metrics.Count, 1)
+		return formPage(http.StatusOK, unlockAction(req, l), "")
+	case l.Protected():
+		if resp, ok := h.checkPassword(ctx, req, l, now); !ok {
+			return resp
+		}
+		status = http.StatusSeeOther // the answer to a POST is a GET of the target
+	case req.HTTPMethod == http.MethodPost:
+		return methodNotAllowed()
+	}
+	if l.MaxClicks > 0 {
+		if resp, ok := h.useClick(ctx, l, human); !ok {
+			return resp
+		}
+	}
+	d := l.Choose(l.URL, viewer.FromHeaders(get), h.Draw())
+	h.Metrics.Add("DecidedRedirects", metrics.Count, 1)
+	return events.APIGatewayProxyResponse{
+		StatusCode: status,
+		Headers: map[string]string{
+			"Location":      link.LocationURL(d.URL),
+			"Cache-Control": "no-store",
+			"Content-Type":  "text/plain; charset=utf-8; " + DestinationParam + "=" + d.Label(),
+		},
+	}
+}
+
+// decidedStatus keeps a decided link's redirects temporary: a browser
+// keeps a 301 or 308 for good and would never ask again, skipping the
+// password, the click limit and the rules.
+func decidedStatus(s int) int {
+	switch s {
+	case http.StatusMovedPermanently:
+		return http.StatusFound
+	case http.StatusPermanentRedirect:
+		return http.StatusTemporaryRedirect
+	}
+	return s
+}
+
+// checkPassword checks the form's password, counting the attempt against
+// the code's window first, so that even a burst of guesses sent at once
+// gets at most linkcounter.MaxAttempts verified; a right one is forgiven.
+func (h *Handler) checkPassword(ctx context.Context, req *events.APIGatewayProxyRequest, l link.Link, now time.Time) (events.APIGatewayProxyResponse, bool) {
+	if h.Counters == nil || h.Verify == nil {
+		return unavailable(), false
+	}
+	retry, err := h.Counters.Attempt(ctx, l.Code, now)
+	switch {
+	case errors.Is(err, linkcounter.ErrLimited):
+		h.Metrics.Add("PasswordLimited", metrics.Count, 1)
+		resp := formPage(http.StatusTooManyRequests, unlockAction(req, l), "Too many attempts. Try again in a minute.")
+		resp.Headers["Retry-After"] = strconv.Itoa(int((retry + time.Second - 1) / time.Second))
+		return resp, false
+	case err != nil:
+		h.Log.ErrorContext(ctx, "count a password attempt", "code", l.Code, "error", err.Error())
+		return unavailable(), false
+	}
+	pw, ok := formPassword(req)
+	right := false
+	if ok {
+		if right, err = h.Verify(l.PasswordHash, pw); err != nil {
+			h.Log.ErrorContext(ctx, "verify a password", "code", l.Code, "error", err.Error())
+			return unavailable(), false
+		}
+	}
+	if !right {
+		h.Metrics.Add("PasswordWrong", metrics.Count, 1)
+		return formPage(http.StatusForbidden, unlockAction(req, l), "Wrong password."), false
+	}
+	if err := h.Counters.Forgive(ctx, l.Code, now); err != nil {
+		h.Log.WarnContext(ctx, "forgive a right password attempt", "code", l.Code, "error", err.Error())
+	}
+	return events.APIGatewayProxyResponse{}, true
+}
+
+// useClick takes one of the link's clicks for a human; a bot, a link
+// previewer or a HEAD only looks whether one is left.
+func (h *Handler) useClick(ctx context.Context, l link.Link, human bool) (events.APIGatewayProxyResponse, bool) {
+	if h.Counters == nil {
+		return unavailable(), false
+	}
+	key := linkcounter.ClickKey(l.Code, l.CreatedAt)
+	var left bool
+	var err error
+	if human {
+		// Forgotten a day after the link's expiry, when nothing reads it.
+		left, err = h.Counters.UseClick(ctx, key, l.MaxClicks, l.ExpiresAt.Add(24*time.Hour))
+	} else {
+		var used int64
+		used, err = h.Counters.ClicksUsed(ctx, key)
+		left = used < l.MaxClicks
+	}
+	if err != nil {
+		h.Log.ErrorContext(ctx, "use a click", "code", l.Code, "error", err.Error())
+		return unavailable(), false
+	}
+	if !left {
+		h.Metrics.Add("ClickLimitReached", metrics.Count, 1)
+		return events.APIGatewayProxyResponse{StatusCode: http.StatusGone,
+			Headers: map[string]string{"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"},
+			Body:    limitPage}, false
+	}
+	return events.APIGatewayProxyResponse{}, true
+}
+
+// expired answers a link past its expiry that has an expired URL: a 302
+// there, the same for everyone, kept at the edge as briefly as the 410 it
+// stands for (ttl).
+func expired(l link.Link, ttl int) events.APIGatewayProxyResponse {
+	d := link.Destination{Kind: link.ToExpired, URL: l.ExpiredURL}
+	return events.APIGatewayProxyResponse{
+		StatusCode: http.StatusFound,
+		Headers: map[string]string{
+			"Location":      link.LocationURL(d.URL),
+			"Cache-Control": sharedMaxAge(ttl),
+			"Content-Type":  "text/plain; charset=utf-8; " + DestinationParam + "=" + d.Label(),
+		},
+	}
+}
+
+// headerLookup finds a request header whatever its case: API Gateway's
+// HTTP APIs lower-case header names, REST APIs keep the viewer's.
+func headerLookup(req *events.APIGatewayProxyRequest) func(string) string {
+	return func(name string) string {
+		if v, ok := req.Headers[name]; ok {
+			return v
+		}
+		for k, v := range req.Headers {
+			if strings.EqualFold(k, name) {
+				return v
+			}
+		}
+		for k, vs := range req.MultiValueHeaders {
+			if strings.EqualFold(k, name) && len(vs) > 0 {
+				return vs[len(vs)-1]
+			}
+		}
+		return ""
+	}
+}
+
+// formPassword reads the field password of a form POST; ok is false for
+// any other body.
+func formPassword(req *events.APIGatewayProxyRequest) (string, bool) {
+	ct := headerLookup(req)("Content-Type")
+	if mt, _, _ := strings.Cut(ct, ";"); !strings.EqualFold(strings.TrimSpace(mt), "application/x-www-form-urlencoded") {
+		return "", false
+	}
+	body := req.Body
+	if req.IsBase64Encoded {
+		b, err := base64.StdEncoding.DecodeString(body)
+		if err != nil {
+			return "", false
+		}
+		body = string(b)
+	}
+	if len(body) > maxFormBytes {
+		return "", false
+	}
+	vals, err := url.ParseQuery(body)
+	if err != nil {
+		return "", false
+	}
+	pw := vals.Get("password")
+	if pw == "" || len(pw) > link.MaxPasswordLength*4 {
+		return "", false
+	}
+	return pw, true
+}
+
+// defaultDraw draws a target: uniform in [0, 100).
+func defaultDraw() int { return rand.IntN(100) }
+
+func unavailable() events.APIGatewayProxyResponse {
+	return events.APIGatewayProxyResponse{StatusCode: http.StatusServiceUnavailable,
+		Headers: map[string]string{"Cache-Control": "no-store", "Retry-After": "1", "Content-Type": "text/plain; charset=utf-8"},
+		Body:    "temporarily unavailable, try again\n"}
+}
+
+func methodNotAllowed() events.APIGatewayProxyResponse {
+	return events.APIGatewayProxyResponse{StatusCode: http.StatusMethodNotAllowed,
+		Headers: map[string]string{"Allow": "GET, HEAD", "Cache-Control": "no-store"}}
+}
+
+// unlockAction is where the form posts: the unlock path of the segment
+// the viewer used (link.LookupKeys accepted it, so it needs no escaping
+// in a path), or the link's own path when the request named none.
+func unlockAction(req *events.APIGatewayProxyRequest, l link.Link) string {
+	if seg := req.PathParameters["code"]; seg != "" {
+		return link.UnlockPath(seg)
+	}
+	return link.UnlockPath(l.Path())
+}
+
+// formPage is the password form: it names neither the target nor the
+// link's owner, and posts to action (link.UnlockPath).
+func formPage(status int, action, message string) events.APIGatewayProxyResponse {
+	msg := ""
+	if message != "" {
+		msg = `<p role="alert">` + html.EscapeString(message) + `</p>`
+	}
+	return events.APIGatewayProxyResponse{
+		StatusCode: status,
+		Headers: map[string]string{
+			"Content-Type":            "text/html; charset=utf-8",
+			"Cache-Control":           "no-store",
+			"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+			"Referrer-Policy":         "no-referrer",
+		},
+		Body: formHead + msg + `<form method="post" action="` + html.EscapeString(action) + `">` + formTail,
+	}
+}
+
+const formHead = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><meta name="viewport" content="width=device-width"><title>Password required</title></head>
+<body><h1>This link is protected</h1>`
+
+const formTail = `<label>Password <input type="password" name="password" required minlength="8" maxlength="128" autocomplete="current-password" autofocus></label> <button type="submit">Continue</button></form></body></html>
+`
+
+const limitPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>Click limit reached</title></head>
+<body><h1>Click limit reached</h1><p>This link has been followed as many times as its owner allowed.</p></body></html>
+`

@@ -1,0 +1,230 @@
+package redirectfn
+
+import (
+	"context"
+	"encoding/base64"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/linkcounter"
+)
+
+// fakeVerify stands in for shared/password: the "hash" is "plain:" and
+// the password.
+func fakeVerify(encoded, pw string) (bool, error) { return encoded == "plain:"+pw, nil }
+
+func newDecidedFixture(t *testing.T) (*fixture, *linkcounter.Memory) {
+	f := newFixture(t)
+	c := linkcounter.NewMemory()
+	f.h.Counters, f.h.Verify = c, fakeVerify
+	return f, c
+}
+
+// request builds a request of code with method, headers as pairs, and a
+// body.
+func request(t *testing.T, method, code, body string, headers ...string) events.APIGatewayProxyRequest {
+	ev := event(t, "redirect-get.json", code)
+	ev.HTTPMethod = method
+	ev.Body = body
+	for i := 0; i+1 < len(headers); i += 2 {
+		ev.Headers[headers[i]] = headers[i+1]
+		ev.MultiValueHeaders[headers[i]] = []string{headers[i+1]}
+	}
+	return ev
+}
+
+func (f *fixture) do(t *testing.T, ev events.APIGatewayProxyRequest) events.APIGatewayProxyResponse {
+	t.Helper()
+	resp, err := f.h.Handle(context.Background(), ev)
+	require.NoError(t, err)
+	return resp
+}
+
+func post(t *testing.T, code, pw string) events.APIGatewayProxyRequest {
+	return request(t, "POST", code, url.Values{"password": {pw}}.Encode(), "content-type", "application/x-www-form-urlencoded")
+}
+
+func destination(resp events.APIGatewayProxyResponse) string {
+	_, d, _ := strings.Cut(resp.Headers["Content-Type"], DestinationParam+"=")
+	return d
+}
+
+func TestPasswordLink(t *testing.T) {
+	f, _ := newDecidedFixture(t)
+	f.put(t, link.Link{Code: "secret1", URL: "https://example.com/hidden-target", Features: link.Features{PasswordHash: "plain:open sesame"}})
+
+	for _, method := range []string{"GET", "HEAD"} {
+		resp := f.do(t, request(t, method, "secret1", ""))
+		assert.Equal(t, 200, resp.StatusCode, method)
+		assert.Equal(t, "no-store", resp.Headers["Cache-Control"])
+		assert.NotContains(t, resp.Body, "hidden-target", "the form never shows the target")
+		assert.Empty(t, resp.Headers["Location"])
+		assert.Empty(t, destination(resp), "a form is no click")
+	}
+	form := f.do(t, request(t, "GET", "secret1", "")).Body
+	assert.Contains(t, form, `name="password"`)
+	assert.Contains(t, form, `<form method="post" action="/unlock/secret1">`, "posts to the unlock path (link.UnlockPath)")
+
+	resp := f.do(t, post(t, "secret1", "wrong guess"))
+	assert.Equal(t, 403, resp.StatusCode)
+	assert.Equal(t, "no-store", resp.Headers["Cache-Control"])
+	assert.Contains(t, resp.Body, `name="password"`, "the form again")
+	assert.NotContains(t, resp.Body, "hidden-target")
+
+	resp = f.do(t, post(t, "secret1", "open sesame"))
+	assert.Equal(t, 303, resp.StatusCode)
+	assert.Equal(t, "https://example.com/hidden-target", resp.Headers["Location"])
+	assert.Equal(t, "no-store", resp.Headers["Cache-Control"])
+	assert.Equal(t, "default", destination(resp))
+
+	b64 := post(t, "secret1", "open sesame")
+	b64.Body, b64.IsBase64Encoded = base64.StdEncoding.EncodeToString([]byte(b64.Body)), true
+	assert.Equal(t, 303, f.do(t, b64).StatusCode, "a base64 body, as API Gateway may send it")
+
+	for _, bad := range []events.APIGatewayProxyRequest{
+		request(t, "POST", "secret1", "password=open+sesame", "content-type", "text/plain"),
+		request(t, "POST", "secret1", "", "content-type", "application/x-www-form-urlencoded"),
+		request(t, "POST", "secret1", "password=%zz", "content-type", "application/x-www-form-urlencoded"),
+	} {
+		assert.Equal(t, 403, f.do(t, bad).StatusCode)
+	}
+}
+
+// TestPasswordAttemptsLimited: the eleventh wrong try within a minute is
+// 429 with Retry-After, and so is even the right password then, until the
+// window ends; right passwords do not use the allowance up.
+func TestPasswordAttemptsLimited(t *testing.T) {
+	f, _ := newDecidedFixture(t)
+	f.put(t, link.Link{Code: "secret2", Features: link.Features{PasswordHash: "plain:right-one"}})
+	for range 5 {
+		require.Equal(t, 303, f.do(t, post(t, "secret2", "right-one")).StatusCode)
+	}
+	for i := range linkcounter.MaxAttempts {
+		require.Equal(t, 403, f.do(t, post(t, "secret2", "guess")).StatusCode, "try %d", i+1)
+		f.clock.Add(time.Second)
+	}
+	resp := f.do(t, post(t, "secret2", "guess"))
+	assert.Equal(t, 429, resp.StatusCode)
+	assert.Equal(t, "50", resp.Headers["Retry-After"])
+	assert.Equal(t, "no-store", resp.Headers["Cache-Control"])
+	assert.Equal(t, 429, f.do(t, post(t, "secret2", "right-one")).StatusCode, "no guess is checked while limited")
+	f.clock.Add(50 * time.Second)
+	assert.Equal(t, 303, f.do(t, post(t, "secret2", "right-one")).StatusCode)
+}
+
+func TestPasswordWithoutCountersIsUnavailable(t *testing.T) {
+	f := newFixture(t)
+	f.put(t, link.Link{Code: "secret3", Features: link.Features{PasswordHash: "plain:whatever1"}})
+	assert.Equal(t, 503, f.do(t, post(t, "secret3", "whatever1")).StatusCode, "fail closed, never unchecked")
+}
+
+// TestClickLimit: five human clicks redirect, the sixth is 410; bots,
+// previewers and HEAD never use one up, and get 410 once none is left.
+func TestClickLimit(t *testing.T) {
+	f, _ := newDecidedFixture(t)
+	f.put(t, link.Link{Code: "limit05", Features: link.Features{MaxClicks: 5}})
+	for range 3 {
+		assert.Equal(t, 302, f.do(t, request(t, "HEAD", "limit05", "")).StatusCode)
+		assert.Equal(t, 302, f.do(t, request(t, "GET", "limit05", "", "User-Agent", "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)")).StatusCode)
+	}
+	var got []int
+	for range 8 {
+		resp := f.do(t, request(t, "GET", "limit05", ""))
+		got = append(got, resp.StatusCode)
+		assert.Equal(t, "no-store", resp.Headers["Cache-Control"])
+	}
+	assert.Equal(t, []int{302, 302, 302, 302, 302, 410, 410, 410}, got)
+	resp := f.do(t, request(t, "GET", "limit05", ""))
+	assert.Contains(t, resp.Body, "Click limit reached")
+	assert.Equal(t, 410, f.do(t, request(t, "HEAD", "limit05", "")).StatusCode, "and for bots too")
+}
+
+func TestClickLimitConcurrent(t *testing.T) {
+	f, _ := newDecidedFixture(t)
+	f.put(t, link.Link{Code: "limit5c", Features: link.Features{MaxClicks: 5}})
+	var mu sync.Mutex
+	count := map[int]int{}
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := f.h.Handle(context.Background(), request(t, "GET", "limit5c", ""))
+			assert.NoError(t, err)
+			mu.Lock()
+			count[resp.StatusCode]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, map[int]int{302: 5, 410: 45}, count)
+}
+
+// TestRulesAndTargets: a rule by country answers DE and FR viewers
+// differently, every time, in any order; the targets split by the draw.
+func TestRulesAndTargets(t *testing.T) {
+	f, _ := newDecidedFixture(t)
+	f.put(t, link.Link{Code: "geo0001", URL: "https://example.com/world", RedirectStatus: 301, Features: link.Features{
+		Rules:   []link.Rule{{URL: "https://example.de/", Country: []string{"DE", "AT"}}, {URL: "https://example.com/fr", Language: []string{"fr"}}},
+		Targets: []link.Target{{URL: "https://a.example/", Weight: 70}, {URL: "https://b.example/", Weight: 30}},
+	}})
+	draw := 0
+	f.h.Draw = func() int { return draw }
+	for _, country := range []string{"DE", "FR", "FR", "DE", "AT", "FR"} {
+		resp := f.do(t, request(t, "GET", "geo0001", "", "cloudfront-viewer-country", country, "CloudFront-Viewer-Country", country))
+		assert.Equal(t, 302, resp.StatusCode, "a decided link's 301 is temporary")
+		assert.Equal(t, "no-store", resp.Headers["Cache-Control"])
+		if country == "FR" {
+			assert.Equal(t, "https://a.example/", resp.Headers["Location"])
+			assert.Equal(t, "target-0", destination(resp))
+		} else {
+			assert.Equal(t, "https://example.de/", resp.Headers["Location"])
+			assert.Equal(t, "rule-0", destination(resp))
+		}
+	}
+	draw = 70
+	resp := f.do(t, request(t, "GET", "geo0001", "", "CloudFront-Viewer-Country", "US"))
+	assert.Equal(t, "https://b.example/", resp.Headers["Location"])
+	resp = f.do(t, request(t, "GET", "geo0001", "", "CloudFront-Viewer-Country", "CH", "accept-language", "fr-CH, de;q=0.8"))
+	assert.Equal(t, "rule-1", destination(resp), "language from Accept-Language, in any case of the header name")
+	assert.Equal(t, 405, f.do(t, post(t, "geo0001", "x")).StatusCode, "POST only for a password")
+}
+
+// TestPlainLinkIsUnchanged: a link without features keeps its edge
+// caching and never answers POST.
+func TestPlainLinkIsUnchanged(t *testing.T) {
+	f, _ := newDecidedFixture(t)
+	f.put(t, link.Link{Code: "plain01"})
+	resp := f.do(t, request(t, "GET", "plain01", "", "CloudFront-Viewer-Country", "FR"))
+	assert.Equal(t, "public, max-age=0, s-maxage=86400", resp.Headers["Cache-Control"])
+	assert.Empty(t, resp.Headers["Content-Type"])
+	assert.Equal(t, 405, f.do(t, post(t, "plain01", "x")).StatusCode)
+}
+
+// TestExpiredURL: past its expiry a link with an expired URL sends there,
+// cached no longer than the 410 would be; before it, the plain redirect
+// is never kept past the expiry.
+func TestExpiredURL(t *testing.T) {
+	f, _ := newDecidedFixture(t)
+	f.put(t, link.Link{Code: "expire1", ExpiresAt: start.Add(30 * time.Second), Features: link.Features{ExpiredURL: "https://example.com/over"}})
+	resp := f.do(t, request(t, "GET", "expire1", ""))
+	assert.Equal(t, 302, resp.StatusCode)
+	assert.Equal(t, "public, max-age=0, s-maxage=30", resp.Headers["Cache-Control"])
+	f.clock.Add(31 * time.Second)
+	resp = f.do(t, request(t, "GET", "expire1", ""))
+	assert.Equal(t, 302, resp.StatusCode)
+	assert.Equal(t, "https://example.com/over", resp.Headers["Location"])
+	assert.Equal(t, "expired", destination(resp))
+	assert.NotContains(t, resp.Headers["Cache-Control"], "s-maxage=86400")
+
+	f.put(t, link.Link{Code: "disabl1", Status: link.StatusDisabled, Features: link.Features{ExpiredURL: "https://example.com/over"}})
+	assert.Equal(t, 410, f.do(t, request(t, "GET", "disabl1", "")).StatusCode, "only expiry sends to the expired URL")
+}

@@ -1,0 +1,78 @@
+package dynamocounter_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/shared/linkcounter"
+	"github.com/shortlink-dev/shortener/shared/linkcounter/dynamocounter"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
+	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
+)
+
+// meter asks DynamoDB for the capacity each call consumed and adds it up.
+type meter struct {
+	db          *dynamodb.Client
+	read, write float64
+}
+
+func (m *meter) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	out, err := m.db.UpdateItem(ctx, in, optFns...)
+	if out != nil && out.ConsumedCapacity != nil {
+		m.write += *out.ConsumedCapacity.CapacityUnits
+	}
+	return out, err
+}
+
+func (m *meter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	out, err := m.db.GetItem(ctx, in, optFns...)
+	if out != nil && out.ConsumedCapacity != nil {
+		m.read += *out.ConsumedCapacity.CapacityUnits
+	}
+	return out, err
+}
+
+// TestUnitsPerDecidedClick measures what docs/cost-model.md prices: a
+// human click on a click-limited link is one write unit, a bot's look one
+// half read unit, a password attempt one write unit and a right one a
+// second (the attempt given back).
+func TestUnitsPerDecidedClick(t *testing.T) {
+	db := testenv.DynamoDBClient(t)
+	table := testenv.UniqueName(t, "units")
+	require.NoError(t, dynamotable.Create(context.Background(), db, table, tableschema.Idempotency()))
+	m := &meter{db: db}
+	s := dynamocounter.New(m, table)
+	ctx := context.Background()
+	key := linkcounter.ClickKey("unit123", time.Now())
+
+	for range 3 {
+		ok, err := s.UseClick(ctx, key, 5, time.Now().Add(time.Hour))
+		require.NoError(t, err)
+		require.True(t, ok)
+	}
+	assert.Equal(t, 3.0, m.write, "one WRU per human click")
+	_, err := s.ClicksUsed(ctx, key)
+	require.NoError(t, err)
+	assert.Equal(t, 0.5, m.read, "half an RRU per bot's look")
+
+	m.read, m.write = 0, 0
+	now := time.Now()
+	_, err = s.Attempt(ctx, "pw12345", now) // opens the window: a failed ADD, then the SET
+	require.NoError(t, err)
+	first := m.write
+	m.write = 0
+	_, err = s.Attempt(ctx, "pw12345", now)
+	require.NoError(t, err)
+	require.NoError(t, s.Forgive(ctx, "pw12345", now))
+	t.Logf("password: first attempt of a window %.1f WRU, a later one plus its forgiving %.1f WRU", first, m.write)
+	assert.Equal(t, 2.0, m.write)
+}

@@ -1,0 +1,170 @@
+// Package dynamocounter keeps linkcounter's counters as small items of a
+// DynamoDB table keyed by a string "pk" with a TTL attribute "expires_at":
+// the idempotency table, which has no stream and lives in the primary
+// Region only, so every Region's redirect counts against one item and the
+// bounds hold globally. Keys start with a letter ("clicks#", "pw#"); an
+// idempotency record's starts with a digit, so they never meet.
+package dynamocounter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/shortlink-dev/shortener/shared/linkcounter"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
+)
+
+// API lists the DynamoDB calls the store makes.
+type API interface {
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+}
+
+// Store is the DynamoDB linkcounter.Store.
+type Store struct {
+	db    API
+	table string
+}
+
+var _ linkcounter.Store = (*Store)(nil)
+
+// New returns a store over table.
+func New(db API, table string) *Store { return &Store{db: db, table: table} }
+
+const (
+	attrUsed  = "used"
+	attrN     = "n"
+	attrUntil = "until" // epoch milliseconds
+)
+
+func key(pk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{tableschema.AttrIdemPK: &types.AttributeValueMemberS{Value: pk}}
+}
+
+func num(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+func failedCondition(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
+
+// UseClick is one UpdateItem: ADD used 1 if used < max. DynamoDB applies
+// the condition and the increment atomically on the one item, so of any
+// number of racing clicks exactly max succeed (docs: "Conditional writes",
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/WorkingWithItems.html#WorkingWithItems.ConditionalUpdate).
+func (s *Store) UseClick(ctx context.Context, k string, max int64, expires time.Time) (bool, error) {
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           &s.table,
+		Key:                 key("clicks#" + k),
+		UpdateExpression:    aws.String("ADD #used :one SET #exp = :exp"),
+		ConditionExpression: aws.String("attribute_not_exists(#used) OR #used < :max"),
+		ExpressionAttributeNames: map[string]string{
+			"#used": attrUsed, "#exp": tableschema.AttrExpiresAt,
+		},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":one": num(1), ":max": num(max), ":exp": num(expires.Unix()),
+		},
+	})
+	switch {
+	case err == nil:
+		return true, nil
+	case failedCondition(err):
+		return false, nil
+	}
+	return false, fmt.Errorf("use a click of %q: %w", k, err)
+}
+
+// ClicksUsed is an eventually consistent GetItem.
+func (s *Store) ClicksUsed(ctx context.Context, k string) (int64, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key("clicks#" + k),
+		ProjectionExpression: aws.String("#used"), ExpressionAttributeNames: map[string]string{"#used": attrUsed}})
+	if err != nil {
+		return 0, fmt.Errorf("read the clicks of %q: %w", k, err)
+	}
+	n, _ := readN(out.Item, attrUsed)
+	return n, nil
+}
+
+func readN(item map[string]types.AttributeValue, name string) (int64, bool) {
+	v, ok := item[name].(*types.AttributeValueMemberN)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v.Value, 10, 64)
+	return n, err == nil
+}
+
+// Attempt counts within the open window (n+1 if n < max and the window
+// has not ended), else opens a new one (n = 1 if the window has ended or
+// there is none), each a conditional UpdateItem; when both conditions
+// fail the window is open and full. Opening races with counting only at a
+// window's end: a few rounds settle it.
+func (s *Store) Attempt(ctx context.Context, code string, now time.Time) (time.Duration, error) {
+	pk := "pw#" + code
+	names := map[string]string{"#n": attrN, "#until": attrUntil, "#exp": tableschema.AttrExpiresAt}
+	nowMS := now.UnixMilli()
+	for range 3 {
+		_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: &s.table, Key: key(pk),
+			UpdateExpression:          aws.String("ADD #n :one"),
+			ConditionExpression:       aws.String("#until > :now AND #n < :max"),
+			ExpressionAttributeNames:  map[string]string{"#n": attrN, "#until": attrUntil},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":one": num(1), ":now": num(nowMS), ":max": num(linkcounter.MaxAttempts)},
+		})
+		if err == nil {
+			return 0, nil
+		}
+		if !failedCondition(err) {
+			return 0, fmt.Errorf("count a password attempt on %q: %w", code, err)
+		}
+		until := now.Add(linkcounter.Window)
+		_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: &s.table, Key: key(pk),
+			UpdateExpression:         aws.String("SET #n = :one, #until = :until, #exp = :exp"),
+			ConditionExpression:      aws.String("attribute_not_exists(#until) OR #until <= :now"),
+			ExpressionAttributeNames: names,
+			ExpressionAttributeValues: map[string]types.AttributeValue{":one": num(1), ":now": num(nowMS),
+				":until": num(until.UnixMilli()), ":exp": num(until.Add(time.Minute).Unix())},
+		})
+		if err == nil {
+			return 0, nil
+		}
+		if !failedCondition(err) {
+			return 0, fmt.Errorf("open a password window on %q: %w", code, err)
+		}
+		out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(pk), ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			return 0, fmt.Errorf("read the password window of %q: %w", code, err)
+		}
+		n, _ := readN(out.Item, attrN)
+		u, ok := readN(out.Item, attrUntil)
+		if ok && u > nowMS && n >= linkcounter.MaxAttempts {
+			return max(time.Duration(u-nowMS)*time.Millisecond, time.Second), linkcounter.ErrLimited
+		}
+	}
+	return time.Second, linkcounter.ErrLimited // still racing: refuse rather than let one more through
+}
+
+// Forgive takes an attempt back within the window it was counted in.
+func (s *Store) Forgive(ctx context.Context, code string, now time.Time) error {
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.table, Key: key("pw#" + code),
+		UpdateExpression:          aws.String("ADD #n :minus"),
+		ConditionExpression:       aws.String("#until > :now AND #n > :zero"),
+		ExpressionAttributeNames:  map[string]string{"#n": attrN, "#until": attrUntil},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":minus": num(-1), ":now": num(now.UnixMilli()), ":zero": num(0)},
+	})
+	if err != nil && !failedCondition(err) {
+		return fmt.Errorf("forgive a password attempt on %q: %w", code, err)
+	}
+	return nil
+}
