@@ -584,7 +584,7 @@ func TestIAMPerFunction(t *testing.T) {
 				// Reads this region's replica; counts misses in this
 				// region's misses table, one UpdateItem each.
 				"redirect":  {"dynamodb:GetItem": links + "|" + here, "dynamodb:UpdateItem": "misses"},
-				"ttlstream": {"dynamodb:PutItem": links + "|arn:aws:dynamodb:" + primary + ":"},
+				"ttlstream": {"dynamodb:UpdateItem": links + "|arn:aws:dynamodb:" + primary + ":"},
 				// The origin secret's replica in this region only.
 				"originauth": {"secretsmanager:GetSecretValue": ":secretsmanager:" + region + ":", "secretsmanager:DescribeSecret": ":secretsmanager:" + region + ":"},
 			}
@@ -613,7 +613,7 @@ func TestIAMPerFunction(t *testing.T) {
 				}
 			}
 			if region == primary {
-				want["reclaim"] = grant{"dynamodb:Query": "/index/", "dynamodb:PutItem": links, "dynamodb:DeleteItem": links}
+				want["reclaim"] = grant{"dynamodb:Query": "/index/", "dynamodb:UpdateItem": links, "dynamodb:DeleteItem": links}
 				// GetItem: its checkpoints, and a code's owner for link.clicked.
 				want["clicks"] = grant{"dynamodb:UpdateItem": analytics, "dynamodb:GetItem": "", "dynamodb:Query": hooks}
 				want["webhookdelivery"] = grant{"dynamodb:GetItem": hooks, "dynamodb:UpdateItem": hooks, "dynamodb:PutItem": hooks}
