@@ -62,7 +62,7 @@ type Config struct {
 	Account string // empty: environment-agnostic account (the CLI's credentials decide)
 
 	Regions        []string // every region with a regional stack and a links replica
-	PrimaryRegion  string   // the one write region: /v1 API, idempotency, analytics, clicks, reclaim
+	PrimaryRegion  string   // data stack, analytics, clicks, reclaim, webhook delivery; /v1 too, the only one without reservations
 	FailoverRegion string   // the redirect origin CloudFront fails over to; "" with one region
 	WitnessRegion  string   // the reservation table's MRSC witness with two regions (reservations.go)
 	NoReservations bool     // -c reservations=false: no reservation table, writes in the primary only

@@ -140,11 +140,13 @@ func addGuardSuppressions(cfg Config, s *Stacks) {
 		guardSuppress(r.Redirect.API, "lambda_function_public_access_prohibited_check", "API Gateway invoke permissions")
 		guardSuppress(r.Redirect.API, "api_gw_v2_access_logs_enabled_check", "redirect HTTP API stages")
 		guardSuppress(r.TTLStream.DeadLetters, "sqs_dlq_check", "stream consumers' on-failure queues")
+		if r.Management != nil {
+			guardSuppress(r.Management.API, "lambda_function_public_access_prohibited_check", "API Gateway invoke permissions")
+			guardSuppress(r.Management.API, "api_gw_xray_enabled_check", "/v1 REST API stage")
+		}
 		if !r.Primary {
 			continue
 		}
-		guardSuppress(r.Management.API, "lambda_function_public_access_prohibited_check", "API Gateway invoke permissions")
-		guardSuppress(r.Management.API, "api_gw_xray_enabled_check", "/v1 REST API stage")
 		guardSuppress(r.Clicks.Consumer.DeadLetters, "sqs_dlq_check", "stream consumers' on-failure queues")
 		guardSuppress(r.Webhooks.StreamConsumer.DeadLetters, "sqs_dlq_check", "stream consumers' on-failure queues")
 		guardSuppress(r.Webhooks.DeadLetters, "sqs_dlq_check", "webhook deliveries' dead letters")

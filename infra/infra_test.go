@@ -26,7 +26,10 @@ import (
 )
 
 var (
-	primaryOnly = []string{"create", "manage", "stats", "reclaim", "clicks", "webhooks", "webhookdelivery", "webhookstream"}
+	primaryOnly = []string{"reclaim", "clicks", "webhookdelivery", "webhookstream"}
+	// v1Functions are in every Region of infra.V1Regions: all of them
+	// with the reservation table, the primary without.
+	v1Functions = []string{"create", "manage", "stats", "webhooks"}
 	everyRegion = []string{"redirect", "originauth", "ttlstream"}
 )
 
@@ -36,9 +39,10 @@ func TestFunctionsRuntimeAndPlacement(t *testing.T) {
 			tp := s.regional(region)
 			primary := region == s.cfg.PrimaryRegion
 			t.Run(s.name+"/"+region, func(t *testing.T) {
-				for _, name := range append(slices.Clone(everyRegion), primaryOnly...) {
+				v1 := slices.Contains(infra.V1Regions(s.cfg), region)
+				for _, name := range slices.Concat(everyRegion, primaryOnly, v1Functions) {
 					fn, ok := tp.function(name)
-					want := primary || slices.Contains(everyRegion, name)
+					want := primary || slices.Contains(everyRegion, name) || v1 && slices.Contains(v1Functions, name)
 					require.Equal(t, want, ok, "%s in %s (primary %v)", name, region, primary)
 					if !ok {
 						continue
@@ -53,8 +57,14 @@ func TestFunctionsRuntimeAndPlacement(t *testing.T) {
 					assert.Equal(t, s.cfg.PrimaryRegion, vars["PRIMARY_REGION"], name)
 					assert.Contains(t, []any{nil, s.cfg.BaseURL()}, vars["SHORTENER_BASE_URL"])
 				}
-				assert.Len(t, tp.resources("AWS::Lambda::Function"), map[bool]int{true: 11, false: 4}[primary],
-					"the secondary stack has redirect, originauth, ttlstream and CDK's DescribeTable provider")
+				want := 3 + 1 // redirect, originauth, ttlstream and CDK's DescribeTable provider
+				if v1 {
+					want += len(v1Functions)
+				}
+				if primary {
+					want += len(primaryOnly) - 1 // the primary knows its stream: no provider
+				}
+				assert.Len(t, tp.resources("AWS::Lambda::Function"), want)
 			})
 		}
 	}
@@ -74,12 +84,13 @@ func TestFunctionEnvironment(t *testing.T) {
 	assert.Equal(t, "https://sho.rt", r["SHORTENER_BASE_URL"])
 	assert.NotContains(t, r, "IDEMPOTENCY_TABLE", "a function gets only the tables it uses")
 	assert.NotContains(t, r, "ANALYTICS_TABLE")
+	assert.NotContains(t, vars("create"), "IDEMPOTENCY_TABLE",
+		"Idempotency-Key claims live in the reservation table: no name, no grant")
 	assert.Contains(t, r, "COUNTERS_TABLE", "click limits and password attempts, in the primary Region")
 	fail := s.regional(s.cfg.FailoverRegion)
 	if fn, ok := fail.function("redirect"); ok {
 		assert.NotContains(t, get(fn.Props, "Environment", "Variables"), "COUNTERS_TABLE", "one counter table, in the primary")
 	}
-	assert.Contains(t, vars("create"), "IDEMPOTENCY_TABLE")
 	for _, name := range []string{"create", "manage", "stats"} {
 		assert.Contains(t, vars(name), "KEYS_TABLE", "%s resolves API keys to owners", name)
 	}
@@ -466,67 +477,71 @@ func TestRealtimeLogConfig(t *testing.T) {
 
 func TestManagementAPI(t *testing.T) {
 	s := defaults.get(t)
-	tp := s.regional(s.cfg.PrimaryRegion)
-	plans := tp.resources("AWS::ApiGateway::UsagePlan")
-	require.Len(t, plans, 1)
-	assert.Equal(t, map[string]any{"RateLimit": s.cfg.APIRateLimit, "BurstLimit": s.cfg.APIBurstLimit}, plans[0].Props["Throttle"])
-	assert.Equal(t, map[string]any{"Limit": s.cfg.APIQuotaPerDay, "Period": "DAY"}, plans[0].Props["Quota"])
-	assert.Empty(t, tp.resources("AWS::ApiGateway::ApiKey"), "keys are issued with shortener keys add, then put in the plan")
-	assert.Empty(t, tp.resources("AWS::ApiGateway::UsagePlanKey"))
-	outputs := tp["Outputs"].(map[string]any)
-	assert.Contains(t, outputs, "UsagePlanId")
-	assert.NotContains(t, outputs, "FirstApiKeyId")
+	// The same API, usage plan and routes in every region with /v1.
+	require.Len(t, infra.V1Regions(s.cfg), len(s.cfg.Regions))
+	for _, region := range infra.V1Regions(s.cfg) {
+		tp := s.regional(region)
+		plans := tp.resources("AWS::ApiGateway::UsagePlan")
+		require.Len(t, plans, 1)
+		assert.Equal(t, map[string]any{"RateLimit": s.cfg.APIRateLimit, "BurstLimit": s.cfg.APIBurstLimit}, plans[0].Props["Throttle"])
+		assert.Equal(t, map[string]any{"Limit": s.cfg.APIQuotaPerDay, "Period": "DAY"}, plans[0].Props["Quota"])
+		assert.Empty(t, tp.resources("AWS::ApiGateway::ApiKey"), "keys are issued with shortener keys add, then put in the plan")
+		assert.Empty(t, tp.resources("AWS::ApiGateway::UsagePlanKey"))
+		outputs := tp["Outputs"].(map[string]any)
+		assert.Contains(t, outputs, "UsagePlanId")
+		assert.NotContains(t, outputs, "FirstApiKeyId")
 
-	routes := map[string]bool{}
-	pages := 0
-	for _, m := range tp.resources("AWS::ApiGateway::Method") {
-		routes[m.Props["HttpMethod"].(string)+" "+m.ID] = true
-		if get(m.Props, "Integration", "Type") == "MOCK" {
-			// GET /v1/problems: the page every problem type refers to,
-			// answered by API Gateway itself, readable without a key.
-			pages++
-			assert.Equal(t, false, m.Props["ApiKeyRequired"], m.ID)
-			assert.Equal(t, "GET", m.Props["HttpMethod"], m.ID)
-			assert.Equal(t, apigw.ProblemsPage(), get(m.Props, "Integration", "IntegrationResponses", 0, "ResponseTemplates", "text/html"))
-			assert.Equal(t, "'text/html; charset=utf-8'", get(m.Props, "Integration", "IntegrationResponses", 0, "ResponseParameters", "method.response.header.Content-Type"))
-			continue
+		routes := map[string]bool{}
+		pages := 0
+		for _, m := range tp.resources("AWS::ApiGateway::Method") {
+			routes[m.Props["HttpMethod"].(string)+" "+m.ID] = true
+			if get(m.Props, "Integration", "Type") == "MOCK" {
+				// GET /v1/problems: the page every problem type refers to,
+				// answered by API Gateway itself, readable without a key.
+				pages++
+				assert.Equal(t, false, m.Props["ApiKeyRequired"], m.ID)
+				assert.Equal(t, "GET", m.Props["HttpMethod"], m.ID)
+				assert.Equal(t, apigw.ProblemsPage(), get(m.Props, "Integration", "IntegrationResponses", 0, "ResponseTemplates", "text/html"))
+				assert.Equal(t, "'text/html; charset=utf-8'", get(m.Props, "Integration", "IntegrationResponses", 0, "ResponseParameters", "method.response.header.Content-Type"))
+				continue
+			}
+			if get(m.Props, "Integration", "Type") == "AWS" {
+				// GET /v1/health: Route 53's checkers carry no key
+				// (TestHealthEndpointRunsNoFunctionAndWritesNothing).
+				assert.Equal(t, false, m.Props["ApiKeyRequired"], m.ID)
+				assert.Contains(t, m.ID, "v1healthGET")
+				continue
+			}
+			assert.Equal(t, true, m.Props["ApiKeyRequired"], "every /v1 method with a function behind it needs an API key: %s", m.ID)
 		}
-		if get(m.Props, "Integration", "Type") == "AWS" {
-			// GET /v1/health: Route 53's checkers carry no key
-			// (TestHealthEndpointRunsNoFunctionAndWritesNothing).
-			assert.Equal(t, false, m.Props["ApiKeyRequired"], m.ID)
-			assert.Contains(t, m.ID, "v1healthGET")
-			continue
+		assert.Equal(t, 1, pages, "one static page: GET /v1/problems")
+		assert.Len(t, routes, 14, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET problems, "+
+			"GET health, POST/GET /v1/webhooks, DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries")
+		var ids []string
+		for r := range routes {
+			ids = append(ids, r)
 		}
-		assert.Equal(t, true, m.Props["ApiKeyRequired"], "every /v1 method with a function behind it needs an API key: %s", m.ID)
+		for _, want := range []string{"linksbatchPOST", "linkscodeqrGET", "linkscodestatsGET"} {
+			assert.True(t, slices.ContainsFunc(ids, func(id string) bool { return strings.Contains(id, want) }), "%s routed: %v", want, ids)
+		}
+		responses := map[string]any{}
+		for _, r := range tp.resources("AWS::ApiGateway::GatewayResponse") {
+			responses[r.Props["ResponseType"].(string)] = get(r.Props, "ResponseParameters", "gatewayresponse.header.Content-Type")
+		}
+		for _, kind := range []string{"INVALID_API_KEY", "MISSING_AUTHENTICATION_TOKEN", "QUOTA_EXCEEDED", "THROTTLED"} {
+			assert.Equal(t, "'application/problem+json'", responses[kind], "API Gateway's own %s answers problem+json", kind)
+		}
+		for _, st := range tp.resources("AWS::ApiGateway::Stage") {
+			assert.NotNil(t, st.Props["AccessLogSetting"])
+		}
+		rest := tp.resources("AWS::ApiGateway::RestApi")
+		require.Len(t, rest, 1)
+		assert.Equal(t, []any{"REGIONAL"}, get(rest[0].Props, "EndpointConfiguration", "Types"))
+		// A REST API decodes a base64 answer only for a request whose first
+		// Accept matches: "*/*" is the only list that matches every Accept
+		// (curl's */*, a browser's text/html first, none at all).
+		assert.Equal(t, []any{"*/*"}, rest[0].Props["BinaryMediaTypes"], "QR PNGs leave API Gateway as bytes for any Accept")
 	}
-	assert.Equal(t, 1, pages, "one static page: GET /v1/problems")
-	assert.Len(t, routes, 14, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET problems, "+
-		"GET health, POST/GET /v1/webhooks, DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries")
-	var ids []string
-	for r := range routes {
-		ids = append(ids, r)
-	}
-	for _, want := range []string{"linksbatchPOST", "linkscodeqrGET", "linkscodestatsGET"} {
-		assert.True(t, slices.ContainsFunc(ids, func(id string) bool { return strings.Contains(id, want) }), "%s routed: %v", want, ids)
-	}
-	responses := map[string]any{}
-	for _, r := range tp.resources("AWS::ApiGateway::GatewayResponse") {
-		responses[r.Props["ResponseType"].(string)] = get(r.Props, "ResponseParameters", "gatewayresponse.header.Content-Type")
-	}
-	for _, kind := range []string{"INVALID_API_KEY", "MISSING_AUTHENTICATION_TOKEN", "QUOTA_EXCEEDED", "THROTTLED"} {
-		assert.Equal(t, "'application/problem+json'", responses[kind], "API Gateway's own %s answers problem+json", kind)
-	}
-	for _, st := range tp.resources("AWS::ApiGateway::Stage") {
-		assert.NotNil(t, st.Props["AccessLogSetting"])
-	}
-	rest := tp.resources("AWS::ApiGateway::RestApi")
-	require.Len(t, rest, 1)
-	assert.Equal(t, []any{"REGIONAL"}, get(rest[0].Props, "EndpointConfiguration", "Types"))
-	// A REST API decodes a base64 answer only for a request whose first
-	// Accept matches: "*/*" is the only list that matches every Accept
-	// (curl's */*, a browser's text/html first, none at all).
-	assert.Equal(t, []any{"*/*"}, rest[0].Props["BinaryMediaTypes"], "QR PNGs leave API Gateway as bytes for any Accept")
 
 	// The redirect origin: an HTTP API, payload 1.0, GET and HEAD /{code}.
 	for _, region := range s.cfg.Regions {
@@ -540,8 +555,8 @@ func TestManagementAPI(t *testing.T) {
 			assert.Equal(t, "1.0", i.Props["PayloadFormatVersion"], region)
 			assert.Equal(t, "AWS_PROXY", i.Props["IntegrationType"], region)
 		}
-		assert.Len(t, tp.resources("AWS::ApiGateway::RestApi"), map[bool]int{true: 1, false: 0}[region == s.cfg.PrimaryRegion],
-			"/v1 is served by the primary region only")
+		assert.Len(t, tp.resources("AWS::ApiGateway::RestApi"), map[bool]int{true: 1, false: 0}[slices.Contains(infra.V1Regions(s.cfg), region)],
+			"/v1 is served by every region with the reservation table, by the primary without")
 	}
 }
 
@@ -573,25 +588,40 @@ func TestIAMPerFunction(t *testing.T) {
 				// The origin secret's replica in this region only.
 				"originauth": {"secretsmanager:GetSecretValue": ":secretsmanager:" + region + ":", "secretsmanager:DescribeSecret": ":secretsmanager:" + region + ":"},
 			}
+			hooks := "webhookssubscriptions"
+			inPrimary := "arn:aws:dynamodb:" + primary + ":"
 			if region == primary {
 				// And the counters of click limits and password attempts
 				// (the idempotency table), beside the misses table.
 				want["redirect"] = grant{"dynamodb:GetItem": "", "dynamodb:UpdateItem": ""}
-				// The edge parameter in this region, exactly.
+			}
+			if slices.Contains(infra.V1Regions(s.cfg), region) {
+				// The edge parameter in this region, exactly; the links and
+				// keys tables' replicas in this region.
 				param := "arn:aws:ssm:" + region + ":" + testAccount + ":parameter/" + s.cfg.AppName + "/edge"
-				want["create"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": "", "ssm:GetParameter": param}
-				want["manage"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": links, "dynamodb:Query": "/index/" + tableschema.IndexByOwner,
-					"ssm:GetParameter": param}
-				want["stats"] = grant{"dynamodb:GetItem": "", "dynamodb:Query": analytics}
+				want["create"] = grant{"dynamodb:GetItem": here, "dynamodb:PutItem": here, "ssm:GetParameter": param}
+				want["manage"] = grant{"dynamodb:GetItem": here, "dynamodb:PutItem": links + "|" + here,
+					"dynamodb:Query": "/index/" + tableschema.IndexByOwner + "|" + here, "ssm:GetParameter": param}
+				// The counts are in the primary's analytics table only.
+				want["stats"] = grant{"dynamodb:GetItem": "", "dynamodb:Query": analytics + "|" + inPrimary}
+				// The subscriptions are in the primary's webhooks table only.
+				want["webhooks"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": hooks, "dynamodb:DeleteItem": hooks, "dynamodb:Query": hooks}
+				if region != primary {
+					for _, a := range []string{"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query"} {
+						want["webhooks"][a] = hooks + "|" + inPrimary
+					}
+				}
+			}
+			if region == primary {
 				want["reclaim"] = grant{"dynamodb:Query": "/index/", "dynamodb:UpdateItem": links, "dynamodb:DeleteItem": links}
-				hooks := "webhookssubscriptions"
 				// GetItem: its checkpoints, and a code's owner for link.clicked.
 				want["clicks"] = grant{"dynamodb:UpdateItem": analytics, "dynamodb:GetItem": "", "dynamodb:Query": hooks}
-				want["webhooks"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": hooks, "dynamodb:DeleteItem": hooks, "dynamodb:Query": hooks}
 				want["webhookdelivery"] = grant{"dynamodb:GetItem": hooks, "dynamodb:UpdateItem": hooks, "dynamodb:PutItem": hooks}
 				want["webhookstream"] = grant{"dynamodb:Query": hooks}
 			}
-			if res, _ := s.cfg.Reservation(); res.Enabled() && region == primary {
+			res, _ := s.cfg.Reservation()
+			resv := res.Enabled()
+			if resv {
 				// The reservation table's replica in this region
 				// (infra/reservations.go): create reserves, confirms, gives
 				// back and reads; manage advances; reclaim releases, after
@@ -600,8 +630,10 @@ func TestIAMPerFunction(t *testing.T) {
 				want["create"]["dynamodb:DeleteItem"] = reservations + "|" + here
 				want["manage"]["dynamodb:UpdateItem"] = reservations + "|" + here
 				want["manage"]["dynamodb:PutItem"] = "" // the links table's, and the reservation table's (adoption)
-				want["reclaim"]["dynamodb:DeleteItem"] = ""
-				want["reclaim"]["dynamodb:GetItem"] = links
+				if region == primary {
+					want["reclaim"]["dynamodb:DeleteItem"] = ""
+					want["reclaim"]["dynamodb:GetItem"] = links
+				}
 			}
 			for name, g := range want {
 				t.Run(s.name+"/"+region+"/"+name, func(t *testing.T) {
@@ -630,6 +662,9 @@ func TestIAMPerFunction(t *testing.T) {
 							if name == "create" && strings.HasPrefix(a, "dynamodb:") {
 								assert.True(t, strings.Contains(res, links) || strings.Contains(res, idem) || strings.Contains(res, keysTable) ||
 									strings.Contains(res, reservations), st.Resources)
+							}
+							if name == "create" && resv {
+								assert.NotContains(t, res, idem, "claims live in the reservation table: no grant on the idempotency table")
 							}
 							if name == "clicks" || name == "stats" || strings.HasPrefix(name, "webhook") {
 								if strings.HasPrefix(a, "dynamodb:") && a != "dynamodb:GetItem" && !slices.Contains(streamRead, a) {

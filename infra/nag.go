@@ -131,6 +131,14 @@ func addNagChecks(app awscdk.App, s *Stacks) {
 		suppress(r.Redirect.API,
 			suppression("AwsSolutions-APIG1", "redirect HTTP API stages"))
 		suppress(r.TTLStream.DeadLetters, suppression("AwsSolutions-SQS3", "stream consumers' on-failure queues"))
+		if r.Management != nil {
+			suppress(r.Management.API,
+				suppression("AwsSolutions-APIG4", "/v1 REST API methods"),
+				suppression("AwsSolutions-COG4", "/v1 REST API methods"),
+				suppression("AwsSolutions-APIG2", "/v1 REST API"),
+				suppression("AwsSolutions-APIG3", "/v1 REST API"),
+				suppression("AwsSolutions-IAM4", "API Gateway account CloudWatch role"))
+		}
 		if !r.Primary {
 			// The singleton provider's path is fixed by CDK.
 			if p := r.Stack.Node().TryFindChild(jsii.String(awsCustomResourceProviderID)); p != nil {
@@ -138,12 +146,6 @@ func addNagChecks(app awscdk.App, s *Stacks) {
 			}
 			continue
 		}
-		suppress(r.Management.API,
-			suppression("AwsSolutions-APIG4", "/v1 REST API methods"),
-			suppression("AwsSolutions-COG4", "/v1 REST API methods"),
-			suppression("AwsSolutions-APIG2", "/v1 REST API"),
-			suppression("AwsSolutions-APIG3", "/v1 REST API"),
-			suppression("AwsSolutions-IAM4", "API Gateway account CloudWatch role"))
 		suppress(r.Clicks.Consumer.DeadLetters, suppression("AwsSolutions-SQS3", "stream consumers' on-failure queues"))
 		suppress(r.Webhooks.StreamConsumer.DeadLetters, suppression("AwsSolutions-SQS3", "stream consumers' on-failure queues"))
 		suppress(r.Reclaim.StateMachine.Role(),

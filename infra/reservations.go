@@ -157,7 +157,7 @@ func useReservations(st awscdk.Stack, data *DataStack, region string, writeLinks
 	if data.Tables.Reservations == nil {
 		return
 	}
-	name := data.Tables.Reservations.TableName()
+	name := tables.Name(data.Tables.Reservations) // read from every Region without renaming it
 	table := tables.KeysIn(st, "Reservations", name, region)
 	actions := map[string][]string{
 		"create":  {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},

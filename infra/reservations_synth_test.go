@@ -69,15 +69,24 @@ func TestReservationTableIsMRSC(t *testing.T) {
 	got.StreamView = "" // replication's business, not read by us
 	assert.Equal(t, want, got)
 
-	assert.Empty(t, func() []resource {
-		var out []resource
-		for _, r := range custom.get(t).data().resources("AWS::DynamoDB::GlobalTable") {
-			if strings.HasPrefix(r.ID, "TablesReservations") {
-				out = append(out, r)
-			}
+	// custom: three Regions of one set, three replicas and no witness.
+	var three []resource
+	for _, r := range custom.get(t).data().resources("AWS::DynamoDB::GlobalTable") {
+		if strings.HasPrefix(r.ID, "TablesReservations") {
+			three = append(three, r)
 		}
-		return out
-	}(), "regions over three sets, reservations=false: no reservation table")
+	}
+	require.Len(t, three, 1)
+	assert.Equal(t, "STRONG", three[0].Props["MultiRegionConsistency"])
+	var replicas []string
+	for _, r := range asSlice(three[0].Props["Replicas"]) {
+		replicas = append(replicas, get(r, "Region").(string))
+	}
+	assert.ElementsMatch(t, custom.get(t).cfg.Regions, replicas)
+	assert.Nil(t, three[0].Props["GlobalTableWitnesses"], "three replicas: no witness")
+	assert.True(t, slices.ContainsFunc(mrscSets, func(set []string) bool {
+		return !slices.ContainsFunc(replicas, func(r string) bool { return !slices.Contains(set, r) })
+	}), "%v are not of one MRSC set", replicas)
 }
 
 // TestReservationGrants: create, manage and reclaim get the reservation

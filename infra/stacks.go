@@ -62,7 +62,8 @@ func (s *Stacks) All() []awscdk.Stack {
 }
 
 // Build assembles the app: a data stack in the primary region, a regional
-// stack per region, the edge stack in us-east-1.
+// stack per region (each with the /v1 API when V1Regions lists it), the
+// edge stack in us-east-1.
 func Build(app awscdk.App, cfg Config) (*Stacks, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -75,8 +76,11 @@ func Build(app awscdk.App, cfg Config) (*Stacks, error) {
 	}
 	s := &Stacks{Regional: map[string]*RegionalStack{}}
 	s.Data = NewDataStack(app, cfg)
-	for _, r := range cfg.Regions {
-		rs, err := NewRegionalStack(app, cfg, r, s.Data)
+	// The primary first: the other Regions' /v1 functions use its
+	// webhooks table.
+	order := append([]string{cfg.PrimaryRegion}, cfg.SecondaryRegions()...)
+	for _, r := range order {
+		rs, err := NewRegionalStack(app, cfg, r, s.Data, s.Regional[cfg.PrimaryRegion])
 		if err != nil {
 			return nil, err
 		}
@@ -118,6 +122,9 @@ type DataStack struct {
 	// ARN for the other stacks (edge.OriginSecretARNIn gives a replica's).
 	OriginSecret    awssecretsmanager.Secret
 	OriginSecretARN *string
+	// Reservation is where the reservation table was built: a Region
+	// takes /v1 writes only where it has a replica.
+	Reservation Reservation
 }
 
 // NewDataStack creates the tables; the links table replicates to every
@@ -135,7 +142,7 @@ func NewDataStack(app awscdk.App, cfg Config) *DataStack {
 	arn := edge.OriginSecretARN(secret)
 	out(st, "KeysTableName", t.Keys.TableName(), "API keys (hash -> owner): shortener keys --keys-table <this>")
 	out(st, "OriginSecretArn", arn, "Origin secret, replicated to every region (rotation: docs/deploy.md)")
-	return &DataStack{Stack: st, Tables: t, OriginSecret: secret, OriginSecretARN: arn}
+	return &DataStack{Stack: st, Tables: t, OriginSecret: secret, OriginSecretARN: arn, Reservation: res}
 }
 
 // originSecretReplicas are the regions that read the origin secret besides
@@ -149,9 +156,11 @@ func originSecretReplicas(cfg Config) []string {
 	return out
 }
 
-// RegionalStack is one region's functions and APIs. The primary region's
-// also holds everything that writes: the /v1 API and its functions,
-// reclaim, and the click pipeline.
+// RegionalStack is one region's functions and APIs. With the reservation
+// table (two or three Regions), every Region has the /v1 API and its
+// functions; without it, the primary's only. The primary region's also
+// holds what runs once for all: reclaim, the click pipeline, and the
+// webhooks table, queue and delivery.
 type RegionalStack struct {
 	awscdk.Stack
 	Region  string
@@ -164,11 +173,13 @@ type RegionalStack struct {
 	Redirect     *api.Redirect
 	TTLStream    *streamconsumer.Consumer
 
-	// Primary region only.
+	// Management is the /v1 API; nil in a Region without it (V1Regions).
 	Management *api.Management
 	// Failover is the region's entry behind the shared /v1 name; nil
-	// without a hosted zone.
+	// without a hosted zone or without /v1.
 	Failover *failover.Region
+
+	// Primary region only.
 	Reclaim  *lifecycle.Reclaim
 	Clicks   *clickpipeline.Pipeline
 	Webhooks *webhooks.Webhooks
@@ -212,20 +223,45 @@ var functionDescriptions = map[string]string{
 	"webhookstream":   "Links table stream: link changes become webhook events on the delivery queue",
 }
 
-// NewRegionalStack creates region's stack.
-func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack) (*RegionalStack, error) {
+// V1Regions are the Regions whose stacks have the /v1 API: every Region
+// with the reservation table, which keeps codes, versions and
+// Idempotency-Keys unique across them; without it, the primary only.
+func V1Regions(cfg Config) []string {
+	if res, err := cfg.Reservation(); err == nil && res.Enabled() {
+		return slices.Clone(cfg.Regions)
+	}
+	return []string{cfg.PrimaryRegion}
+}
+
+// NewRegionalStack creates region's stack. primaryStack is the primary
+// Region's, built first; nil when region is the primary.
+func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack, primaryStack *RegionalStack) (*RegionalStack, error) {
 	primary := region == cfg.PrimaryRegion
+	v1 := slices.Contains(V1Regions(cfg), region)
+	// A Region taking creates without a replica of the reservation table
+	// would check uniqueness against nothing: refuse it.
+	if res := data.Reservation; v1 && res.Enabled() && !slices.Contains(res.Replicas, region) {
+		return nil, fmt.Errorf("regions: %s would have the /v1 API, but the reservation table has no replica there "+
+			"(replicas %v): its creates would not be checked against the other Regions' codes", region, res.Replicas)
+	}
+	if !primary && primaryStack == nil {
+		return nil, fmt.Errorf("regional stack %s: the primary Region's stack (%s) must be built first", region, cfg.PrimaryRegion)
+	}
 	desc := "URL shortener: redirects and the TTL stream consumer in " + region
-	if primary {
-		desc = "URL shortener: primary region (writes, /v1 API, reclaim, clicks) and redirects in " + region
+	switch {
+	case primary:
+		desc = "URL shortener: primary region (/v1 API, reclaim, clicks, webhook delivery) and redirects in " + region
+	case v1:
+		desc = "URL shortener: /v1 API, redirects and the TTL stream consumer in " + region
 	}
 	st := newStack(app, cfg, "Regional-"+region, region, desc)
 	rs := &RegionalStack{Stack: st, Region: region, Primary: primary, Functions: map[string]*golambda.Function{}}
 	retention := retentionDays(cfg.LogRetentionDays)
 	linksName := data.Tables.Links.TableName()
 
-	// This region's replica (reads, its stream) and the primary's (the
-	// one every write goes to).
+	// This region's replica (reads, its stream, and the /v1 writes made
+	// here, after the reservation table) and the primary's (ttlstream's
+	// tombstones).
 	var linksStream *string
 	if primary {
 		linksStream = data.Tables.Links.TableStreamArn()
@@ -236,11 +272,13 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		writeLinks = tables.LinksIn(st, "PrimaryLinks", linksName, cfg.PrimaryRegion, nil, false)
 	}
 
+	// Each function gets only the names of the tables it uses (fn).
 	tableEnv := map[string]*string{"LINKS_TABLE": linksName}
-	if primary {
-		tableEnv["IDEMPOTENCY_TABLE"] = data.Tables.Idempotency.TableName()
-		tableEnv["ANALYTICS_TABLE"] = data.Tables.Analytics.TableName()
-		tableEnv["KEYS_TABLE"] = data.Tables.Keys.TableName()
+	if v1 || primary {
+		// (tables.Name: read from other Regions without renaming them.)
+		tableEnv["IDEMPOTENCY_TABLE"] = tables.Name(data.Tables.Idempotency)
+		tableEnv["ANALYTICS_TABLE"] = tables.Name(data.Tables.Analytics)
+		tableEnv["KEYS_TABLE"] = tables.Name(data.Tables.Keys)
 	}
 	env, _ := functionEnv(cfg, tableEnv) // checked in Build
 	fn := func(name string, tables ...string) *golambda.Function {
@@ -309,33 +347,9 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	}
 
 	if primary {
-		// Who calls: the owner of the request's API key, read from this
-		// region's replica of the keys table. Read-only: only operators
-		// write keys (shortener keys, with their own credentials).
-		keys := tables.KeysIn(st, "Keys", data.Tables.Keys.TableName(), region)
-
-		create := fn("create", "LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE")
-		links.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:GetItem"))
-		keys.Grant(create.Role, jsii.String("dynamodb:GetItem"))
-		data.Tables.Idempotency.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:GetItem"))
-
-		manage := fn("manage", "LINKS_TABLE", "KEYS_TABLE")
-		links.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"))
-		keys.Grant(manage.Role, jsii.String("dynamodb:GetItem"))
-		grantIndexQuery(manage.Role, links, tableschema.IndexByOwner)
-		// Both invalidate the edge: manage after an edit or delete, create
-		// after a new custom alias, whose 404 the edge may hold. The
-		// distribution is in the edge stack, which depends on this one, so
-		// no reference can name it here (it would be a cycle): the edge
-		// stack publishes it in this Region's parameter, read when first
-		// needed, and grants the invalidation itself (NewEdgeStack).
-		readEdgeParameter(st, cfg.EdgeParameterName(), create, manage)
-		rs.Invalidators = append(rs.Invalidators, create, manage)
-
-		// Webhooks: the subscriptions API, the links stream's webhook
-		// consumer and the delivery function behind the queue.
-		hooksAPI := fn("webhooks", "KEYS_TABLE")
-		keys.Grant(hooksAPI.Role, jsii.String("dynamodb:GetItem"))
+		// Webhooks: the links stream's webhook consumer and the delivery
+		// function behind the queue, once for all Regions; the
+		// subscriptions table is read by every Region's webhooks API.
 		delivery := fn("webhookdelivery")
 		hookStream := fn("webhookstream")
 		rs.Webhooks = webhooks.New(st, "Webhooks", webhooks.Props{
@@ -343,42 +357,34 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 			Stream: hookStream.Fn, Links: links,
 		})
 		hooks := rs.Webhooks
-		for _, f := range []*golambda.Function{hooksAPI, delivery, hookStream} {
-			f.Fn.AddEnvironment(jsii.String("WEBHOOKS_TABLE"), hooks.Table.TableName(), nil)
-		}
 		for _, f := range []*golambda.Function{delivery, hookStream} {
+			f.Fn.AddEnvironment(jsii.String("WEBHOOKS_TABLE"), hooks.Table.TableName(), nil)
 			f.Fn.AddEnvironment(jsii.String("WEBHOOK_QUEUE_URL"), hooks.Queue.QueueUrl(), nil)
 			hooks.Queue.GrantSendMessages(f.Role)
 		}
 		delivery.Fn.AddEnvironment(jsii.String("WEBHOOK_DLQ_URL"), hooks.DeadLetters.QueueUrl(), nil)
 		hooks.DeadLetters.GrantSendMessages(delivery.Role)
-		hooks.Table.Grant(hooksAPI.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"),
-			jsii.String("dynamodb:DeleteItem"), jsii.String("dynamodb:Query"))
 		// GetItem: the subscription; UpdateItem: disable on 410; PutItem:
 		// the attempt's record.
 		hooks.Table.Grant(delivery.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:PutItem"))
 		hooks.Table.Grant(hookStream.Role, jsii.String("dynamodb:Query"))
+	}
 
-		stats := fn("stats", "LINKS_TABLE", "ANALYTICS_TABLE", "KEYS_TABLE")
-		links.Grant(stats.Role, jsii.String("dynamodb:GetItem"))
-		keys.Grant(stats.Role, jsii.String("dynamodb:GetItem"))
-		data.Tables.Analytics.Grant(stats.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:GetItem"))
-
-		rs.Management = api.NewManagement(st, "ManagementApi", api.ManagementProps{
-			Create: create.Fn, Manage: manage.Fn, Stats: stats.Fn, Webhooks: hooksAPI.Fn, HealthTable: links,
-			RateLimit: cfg.APIRateLimit, BurstLimit: cfg.APIBurstLimit, QuotaPerDay: cfg.APIQuotaPerDay,
-			Retention: retention,
-		})
-		if cfg.APIDomainName != "" {
-			// /v1 reaches this region through the name every region shares,
-			// while its health check passes.
-			rs.Failover = failover.New(st, "Failover", failover.Props{
-				ZoneID: cfg.HostedZoneID, ZoneName: cfg.HostedZoneName, DomainName: cfg.APIDomainName,
-				API: rs.Management.API, HealthHost: rs.Management.OriginDomain, HealthPath: rs.Management.OriginPath + api.HealthPath,
-			})
-			out(st, "ApiHealthCheckId", rs.Failover.HealthCheck.HealthCheckId(), "Route 53 health check of this region's /v1 API")
+	if v1 {
+		var hooksTable awsdynamodb.ITableV2
+		var hooksName *string
+		if primary {
+			hooksTable, hooksName = rs.Webhooks.Table, rs.Webhooks.Table.TableName()
+		} else {
+			hooksName = tables.Name(primaryStack.Webhooks.Table)
+			hooksTable = tables.In(st, "PrimaryWebhooks", hooksName, cfg.PrimaryRegion)
 		}
+		newV1(st, cfg, rs, data, links, hooksTable, hooksName, fn, retention)
+		mon.RestAPI = rs.Management.API
+	}
 
+	if primary {
+		hooks := rs.Webhooks
 		reclaim := fn("reclaim", "LINKS_TABLE")
 		grantIndexQuery(reclaim.Role, links, tableschema.IndexDueTombstones)
 		grantIndexQuery(reclaim.Role, links, tableschema.IndexExpiringLinks)
@@ -405,7 +411,6 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		hooks.Queue.GrantSendMessages(clicks.Role)
 		rs.Clicks = clickpipeline.New(st, "Clicks", clickpipeline.Props{Function: clicks.Fn})
 
-		mon.RestAPI = rs.Management.API
 		mon.StateMachine = rs.Reclaim.StateMachine
 		mon.ReplicaRegions = cfg.SecondaryRegions()
 		mon.Analytics = data.Tables.Analytics
@@ -414,16 +419,13 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 			Name: "clicks", Fn: clicks.Fn, DeadLetters: rs.Clicks.Consumer.DeadLetters,
 			MaxIteratorAge: awscdk.Duration_Minutes(jsii.Number(5)),
 		}, monitoring.Consumer{
-			Name: "webhookstream", Fn: hookStream.Fn, DeadLetters: hooks.StreamConsumer.DeadLetters,
+			Name: "webhookstream", Fn: rs.Functions["webhookstream"].Fn, DeadLetters: hooks.StreamConsumer.DeadLetters,
 			MaxIteratorAge: awscdk.Duration_Minutes(jsii.Number(10)),
 		})
 		mon.DeadLetterQueues = append(mon.DeadLetterQueues, monitoring.DeadLetterQueue{
 			Name: "webhookdelivery", Queue: hooks.DeadLetters,
 			What: "Webhook deliveries gave up (retries spent, or the function kept failing): read the messages, redrive them once the cause is fixed",
 		})
-
-		out(st, "ManagementApiUrl", rs.Management.API.Url(), "The /v1 API's own endpoint (use the distribution's)")
-		out(st, "UsagePlanId", rs.Management.UsagePlan.UsagePlanId(), "Add API keys to this usage plan")
 		out(st, "ReclaimStateMachineArn", rs.Reclaim.StateMachine.StateMachineArn(), "Reclaim state machine")
 	}
 	useReservations(st, data, region, writeLinks, rs.Functions)
@@ -433,6 +435,80 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	monitoring.New(st, "Monitoring", mon)
 	out(st, "RedirectOrigin", rs.Redirect.OriginDomain, "Redirect HTTP API host (CloudFront origin)")
 	return rs, nil
+}
+
+// newV1 adds the /v1 REST API and its functions to rs's stack: create,
+// manage and stats on this Region's replicas of the links and keys tables
+// (and of the reservation table, useReservations), the webhooks API on
+// hooksTable named hooksName (the primary Region's), stats on the analytics table in the
+// primary Region. Every grant names this Region's replica, or the one
+// primary-only table, and nothing wider.
+func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, links, hooksTable awsdynamodb.ITableV2, hooksName *string,
+	fn func(string, ...string) *golambda.Function, retention awslogs.RetentionDays) {
+	region := rs.Region
+	// Who calls: the owner of the request's API key, read from this
+	// region's replica of the keys table. Read-only: only operators
+	// write keys (shortener keys, with their own credentials).
+	keys := tables.KeysIn(st, "Keys", tables.Name(data.Tables.Keys), region)
+
+	// With the reservation table, Idempotency-Key claims live in it (a
+	// retry in another Region meets them): create has no use for the
+	// idempotency table, which is the primary's only, and no grant on it.
+	createTables := []string{"LINKS_TABLE", "KEYS_TABLE"}
+	if !data.Reservation.Enabled() {
+		createTables = append(createTables, "IDEMPOTENCY_TABLE")
+	}
+	create := fn("create", createTables...)
+	links.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:GetItem"))
+	keys.Grant(create.Role, jsii.String("dynamodb:GetItem"))
+	if !data.Reservation.Enabled() {
+		data.Tables.Idempotency.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:GetItem"))
+	}
+
+	manage := fn("manage", "LINKS_TABLE", "KEYS_TABLE")
+	links.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"))
+	keys.Grant(manage.Role, jsii.String("dynamodb:GetItem"))
+	grantIndexQuery(manage.Role, links, tableschema.IndexByOwner)
+	// Both invalidate the edge: manage after an edit or delete, create
+	// after a new custom alias, whose 404 the edge may hold. The
+	// distribution is in the edge stack, which depends on this one, so
+	// no reference can name it here (it would be a cycle): the edge
+	// stack publishes it in this Region's parameter, read when first
+	// needed, and grants the invalidation itself (NewEdgeStack).
+	readEdgeParameter(st, cfg.EdgeParameterName(), create, manage)
+	rs.Invalidators = append(rs.Invalidators, create, manage)
+
+	// The subscriptions API; delivery runs in the primary Region only.
+	hooksAPI := fn("webhooks", "KEYS_TABLE")
+	keys.Grant(hooksAPI.Role, jsii.String("dynamodb:GetItem"))
+	hooksAPI.Fn.AddEnvironment(jsii.String("WEBHOOKS_TABLE"), hooksName, nil)
+	hooksTable.Grant(hooksAPI.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"),
+		jsii.String("dynamodb:DeleteItem"), jsii.String("dynamodb:Query"))
+
+	// The counts are in the primary Region's analytics table (clicks
+	// writes it there): outside the primary, one cross-Region read.
+	stats := fn("stats", "LINKS_TABLE", "ANALYTICS_TABLE", "KEYS_TABLE")
+	links.Grant(stats.Role, jsii.String("dynamodb:GetItem"))
+	keys.Grant(stats.Role, jsii.String("dynamodb:GetItem"))
+	analytics := tables.In(st, "Analytics", tables.Name(data.Tables.Analytics), cfg.PrimaryRegion)
+	analytics.Grant(stats.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:GetItem"))
+
+	rs.Management = api.NewManagement(st, "ManagementApi", api.ManagementProps{
+		Create: create.Fn, Manage: manage.Fn, Stats: stats.Fn, Webhooks: hooksAPI.Fn, HealthTable: links,
+		RateLimit: cfg.APIRateLimit, BurstLimit: cfg.APIBurstLimit, QuotaPerDay: cfg.APIQuotaPerDay,
+		Retention: retention,
+	})
+	if cfg.APIDomainName != "" {
+		// /v1 reaches this region through the name every region shares,
+		// while its health check passes.
+		rs.Failover = failover.New(st, "Failover", failover.Props{
+			ZoneID: cfg.HostedZoneID, ZoneName: cfg.HostedZoneName, DomainName: cfg.APIDomainName,
+			API: rs.Management.API, HealthHost: rs.Management.OriginDomain, HealthPath: rs.Management.OriginPath + api.HealthPath,
+		})
+		out(st, "ApiHealthCheckId", rs.Failover.HealthCheck.HealthCheckId(), "Route 53 health check of this region's /v1 API")
+	}
+	out(st, "ManagementApiUrl", rs.Management.API.Url(), "The /v1 API's own endpoint (use the distribution's)")
+	out(st, "UsagePlanId", rs.Management.UsagePlan.UsagePlanId(), "Add API keys to this usage plan (in every Region with /v1)")
 }
 
 // readEdgeParameter gives each function the edge parameter's name

@@ -24,19 +24,20 @@ import (
 //   - defaults: cdk.json's context as shipped (us-east-1 primary, us-west-2
 //     failover, no custom domain, no hosted zone, WAF off: the miss budget
 //     and the canonical-path function instead);
-//   - custom: three regions with eu-west-1 as primary, a custom domain and
+//   - custom: three regions of one MRSC Region set with eu-west-1 as
+//     primary (a reservation table over three replicas, the /v1 API in
+//     each; the edge's us-east-1 is none of them), a custom domain and
 //     certificate, a hosted zone (so /v1 fails over by DNS), WAF on, the
-//     origin secret pinned to a version; its recorded deployment (docs/deploy.md)
-//     has one region fewer.
+//     origin secret pinned to a version; its recorded deployment
+//     (docs/deploy.md) has one region fewer and predates the reservation
+//     table (a new table is no loss).
 var (
 	defaults = &synthesized{name: "defaults", overrides: map[string]any{}}
 	custom   = &synthesized{name: "custom", deployments: infra.Deployments{Installs: []infra.Install{{
 		// Recorded with two of its three regions: adding one is safe.
-		Account: testAccount, AppName: "Shortener", PrimaryRegion: "eu-west-1", Regions: []string{"eu-west-1", "us-east-1"},
+		Account: testAccount, AppName: "Shortener", PrimaryRegion: "eu-west-1", Regions: []string{"eu-west-1", "eu-central-1"},
 	}}}, overrides: map[string]any{
-		infra.CtxRegions: []any{"eu-west-1", "ap-northeast-1", "us-east-1"},
-		// Three Region sets: no MRSC reservation table can span them.
-		infra.CtxReservations:   false,
+		infra.CtxRegions:        []any{"eu-west-1", "eu-central-1", "eu-west-2"},
 		infra.CtxPrimaryRegion:  "eu-west-1",
 		infra.CtxDomainName:     "sho.rt",
 		infra.CtxCertificateARN: "arn:aws:acm:us-east-1:123456789012:certificate/0b5c2a8e-1111-2222-3333-444455556666",

@@ -47,7 +47,14 @@ import (
 func NewCreate(cfg config.Config, c Clients) (*createfn.Handler, error) {
 	// Without a distribution to invalidate, a new alias's cached 404
 	// would outlive the negative-cache TTL: it refuses to start instead.
-	edge, baseURL, err := edgeSite(cfg, c, "LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE")
+	// With the reservation table, Idempotency-Key claims live there (a
+	// retry in another Region meets them) and the idempotency table is
+	// never used, so the stack gives neither its name nor a grant on it.
+	names := []string{"LINKS_TABLE", "KEYS_TABLE"}
+	if cfg.ReservationTable == "" {
+		names = append(names, "IDEMPOTENCY_TABLE")
+	}
+	edge, baseURL, err := edgeSite(cfg, c, names...)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +125,10 @@ func NewManage(cfg config.Config, c Clients) (*managefn.Handler, error) {
 	}), nil
 }
 
-// NewStats builds the function behind GET /v1/links/{code}/stats.
+// NewStats builds the function behind GET /v1/links/{code}/stats. The
+// link and the key's owner come from this Region's replicas; the click
+// counts from the analytics table, which is in the primary Region only
+// (PRIMARY_REGION; one cross-Region round trip from any other Region).
 func NewStats(cfg config.Config, c Clients) (*statsfn.Handler, error) {
 	if err := requireSettings(cfg, "LINKS_TABLE", "KEYS_TABLE", "ANALYTICS_TABLE"); err != nil {
 		return nil, err
@@ -126,7 +136,7 @@ func NewStats(cfg config.Config, c Clients) (*statsfn.Handler, error) {
 	db := c.dynamoDB()
 	return &statsfn.Handler{
 		Links:   dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
-		Clicks:  dynamoclicks.New(db, dynamoclicks.Config{Table: cfg.AnalyticsTable, Timeout: cfg.DBTimeout}),
+		Clicks:  dynamoclicks.New(c.primaryDynamoDB(cfg), dynamoclicks.Config{Table: cfg.AnalyticsTable, Timeout: cfg.DBTimeout}),
 		Now:     time.Now,
 		Log:     c.log("stats"),
 		Metrics: c.metrics("stats"),
@@ -281,20 +291,29 @@ func requireSettings(cfg config.Config, names ...string) error {
 
 // NewWebhooks builds the function behind the webhook subscriptions API:
 // POST and GET /v1/webhooks, DELETE /v1/webhooks/{id} and GET
-// /v1/webhooks/{id}/deliveries.
+// /v1/webhooks/{id}/deliveries. The key's owner comes from this Region's
+// replica of the keys table; the subscriptions from the webhooks table,
+// which is in the primary Region only, next to the queue and the
+// functions that deliver (PRIMARY_REGION).
 func NewWebhooks(cfg config.Config, c Clients) (*webhooksfn.Handler, error) {
 	if err := requireSettings(cfg, "KEYS_TABLE", "WEBHOOKS_TABLE"); err != nil {
 		return nil, err
 	}
 	db := c.dynamoDB()
 	return webhooksfn.New(webhooksfn.Options{
-		Store:  dynamowebhook.New(db, dynamowebhook.Config{Table: cfg.Webhook.Table, Timeout: cfg.DBTimeout}),
+		Store:  subscriptions(cfg, c),
 		Owners: owners(cfg, db),
 		// A deployed stack never allows loopback receivers.
 		Guard:   webhook.Guard{AllowLoopback: cfg.Webhook.AllowLoopback},
 		Log:     c.log("webhooks"),
 		Metrics: c.metrics("webhooks"),
 	}), nil
+}
+
+// subscriptions is the webhooks table as the subscriptions API uses it:
+// in the primary Region, from whichever Region the API runs in.
+func subscriptions(cfg config.Config, c Clients) *dynamowebhook.Store {
+	return dynamowebhook.New(c.primaryDynamoDB(cfg), dynamowebhook.Config{Table: cfg.Webhook.Table, Timeout: cfg.DBTimeout})
 }
 
 // NewWebhookStream builds the consumer of the links table's stream that

@@ -4,18 +4,23 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
+	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgeinfo"
@@ -258,4 +263,57 @@ func TestReservationTableGoesInFront(t *testing.T) {
 	cr, err = NewCreate(load(t), lambdaClients())
 	require.NoError(t, err)
 	assert.IsType(t, &dynamostore.Store{}, cr.Store)
+}
+
+// hostRecorder answers every request with an error after noting its host:
+// which Region's endpoint a client calls, with no network.
+type hostRecorder struct{ hosts []string }
+
+func (r *hostRecorder) Do(req *http.Request) (*http.Response, error) {
+	r.hosts = append(r.hosts, req.URL.Host)
+	return nil, errors.New("no network in this test")
+}
+
+// regionalClients are lambdaClients in eu-central-1 whose requests only
+// reach rec.
+func regionalClients(rec *hostRecorder) Clients {
+	c := lambdaClients()
+	c.AWS.Credentials = credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "")
+	c.AWS.HTTPClient = rec
+	c.AWS.RetryMaxAttempts = 1
+	return c
+}
+
+// TestV1FunctionsReadPrimaryOnlyTablesInThePrimary: the /v1 functions run
+// in every Region, but the analytics and webhooks tables are in the
+// primary Region only: stats reads its link from this Region's replica and
+// its counts from the primary (PRIMARY_REGION, eu-west-1), and the
+// subscriptions API reads and writes the primary's webhooks table.
+func TestV1FunctionsReadPrimaryOnlyTablesInThePrimary(t *testing.T) {
+	ctx := context.Background()
+	rec := &hostRecorder{}
+	st, err := NewStats(load(t), regionalClients(rec))
+	require.NoError(t, err)
+	_, _ = st.Links.Get(ctx, "abc1234")
+	_, _ = st.Clicks.Series(ctx, "abc1234", clickstore.Hour, time.Now().Add(-time.Hour), time.Now())
+	assert.Equal(t, []string{"dynamodb.eu-central-1.amazonaws.com", "dynamodb.eu-west-1.amazonaws.com"}, rec.hosts)
+
+	rec.hosts = nil
+	_, _ = subscriptions(load(t), regionalClients(rec)).List(ctx, "team-a")
+	assert.Equal(t, []string{"dynamodb.eu-west-1.amazonaws.com"}, rec.hosts)
+}
+
+// TestCreateNeedsNoIdempotencyTableWithReservations: with the reservation
+// table, Idempotency-Key claims live there, so the stack gives create no
+// idempotency table; without it, create still refuses to start lacking one.
+func TestCreateNeedsNoIdempotencyTableWithReservations(t *testing.T) {
+	with := load(t, "IDEMPOTENCY_TABLE")
+	with.ReservationTable = "reservations"
+	cr, err := NewCreate(with, lambdaClients())
+	require.NoError(t, err)
+	assert.IsType(t, &linkstore.Reserved{}, cr.Store)
+
+	_, err = NewCreate(load(t, "IDEMPOTENCY_TABLE"), lambdaClients())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "IDEMPOTENCY_TABLE is not set")
 }

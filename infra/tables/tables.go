@@ -203,6 +203,23 @@ func pitr() *awsdynamodb.PointInTimeRecoverySpecification {
 	return &awsdynamodb.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: jsii.Bool(true)}
 }
 
+// Name is t's name from its CloudFormation resource rather than the
+// construct. A stack in another Region reads it as a weak cross-stack
+// reference; the construct's own name, read across Regions, would make
+// CDK give the table a generated physical name, and CloudFormation
+// replaces a table whose name changes (an empty new one, the old one
+// retained and orphaned).
+func Name(t awsdynamodb.TableV2) *string {
+	return t.Node().DefaultChild().(awsdynamodb.CfnGlobalTable).Ref()
+}
+
+// In is a table (or a global table's replica) in region as a stack uses
+// it, possibly from another region: its exact ARN, so a grant names that
+// table only, with no stream and no index.
+func In(scope constructs.Construct, id string, tableName *string, region string) awsdynamodb.ITableV2 {
+	return LinksIn(scope, id, tableName, region, nil, false)
+}
+
 // KeysIn is the keys table as a stack in one region reads it: the replica
 // in that region, with its exact ARN, so a grant names that replica only.
 func KeysIn(scope constructs.Construct, id string, tableName *string, region string) awsdynamodb.ITableV2 {
