@@ -1,0 +1,796 @@
+package packedclicks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/dynamoerr"
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
+)
+
+// API lists the DynamoDB calls the store makes, with the SDK's signatures,
+// so tests can inject failures.
+type API interface {
+	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
+}
+
+// Config names the table and sets the layout, retention and timeouts.
+type Config struct {
+	Table string
+	// Timeout bounds each call, retries included; 5 s when zero.
+	Timeout time.Duration
+	// Buckets is how many buckets the codes are hashed into: a compacted
+	// item holds one bucket's codes for one day. It is part of the layout:
+	// readers and the compaction must agree on it, so it changes only with
+	// a new table. DefaultBuckets when zero.
+	Buckets int
+	// DayRetention is how long a day's counts (hours and breakdowns
+	// included) are kept; DefaultDayRetention when zero.
+	DayRetention time.Duration
+	// RollupRetention is how long a rollup outlives its write, compacted
+	// or not (DynamoDB's TTL deletes it for free); DefaultRollupRetention
+	// when zero. A rollup not compacted within it is lost: the compaction
+	// runs after every few batches, so days of margin are plenty.
+	RollupRetention time.Duration
+	// CheckpointRetention is how long a shard's checkpoint outlives its
+	// last write; DefaultCheckpointRetention when zero. It must exceed the
+	// event source mapping's MaximumRecordAgeInSeconds.
+	CheckpointRetention time.Duration
+	// MaxBreakdownItems bounds the entries (day and value) one Breakdown
+	// sums; clickstore.DefaultMaxBreakdownItems when zero.
+	MaxBreakdownItems int
+	// CompactBytes bounds the encoded rollups one compaction takes;
+	// DefaultCompactBytes when zero.
+	CompactBytes int
+	// Lease is how long a started compaction is left to its runner before
+	// the next one resumes it; DefaultLease when zero.
+	Lease time.Duration
+	// Now reads the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Defaults of Config.
+const (
+	DefaultBuckets             = 256
+	DefaultDayRetention        = 3 * 366 * 24 * time.Hour
+	DefaultRollupRetention     = 7 * 24 * time.Hour
+	DefaultCheckpointRetention = 8 * 24 * time.Hour // MaximumRecordAgeInSeconds tops out at 7 days
+	DefaultCompactBytes        = 4 << 20
+	DefaultLease               = 2 * time.Minute
+	// MaxChunkItems is how many counter items one Apply takes: a batch of
+	// 1,000 records touches at most 4,000, and a rollup item of one chunk
+	// is split into parts of at most maxPart bytes.
+	MaxChunkItems = 16_384
+)
+
+// maxPart bounds one rollup part's encoded size; maxItemBytes a compacted
+// item's: DynamoDB items are at most 400 KB, key and attribute names
+// included.
+const (
+	maxPart      = 300_000
+	maxItemBytes = 390_000
+)
+
+// Store keeps click counts as rollups and compacted bucket-day items.
+type Store struct {
+	db  API
+	cfg Config
+}
+
+var (
+	_ clickstore.Store      = (*Store)(nil)
+	_ clickstore.ChunkSizer = (*Store)(nil)
+)
+
+// New returns a store over db.
+func New(db API, cfg Config) *Store {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 5 * time.Second
+	}
+	if cfg.Buckets <= 0 {
+		cfg.Buckets = DefaultBuckets
+	}
+	if cfg.DayRetention <= 0 {
+		cfg.DayRetention = DefaultDayRetention
+	}
+	if cfg.RollupRetention <= 0 {
+		cfg.RollupRetention = DefaultRollupRetention
+	}
+	if cfg.CheckpointRetention <= 0 {
+		cfg.CheckpointRetention = DefaultCheckpointRetention
+	}
+	if cfg.MaxBreakdownItems <= 0 {
+		cfg.MaxBreakdownItems = clickstore.DefaultMaxBreakdownItems
+	}
+	if cfg.CompactBytes <= 0 {
+		cfg.CompactBytes = DefaultCompactBytes
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = DefaultLease
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Store{db: db, cfg: cfg}
+}
+
+// MaxChunkItems implements clickstore.ChunkSizer.
+func (s *Store) MaxChunkItems() int { return MaxChunkItems }
+
+// Partition keys. Codes never contain '#', so none of them is a code.
+const (
+	checkpointsPK = "#cp"
+	rollupPrefix  = "#r#"
+	dayPrefix     = "#d#"
+	metaPK        = "#meta"
+	metaSK        = "compaction"
+)
+
+// Attribute names besides the table's keys and expires_at.
+const (
+	attrData    = "data"
+	attrLast    = "last"
+	attrGen     = "gen"
+	attrRunning = "running"
+	attrStarted = "started"
+	attrWM      = "wm"
+	attrRun     = "run"
+)
+
+func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+
+func num(v int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+}
+
+func key(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{tableschema.AttrCode: str(pk), tableschema.AttrBucket: str(sk)}
+}
+
+// shardKey names a shard in rollup keys and the compaction's watermarks:
+// 64 bits of FNV-1a of its checkpoint name (stream ARN and shard ID).
+func shardKey(shard string) string {
+	h := fnv.New64a()
+	h.Write([]byte(shard))
+	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// bucketOf is the bucket of code.
+func (s *Store) bucketOf(code string) int {
+	h := fnv.New32a()
+	h.Write([]byte(code))
+	return int(h.Sum32() % uint32(s.cfg.Buckets))
+}
+
+func dayPK(bucket int) string { return dayPrefix + strconv.Itoa(bucket) }
+
+const dayLayout = "20060102"
+
+func daySK(day int64) string { return time.Unix(day, 0).UTC().Format(dayLayout) }
+
+// seqKey orders sequence numbers as strings: the digit count, then the
+// digits.
+func seqKey(seq string) string {
+	seq = clickstore.TrimSequence(seq)
+	return fmt.Sprintf("%03d%s", len(seq), seq)
+}
+
+// afterSeq is the lowest sort key of a rollup whose first record is past
+// seq: a rollup's key is seqKey(first) + "#" + part, and '$' follows '#'.
+func afterSeq(seq string) string {
+	if seq == "" {
+		return "000"
+	}
+	return seqKey(seq) + "$"
+}
+
+func padSequence(seq string) string {
+	return strings.Repeat("0", clickstore.MaxSequenceDigits-len(seq)) + seq
+}
+
+// Apply implements clickstore.Store: the chunk's counts become one rollup
+// item (split in parts when large), written in one TransactWriteItems with
+// the shard's checkpoint. A transaction that lost to a concurrent one
+// matches clickstore.ErrContended and link.ErrUnavailable.
+func (s *Store) Apply(ctx context.Context, c clickstore.Chunk) error {
+	if err := c.ValidateMax(MaxChunkItems); err != nil {
+		return fmt.Errorf("apply chunk: %w", err)
+	}
+	seg := segment{}
+	for _, it := range c.Items {
+		seg.addItem(it)
+	}
+	parts, err := encodeParts(seg)
+	if err != nil {
+		return fmt.Errorf("apply chunk: %w", err)
+	}
+	if len(parts) > 99 {
+		return fmt.Errorf("apply chunk: %d rollup parts, at most 99 fit a transaction", len(parts))
+	}
+	now := s.cfg.Now()
+	items := make([]types.TransactWriteItem, 0, len(parts)+1)
+	items = append(items, types.TransactWriteItem{Update: &types.Update{
+		TableName:                &s.cfg.Table,
+		Key:                      key(checkpointsPK, c.Shard),
+		UpdateExpression:         aws.String("SET #seq = :last, #exp = :exp"),
+		ConditionExpression:      aws.String("attribute_not_exists(#seq) OR #seq < :first"),
+		ExpressionAttributeNames: map[string]string{"#seq": tableschema.AttrSequence, "#exp": tableschema.AttrExpiresAt},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":first": str(padSequence(clickstore.TrimSequence(c.First))),
+			":last":  str(padSequence(clickstore.TrimSequence(c.Last))),
+			":exp":   num(now.Add(s.cfg.CheckpointRetention).Unix()),
+		},
+	}})
+	pk := rollupPrefix + shardKey(c.Shard)
+	for i, p := range parts {
+		item := key(pk, fmt.Sprintf("%s#%02d", seqKey(c.First), i))
+		item[attrData] = &types.AttributeValueMemberB{Value: p}
+		item[attrLast] = str(clickstore.TrimSequence(c.Last))
+		item[tableschema.AttrExpiresAt] = num(now.Add(s.cfg.RollupRetention).Unix())
+		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: &s.cfg.Table, Item: item}})
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		reasons := tce.CancellationReasons
+		if len(reasons) > 0 && aws.ToString(reasons[0].Code) == "ConditionalCheckFailed" {
+			return fmt.Errorf("apply chunk %s..%s of %s: %w", c.First, c.Last, c.Shard, clickstore.ErrApplied)
+		}
+		for _, r := range reasons {
+			if aws.ToString(r.Code) == "TransactionConflict" {
+				return fmt.Errorf("apply chunk %s..%s of %s: %w: %w", c.First, c.Last, c.Shard, clickstore.ErrContended, link.ErrUnavailable)
+			}
+		}
+	}
+	return dynamoerr.Wrap("apply chunk "+c.First+".."+c.Last+" of "+c.Shard, err)
+}
+
+// encodeParts encodes seg in as many parts as it takes to keep each under
+// maxPart bytes, splitting by day and code.
+func encodeParts(seg segment) ([][]byte, error) {
+	b, err := seg.encode()
+	if err != nil || len(b) <= maxPart {
+		return [][]byte{b}, err
+	}
+	type dc struct {
+		day  int64
+		code string
+	}
+	var all []dc
+	for day, codes := range seg {
+		for code := range codes {
+			all = append(all, dc{day, code})
+		}
+	}
+	if len(all) < 2 {
+		return nil, fmt.Errorf("one code's day encodes to %d bytes, over %d", len(b), maxPart)
+	}
+	slices.SortFunc(all, func(a, b dc) int {
+		if a.day != b.day {
+			return int(a.day - b.day)
+		}
+		return strings.Compare(a.code, b.code)
+	})
+	halves := [2]segment{{}, {}}
+	for i, k := range all {
+		h := halves[min(i*2/len(all), 1)]
+		h.get(k.day, k.code).add(seg[k.day][k.code])
+	}
+	var out [][]byte
+	for _, h := range halves {
+		p, err := encodeParts(h)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p...)
+	}
+	return out, nil
+}
+
+// Checkpoint implements clickstore.Store. The read is strongly consistent:
+// it follows a failed condition and must see the write that failed it.
+func (s *Store) Checkpoint(ctx context.Context, shard string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.cfg.Table, Key: key(checkpointsPK, shard), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return "", dynamoerr.Wrap("read checkpoint of "+shard, err)
+	}
+	v, ok := out.Item[tableschema.AttrSequence].(*types.AttributeValueMemberS)
+	if !ok {
+		return "", nil
+	}
+	return clickstore.TrimSequence(v.Value), nil
+}
+
+// meta is the compaction's state: its generation, whether one is running,
+// and per shard (shardKey) the last sequence number compacted (wm) and,
+// while one runs, the last it takes (run).
+type meta struct {
+	exists  bool
+	gen     int64
+	running bool
+	started int64 // epoch milliseconds
+	wm, run map[string]string
+}
+
+func (s *Store) readMeta(ctx context.Context) (meta, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.cfg.Table, Key: key(metaPK, metaSK), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return meta{}, dynamoerr.Wrap("read compaction state", err)
+	}
+	m := meta{wm: map[string]string{}, run: map[string]string{}}
+	if out.Item == nil {
+		return m, nil
+	}
+	m.exists = true
+	m.gen, _ = getN(out.Item, attrGen)
+	m.started, _ = getN(out.Item, attrStarted)
+	if v, ok := out.Item[attrRunning].(*types.AttributeValueMemberBOOL); ok {
+		m.running = v.Value
+	}
+	for name, dst := range map[string]map[string]string{attrWM: m.wm, attrRun: m.run} {
+		if mv, ok := out.Item[name].(*types.AttributeValueMemberM); ok {
+			for k, v := range mv.Value {
+				if sv, ok := v.(*types.AttributeValueMemberS); ok {
+					dst[k] = sv.Value
+				}
+			}
+		}
+	}
+	return m, nil
+}
+
+func getN(item map[string]types.AttributeValue, name string) (int64, bool) {
+	v, ok := item[name].(*types.AttributeValueMemberN)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v.Value, 10, 64)
+	return n, err == nil
+}
+
+func seqMap(m map[string]string) types.AttributeValue {
+	out := make(map[string]types.AttributeValue, len(m))
+	for k, v := range m {
+		out[k] = str(v)
+	}
+	return &types.AttributeValueMemberM{Value: out}
+}
+
+// rollup is one rollup part as read back.
+type rollup struct {
+	shard       string // shardKey
+	first, last string
+	data        []byte
+}
+
+func (r rollup) size() int { return len(r.data) }
+
+// shards lists the shards with checkpoints: shardKey → checkpoint.
+func (s *Store) shards(ctx context.Context) (map[string]string, error) {
+	out := map[string]string{}
+	err := s.query(ctx, checkpointsPK, "", "", func(item map[string]types.AttributeValue) error {
+		sk, _ := item[tableschema.AttrBucket].(*types.AttributeValueMemberS)
+		seq, _ := item[tableschema.AttrSequence].(*types.AttributeValueMemberS)
+		if sk == nil || seq == nil {
+			return fmt.Errorf("checkpoint item without key or %s", tableschema.AttrSequence)
+		}
+		out[shardKey(sk.Value)] = clickstore.TrimSequence(seq.Value)
+		return nil
+	})
+	return out, err
+}
+
+// rollups reads shard's rollups whose first record is after after and, if
+// upTo is not empty, at or before upTo, in order. With budget > 0 it stops
+// after the first whole rollup that brings the bytes read to budget.
+func (s *Store) rollups(ctx context.Context, shard, after, upTo string, budget int) ([]rollup, error) {
+	var out []rollup
+	hi := ""
+	if upTo != "" {
+		hi = seqKey(upTo) + "$"
+	}
+	bytes := 0
+	errFull := errors.New("full")
+	err := s.query(ctx, rollupPrefix+shard, afterSeq(after), hi, func(item map[string]types.AttributeValue) error {
+		sk, _ := item[tableschema.AttrBucket].(*types.AttributeValueMemberS)
+		data, _ := item[attrData].(*types.AttributeValueMemberB)
+		last, _ := item[attrLast].(*types.AttributeValueMemberS)
+		if sk == nil || data == nil || last == nil {
+			return errors.New("rollup item without key, data or last")
+		}
+		k, _, _ := strings.Cut(sk.Value, "#")
+		if len(k) < 4 {
+			return fmt.Errorf("rollup key %q", sk.Value)
+		}
+		r := rollup{shard: shard, first: k[3:], last: last.Value, data: data.Value}
+		if budget > 0 && bytes >= budget && len(out) > 0 && out[len(out)-1].first != r.first {
+			return errFull
+		}
+		bytes += r.size()
+		out = append(out, r)
+		return nil
+	})
+	if errors.Is(err, errFull) {
+		err = nil
+	}
+	return out, err
+}
+
+// pending reads every rollup not compacted before m's run: past each
+// shard's watermark.
+func (s *Store) pending(ctx context.Context, m meta) ([]rollup, error) {
+	cps, err := s.shards(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		mu  sync.Mutex
+		out []rollup
+	)
+	err = each(ctx, slices.Sorted(maps.Keys(cps)), 8, func(ctx context.Context, k string) error {
+		if wm := m.wm[k]; wm != "" && clickstore.CompareSequence(cps[k], wm) <= 0 {
+			return nil // nothing past the watermark
+		}
+		rs, err := s.rollups(ctx, k, m.wm[k], "", 0)
+		mu.Lock()
+		out = append(out, rs...)
+		mu.Unlock()
+		return err
+	})
+	return out, err
+}
+
+// dayItem is a compacted item: one bucket's codes for one day.
+type dayItem struct {
+	gen  int64
+	data []byte
+}
+
+type itemKey struct {
+	bucket int
+	day    int64
+}
+
+// combine sums, for keep (every code when empty), the compacted items and
+// the rollups m does not say are in them: those past the watermark, less
+// those of a running compaction whose item already has its generation.
+func (s *Store) combine(m meta, rolls []rollup, items map[itemKey]dayItem, keep string, from, to int64) (segment, error) {
+	out := segment{}
+	for k, it := range items {
+		if k.day < from || k.day > to {
+			continue
+		}
+		seg, err := decodeSegment(it.data, keep)
+		if err != nil {
+			return nil, err
+		}
+		if keep == "" {
+			for day, codes := range seg {
+				for code := range codes {
+					if s.bucketOf(code) != k.bucket {
+						return nil, fmt.Errorf("%w: code %s in bucket %d", errCorrupt, code, k.bucket)
+					}
+				}
+				_ = day
+			}
+		}
+		out.merge(seg)
+	}
+	for _, r := range rolls {
+		if wm := m.wm[r.shard]; wm != "" && clickstore.CompareSequence(r.first, wm) <= 0 {
+			continue // compacted before
+		}
+		inRun := false
+		if run := m.run[r.shard]; m.running && run != "" && clickstore.CompareSequence(r.first, run) <= 0 {
+			inRun = true
+		}
+		seg, err := decodeSegment(r.data, keep)
+		if err != nil {
+			return nil, err
+		}
+		for day, codes := range seg {
+			if day < from || day > to {
+				continue
+			}
+			for code, c := range codes {
+				if inRun && items[itemKey{s.bucketOf(code), day}].gen >= m.gen {
+					continue // the running compaction already wrote it
+				}
+				out.get(day, code).add(c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// maxReadAttempts bounds how often a read starts over because a
+// compaction started or finished while it read.
+const maxReadAttempts = 8
+
+// read returns code's counts on the days from to to (epoch seconds of
+// their starts), as applied: the compacted items and the rollups not yet
+// in them, read as one consistent snapshot. The compaction state is read
+// before and after; if it moved, the read starts over, so a compaction
+// cannot make a read count a rollup twice or not at all.
+func (s *Store) read(ctx context.Context, code string, from, to int64) (segment, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	bucket := s.bucketOf(code)
+	for range maxReadAttempts {
+		m, err := s.readMeta(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rolls, err := s.pending(ctx, m)
+		if err != nil {
+			return nil, dynamoerr.Wrap("read rollups", err)
+		}
+		items := map[itemKey]dayItem{}
+		err = s.query(ctx, dayPK(bucket), daySK(from), daySK(to), func(item map[string]types.AttributeValue) error {
+			k, it, err := s.parseDayItem(item)
+			items[k] = it
+			return err
+		})
+		if err != nil {
+			return nil, dynamoerr.Wrap("read day items", err)
+		}
+		after, err := s.readMeta(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if after.gen != m.gen || after.running != m.running {
+			continue
+		}
+		return s.combine(m, rolls, items, code, from, to)
+	}
+	return nil, fmt.Errorf("read counts of %s: the compaction moved %d times: %w", code, maxReadAttempts, link.ErrUnavailable)
+}
+
+func (s *Store) parseDayItem(item map[string]types.AttributeValue) (itemKey, dayItem, error) {
+	pk, _ := item[tableschema.AttrCode].(*types.AttributeValueMemberS)
+	sk, _ := item[tableschema.AttrBucket].(*types.AttributeValueMemberS)
+	data, _ := item[attrData].(*types.AttributeValueMemberB)
+	if pk == nil || sk == nil || data == nil {
+		return itemKey{}, dayItem{}, errors.New("day item without key or data")
+	}
+	b, err := strconv.Atoi(strings.TrimPrefix(pk.Value, dayPrefix))
+	if err != nil {
+		return itemKey{}, dayItem{}, fmt.Errorf("day item %q: %w", pk.Value, err)
+	}
+	t, err := time.Parse(dayLayout, sk.Value)
+	if err != nil {
+		return itemKey{}, dayItem{}, fmt.Errorf("day item %q: %w", sk.Value, err)
+	}
+	gen, _ := getN(item, attrGen)
+	return itemKey{bucket: b, day: t.Unix()}, dayItem{gen: gen, data: data.Value}, nil
+}
+
+// query reads every item of partition pk with a sort key in [lo, hi]
+// (from lo on when hi is empty, all when both are), strongly consistent,
+// page by page.
+func (s *Store) query(ctx context.Context, pk, lo, hi string, each func(map[string]types.AttributeValue) error) error {
+	names := map[string]string{"#pk": tableschema.AttrCode}
+	values := map[string]types.AttributeValue{":pk": str(pk)}
+	cond := "#pk = :pk"
+	switch {
+	case lo != "" && hi != "":
+		cond += " AND #sk BETWEEN :lo AND :hi"
+		names["#sk"], values[":lo"], values[":hi"] = tableschema.AttrBucket, str(lo), str(hi)
+	case lo != "":
+		cond += " AND #sk >= :lo"
+		names["#sk"], values[":lo"] = tableschema.AttrBucket, str(lo)
+	}
+	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
+		TableName: &s.cfg.Table, KeyConditionExpression: &cond, ConsistentRead: aws.Bool(true),
+		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+	})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return err
+		}
+		for _, item := range out.Items {
+			if err := each(item); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// days are the starts of the UTC days holding the buckets of kind that
+// start in [from, to).
+func days(kind clickstore.Kind, from, to time.Time) (first, last int64, ok bool) {
+	f, l, ok := clickstore.Starts(kind, from, to)
+	return f - mod(f, secondsPerDay), l - mod(l, secondsPerDay), ok
+}
+
+// Series implements clickstore.Store.
+func (s *Store) Series(ctx context.Context, code string, kind clickstore.Kind, from, to time.Time) ([]clickstore.Point, error) {
+	if err := clickstore.CheckSeries(kind); err != nil {
+		return nil, err
+	}
+	first, last, ok := clickstore.Starts(kind, from, to)
+	if !ok {
+		return nil, nil
+	}
+	d0, d1, _ := days(kind, from, to)
+	seg, err := s.read(ctx, code, d0, d1)
+	if err != nil {
+		return nil, fmt.Errorf("read %s series of %s: %w", kind, code, err)
+	}
+	var points []clickstore.Point
+	for _, day := range slices.Sorted(maps.Keys(seg)) {
+		c := seg[day][code]
+		if c == nil {
+			continue
+		}
+		if kind == clickstore.Day {
+			if c.day != (clickstore.Counts{}) && day >= first && day <= last {
+				points = append(points, clickstore.Point{Start: time.Unix(day, 0).UTC(), Counts: c.day})
+			}
+			continue
+		}
+		for _, h := range slices.Sorted(maps.Keys(c.hours)) {
+			if start := day + int64(h)*3600; start >= first && start <= last {
+				points = append(points, clickstore.Point{Start: time.Unix(start, 0).UTC(), Counts: c.hours[h]})
+			}
+		}
+	}
+	return points, nil
+}
+
+// Breakdown implements clickstore.Store: at most Config.MaxBreakdownItems
+// entries (day and value) are summed, in day and then value order.
+func (s *Store) Breakdown(ctx context.Context, code string, kind clickstore.Kind, from, to time.Time) (map[string]clickstore.Counts, bool, error) {
+	if err := clickstore.CheckBreakdown(kind); err != nil {
+		return nil, false, err
+	}
+	sums := map[string]clickstore.Counts{}
+	d0, d1, ok := days(kind, from, to)
+	if !ok {
+		return sums, true, nil
+	}
+	seg, err := s.read(ctx, code, d0, d1)
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s breakdown of %s: %w", kind, code, err)
+	}
+	n := 0
+	for _, day := range slices.Sorted(maps.Keys(seg)) {
+		c := seg[day][code]
+		if c == nil {
+			continue
+		}
+		var dims []string
+		for k := range c.dims {
+			if k.kind == kind {
+				dims = append(dims, k.dim)
+			}
+		}
+		slices.Sort(dims)
+		for _, d := range dims {
+			if n == s.cfg.MaxBreakdownItems {
+				return sums, false, nil
+			}
+			n++
+			v := sums[d]
+			v.Add(c.dims[dimKey{kind: kind, dim: d}])
+			sums[d] = v
+		}
+	}
+	return sums, true, nil
+}
+
+// Counts returns every counter the store holds, as counter items: the
+// compacted items and the rollups not yet in them. It scans the table: for
+// tests and tools, never for a request.
+func (s *Store) Counts(ctx context.Context) (map[clickstore.Key]clickstore.Counts, error) {
+	for range maxReadAttempts {
+		m, err := s.readMeta(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var rolls []rollup
+		items := map[itemKey]dayItem{}
+		p := dynamodb.NewScanPaginator(s.db, &dynamodb.ScanInput{TableName: &s.cfg.Table, ConsistentRead: aws.Bool(true)})
+		for p.HasMorePages() {
+			out, err := p.NextPage(ctx)
+			if err != nil {
+				return nil, dynamoerr.Wrap("scan counts", err)
+			}
+			for _, item := range out.Items {
+				pk, _ := item[tableschema.AttrCode].(*types.AttributeValueMemberS)
+				if pk == nil {
+					continue
+				}
+				switch {
+				case strings.HasPrefix(pk.Value, dayPrefix):
+					k, it, err := s.parseDayItem(item)
+					if err != nil {
+						return nil, err
+					}
+					items[k] = it
+				case strings.HasPrefix(pk.Value, rollupPrefix):
+					sk, _ := item[tableschema.AttrBucket].(*types.AttributeValueMemberS)
+					data, _ := item[attrData].(*types.AttributeValueMemberB)
+					last, _ := item[attrLast].(*types.AttributeValueMemberS)
+					if sk == nil || data == nil || last == nil || len(sk.Value) < 4 {
+						return nil, errors.New("malformed rollup item")
+					}
+					first, _, _ := strings.Cut(sk.Value[3:], "#")
+					rolls = append(rolls, rollup{shard: strings.TrimPrefix(pk.Value, rollupPrefix), first: first, last: last.Value, data: data.Value})
+				}
+			}
+		}
+		after, err := s.readMeta(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if after.gen != m.gen || after.running != m.running {
+			continue
+		}
+		seg, err := s.combine(m, rolls, items, "", -1<<62, 1<<62)
+		if err != nil {
+			return nil, err
+		}
+		out := map[clickstore.Key]clickstore.Counts{}
+		for _, it := range seg.items() {
+			out[it.Key] = it.Counts
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("scan counts: the compaction kept moving: %w", link.ErrUnavailable)
+}
+
+// each runs f on every item, n at a time, and returns the first error.
+func each[T any](ctx context.Context, items []T, n int, f func(context.Context, T) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	work := make(chan T)
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+	)
+	for range min(n, len(items)) {
+		wg.Go(func() {
+			for it := range work {
+				if err := f(ctx, it); err != nil {
+					once.Do(func() { first = err; cancel() })
+				}
+			}
+		})
+	}
+	for _, it := range items {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- it
+	}
+	close(work)
+	wg.Wait()
+	return first
+}
