@@ -12,7 +12,7 @@
 // whole buckets, and a date given as to includes that day. Defaults:
 // granularity day, to the end of the current bucket, from 7 days before to,
 // so a bare request gives the last 7 days, today included. Hourly ranges
-// span at most 31 days, daily ones 400; a range out of bounds, an unknown
+// span at most 92 days, daily ones 400; a range out of bounds, an unknown
 // parameter or a malformed value is a 400 problem naming the parameter.
 // Someone else's link, like a missing one, is a 404: the API does not tell
 // who owns which code.
@@ -82,7 +82,7 @@ var _ Clicks = clickstore.Store(nil)
 // Bounds and defaults of a request.
 const (
 	DefaultRange  = 7 * 24 * time.Hour
-	MaxHourRange  = 31 * 24 * time.Hour
+	MaxHourRange  = 92 * 24 * time.Hour // dynamoclicks keeps hours 92 days
 	MaxDayRange   = 400 * 24 * time.Hour
 	TopBreakdowns = 10
 )

@@ -26,7 +26,7 @@ type dimKey struct {
 // codeDay is everything counted for one code on one UTC day.
 type codeDay struct {
 	day   clickstore.Counts
-	hours map[uint8]clickstore.Counts   // hour of the day, 0-23
+	hours map[uint8]clickstore.Counts  // hour of the day, 0-23
 	dims  map[dimKey]clickstore.Counts // per breakdown kind and value
 }
 
