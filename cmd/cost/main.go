@@ -396,12 +396,16 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		// Bill the compaction of the rollups left, as the next batches
 		// would have.
 		before := meter.Usage()
-		if _, err := packed.Compact(ctx); err != nil {
+		res, err := packed.Compact(ctx)
+		if err != nil {
 			return r, err
 		}
 		u := meter.Usage().Sub(before)
 		p := r.Packed
-		p.WRU, p.RRU, p.Calls, p.Compactions = p.WRU+u.WRU, p.RRU+u.RRU, p.Calls+u.Calls, p.Compactions+1
+		p.WRU, p.RRU, p.Calls = p.WRU+u.WRU, p.RRU+u.RRU, p.Calls+u.Calls
+		if res.Rollups > 0 {
+			p.Compactions++
+		}
 		p.WRUPerClick, p.RRUPerClick = p.WRU/float64(st.Clicks), p.RRU/float64(st.Clicks)
 		for op, n := range u.ByOperation {
 			p.ByOperation[op] += n
