@@ -135,10 +135,12 @@ func mod(a, b int64) int64 {
 // The encoding, before DEFLATE (RFC 1951): a version byte, then the
 // dimension values once each (a string table: most are a few countries
 // and hosts shared by many codes), then per day (sorted) its codes
-// (sorted), each with its day counts, its hours and its breakdown entries.
-// Numbers are unsigned varints; a string is its length and bytes; counts
-// are total, human and bot.
-const segmentVersion = 1
+// (sorted), each with its day counts (or a 0 byte when they are its hours'
+// sum, as they are for every click the clicks function counts), its hours
+// and its breakdown entries. Numbers are varints; a string is its length
+// and bytes; counts are human (shifted left, the low bit set when total is
+// not human + bot), bot, and total only then.
+const segmentVersion = 2
 
 // encode writes s compressed. The same segment encodes to the same bytes.
 func (s segment) encode() ([]byte, error) {
@@ -172,7 +174,14 @@ func (s segment) encode() ([]byte, error) {
 		for _, code := range slices.Sorted(maps.Keys(codes)) {
 			c := codes[code]
 			raw = appendString(raw, code)
-			raw = appendCounts(raw, c.day)
+			// The day's counts are usually its hours' sum: then only a
+			// flag says so.
+			if sum := c.hourSum(); len(c.hours) > 0 && sum == c.day {
+				raw = append(raw, 0)
+			} else {
+				raw = append(raw, 1)
+				raw = appendCounts(raw, c.day)
+			}
 			raw = binary.AppendUvarint(raw, uint64(len(c.hours)))
 			for _, h := range slices.Sorted(maps.Keys(c.hours)) {
 				raw = append(raw, h)
@@ -208,10 +217,28 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
+// appendCounts writes human and bot, and total only when it is not their
+// sum (the low bit of the first number says which).
 func appendCounts(b []byte, c clickstore.Counts) []byte {
-	b = binary.AppendUvarint(b, uint64(c.Total))
-	b = binary.AppendUvarint(b, uint64(c.Human))
-	return binary.AppendUvarint(b, uint64(c.Bot))
+	odd := c.Total != c.Human+c.Bot
+	first := uint64(c.Human) << 1
+	if odd {
+		first |= 1
+	}
+	b = binary.AppendUvarint(b, first)
+	b = binary.AppendUvarint(b, uint64(c.Bot))
+	if odd {
+		b = binary.AppendUvarint(b, uint64(c.Total))
+	}
+	return b
+}
+
+func (c *codeDay) hourSum() clickstore.Counts {
+	var sum clickstore.Counts
+	for _, n := range c.hours {
+		sum.Add(n)
+	}
+	return sum
 }
 
 // maxDecoded bounds what one segment may inflate to: an item is at most
@@ -250,10 +277,16 @@ func decodeSegment(data []byte, keep string) (segment, error) {
 			} else {
 				c = &codeDay{}
 			}
-			c.day.Add(r.counts())
+			explicitDay := r.byte() == 1
+			var dayCounts clickstore.Counts
+			if explicitDay {
+				dayCounts = r.counts()
+			}
+			var hourSum clickstore.Counts
 			for range r.count() {
 				h := r.byte()
 				n := r.counts()
+				hourSum.Add(n)
 				if want {
 					if c.hours == nil {
 						c.hours = map[uint8]clickstore.Counts{}
@@ -262,6 +295,11 @@ func decodeSegment(data []byte, keep string) (segment, error) {
 					v.Add(n)
 					c.hours[h] = v
 				}
+			}
+			if explicitDay {
+				c.day.Add(dayCounts)
+			} else {
+				c.day.Add(hourSum)
 			}
 			for range r.count() {
 				kind := clickstore.Kind(r.byte())
@@ -359,5 +397,11 @@ func (r *reader) string() string {
 }
 
 func (r *reader) counts() clickstore.Counts {
-	return clickstore.Counts{Total: int64(r.uvarint()), Human: int64(r.uvarint()), Bot: int64(r.uvarint())}
+	first := r.uvarint()
+	c := clickstore.Counts{Human: int64(first >> 1), Bot: int64(r.uvarint())}
+	c.Total = c.Human + c.Bot
+	if first&1 == 1 {
+		c.Total = int64(r.uvarint())
+	}
+	return c
 }

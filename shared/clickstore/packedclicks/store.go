@@ -488,13 +488,12 @@ func (s *Store) combine(m meta, rolls []rollup, items map[itemKey]dayItem, keep 
 			return nil, err
 		}
 		if keep == "" {
-			for day, codes := range seg {
+			for _, codes := range seg {
 				for code := range codes {
 					if s.bucketOf(code) != k.bucket {
 						return nil, fmt.Errorf("%w: code %s in bucket %d", errCorrupt, code, k.bucket)
 					}
 				}
-				_ = day
 			}
 		}
 		out.merge(seg)
@@ -633,14 +632,21 @@ func (s *Store) Series(ctx context.Context, code string, kind clickstore.Kind, f
 	if err := clickstore.CheckSeries(kind); err != nil {
 		return nil, err
 	}
-	first, last, ok := clickstore.Starts(kind, from, to)
+	d0, d1, ok := days(kind, from, to)
 	if !ok {
 		return nil, nil
 	}
-	d0, d1, _ := days(kind, from, to)
 	seg, err := s.read(ctx, code, d0, d1)
 	if err != nil {
 		return nil, fmt.Errorf("read %s series of %s: %w", kind, code, err)
+	}
+	return series(seg, code, kind, from, to), nil
+}
+
+func series(seg segment, code string, kind clickstore.Kind, from, to time.Time) []clickstore.Point {
+	first, last, ok := clickstore.Starts(kind, from, to)
+	if !ok {
+		return nil
 	}
 	var points []clickstore.Point
 	for _, day := range slices.Sorted(maps.Keys(seg)) {
@@ -660,7 +666,7 @@ func (s *Store) Series(ctx context.Context, code string, kind clickstore.Kind, f
 			}
 		}
 	}
-	return points, nil
+	return points
 }
 
 // Breakdown implements clickstore.Store: at most Config.MaxBreakdownItems
@@ -669,19 +675,24 @@ func (s *Store) Breakdown(ctx context.Context, code string, kind clickstore.Kind
 	if err := clickstore.CheckBreakdown(kind); err != nil {
 		return nil, false, err
 	}
-	sums := map[string]clickstore.Counts{}
 	d0, d1, ok := days(kind, from, to)
 	if !ok {
-		return sums, true, nil
+		return map[string]clickstore.Counts{}, true, nil
 	}
 	seg, err := s.read(ctx, code, d0, d1)
 	if err != nil {
 		return nil, false, fmt.Errorf("read %s breakdown of %s: %w", kind, code, err)
 	}
+	sums, complete := s.breakdown(seg, code, kind, d0, d1)
+	return sums, complete, nil
+}
+
+func (s *Store) breakdown(seg segment, code string, kind clickstore.Kind, d0, d1 int64) (map[string]clickstore.Counts, bool) {
+	sums := map[string]clickstore.Counts{}
 	n := 0
 	for _, day := range slices.Sorted(maps.Keys(seg)) {
 		c := seg[day][code]
-		if c == nil {
+		if c == nil || day < d0 || day > d1 {
 			continue
 		}
 		var dims []string
@@ -693,7 +704,7 @@ func (s *Store) Breakdown(ctx context.Context, code string, kind clickstore.Kind
 		slices.Sort(dims)
 		for _, d := range dims {
 			if n == s.cfg.MaxBreakdownItems {
-				return sums, false, nil
+				return sums, false
 			}
 			n++
 			v := sums[d]
@@ -701,7 +712,73 @@ func (s *Store) Breakdown(ctx context.Context, code string, kind clickstore.Kind
 			sums[d] = v
 		}
 	}
-	return sums, true, nil
+	return sums, true
+}
+
+// View reads code's counts of the UTC days that [from, to) touches once,
+// and answers Series and Breakdown within them from memory: a stats answer
+// (a series and two breakdowns) is one read.
+func (s *Store) View(ctx context.Context, code string, from, to time.Time) (*View, error) {
+	v := &View{store: s, code: code, seg: segment{}}
+	d0, d1, ok := days(clickstore.Day, from, to)
+	if !ok {
+		return v, nil
+	}
+	seg, err := s.read(ctx, code, d0, d1)
+	if err != nil {
+		return nil, fmt.Errorf("read counts of %s: %w", code, err)
+	}
+	v.seg, v.d0, v.d1, v.ok = seg, d0, d1, true
+	return v, nil
+}
+
+// View is one code's counts over whole UTC days, as read by Store.View.
+type View struct {
+	store  *Store
+	code   string
+	seg    segment
+	d0, d1 int64
+	ok     bool
+}
+
+// covers refuses a request for another code or for days the view did not
+// read.
+func (v *View) covers(code string, kind clickstore.Kind, from, to time.Time) (d0, d1 int64, ok bool, err error) {
+	d0, d1, ok = days(kind, from, to)
+	if code != v.code {
+		return 0, 0, false, fmt.Errorf("a view of %s asked for %s", v.code, code)
+	}
+	if ok && (!v.ok || d0 < v.d0 || d1 > v.d1) {
+		return 0, 0, false, fmt.Errorf("a view of %s asked for days it did not read", code)
+	}
+	return d0, d1, ok, nil
+}
+
+// Series is Store.Series within the view.
+func (v *View) Series(_ context.Context, code string, kind clickstore.Kind, from, to time.Time) ([]clickstore.Point, error) {
+	if err := clickstore.CheckSeries(kind); err != nil {
+		return nil, err
+	}
+	if _, _, _, err := v.covers(code, kind, from, to); err != nil {
+		return nil, err
+	}
+	return series(v.seg, code, kind, from, to), nil
+}
+
+// Breakdown is Store.Breakdown within the view.
+func (v *View) Breakdown(_ context.Context, code string, kind clickstore.Kind, from, to time.Time) (map[string]clickstore.Counts, bool, error) {
+	if err := clickstore.CheckBreakdown(kind); err != nil {
+		return nil, false, err
+	}
+	d0, d1, ok, err := v.covers(code, kind, from, to)
+	if err != nil {
+		return nil, false, err
+	}
+	if !ok {
+		return map[string]clickstore.Counts{}, true, nil
+	}
+	sums, complete := v.store.breakdown(v.seg, code, kind, d0, d1)
+	return sums, complete, nil
 }
 
 // Counts returns every counter the store holds, as counter items: the

@@ -366,3 +366,43 @@ func TestCountsAreTheChunksSummed(t *testing.T) {
 	}
 	assert.NotEmpty(t, maps.Collect(maps.All(got)))
 }
+
+func TestViewAnswersAsTheStore(t *testing.T) {
+	f := newFixture(t, packedclicks.Config{})
+	ctx := context.Background()
+	cs := codes(10)
+	for i := range 4 {
+		seq := fmt.Sprint(i + 1)
+		require.NoError(t, f.store.Apply(ctx, chunkOf(shard0, seq, seq, cs, now.Add(time.Duration(i)*13*time.Hour), int64(i+1))))
+		if i == 1 {
+			_, err := f.store.Compact(ctx)
+			require.NoError(t, err)
+		}
+	}
+	day := now.Truncate(24 * time.Hour)
+	from, to := day.Add(-24*time.Hour), day.Add(72*time.Hour)
+
+	v, err := f.store.View(ctx, cs[3], from, to)
+	require.NoError(t, err)
+
+	for _, kind := range []clickstore.Kind{clickstore.Hour, clickstore.Day} {
+		want, err := f.store.Series(ctx, cs[3], kind, from.Add(5*time.Hour), to)
+		require.NoError(t, err)
+		got, err := v.Series(ctx, cs[3], kind, from.Add(5*time.Hour), to)
+		require.NoError(t, err)
+		assert.NotEmpty(t, got)
+		assert.Equal(t, want, got, kind)
+	}
+	for _, kind := range []clickstore.Kind{clickstore.Country, clickstore.Referrer} {
+		want, _, err := f.store.Breakdown(ctx, cs[3], kind, day, to)
+		require.NoError(t, err)
+		got, complete, err := v.Breakdown(ctx, cs[3], kind, day, to)
+		require.NoError(t, err)
+		assert.True(t, complete)
+		assert.Equal(t, want, got, kind)
+	}
+	_, err = v.Series(ctx, cs[3], clickstore.Day, from.Add(-24*time.Hour), to)
+	assert.Error(t, err, "a day the view did not read")
+	_, _, err = v.Breakdown(ctx, cs[4], clickstore.Country, from, to)
+	assert.Error(t, err, "another code")
+}
