@@ -134,7 +134,7 @@ type report struct {
 	// Clicks is today's design (dynamoclicks), Packed the new one
 	// (packedclicks), on the same stream; nil when not measured.
 	Clicks, Packed *clickFigures
-	Create struct {
+	Create         struct {
 		WRUPerCreate, RRUPerCreate     float64 // without Idempotency-Key
 		WRUPerKeyedCreate, RRUPerKeyed float64 // with one
 		WRUPerReplay, RRUPerReplay     float64 // the same key again
