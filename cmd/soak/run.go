@@ -15,10 +15,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localrun"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
-	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
+	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
 )
 
 const (
@@ -150,7 +151,7 @@ func run(ctx context.Context, c config) (sum *summary, err error) {
 	}
 	s.final(ctx, sum)
 	// The clicks the final redirects made are counted too.
-	store := dynamoclicks.New(emulator.NewDynamoDBClient(lr.DynamoDB), dynamoclicks.Config{Table: analytics})
+	store := wire.ClickStore(emulator.NewDynamoDBClient(lr.DynamoDB), analytics, 0)
 	s.clicks(ctx, sum, store, deadline.Add(-5*time.Second))
 	sum.edgeDropped = s.edgeDropped(ctx)
 	return sum, ctx.Err()
@@ -523,7 +524,7 @@ func (s *soaker) final(ctx context.Context, sum *summary) {
 // clicks compares each link's click total with the redirects it answered:
 // from the analytics table for every link, until they match or until
 // deadline, then from the stats API for the live ones.
-func (s *soaker) clicks(ctx context.Context, sum *summary, store *dynamoclicks.Store, deadline time.Time) {
+func (s *soaker) clicks(ctx context.Context, sum *summary, store *packedclicks.Store, deadline time.Time) {
 	links := s.reg.snapshot()
 	from := sum.start.UTC().Truncate(24 * time.Hour)
 	to := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/functions/clicks/clicksfn"
+	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/faults"
 	"github.com/shortlink-dev/shortener/internal/localkinesis"
@@ -81,11 +82,13 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	var logs, emf syncBuffer
 	// Built as functions/clicks/main.go builds it, over the faulty client;
 	// small chunks, so one batch makes several transactions.
+	store := wire.ClickStore(r.faulty, analytics, 0)
 	h := &clicksfn.Handler{
-		Store:    dynamoclicks.New(r.faulty, dynamoclicks.Config{Table: analytics}),
-		MaxItems: 8,
-		Log:      jsonLogger(&logs),
-		Metrics:  metrics.New(&emf, "Shortener", "clicks"),
+		Store:     store,
+		Compactor: store,
+		MaxItems:  8,
+		Log:       jsonLogger(&logs),
+		Metrics:   metrics.New(&emf, "Shortener", "clicks"),
 	}
 	var mu sync.Mutex
 	var deliveries []kinesisDelivery
@@ -121,7 +124,7 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	go func() { done <- p.Run(pctx) }()
 	defer stop()
 
-	store := dynamoclicks.New(r.plain, dynamoclicks.Config{Table: analytics})
+	store = wire.ClickStore(r.plain, analytics, 0)
 	day := firstClick.Truncate(24 * time.Hour)
 	counts := func() map[string]clickstore.Counts {
 		got := map[string]clickstore.Counts{}
