@@ -11,13 +11,20 @@
 // parsed (clicklog.Parser) and classified (clicklog.Classify); records that
 // are not clicks are dropped, and a request logged twice in the batch (same
 // x-edge-request-id, compared by 64-bit hash) counts once. The batch is
-// then cut, in order, into chunks of at most clickstore.MaxItems counter
-// items, and each chunk is applied as one TransactWriteItems that also
-// advances the shard's checkpoint (clickstore.Store.Apply): a batch of
-// clicks on a few links is one or two DynamoDB calls. A click touches at
-// most four items (hour, day, country, referrer); a chunk closes when four
-// more could overflow it, which leaves at most three of a transaction's
-// slots unused and spares a lookup per click.
+// then cut, in order, into chunks of at most the store's
+// clickstore.MaxChunkItems counter items, and each chunk is applied as one
+// TransactWriteItems that also advances the shard's checkpoint
+// (clickstore.Store.Apply). With packedclicks, the deployed store, a chunk
+// is a whole shard batch: one transaction of a compact rollup and the
+// checkpoint; with dynamoclicks (one item per counter, kept for cmd/cost's
+// comparison) it is at most 99 items. A click touches at most four items
+// (hour, day, country, referrer); a chunk closes when four more could
+// overflow it, which spares a lookup per click.
+//
+// After the batch, every CompactEvery applied chunks, the handler runs the
+// store's compaction (packedclicks.Store.Compact), which folds the rollups
+// of every shard into the items the stats API reads, exactly once; a
+// compaction that fails is logged and left to the next.
 //
 // # Exactly once
 //
