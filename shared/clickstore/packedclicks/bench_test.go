@@ -87,7 +87,9 @@ func BenchmarkStats90DayHourly(b *testing.B) {
 		}
 	}
 	var items []clickstore.Item
-	add := func(k clickstore.Key, n int64) { items = append(items, clickstore.Item{Key: k, Counts: clickstore.Counts{Total: n, Human: n}}) }
+	add := func(k clickstore.Key, n int64) {
+		items = append(items, clickstore.Item{Key: k, Counts: clickstore.Counts{Total: n, Human: n}})
+	}
 	for d := 365; d >= 0; d-- {
 		day := now.Truncate(24*time.Hour).AddDate(0, 0, -d)
 		var total int64
