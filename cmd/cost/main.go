@@ -7,6 +7,14 @@
 //
 //	make cost                     # or: go run ./cmd/cost -records 100000
 //
+// The click stream goes through both click store designs, each on its own
+// table, and the figures are printed side by side: today's design
+// (clickstore/dynamoclicks, one item per code and bucket) and the new one
+// (clickstore/packedclicks, a rollup per shard batch compacted into
+// bucket-day items), whose figure includes its compaction's reads and
+// writes. -design old or new measures one; with both, the command then
+// checks that they hold the same counts.
+//
 // It starts its own DynamoDB Local (in memory) unless
 // SHORTENER_TEST_DYNAMODB_ENDPOINT names a running one. Nothing leaves
 // 127.0.0.1.
