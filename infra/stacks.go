@@ -363,11 +363,7 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		})
 
 		clicks := fn("clicks", "ANALYTICS_TABLE", "LINKS_TABLE")
-		// packedclicks: the checkpoint (UpdateItem) and a rollup (PutItem)
-		// in one transaction; the compaction lists rollups (Query), reads
-		// day items (BatchGetItem, GetItem) and writes them (PutItem).
-		data.Tables.Analytics.Grant(clicks.Role, jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:GetItem"),
-			jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:Query"), jsii.String("dynamodb:BatchGetItem"))
+		data.Tables.Analytics.Grant(clicks.Role, jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:GetItem"))
 		// link.clicked: a code's owner from the links table, the owner's
 		// subscriptions, and the queue.
 		links.Grant(clicks.Role, jsii.String("dynamodb:GetItem"))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
@@ -19,7 +20,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localrun"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
-	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
+	shconfig "github.com/shortlink-dev/shortener/shared/config"
 )
 
 const (
@@ -100,6 +101,7 @@ func run(ctx context.Context, c config) (sum *summary, err error) {
 	}
 	suffix := randomHex(4)
 	analytics := "soak-analytics-" + suffix
+	clickLayout := cmp.Or(os.Getenv("SHORTENER_CLICK_STORE"), shconfig.ClickStoreItems)
 	var logw io.Writer
 	if c.verbose {
 		logw = os.Stderr
@@ -110,6 +112,9 @@ func run(ctx context.Context, c config) (sum *summary, err error) {
 		"IDEMPOTENCY_TABLE":  "soak-idem-" + suffix,
 		"ANALYTICS_TABLE":    analytics,
 		"CLICKS_STREAM":      "soak-clicks-" + suffix,
+		// The analytics layout under test: the default, or the one
+		// SHORTENER_CLICK_STORE names (make soak passes it through).
+		"SHORTENER_CLICK_STORE": clickLayout,
 	}, logw, 3*time.Minute)
 	if err != nil {
 		return sum, err
@@ -151,7 +156,7 @@ func run(ctx context.Context, c config) (sum *summary, err error) {
 	}
 	s.final(ctx, sum)
 	// The clicks the final redirects made are counted too.
-	store := wire.ClickStore(emulator.NewDynamoDBClient(lr.DynamoDB), analytics, 0)
+	store, _ := wire.ClickStore(emulator.NewDynamoDBClient(lr.DynamoDB), clickLayout, analytics, 0)
 	s.clicks(ctx, sum, store, deadline.Add(-5*time.Second))
 	sum.edgeDropped = s.edgeDropped(ctx)
 	return sum, ctx.Err()
@@ -524,7 +529,7 @@ func (s *soaker) final(ctx context.Context, sum *summary) {
 // clicks compares each link's click total with the redirects it answered:
 // from the analytics table for every link, until they match or until
 // deadline, then from the stats API for the live ones.
-func (s *soaker) clicks(ctx context.Context, sum *summary, store *packedclicks.Store, deadline time.Time) {
+func (s *soaker) clicks(ctx context.Context, sum *summary, store clickstore.Store, deadline time.Time) {
 	links := s.reg.snapshot()
 	from := sum.start.UTC().Truncate(24 * time.Hour)
 	to := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)

@@ -25,6 +25,8 @@ import (
 	"github.com/shortlink-dev/shortener/functions/ttlstream/ttlstreamfn"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
+	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
@@ -99,14 +101,19 @@ func NewManage(cfg config.Config, c Clients) (*managefn.Handler, error) {
 }
 
 // ClickStore is the click store the clicks and stats functions share on
-// the analytics table: packedclicks, whose rollups and compacted day items
-// cost a small fraction of a write unit a click (docs/cost-model.md, as
-// cmd/cost measures it). A zero timeout is the store's default.
-// shared/clickstore/dynamoclicks, one item per code and bucket, is kept
-// for cmd/cost's comparison; the two layouts do not read each other's
-// items.
-func ClickStore(db packedclicks.API, table string, timeout time.Duration) *packedclicks.Store {
-	return packedclicks.New(db, packedclicks.Config{Table: table, Timeout: timeout})
+// the analytics table, in the layout config.Config.ClickStore names:
+// clickstore/dynamoclicks (config.ClickStoreItems, the default: one item
+// per code and bucket) or clickstore/packedclicks (config.ClickStorePacked:
+// rollups per shard batch, compacted into bucket-day items; compactor is
+// then the store, which the clicks function runs after every few batches).
+// A zero timeout is the store's default. The two layouts do not read each
+// other's items.
+func ClickStore(db packedclicks.API, layout, table string, timeout time.Duration) (store clickstore.Store, compactor *packedclicks.Store) {
+	if layout == config.ClickStorePacked {
+		p := packedclicks.New(db, packedclicks.Config{Table: table, Timeout: timeout})
+		return p, p
+	}
+	return dynamoclicks.New(db, dynamoclicks.Config{Table: table, Timeout: timeout}), nil
 }
 
 // NewStats builds the function behind GET /v1/links/{code}/stats.
@@ -115,9 +122,10 @@ func NewStats(cfg config.Config, c Clients) (*statsfn.Handler, error) {
 		return nil, err
 	}
 	db := c.dynamoDB()
+	clicks, _ := ClickStore(db, cfg.ClickStore, cfg.AnalyticsTable, cfg.DBTimeout)
 	return &statsfn.Handler{
 		Links:   dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
-		Clicks:  ClickStore(db, cfg.AnalyticsTable, cfg.DBTimeout),
+		Clicks:  clicks,
 		Now:     time.Now,
 		Log:     c.log("stats"),
 		Metrics: c.metrics("stats"),
@@ -131,15 +139,17 @@ func NewClicks(cfg config.Config, c Clients) (*clicksfn.Handler, error) {
 	if err := requireSettings(cfg, "ANALYTICS_TABLE"); err != nil {
 		return nil, err
 	}
-	store := ClickStore(c.dynamoDB(), cfg.AnalyticsTable, 0)
+	store, compactor := ClickStore(c.dynamoDB(), cfg.ClickStore, cfg.AnalyticsTable, 0)
 	h := &clicksfn.Handler{
-		Store: store,
+		Store:   store,
+		Log:     c.log("clicks"),
+		Metrics: c.metrics("clicks"),
+	}
+	if compactor != nil {
 		// The compaction runs here, after every few applied batches: no
 		// schedule or stream consumer to deploy, and none needed when no
 		// clicks come (reads count uncompacted rollups).
-		Compactor: store,
-		Log:       c.log("clicks"),
-		Metrics:   c.metrics("clicks"),
+		h.Compactor = compactor
 	}
 	if cfg.Webhook.QueueURL != "" {
 		// With webhooks deployed, each batch's clicks per code become

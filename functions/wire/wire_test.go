@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
+	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 )
@@ -170,4 +171,30 @@ func TestFunctionsLogUnderTheirNames(t *testing.T) {
 	var line map[string]any
 	require.NoError(t, json.Unmarshal(logs.Bytes(), &line), "%s", logs.String())
 	assert.Equal(t, "originauth", line["function"])
+}
+
+func TestClickStoreLayout(t *testing.T) {
+	for _, tt := range []struct {
+		layout      string
+		wantPacked  bool
+		wantCompact bool
+	}{
+		{layout: config.ClickStoreItems},
+		{layout: config.ClickStorePacked, wantPacked: true, wantCompact: true},
+	} {
+		t.Run(tt.layout, func(t *testing.T) {
+			cfg := config.Config{AnalyticsTable: "analytics", LinksTable: "links", KeysTable: "keys", ClickStore: tt.layout}
+
+			h, err := NewClicks(cfg, lambdaClients())
+			require.NoError(t, err)
+			s, err := NewStats(cfg, lambdaClients())
+			require.NoError(t, err)
+
+			_, packed := h.Store.(*packedclicks.Store)
+			assert.Equal(t, tt.wantPacked, packed)
+			assert.Equal(t, tt.wantCompact, h.Compactor != nil)
+			_, packed = s.Clicks.(*packedclicks.Store)
+			assert.Equal(t, tt.wantPacked, packed, "stats reads the layout clicks writes")
+		})
+	}
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/functions/clicks/clicksfn"
-	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/faults"
 	"github.com/shortlink-dev/shortener/internal/localkinesis"
@@ -82,13 +81,11 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	var logs, emf syncBuffer
 	// Built as functions/clicks/main.go builds it, over the faulty client;
 	// small chunks, so one batch makes several transactions.
-	store := wire.ClickStore(r.faulty, analytics, 0)
 	h := &clicksfn.Handler{
-		Store:     store,
-		Compactor: store,
-		MaxItems:  8,
-		Log:       jsonLogger(&logs),
-		Metrics:   metrics.New(&emf, "Shortener", "clicks"),
+		Store:    dynamoclicks.New(r.faulty, dynamoclicks.Config{Table: analytics}),
+		MaxItems: 8,
+		Log:      jsonLogger(&logs),
+		Metrics:  metrics.New(&emf, "Shortener", "clicks"),
 	}
 	var mu sync.Mutex
 	var deliveries []kinesisDelivery
@@ -124,7 +121,7 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	go func() { done <- p.Run(pctx) }()
 	defer stop()
 
-	store = wire.ClickStore(r.plain, analytics, 0)
+	store := dynamoclicks.New(r.plain, dynamoclicks.Config{Table: analytics})
 	day := firstClick.Truncate(24 * time.Hour)
 	counts := func() map[string]clickstore.Counts {
 		got := map[string]clickstore.Counts{}

@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/rie"
@@ -423,7 +422,7 @@ func testClicks(t *testing.T, tb tables, _ *shared) {
 	require.NoError(t, json.Unmarshal(res.Body, &resp), "%s", res.Body)
 	assert.Empty(t, resp.BatchItemFailures)
 
-	store := wire.ClickStore(testenv.DynamoDBClient(t), tb.analytics, 0)
+	store := dynamoclicks.New(testenv.DynamoDBClient(t), dynamoclicks.Config{Table: tb.analytics})
 	day := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	points, err := store.Series(context.Background(), "Ab3dE5g", clickstore.Day, day, day.Add(24*time.Hour))
 	require.NoError(t, err)
