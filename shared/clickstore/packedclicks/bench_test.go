@@ -59,12 +59,21 @@ func sameBucket(code string, buckets, n int) []string {
 // Local, with a year of that link's clicks compacted (every hour clicked,
 // 10 countries and 10 referrers a day), 100 other links sharing its bucket
 // every day (what makes a day item a few KB), and 8 rollups of 600 other
-// links each not yet compacted, which every read also fetches. It reports
-// the stats answer's p95 and, measured in the same run and interleaved
-// with it, a GetItem of one small item, and their ratio.
+// links each not yet compacted, which every read also fetches; and the
+// same over the default layout (dynamoclicks: the link's year is 16,500
+// items in its own partition). It reports the stats answer's p95 and,
+// measured in the same run and interleaved with it, a GetItem of one small
+// item, and their ratio.
 //
 //	scripts/with-emulators.sh go test -run '^$' -bench Stats90DayHourly -benchtime 300x ./shared/clickstore/packedclicks/
 func BenchmarkStats90DayHourly(b *testing.B) {
+	b.Run("packed", func(b *testing.B) { benchStats(b, true) })
+	// The default layout, one item per code and bucket, with the same
+	// year of the link's clicks (other links live in other partitions).
+	b.Run("items", func(b *testing.B) { benchStats(b, false) })
+}
+
+func benchStats(b *testing.B, packed bool) {
 	ctx := context.Background()
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(b))
 	table := testenv.UniqueName(b, "bench")
@@ -72,7 +81,13 @@ func BenchmarkStats90DayHourly(b *testing.B) {
 		b.Fatal(err)
 	}
 	now := time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
-	store := packedclicks.New(db, packedclicks.Config{Table: table, Timeout: 30 * time.Second, Now: func() time.Time { return now }})
+	pstore := packedclicks.New(db, packedclicks.Config{Table: table, Timeout: 30 * time.Second, Now: func() time.Time { return now }})
+	var store clickstore.Store = pstore
+	chunkItems := packedclicks.MaxChunkItems - 600
+	if !packed {
+		store = dynamoclicks.New(db, dynamoclicks.Config{Table: table, Timeout: 30 * time.Second, Now: func() time.Time { return now }})
+		chunkItems = clickstore.MaxItems
+	}
 	const code = "Ab3dE5g"
 	neighbours := sameBucket(code, packedclicks.DefaultBuckets, 100)
 	r := rand.New(rand.NewPCG(1, 2))
@@ -80,10 +95,14 @@ func BenchmarkStats90DayHourly(b *testing.B) {
 	// A year, a rollup a month or so, compacted.
 	seq := 0
 	apply := func(items []clickstore.Item) {
-		seq++
-		s := fmt.Sprint(seq)
-		if err := store.Apply(ctx, clickstore.Chunk{Shard: "bench/shardId-0", First: s, Last: s, Items: items}); err != nil {
-			b.Fatal(err)
+		for len(items) > 0 {
+			n := min(len(items), chunkItems)
+			seq++
+			s := fmt.Sprint(seq)
+			if err := store.Apply(ctx, clickstore.Chunk{Shard: "bench/shardId-0", First: s, Last: s, Items: items[:n]}); err != nil {
+				b.Fatal(err)
+			}
+			items = items[n:]
 		}
 	}
 	var items []clickstore.Item
@@ -104,19 +123,22 @@ func BenchmarkStats90DayHourly(b *testing.B) {
 			add(clickstore.ReferrerKey(code, day, fmt.Sprintf("ref%d.example", i)), total/20)
 		}
 		for _, nb := range neighbours {
+			if !packed {
+				break
+			}
 			at := day.Add(time.Duration(r.IntN(24)) * time.Hour)
 			add(clickstore.HourKey(nb, at), 1)
 			add(clickstore.DayKey(nb, at), 1)
 			add(clickstore.CountryKey(nb, at, "US"), 1)
 			add(clickstore.ReferrerKey(nb, at, fmt.Sprintf("ref%d.example", r.IntN(50))), 1)
 		}
-		if len(items) > packedclicks.MaxChunkItems-600 || d == 0 {
+		if len(items) > chunkItems || d == 0 {
 			apply(items)
 			items = nil
 		}
 	}
-	for {
-		res, err := store.Compact(ctx)
+	for packed {
+		res, err := pstore.Compact(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -126,6 +148,9 @@ func BenchmarkStats90DayHourly(b *testing.B) {
 	}
 	// Rollups not yet compacted: 8 batches of clicks on other links.
 	for range 8 {
+		if !packed {
+			break
+		}
 		for i := range 600 {
 			c := fmt.Sprintf("o%06d", r.IntN(1_000_000))
 			at := now.Add(-time.Duration(i) * time.Second)
@@ -152,7 +177,10 @@ func BenchmarkStats90DayHourly(b *testing.B) {
 			"from": now.AddDate(0, 0, -89).Format(time.DateOnly), "to": now.Format(time.DateOnly)}}
 	req.RequestContext.Identity.APIKey = "bench-key"
 	getItem := &dynamodb.GetItemInput{TableName: &table, ConsistentRead: aws.Bool(true), Key: map[string]types.AttributeValue{
-		"code": &types.AttributeValueMemberS{Value: "#meta"}, "bucket": &types.AttributeValueMemberS{Value: "compaction"}}}
+		"code": &types.AttributeValueMemberS{Value: code}, "bucket": &types.AttributeValueMemberS{Value: "d#" + now.Format("20060102")}}}
+	if packed {
+		getItem.Key["code"], getItem.Key["bucket"] = &types.AttributeValueMemberS{Value: "#meta"}, &types.AttributeValueMemberS{Value: "compaction"}
+	}
 	// Warm both paths.
 	for range 5 {
 		if resp, err := h.Handle(ctx, req); err != nil || resp.StatusCode != 200 {
