@@ -27,13 +27,19 @@ type Compaction struct {
 	Busy bool
 	// Resumed: it finished a compaction an earlier run left unfinished.
 	Resumed bool
-	// Rollups and Items are the rollup parts it read and the day items it
-	// wrote; Skipped the day items it found already written by its
-	// generation (a resumed run's earlier attempt).
-	Rollups, Items, Skipped int
+	// Rollups and Items are the rollup parts it read and the segment
+	// parts it wrote; Skipped the segment parts it found already written
+	// by its generation (a resumed run's earlier attempt); Merged the day
+	// items it wrote merging closed days' segments.
+	Rollups, Items, Skipped, Merged int
+	// SegmentBytes is the encoded size of the segments it wrote.
+	SegmentBytes int
+	// Lag is how long the oldest rollup it took waited: the metric to
+	// alarm on, far below Config.RollupRetention.
+	Lag time.Duration
 }
 
-// Hook, when set, is called by Compact after it wrote the nth day item
+// Hook, when set, is called by Compact after it wrote the nth segment part
 // (1-based) and before the next: tests stop a compaction there, as a crash
 // or a timeout would.
 type Hook func(n int) error
@@ -94,7 +100,7 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 		if err != nil {
 			return res, err
 		}
-		if len(rs) == 0 {
+		if len(rs) == 0 && !s.mergeDue(m, now) {
 			return res, nil
 		}
 		rolls = rs
@@ -108,53 +114,55 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 	}
 	res.Gen, res.Rollups = m.gen, len(rolls)
 
-	deltas := map[itemKey]segment{}
+	// One segment per group and day: the run's counts, written once.
+	segs := map[segID]segment{}
 	for _, r := range rolls {
 		seg, err := decodeSegment(r.data, "")
 		if err != nil {
 			return res, fmt.Errorf("rollup %s of shard %s: %w", r.first, r.shard, err)
 		}
+		if r.expires > 0 {
+			res.Lag = max(res.Lag, now.Sub(time.Unix(r.expires, 0).Add(-s.cfg.RollupRetention)))
+		}
 		for day, codes := range seg {
 			for code, c := range codes {
-				k := itemKey{bucket: s.bucketOf(code), day: day}
-				d := deltas[k]
+				id := segID{group: s.groupOf(s.bucketOf(code)), day: day, gen: m.gen}
+				d := segs[id]
 				if d == nil {
 					d = segment{}
-					deltas[k] = d
+					segs[id] = d
 				}
 				d.get(day, code).add(c)
 			}
 		}
 	}
-	keys := slices.SortedFunc(maps.Keys(deltas), func(a, b itemKey) int {
-		if a.bucket != b.bucket {
-			return a.bucket - b.bucket
+	ids := slices.SortedFunc(maps.Keys(segs), func(a, b segID) int {
+		if a.day != b.day {
+			return int(a.day - b.day)
 		}
-		return int(a.day - b.day)
+		return a.group - b.group
 	})
-	current, err := s.getDayItems(ctx, keys)
-	if err != nil {
-		return res, err
-	}
 	var (
 		mu      sync.Mutex
 		written int
 	)
-	err = each(ctx, keys, 8, func(ctx context.Context, k itemKey) error {
-		skipped, err := s.writeDayItem(ctx, k, current[k], deltas[k], m.gen)
+	err = each(ctx, ids, 8, func(ctx context.Context, id segID) error {
+		n, skipped, size, err := s.writeSegment(ctx, id, segs[id])
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
 			return err
 		}
-		if skipped {
-			res.Skipped++
-			return nil
-		}
-		res.Items++
-		written++
-		if hook != nil {
-			return hook(written)
+		res.Skipped += skipped
+		res.Items += n
+		res.SegmentBytes += size
+		for range n {
+			written++
+			if hook != nil {
+				if err := hook(written); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
@@ -162,12 +170,170 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 		return res, err
 	}
 
+	// The days the run wrote segments of are open (again) from their
+	// lowest such group; closed open days are merged, a few groups a run.
+	open := maps.Clone(m.open)
+	for _, id := range ids {
+		d := daySK(id.day)
+		if next, ok := open[d]; !ok || id.group < next {
+			open[d] = id.group
+		}
+	}
+	budget := s.cfg.MergeGroups
+	for _, d := range slices.Sorted(maps.Keys(open)) {
+		t, err := time.Parse(dayLayout, d)
+		if err != nil {
+			return res, fmt.Errorf("compaction state: open day %q: %w", d, err)
+		}
+		if now.Before(t.Add(24*time.Hour + s.cfg.MergeAfter)) {
+			continue
+		}
+		for ; budget > 0 && open[d] < s.cfg.Groups; open[d]++ {
+			budget--
+			n, err := s.mergeGroup(ctx, open[d], t.Unix(), m.gen)
+			if err != nil {
+				return res, err
+			}
+			res.Merged += n
+		}
+		if open[d] >= s.cfg.Groups {
+			delete(open, d)
+		}
+	}
+
+	cps, err := s.shards(ctx)
+	if err != nil {
+		return res, err
+	}
 	wm := maps.Clone(m.wm)
 	maps.Copy(wm, m.run)
-	if err := s.finishMeta(ctx, m, wm); err != nil {
+	for k := range wm {
+		if _, ok := cps[k]; !ok {
+			// The shard's checkpoint expired (CheckpointRetention after its
+			// last write, past RollupRetention): its rollups are gone too.
+			delete(wm, k)
+		}
+	}
+	if err := s.finishMeta(ctx, m, wm, open); err != nil {
 		return res, err
 	}
 	return res, nil
+}
+
+// writeSegment writes seg as segment id, in parts of at most maxSegPart
+// bytes, each once: a part already there (written by an earlier attempt
+// of the same run, from the same rollups, so the same bytes) is skipped.
+func (s *Store) writeSegment(ctx context.Context, id segID, seg segment) (written, skipped, size int, err error) {
+	parts, err := splitParts(seg, maxSegPart)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("segment %d/%s: %w", id.group, daySK(id.day), err)
+	}
+	for i, p := range parts {
+		size += len(p)
+		item := key(segPK(id.group), segSK(id.day, id.gen, i))
+		item[attrData] = &types.AttributeValueMemberB{Value: p}
+		item[attrOf] = num(int64(len(parts)))
+		item[tableschema.AttrExpiresAt] = num(s.cfg.Now().Add(s.cfg.RollupRetention).Unix())
+		_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName: &s.cfg.Table, Item: item,
+			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
+			ExpressionAttributeNames: map[string]string{"#pk": tableschema.AttrCode},
+		})
+		switch {
+		case isConditionFailed(err):
+			skipped++
+		case err != nil:
+			return written, skipped, size, dynamoerr.Wrap("write segment", err)
+		default:
+			written++
+		}
+	}
+	return written, skipped, size, nil
+}
+
+// mergeGroup folds the segments of group g on day into the group's day
+// items, stamping each it changes with gen: a day item takes the segments
+// past its generation, so an item already merged by an earlier attempt of
+// this run is skipped. It returns the day items written.
+func (s *Store) mergeGroup(ctx context.Context, g int, day, gen int64) (int, error) {
+	segs := map[segID]*segSet{}
+	err := s.query(ctx, segPK(g), daySK(day)+"#", daySK(day)+"#~", func(item map[string]types.AttributeValue) error {
+		return addSegPart(segs, item)
+	})
+	if err != nil {
+		return 0, dynamoerr.Wrap("read segments to merge", err)
+	}
+	if len(segs) == 0 {
+		return 0, nil
+	}
+	// Per bucket, its codes per segment generation.
+	byBucket := map[int]map[int64]segment{}
+	for id, ss := range segs {
+		if id.gen > gen {
+			continue
+		}
+		if !ss.complete() {
+			return 0, fmt.Errorf("%w: segment %d/%s/%d has %d of %d parts", errCorrupt, g, daySK(day), id.gen, len(ss.parts), ss.of)
+		}
+		for _, p := range ss.parts {
+			seg, err := decodeSegment(p, "")
+			if err != nil {
+				return 0, fmt.Errorf("segment %d/%s/%d: %w", g, daySK(day), id.gen, err)
+			}
+			for d, codes := range seg {
+				for code, c := range codes {
+					b := s.bucketOf(code)
+					if byBucket[b] == nil {
+						byBucket[b] = map[int64]segment{}
+					}
+					if byBucket[b][id.gen] == nil {
+						byBucket[b][id.gen] = segment{}
+					}
+					byBucket[b][id.gen].get(d, code).add(c)
+				}
+			}
+		}
+	}
+	keys := make([]itemKey, 0, len(byBucket))
+	for b := range byBucket {
+		keys = append(keys, itemKey{bucket: b, day: day})
+	}
+	slices.SortFunc(keys, func(a, b itemKey) int { return a.bucket - b.bucket })
+	current, err := s.getDayItems(ctx, keys)
+	if err != nil {
+		return 0, err
+	}
+	var (
+		mu      sync.Mutex
+		written int
+	)
+	err = each(ctx, keys, 8, func(ctx context.Context, k itemKey) error {
+		cur := current[k]
+		delta := segment{}
+		for sgen, seg := range byBucket[k.bucket] {
+			if sgen > cur.gen {
+				delta.merge(seg)
+			}
+		}
+		if len(delta) == 0 {
+			return nil
+		}
+		skipped, err := s.writeDayItem(ctx, k, cur, delta, gen)
+		if err != nil || skipped {
+			return err
+		}
+		mu.Lock()
+		written++
+		mu.Unlock()
+		return nil
+	})
+	return written, err
+}
+
+// mergeDue says whether a day with segments to merge has closed.
+func (s *Store) mergeDue(m meta, now time.Time) bool {
+	day, ok := m.minOpen()
+	return ok && !now.Before(time.Unix(day, 0).Add(24*time.Hour+s.cfg.MergeAfter))
 }
 
 // claimable lists the rollups the next compaction takes, in shard and
@@ -226,6 +392,7 @@ func (s *Store) writeMeta(ctx context.Context, m meta, gen int64, running bool, 
 	item[attrStarted] = num(now.UnixMilli())
 	item[attrWM] = seqMap(m.wm)
 	item[attrRun] = seqMap(run)
+	item[attrOpen] = openMap(m.open)
 	in := &dynamodb.PutItemInput{TableName: &s.cfg.Table, Item: item}
 	if m.exists {
 		in.ConditionExpression = aws.String("#gen = :gen AND #running = :running AND #started = :started")
@@ -244,13 +411,14 @@ func (s *Store) writeMeta(ctx context.Context, m meta, gen int64, running bool, 
 // finishMeta marks generation m.gen done with watermarks wm, on the
 // condition that it is still running it (a resumer that took the lease
 // over finishes it instead, writing the same).
-func (s *Store) finishMeta(ctx context.Context, m meta, wm map[string]string) error {
+func (s *Store) finishMeta(ctx context.Context, m meta, wm map[string]string, open map[string]int) error {
 	item := key(metaPK, metaSK)
 	item[attrGen] = num(m.gen)
 	item[attrRunning] = &types.AttributeValueMemberBOOL{Value: false}
 	item[attrStarted] = num(0)
 	item[attrWM] = seqMap(wm)
 	item[attrRun] = seqMap(nil)
+	item[attrOpen] = openMap(open)
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: &s.cfg.Table, Item: item,
 		ConditionExpression:      aws.String("#gen = :gen AND #running = :running"),

@@ -43,17 +43,32 @@ type Config struct {
 	// readers and the compaction must agree on it, so it changes only with
 	// a new table. DefaultBuckets when zero.
 	Buckets int
+	// Groups is how many segment groups the buckets fall in (bucket
+	// modulo Groups): a compaction writes one immutable segment per group
+	// and day it touches, and a read of a day not merged yet reads its
+	// group's segments. Part of the layout, like Buckets; DefaultGroups
+	// when zero, at most Buckets.
+	Groups int
+	// MergeAfter is how long after a UTC day ends its segments are merged
+	// into its day items; DefaultMergeAfter when zero.
+	MergeAfter time.Duration
+	// MergeGroups bounds the groups one compaction merges;
+	// DefaultMergeGroups when zero.
+	MergeGroups int
 	// DayRetention is how long a day's counts (hours and breakdowns
 	// included) are kept; DefaultDayRetention when zero.
 	DayRetention time.Duration
-	// RollupRetention is how long a rollup outlives its write, compacted
-	// or not (DynamoDB's TTL deletes it for free); DefaultRollupRetention
-	// when zero. A rollup not compacted within it is lost: the compaction
-	// runs after every few batches, so days of margin are plenty.
+	// RollupRetention is how long a rollup, and a segment, outlives its
+	// write, compacted or not (DynamoDB's TTL deletes it for free);
+	// DefaultRollupRetention when zero. A rollup not compacted within it,
+	// or a segment not merged within it, is lost: Compaction.Lag is the
+	// metric to alarm on, far below it (see the package doc).
 	RollupRetention time.Duration
 	// CheckpointRetention is how long a shard's checkpoint outlives its
 	// last write; DefaultCheckpointRetention when zero. It must exceed the
-	// event source mapping's MaximumRecordAgeInSeconds.
+	// event source mapping's MaximumRecordAgeInSeconds and
+	// RollupRetention: a shard whose checkpoint expired is dropped from
+	// the compaction's watermarks, and its rollups must be gone by then.
 	CheckpointRetention time.Duration
 	// MaxBreakdownItems bounds the entries (day and value) one Breakdown
 	// sums; clickstore.DefaultMaxBreakdownItems when zero.
@@ -70,10 +85,13 @@ type Config struct {
 
 // Defaults of Config.
 const (
-	DefaultBuckets             = 256
+	DefaultBuckets             = 8192
+	DefaultGroups              = 128
+	DefaultMergeAfter          = time.Hour
+	DefaultMergeGroups         = 16
 	DefaultDayRetention        = 3 * 366 * 24 * time.Hour
-	DefaultRollupRetention     = 7 * 24 * time.Hour
-	DefaultCheckpointRetention = 8 * 24 * time.Hour // MaximumRecordAgeInSeconds tops out at 7 days
+	DefaultRollupRetention     = 30 * 24 * time.Hour
+	DefaultCheckpointRetention = 31 * 24 * time.Hour // past RollupRetention and MaximumRecordAgeInSeconds (at most 7 days)
 	DefaultCompactBytes        = 4 << 20
 	DefaultLease               = 2 * time.Minute
 	// MaxChunkItems is how many counter items one Apply takes: a batch of
@@ -82,11 +100,12 @@ const (
 	MaxChunkItems = 16_384
 )
 
-// maxPart bounds one rollup part's encoded size; maxItemBytes a compacted
-// item's: DynamoDB items are at most 400 KB, key and attribute names
-// included.
+// maxPart bounds one rollup part's encoded size, maxSegPart one segment
+// part's, maxItemBytes a day item's: DynamoDB items are at most 400 KB,
+// key and attribute names included.
 const (
 	maxPart      = 300_000
+	maxSegPart   = 64_000
 	maxItemBytes = 390_000
 )
 
@@ -108,6 +127,16 @@ func New(db API, cfg Config) *Store {
 	}
 	if cfg.Buckets <= 0 {
 		cfg.Buckets = DefaultBuckets
+	}
+	if cfg.Groups <= 0 {
+		cfg.Groups = DefaultGroups
+	}
+	cfg.Groups = min(cfg.Groups, cfg.Buckets)
+	if cfg.MergeAfter <= 0 {
+		cfg.MergeAfter = DefaultMergeAfter
+	}
+	if cfg.MergeGroups <= 0 {
+		cfg.MergeGroups = DefaultMergeGroups
 	}
 	if cfg.DayRetention <= 0 {
 		cfg.DayRetention = DefaultDayRetention
@@ -141,6 +170,7 @@ const (
 	checkpointsPK = "#cp"
 	rollupPrefix  = "#r#"
 	dayPrefix     = "#d#"
+	segPrefix     = "#s#"
 	metaPK        = "#meta"
 	metaSK        = "compaction"
 )
@@ -154,6 +184,8 @@ const (
 	attrStarted = "started"
 	attrWM      = "wm"
 	attrRun     = "run"
+	attrOpen    = "open"
+	attrOf      = "of"
 )
 
 func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
@@ -182,6 +214,17 @@ func (s *Store) bucketOf(code string) int {
 }
 
 func dayPK(bucket int) string { return dayPrefix + strconv.Itoa(bucket) }
+
+func segPK(group int) string { return segPrefix + strconv.Itoa(group) }
+
+// groupOf is the segment group of bucket.
+func (s *Store) groupOf(bucket int) int { return bucket % s.cfg.Groups }
+
+// segSK is a segment part's sort key: its day, its generation (12 digits,
+// so that string order is numeric order) and its part.
+func segSK(day, gen int64, part int) string {
+	return fmt.Sprintf("%s#%012d#%02d", daySK(day), gen, part)
+}
 
 const dayLayout = "20060102"
 
@@ -268,9 +311,14 @@ func (s *Store) Apply(ctx context.Context, c clickstore.Chunk) error {
 
 // encodeParts encodes seg in as many parts as it takes to keep each under
 // maxPart bytes, splitting by day and code.
-func encodeParts(seg segment) ([][]byte, error) {
+func encodeParts(seg segment) ([][]byte, error) { return splitParts(seg, maxPart) }
+
+// splitParts encodes seg in as many parts as it takes to keep each under
+// limit bytes, splitting by day and code (in order, so the same counts
+// split the same way).
+func splitParts(seg segment, limit int) ([][]byte, error) {
 	b, err := seg.encode()
-	if err != nil || len(b) <= maxPart {
+	if err != nil || len(b) <= limit {
 		return [][]byte{b}, err
 	}
 	type dc struct {
@@ -284,7 +332,7 @@ func encodeParts(seg segment) ([][]byte, error) {
 		}
 	}
 	if len(all) < 2 {
-		return nil, fmt.Errorf("one code's day encodes to %d bytes, over %d", len(b), maxPart)
+		return nil, fmt.Errorf("one code's day encodes to %d bytes, over %d", len(b), limit)
 	}
 	slices.SortFunc(all, func(a, b dc) int {
 		if a.day != b.day {
@@ -299,7 +347,7 @@ func encodeParts(seg segment) ([][]byte, error) {
 	}
 	var out [][]byte
 	for _, h := range halves {
-		p, err := encodeParts(h)
+		p, err := splitParts(h, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -333,6 +381,23 @@ type meta struct {
 	running bool
 	started int64 // epoch milliseconds
 	wm, run map[string]string
+	// open holds the days (daySK) with segments not merged yet, each with
+	// the next group to merge.
+	open map[string]int
+}
+
+// minOpen is the first open day (epoch seconds), or ok false.
+func (m meta) minOpen() (day int64, ok bool) {
+	for d := range m.open {
+		t, err := time.Parse(dayLayout, d)
+		if err != nil {
+			continue
+		}
+		if !ok || t.Unix() < day {
+			day, ok = t.Unix(), true
+		}
+	}
+	return day, ok
 }
 
 func (s *Store) readMeta(ctx context.Context) (meta, error) {
@@ -340,7 +405,7 @@ func (s *Store) readMeta(ctx context.Context) (meta, error) {
 	if err != nil {
 		return meta{}, dynamoerr.Wrap("read compaction state", err)
 	}
-	m := meta{wm: map[string]string{}, run: map[string]string{}}
+	m := meta{wm: map[string]string{}, run: map[string]string{}, open: map[string]int{}}
 	if out.Item == nil {
 		return m, nil
 	}
@@ -359,7 +424,26 @@ func (s *Store) readMeta(ctx context.Context) (meta, error) {
 			}
 		}
 	}
+	if mv, ok := out.Item[attrOpen].(*types.AttributeValueMemberM); ok {
+		for k, v := range mv.Value {
+			if nv, ok := v.(*types.AttributeValueMemberN); ok {
+				n, err := strconv.Atoi(nv.Value)
+				if err != nil {
+					return meta{}, fmt.Errorf("compaction state: open day %s: %w", k, err)
+				}
+				m.open[k] = n
+			}
+		}
+	}
 	return m, nil
+}
+
+func openMap(m map[string]int) types.AttributeValue {
+	out := make(map[string]types.AttributeValue, len(m))
+	for k, v := range m {
+		out[k] = num(int64(v))
+	}
+	return &types.AttributeValueMemberM{Value: out}
 }
 
 func getN(item map[string]types.AttributeValue, name string) (int64, bool) {
@@ -384,6 +468,7 @@ type rollup struct {
 	shard       string // shardKey
 	first, last string
 	data        []byte
+	expires     int64 // epoch seconds, 0 when unknown
 }
 
 func (r rollup) size() int { return len(r.data) }
@@ -425,7 +510,8 @@ func (s *Store) rollups(ctx context.Context, shard, after, upTo string, budget i
 		if len(k) < 4 {
 			return fmt.Errorf("rollup key %q", sk.Value)
 		}
-		r := rollup{shard: shard, first: k[3:], last: last.Value, data: data.Value}
+		exp, _ := getN(item, tableschema.AttrExpiresAt)
+		r := rollup{shard: shard, first: k[3:], last: last.Value, data: data.Value, expires: exp}
 		if budget > 0 && bytes >= budget && len(out) > 0 && out[len(out)-1].first != r.first {
 			return errFull
 		}
@@ -474,10 +560,63 @@ type itemKey struct {
 	day    int64
 }
 
-// combine sums, for keep (every code when empty), the compacted items and
-// the rollups m does not say are in them: those past the watermark, less
-// those of a running compaction whose item already has its generation.
-func (s *Store) combine(m meta, rolls []rollup, items map[itemKey]dayItem, keep string, from, to int64) (segment, error) {
+// segID names a segment: a compaction's counts of one group and day,
+// written once in one or more parts.
+type segID struct {
+	group    int
+	day, gen int64
+}
+
+// segSet is the parts of one segment read back.
+type segSet struct {
+	of    int
+	parts map[int][]byte
+}
+
+func (ss *segSet) complete() bool { return ss != nil && ss.of > 0 && len(ss.parts) == ss.of }
+
+// addSegPart adds a segment part item to segs.
+func addSegPart(segs map[segID]*segSet, item map[string]types.AttributeValue) error {
+	pk, _ := item[tableschema.AttrCode].(*types.AttributeValueMemberS)
+	sk, _ := item[tableschema.AttrBucket].(*types.AttributeValueMemberS)
+	data, _ := item[attrData].(*types.AttributeValueMemberB)
+	of, _ := getN(item, attrOf)
+	if pk == nil || sk == nil || data == nil || of <= 0 {
+		return errors.New("segment item without key, data or part count")
+	}
+	g, err := strconv.Atoi(strings.TrimPrefix(pk.Value, segPrefix))
+	if err != nil {
+		return fmt.Errorf("segment item %q: %w", pk.Value, err)
+	}
+	f := strings.Split(sk.Value, "#")
+	if len(f) != 3 {
+		return fmt.Errorf("segment key %q", sk.Value)
+	}
+	t, err := time.Parse(dayLayout, f[0])
+	if err != nil {
+		return fmt.Errorf("segment key %q: %w", sk.Value, err)
+	}
+	gen, err1 := strconv.ParseInt(f[1], 10, 64)
+	part, err2 := strconv.Atoi(f[2])
+	if err := errors.Join(err1, err2); err != nil {
+		return fmt.Errorf("segment key %q: %w", sk.Value, err)
+	}
+	id := segID{group: g, day: t.Unix(), gen: gen}
+	ss := segs[id]
+	if ss == nil {
+		ss = &segSet{of: int(of), parts: map[int][]byte{}}
+		segs[id] = ss
+	}
+	ss.parts[part] = data.Value
+	return nil
+}
+
+// combine sums, for keep (every code when empty), the day items, the
+// segments not merged into them (a generation past the item's), and the
+// rollups m does not say are in either: those past the watermark, less
+// those of a running compaction whose segment is complete or whose day
+// item already has its generation.
+func (s *Store) combine(m meta, rolls []rollup, items map[itemKey]dayItem, segs map[segID]*segSet, keep string, from, to int64) (segment, error) {
 	out := segment{}
 	for k, it := range items {
 		if k.day < from || k.day > to {
@@ -498,6 +637,35 @@ func (s *Store) combine(m meta, rolls []rollup, items map[itemKey]dayItem, keep 
 		}
 		out.merge(seg)
 	}
+	for id, ss := range segs {
+		if id.day < from || id.day > to || id.gen > m.gen {
+			continue
+		}
+		if !ss.complete() {
+			if m.running && id.gen == m.gen {
+				continue // being written: its rollups are counted instead
+			}
+			return nil, fmt.Errorf("%w: segment %d/%s/%d has %d of %d parts", errCorrupt, id.group, daySK(id.day), id.gen, len(ss.parts), ss.of)
+		}
+		for _, part := range ss.parts {
+			seg, err := decodeSegment(part, keep)
+			if err != nil {
+				return nil, err
+			}
+			for day, codes := range seg {
+				for code, c := range codes {
+					b := s.bucketOf(code)
+					if s.groupOf(b) != id.group || day != id.day {
+						return nil, fmt.Errorf("%w: code %s of %s in segment %d/%s", errCorrupt, code, daySK(day), id.group, daySK(id.day))
+					}
+					if id.gen <= items[itemKey{b, day}].gen {
+						continue // merged into the day item
+					}
+					out.get(day, code).add(c)
+				}
+			}
+		}
+	}
 	for _, r := range rolls {
 		if wm := m.wm[r.shard]; wm != "" && clickstore.CompareSequence(r.first, wm) <= 0 {
 			continue // compacted before
@@ -515,8 +683,11 @@ func (s *Store) combine(m meta, rolls []rollup, items map[itemKey]dayItem, keep 
 				continue
 			}
 			for code, c := range codes {
-				if inRun && items[itemKey{s.bucketOf(code), day}].gen >= m.gen {
-					continue // the running compaction already wrote it
+				if inRun {
+					b := s.bucketOf(code)
+					if items[itemKey{b, day}].gen >= m.gen || segs[segID{s.groupOf(b), day, m.gen}].complete() {
+						continue // the running compaction already wrote it
+					}
 				}
 				out.get(day, code).add(c)
 			}
@@ -556,6 +727,15 @@ func (s *Store) read(ctx context.Context, code string, from, to int64) (segment,
 		if err != nil {
 			return nil, dynamoerr.Wrap("read day items", err)
 		}
+		segs := map[segID]*segSet{}
+		if lo, ok := m.minOpen(); ok && max(lo, from) <= to {
+			err = s.query(ctx, segPK(s.groupOf(bucket)), daySK(max(lo, from))+"#", daySK(to)+"#~", func(item map[string]types.AttributeValue) error {
+				return addSegPart(segs, item)
+			})
+			if err != nil {
+				return nil, dynamoerr.Wrap("read segments", err)
+			}
+		}
 		after, err := s.readMeta(ctx)
 		if err != nil {
 			return nil, err
@@ -563,7 +743,7 @@ func (s *Store) read(ctx context.Context, code string, from, to int64) (segment,
 		if after.gen != m.gen || after.running != m.running {
 			continue
 		}
-		return s.combine(m, rolls, items, code, from, to)
+		return s.combine(m, rolls, items, segs, code, from, to)
 	}
 	return nil, fmt.Errorf("read counts of %s: the compaction moved %d times: %w", code, maxReadAttempts, link.ErrUnavailable)
 }
@@ -792,6 +972,7 @@ func (s *Store) Counts(ctx context.Context) (map[clickstore.Key]clickstore.Count
 		}
 		var rolls []rollup
 		items := map[itemKey]dayItem{}
+		segs := map[segID]*segSet{}
 		p := dynamodb.NewScanPaginator(s.db, &dynamodb.ScanInput{TableName: &s.cfg.Table, ConsistentRead: aws.Bool(true)})
 		for p.HasMorePages() {
 			out, err := p.NextPage(ctx)
@@ -810,6 +991,10 @@ func (s *Store) Counts(ctx context.Context) (map[clickstore.Key]clickstore.Count
 						return nil, err
 					}
 					items[k] = it
+				case strings.HasPrefix(pk.Value, segPrefix):
+					if err := addSegPart(segs, item); err != nil {
+						return nil, err
+					}
 				case strings.HasPrefix(pk.Value, rollupPrefix):
 					sk, _ := item[tableschema.AttrBucket].(*types.AttributeValueMemberS)
 					data, _ := item[attrData].(*types.AttributeValueMemberB)
@@ -829,7 +1014,7 @@ func (s *Store) Counts(ctx context.Context) (map[clickstore.Key]clickstore.Count
 		if after.gen != m.gen || after.running != m.running {
 			continue
 		}
-		seg, err := s.combine(m, rolls, items, "", -1<<62, 1<<62)
+		seg, err := s.combine(m, rolls, items, segs, "", -1<<62, 1<<62)
 		if err != nil {
 			return nil, err
 		}

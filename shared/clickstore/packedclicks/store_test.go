@@ -406,3 +406,54 @@ func TestViewAnswersAsTheStore(t *testing.T) {
 	_, _, err = v.Breakdown(ctx, cs[4], clickstore.Country, from, to)
 	assert.Error(t, err, "another code")
 }
+
+func TestClosedDaysMergeIntoDayItems(t *testing.T) {
+	f := newFixture(t, packedclicks.Config{Groups: 2, MergeGroups: 1})
+	ctx := context.Background()
+	cs := codes(40)
+	old := now.Add(-48 * time.Hour)
+	require.NoError(t, f.store.Apply(ctx, chunkOf(shard0, "1", "10", cs, old, 1)))
+	require.NoError(t, f.store.Apply(ctx, chunkOf(shard0, "11", "12", cs, now, 1)))
+	want, err := f.store.Counts(ctx)
+	require.NoError(t, err)
+
+	first, err := f.store.Compact(ctx)
+	require.NoError(t, err)
+	assert.Positive(t, first.Items, "segments written")
+	assert.Positive(t, first.Merged, "one group of the closed day merged")
+	got, err := f.store.Counts(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, want, got, "half merged")
+
+	// No rollups left, but a group of the closed day is still to merge.
+	second, err := f.store.Compact(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, second.Rollups)
+	assert.Positive(t, second.Merged)
+	third, err := f.store.Compact(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, third.Gen, "nothing left: today is still open")
+	got, err = f.store.Counts(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, want, got, "merged")
+
+	// Late clicks of the closed day reopen it and merge on top.
+	require.NoError(t, f.store.Apply(ctx, chunkOf(shard1, "1", "2", cs[:5], old, 2)))
+	want, err = f.store.Counts(ctx)
+	require.NoError(t, err)
+	for range 3 {
+		_, err := f.store.Compact(ctx)
+		require.NoError(t, err)
+	}
+	got, err = f.store.Counts(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, want, got, "late clicks merged")
+	days := dayCounts(t, f.another(nil), cs)
+	for i, code := range cs {
+		n := int64(2)
+		if i < 5 {
+			n = 4
+		}
+		assert.Equal(t, n, days[code], code)
+	}
+}
