@@ -48,6 +48,7 @@ import (
 	"os/signal"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -81,6 +82,7 @@ func main() {
 	flag.Float64Var(&sp.BotShare, "bots", 0.2, "share of clicks by bots and link previewers")
 	flag.Float64Var(&sp.HitRatio, "hits", 0.9, "share of clicks the edge answered from its cache")
 	flag.IntVar(&sp.Shards, "shards", sp.Shards, "Kinesis shards the stream is spread over")
+	flag.DurationVar(&sp.Span, "span", 0, "spread the clicks' times over this long from midnight (e.g. 26h), batches still cut at the seeds' rate, the stores' clock following the stream, and print the units per simulated hour")
 	opt := options{}
 	flag.StringVar(&opt.Designs, "design", "both", "click store designs to measure: old (dynamoclicks, one item per code and bucket), new (packedclicks) or both")
 	flag.IntVar(&opt.Buckets, "buckets", packedclicks.DefaultBuckets, "the new design's code buckets")
@@ -105,6 +107,9 @@ func main() {
 	meter := capacity.Meter{Items: emulator.NewDynamoDBClient(endpoint)}
 	db := emulator.NewDynamoDBClient(endpoint, meter.Options)
 	opt.Creates, opt.Queries = *creates, *queries
+	if sp.Span > 0 {
+		sp.Start = sp.Start.Truncate(24 * time.Hour)
+	}
 	r, err := run(ctx, db, &meter, sp, opt)
 	if err != nil {
 		done()
@@ -171,6 +176,17 @@ type clickFigures struct {
 	// Compactions ran (new design), the last one after the stream, so that
 	// every rollup's compaction is billed.
 	Compactions int
+	// Hours are the units per simulated hour of the clicks' times (with
+	// -span).
+	Hours []hourFigures `json:",omitempty"`
+}
+
+// hourFigures are what the batches of one simulated hour consumed.
+type hourFigures struct {
+	Hour        int
+	Clicks      int
+	WRU, RRU    float64
+	WRUPerClick float64
 }
 
 // statsFigures are RRU per stats query.
@@ -212,6 +228,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	if err := dynamostore.CreateTables(ctx, db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable}); err != nil {
 		return r, err
 	}
+	clock := &simClock{t: sp.Start}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	// The keys table in memory: a function reads a key's owner once per
 	// key and instance every SHORTENER_KEY_CACHE_TTL (half a unit), which
@@ -236,7 +253,25 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 			ch.Compactor, ch.CompactEvery = cc, opt.CompactEvery
 		}
 		before := meter.Usage()
+		hourStart, hour, hourClicks := before, -1, 0
+		var hours []hourFigures
+		endHour := func() {
+			if hour >= 0 && hourClicks > 0 {
+				u := meter.Usage().Sub(hourStart)
+				hours = append(hours, hourFigures{Hour: hour, Clicks: hourClicks, WRU: u.WRU, RRU: u.RRU, WRUPerClick: u.WRU / float64(hourClicks)})
+			}
+			hourStart, hourClicks = meter.Usage(), 0
+		}
 		for _, b := range st.Batches {
+			if sp.Span > 0 {
+				at := b.Records[len(b.Records)-1].Kinesis.ApproximateArrivalTimestamp.Time
+				clock.set(at)
+				if h := int(at.Sub(sp.Start) / time.Hour); h != hour {
+					endHour()
+					hour = h
+				}
+				hourClicks += len(b.Records)
+			}
 			resp, err := ch.Handle(ctx, b)
 			if err != nil {
 				return nil, err
@@ -245,9 +280,10 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 				return nil, fmt.Errorf("clicks: a batch reported a failure from %s", resp.BatchItemFailures[0].ItemIdentifier)
 			}
 		}
+		endHour()
 		u := meter.Usage().Sub(before)
 		return &clickFigures{WRU: u.WRU, RRU: u.RRU, WRUPerClick: u.WRU / float64(st.Clicks), RRUPerClick: u.RRU / float64(st.Clicks),
-			Calls: u.Calls, ByOperation: u.ByOperation, Compactions: cc.runs}, nil
+			Calls: u.Calls, ByOperation: u.ByOperation, Compactions: cc.runs, Hours: hours}, nil
 	}
 	var stores []statsStore
 	if opt.old() {
@@ -268,7 +304,11 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		if err := dynamoclicks.CreateTable(ctx, db, table); err != nil {
 			return r, err
 		}
-		packed = packedclicks.New(db, packedclicks.Config{Table: table, Timeout: 30 * time.Second, Buckets: opt.Buckets})
+		pc := packedclicks.Config{Table: table, Timeout: 30 * time.Second, Buckets: opt.Buckets}
+		if sp.Span > 0 {
+			pc.Now = clock.now
+		}
+		packed = packedclicks.New(db, pc)
 		// The compaction of the rollups left at the end waits for the
 		// stats queries below, which read them as they would read those a
 		// steady stream always leaves; it is billed to the clicks after.
@@ -403,17 +443,23 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	if packed != nil {
 		// Bill the compaction of the rollups left, as the next batches
 		// would have.
+		// With -span, also every merge the closed days are due.
 		before := meter.Usage()
-		res, err := packed.Compact(ctx)
-		if err != nil {
-			return r, err
+		p := r.Packed
+		for range 1000 {
+			res, err := packed.Compact(ctx)
+			if err != nil {
+				return r, err
+			}
+			if res.Rollups > 0 {
+				p.Compactions++
+			}
+			if sp.Span == 0 || res.Gen == 0 || res.Busy {
+				break
+			}
 		}
 		u := meter.Usage().Sub(before)
-		p := r.Packed
 		p.WRU, p.RRU, p.Calls = p.WRU+u.WRU, p.RRU+u.RRU, p.Calls+u.Calls
-		if res.Rollups > 0 {
-			p.Compactions++
-		}
 		p.WRUPerClick, p.RRUPerClick = p.WRU/float64(st.Clicks), p.RRU/float64(st.Clicks)
 		for op, n := range u.ByOperation {
 			p.ByOperation[op] += n
@@ -434,6 +480,24 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		r.Checked = len(sample)
 	}
 	return r, nil
+}
+
+// simClock is the stores' clock with -span: the stream's time.
+type simClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *simClock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+func (c *simClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
 }
 
 // countingCompactor counts the compactions that ran.
@@ -539,6 +603,9 @@ func (r report) print(w io.Writer) {
 			fmt.Fprintf(w, " %s %.0f", op, d.f.ByOperation[op])
 		}
 		fmt.Fprintln(w)
+		for _, h := range d.f.Hours {
+			fmt.Fprintf(w, "    simulated hour %2d: %7d clicks %9.0f WRU %.4f WRU a click\n", h.Hour, h.Clicks, h.WRU, h.WRUPerClick)
+		}
 	}
 	fmt.Fprintf(w, "%-34s %10.3f WRU  %.3f RRU\n", "create, no Idempotency-Key", r.Create.WRUPerCreate, r.Create.RRUPerCreate)
 	fmt.Fprintf(w, "%-34s %10.3f WRU  %.3f RRU\n", "create with Idempotency-Key", r.Create.WRUPerKeyedCreate, r.Create.RRUPerKeyed)

@@ -119,6 +119,10 @@ func (h *Handler) compact(ctx context.Context, applied int) {
 	h.Metrics.Add("Compactions", metrics.Count, 1)
 	h.Metrics.Add("CompactedRollups", metrics.Count, float64(res.Rollups))
 	h.Metrics.Add("CompactedItems", metrics.Count, float64(res.Items))
+	h.Metrics.Add("MergedDayItems", metrics.Count, float64(res.Merged))
+	// How long the oldest rollup it took waited: alarm far below
+	// packedclicks.DefaultRollupRetention (30 days), e.g. at a day.
+	h.Metrics.Observe("CompactionLag", metrics.Milliseconds, float64(res.Lag.Milliseconds()))
 }
 
 // Store applies chunks exactly once; every clickstore.Store satisfies it.
