@@ -145,6 +145,7 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 	var (
 		mu      sync.Mutex
 		written int
+		sizes   = map[segID]int{}
 	)
 	err = each(ctx, ids, 8, func(ctx context.Context, id segID) error {
 		n, skipped, size, err := s.writeSegment(ctx, id, segs[id])
@@ -156,6 +157,7 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 		res.Skipped += skipped
 		res.Items += n
 		res.SegmentBytes += size
+		sizes[id] = size
 		for range n {
 			written++
 			if hook != nil {
@@ -171,26 +173,33 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 	}
 
 	// The days the run wrote segments of are open (again) from their
-	// lowest such group; closed open days are merged, a few groups a run.
-	open := maps.Clone(m.open)
+	// lowest such group, and its groups' unmerged bytes grow.
+	due := func(day int64) bool { return !now.Before(time.Unix(day, 0).Add(24*time.Hour + s.cfg.MergeAfter)) }
+	open, pend := maps.Clone(m.open), maps.Clone(m.pend)
 	for _, id := range ids {
 		d := daySK(id.day)
 		if next, ok := open[d]; !ok || id.group < next {
 			open[d] = id.group
 		}
+		if !due(id.day) {
+			pend[id.group] += sizes[id]
+		}
 	}
 	budget := s.cfg.MergeGroups
+	// Closed days are folded, a few groups a run, ...
+	var current []int64
 	for _, d := range slices.Sorted(maps.Keys(open)) {
 		t, err := time.Parse(dayLayout, d)
 		if err != nil {
 			return res, fmt.Errorf("compaction state: open day %q: %w", d, err)
 		}
-		if now.Before(t.Add(24*time.Hour + s.cfg.MergeAfter)) {
+		if !due(t.Unix()) {
+			current = append(current, t.Unix())
 			continue
 		}
 		for ; budget > 0 && open[d] < s.cfg.Groups; open[d]++ {
 			budget--
-			n, err := s.mergeGroup(ctx, open[d], t.Unix(), m.gen)
+			n, err := s.mergeGroup(ctx, open[d], []int64{t.Unix()}, m.gen, true)
 			if err != nil {
 				return res, err
 			}
@@ -199,6 +208,22 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 		if open[d] >= s.cfg.Groups {
 			delete(open, d)
 		}
+	}
+	// ... and the groups with the most unmerged bytes of the days still
+	// open get a new item in each chain, so that a read of a recent day
+	// reads at most about MergeBytes of its group's segments.
+	groups := slices.SortedFunc(maps.Keys(pend), func(a, b int) int { return pend[b] - pend[a] })
+	for _, g := range groups {
+		if budget == 0 || pend[g] < s.cfg.MergeBytes {
+			break
+		}
+		budget--
+		n, err := s.mergeGroup(ctx, g, current, m.gen, false)
+		if err != nil {
+			return res, err
+		}
+		res.Merged += n
+		delete(pend, g)
 	}
 
 	cps, err := s.shards(ctx)
@@ -214,7 +239,7 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 			delete(wm, k)
 		}
 	}
-	if err := s.finishMeta(ctx, m, wm, open); err != nil {
+	if err := s.finishMeta(ctx, m, wm, open, pend); err != nil {
 		return res, err
 	}
 	return res, nil
@@ -251,83 +276,160 @@ func (s *Store) writeSegment(ctx context.Context, id segID, seg segment) (writte
 	return written, skipped, size, nil
 }
 
-// mergeGroup folds the segments of group g on day into the group's day
-// items, stamping each it changes with gen: a day item takes the segments
-// past its generation, so an item already merged by an earlier attempt of
-// this run is skipped. It returns the day items written.
-func (s *Store) mergeGroup(ctx context.Context, g int, day, gen int64) (int, error) {
+// mergeGroup adds the segments of group g on days to the group's day
+// items, up to generation gen. Without fold, each bucket-day the segments
+// touch gets a new item in its chain, holding the segments past the
+// chain's top (an item already reaching gen, written by an earlier
+// attempt of this run, leaves nothing to add). With fold, every
+// bucket-day of the group becomes one item from 0 to gen holding its
+// chain and the segments past it, and the chain's other items are
+// deleted. It returns the day items written.
+func (s *Store) mergeGroup(ctx context.Context, g int, days []int64, gen int64, fold bool) (int, error) {
 	segs := map[segID]*segSet{}
-	err := s.query(ctx, segPK(g), daySK(day)+"#", daySK(day)+"#~", func(item map[string]types.AttributeValue) error {
-		return addSegPart(segs, item)
-	})
-	if err != nil {
-		return 0, dynamoerr.Wrap("read segments to merge", err)
+	for _, day := range days {
+		err := s.query(ctx, segPK(g), daySK(day)+"#", daySK(day)+"#~", func(item map[string]types.AttributeValue) error {
+			return addSegPart(segs, item)
+		})
+		if err != nil {
+			return 0, dynamoerr.Wrap("read segments to merge", err)
+		}
 	}
-	if len(segs) == 0 {
-		return 0, nil
-	}
-	// Per bucket, its codes per segment generation.
-	byBucket := map[int]map[int64]segment{}
+	// Per bucket-day, its codes per segment generation.
+	byKey := map[itemKey]map[int64]segment{}
 	for id, ss := range segs {
 		if id.gen > gen {
 			continue
 		}
 		if !ss.complete() {
-			return 0, fmt.Errorf("%w: segment %d/%s/%d has %d of %d parts", errCorrupt, g, daySK(day), id.gen, len(ss.parts), ss.of)
+			return 0, fmt.Errorf("%w: segment %d/%s/%d has %d of %d parts", errCorrupt, g, daySK(id.day), id.gen, len(ss.parts), ss.of)
 		}
 		for _, p := range ss.parts {
 			seg, err := decodeSegment(p, "")
 			if err != nil {
-				return 0, fmt.Errorf("segment %d/%s/%d: %w", g, daySK(day), id.gen, err)
+				return 0, fmt.Errorf("segment %d/%s/%d: %w", g, daySK(id.day), id.gen, err)
 			}
 			for d, codes := range seg {
 				for code, c := range codes {
-					b := s.bucketOf(code)
-					if byBucket[b] == nil {
-						byBucket[b] = map[int64]segment{}
+					k := itemKey{bucket: s.bucketOf(code), day: d}
+					if byKey[k] == nil {
+						byKey[k] = map[int64]segment{}
 					}
-					if byBucket[b][id.gen] == nil {
-						byBucket[b][id.gen] = segment{}
+					if byKey[k][id.gen] == nil {
+						byKey[k][id.gen] = segment{}
 					}
-					byBucket[b][id.gen].get(d, code).add(c)
+					byKey[k][id.gen].get(d, code).add(c)
 				}
 			}
 		}
 	}
-	keys := make([]itemKey, 0, len(byBucket))
-	for b := range byBucket {
-		keys = append(keys, itemKey{bucket: b, day: day})
+	var keys []itemKey
+	if fold {
+		for _, day := range days {
+			for b := g; b < s.cfg.Buckets; b += s.cfg.Groups {
+				keys = append(keys, itemKey{bucket: b, day: day})
+			}
+		}
+	} else {
+		keys = slices.Collect(maps.Keys(byKey))
 	}
-	slices.SortFunc(keys, func(a, b itemKey) int { return a.bucket - b.bucket })
-	current, err := s.getDayItems(ctx, keys)
-	if err != nil {
-		return 0, err
-	}
+	slices.SortFunc(keys, func(a, b itemKey) int {
+		if a.day != b.day {
+			return int(a.day - b.day)
+		}
+		return a.bucket - b.bucket
+	})
 	var (
 		mu      sync.Mutex
 		written int
 	)
-	err = each(ctx, keys, 8, func(ctx context.Context, k itemKey) error {
-		cur := current[k]
+	err := each(ctx, keys, 8, func(ctx context.Context, k itemKey) error {
+		var items []dayItem
+		err := s.query(ctx, dayPK(k.bucket), daySK(k.day)+"#", daySK(k.day)+"#~", func(item map[string]types.AttributeValue) error {
+			_, it, err := s.parseDayItem(item)
+			items = append(items, it)
+			return err
+		})
+		if err != nil {
+			return dynamoerr.Wrap("read day items to merge", err)
+		}
+		chain, hi, err := cover(items)
+		if err != nil {
+			return fmt.Errorf("bucket %d day %s: %w", k.bucket, daySK(k.day), err)
+		}
 		delta := segment{}
-		for sgen, seg := range byBucket[k.bucket] {
-			if sgen > cur.gen {
+		for sgen, seg := range byKey[k] {
+			if sgen > hi {
 				delta.merge(seg)
 			}
 		}
-		if len(delta) == 0 {
-			return nil
+		keep := ""
+		switch {
+		case !fold:
+			if len(delta) == 0 {
+				return nil
+			}
+			keep = dayItemSK(k.day, hi, gen)
+		case len(chain) == 1 && chain[0].lo == 0 && len(delta) == 0:
+			keep = chain[0].sk // folded already
+		default:
+			for _, it := range chain {
+				seg, err := decodeSegment(it.data, "")
+				if err != nil {
+					return fmt.Errorf("day item %d/%s: %w", k.bucket, it.sk, err)
+				}
+				delta.merge(seg)
+			}
+			if len(delta) == 0 {
+				return nil
+			}
+			keep = dayItemSK(k.day, 0, gen)
 		}
-		skipped, err := s.writeDayItem(ctx, k, cur, delta, gen)
-		if err != nil || skipped {
-			return err
+		if len(delta) > 0 {
+			if err := s.putDayItem(ctx, k, keep, delta); err != nil {
+				return err
+			}
+			mu.Lock()
+			written++
+			mu.Unlock()
 		}
-		mu.Lock()
-		written++
-		mu.Unlock()
+		if fold {
+			for _, it := range items {
+				if it.sk == keep {
+					continue
+				}
+				_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.cfg.Table, Key: key(dayPK(k.bucket), it.sk)})
+				if err != nil {
+					return dynamoerr.Wrap("delete a folded day item", err)
+				}
+			}
+		}
 		return nil
 	})
 	return written, err
+}
+
+// putDayItem writes a day item once: one already there was written by an
+// earlier attempt of the same run, from the same segments.
+func (s *Store) putDayItem(ctx context.Context, k itemKey, sk string, seg segment) error {
+	data, err := seg.encode()
+	if err != nil {
+		return err
+	}
+	if len(data) > maxItemBytes {
+		return fmt.Errorf("day item %d/%s would hold %d bytes: too many codes a bucket; the table needs more buckets", k.bucket, sk, len(data))
+	}
+	item := key(dayPK(k.bucket), sk)
+	item[attrData] = &types.AttributeValueMemberB{Value: data}
+	item[tableschema.AttrExpiresAt] = num(k.day + int64(s.cfg.DayRetention.Seconds()))
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: &s.cfg.Table, Item: item,
+		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
+		ExpressionAttributeNames: map[string]string{"#pk": tableschema.AttrCode},
+	})
+	if isConditionFailed(err) {
+		return nil
+	}
+	return dynamoerr.Wrap("write day item", err)
 }
 
 // mergeDue says whether a day with segments to merge has closed.
@@ -393,6 +495,7 @@ func (s *Store) writeMeta(ctx context.Context, m meta, gen int64, running bool, 
 	item[attrWM] = seqMap(m.wm)
 	item[attrRun] = seqMap(run)
 	item[attrOpen] = openMap(m.open)
+	item[attrPend] = pendMap(m.pend)
 	in := &dynamodb.PutItemInput{TableName: &s.cfg.Table, Item: item}
 	if m.exists {
 		in.ConditionExpression = aws.String("#gen = :gen AND #running = :running AND #started = :started")
@@ -411,7 +514,7 @@ func (s *Store) writeMeta(ctx context.Context, m meta, gen int64, running bool, 
 // finishMeta marks generation m.gen done with watermarks wm, on the
 // condition that it is still running it (a resumer that took the lease
 // over finishes it instead, writing the same).
-func (s *Store) finishMeta(ctx context.Context, m meta, wm map[string]string, open map[string]int) error {
+func (s *Store) finishMeta(ctx context.Context, m meta, wm map[string]string, open map[string]int, pend map[int]int) error {
 	item := key(metaPK, metaSK)
 	item[attrGen] = num(m.gen)
 	item[attrRunning] = &types.AttributeValueMemberBOOL{Value: false}
@@ -419,6 +522,7 @@ func (s *Store) finishMeta(ctx context.Context, m meta, wm map[string]string, op
 	item[attrWM] = seqMap(wm)
 	item[attrRun] = seqMap(nil)
 	item[attrOpen] = openMap(open)
+	item[attrPend] = pendMap(pend)
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: &s.cfg.Table, Item: item,
 		ConditionExpression:      aws.String("#gen = :gen AND #running = :running"),
@@ -431,98 +535,6 @@ func (s *Store) finishMeta(ctx context.Context, m meta, wm map[string]string, op
 		return nil // another runner of this generation finished it
 	}
 	return dynamoerr.Wrap("finish compaction", err)
-}
-
-// getDayItems reads the day items keys name, strongly consistent.
-func (s *Store) getDayItems(ctx context.Context, keys []itemKey) (map[itemKey]dayItem, error) {
-	out := map[itemKey]dayItem{}
-	var mu sync.Mutex
-	var groups [][]itemKey
-	for i := 0; i < len(keys); i += 100 {
-		groups = append(groups, keys[i:min(i+100, len(keys))])
-	}
-	err := each(ctx, groups, 4, func(ctx context.Context, group []itemKey) error {
-		ks := make([]map[string]types.AttributeValue, len(group))
-		for i, k := range group {
-			ks[i] = key(dayPK(k.bucket), daySK(k.day))
-		}
-		req := map[string]types.KeysAndAttributes{s.cfg.Table: {Keys: ks, ConsistentRead: aws.Bool(true)}}
-		for attempt := 0; len(req) > 0; attempt++ {
-			if attempt == 10 {
-				return fmt.Errorf("read day items: unprocessed keys after %d attempts", attempt)
-			}
-			res, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
-			if err != nil {
-				return dynamoerr.Wrap("read day items", err)
-			}
-			for _, item := range res.Responses[s.cfg.Table] {
-				k, it, err := s.parseDayItem(item)
-				if err != nil {
-					return err
-				}
-				mu.Lock()
-				out[k] = it
-				mu.Unlock()
-			}
-			req = res.UnprocessedKeys
-		}
-		return nil
-	})
-	return out, err
-}
-
-// writeDayItem adds delta to the day item k, read as cur, and stamps it
-// with gen, unless it already has gen (skipped).
-func (s *Store) writeDayItem(ctx context.Context, k itemKey, cur dayItem, delta segment, gen int64) (skipped bool, err error) {
-	for attempt := 0; ; attempt++ {
-		if cur.gen >= gen {
-			return true, nil
-		}
-		seg := segment{}
-		if cur.data != nil {
-			if seg, err = decodeSegment(cur.data, ""); err != nil {
-				return false, fmt.Errorf("day item %d/%s: %w", k.bucket, daySK(k.day), err)
-			}
-		}
-		seg.merge(delta)
-		data, err := seg.encode()
-		if err != nil {
-			return false, err
-		}
-		if len(data) > maxItemBytes {
-			return false, fmt.Errorf("day item %d/%s would hold %d bytes: too many codes a bucket; the table needs more buckets", k.bucket, daySK(k.day), len(data))
-		}
-		item := key(dayPK(k.bucket), daySK(k.day))
-		item[attrData] = &types.AttributeValueMemberB{Value: data}
-		item[attrGen] = num(gen)
-		item[tableschema.AttrExpiresAt] = num(k.day + int64(s.cfg.DayRetention.Seconds()))
-		in := &dynamodb.PutItemInput{TableName: &s.cfg.Table, Item: item,
-			ExpressionAttributeNames: map[string]string{"#gen": attrGen}}
-		if cur.data == nil {
-			in.ConditionExpression = aws.String("attribute_not_exists(#gen)")
-		} else {
-			in.ConditionExpression = aws.String("#gen = :gen")
-			in.ExpressionAttributeValues = map[string]types.AttributeValue{":gen": num(cur.gen)}
-		}
-		_, err = s.db.PutItem(ctx, in)
-		if err == nil {
-			return false, nil
-		}
-		if !isConditionFailed(err) || attempt == 3 {
-			return false, dynamoerr.Wrap("write day item", err)
-		}
-		// Another runner of this generation wrote it: read it again.
-		out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.cfg.Table, Key: key(dayPK(k.bucket), daySK(k.day)), ConsistentRead: aws.Bool(true)})
-		if err != nil {
-			return false, dynamoerr.Wrap("read day item", err)
-		}
-		cur = dayItem{}
-		if out.Item != nil {
-			if _, cur, err = s.parseDayItem(out.Item); err != nil {
-				return false, err
-			}
-		}
-	}
 }
 
 func isConditionFailed(err error) bool {

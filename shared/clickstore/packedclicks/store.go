@@ -29,6 +29,7 @@ type API interface {
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
 	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 	Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 	Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
 }
@@ -55,6 +56,11 @@ type Config struct {
 	// MergeGroups bounds the groups one compaction merges;
 	// DefaultMergeGroups when zero.
 	MergeGroups int
+	// MergeBytes is how many bytes of segments of open days a group
+	// gathers before they are merged into its day items' chains, which
+	// bounds what a read of a recent day reads of segments;
+	// DefaultMergeBytes when zero.
+	MergeBytes int
 	// DayRetention is how long a day's counts (hours and breakdowns
 	// included) are kept; DefaultDayRetention when zero.
 	DayRetention time.Duration
@@ -89,6 +95,7 @@ const (
 	DefaultGroups              = 128
 	DefaultMergeAfter          = time.Hour
 	DefaultMergeGroups         = 16
+	DefaultMergeBytes          = 256 << 10
 	DefaultDayRetention        = 3 * 366 * 24 * time.Hour
 	DefaultRollupRetention     = 30 * 24 * time.Hour
 	DefaultCheckpointRetention = 31 * 24 * time.Hour // past RollupRetention and MaximumRecordAgeInSeconds (at most 7 days)
@@ -134,6 +141,9 @@ func New(db API, cfg Config) *Store {
 	cfg.Groups = min(cfg.Groups, cfg.Buckets)
 	if cfg.MergeAfter <= 0 {
 		cfg.MergeAfter = DefaultMergeAfter
+	}
+	if cfg.MergeBytes <= 0 {
+		cfg.MergeBytes = DefaultMergeBytes
 	}
 	if cfg.MergeGroups <= 0 {
 		cfg.MergeGroups = DefaultMergeGroups
@@ -185,6 +195,7 @@ const (
 	attrWM      = "wm"
 	attrRun     = "run"
 	attrOpen    = "open"
+	attrPend    = "pend"
 	attrOf      = "of"
 )
 
@@ -384,6 +395,9 @@ type meta struct {
 	// open holds the days (daySK) with segments not merged yet, each with
 	// the next group to merge.
 	open map[string]int
+	// pend holds, per group, the segment bytes of open days written since
+	// the group's last merge.
+	pend map[int]int
 }
 
 // minOpen is the first open day (epoch seconds), or ok false.
@@ -405,7 +419,7 @@ func (s *Store) readMeta(ctx context.Context) (meta, error) {
 	if err != nil {
 		return meta{}, dynamoerr.Wrap("read compaction state", err)
 	}
-	m := meta{wm: map[string]string{}, run: map[string]string{}, open: map[string]int{}}
+	m := meta{wm: map[string]string{}, run: map[string]string{}, open: map[string]int{}, pend: map[int]int{}}
 	if out.Item == nil {
 		return m, nil
 	}
@@ -435,7 +449,29 @@ func (s *Store) readMeta(ctx context.Context) (meta, error) {
 			}
 		}
 	}
+	if mv, ok := out.Item[attrPend].(*types.AttributeValueMemberM); ok {
+		for k, v := range mv.Value {
+			g, err1 := strconv.Atoi(k)
+			nv, ok := v.(*types.AttributeValueMemberN)
+			if !ok || err1 != nil {
+				return meta{}, fmt.Errorf("compaction state: pending bytes of group %q", k)
+			}
+			n, err := strconv.Atoi(nv.Value)
+			if err != nil {
+				return meta{}, fmt.Errorf("compaction state: pending bytes of group %s: %w", k, err)
+			}
+			m.pend[g] = n
+		}
+	}
 	return m, nil
+}
+
+func pendMap(m map[int]int) types.AttributeValue {
+	out := make(map[string]types.AttributeValue, len(m))
+	for k, v := range m {
+		out[strconv.Itoa(k)] = num(int64(v))
+	}
+	return &types.AttributeValueMemberM{Value: out}
 }
 
 func openMap(m map[string]int) types.AttributeValue {
@@ -549,10 +585,56 @@ func (s *Store) pending(ctx context.Context, m meta) ([]rollup, error) {
 	return out, err
 }
 
-// dayItem is a compacted item: one bucket's codes for one day.
+// dayItem is a compacted item: one bucket's codes for one day, from the
+// segments of generations lo (exclusive) to hi (inclusive). A bucket-day
+// has a chain of them, each starting where the one before ends, until the
+// day's merge folds the chain into one item from 0.
 type dayItem struct {
-	gen  int64
-	data []byte
+	lo, hi int64
+	sk     string
+	data   []byte
+}
+
+// dayItemSK is a day item's sort key: its day, hi and lo.
+func dayItemSK(day, lo, hi int64) string {
+	return fmt.Sprintf("%s#%012d#%012d", daySK(day), hi, lo)
+}
+
+// cover picks, from a bucket-day's day items, the chain that counts: from
+// the highest hi down, at each step the item reaching lowest, to 0. Items
+// it leaves out were folded into one it takes (and are being deleted).
+// hi is the highest generation the chain holds, 0 without items.
+func cover(items []dayItem) (chain []dayItem, hi int64, err error) {
+	if len(items) == 0 {
+		return nil, 0, nil
+	}
+	byHi := map[int64]dayItem{}
+	for _, it := range items {
+		if cur, ok := byHi[it.hi]; !ok || it.lo < cur.lo {
+			byHi[it.hi] = it
+		}
+		hi = max(hi, it.hi)
+	}
+	for at := hi; at > 0; {
+		it, ok := byHi[at]
+		if !ok || it.lo >= it.hi {
+			return nil, 0, fmt.Errorf("%w: day items do not chain down from %d", errCorrupt, at)
+		}
+		chain = append(chain, it)
+		at = it.lo
+	}
+	return chain, hi, nil
+}
+
+// covers is cover of every bucket-day of items.
+func covers(items map[itemKey][]dayItem) (chains map[itemKey][]dayItem, his map[itemKey]int64, err error) {
+	chains, his = map[itemKey][]dayItem{}, map[itemKey]int64{}
+	for k, its := range items {
+		if chains[k], his[k], err = cover(its); err != nil {
+			return nil, nil, fmt.Errorf("bucket %d day %s: %w", k.bucket, daySK(k.day), err)
+		}
+	}
+	return chains, his, nil
 }
 
 type itemKey struct {
@@ -616,26 +698,32 @@ func addSegPart(segs map[segID]*segSet, item map[string]types.AttributeValue) er
 // rollups m does not say are in either: those past the watermark, less
 // those of a running compaction whose segment is complete or whose day
 // item already has its generation.
-func (s *Store) combine(m meta, rolls []rollup, items map[itemKey]dayItem, segs map[segID]*segSet, keep string, from, to int64) (segment, error) {
+func (s *Store) combine(m meta, rolls []rollup, items map[itemKey][]dayItem, segs map[segID]*segSet, keep string, from, to int64) (segment, error) {
 	out := segment{}
-	for k, it := range items {
+	chains, his, err := covers(items)
+	if err != nil {
+		return nil, err
+	}
+	for k, chain := range chains {
 		if k.day < from || k.day > to {
 			continue
 		}
-		seg, err := decodeSegment(it.data, keep)
-		if err != nil {
-			return nil, err
-		}
-		if keep == "" {
-			for _, codes := range seg {
-				for code := range codes {
-					if s.bucketOf(code) != k.bucket {
-						return nil, fmt.Errorf("%w: code %s in bucket %d", errCorrupt, code, k.bucket)
+		for _, it := range chain {
+			seg, err := decodeSegment(it.data, keep)
+			if err != nil {
+				return nil, err
+			}
+			if keep == "" {
+				for _, codes := range seg {
+					for code := range codes {
+						if s.bucketOf(code) != k.bucket {
+							return nil, fmt.Errorf("%w: code %s in bucket %d", errCorrupt, code, k.bucket)
+						}
 					}
 				}
 			}
+			out.merge(seg)
 		}
-		out.merge(seg)
 	}
 	for id, ss := range segs {
 		if id.day < from || id.day > to || id.gen > m.gen {
@@ -658,7 +746,7 @@ func (s *Store) combine(m meta, rolls []rollup, items map[itemKey]dayItem, segs 
 					if s.groupOf(b) != id.group || day != id.day {
 						return nil, fmt.Errorf("%w: code %s of %s in segment %d/%s", errCorrupt, code, daySK(day), id.group, daySK(id.day))
 					}
-					if id.gen <= items[itemKey{b, day}].gen {
+					if id.gen <= his[itemKey{b, day}] {
 						continue // merged into the day item
 					}
 					out.get(day, code).add(c)
@@ -685,7 +773,7 @@ func (s *Store) combine(m meta, rolls []rollup, items map[itemKey]dayItem, segs 
 			for code, c := range codes {
 				if inRun {
 					b := s.bucketOf(code)
-					if items[itemKey{b, day}].gen >= m.gen || segs[segID{s.groupOf(b), day, m.gen}].complete() {
+					if his[itemKey{b, day}] >= m.gen || segs[segID{s.groupOf(b), day, m.gen}].complete() {
 						continue // the running compaction already wrote it
 					}
 				}
@@ -718,10 +806,10 @@ func (s *Store) read(ctx context.Context, code string, from, to int64) (segment,
 		if err != nil {
 			return nil, dynamoerr.Wrap("read rollups", err)
 		}
-		items := map[itemKey]dayItem{}
-		err = s.query(ctx, dayPK(bucket), daySK(from), daySK(to), func(item map[string]types.AttributeValue) error {
+		items := map[itemKey][]dayItem{}
+		err = s.query(ctx, dayPK(bucket), daySK(from)+"#", daySK(to)+"#~", func(item map[string]types.AttributeValue) error {
 			k, it, err := s.parseDayItem(item)
-			items[k] = it
+			items[k] = append(items[k], it)
 			return err
 		})
 		if err != nil {
@@ -759,12 +847,21 @@ func (s *Store) parseDayItem(item map[string]types.AttributeValue) (itemKey, day
 	if err != nil {
 		return itemKey{}, dayItem{}, fmt.Errorf("day item %q: %w", pk.Value, err)
 	}
-	t, err := time.Parse(dayLayout, sk.Value)
+	day, _, _ := strings.Cut(sk.Value, "#")
+	t, err := time.Parse(dayLayout, day)
 	if err != nil {
 		return itemKey{}, dayItem{}, fmt.Errorf("day item %q: %w", sk.Value, err)
 	}
-	gen, _ := getN(item, attrGen)
-	return itemKey{bucket: b, day: t.Unix()}, dayItem{gen: gen, data: data.Value}, nil
+	f := strings.Split(sk.Value, "#")
+	if len(f) != 3 {
+		return itemKey{}, dayItem{}, fmt.Errorf("day item key %q", sk.Value)
+	}
+	hi, err1 := strconv.ParseInt(f[1], 10, 64)
+	lo, err2 := strconv.ParseInt(f[2], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return itemKey{}, dayItem{}, fmt.Errorf("day item key %q: %w", sk.Value, err)
+	}
+	return itemKey{bucket: b, day: t.Unix()}, dayItem{lo: lo, hi: hi, sk: sk.Value, data: data.Value}, nil
 }
 
 // query reads every item of partition pk with a sort key in [lo, hi]
@@ -971,7 +1068,7 @@ func (s *Store) Counts(ctx context.Context) (map[clickstore.Key]clickstore.Count
 			return nil, err
 		}
 		var rolls []rollup
-		items := map[itemKey]dayItem{}
+		items := map[itemKey][]dayItem{}
 		segs := map[segID]*segSet{}
 		p := dynamodb.NewScanPaginator(s.db, &dynamodb.ScanInput{TableName: &s.cfg.Table, ConsistentRead: aws.Bool(true)})
 		for p.HasMorePages() {
@@ -990,7 +1087,7 @@ func (s *Store) Counts(ctx context.Context) (map[clickstore.Key]clickstore.Count
 					if err != nil {
 						return nil, err
 					}
-					items[k] = it
+					items[k] = append(items[k], it)
 				case strings.HasPrefix(pk.Value, segPrefix):
 					if err := addSegPart(segs, item); err != nil {
 						return nil, err

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -92,6 +94,13 @@ func TestDynamoDBLocal(t *testing.T) {
 func TestDynamoDBLocalCompacted(t *testing.T) {
 	clickstoretest.Run(t, func(t *testing.T, cfg clickstoretest.Config) clickstore.Store {
 		return compacting{newFixture(t, packedclicks.Config{MaxBreakdownItems: cfg.MaxBreakdownItems}).store}
+	})
+}
+
+// ... and with every compaction merging into the chains of day items.
+func TestDynamoDBLocalMerged(t *testing.T) {
+	clickstoretest.Run(t, func(t *testing.T, cfg clickstoretest.Config) clickstore.Store {
+		return compacting{newFixture(t, packedclicks.Config{MaxBreakdownItems: cfg.MaxBreakdownItems, Groups: 2, MergeBytes: 1}).store}
 	})
 }
 
@@ -456,4 +465,78 @@ func TestClosedDaysMergeIntoDayItems(t *testing.T) {
 		}
 		assert.Equal(t, n, days[code], code)
 	}
+}
+
+// failDeletes fails every DeleteItem after the first n, as a compaction
+// dying while it folds a day.
+type failDeletes struct {
+	*dynamodb.Client
+	mu sync.Mutex
+	n  int
+}
+
+func (f *failDeletes) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	f.mu.Lock()
+	f.n--
+	n := f.n
+	f.mu.Unlock()
+	if n < 0 {
+		return nil, errCrash
+	}
+	return f.Client.DeleteItem(ctx, in, opts...)
+}
+
+// dayItems counts the day items in the table.
+func (f *fixture) dayItems(t *testing.T) int {
+	t.Helper()
+	n := 0
+	p := dynamodb.NewScanPaginator(f.db, &dynamodb.ScanInput{TableName: &f.table})
+	for p.HasMorePages() {
+		out, err := p.NextPage(context.Background())
+		require.NoError(t, err)
+		for _, item := range out.Items {
+			if pk, ok := item["code"].(*types.AttributeValueMemberS); ok && strings.HasPrefix(pk.Value, "#d#") {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func TestOpenDaysChainAndClosedDaysFold(t *testing.T) {
+	f := newFixture(t, packedclicks.Config{Groups: 2, MergeBytes: 1, Buckets: 4})
+	ctx := context.Background()
+	cs := codes(30)
+	for i := range 3 {
+		seq := fmt.Sprint(10 * (i + 1))
+		require.NoError(t, f.store.Apply(ctx, chunkOf(shard0, seq, seq, cs, now, 1)))
+		res, err := f.store.Compact(ctx)
+		require.NoError(t, err)
+		assert.Positive(t, res.Merged, "a new item in each chain of today")
+	}
+	assert.Equal(t, 3*4, f.dayItems(t), "three items in each of 4 buckets' chains")
+	want, err := f.store.Counts(ctx)
+	require.NoError(t, err)
+	for code, n := range dayCounts(t, f.store, cs) {
+		assert.Equal(t, int64(3), n, code)
+	}
+
+	// The day closes: the fold dies after deleting one folded item, and the
+	// next compaction, past the lease, finishes it.
+	f.clock.Add(48 * time.Hour)
+	dying := f.another(&failDeletes{Client: f.db, n: 1})
+	_, err = dying.Compact(ctx)
+	require.ErrorIs(t, err, errCrash)
+	got, err := f.store.Counts(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, want, got, "half folded")
+	f.clock.Add(time.Hour)
+	for range 3 {
+		_, err := f.store.Compact(ctx)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 4, f.dayItems(t), "one item a bucket-day")
+	got, err = f.store.Counts(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, want, got, "folded")
 }
