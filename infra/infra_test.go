@@ -508,8 +508,11 @@ func TestIAMPerFunction(t *testing.T) {
 				want["stats"] = grant{"dynamodb:GetItem": "", "dynamodb:Query": analytics}
 				want["reclaim"] = grant{"dynamodb:Query": "/index/", "dynamodb:PutItem": links, "dynamodb:DeleteItem": links}
 				hooks := "webhookssubscriptions"
-				// GetItem: its checkpoints, and a code's owner for link.clicked.
-				want["clicks"] = grant{"dynamodb:UpdateItem": analytics, "dynamodb:GetItem": "", "dynamodb:Query": hooks}
+				// GetItem: its checkpoints and compaction state, and a code's
+				// owner for link.clicked; Query: the analytics table's rollups,
+				// segments and day items, and the owner's subscriptions.
+				want["clicks"] = grant{"dynamodb:UpdateItem": analytics, "dynamodb:PutItem": analytics, "dynamodb:DeleteItem": analytics,
+					"dynamodb:GetItem": "", "dynamodb:Query": ""}
 				want["webhooks"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": hooks, "dynamodb:DeleteItem": hooks, "dynamodb:Query": hooks}
 				want["webhookdelivery"] = grant{"dynamodb:GetItem": hooks, "dynamodb:UpdateItem": hooks, "dynamodb:PutItem": hooks}
 				want["webhookstream"] = grant{"dynamodb:Query": hooks}

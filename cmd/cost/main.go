@@ -176,6 +176,9 @@ type clickFigures struct {
 	// Compactions ran (new design), the last one after the stream, so that
 	// every rollup's compaction is billed.
 	Compactions int
+	// SegmentBytes and Merged are what the compactions wrote as segments
+	// (encoded bytes) and how many day items they merged (new design).
+	SegmentBytes, Merged int
 	// Hours are the units per simulated hour of the clicks' times (with
 	// -span).
 	Hours []hourFigures `json:",omitempty"`
@@ -283,7 +286,8 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		endHour()
 		u := meter.Usage().Sub(before)
 		return &clickFigures{WRU: u.WRU, RRU: u.RRU, WRUPerClick: u.WRU / float64(st.Clicks), RRUPerClick: u.RRU / float64(st.Clicks),
-			Calls: u.Calls, ByOperation: u.ByOperation, Compactions: cc.runs, Hours: hours}, nil
+			Calls: u.Calls, ByOperation: u.ByOperation, Compactions: cc.runs, Hours: hours,
+			SegmentBytes: cc.segmentBytes, Merged: cc.merged}, nil
 	}
 	var stores []statsStore
 	if opt.old() {
@@ -454,6 +458,8 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 			if res.Rollups > 0 {
 				p.Compactions++
 			}
+			p.SegmentBytes += res.SegmentBytes
+			p.Merged += res.Merged
 			if sp.Span == 0 || res.Gen == 0 || res.Busy {
 				break
 			}
@@ -502,8 +508,9 @@ func (c *simClock) now() time.Time {
 
 // countingCompactor counts the compactions that ran.
 type countingCompactor struct {
-	store *packedclicks.Store
-	runs  int
+	store                *packedclicks.Store
+	runs                 int
+	segmentBytes, merged int
 }
 
 func (c *countingCompactor) Compact(ctx context.Context) (packedclicks.Compaction, error) {
@@ -511,6 +518,8 @@ func (c *countingCompactor) Compact(ctx context.Context) (packedclicks.Compactio
 	if err == nil && !res.Busy && res.Rollups > 0 {
 		c.runs++
 	}
+	c.segmentBytes += res.SegmentBytes
+	c.merged += res.Merged
 	return res, err
 }
 
@@ -596,7 +605,7 @@ func (r report) print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %s: %.0f WRU and %.0f RRU over %d clicks in %d calls", d.name, d.f.WRU, d.f.RRU, s.Clicks, d.f.Calls)
 		if d.f.Compactions > 0 {
-			fmt.Fprintf(w, ", %d compactions (%d buckets, every %d batches)", d.f.Compactions, r.Buckets, r.CompactEvery)
+			fmt.Fprintf(w, ", %d compactions (%d buckets, every %d batches; %d segment bytes, %d day items merged)", d.f.Compactions, r.Buckets, r.CompactEvery, d.f.SegmentBytes, d.f.Merged)
 		}
 		fmt.Fprintf(w, "; by operation:")
 		for _, op := range slices.Sorted(maps.Keys(d.f.ByOperation)) {

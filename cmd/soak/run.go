@@ -101,7 +101,7 @@ func run(ctx context.Context, c config) (sum *summary, err error) {
 	}
 	suffix := randomHex(4)
 	analytics := "soak-analytics-" + suffix
-	clickLayout := cmp.Or(os.Getenv("SHORTENER_CLICK_STORE"), shconfig.ClickStoreItems)
+	clickLayout := cmp.Or(os.Getenv("SHORTENER_CLICK_STORE"), shconfig.ClickStorePacked)
 	var logw io.Writer
 	if c.verbose {
 		logw = os.Stderr

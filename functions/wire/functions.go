@@ -102,10 +102,11 @@ func NewManage(cfg config.Config, c Clients) (*managefn.Handler, error) {
 
 // ClickStore is the click store the clicks and stats functions share on
 // the analytics table, in the layout config.Config.ClickStore names:
-// clickstore/dynamoclicks (config.ClickStoreItems, the default: one item
-// per code and bucket) or clickstore/packedclicks (config.ClickStorePacked:
-// rollups per shard batch, compacted into bucket-day items; compactor is
-// then the store, which the clicks function runs after every few batches).
+// clickstore/packedclicks (config.ClickStorePacked, the default: rollups
+// per shard batch, compacted into segments and bucket-day items; compactor
+// is then the store, which the clicks function runs after every few
+// batches) or clickstore/dynamoclicks (config.ClickStoreItems: one item per
+// code and bucket).
 // A zero timeout is the store's default. The two layouts do not read each
 // other's items.
 func ClickStore(db packedclicks.API, layout, table string, timeout time.Duration) (store clickstore.Store, compactor *packedclicks.Store) {

@@ -39,10 +39,10 @@ type Config struct {
 	KeyCacheTTL      time.Duration // SHORTENER_KEY_CACHE_TTL: how long a function trusts a key's owner and status
 	AnalyticsTable   string        // ANALYTICS_TABLE: click counters (clicks writes, stats reads)
 	// ClickStore is SHORTENER_CLICK_STORE, the analytics table's layout:
-	// ClickStoreItems (the default: one item per code and bucket,
-	// clickstore/dynamoclicks) or ClickStorePacked (rollups compacted into
+	// ClickStorePacked (the default: rollups compacted into segments and
 	// bucket-day items, clickstore/packedclicks; see docs/cost-model.md for
-	// what it costs and where it does not hold yet). The clicks and stats
+	// what it costs) or ClickStoreItems (one item per code and bucket,
+	// clickstore/dynamoclicks, 6.8 WRU a click). The clicks and stats
 	// functions must agree, and a table keeps the layout it started with.
 	ClickStore string
 	// PrimaryRegion is PRIMARY_REGION, the one write Region of the global
@@ -114,7 +114,7 @@ func Load(getenv Getenv) (Config, error) {
 	var errs []error
 	switch c.ClickStore {
 	case "":
-		c.ClickStore = ClickStoreItems
+		c.ClickStore = ClickStorePacked
 	case ClickStoreItems, ClickStorePacked:
 	default:
 		errs = append(errs, fmt.Errorf("SHORTENER_CLICK_STORE: %q is not %s or %s", c.ClickStore, ClickStoreItems, ClickStorePacked))

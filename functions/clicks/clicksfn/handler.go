@@ -14,9 +14,9 @@
 // then cut, in order, into chunks of at most the store's
 // clickstore.MaxChunkItems counter items, and each chunk is applied as one
 // TransactWriteItems that also advances the shard's checkpoint
-// (clickstore.Store.Apply). With dynamoclicks (the default layout, one
-// item per counter) a chunk is at most 99 items; with packedclicks
-// (SHORTENER_CLICK_STORE=packed) it is a whole shard batch: one
+// (clickstore.Store.Apply). With dynamoclicks (SHORTENER_CLICK_STORE=items,
+// one item per counter) a chunk is at most 99 items; with packedclicks
+// (the default layout) it is a whole shard batch: one
 // transaction of a compact rollup and the checkpoint. A click touches at most four items
 // (hour, day, country, referrer); a chunk closes when four more could
 // overflow it, which spares a lookup per click.
