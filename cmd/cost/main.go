@@ -86,6 +86,7 @@ func main() {
 	opt := options{}
 	flag.StringVar(&opt.Designs, "design", "both", "click store designs to measure: old (dynamoclicks, one item per code and bucket), new (packedclicks) or both")
 	flag.IntVar(&opt.Buckets, "buckets", packedclicks.DefaultBuckets, "the new design's code buckets")
+	flag.IntVar(&opt.MergeBytes, "merge-bytes", 0, "the new design's segment bytes a group gathers before they are merged into day items (packedclicks.DefaultMergeBytes when 0)")
 	flag.IntVar(&opt.CompactEvery, "compact-every", clicksfn.DefaultCompactEvery, "the new design's compaction: every this many applied batches")
 	flag.IntVar(&opt.Check, "check", 500, "codes on which both designs' counts are compared after the run")
 	creates := flag.Int("creates", 1000, "links to create for the per-create figure (and as many redirect misses)")
@@ -202,6 +203,7 @@ type statsFigures struct {
 type options struct {
 	Designs               string
 	Buckets, CompactEvery int
+	MergeBytes            int
 	Creates, Queries      int
 	// Check is how many codes the two designs' counts are compared on.
 	Check int
@@ -308,7 +310,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		if err := dynamoclicks.CreateTable(ctx, db, table); err != nil {
 			return r, err
 		}
-		pc := packedclicks.Config{Table: table, Timeout: 30 * time.Second, Buckets: opt.Buckets}
+		pc := packedclicks.Config{Table: table, Timeout: 30 * time.Second, Buckets: opt.Buckets, MergeBytes: opt.MergeBytes}
 		if sp.Span > 0 {
 			pc.Now = clock.now
 		}

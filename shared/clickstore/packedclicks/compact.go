@@ -34,8 +34,9 @@ type Compaction struct {
 	Rollups, Items, Skipped, Merged int
 	// SegmentBytes is the encoded size of the segments it wrote.
 	SegmentBytes int
-	// Lag is how long the oldest rollup it took waited: the metric to
-	// alarm on, far below Config.RollupRetention.
+	// Lag is how long the oldest rollup it took, or the oldest closed day
+	// it left unfolded, waited: the metric to alarm on, far below
+	// Config.RollupRetention.
 	Lag time.Duration
 }
 
@@ -207,7 +208,10 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 		}
 		if open[d] >= s.cfg.Groups {
 			delete(open, d)
+			continue
 		}
+		// A closed day not folded yet waits too: its segments expire.
+		res.Lag = max(res.Lag, now.Sub(t.Add(24*time.Hour+s.cfg.MergeAfter)))
 	}
 	// ... and the groups with the most unmerged bytes of the days still
 	// open get a new item in each chain, so that a read of a recent day

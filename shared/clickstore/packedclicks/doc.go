@@ -23,20 +23,25 @@
 //
 // # Levels
 //
-// Three levels, each written once per what it holds (LSM-like):
+// Counts go through three levels, each item written once (LSM-like):
 //
 //   - rollups: one per shard batch, in the checkpoint's transaction;
 //   - segments: a compaction writes, per group and day its rollups touch,
-//     one immutable segment (split in parts of at most 64 KB), keyed by its
-//     generation, never rewritten;
-//   - day items: once a UTC day has been closed for Config.MergeAfter, the
-//     compaction merges its segments, Config.MergeGroups groups a run, into
-//     one item per bucket and day. Late clicks of a closed day make a new
-//     segment and reopen the day; its next merge adds them to the items.
+//     one immutable segment (in parts of at most 64 KB), keyed by its
+//     generation;
+//   - day items, per bucket and day, as a chain: once a group has gathered
+//     Config.MergeBytes of segments of open days, a compaction merges them
+//     into one new item per bucket-day they touch, holding the segments
+//     from the chain's top generation (exclusive) to its own (inclusive),
+//     keyed by both; once a UTC day has been closed for Config.MergeAfter,
+//     the compaction folds each of its bucket-days (Config.MergeGroups
+//     groups a run) into one item from 0 to its generation and deletes the
+//     chain it replaced. Late clicks of a closed day make a new segment and
+//     reopen the day; its next fold adds them.
 //
-// So a click is written three times (a rollup, a segment, a day item), and
-// no write grows with the day's fill. The day item is the only item
-// rewritten, and only for late clicks.
+// No write grows with the day's fill: a rollup holds a batch, a segment a
+// compaction's batches, a chain item MergeBytes of segments, and the fold
+// happens once per bucket-day (again only for late clicks).
 //
 // "data" is a segment: per UTC day and code, the day's counts, the hours'
 // and every breakdown entry (any kind other than hour and day: country,
@@ -78,46 +83,51 @@
 // # Where compaction runs
 //
 // In the clicks function, after a batch is applied, every few batches per
-// instance (clicksfn.Handler.CompactEvery). No schedule is needed: with no
-// clicks there is nothing to compact, and reads count the rollups left.
+// instance (clicksfn.Handler.CompactEvery). No schedule is needed while
+// clicks flow: reads count whatever is not compacted or merged yet. Only
+// if no click at all arrived for RollupRetention would a closed day's
+// segments expire unfolded (see Retention and lag).
 //
 // # Sizes at the seeds' load
 //
-// 10 B clicks a month is 333 M a day, 3,858 a second, over tens of
-// millions of distinct codes a day. A code-day encodes to about 20 bytes
-// compressed (day and hour counts, a country, a referrer host), so a day
-// holds about 30 M x 20 B = 600 MB of counts:
+// 10 B clicks a month is 333 M a day, 3,858 a second. With the clicks
+// function compacting every 16 batches on each of 4 shards, a compaction
+// takes about 16 k clicks at that rate, as it does on cmd/cost's stream
+// (whose batches are cut at the same rate), so per click the first two
+// levels cost what cmd/cost -span 26h measures (docs/cost-model.md):
 //
-//   - day items: with Buckets = 8192 a bucket-day holds about 3,700 codes,
-//     73 KB, under the 390 KB this package allows and far from the 400 KB
-//     limit; written once a day: 600 MB / 1 KB = 0.6 M WRU, 0.002 WRU a
-//     click;
-//   - segments: with Groups = 128 a compaction of 16 batches (16 k clicks,
-//     about 400 KB of rollups) writes 128 segments of about 3 KB: 0.016
-//     WRU a click measured (cmd/cost -span), whatever the day's fill;
-//   - rollups: a rollup of about 25 KB per 1,000-click batch in a
-//     transaction (2 WRU a KB) with the checkpoint: 0.018 WRU a click
-//     measured.
+//   - rollups: 0.018 WRU a click (a rollup of about 8 KB per 1,000-click
+//     batch, in a transaction at 2 WRU a KB, and the checkpoint);
+//   - segments: 7.9 bytes a click, 128 groups of about 1 KB per
+//     compaction, 0.013 WRU a click with the rounding up to whole KB.
 //
-// Total about 0.036 WRU a click, flat over the day (cmd/cost -span 26h,
-// docs/cost-model.md).
+// The day items depend on the day's volume, which no local stream reaches;
+// from the measured bytes:
 //
-// # Where it does not hold yet
+//   - chains: a day's segments are 333 M x 7.9 B = 2.6 GB, 20 MB a group;
+//     at MergeBytes = 256 KB a group merges about 80 times a day, each time
+//     one item of about 4 KB per bucket (64 buckets a group): 2.6 M WRU
+//     and 0.3 M more for the rounding, 0.009 WRU a click;
+//   - folds: a day holds some 30 M distinct links at about 20 bytes each,
+//     600 MB, so Buckets = 8192 makes a folded item about 73 KB (under the
+//     390 KB this package allows, far from DynamoDB's 400 KB): 0.6 M WRU,
+//     0.002 WRU a click; deleting the 80 chain items of each bucket-day
+//     costs their size again, 0.009 WRU a click.
 //
-// Reads of a day not merged yet (today, and yesterday until it is) read
-// the code's group's segments of that day: at the seeds' load about
-// 600 MB / 128 = 5 MB by the end of the day, some 1,200 RRU and several
-// Query pages per stats answer, too slow for the 50 ms goal. Fewer bytes
-// per read need a tier between segments and day items (segments merged per
-// bucket and hour once an hour closes), not built. Until then this layout
-// is a setting (SHORTENER_CLICK_STORE=packed), not the default.
+// Total about 0.05 WRU a click, the same at any hour of the day. A read of
+// a recent day reads its bucket's chain (up to about 80 x 4 KB) and at most
+// about MergeBytes of its group's segments: some 150 RRU at the end of a
+// seed day, a few hundred KB in two Query pages (not measured at that
+// size); a closed day is one item.
 //
 // # Retention and lag
 //
 // Rollups and segments expire Config.RollupRetention (30 days) after their
-// write: a compaction that lags longer loses them. Compaction.Lag (the
-// clicks function's CompactionLag metric) is how long the oldest rollup a
-// compaction took waited: alarm on it at a day. A shard whose checkpoint
+// write: a rollup not compacted, or a segment neither merged nor folded,
+// by then is lost. The guarantee is the lag: Compaction.Lag (the clicks
+// function's CompactionLag metric, milliseconds) is how long the oldest
+// rollup a compaction took, or the oldest closed day it left unfolded,
+// waited; alarm on it at a day, 29 days before anything is lost. A shard whose checkpoint
 // expired (Config.CheckpointRetention, 31 days after its last batch) has
 // no rollups left, and the compaction drops its watermark.
 package packedclicks
