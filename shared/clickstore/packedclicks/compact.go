@@ -285,9 +285,9 @@ func (s *Store) writeSegment(ctx context.Context, id segID, seg segment) (writte
 // touch gets a new item in its chain, holding the segments past the
 // chain's top (an item already reaching gen, written by an earlier
 // attempt of this run, leaves nothing to add). With fold, every
-// bucket-day of the group becomes one item from 0 to gen holding its
-// chain and the segments past it, and the chain's other items are
-// deleted. It returns the day items written.
+// bucket-day of the group with codes in the segments becomes one item
+// from 0 to gen holding its chain and the segments past it, and the
+// chain's other items are deleted. It returns the day items written.
 func (s *Store) mergeGroup(ctx context.Context, g int, days []int64, gen int64, fold bool) (int, error) {
 	segs := map[segID]*segSet{}
 	for _, day := range days {
@@ -326,16 +326,10 @@ func (s *Store) mergeGroup(ctx context.Context, g int, days []int64, gen int64, 
 			}
 		}
 	}
-	var keys []itemKey
-	if fold {
-		for _, day := range days {
-			for b := g; b < s.cfg.Buckets; b += s.cfg.Groups {
-				keys = append(keys, itemKey{bucket: b, day: day})
-			}
-		}
-	} else {
-		keys = slices.Collect(maps.Keys(byKey))
-	}
+	// The bucket-days with codes in the segments: every chain item was
+	// made from segments (kept RollupRetention, past any fold), so a fold
+	// needs no others either.
+	keys := slices.Collect(maps.Keys(byKey))
 	slices.SortFunc(keys, func(a, b itemKey) int {
 		if a.day != b.day {
 			return int(a.day - b.day)
