@@ -234,6 +234,8 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		return r, err
 	}
 	clock := &simClock{t: sp.Start}
+	// The stores' clock: the stream's time (the new design closes days by
+	// it).
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	// The keys table in memory: a function reads a key's owner once per
 	// key and instance every SHORTENER_KEY_CACHE_TTL (half a unit), which
@@ -268,9 +270,11 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 			hourStart, hourClicks = meter.Usage(), 0
 		}
 		for _, b := range st.Batches {
+			// The new design's clock follows the stream: its days close
+			// as the stream's do, not as the wall clock's.
+			at := b.Records[len(b.Records)-1].Kinesis.ApproximateArrivalTimestamp.Time
+			clock.set(at)
 			if sp.Span > 0 {
-				at := b.Records[len(b.Records)-1].Kinesis.ApproximateArrivalTimestamp.Time
-				clock.set(at)
 				if h := int(at.Sub(sp.Start) / time.Hour); h != hour {
 					endHour()
 					hour = h
@@ -310,10 +314,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		if err := dynamoclicks.CreateTable(ctx, db, table); err != nil {
 			return r, err
 		}
-		pc := packedclicks.Config{Table: table, Timeout: 30 * time.Second, Buckets: opt.Buckets, MergeBytes: opt.MergeBytes}
-		if sp.Span > 0 {
-			pc.Now = clock.now
-		}
+		pc := packedclicks.Config{Table: table, Timeout: 30 * time.Second, Buckets: opt.Buckets, MergeBytes: opt.MergeBytes, Now: clock.now}
 		packed = packedclicks.New(db, pc)
 		// The compaction of the rollups left at the end waits for the
 		// stats queries below, which read them as they would read those a
@@ -490,7 +491,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	return r, nil
 }
 
-// simClock is the stores' clock with -span: the stream's time.
+// simClock is the new design's clock: the stream's time.
 type simClock struct {
 	mu sync.Mutex
 	t  time.Time
