@@ -174,18 +174,18 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 	}
 
 	// The days the run wrote segments of are open (again) from their
-	// lowest such group, and its groups' unmerged bytes grow.
-	due := func(day int64) bool { return !now.Before(time.Unix(day, 0).Add(24*time.Hour + s.cfg.MergeAfter)) }
-	open, pend := maps.Clone(m.open), maps.Clone(m.pend)
+	// lowest such group and touched now, and its groups' unmerged bytes
+	// grow.
+	open, pend, touched := maps.Clone(m.open), maps.Clone(m.pend), maps.Clone(m.touched)
 	for _, id := range ids {
 		d := daySK(id.day)
 		if next, ok := open[d]; !ok || id.group < next {
 			open[d] = id.group
 		}
-		if !due(id.day) {
-			pend[id.group] += sizes[id]
-		}
+		pend[id.group] += sizes[id]
+		touched[d] = now.Unix()
 	}
+	due := func(d string, day int64) bool { return s.foldable(now, day, touched[d]) }
 	budget := s.cfg.MergeGroups
 	// Closed days are folded, a few groups a run, ...
 	var current []int64
@@ -194,7 +194,7 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 		if err != nil {
 			return res, fmt.Errorf("compaction state: open day %q: %w", d, err)
 		}
-		if !due(t.Unix()) {
+		if !due(d, t.Unix()) {
 			current = append(current, t.Unix())
 			continue
 		}
@@ -208,6 +208,7 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 		}
 		if open[d] >= s.cfg.Groups {
 			delete(open, d)
+			delete(touched, d)
 			continue
 		}
 		// A closed day not folded yet waits too: its segments expire.
@@ -243,7 +244,7 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 			delete(wm, k)
 		}
 	}
-	if err := s.finishMeta(ctx, m, wm, open, pend); err != nil {
+	if err := s.finishMeta(ctx, m, wm, open, pend, touched); err != nil {
 		return res, err
 	}
 	return res, nil
@@ -430,10 +431,24 @@ func (s *Store) putDayItem(ctx context.Context, k itemKey, sk string, seg segmen
 	return dynamoerr.Wrap("write day item", err)
 }
 
-// mergeDue says whether a day with segments to merge has closed.
+// foldable says whether an open day is to be folded: closed for
+// Config.MergeAfter, and no segment of it written for as long (late clicks
+// after an outage go to the chains until they stop, so that a backlog of
+// a closed day is not folded again run after run).
+func (s *Store) foldable(now time.Time, day, touched int64) bool {
+	return !now.Before(time.Unix(day, 0).Add(24*time.Hour+s.cfg.MergeAfter)) &&
+		!now.Before(time.Unix(touched, 0).Add(s.cfg.MergeAfter))
+}
+
+// mergeDue says whether an open day is to be folded.
 func (s *Store) mergeDue(m meta, now time.Time) bool {
-	day, ok := m.minOpen()
-	return ok && !now.Before(time.Unix(day, 0).Add(24*time.Hour+s.cfg.MergeAfter))
+	for d := range m.open {
+		t, err := time.Parse(dayLayout, d)
+		if err == nil && s.foldable(now, t.Unix(), m.touched[d]) {
+			return true
+		}
+	}
+	return false
 }
 
 // claimable lists the rollups the next compaction takes, in shard and
@@ -494,6 +509,7 @@ func (s *Store) writeMeta(ctx context.Context, m meta, gen int64, running bool, 
 	item[attrRun] = seqMap(run)
 	item[attrOpen] = openMap(m.open)
 	item[attrPend] = pendMap(m.pend)
+	item[attrTouched] = touchedMap(m.touched)
 	in := &dynamodb.PutItemInput{TableName: &s.cfg.Table, Item: item}
 	if m.exists {
 		in.ConditionExpression = aws.String("#gen = :gen AND #running = :running AND #started = :started")
@@ -512,7 +528,7 @@ func (s *Store) writeMeta(ctx context.Context, m meta, gen int64, running bool, 
 // finishMeta marks generation m.gen done with watermarks wm, on the
 // condition that it is still running it (a resumer that took the lease
 // over finishes it instead, writing the same).
-func (s *Store) finishMeta(ctx context.Context, m meta, wm map[string]string, open map[string]int, pend map[int]int) error {
+func (s *Store) finishMeta(ctx context.Context, m meta, wm map[string]string, open map[string]int, pend map[int]int, touched map[string]int64) error {
 	item := key(metaPK, metaSK)
 	item[attrGen] = num(m.gen)
 	item[attrRunning] = &types.AttributeValueMemberBOOL{Value: false}
@@ -521,6 +537,7 @@ func (s *Store) finishMeta(ctx context.Context, m meta, wm map[string]string, op
 	item[attrRun] = seqMap(nil)
 	item[attrOpen] = openMap(open)
 	item[attrPend] = pendMap(pend)
+	item[attrTouched] = touchedMap(touched)
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: &s.cfg.Table, Item: item,
 		ConditionExpression:      aws.String("#gen = :gen AND #running = :running"),

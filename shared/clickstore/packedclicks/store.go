@@ -196,6 +196,7 @@ const (
 	attrRun     = "run"
 	attrOpen    = "open"
 	attrPend    = "pend"
+	attrTouched = "touched"
 	attrOf      = "of"
 )
 
@@ -398,6 +399,9 @@ type meta struct {
 	// pend holds, per group, the segment bytes of open days written since
 	// the group's last merge.
 	pend map[int]int
+	// touched holds, per open day (daySK), when a compaction last wrote
+	// segments of it (epoch seconds).
+	touched map[string]int64
 }
 
 // minOpen is the first open day (epoch seconds), or ok false.
@@ -419,7 +423,7 @@ func (s *Store) readMeta(ctx context.Context) (meta, error) {
 	if err != nil {
 		return meta{}, dynamoerr.Wrap("read compaction state", err)
 	}
-	m := meta{wm: map[string]string{}, run: map[string]string{}, open: map[string]int{}, pend: map[int]int{}}
+	m := meta{wm: map[string]string{}, run: map[string]string{}, open: map[string]int{}, pend: map[int]int{}, touched: map[string]int64{}}
 	if out.Item == nil {
 		return m, nil
 	}
@@ -463,7 +467,28 @@ func (s *Store) readMeta(ctx context.Context) (meta, error) {
 			m.pend[g] = n
 		}
 	}
+	if mv, ok := out.Item[attrTouched].(*types.AttributeValueMemberM); ok {
+		for k, v := range mv.Value {
+			nv, ok := v.(*types.AttributeValueMemberN)
+			if !ok {
+				return meta{}, fmt.Errorf("compaction state: touched day %q", k)
+			}
+			n, err := strconv.ParseInt(nv.Value, 10, 64)
+			if err != nil {
+				return meta{}, fmt.Errorf("compaction state: touched day %s: %w", k, err)
+			}
+			m.touched[k] = n
+		}
+	}
 	return m, nil
+}
+
+func touchedMap(m map[string]int64) types.AttributeValue {
+	out := make(map[string]types.AttributeValue, len(m))
+	for k, v := range m {
+		out[k] = num(v)
+	}
+	return &types.AttributeValueMemberM{Value: out}
 }
 
 func pendMap(m map[int]int) types.AttributeValue {

@@ -429,27 +429,35 @@ func TestClosedDaysMergeIntoDayItems(t *testing.T) {
 	first, err := f.store.Compact(ctx)
 	require.NoError(t, err)
 	assert.Positive(t, first.Items, "segments written")
-	assert.Positive(t, first.Merged, "one group of the closed day merged")
+	assert.Zero(t, first.Merged, "a closed day just written to waits MergeAfter")
 	got, err := f.store.Counts(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, want, got, "half merged")
+	assert.Equal(t, want, got, "in segments")
 
-	// No rollups left, but a group of the closed day is still to merge.
-	second, err := f.store.Compact(ctx)
+	// No rollups left, but the closed day is to fold, a group a run.
+	f.clock.Add(time.Hour)
+	for i := range 2 {
+		res, err := f.store.Compact(ctx)
+		require.NoError(t, err)
+		assert.Zero(t, res.Rollups)
+		assert.Positive(t, res.Merged, "group %d folded", i)
+		got, err := f.store.Counts(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "after folding group %d", i)
+	}
+	last, err := f.store.Compact(ctx)
 	require.NoError(t, err)
-	assert.Zero(t, second.Rollups)
-	assert.Positive(t, second.Merged)
-	third, err := f.store.Compact(ctx)
-	require.NoError(t, err)
-	assert.Zero(t, third.Gen, "nothing left: today is still open")
-	got, err = f.store.Counts(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, want, got, "merged")
+	assert.Zero(t, last.Gen, "nothing left: today is still open")
 
-	// Late clicks of the closed day reopen it and merge on top.
+	// Late clicks of the closed day reopen it; it is folded again once
+	// they stop for MergeAfter, not while they come.
 	require.NoError(t, f.store.Apply(ctx, chunkOf(shard1, "1", "2", cs[:5], old, 2)))
 	want, err = f.store.Counts(ctx)
 	require.NoError(t, err)
+	late, err := f.store.Compact(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, late.Merged, "not folded while late clicks come")
+	f.clock.Add(time.Hour)
 	for range 3 {
 		_, err := f.store.Compact(ctx)
 		require.NoError(t, err)
