@@ -33,11 +33,12 @@
 //     Config.MergeBytes of segments of open days, a compaction merges them
 //     into one new item per bucket-day they touch, holding the segments
 //     from the chain's top generation (exclusive) to its own (inclusive),
-//     keyed by both; once a UTC day has been closed for Config.MergeAfter,
-//     the compaction folds each of its bucket-days (Config.MergeGroups
-//     groups a run) into one item from 0 to its generation and deletes the
-//     chain it replaced. Late clicks of a closed day make a new segment and
-//     reopen the day; its next fold adds them.
+//     keyed by both; once a UTC day has been closed for Config.MergeAfter
+//     and no segment of it was written for as long, the compaction folds
+//     each of its bucket-days (Config.MergeGroups groups a run) into one
+//     item from 0 to its generation and deletes the chain it replaced.
+//     Late clicks of a closed day make new segments and reopen the day:
+//     they go to its chains while they come, and its next fold adds them.
 //
 // No write grows with the day's fill: a rollup holds a batch, a segment a
 // compaction's batches, a chain item MergeBytes of segments, and the fold
