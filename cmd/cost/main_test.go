@@ -36,8 +36,8 @@ func TestRunMeasures(t *testing.T) {
 	require.NotNil(t, r.Clicks)
 	assert.Greater(t, r.Clicks.WRUPerClick, 2.0)
 	assert.Less(t, r.Clicks.WRUPerClick, 8.0)
-	// The new design: a rollup of a few KB per batch, each day item (16
-	// buckets) written once per batch.
+	// The new design: a rollup of a few KB per batch, and a segment per
+	// group (16) and compaction.
 	require.NotNil(t, r.Packed)
 	assert.Less(t, r.Packed.WRUPerClick, r.Clicks.WRUPerClick/10)
 	assert.Positive(t, r.Packed.ByOperation["TransactWriteItems"], "the rollups")
