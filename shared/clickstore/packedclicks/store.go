@@ -404,19 +404,6 @@ type meta struct {
 	touched map[string]int64
 }
 
-// minOpen is the first open day (epoch seconds), or ok false.
-func (m meta) minOpen() (day int64, ok bool) {
-	for d := range m.open {
-		t, err := time.Parse(dayLayout, d)
-		if err != nil {
-			continue
-		}
-		if !ok || t.Unix() < day {
-			day, ok = t.Unix(), true
-		}
-	}
-	return day, ok
-}
 
 func (s *Store) readMeta(ctx context.Context) (meta, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.cfg.Table, Key: key(metaPK, metaSK), ConsistentRead: aws.Bool(true)})
@@ -840,9 +827,19 @@ func (s *Store) read(ctx context.Context, code string, from, to int64) (segment,
 		if err != nil {
 			return nil, dynamoerr.Wrap("read day items", err)
 		}
+		// Segments: of the open days only (a day is closed once folded),
+		// past the top of the bucket-day's chain (those below are in it).
 		segs := map[segID]*segSet{}
-		if lo, ok := m.minOpen(); ok && max(lo, from) <= to {
-			err = s.query(ctx, segPK(s.groupOf(bucket)), daySK(max(lo, from))+"#", daySK(to)+"#~", func(item map[string]types.AttributeValue) error {
+		for d := range m.open {
+			t, err := time.Parse(dayLayout, d)
+			if err != nil || t.Unix() < from || t.Unix() > to {
+				continue
+			}
+			_, hi, err := cover(items[itemKey{bucket, t.Unix()}])
+			if err != nil {
+				return nil, err
+			}
+			err = s.query(ctx, segPK(s.groupOf(bucket)), segSK(t.Unix(), hi+1, 0), daySK(t.Unix())+"#~", func(item map[string]types.AttributeValue) error {
 				return addSegPart(segs, item)
 			})
 			if err != nil {
