@@ -404,7 +404,6 @@ type meta struct {
 	touched map[string]int64
 }
 
-
 func (s *Store) readMeta(ctx context.Context) (meta, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.cfg.Table, Key: key(metaPK, metaSK), ConsistentRead: aws.Bool(true)})
 	if err != nil {
