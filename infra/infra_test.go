@@ -614,8 +614,11 @@ func TestIAMPerFunction(t *testing.T) {
 			}
 			if region == primary {
 				want["reclaim"] = grant{"dynamodb:Query": "/index/", "dynamodb:UpdateItem": links, "dynamodb:DeleteItem": links}
-				// GetItem: its checkpoints, and a code's owner for link.clicked.
-				want["clicks"] = grant{"dynamodb:UpdateItem": analytics, "dynamodb:GetItem": "", "dynamodb:Query": hooks}
+				// GetItem: its checkpoints and compaction state, and a code's
+				// owner for link.clicked; Query: the analytics table's rollups,
+				// segments and day items, and the owner's subscriptions.
+				want["clicks"] = grant{"dynamodb:UpdateItem": analytics, "dynamodb:PutItem": analytics, "dynamodb:DeleteItem": analytics,
+					"dynamodb:GetItem": "", "dynamodb:Query": ""}
 				want["webhookdelivery"] = grant{"dynamodb:GetItem": hooks, "dynamodb:UpdateItem": hooks, "dynamodb:PutItem": hooks}
 				want["webhookstream"] = grant{"dynamodb:Query": hooks}
 			}

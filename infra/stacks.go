@@ -401,7 +401,13 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		})
 
 		clicks := fn("clicks", "ANALYTICS_TABLE", "LINKS_TABLE")
-		data.Tables.Analytics.Grant(clicks.Role, jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:GetItem"))
+		// The packed layout (clickstore/packedclicks): UpdateItem the
+		// checkpoints, PutItem rollups (in the checkpoint's transaction),
+		// segments, day items and the compaction's state, GetItem and Query
+		// them back, DeleteItem the day items a closed day's fold replaced.
+		data.Tables.Analytics.Grant(clicks.Role, jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:PutItem"),
+			jsii.String("dynamodb:DeleteItem"), jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:Query"))
+		clicks.Fn.AddEnvironment(jsii.String("SHORTENER_CLICK_STORE"), jsii.String(config.ClickStorePacked), nil)
 		// link.clicked: a code's owner from the links table, the owner's
 		// subscriptions, and the queue.
 		links.Grant(clicks.Role, jsii.String("dynamodb:GetItem"))
@@ -492,6 +498,8 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	keys.Grant(stats.Role, jsii.String("dynamodb:GetItem"))
 	analytics := tables.In(st, "Analytics", tables.Name(data.Tables.Analytics), cfg.PrimaryRegion)
 	analytics.Grant(stats.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:GetItem"))
+	// The layout the clicks function writes (shared/config ClickStore).
+	stats.Fn.AddEnvironment(jsii.String("SHORTENER_CLICK_STORE"), jsii.String(config.ClickStorePacked), nil)
 
 	rs.Management = api.NewManagement(st, "ManagementApi", api.ManagementProps{
 		Create: create.Fn, Manage: manage.Fn, Stats: stats.Fn, Webhooks: hooksAPI.Fn, HealthTable: links,

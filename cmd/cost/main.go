@@ -7,6 +7,14 @@
 //
 //	make cost                     # or: go run ./cmd/cost -records 100000
 //
+// The click stream goes through both click store designs, each on its own
+// table, and the figures are printed side by side: today's design
+// (clickstore/dynamoclicks, one item per code and bucket) and the new one
+// (clickstore/packedclicks, a rollup per shard batch compacted into
+// bucket-day items), whose figure includes its compaction's reads and
+// writes. -design old or new measures one; with both, the command then
+// checks that they hold the same counts.
+//
 // It starts its own DynamoDB Local (in memory) unless
 // SHORTENER_TEST_DYNAMODB_ENDPOINT names a running one. Nothing leaves
 // 127.0.0.1.
@@ -35,9 +43,12 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -50,7 +61,9 @@ import (
 	"github.com/shortlink-dev/shortener/internal/capacity"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/shared/apikey"
+	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
+	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -70,6 +83,13 @@ func main() {
 	flag.Float64Var(&sp.BotShare, "bots", 0.2, "share of clicks by bots and link previewers")
 	flag.Float64Var(&sp.HitRatio, "hits", 0.9, "share of clicks the edge answered from its cache")
 	flag.IntVar(&sp.Shards, "shards", sp.Shards, "Kinesis shards the stream is spread over")
+	flag.DurationVar(&sp.Span, "span", 0, "spread the clicks' times over this long from midnight (e.g. 26h), batches still cut at the seeds' rate, the stores' clock following the stream, and print the units per simulated hour")
+	opt := options{}
+	flag.StringVar(&opt.Designs, "design", "both", "click store designs to measure: old (dynamoclicks, one item per code and bucket), new (packedclicks) or both")
+	flag.IntVar(&opt.Buckets, "buckets", packedclicks.DefaultBuckets, "the new design's code buckets")
+	flag.IntVar(&opt.MergeBytes, "merge-bytes", 0, "the new design's segment bytes a group gathers before they are merged into day items (packedclicks.DefaultMergeBytes when 0)")
+	flag.IntVar(&opt.CompactEvery, "compact-every", clicksfn.DefaultCompactEvery, "the new design's compaction: every this many applied batches")
+	flag.IntVar(&opt.Check, "check", 500, "codes on which both designs' counts are compared after the run")
 	creates := flag.Int("creates", 1000, "links to create for the per-create figure (and as many redirect misses)")
 	queries := flag.Int("queries", 200, "stats queries per kind of query")
 	jsonOut := flag.Bool("json", false, "print the figures as one JSON object")
@@ -88,7 +108,11 @@ func main() {
 	// items itself through a client it does not meter.
 	meter := capacity.Meter{Items: emulator.NewDynamoDBClient(endpoint)}
 	db := emulator.NewDynamoDBClient(endpoint, meter.Options)
-	r, err := run(ctx, db, &meter, sp, *creates, *queries)
+	opt.Creates, opt.Queries = *creates, *queries
+	if sp.Span > 0 {
+		sp.Start = sp.Start.Truncate(24 * time.Hour)
+	}
+	r, err := run(ctx, db, &meter, sp, opt)
 	if err != nil {
 		done()
 		log.Fatal(err)
@@ -122,12 +146,10 @@ type report struct {
 		Zipf                                                     float64
 		WindowSeconds                                            float64
 	}
-	Clicks struct {
-		WRU, RRU     float64
-		WRUPerClick  float64
-		Transactions int
-	}
-	Create struct {
+	// Clicks is today's design (dynamoclicks), Packed the new one
+	// (packedclicks), on the same stream; nil when not measured.
+	Clicks, Packed *clickFigures
+	Create         struct {
 		WRUPerCreate, RRUPerCreate     float64 // without Idempotency-Key
 		WRUPerKeyedCreate, RRUPerKeyed float64 // with one
 		WRUPerReplay, RRUPerReplay     float64 // the same key again
@@ -147,14 +169,68 @@ type report struct {
 	Redirect struct {
 		RRUPerMiss, RRUPerUnknown float64
 	}
-	Stats struct {
-		RRUPerDefault, RRUPerDefaultTop       float64 // 7 days daily: a tail link, the most clicked one
-		RRUPer31DayHourly, RRUPer31DayHourTop float64
-	}
+	// Checked is how many codes both designs were found to count alike.
+	Checked int
+	// Buckets and CompactEvery are the new design's settings.
+	Buckets, CompactEvery int
+	// Stats and PackedStats are the stats queries over each design.
+	Stats, PackedStats *statsFigures
 }
 
-func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp streamSpec, creates, queries int) (report, error) {
+// clickFigures are what counting the stream consumed in one design.
+type clickFigures struct {
+	WRU, RRU    float64
+	WRUPerClick float64
+	RRUPerClick float64
+	// Calls is how many DynamoDB calls answered; ByOperation the units per
+	// operation (TransactWriteItems: the apply; PutItem, BatchGetItem,
+	// Query, GetItem: compaction and checkpoint reads).
+	Calls       int
+	ByOperation map[string]float64
+	// Compactions ran (new design), the last one after the stream, so that
+	// every rollup's compaction is billed.
+	Compactions int
+	// SegmentBytes and Merged are what the compactions wrote as segments
+	// (encoded bytes) and how many day items they merged (new design).
+	SegmentBytes, Merged int
+	// Hours are the units per simulated hour of the clicks' times (with
+	// -span).
+	Hours []hourFigures `json:",omitempty"`
+}
+
+// hourFigures are what the batches of one simulated hour consumed.
+type hourFigures struct {
+	Hour        int
+	Clicks      int
+	WRU, RRU    float64
+	WRUPerClick float64
+}
+
+// statsFigures are RRU per stats query.
+type statsFigures struct {
+	RRUPerDefault, RRUPerDefaultTop       float64 // 7 days daily: a tail link, the most clicked one
+	RRUPer90DayHourly, RRUPer90DayHourTop float64 // 90 days hourly, the longest hourly range
+}
+
+// options are the command's choices besides the stream.
+type options struct {
+	Designs               string
+	Buckets, CompactEvery int
+	MergeBytes            int
+	Creates, Queries      int
+	// Check is how many codes the two designs' counts are compared on.
+	Check int
+}
+
+func (o options) old() bool    { return o.Designs == "both" || o.Designs == "old" }
+func (o options) packed() bool { return o.Designs == "both" || o.Designs == "new" }
+
+func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp streamSpec, opt options) (report, error) {
 	var r report
+	if !opt.old() && !opt.packed() {
+		return r, fmt.Errorf("-design %q: want old, new or both", opt.Designs)
+	}
+	creates, queries := opt.Creates, opt.Queries
 	suffix := strconv.FormatInt(time.Now().UnixNano(), 36)
 	env := map[string]string{
 		"LINKS_TABLE": "cost-links-" + suffix, "IDEMPOTENCY_TABLE": "cost-idem-" + suffix,
@@ -167,13 +243,12 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	if err != nil {
 		return r, err
 	}
-	analytics := "cost-analytics-" + suffix
 	if err := dynamostore.CreateTables(ctx, db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable}); err != nil {
 		return r, err
 	}
-	if err := dynamoclicks.CreateTable(ctx, db, analytics); err != nil {
-		return r, err
-	}
+	clock := &simClock{t: sp.Start}
+	// The stores' clock: the stream's time (the new design closes days by
+	// it).
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	// The keys table in memory: a function reads a key's owner once per
 	// key and instance every SHORTENER_KEY_CACHE_TTL (half a unit), which
@@ -181,9 +256,8 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{apiKey: owner}), apikey.ResolverOptions{})
 	mx := func(fn string) *metrics.Emitter { return metrics.New(io.Discard, "Shortener", fn) }
 	links := dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: 10 * time.Second})
-	counts := dynamoclicks.New(db, dynamoclicks.Config{Table: analytics, Timeout: 10 * time.Second})
 
-	// Clicks.
+	// Clicks: the same stream through each design, each on its own table.
 	st, err := generate(sp)
 	if err != nil {
 		return r, err
@@ -191,21 +265,79 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	r.Stream.Records, r.Stream.Clicks, r.Stream.Bots, r.Stream.Codes = sp.Records, st.Clicks, st.Bots, sp.Codes
 	r.Stream.Batches, r.Stream.Shards, r.Stream.BatchSize = len(st.Batches), sp.Shards, sp.BatchSize
 	r.Stream.Zipf, r.Stream.WindowSeconds = sp.Zipf, sp.Window.Seconds()
-	ch := &clicksfn.Handler{Store: counts, Log: quiet, Metrics: mx("clicks")}
-	before := meter.Usage()
-	for _, b := range st.Batches {
-		resp, err := ch.Handle(ctx, b)
-		if err != nil {
+	r.Buckets, r.CompactEvery = opt.Buckets, opt.CompactEvery
+	count := func(store clicksfn.Store, compactor *packedclicks.Store) (*clickFigures, error) {
+		ch := &clicksfn.Handler{Store: store, Log: quiet, Metrics: mx("clicks")}
+		cc := &countingCompactor{store: compactor}
+		if compactor != nil {
+			ch.Compactor, ch.CompactEvery = cc, opt.CompactEvery
+		}
+		before := meter.Usage()
+		hourStart, hour, hourClicks := before, -1, 0
+		var hours []hourFigures
+		endHour := func() {
+			if hour >= 0 && hourClicks > 0 {
+				u := meter.Usage().Sub(hourStart)
+				hours = append(hours, hourFigures{Hour: hour, Clicks: hourClicks, WRU: u.WRU, RRU: u.RRU, WRUPerClick: u.WRU / float64(hourClicks)})
+			}
+			hourStart, hourClicks = meter.Usage(), 0
+		}
+		for _, b := range st.Batches {
+			// The new design's clock follows the stream: its days close
+			// as the stream's do, not as the wall clock's.
+			at := b.Records[len(b.Records)-1].Kinesis.ApproximateArrivalTimestamp.Time
+			clock.set(at)
+			if sp.Span > 0 {
+				if h := int(at.Sub(sp.Start) / time.Hour); h != hour {
+					endHour()
+					hour = h
+				}
+				hourClicks += len(b.Records)
+			}
+			resp, err := ch.Handle(ctx, b)
+			if err != nil {
+				return nil, err
+			}
+			if len(resp.BatchItemFailures) > 0 {
+				return nil, fmt.Errorf("clicks: a batch reported a failure from %s", resp.BatchItemFailures[0].ItemIdentifier)
+			}
+		}
+		endHour()
+		u := meter.Usage().Sub(before)
+		return &clickFigures{WRU: u.WRU, RRU: u.RRU, WRUPerClick: u.WRU / float64(st.Clicks), RRUPerClick: u.RRU / float64(st.Clicks),
+			Calls: u.Calls, ByOperation: u.ByOperation, Compactions: cc.runs, Hours: hours,
+			SegmentBytes: cc.segmentBytes, Merged: cc.merged}, nil
+	}
+	var stores []statsStore
+	if opt.old() {
+		table := "cost-analytics-" + suffix
+		if err := dynamoclicks.CreateTable(ctx, db, table); err != nil {
 			return r, err
 		}
-		if len(resp.BatchItemFailures) > 0 {
-			return r, fmt.Errorf("clicks: a batch reported a failure from %s", resp.BatchItemFailures[0].ItemIdentifier)
+		s := dynamoclicks.New(db, dynamoclicks.Config{Table: table, Timeout: 10 * time.Second})
+		if r.Clicks, err = count(s, nil); err != nil {
+			return r, err
 		}
+		r.Stats = &statsFigures{}
+		stores = append(stores, statsStore{s, r.Stats})
 	}
-	u := meter.Usage().Sub(before)
-	r.Clicks.WRU, r.Clicks.RRU = u.WRU, u.RRU
-	r.Clicks.WRUPerClick = u.WRU / float64(st.Clicks)
-	r.Clicks.Transactions = u.Calls
+	var packed *packedclicks.Store
+	if opt.packed() {
+		table := "cost-packed-" + suffix
+		if err := dynamoclicks.CreateTable(ctx, db, table); err != nil {
+			return r, err
+		}
+		pc := packedclicks.Config{Table: table, Timeout: 30 * time.Second, Buckets: opt.Buckets, MergeBytes: opt.MergeBytes, Now: clock.now}
+		packed = packedclicks.New(db, pc)
+		// The compaction of the rollups left at the end waits for the
+		// stats queries below, which read them as they would read those a
+		// steady stream always leaves; it is billed to the clicks after.
+		if r.Packed, err = count(packed, packed); err != nil {
+			return r, err
+		}
+		r.PackedStats = &statsFigures{}
+		stores = append(stores, statsStore{packed, r.PackedStats})
+	}
 
 	// Creates, with and without an Idempotency-Key, and a replay.
 	cr, err := createfn.New(createfn.Options{Store: links, Config: cfg, Log: quiet, Metrics: mx("create"), Owners: owners})
@@ -327,9 +459,8 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	}
 
 	// Stats: the link must exist and be the caller's; the most clicked
-	// code and one from the tail, over the default range and 31 days hourly (the longest hourly range the API takes).
-	sh := &statsfn.Handler{Links: links, Clicks: counts, Owners: owners,
-		Now: func() time.Time { return sp.Start.Add(time.Hour) }, Log: quiet, Metrics: mx("stats")}
+	// code and one from the tail, over the default range and 90 days
+	// hourly (the longest hourly range the API takes), in each design.
 	top, tail := st.Codes[0], st.Codes[len(st.Codes)/2]
 	for _, code := range []string{top, tail} {
 		l := link.Link{Code: code, URL: "https://example.com/" + code, Owner: owner, Status: link.StatusActive,
@@ -338,35 +469,155 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 			return r, fmt.Errorf("seed link %s: %w", code, err)
 		}
 	}
-	query := func(code string, params map[string]string) func(int) error {
-		return func(int) error {
-			req := apiRequest("GET", "/v1/links/"+code+"/stats", params)
-			req.PathParameters = map[string]string{"code": code}
-			resp, err := sh.Handle(ctx, req)
+	hourly := map[string]string{"granularity": "hour", "from": sp.Start.Add(-89 * 24 * time.Hour).Format(time.RFC3339),
+		"to": sp.Start.Add(time.Hour).Format(time.RFC3339)}
+	for _, ss := range stores {
+		sh := &statsfn.Handler{Links: links, Clicks: ss.clicks, Owners: owners,
+			Now: func() time.Time { return sp.Start.Add(time.Hour) }, Log: quiet, Metrics: mx("stats")}
+		query := func(code string, params map[string]string) func(int) error {
+			return func(int) error {
+				req := apiRequest("GET", "/v1/links/"+code+"/stats", params)
+				req.PathParameters = map[string]string{"code": code}
+				resp, err := sh.Handle(ctx, req)
+				if err != nil {
+					return err
+				}
+				if resp.StatusCode != 200 {
+					return fmt.Errorf("stats %s: %d %s", code, resp.StatusCode, resp.Body)
+				}
+				return nil
+			}
+		}
+		for _, q := range []struct {
+			dst    *float64
+			code   string
+			params map[string]string
+		}{
+			{&ss.figures.RRUPerDefault, tail, nil}, {&ss.figures.RRUPerDefaultTop, top, nil},
+			{&ss.figures.RRUPer90DayHourly, tail, hourly}, {&ss.figures.RRUPer90DayHourTop, top, hourly},
+		} {
+			if _, *q.dst, err = measure(queries, query(q.code, q.params)); err != nil {
+				return r, err
+			}
+		}
+	}
+	if packed != nil {
+		// Bill the compaction of the rollups left, as the next batches
+		// would have.
+		// With -span, also every merge the closed days are due.
+		before := meter.Usage()
+		p := r.Packed
+		for range 1000 {
+			res, err := packed.Compact(ctx)
+			if err != nil {
+				return r, err
+			}
+			if res.Rollups > 0 {
+				p.Compactions++
+			}
+			p.SegmentBytes += res.SegmentBytes
+			p.Merged += res.Merged
+			if sp.Span == 0 || res.Gen == 0 || res.Busy {
+				break
+			}
+		}
+		u := meter.Usage().Sub(before)
+		p.WRU, p.RRU, p.Calls = p.WRU+u.WRU, p.RRU+u.RRU, p.Calls+u.Calls
+		p.WRUPerClick, p.RRUPerClick = p.WRU/float64(st.Clicks), p.RRU/float64(st.Clicks)
+		for op, n := range u.ByOperation {
+			p.ByOperation[op] += n
+		}
+	}
+	if len(stores) == 2 {
+		// Both designs must have counted the same: the top links, the
+		// tail's, and a sample in between.
+		var sample []string
+		for i := 0; i < len(st.Codes); i += max(1, len(st.Codes)/max(1, opt.Check)) {
+			sample = append(sample, st.Codes[i])
+		}
+		sample = append(sample, st.Codes[:min(50, len(st.Codes))]...)
+		old := stores[0].clicks.(clickstore.Store)
+		if err := sameCounts(ctx, old, packed, sample, sp.Start.Add(-24*time.Hour), sp.Start.Add(48*time.Hour)); err != nil {
+			return r, fmt.Errorf("the designs disagree: %w", err)
+		}
+		r.Checked = len(sample)
+	}
+	return r, nil
+}
+
+// simClock is the new design's clock: the stream's time.
+type simClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *simClock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+func (c *simClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// countingCompactor counts the compactions that ran.
+type countingCompactor struct {
+	store                *packedclicks.Store
+	runs                 int
+	segmentBytes, merged int
+}
+
+func (c *countingCompactor) Compact(ctx context.Context) (packedclicks.Compaction, error) {
+	res, err := c.store.Compact(ctx)
+	if err == nil && !res.Busy && res.Rollups > 0 {
+		c.runs++
+	}
+	c.segmentBytes += res.SegmentBytes
+	c.merged += res.Merged
+	return res, err
+}
+
+// sameCounts checks that two stores hold the same counts for codes: every
+// hour, day, country and referrer of the stream's range.
+func sameCounts(ctx context.Context, a, b clickstore.Store, codes []string, from, to time.Time) error {
+	for _, code := range codes {
+		for _, kind := range []clickstore.Kind{clickstore.Hour, clickstore.Day} {
+			pa, err := a.Series(ctx, code, kind, from, to)
 			if err != nil {
 				return err
 			}
-			if resp.StatusCode != 200 {
-				return fmt.Errorf("stats %s: %d %s", code, resp.StatusCode, resp.Body)
+			pb, err := b.Series(ctx, code, kind, from, to)
+			if err != nil {
+				return err
 			}
-			return nil
+			if !slices.Equal(pa, pb) {
+				return fmt.Errorf("%s series of %s: %v in today's design, %v in the new one", kind, code, pa, pb)
+			}
+		}
+		for _, kind := range []clickstore.Kind{clickstore.Country, clickstore.Referrer} {
+			ba, _, err := a.Breakdown(ctx, code, kind, from, to)
+			if err != nil {
+				return err
+			}
+			bb, _, err := b.Breakdown(ctx, code, kind, from, to)
+			if err != nil {
+				return err
+			}
+			if !maps.Equal(ba, bb) {
+				return fmt.Errorf("%s breakdown of %s: %v in today's design, %v in the new one", kind, code, ba, bb)
+			}
 		}
 	}
-	hourly := map[string]string{"granularity": "hour", "from": sp.Start.Add(-30 * 24 * time.Hour).Format(time.RFC3339),
-		"to": sp.Start.Add(time.Hour).Format(time.RFC3339)}
-	for _, q := range []struct {
-		dst    *float64
-		code   string
-		params map[string]string
-	}{
-		{&r.Stats.RRUPerDefault, tail, nil}, {&r.Stats.RRUPerDefaultTop, top, nil},
-		{&r.Stats.RRUPer31DayHourly, tail, hourly}, {&r.Stats.RRUPer31DayHourTop, top, hourly},
-	} {
-		if _, *q.dst, err = measure(queries, query(q.code, q.params)); err != nil {
-			return r, err
-		}
-	}
-	return r, nil
+	return nil
+}
+
+// statsStore is a design's store and where its stats figures go.
+type statsStore struct {
+	clicks  statsfn.Clicks
+	figures *statsFigures
 }
 
 var verbose = new(bool)
@@ -391,9 +642,37 @@ func (r report) print(w io.Writer) {
 	fmt.Fprintf(w, "cost: consumed capacity as DynamoDB Local reports it (ReturnConsumedCapacity TOTAL on every call)\n")
 	fmt.Fprintf(w, "stream: %d records, %d clicks (%.1f %% bots) over %d links, Zipf s=%.2f; %d batches of at most %d records of one of %d shards or %.0f s\n",
 		s.Records, s.Clicks, 100*float64(s.Bots)/float64(max(s.Clicks, 1)), s.Codes, s.Zipf, s.Batches, s.BatchSize, s.Shards, s.WindowSeconds)
-	fmt.Fprintf(w, "%-34s %10s\n", "operation", "units")
-	fmt.Fprintf(w, "%-34s %10.3f WRU  (%.0f WRU, %d transactions, %.0f RRU of checkpoint reads)\n",
-		"click (today's design)", r.Clicks.WRUPerClick, r.Clicks.WRU, r.Clicks.Transactions, r.Clicks.RRU)
+	fmt.Fprintf(w, "%-34s %16s %16s\n", "operation", "today's design", "new design")
+	col := func(f *clickFigures, v func(*clickFigures) string) string {
+		if f == nil {
+			return "-"
+		}
+		return v(f)
+	}
+	fmt.Fprintf(w, "%-34s %16s %16s\n", "click", col(r.Clicks, func(f *clickFigures) string { return fmt.Sprintf("%.4f WRU", f.WRUPerClick) }),
+		col(r.Packed, func(f *clickFigures) string { return fmt.Sprintf("%.4f WRU", f.WRUPerClick) }))
+	fmt.Fprintf(w, "%-34s %16s %16s\n", "  reads while counting, per click", col(r.Clicks, func(f *clickFigures) string { return fmt.Sprintf("%.4f RRU", f.RRUPerClick) }),
+		col(r.Packed, func(f *clickFigures) string { return fmt.Sprintf("%.4f RRU", f.RRUPerClick) }))
+	for _, d := range []struct {
+		name string
+		f    *clickFigures
+	}{{"today's design", r.Clicks}, {"new design", r.Packed}} {
+		if d.f == nil {
+			continue
+		}
+		fmt.Fprintf(w, "  %s: %.0f WRU and %.0f RRU over %d clicks in %d calls", d.name, d.f.WRU, d.f.RRU, s.Clicks, d.f.Calls)
+		if d.f.Compactions > 0 {
+			fmt.Fprintf(w, ", %d compactions (%d buckets, every %d batches; %d segment bytes, %d day items merged)", d.f.Compactions, r.Buckets, r.CompactEvery, d.f.SegmentBytes, d.f.Merged)
+		}
+		fmt.Fprintf(w, "; by operation:")
+		for _, op := range slices.Sorted(maps.Keys(d.f.ByOperation)) {
+			fmt.Fprintf(w, " %s %.0f", op, d.f.ByOperation[op])
+		}
+		fmt.Fprintln(w)
+		for _, h := range d.f.Hours {
+			fmt.Fprintf(w, "    simulated hour %2d: %7d clicks %9.0f WRU %.4f WRU a click\n", h.Hour, h.Clicks, h.WRU, h.WRUPerClick)
+		}
+	}
 	fmt.Fprintf(w, "%-34s %10.3f WRU  %.3f RRU\n", "create, no Idempotency-Key", r.Create.WRUPerCreate, r.Create.RRUPerCreate)
 	fmt.Fprintf(w, "%-34s %10.3f WRU  %.3f RRU\n", "create with Idempotency-Key", r.Create.WRUPerKeyedCreate, r.Create.RRUPerKeyed)
 	fmt.Fprintf(w, "%-34s %10.3f WRU  %.3f RRU\n", "replayed create (same key)", r.Create.WRUPerReplay, r.Create.RRUPerReplay)
@@ -405,8 +684,24 @@ func (r report) print(w io.Writer) {
 		"reservation-table calls per create", mr.CallsPerCreate, mr.CallsPerKeyedCreate, mr.CallsPerReplay)
 	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "redirect miss, link found", r.Redirect.RRUPerMiss)
 	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "redirect miss, unknown code", r.Redirect.RRUPerUnknown)
-	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "stats, 7 days daily, tail link", r.Stats.RRUPerDefault)
-	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "stats, 7 days daily, top link", r.Stats.RRUPerDefaultTop)
-	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "stats, 31 days hourly, tail link", r.Stats.RRUPer31DayHourly)
-	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "stats, 31 days hourly, top link", r.Stats.RRUPer31DayHourTop)
+	if r.Checked > 0 {
+		fmt.Fprintf(w, "both designs hold the same hour, day, country and referrer counts for the %d links compared\n", r.Checked)
+	}
+	stat := func(f *statsFigures, v func(*statsFigures) float64) string {
+		if f == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f RRU", v(f))
+	}
+	for _, q := range []struct {
+		name string
+		v    func(*statsFigures) float64
+	}{
+		{"stats, 7 days daily, tail link", func(f *statsFigures) float64 { return f.RRUPerDefault }},
+		{"stats, 7 days daily, top link", func(f *statsFigures) float64 { return f.RRUPerDefaultTop }},
+		{"stats, 90 days hourly, tail link", func(f *statsFigures) float64 { return f.RRUPer90DayHourly }},
+		{"stats, 90 days hourly, top link", func(f *statsFigures) float64 { return f.RRUPer90DayHourTop }},
+	} {
+		fmt.Fprintf(w, "%-34s %16s %16s\n", q.name, stat(r.Stats, q.v), stat(r.PackedStats, q.v))
+	}
 }

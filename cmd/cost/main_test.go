@@ -26,14 +26,23 @@ func TestRunMeasures(t *testing.T) {
 	sp := streamSpec{Records: 2_000, Codes: 2_000, Zipf: 1, BotShare: 0.2, Countries: 30, Referrers: 50, CodeLength: 7,
 		Rate: 3858, Shards: 2, BatchSize: 1000, Window: 5 * time.Second, HitRatio: 0.9,
 		Start: time.Date(2026, 11, 30, 11, 50, 0, 0, time.UTC), Seed: 3}
-	r, err := run(context.Background(), db, &meter, sp, 20, 5)
-	require.NoError(t, err)
+	r, err := run(context.Background(), db, &meter, sp, options{Designs: "both", Buckets: 16, CompactEvery: 1, Creates: 20, Queries: 5, Check: 100})
+	require.NoError(t, err, "run, including the check that both designs counted the same")
 
 	assert.Equal(t, 2_000, r.Stream.Clicks)
+	assert.Equal(t, 100+50, r.Checked)
 	// Up to four items a click, 2 WRU each in a transaction, fewer where a
 	// batch holds a code twice: between 2 and 8 per click.
+	require.NotNil(t, r.Clicks)
 	assert.Greater(t, r.Clicks.WRUPerClick, 2.0)
 	assert.Less(t, r.Clicks.WRUPerClick, 8.0)
+	// The new design: a rollup of a few KB per batch, and a segment per
+	// group (16) and compaction.
+	require.NotNil(t, r.Packed)
+	assert.Less(t, r.Packed.WRUPerClick, r.Clicks.WRUPerClick/10)
+	assert.Positive(t, r.Packed.ByOperation["TransactWriteItems"], "the rollups")
+	assert.Positive(t, r.Packed.ByOperation["PutItem"], "the compaction's writes")
+	assert.Equal(t, r.Stream.Batches, r.Packed.Compactions, "one compaction a batch, the last one after the stream")
 	assert.Equal(t, 3.0, r.Create.WRUPerCreate)
 	assert.Equal(t, 6.0, r.Create.WRUPerKeyedCreate)
 	assert.Equal(t, 1.0, r.Create.RRUPerKeyed)
@@ -51,4 +60,5 @@ func TestRunMeasures(t *testing.T) {
 	assert.Equal(t, 0.5, r.Redirect.RRUPerMiss)
 	assert.Equal(t, 0.5, r.Redirect.RRUPerUnknown)
 	assert.Greater(t, r.Stats.RRUPerDefaultTop, 0.0)
+	assert.Greater(t, r.PackedStats.RRUPer90DayHourly, 0.0)
 }

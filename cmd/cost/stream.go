@@ -34,8 +34,12 @@ type streamSpec struct {
 	Window    time.Duration
 	// HitRatio is the share of clicks the edge answered from its cache.
 	HitRatio float64
-	Start    time.Time
-	Seed     uint64
+	// Span, when set, spreads the clicks' times evenly over it from Start
+	// (a simulated day or more), while batches are still cut at Rate: the
+	// batches the seeds' load makes, stamped across a day.
+	Span  time.Duration
+	Start time.Time
+	Seed  uint64
 }
 
 // stream is a generated stream, cut into batches in delivery order.
@@ -144,7 +148,11 @@ func generate(sp streamSpec) (stream, error) {
 				flush(s)
 			}
 		}
-		rec := clicklog.Record{Time: t, Status: 302, Method: "GET", Host: "short.example", ResultType: "Hit"}
+		at := t
+		if sp.Span > 0 {
+			at = sp.Start.Add(time.Duration(float64(sp.Span) * float64(i) / float64(sp.Records)))
+		}
+		rec := clicklog.Record{Time: at, Status: 302, Method: "GET", Host: "short.example", ResultType: "Hit"}
 		rec.URI = "/" + codes[popularity.draw(r)]
 		if r.Float64() >= sp.HitRatio {
 			rec.ResultType = "Miss"
@@ -183,7 +191,7 @@ func generate(sp streamSpec) (stream, error) {
 			EventName:      "aws:kinesis:record",
 			Kinesis: events.KinesisRecord{
 				Data: slices.Clone(line), SequenceNumber: seq, PartitionKey: strconv.Itoa(i),
-				ApproximateArrivalTimestamp: events.SecondsEpochTime{Time: t},
+				ApproximateArrivalTimestamp: events.SecondsEpochTime{Time: at},
 			},
 		}
 		if len(shards[s].recs) == 0 {

@@ -205,7 +205,7 @@ func TestCLIAgainstTheLocalRun(t *testing.T) {
 		assert.Contains(t, out, "clicks per day", "by day over the last 7 days by default")
 
 		r := c.run("stats", "Summer-Sale", "--granularity", "hour", "--from", "2020-01-01")
-		assert.Equal(t, exitFailed, r.code, "more than 31 days by the hour")
+		assert.Equal(t, exitFailed, r.code, "more than 92 days by the hour")
 		assert.Contains(t, r.stderr, "400 from: ")
 		assert.Equal(t, exitFailed, c.run("stats", "nOsUcH1").code)
 	})

@@ -287,7 +287,7 @@ referrer host (dimension "referrer"), the top 10 of each as the stats API gives 
 	f := cmd.Flags()
 	f.StringVar(&from, "from", "", "start: an RFC 3339 time, a date, or a span back from now such as 24h or 7d")
 	f.StringVar(&to, "to", "", "end: an RFC 3339 time, a date (included), or a span back from now")
-	f.StringVar(&granularity, "granularity", "day", "hour (ranges up to 31 days) or day (up to 400)")
+	f.StringVar(&granularity, "granularity", "day", "hour (ranges up to 92 days) or day (up to 400)")
 	f.StringVarP(&outFile, "output", "o", "", "write to FILE instead of stdout")
 	return cmd
 }

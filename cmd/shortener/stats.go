@@ -78,7 +78,7 @@ Clicks are counted from the edge's logs and appear within seconds.`,
 	f := cmd.Flags()
 	f.StringVar(&from, "from", "", "start: an RFC 3339 time, a date, or a span back from now such as 24h or 7d (default: 7 days before --to)")
 	f.StringVar(&to, "to", "", "end: an RFC 3339 time, a date (included), or a span back from now (default: now)")
-	f.StringVar(&granularity, "granularity", "day", "hour (ranges up to 31 days) or day (up to 400)")
+	f.StringVar(&granularity, "granularity", "day", "hour (ranges up to 92 days) or day (up to 400)")
 	return cmd
 }
 

@@ -127,7 +127,7 @@ func TestStats(t *testing.T) {
 	assert.Equal(t, exitFailed, c.run("stats", "nOsUcH1", "--api-key", "k").code)
 	r := c.run("stats", "Summer-Sale", "--api-key", "k", "--granularity", "hour", "--from", "2026-01-01")
 	assert.Equal(t, exitFailed, r.code)
-	assert.Contains(t, r.stderr, "400 from: ", "over 31 days by the hour")
+	assert.Contains(t, r.stderr, "400 from: ", "over 92 days by the hour")
 	assert.Equal(t, exitUsage, c.run("stats", "Summer-Sale", "--granularity", "week").code)
 	assert.Equal(t, exitUsage, c.run("stats", "Summer-Sale", "--from", "yesterday").code)
 	c.checkTraffic(0)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
@@ -15,10 +16,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localrun"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
-	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
+	shconfig "github.com/shortlink-dev/shortener/shared/config"
 )
 
 const (
@@ -99,6 +101,7 @@ func run(ctx context.Context, c config) (sum *summary, err error) {
 	}
 	suffix := randomHex(4)
 	analytics := "soak-analytics-" + suffix
+	clickLayout := cmp.Or(os.Getenv("SHORTENER_CLICK_STORE"), shconfig.ClickStorePacked)
 	var logw io.Writer
 	if c.verbose {
 		logw = os.Stderr
@@ -109,6 +112,9 @@ func run(ctx context.Context, c config) (sum *summary, err error) {
 		"IDEMPOTENCY_TABLE":  "soak-idem-" + suffix,
 		"ANALYTICS_TABLE":    analytics,
 		"CLICKS_STREAM":      "soak-clicks-" + suffix,
+		// The analytics layout under test: the default, or the one
+		// SHORTENER_CLICK_STORE names (make soak passes it through).
+		"SHORTENER_CLICK_STORE": clickLayout,
 	}, logw, 3*time.Minute)
 	if err != nil {
 		return sum, err
@@ -150,7 +156,7 @@ func run(ctx context.Context, c config) (sum *summary, err error) {
 	}
 	s.final(ctx, sum)
 	// The clicks the final redirects made are counted too.
-	store := dynamoclicks.New(emulator.NewDynamoDBClient(lr.DynamoDB), dynamoclicks.Config{Table: analytics})
+	store, _ := wire.ClickStore(emulator.NewDynamoDBClient(lr.DynamoDB), clickLayout, analytics, 0)
 	s.clicks(ctx, sum, store, deadline.Add(-5*time.Second))
 	sum.edgeDropped = s.edgeDropped(ctx)
 	return sum, ctx.Err()
@@ -523,7 +529,7 @@ func (s *soaker) final(ctx context.Context, sum *summary) {
 // clicks compares each link's click total with the redirects it answered:
 // from the analytics table for every link, until they match or until
 // deadline, then from the stats API for the live ones.
-func (s *soaker) clicks(ctx context.Context, sum *summary, store *dynamoclicks.Store, deadline time.Time) {
+func (s *soaker) clicks(ctx context.Context, sum *summary, store clickstore.Store, deadline time.Time) {
 	links := s.reg.snapshot()
 	from := sum.start.UTC().Truncate(24 * time.Hour)
 	to := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)

@@ -7,8 +7,8 @@ import { toCSV } from './csv.js';
 
 const HOUR = 3600e3;
 const DAY = 24 * HOUR;
-// The API answers hourly series for at most 31 days.
-const MAX_HOURLY = 31 * DAY;
+// The API answers hourly series for at most 92 days.
+const MAX_HOURLY = 92 * DAY;
 export const PRESETS = [
   { id: '24h', label: '24 h', span: DAY, granularity: 'hour' },
   { id: '7d', label: '7 d', span: 7 * DAY, granularity: 'hour' },
@@ -186,7 +186,7 @@ export function Analytics({ code, onAuthError }) {
           <input id="custom-to" type="date" value={custom.to} onInput={(e) => setCustom({ ...custom, to: e.currentTarget.value })} />
         </div>
       )}
-      {tooLong && <p role="alert" class="error">Hourly series cover at most 31 days: choose "day" or a shorter range.</p>}
+      {tooLong && <p role="alert" class="error">Hourly series cover at most 92 days: choose "day" or a shorter range.</p>}
       {err && <p role="alert" class="error">{err}</p>}
       {loading && <p role="status">Loading...</p>}
       {cur && (

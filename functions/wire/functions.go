@@ -26,7 +26,9 @@ import (
 	"github.com/shortlink-dev/shortener/functions/ttlstream/ttlstreamfn"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
+	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
+	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
@@ -125,6 +127,23 @@ func NewManage(cfg config.Config, c Clients) (*managefn.Handler, error) {
 	}), nil
 }
 
+// ClickStore is the click store the clicks and stats functions share on
+// the analytics table, in the layout config.Config.ClickStore names:
+// clickstore/packedclicks (config.ClickStorePacked, the default: rollups
+// per shard batch, compacted into segments and bucket-day items; compactor
+// is then the store, which the clicks function runs after every few
+// batches) or clickstore/dynamoclicks (config.ClickStoreItems: one item per
+// code and bucket).
+// A zero timeout is the store's default. The two layouts do not read each
+// other's items.
+func ClickStore(db packedclicks.API, layout, table string, timeout time.Duration) (store clickstore.Store, compactor *packedclicks.Store) {
+	if layout == config.ClickStorePacked {
+		p := packedclicks.New(db, packedclicks.Config{Table: table, Timeout: timeout})
+		return p, p
+	}
+	return dynamoclicks.New(db, dynamoclicks.Config{Table: table, Timeout: timeout}), nil
+}
+
 // NewStats builds the function behind GET /v1/links/{code}/stats. The
 // link and the key's owner come from this Region's replicas; the click
 // counts from the analytics table, which is in the primary Region only
@@ -134,9 +153,10 @@ func NewStats(cfg config.Config, c Clients) (*statsfn.Handler, error) {
 		return nil, err
 	}
 	db := c.dynamoDB()
+	clicks, _ := ClickStore(c.primaryDynamoDB(cfg), cfg.ClickStore, cfg.AnalyticsTable, cfg.DBTimeout)
 	return &statsfn.Handler{
 		Links:   dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
-		Clicks:  dynamoclicks.New(c.primaryDynamoDB(cfg), dynamoclicks.Config{Table: cfg.AnalyticsTable, Timeout: cfg.DBTimeout}),
+		Clicks:  clicks,
 		Now:     time.Now,
 		Log:     c.log("stats"),
 		Metrics: c.metrics("stats"),
@@ -150,10 +170,17 @@ func NewClicks(cfg config.Config, c Clients) (*clicksfn.Handler, error) {
 	if err := requireSettings(cfg, "ANALYTICS_TABLE"); err != nil {
 		return nil, err
 	}
+	store, compactor := ClickStore(c.dynamoDB(), cfg.ClickStore, cfg.AnalyticsTable, 0)
 	h := &clicksfn.Handler{
-		Store:   dynamoclicks.New(c.dynamoDB(), dynamoclicks.Config{Table: cfg.AnalyticsTable}),
+		Store:   store,
 		Log:     c.log("clicks"),
 		Metrics: c.metrics("clicks"),
+	}
+	if compactor != nil {
+		// The compaction runs here, after every few applied batches: no
+		// schedule or stream consumer to deploy, and none needed when no
+		// clicks come (reads count uncompacted rollups).
+		h.Compactor = compactor
 	}
 	if cfg.Webhook.QueueURL != "" {
 		// With webhooks deployed, each batch's clicks per code become

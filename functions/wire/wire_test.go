@@ -21,6 +21,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgeinfo"
@@ -316,4 +317,30 @@ func TestCreateNeedsNoIdempotencyTableWithReservations(t *testing.T) {
 	_, err = NewCreate(load(t, "IDEMPOTENCY_TABLE"), lambdaClients())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "IDEMPOTENCY_TABLE is not set")
+}
+
+func TestClickStoreLayout(t *testing.T) {
+	for _, tt := range []struct {
+		layout      string
+		wantPacked  bool
+		wantCompact bool
+	}{
+		{layout: config.ClickStoreItems},
+		{layout: config.ClickStorePacked, wantPacked: true, wantCompact: true},
+	} {
+		t.Run(tt.layout, func(t *testing.T) {
+			cfg := config.Config{AnalyticsTable: "analytics", LinksTable: "links", KeysTable: "keys", ClickStore: tt.layout}
+
+			h, err := NewClicks(cfg, lambdaClients())
+			require.NoError(t, err)
+			s, err := NewStats(cfg, lambdaClients())
+			require.NoError(t, err)
+
+			_, packed := h.Store.(*packedclicks.Store)
+			assert.Equal(t, tt.wantPacked, packed)
+			assert.Equal(t, tt.wantCompact, h.Compactor != nil)
+			_, packed = s.Clicks.(*packedclicks.Store)
+			assert.Equal(t, tt.wantPacked, packed, "stats reads the layout clicks writes")
+		})
+	}
 }

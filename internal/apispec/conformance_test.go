@@ -447,7 +447,7 @@ func TestConformance(t *testing.T) {
 	get("/v1/links/"+code+"/stats?from=2026-11-01&to=2026-11-30", keyA, 200, false)
 	get("/v1/links/"+code+"/stats?granularity=week", keyA, 400, true)
 	get("/v1/links/"+code+"/stats?from=yesterday", keyA, 400, true)
-	get("/v1/links/"+code+"/stats?granularity=hour&from=2020-01-01", keyA, 400, false) // over 31 days
+	get("/v1/links/"+code+"/stats?granularity=hour&from=2020-01-01", keyA, 400, false) // over 92 days
 	get("/v1/links/"+code+"/stats?bucket=hour", keyA, 400, false)                      // unknown parameters are refused
 	get("/v1/links/"+code+"/stats", keyB, 404, false)
 	get("/v1/links/nOsUcH1/stats", keyA, 404, false)

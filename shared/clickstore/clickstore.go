@@ -190,6 +190,20 @@ type Point struct {
 // transaction takes at most 100 actions, and the checkpoint is one of them.
 const MaxItems = 99
 
+// ChunkSizer is a Store whose Apply takes chunks of another size than
+// MaxItems: one that does not spend a transaction action per counter item.
+type ChunkSizer interface {
+	MaxChunkItems() int
+}
+
+// MaxChunkItems is how many counter items s's Apply takes in one chunk.
+func MaxChunkItems(s any) int {
+	if cs, ok := s.(ChunkSizer); ok {
+		return cs.MaxChunkItems()
+	}
+	return MaxItems
+}
+
 // DefaultMaxBreakdownItems bounds the items one Breakdown reads unless a
 // store is configured otherwise.
 const DefaultMaxBreakdownItems = 100_000
@@ -215,9 +229,13 @@ type Item struct {
 // Validate refuses a chunk no store may apply: no items or more than
 // MaxItems, a sequence number that is not 1 to MaxSequenceDigits decimal
 // digits, First past Last, or a key twice.
-func (c Chunk) Validate() error {
-	if len(c.Items) == 0 || len(c.Items) > MaxItems {
-		return fmt.Errorf("%d counter items, want 1 to %d", len(c.Items), MaxItems)
+func (c Chunk) Validate() error { return c.ValidateMax(MaxItems) }
+
+// ValidateMax is Validate for a store that takes up to maxItems counter
+// items a chunk (see ChunkSizer).
+func (c Chunk) ValidateMax(maxItems int) error {
+	if len(c.Items) == 0 || len(c.Items) > maxItems {
+		return fmt.Errorf("%d counter items, want 1 to %d", len(c.Items), maxItems)
 	}
 	if err := CheckSequence(c.First); err != nil {
 		return err

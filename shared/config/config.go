@@ -53,6 +53,13 @@ type Config struct {
 	KeysTable      string        // KEYS_TABLE: API key hash -> owner (shared/apikey)
 	KeyCacheTTL    time.Duration // SHORTENER_KEY_CACHE_TTL: how long a function trusts a key's owner and status
 	AnalyticsTable string        // ANALYTICS_TABLE: click counters (clicks writes, stats reads)
+	// ClickStore is SHORTENER_CLICK_STORE, the analytics table's layout:
+	// ClickStorePacked (the default: rollups compacted into segments and
+	// bucket-day items, clickstore/packedclicks; see docs/cost-model.md for
+	// what it costs) or ClickStoreItems (one item per code and bucket,
+	// clickstore/dynamoclicks, 6.8 WRU a click). The clicks and stats
+	// functions must agree, and a table keeps the layout it started with.
+	ClickStore string
 	// PrimaryRegion is PRIMARY_REGION, the one write Region of the global
 	// links table: ttlstream and reclaim write there so that their
 	// conditions are checked against the replica every create is checked
@@ -106,6 +113,12 @@ const (
 	MaxInvalidationSettle     = 10 * time.Second
 )
 
+// Layouts of the analytics table (Config.ClickStore).
+const (
+	ClickStoreItems  = "items"
+	ClickStorePacked = "packed"
+)
+
 // Getenv reads one variable; os.Getenv in production, a map in tests.
 type Getenv func(string) string
 
@@ -118,12 +131,20 @@ func Load(getenv Getenv) (Config, error) {
 		CountersTable:    getenv("COUNTERS_TABLE"),
 		KeysTable:        getenv("KEYS_TABLE"),
 		AnalyticsTable:   getenv("ANALYTICS_TABLE"),
+		ClickStore:       getenv("SHORTENER_CLICK_STORE"),
 		PrimaryRegion:    getenv("PRIMARY_REGION"),
 		OriginSecretID:   getenv("ORIGIN_SECRET_ID"),
 		MissesTable:      getenv("MISSES_TABLE"),
 		BaseURL:          strings.TrimSuffix(getenv("SHORTENER_BASE_URL"), "/"),
 	}
 	var errs []error
+	switch c.ClickStore {
+	case "":
+		c.ClickStore = ClickStorePacked
+	case ClickStoreItems, ClickStorePacked:
+	default:
+		errs = append(errs, fmt.Errorf("SHORTENER_CLICK_STORE: %q is not %s or %s", c.ClickStore, ClickStoreItems, ClickStorePacked))
+	}
 	wc, err := webhook.LoadConfig(getenv)
 	if err != nil {
 		errs = append(errs, err)

@@ -31,6 +31,7 @@ func TestLoadDefaults(t *testing.T) {
 		EdgeTTL:          86_400,
 		TombstoneGrace:   30 * 24 * time.Hour,
 		KeyCacheTTL:      30 * time.Second,
+		ClickStore:       config.ClickStorePacked,
 		// FreshRead plus a second.
 		InvalidationSettle: 2 * time.Second,
 		Webhook:            webhook.Config{Schedule: webhook.DefaultSchedule, Timeout: webhook.DefaultTimeout},
@@ -64,6 +65,7 @@ func TestLoadValues(t *testing.T) {
 		"KEYS_TABLE":                    "keys",
 		"SHORTENER_KEY_CACHE_TTL":       "10s",
 		"ANALYTICS_TABLE":               "clicks",
+		"SHORTENER_CLICK_STORE":         "items",
 		"PRIMARY_REGION":                "eu-west-1",
 		"ORIGIN_SECRET_ID":              "arn:aws:secretsmanager:eu-central-1:123456789012:secret:origin-AbCdEf",
 		"SHORTENER_INVALIDATION_SETTLE": "3500ms",
@@ -97,6 +99,7 @@ func TestLoadValues(t *testing.T) {
 		KeysTable:          "keys",
 		KeyCacheTTL:        10 * time.Second,
 		AnalyticsTable:     "clicks",
+		ClickStore:         config.ClickStoreItems,
 		PrimaryRegion:      "eu-west-1",
 		OriginSecretID:     "arn:aws:secretsmanager:eu-central-1:123456789012:secret:origin-AbCdEf",
 		Webhook: webhook.Config{Table: "webhooks", QueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries",
@@ -304,4 +307,15 @@ func TestLoadRefusesNonsensicalSizes(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.key)
 		})
 	}
+}
+
+func TestClickStoreIsChecked(t *testing.T) {
+	_, err := config.Load(func(k string) string {
+		if k == "SHORTENER_CLICK_STORE" {
+			return "rollups"
+		}
+		return ""
+	})
+
+	assert.ErrorContains(t, err, "SHORTENER_CLICK_STORE")
 }

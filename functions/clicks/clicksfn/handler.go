@@ -11,13 +11,20 @@
 // parsed (clicklog.Parser) and classified (clicklog.Classify); records that
 // are not clicks are dropped, and a request logged twice in the batch (same
 // x-edge-request-id, compared by 64-bit hash) counts once. The batch is
-// then cut, in order, into chunks of at most clickstore.MaxItems counter
-// items, and each chunk is applied as one TransactWriteItems that also
-// advances the shard's checkpoint (clickstore.Store.Apply): a batch of
-// clicks on a few links is one or two DynamoDB calls. A click touches at
-// most four items (hour, day, country, referrer); a chunk closes when four
-// more could overflow it, which leaves at most three of a transaction's
-// slots unused and spares a lookup per click.
+// then cut, in order, into chunks of at most the store's
+// clickstore.MaxChunkItems counter items, and each chunk is applied as one
+// TransactWriteItems that also advances the shard's checkpoint
+// (clickstore.Store.Apply). With dynamoclicks (SHORTENER_CLICK_STORE=items,
+// one item per counter) a chunk is at most 99 items; with packedclicks
+// (the default layout) it is a whole shard batch: one
+// transaction of a compact rollup and the checkpoint. A click touches at most four items
+// (hour, day, country, referrer); a chunk closes when four more could
+// overflow it, which spares a lookup per click.
+//
+// After the batch, every CompactEvery applied chunks, the handler runs the
+// store's compaction (packedclicks.Store.Compact), which folds the rollups
+// of every shard into the items the stats API reads, exactly once; a
+// compaction that fails is logged and left to the next.
 //
 // # Exactly once
 //
@@ -67,14 +74,56 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 )
+
+// Compactor folds applied chunks into a store's compacted form, exactly
+// once; *packedclicks.Store satisfies it.
+type Compactor interface {
+	Compact(ctx context.Context) (packedclicks.Compaction, error)
+}
+
+var _ Compactor = (*packedclicks.Store)(nil)
+
+// compact runs the compactor once applied chunks add up to CompactEvery.
+func (h *Handler) compact(ctx context.Context, applied int) {
+	if h.Compactor == nil || applied == 0 {
+		return
+	}
+	every := h.CompactEvery
+	if every <= 0 {
+		every = DefaultCompactEvery
+	}
+	if h.sinceCompact.Add(int64(applied)) < int64(every) {
+		return
+	}
+	h.sinceCompact.Store(0)
+	res, err := h.Compactor.Compact(ctx)
+	if err != nil {
+		h.Metrics.Add("CompactionFailures", metrics.Count, 1)
+		h.Log.WarnContext(ctx, "compaction failed; the next one resumes it", "error", err.Error())
+		return
+	}
+	if res.Busy {
+		h.Metrics.Add("CompactionsBusy", metrics.Count, 1)
+		return
+	}
+	h.Metrics.Add("Compactions", metrics.Count, 1)
+	h.Metrics.Add("CompactedRollups", metrics.Count, float64(res.Rollups))
+	h.Metrics.Add("CompactedItems", metrics.Count, float64(res.Items))
+	h.Metrics.Add("MergedDayItems", metrics.Count, float64(res.Merged))
+	// How long the oldest rollup it took waited: alarm far below
+	// packedclicks.DefaultRollupRetention (30 days), e.g. at a day.
+	h.Metrics.Observe("CompactionLag", metrics.Milliseconds, float64(res.Lag.Milliseconds()))
+}
 
 // Store applies chunks exactly once; every clickstore.Store satisfies it.
 type Store interface {
@@ -87,7 +136,11 @@ var _ Store = clickstore.Store(nil)
 // Defaults of Handler.
 const (
 	DefaultAttempts = 3
-	DefaultBackoff  = 20 * time.Millisecond
+	// DefaultCompactEvery: with 1,000-record batches a compaction takes
+	// about 16,000 clicks' rollups, which keeps what a stats read sums from
+	// rollups small while each day item it rewrites gains many clicks.
+	DefaultCompactEvery = 16
+	DefaultBackoff      = 20 * time.Millisecond
 	// maxLoggedPoison bounds the poison records logged per batch.
 	maxLoggedPoison = 5
 	// maxLoggedBytes bounds how much of a poison record is logged.
@@ -100,9 +153,18 @@ const (
 // Handler counts clicks from CloudFront real-time log records.
 type Handler struct {
 	Store Store
-	// MaxItems caps the counter items of one chunk; clickstore.MaxItems
-	// when zero or larger.
+	// MaxItems caps the counter items of one chunk; the store's
+	// (clickstore.MaxChunkItems) when zero or larger.
 	MaxItems int
+	// Compactor, when set, folds the applied chunks into the store's
+	// compacted form after every CompactEvery chunks this handler applied
+	// (packedclicks). Its failure does not fail the batch: the counts are
+	// committed and read as they are, and the next run compacts them.
+	Compactor Compactor
+	// CompactEvery is how many applied chunks trigger a compaction;
+	// DefaultCompactEvery when zero.
+	CompactEvery int
+	sinceCompact atomic.Int64
 	// Attempts bounds the tries of a chunk that lost a transaction
 	// conflict; DefaultAttempts when zero.
 	Attempts int
@@ -128,6 +190,7 @@ func (h *Handler) Handle(ctx context.Context, ev events.KinesisEvent) (events.Ki
 			{ItemIdentifier: ev.Records[0].Kinesis.SequenceNumber}}}, nil
 	}
 	resp := h.apply(ctx, b)
+	h.compact(ctx, b.applied)
 	if err := h.Metrics.Flush(); err != nil {
 		h.Log.WarnContext(ctx, "flush metrics", "error", err.Error())
 	}
@@ -144,6 +207,7 @@ type batch struct {
 	entries []entry // one per record
 	clicks  []click
 	agg     aggregator
+	applied int // chunks applied
 }
 
 // entry is one Kinesis record reduced: its shard, and its click if it is
@@ -261,8 +325,9 @@ func truncate(line []byte) string {
 }
 
 func (h *Handler) maxItems() int {
-	if h.MaxItems <= 0 || h.MaxItems > clickstore.MaxItems {
-		return clickstore.MaxItems
+	limit := clickstore.MaxChunkItems(h.Store)
+	if h.MaxItems <= 0 || h.MaxItems > limit {
+		return limit
 	}
 	return max(h.MaxItems, itemsPerClick)
 }
@@ -295,26 +360,29 @@ func (b *batch) chunk(i, maxItems int) (clickstore.Chunk, int) {
 	return clickstore.Chunk{Shard: b.shards[shard], First: b.seq(i), Last: b.seq(j - 1), Items: a.items}, j
 }
 
-// aggregator sums clicks into the counter items of one chunk. A chunk has
-// fewer than 100 items, so they live in a slice, found through a small
-// open-addressing table by a hash of the item's key: a click's code and
-// referrer are hashed once, and finding each of its items is a probe and a
-// comparison.
+// aggregator sums clicks into the counter items of one chunk, in a slice,
+// found through an open-addressing table by a hash of the item's key: a
+// click's code and referrer are hashed once, and finding each of its items
+// is a probe and a comparison.
 type aggregator struct {
 	seed  maphash.Seed
-	slots [aggSlots]uint8 // 1 + position in items; 0 is empty
+	slots []uint32 // 1 + position in items; 0 is empty
+	shift uint     // 64 - log2(len(slots)): the hash's high bits pick the slot
 	items []clickstore.Item
 }
 
-// aggSlots is more than twice clickstore.MaxItems, so probes stay short.
-const aggSlots = 256
-
 func (a *aggregator) reset(maxItems int) {
-	if a.items == nil {
+	if a.items == nil || cap(a.items) < maxItems {
 		a.seed = maphash.MakeSeed()
 		a.items = make([]clickstore.Item, 0, maxItems)
+		// More than twice the items, so probes stay short.
+		size, bits := 256, uint(8)
+		for size < 2*maxItems+1 {
+			size, bits = size*2, bits+1
+		}
+		a.slots, a.shift = make([]uint32, size), 64-bits
 	}
-	clear(a.slots[:])
+	clear(a.slots)
 	a.items = a.items[:0]
 }
 
@@ -350,13 +418,14 @@ func spread(kind clickstore.Kind, bucket int64, dim uint64) uint64 {
 }
 
 func (a *aggregator) bump(h uint64, k clickstore.Key, bot bool) {
-	for i := h >> 56; ; i = (i + 1) % aggSlots {
+	mask := uint64(len(a.slots) - 1)
+	for i := h >> a.shift; ; i = (i + 1) & mask {
 		s := a.slots[i]
 		if s == 0 {
 			it := clickstore.Item{Key: k}
 			it.AddClick(bot)
 			a.items = append(a.items, it)
-			a.slots[i] = uint8(len(a.items))
+			a.slots[i] = uint32(len(a.items))
 			return
 		}
 		if it := &a.items[s-1]; it.Key == k {
@@ -383,6 +452,7 @@ func (h *Handler) apply(ctx context.Context, b *batch) events.KinesisEventRespon
 		switch {
 		case err == nil:
 			h.Metrics.Add("ChunksApplied", metrics.Count, 1)
+			b.applied++
 			i = next
 		case errors.Is(err, clickstore.ErrApplied):
 			// Applied before, in full or in part: skip what the

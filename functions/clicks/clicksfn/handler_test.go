@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
+	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 )
 
@@ -81,37 +83,87 @@ func (f *flakyDB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactW
 	return out, err
 }
 
+// design is a click store layout the DynamoDB tests run against.
+type design struct {
+	name    string
+	packed  bool // packedclicks rather than dynamoclicks
+	compact bool // with the handler compacting after every chunk
+}
+
+var designs = []design{
+	{name: "items"},
+	{name: "packed"},
+	{name: "packed, compacting"},
+}
+
+func init() {
+	designs[1].packed = true
+	designs[2].packed, designs[2].compact = true, true
+}
+
+// forEachDesign runs test against every design.
+func forEachDesign(t *testing.T, test func(t *testing.T, d design)) {
+	for _, d := range designs {
+		t.Run(d.name, func(t *testing.T) { test(t, d) })
+	}
+}
+
+// store is what the tests need of a click store.
+type store interface {
+	clickstore.Store
+}
+
 type fixture struct {
+	design  design
 	table   string
 	client  *dynamodb.Client
-	store   *dynamoclicks.Store
+	store   store
 	metrics *bytes.Buffer
 }
 
 // newFixture creates a fresh analytics table on DynamoDB Local.
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T, d design) *fixture {
 	t.Helper()
 	client := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 	table := testenv.UniqueName(t, "clicks")
 	require.NoError(t, dynamoclicks.CreateTable(context.Background(), client, table))
-	return &fixture{table: table, client: client, store: newStore(client, table), metrics: &bytes.Buffer{}}
+	f := &fixture{design: d, table: table, client: client, metrics: &bytes.Buffer{}}
+	f.store = f.newStore(client)
+	return f
 }
 
-func newStore(db dynamoclicks.API, table string) *dynamoclicks.Store {
+// allAPI is what both stores call.
+type allAPI interface {
+	dynamoclicks.API
+	packedclicks.API
+}
+
+func (f *fixture) newStore(db allAPI) store {
 	// DynamoDB Local's first calls are slow on a busy machine.
-	return dynamoclicks.New(db, dynamoclicks.Config{Table: table, Timeout: 20 * time.Second, Now: func() time.Time { return noon }})
+	if f.design.packed {
+		return packedclicks.New(db, packedclicks.Config{Table: f.table, Timeout: 20 * time.Second, Buckets: 16, Now: func() time.Time { return noon }})
+	}
+	return dynamoclicks.New(db, dynamoclicks.Config{Table: f.table, Timeout: 20 * time.Second, Now: func() time.Time { return noon }})
 }
 
-// handler returns a handler over db (the fixture's client when nil).
-func (f *fixture) handler(db dynamoclicks.API) *Handler {
+// handler returns a handler over db (the fixture's client when nil). Its
+// chunks are at most clickstore.MaxItems for every design, so that a batch
+// is cut the same way.
+func (f *fixture) handler(db allAPI) *Handler {
 	if db == nil {
 		db = f.client
 	}
-	return &Handler{
-		Store:   newStore(db, f.table),
-		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Metrics: metrics.New(f.metrics, "Shortener", "clicks"),
+	st := f.newStore(db)
+	h := &Handler{
+		Store:    st,
+		MaxItems: clickstore.MaxItems,
+		Log:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Metrics:  metrics.New(f.metrics, "Shortener", "clicks"),
 	}
+	if f.design.compact {
+		h.Compactor, h.CompactEvery = st.(*packedclicks.Store), 1
+	}
+	return h
 }
 
 func (f *fixture) day(t *testing.T, code string) clickstore.Counts {
@@ -125,10 +177,19 @@ func (f *fixture) day(t *testing.T, code string) clickstore.Counts {
 	return points[0].Counts
 }
 
-// counters reads every counter item of the table, checkpoints left out.
+// counters reads every counter of the table, keyed as dynamoclicks lays
+// them out ("Ab3dE5g d#20261130"), whatever the design.
 func (f *fixture) counters(t *testing.T) map[string]clickstore.Counts {
 	t.Helper()
 	got := map[string]clickstore.Counts{}
+	if ps, ok := f.store.(*packedclicks.Store); ok {
+		all, err := ps.Counts(context.Background())
+		require.NoError(t, err)
+		for k, n := range all {
+			got[k.Code+" "+itemBucket(k)] = n
+		}
+		return got
+	}
 	p := dynamodb.NewScanPaginator(f.client, &dynamodb.ScanInput{TableName: &f.table, ConsistentRead: aws.Bool(true)})
 	for p.HasMorePages() {
 		out, err := p.NextPage(context.Background())
@@ -149,6 +210,22 @@ func (f *fixture) counters(t *testing.T) map[string]clickstore.Counts {
 	return got
 }
 
+// itemBucket is dynamoclicks' sort key of k.
+func itemBucket(k clickstore.Key) string {
+	t := time.Unix(k.Start, 0).UTC()
+	switch k.Kind {
+	case clickstore.Hour:
+		return "h#" + t.Format("2006010215")
+	case clickstore.Day:
+		return "d#" + t.Format("20060102")
+	case clickstore.Country:
+		return "c#" + t.Format("20060102") + "#" + k.Dim
+	case clickstore.Referrer:
+		return "r#" + t.Format("20060102") + "#" + k.Dim
+	}
+	return k.Kind.String() + "#" + t.Format("20060102") + "#" + k.Dim
+}
+
 // lastMetrics decodes the last EMF record the handler wrote.
 func (f *fixture) lastMetrics(t *testing.T) map[string]any {
 	t.Helper()
@@ -162,10 +239,12 @@ func cnt(total, human, bot int64) clickstore.Counts {
 	return clickstore.Counts{Total: total, Human: human, Bot: bot}
 }
 
-func TestCountsTheFixture(t *testing.T) {
+func TestCountsTheFixture(t *testing.T) { forEachDesign(t, testCountsTheFixture) }
+
+func testCountsTheFixture(t *testing.T, d design) {
 	// 20 human GETs, 3 HEADs and 5 Slackbot GETs of one link, from 12:00 to
 	// 13:59 UTC, most of them edge hits: CloudFront logs them all.
-	f := newFixture(t)
+	f := newFixture(t, d)
 
 	resp, err := f.handler(nil).Handle(context.Background(), event(t, "kinesis-clicks.json"))
 
@@ -188,10 +267,12 @@ func TestCountsTheFixture(t *testing.T) {
 	assert.Equal(t, 1.0, m["ChunksApplied"])
 }
 
-func TestMixedStream(t *testing.T) {
+func TestMixedStream(t *testing.T) { forEachDesign(t, testMixedStream) }
+
+func testMixedStream(t *testing.T, d design) {
 	// Not-clicks, poison records and a duplicate delivery flow past without
 	// blocking the shard.
-	f := newFixture(t)
+	f := newFixture(t, d)
 
 	resp, err := f.handler(nil).Handle(context.Background(), event(t, "kinesis-mixed.json"))
 
@@ -219,8 +300,10 @@ func TestMixedStream(t *testing.T) {
 // distribution sends http viewers to https with its own 301, logged with
 // result type Redirect, before their click. Each click counts once, and a
 // code that does not exist, which gets the same 301, counts none.
-func TestHTTPClicksCountOnce(t *testing.T) {
-	f := newFixture(t)
+func TestHTTPClicksCountOnce(t *testing.T) { forEachDesign(t, testHTTPClicksCountOnce) }
+
+func testHTTPClicksCountOnce(t *testing.T, d design) {
+	f := newFixture(t, d)
 
 	resp, err := f.handler(nil).Handle(context.Background(), event(t, "kinesis-http-clicks.json"))
 
@@ -246,8 +329,10 @@ func TestHTTPClicksCountOnce(t *testing.T) {
 	assert.Equal(t, 11.0, m["IgnoredRecords"])
 }
 
-func TestSameBatchTwice(t *testing.T) {
-	f := newFixture(t)
+func TestSameBatchTwice(t *testing.T) { forEachDesign(t, testSameBatchTwice) }
+
+func testSameBatchTwice(t *testing.T, d design) {
+	f := newFixture(t, d)
 	h := f.handler(nil)
 	ev := event(t, "kinesis-clicks.json")
 	_, err := h.Handle(context.Background(), ev)
@@ -306,6 +391,10 @@ func from(t *testing.T, ev events.KinesisEvent, seq string) events.KinesisEvent 
 }
 
 func TestBatchThatFailsHalfwayIsRetriedExactly(t *testing.T) {
+	forEachDesign(t, testBatchThatFailsHalfwayIsRetriedExactly)
+}
+
+func testBatchThatFailsHalfwayIsRetriedExactly(t *testing.T, d design) {
 	// 150 clicks on 40 links take four transactions of at most 99 items.
 	full, want := bigBatch(t, 150, 40)
 	tests := []struct {
@@ -327,7 +416,7 @@ func TestBatchThatFailsHalfwayIsRetriedExactly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t)
+			f := newFixture(t, d)
 			flaky := &flakyDB{Client: f.client, failOn: map[int]bool{2: true}}
 
 			resp, err := f.handler(flaky).Handle(context.Background(), full)
@@ -357,7 +446,7 @@ func TestBatchThatFailsHalfwayIsRetriedExactly(t *testing.T) {
 				assert.Equal(t, w, f.day(t, code), code)
 			}
 			// And every other counter matches one clean pass.
-			clean := newFixture(t)
+			clean := newFixture(t, d)
 			resp, err = clean.handler(nil).Handle(context.Background(), full)
 			require.NoError(t, err)
 			require.Empty(t, resp.BatchItemFailures)
@@ -367,10 +456,14 @@ func TestBatchThatFailsHalfwayIsRetriedExactly(t *testing.T) {
 }
 
 func TestRedeliveryAfterTheHandlerDied(t *testing.T) {
+	forEachDesign(t, testRedeliveryAfterTheHandlerDied)
+}
+
+func testRedeliveryAfterTheHandlerDied(t *testing.T, d design) {
 	// The first invocation committed 50 records and then timed out without
 	// answering; Lambda hands over a longer batch from the start.
 	full, want := bigBatch(t, 120, 30)
-	f := newFixture(t)
+	f := newFixture(t, d)
 	h := f.handler(nil)
 
 	_, err := h.Handle(context.Background(), events.KinesisEvent{Records: full.Records[:50]})
@@ -601,7 +694,7 @@ func dayTotal(c clickstore.Chunk) int {
 // destination, each once, adding up to the total; a plain link's clicks
 // and the password form's answers count none.
 func TestDestinationsCounted(t *testing.T) {
-	f := newFixture(t)
+	f := newFixture(t, designs[0]) // the items design: counters read per item
 	var ev events.KinesisEvent
 	add := func(i int, status int, method, ct string) {
 		uri := "/geo1234"
@@ -639,4 +732,158 @@ func TestDestinationsCounted(t *testing.T) {
 	assert.Equal(t, cnt(6, 6, 0), got["geo1234 t#20261130#rule-0"])
 	assert.Equal(t, cnt(3, 3, 0), got["geo1234 t#20261130#target-1"])
 	assert.Equal(t, cnt(1, 1, 0), got["geo1234 t#20261130#default"])
+}
+
+// onShard returns ev's records as shard id's, their sequence numbers
+// prefixed so that they are distinct from every other shard's.
+func onShard(ev events.KinesisEvent, id string, seqPrefix string) events.KinesisEvent {
+	out := events.KinesisEvent{Records: slices.Clone(ev.Records)}
+	for i := range out.Records {
+		r := &out.Records[i]
+		r.Kinesis.SequenceNumber = seqPrefix + r.Kinesis.SequenceNumber[len(seqPrefix):]
+		r.EventID = id + ":" + r.Kinesis.SequenceNumber
+	}
+	return out
+}
+
+// sumDays adds up the day counts wants hold per code.
+func sumDays(wants ...map[string]clickstore.Counts) map[string]clickstore.Counts {
+	out := map[string]clickstore.Counts{}
+	for _, w := range wants {
+		for code, n := range w {
+			v := out[code]
+			v.Add(n)
+			out[code] = v
+		}
+	}
+	return out
+}
+
+func TestReshardingCountsEveryClickOnce(t *testing.T) {
+	forEachDesign(t, testReshardingCountsEveryClickOnce)
+}
+
+// testReshardingCountsEveryClickOnce: a shard is split in two. Lambda
+// finishes the parent before its children, but the parent's last batch
+// failed halfway and comes back after a retry; the children's sequence
+// numbers are lower than the parent's checkpoint, which must not matter:
+// checkpoints are per shard.
+func testReshardingCountsEveryClickOnce(t *testing.T, d design) {
+	f := newFixture(t, d)
+	parent, wantParent := bigBatch(t, 150, 40)
+	child1, want1 := bigBatch(t, 60, 10)
+	child2, want2 := bigBatch(t, 70, 25)
+	child1 = onShard(child1, "shardId-000000000001", "1")
+	child2 = onShard(child2, "shardId-000000000002", "2")
+	flaky := &flakyDB{Client: f.client, failOn: map[int]bool{2: true}}
+
+	resp, err := f.handler(flaky).Handle(context.Background(), parent)
+	require.NoError(t, err)
+	require.Len(t, resp.BatchItemFailures, 1)
+	for _, ev := range []events.KinesisEvent{from(t, parent, resp.BatchItemFailures[0].ItemIdentifier), child1, child2, child1} {
+		resp, err := f.handler(nil).Handle(context.Background(), ev)
+		require.NoError(t, err)
+		require.Empty(t, resp.BatchItemFailures)
+	}
+
+	want := sumDays(wantParent, want1, want2)
+	for code, w := range want {
+		assert.Equal(t, w, f.day(t, code), code)
+	}
+}
+
+func TestConcurrentShardsCountEveryClickOnce(t *testing.T) {
+	forEachDesign(t, testConcurrentShardsCountEveryClickOnce)
+}
+
+// testConcurrentShardsCountEveryClickOnce: three consumers, one a shard,
+// each its own instance, count the same links at once (a hot link seen by
+// every shard), each batch delivered twice.
+func testConcurrentShardsCountEveryClickOnce(t *testing.T, d design) {
+	f := newFixture(t, d)
+	var wants []map[string]clickstore.Counts
+	var streams []events.KinesisEvent
+	for s := range 3 {
+		ev, want := bigBatch(t, 120, 12)
+		streams = append(streams, onShard(ev, fmt.Sprintf("shardId-%012d", s), strconv.Itoa(s+1)))
+		wants = append(wants, want)
+	}
+	var wg sync.WaitGroup
+	for _, ev := range streams {
+		wg.Go(func() {
+			h := f.handler(nil)
+			h.Backoff, h.Attempts = 5*time.Millisecond, 10 // hot items conflict in the items design
+			for i := 0; i < len(ev.Records); i += 30 {
+				batch := events.KinesisEvent{Records: ev.Records[i:min(i+30, len(ev.Records))]}
+				for range 2 {
+					resp, err := h.Handle(context.Background(), batch)
+					assert.NoError(t, err)
+					assert.Empty(t, resp.BatchItemFailures)
+				}
+			}
+		})
+	}
+	wg.Wait()
+
+	want := sumDays(wants...)
+	for code, w := range want {
+		assert.Equal(t, w, f.day(t, code), code)
+	}
+}
+
+// crashingCompactor stops the compaction after its first item write the
+// first time, as a timeout would.
+type crashingCompactor struct {
+	store   *packedclicks.Store
+	crashed bool
+}
+
+var errCrash = errors.New("crash")
+
+func (c *crashingCompactor) Compact(ctx context.Context) (packedclicks.Compaction, error) {
+	if c.crashed {
+		return c.store.Compact(ctx)
+	}
+	c.crashed = true
+	return c.store.CompactWithHook(ctx, func(int) error { return errCrash })
+}
+
+func TestCompactionDyingUnderRedeliveryCountsOnce(t *testing.T) {
+	// The batch is applied and its compaction dies after one item; the
+	// batch comes back (its answer was lost too); the next compaction,
+	// past the lease, resumes the dead one. Every read in between is exact.
+	d := designs[2]
+	f := newFixture(t, d)
+	full, want := bigBatch(t, 150, 40)
+	clk := noon
+	st := packedclicks.New(f.client, packedclicks.Config{Table: f.table, Timeout: 20 * time.Second, Buckets: 16, Now: func() time.Time { return clk }})
+	h := f.handler(nil)
+	h.Store, h.Compactor = st, &crashingCompactor{store: st}
+	h.CompactEvery = 4 // the whole batch (four chunks), then compact
+
+	resp, err := h.Handle(context.Background(), full)
+	require.NoError(t, err)
+	require.Empty(t, resp.BatchItemFailures, "a failed compaction does not fail the batch")
+	assert.Equal(t, 1.0, f.lastMetrics(t)["CompactionFailures"])
+	for code, w := range want {
+		assert.Equal(t, w, f.day(t, code), "%s, while the compaction is half done", code)
+	}
+
+	resp, err = h.Handle(context.Background(), full)
+	require.NoError(t, err)
+	require.Empty(t, resp.BatchItemFailures)
+	assert.Equal(t, 150.0, f.lastMetrics(t)["RecordsAlreadyApplied"])
+	clk = clk.Add(packedclicks.DefaultLease + time.Second)
+	res, err := h.Compactor.Compact(context.Background())
+	require.NoError(t, err)
+	assert.True(t, res.Resumed)
+
+	for code, w := range want {
+		assert.Equal(t, w, f.day(t, code), code)
+	}
+	clean := newFixture(t, designs[0])
+	resp, err = clean.handler(nil).Handle(context.Background(), full)
+	require.NoError(t, err)
+	require.Empty(t, resp.BatchItemFailures)
+	assert.Equal(t, clean.counters(t), f.counters(t), "every counter as one clean pass of the items design")
 }

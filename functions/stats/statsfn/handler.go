@@ -12,7 +12,7 @@
 // whole buckets, and a date given as to includes that day. Defaults:
 // granularity day, to the end of the current bucket, from 7 days before to,
 // so a bare request gives the last 7 days, today included. Hourly ranges
-// span at most 31 days, daily ones 400; a range out of bounds, an unknown
+// span at most 92 days, daily ones 400; a range out of bounds, an unknown
 // parameter or a malformed value is a 400 problem naming the parameter.
 // Someone else's link, like a missing one, is a 404: the API does not tell
 // who owns which code.
@@ -60,6 +60,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
@@ -79,10 +80,22 @@ type Clicks interface {
 
 var _ Clicks = clickstore.Store(nil)
 
+// Viewer is a Clicks that can read all of a code's counts over a range at
+// once (packedclicks, whose every read costs the same whatever it keeps):
+// the handler then answers the series and both breakdowns from one read.
+type Viewer interface {
+	View(ctx context.Context, code string, from, to time.Time) (*packedclicks.View, error)
+}
+
+var (
+	_ Viewer = (*packedclicks.Store)(nil)
+	_ Clicks = (*packedclicks.View)(nil)
+)
+
 // Bounds and defaults of a request.
 const (
 	DefaultRange  = 7 * 24 * time.Hour
-	MaxHourRange  = 31 * 24 * time.Hour
+	MaxHourRange  = 92 * 24 * time.Hour // dynamoclicks keeps hours 92 days
 	MaxDayRange   = 400 * 24 * time.Hour
 	TopBreakdowns = 10
 )
@@ -239,18 +252,26 @@ func (h *Handler) read(ctx context.Context, l link.Link, q query) (statsapi.Stat
 	}
 	var points []clickstore.Point
 	if from.Before(q.to) {
-		var err error
-		if points, err = h.Clicks.Series(ctx, l.Code, q.kind, from, q.to); err != nil {
-			return statsapi.Stats{}, err
-		}
 		day := 24 * time.Hour
 		dayFrom, dayTo := from.Truncate(day), ceil(q.to, day)
-		countries, complete, err := h.Clicks.Breakdown(ctx, l.Code, clickstore.Country, dayFrom, dayTo)
+		clicks := h.Clicks
+		if v, ok := clicks.(Viewer); ok {
+			view, err := v.View(ctx, l.Code, dayFrom, dayTo)
+			if err != nil {
+				return statsapi.Stats{}, err
+			}
+			clicks = view
+		}
+		var err error
+		if points, err = clicks.Series(ctx, l.Code, q.kind, from, q.to); err != nil {
+			return statsapi.Stats{}, err
+		}
+		countries, complete, err := clicks.Breakdown(ctx, l.Code, clickstore.Country, dayFrom, dayTo)
 		if err != nil {
 			return statsapi.Stats{}, err
 		}
 		s.Partial = !complete
-		referrers, complete, err := h.Clicks.Breakdown(ctx, l.Code, clickstore.Referrer, dayFrom, dayTo)
+		referrers, complete, err := clicks.Breakdown(ctx, l.Code, clickstore.Referrer, dayFrom, dayTo)
 		if err != nil {
 			return statsapi.Stats{}, err
 		}

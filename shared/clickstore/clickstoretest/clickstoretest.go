@@ -252,15 +252,19 @@ type Malformed struct {
 
 // MalformedChunks are the chunks clickstore.Chunk.Validate refuses: for
 // code "Ab3dE5g" on the suite's shard, each wrong in one way.
-func MalformedChunks() []Malformed {
+func MalformedChunks() []Malformed { return MalformedChunksFor(clickstore.MaxItems) }
+
+// MalformedChunksFor are the chunks a store taking maxItems counter items
+// a chunk (clickstore.MaxChunkItems) must refuse.
+func MalformedChunksFor(maxItems int) []Malformed {
 	one := map[clickstore.Key]clickstore.Counts{clickstore.DayKey("Ab3dE5g", now): c(1, 1, 0)}
 	tooMany := map[clickstore.Key]clickstore.Counts{}
-	for i := range clickstore.MaxItems + 1 {
+	for i := range maxItems + 1 {
 		tooMany[clickstore.DayKey(fmt.Sprintf("code%03d", i), now)] = c(1, 1, 0)
 	}
 	return []Malformed{
 		{Name: "no counts", Chunk: chunk("1", "2", nil)},
-		{Name: "over MaxItems", Chunk: chunk("1", "2", tooMany)},
+		{Name: "over the store's most items", Chunk: chunk("1", "2", tooMany)},
 		{Name: "empty first", Chunk: chunk("", "2", one)},
 		{Name: "non-decimal", Chunk: chunk("1", "2x", one)},
 		{Name: "negative", Chunk: chunk("-1", "2", one)},
@@ -275,7 +279,8 @@ func MalformedChunks() []Malformed {
 }
 
 func refusedChunksChangeNothing(t *testing.T, newStore Factory) {
-	for _, tt := range MalformedChunks() {
+	maxItems := clickstore.MaxChunkItems(newStore(t, Config{}))
+	for _, tt := range MalformedChunksFor(maxItems) {
 		t.Run(tt.Name, func(t *testing.T) {
 			s := newStore(t, Config{})
 
