@@ -1,6 +1,7 @@
 package infra
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,6 +33,12 @@ type Install struct {
 	AppName       string   `json:"appName"`
 	PrimaryRegion string   `json:"primaryRegion"`
 	Regions       []string `json:"regions"`
+	// OwnerIndexProjection is the by-owner index's projection; "" is an
+	// installation recorded before it was one, whose index projects ALL.
+	// DynamoDB cannot change an index's projection in place, so a change
+	// would make CloudFormation refuse the update (or, with the index
+	// renamed, rebuild it while listings come back incomplete).
+	OwnerIndexProjection string `json:"ownerIndexProjection,omitempty"`
 }
 
 // ReadDeployments reads path; a missing file records nothing.
@@ -60,7 +67,8 @@ func (d Deployments) Write(path string) error {
 }
 
 func (c Config) install() Install {
-	return Install{Account: c.Account, AppName: c.AppName, PrimaryRegion: c.PrimaryRegion, Regions: slices.Clone(c.Regions)}
+	return Install{Account: c.Account, AppName: c.AppName, PrimaryRegion: c.PrimaryRegion, Regions: slices.Clone(c.Regions),
+		OwnerIndexProjection: c.OwnerIndexProjection}
 }
 
 // Check compares cfg with the installations recorded for its account.
@@ -107,6 +115,12 @@ func (d Deployments) Check(cfg Config, adding bool) error {
 			"into it (DynamoDB export to S3 and import), switch the domain, then destroy the old one "+
 			"(docs/deploy.md, \"Recorded deployment\")",
 			cfg.PrimaryRegion, cfg.AppName, rec.PrimaryRegion, DeploymentFile, cfg.AppName, cfg.PrimaryRegion, rec.PrimaryRegion))
+	}
+	if recorded := cmp.Or(rec.OwnerIndexProjection, "ALL"); cfg.OwnerIndexProjection != recorded {
+		errs = append(errs, fmt.Errorf("ownerIndexProjection %q: %s's by-owner index was recorded with projection %s (%s). "+
+			"DynamoDB cannot change an index's projection in place: the update would fail, or, with a new index, "+
+			"listings would be incomplete while it backfills. Keep it with -c ownerIndexProjection=%s "+
+			"(docs/cost-model.md prices the difference)", cfg.OwnerIndexProjection, cfg.AppName, recorded, DeploymentFile, recorded))
 	}
 	for _, r := range rec.Regions {
 		if slices.Contains(cfg.Regions, r) {

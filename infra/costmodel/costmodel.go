@@ -158,7 +158,7 @@ type Assumptions struct {
 	// PlatformLogsOff: the functions' system log level is WARN (context
 	// systemLogLevel), so Lambda writes no START, END and REPORT lines.
 	PlatformLogsOff bool
-	AccessLogs      bool // the /v1 stage's access log (context apiAccessLogs)
+	AccessLogs      bool // the /v1 stage's access log (always on today)
 
 	// Storage. Live links are creates x the months the phase has run,
 	// capped at MonthsOfLinksKept (the default TTL).
@@ -262,7 +262,7 @@ func TodayAssumptions() Assumptions {
 		KinesisPeakFactor:       3,
 		WAF:                     true,
 		UnknownMissShare:        0.05,
-		AliasShare:              0.1,
+		AliasShare:              0.05,
 		InvalidateNewAliases:    true,
 		ChangesPerCreate:        0.02,
 		PathsPerChange:          1.1,
@@ -280,9 +280,9 @@ func TodayAssumptions() Assumptions {
 // DefaultAssumptions are the deployment's defaults after this model's
 // levers (infra's context defaults): by-owner INCLUDE, links on
 // Standard-IA, PITR on the links table's primary replica and the keys
-// table only, platform log lines off, new aliases not invalidated (their
-// 404 is kept at most 10 s at the edge), and the miss-only enumeration
-// defence instead of WAF (the enum-defence branch's default).
+// table only, platform log lines off, and the miss-only enumeration
+// defence instead of WAF (the enum-defence branch's default). New
+// aliases are still invalidated, as create does today.
 func DefaultAssumptions() Assumptions {
 	a := TodayAssumptions()
 	a.OwnerProjection = ProjectInclude
@@ -290,7 +290,6 @@ func DefaultAssumptions() Assumptions {
 	a.PITRLinksRegions = 1
 	a.PITRAnalytics = false
 	a.PlatformLogsOff = true
-	a.InvalidateNewAliases = false
 	a.WAF = false
 	a.MissOnlyDefence = true
 	return a
@@ -626,7 +625,7 @@ var Levers = []Lever{
 	{"daily click detail kept 12 months, not 36 (retention)", func(a *Assumptions) { a.DayRetentionMonths = 12 }},
 	{"Kinesis provisioned for 3x the average rate (context kinesisShards)", func(a *Assumptions) { a.KinesisProvisioned = true }},
 	{"no START/END/REPORT lines (context systemLogLevel=WARN; default)", func(a *Assumptions) { a.PlatformLogsOff = true }},
-	{"no /v1 access log (context apiAccessLogs=false)", func(a *Assumptions) { a.AccessLogs = false }},
+	{"no /v1 access log (not a context yet)", func(a *Assumptions) { a.AccessLogs = false }},
 	{"new aliases not invalidated (their 404 lives at most 10 s at the edge)", func(a *Assumptions) { a.InvalidateNewAliases = false }},
 	{"edits and deletes invalidate only links clicked within the edge TTL (30 %; not built)", func(a *Assumptions) { a.InvalidatedChangeShare = 0.3 }},
 	{"miss-only enumeration defence instead of WAF (enum-defence branch)", func(a *Assumptions) { a.WAF = false; a.MissOnlyDefence = true }},

@@ -33,8 +33,8 @@ func TestSeedLoadAt90(t *testing.T) {
 		"4.5 WRU measured in the primary (3 or 6), 3 in the replica; the keyed half reads its key")
 	assert.InDelta(t, 100e6*12/1e6*0.625, line("DynamoDB lifecycle writes"), 0.01, "per Region: tombstone in place (item + 3 index writes), release (item + 1)")
 	assert.InDelta(t, 10e9*6.79/1e6*0.625, line("DynamoDB click counting (counters, checkpoints)"), 0.01, "measured by make cost")
-	assert.InDelta(t, (100e6*0.02*1.1+100e6*0.1-1000)*0.005, line("CloudFront invalidations (edits, deletes; new aliases)"), 0.01,
-		"2.2 M paths for edits and deletes, 10 M new aliases, 1,000 free (S25)")
+	assert.InDelta(t, (100e6*0.02*1.1+100e6*0.05-1000)*0.005, line("CloudFront invalidations (edits, deletes; new aliases)"), 0.01,
+		"2.2 M paths for edits and deletes, 5 M new aliases, 1,000 free (S25)")
 	assert.InDelta(t, 2*6*450*0.25, line("DynamoDB links table storage (all Regions)"), 0.01, "6 B links x 450 B in 2 Regions")
 	assert.InDelta(t, 2*6*450*0.25, line("DynamoDB by-owner index storage (ALL)"), 0.01, "ALL copies the item")
 	assert.InDelta(t, 2*6*450*0.20, line("PITR links table (2 of 2 Regions)"), 0.01)
