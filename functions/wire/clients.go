@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -53,7 +52,8 @@ type Clients struct {
 }
 
 // Lambda builds a function the way every Lambda entry point does: the
-// configuration from the environment, the SDK's default configuration,
+// configuration from the environment, the SDK configuration from what
+// Lambda puts in it (lambdaAWS),
 // JSON logs on stderr and EMF metrics on stdout, handed to build (one of
 // the constructors in functions.go). A function that cannot be configured
 // must not take requests: the entry point exits on the error.
@@ -73,7 +73,7 @@ func lambdaEnvironment(ctx context.Context, getenv config.Getenv) (config.Config
 	if err != nil {
 		return config.Config{}, Clients{}, fmt.Errorf("configuration: %w", err)
 	}
-	sdk, err := awsconfig.LoadDefaultConfig(ctx)
+	sdk, err := lambdaAWS(getenv)
 	if err != nil {
 		return config.Config{}, Clients{}, fmt.Errorf("aws configuration: %w", err)
 	}
