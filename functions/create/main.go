@@ -7,11 +7,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/shortlink-dev/shortener/functions/wire"
+	"github.com/shortlink-dev/shortener/functions/wire/edgefns"
+	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 )
 
 func main() {
-	h, err := wire.Lambda(context.Background(), wire.NewCreate)
+	h, err := wirecore.Lambda(context.Background(), edgefns.NewCreate)
 	if err != nil {
 		log.Fatalf("create: %v", err)
 	}

@@ -8,11 +8,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/shortlink-dev/shortener/functions/wire"
+	"github.com/shortlink-dev/shortener/functions/wire/edgefns"
+	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 )
 
 func main() {
-	h, err := wire.Lambda(context.Background(), wire.NewManage)
+	h, err := wirecore.Lambda(context.Background(), edgefns.NewManage)
 	if err != nil {
 		log.Fatalf("manage: %v", err)
 	}

@@ -1,0 +1,101 @@
+// Package dbfns builds the functions that call DynamoDB and no other AWS
+// service: redirect, stats, ttlstream, reclaim and the webhook
+// subscriptions API. See wirecore for why the constructors are grouped.
+package dbfns
+
+import (
+	"time"
+
+	"github.com/shortlink-dev/shortener/functions/reclaim/reclaimfn"
+	"github.com/shortlink-dev/shortener/functions/redirect/redirectfn"
+	"github.com/shortlink-dev/shortener/functions/stats/statsfn"
+	"github.com/shortlink-dev/shortener/functions/ttlstream/ttlstreamfn"
+	"github.com/shortlink-dev/shortener/functions/webhooks/webhooksfn"
+	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
+	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
+	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/webhook"
+	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
+)
+
+// NewRedirect builds the function behind GET and HEAD /{code}: it reads
+// this Region's replica, with the redirect path's own timeout.
+func NewRedirect(cfg config.Config, c wirecore.Clients) (*redirectfn.Handler, error) {
+	if err := wirecore.Require(cfg, "LINKS_TABLE"); err != nil {
+		return nil, err
+	}
+	return redirectfn.New(redirectfn.Options{
+		Store: dynamostore.New(c.DynamoDBClient(), dynamostore.Config{
+			LinksTable: cfg.LinksTable, Timeout: cfg.RedirectTimeout,
+		}),
+		Config:  cfg,
+		Log:     c.Logger("redirect"),
+		Metrics: c.MetricsOf("redirect"),
+	}), nil
+}
+
+// NewStats builds the function behind GET /v1/links/{code}/stats.
+func NewStats(cfg config.Config, c wirecore.Clients) (*statsfn.Handler, error) {
+	if err := wirecore.Require(cfg, "LINKS_TABLE", "KEYS_TABLE", "ANALYTICS_TABLE"); err != nil {
+		return nil, err
+	}
+	db := c.DynamoDBClient()
+	return &statsfn.Handler{
+		Links:   dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
+		Clicks:  dynamoclicks.New(db, dynamoclicks.Config{Table: cfg.AnalyticsTable, Timeout: cfg.DBTimeout}),
+		Now:     time.Now,
+		Log:     c.Logger("stats"),
+		Metrics: c.MetricsOf("stats"),
+		Owners:  wirecore.Owners(cfg, db),
+	}, nil
+}
+
+// NewTTLStream builds the consumer of the links table's stream: it turns
+// TTL deletions into tombstones, written to the primary Region's replica.
+func NewTTLStream(cfg config.Config, c wirecore.Clients) (*ttlstreamfn.Handler, error) {
+	if err := wirecore.Require(cfg, "LINKS_TABLE"); err != nil {
+		return nil, err
+	}
+	return &ttlstreamfn.Handler{
+		Store:   wirecore.LifecycleStore(cfg, c),
+		Grace:   cfg.TombstoneGrace,
+		Now:     time.Now,
+		Log:     c.Logger("ttlstream"),
+		Metrics: c.MetricsOf("ttlstream"),
+	}, nil
+}
+
+// NewReclaim builds the reclaim state machine's task: expired links into
+// tombstones, tombstones past their grace released, in the primary
+// Region's replica.
+func NewReclaim(cfg config.Config, c wirecore.Clients) (*reclaimfn.Handler, error) {
+	if err := wirecore.Require(cfg, "LINKS_TABLE"); err != nil {
+		return nil, err
+	}
+	return &reclaimfn.Handler{
+		Store:   wirecore.LifecycleStore(cfg, c),
+		Grace:   cfg.TombstoneGrace,
+		Now:     time.Now,
+		Log:     c.Logger("reclaim"),
+		Metrics: c.MetricsOf("reclaim"),
+	}, nil
+}
+
+// NewWebhooks builds the function behind the webhook subscriptions API:
+// POST and GET /v1/webhooks, DELETE /v1/webhooks/{id} and GET
+// /v1/webhooks/{id}/deliveries.
+func NewWebhooks(cfg config.Config, c wirecore.Clients) (*webhooksfn.Handler, error) {
+	if err := wirecore.Require(cfg, "KEYS_TABLE", "WEBHOOKS_TABLE"); err != nil {
+		return nil, err
+	}
+	db := c.DynamoDBClient()
+	return webhooksfn.New(webhooksfn.Options{
+		Store:  dynamowebhook.New(db, dynamowebhook.Config{Table: cfg.Webhook.Table, Timeout: cfg.DBTimeout}),
+		Owners: wirecore.Owners(cfg, db),
+		// A deployed stack never allows loopback receivers.
+		Guard:   webhook.Guard{AllowLoopback: cfg.Webhook.AllowLoopback},
+		Log:     c.Logger("webhooks"),
+		Metrics: c.MetricsOf("webhooks"),
+	}), nil
+}

@@ -1,0 +1,153 @@
+// Package wirecore is what every function's construction shares: the
+// clients a function talks to, the Lambda entry point, and the helpers the
+// constructors use. Of the SDK's service clients it links DynamoDB's
+// only. The constructors live in packages grouped by the services they
+// add (dbfns: DynamoDB only; edgefns: CloudFront; authfns: Secrets
+// Manager; hookfns: SQS), so that each bootstrap links and initialises
+// only what its function calls (docs/benchmarks.md, "Cold start"). Package
+// wire gathers them all for the local run.
+package wirecore
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/shortlink-dev/shortener/shared/apikey"
+	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
+	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/metrics"
+)
+
+// metricsNamespace is the CloudWatch namespace of every function's metrics.
+const metricsNamespace = "Shortener"
+
+// Invalidator is an edge cache: edgecache.Invalidator's method, declared
+// here so that this package links no CloudFront client.
+type Invalidator interface {
+	Invalidate(ctx context.Context, paths ...string) error
+}
+
+// Secrets are the origin secret's accepted values: originauthfn.Secrets'
+// method, declared here so that this package links no Secrets Manager
+// client.
+type Secrets interface {
+	Values(ctx context.Context) ([]string, error)
+}
+
+// Clients are what a function talks to outside itself, but for SQS (which
+// only hookfns' functions use; see wire.Clients). In Lambda only AWS, Log
+// and Metrics are set (see Lambda) and each constructor makes the service
+// clients its function calls from AWS. The local run sets the others to
+// its emulators instead.
+type Clients struct {
+	// AWS is the SDK configuration the service clients are made from.
+	AWS aws.Config
+	// DynamoDB, when set, serves every table instead of a client made
+	// from AWS, the primary Region's writes included: DynamoDB Local.
+	DynamoDB *dynamodb.Client
+	// Edge, when set, is invalidated instead of the CloudFront
+	// distribution DISTRIBUTION_ID names: the local edge.
+	Edge Invalidator
+	// OriginSecrets, when set, are the values originauth accepts instead of
+	// those of the Secrets Manager secret ORIGIN_SECRET_ID names.
+	OriginSecrets Secrets
+	// Log is the log every function writes to; each function's lines
+	// carry its name (attribute "function").
+	Log *slog.Logger
+	// Metrics receives the functions' EMF metrics: stdout in Lambda, where
+	// CloudWatch reads them from the function's log.
+	Metrics io.Writer
+}
+
+// Lambda builds a function the way every Lambda entry point does: the
+// configuration from the environment, the SDK configuration from what
+// Lambda puts in it (lambdaAWS), JSON logs on stderr and EMF metrics on
+// stdout, handed to build (one of the constructors). A function that
+// cannot be configured must not take requests: the entry point exits on
+// the error.
+func Lambda[H any](ctx context.Context, build func(config.Config, Clients) (H, error)) (H, error) {
+	cfg, c, err := Environment(ctx, os.Getenv)
+	if err != nil {
+		var none H
+		return none, err
+	}
+	return build(cfg, c)
+}
+
+// Environment is the configuration and the Clients of a function in
+// Lambda.
+func Environment(_ context.Context, getenv config.Getenv) (config.Config, Clients, error) {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return config.Config{}, Clients{}, fmt.Errorf("configuration: %w", err)
+	}
+	sdk, err := lambdaAWS(getenv)
+	if err != nil {
+		return config.Config{}, Clients{}, fmt.Errorf("aws configuration: %w", err)
+	}
+	return cfg, Clients{AWS: sdk, Log: slog.New(slog.NewJSONHandler(os.Stderr, nil)), Metrics: os.Stdout}, nil
+}
+
+// DynamoDBClient is the client of this Region's replica.
+func (c Clients) DynamoDBClient() *dynamodb.Client {
+	if c.DynamoDB != nil {
+		return c.DynamoDB
+	}
+	return dynamodb.NewFromConfig(c.AWS)
+}
+
+// PrimaryDynamoDB is the client of the primary Region's replica
+// (PRIMARY_REGION; this Region's when unset): ttlstream's and reclaim's
+// writes are checked against the replica every create is checked against.
+func (c Clients) PrimaryDynamoDB(cfg config.Config) *dynamodb.Client {
+	if c.DynamoDB != nil {
+		return c.DynamoDB
+	}
+	return dynamodb.NewFromConfig(c.AWS, func(o *dynamodb.Options) {
+		if cfg.PrimaryRegion != "" {
+			o.Region = cfg.PrimaryRegion
+		}
+	})
+}
+
+// Logger is function's logger.
+func (c Clients) Logger(function string) *slog.Logger {
+	return c.Log.With("function", function)
+}
+
+// MetricsOf is function's metrics emitter.
+func (c Clients) MetricsOf(function string) *metrics.Emitter {
+	return metrics.New(c.Metrics, metricsNamespace, function)
+}
+
+// Owners resolves API keys to their owners from the keys table, each
+// function with its own cache, as each Lambda has.
+func Owners(cfg config.Config, db *dynamodb.Client) *apikey.Resolver {
+	return apikey.NewResolver(dynamokeys.New(db, dynamokeys.Config{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}),
+		apikey.ResolverOptions{TTL: cfg.KeyCacheTTL})
+}
+
+// LifecycleStore is the links table as ttlstream and reclaim write it: in
+// the primary Region. Neither touches the idempotency table (nor has a
+// grant on it).
+func LifecycleStore(cfg config.Config, c Clients) *dynamostore.Store {
+	return dynamostore.New(c.PrimaryDynamoDB(cfg), dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout})
+}
+
+// Require is cfg.Require, its error marked as the configuration's. Each
+// constructor first checks that cfg carries the settings its function
+// cannot run without, so a function that lacks one fails at its start,
+// and names it.
+func Require(cfg config.Config, names ...string) error {
+	if err := cfg.Require(names...); err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	return nil
+}
