@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/shortlink-dev/shortener/functions/clicks/clicksfn"
+	"github.com/shortlink-dev/shortener/functions/wire/clickfns"
 	"github.com/shortlink-dev/shortener/functions/wire/hookfns"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/config"
@@ -17,7 +18,7 @@ import (
 
 func main() {
 	h, err := wirecore.Lambda(context.Background(), func(cfg config.Config, c wirecore.Clients) (*clicksfn.Handler, error) {
-		return hookfns.NewClicks(cfg, hookfns.Lambda(c))
+		return clickfns.NewClicks(cfg, hookfns.Lambda(c))
 	})
 	if err != nil {
 		log.Fatalf("clicks: %v", err)

@@ -9,12 +9,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/shortlink-dev/shortener/functions/wire/dbfns"
+	"github.com/shortlink-dev/shortener/functions/wire/hooksapi"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 )
 
 func main() {
-	h, err := wirecore.Lambda(context.Background(), dbfns.NewWebhooks)
+	h, err := wirecore.Lambda(context.Background(), hooksapi.NewWebhooks)
 	if err != nil {
 		log.Fatalf("webhooks: %v", err)
 	}

@@ -13,9 +13,11 @@ import (
 	"github.com/shortlink-dev/shortener/functions/webhooks/webhooksfn"
 	"github.com/shortlink-dev/shortener/functions/webhookstream/webhookstreamfn"
 	"github.com/shortlink-dev/shortener/functions/wire/authfns"
+	"github.com/shortlink-dev/shortener/functions/wire/clickfns"
 	"github.com/shortlink-dev/shortener/functions/wire/dbfns"
 	"github.com/shortlink-dev/shortener/functions/wire/edgefns"
 	"github.com/shortlink-dev/shortener/functions/wire/hookfns"
+	"github.com/shortlink-dev/shortener/functions/wire/hooksapi"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/config"
@@ -44,9 +46,9 @@ func NewStats(cfg config.Config, c Clients) (*statsfn.Handler, error) {
 	return dbfns.NewStats(cfg, c.core())
 }
 
-// NewClicks: hookfns.NewClicks.
+// NewClicks: clickfns.NewClicks.
 func NewClicks(cfg config.Config, c Clients) (*clicksfn.Handler, error) {
-	return hookfns.NewClicks(cfg, c.hooks())
+	return clickfns.NewClicks(cfg, c.hooks())
 }
 
 // NewTTLStream: dbfns.NewTTLStream.
@@ -64,9 +66,9 @@ func NewOriginAuth(cfg config.Config, c Clients) (*originauthfn.Handler, error) 
 	return authfns.NewOriginAuth(cfg, c.core())
 }
 
-// NewWebhooks: dbfns.NewWebhooks.
+// NewWebhooks: hooksapi.NewWebhooks.
 func NewWebhooks(cfg config.Config, c Clients) (*webhooksfn.Handler, error) {
-	return dbfns.NewWebhooks(cfg, c.core())
+	return hooksapi.NewWebhooks(cfg, c.core())
 }
 
 // NewWebhookStream: hookfns.NewWebhookStream.

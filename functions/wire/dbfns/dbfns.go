@@ -1,6 +1,6 @@
 // Package dbfns builds the functions that call DynamoDB and no other AWS
-// service: redirect, stats, ttlstream, reclaim and the webhook
-// subscriptions API. See wirecore for why the constructors are grouped.
+// service: redirect, stats, ttlstream and reclaim. See wirecore for why
+// the constructors are grouped.
 package dbfns
 
 import (
@@ -10,13 +10,10 @@ import (
 	"github.com/shortlink-dev/shortener/functions/redirect/redirectfn"
 	"github.com/shortlink-dev/shortener/functions/stats/statsfn"
 	"github.com/shortlink-dev/shortener/functions/ttlstream/ttlstreamfn"
-	"github.com/shortlink-dev/shortener/functions/webhooks/webhooksfn"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
-	"github.com/shortlink-dev/shortener/shared/webhook"
-	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
 )
 
 // NewRedirect builds the function behind GET and HEAD /{code}: it reads
@@ -80,22 +77,4 @@ func NewReclaim(cfg config.Config, c wirecore.Clients) (*reclaimfn.Handler, erro
 		Log:     c.Logger("reclaim"),
 		Metrics: c.MetricsOf("reclaim"),
 	}, nil
-}
-
-// NewWebhooks builds the function behind the webhook subscriptions API:
-// POST and GET /v1/webhooks, DELETE /v1/webhooks/{id} and GET
-// /v1/webhooks/{id}/deliveries.
-func NewWebhooks(cfg config.Config, c wirecore.Clients) (*webhooksfn.Handler, error) {
-	if err := wirecore.Require(cfg, "KEYS_TABLE", "WEBHOOKS_TABLE"); err != nil {
-		return nil, err
-	}
-	db := c.DynamoDBClient()
-	return webhooksfn.New(webhooksfn.Options{
-		Store:  dynamowebhook.New(db, dynamowebhook.Config{Table: cfg.Webhook.Table, Timeout: cfg.DBTimeout}),
-		Owners: wirecore.Owners(cfg, db),
-		// A deployed stack never allows loopback receivers.
-		Guard:   webhook.Guard{AllowLoopback: cfg.Webhook.AllowLoopback},
-		Log:     c.Logger("webhooks"),
-		Metrics: c.MetricsOf("webhooks"),
-	}), nil
 }

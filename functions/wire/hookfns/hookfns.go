@@ -1,18 +1,16 @@
 // Package hookfns builds the functions that send to the webhook delivery
-// queue (SQS): clicks, webhookstream and webhookdelivery. See wirecore for
-// why the constructors are grouped.
+// queue (SQS): webhookstream and webhookdelivery, and holds what clickfns
+// shares with them (Clients, Publisher). See wirecore for why the
+// constructors are grouped.
 package hookfns
 
 import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/shortlink-dev/shortener/functions/clicks/clicksfn"
 	"github.com/shortlink-dev/shortener/functions/webhookdelivery/webhookdeliveryfn"
 	"github.com/shortlink-dev/shortener/functions/webhookstream/webhookstreamfn"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
-	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/webhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/sqsqueue"
@@ -37,32 +35,6 @@ func (c Clients) sqs() sqsqueue.API {
 	return sqs.NewFromConfig(c.AWS)
 }
 
-// NewClicks builds the consumer of the click stream (CloudFront's
-// real-time logs): it counts clicks into the analytics table.
-func NewClicks(cfg config.Config, c Clients) (*clicksfn.Handler, error) {
-	if err := wirecore.Require(cfg, "ANALYTICS_TABLE"); err != nil {
-		return nil, err
-	}
-	h := &clicksfn.Handler{
-		Store:   dynamoclicks.New(c.DynamoDBClient(), dynamoclicks.Config{Table: cfg.AnalyticsTable}),
-		Log:     c.Logger("clicks"),
-		Metrics: c.MetricsOf("clicks"),
-	}
-	if cfg.Webhook.QueueURL != "" {
-		// With webhooks deployed, each batch's clicks per code become
-		// link.clicked events for their owners' subscriptions.
-		if err := wirecore.Require(cfg, "LINKS_TABLE", "WEBHOOKS_TABLE"); err != nil {
-			return nil, err
-		}
-		db := c.DynamoDBClient()
-		h.Events = &webhook.ClickPublisher{
-			Links:     dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
-			Publisher: webhookPublisher(cfg, c),
-		}
-	}
-	return h, nil
-}
-
 // NewWebhookStream builds the consumer of the links table's stream that
 // turns link changes into webhook events on the delivery queue.
 func NewWebhookStream(cfg config.Config, c Clients) (*webhookstreamfn.Handler, error) {
@@ -70,7 +42,7 @@ func NewWebhookStream(cfg config.Config, c Clients) (*webhookstreamfn.Handler, e
 		return nil, err
 	}
 	return &webhookstreamfn.Handler{
-		Events:  webhookPublisher(cfg, c),
+		Events:  Publisher(cfg, c),
 		Log:     c.Logger("webhookstream"),
 		Metrics: c.MetricsOf("webhookstream"),
 	}, nil
@@ -95,9 +67,9 @@ func NewWebhookDelivery(cfg config.Config, c Clients) (*webhookdeliveryfn.Handle
 	}, nil
 }
 
-// webhookPublisher puts events on the delivery queue, one message per
+// Publisher puts events on the delivery queue, one message per
 // subscription of the event's owner.
-func webhookPublisher(cfg config.Config, c Clients) *webhook.Publisher {
+func Publisher(cfg config.Config, c Clients) *webhook.Publisher {
 	return &webhook.Publisher{
 		Subscriptions: dynamowebhook.New(c.DynamoDBClient(), dynamowebhook.Config{Table: cfg.Webhook.Table, Timeout: cfg.DBTimeout}),
 		Queue:         sqsqueue.New(c.sqs(), cfg.Webhook.QueueURL),

@@ -2,8 +2,9 @@
 // clients a function talks to, the Lambda entry point, and the helpers the
 // constructors use. Of the SDK's service clients it links DynamoDB's
 // only. The constructors live in packages grouped by the services they
-// add (dbfns: DynamoDB only; edgefns: CloudFront; authfns: Secrets
-// Manager; hookfns: SQS), so that each bootstrap links and initialises
+// add (dbfns: DynamoDB only; hooksapi: the webhook subscriptions API;
+// edgefns: CloudFront; authfns: Secrets Manager; hookfns: SQS; clickfns:
+// the click consumer), so that each bootstrap links and initialises
 // only what its function calls (docs/benchmarks.md, "Cold start"). Package
 // wire gathers them all for the local run.
 package wirecore
