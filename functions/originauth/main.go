@@ -9,11 +9,11 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/shortlink-dev/shortener/functions/wire/authfns"
-	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
+	"github.com/shortlink-dev/shortener/functions/wire/lambdaenv"
 )
 
 func main() {
-	h, err := wirecore.Lambda(context.Background(), authfns.NewOriginAuth)
+	h, err := lambdaenv.Lambda(context.Background(), authfns.Lambda)
 	if err != nil {
 		log.Fatalf("originauth: %v", err)
 	}

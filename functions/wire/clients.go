@@ -4,13 +4,13 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
 	"github.com/shortlink-dev/shortener/functions/wire/hookfns"
+	"github.com/shortlink-dev/shortener/functions/wire/lambdaenv"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
@@ -23,8 +23,8 @@ import (
 // calls from AWS. The local run sets the others to its emulators instead.
 //
 // The Lambda entry points do not use this package: each calls its
-// constructor's own package (wirecore.Lambda with dbfns, edgefns, authfns
-// or hookfns), so that its bootstrap links only the SDK clients it calls.
+// constructor's own package (wirecore.Lambda with dbfns, hooksapi,
+// edgefns, hookfns or clickfns; lambdaenv.Lambda with authfns), so that its bootstrap links only the SDK clients it calls.
 // This package gathers them for the local run, with Clients as it sets
 // them.
 type Clients struct {
@@ -53,7 +53,7 @@ type Clients struct {
 
 // core is c as the constructors take it.
 func (c Clients) core() wirecore.Clients {
-	return wirecore.Clients{AWS: c.AWS, DynamoDB: c.DynamoDB, Edge: c.Edge, OriginSecrets: c.OriginSecrets, Log: c.Log, Metrics: c.Metrics}
+	return wirecore.Clients{AWS: c.AWS, DynamoDB: c.DynamoDB, Edge: c.Edge, Log: c.Log, Metrics: c.Metrics}
 }
 
 func (c Clients) hooks() hookfns.Clients { return hookfns.Clients{Clients: c.core(), SQS: c.SQS} }
@@ -61,12 +61,9 @@ func (c Clients) hooks() hookfns.Clients { return hookfns.Clients{Clients: c.cor
 // Lambda builds a function as a Lambda entry point does
 // (wirecore.Lambda), for a constructor of this package.
 func Lambda[H any](ctx context.Context, build func(config.Config, Clients) (H, error)) (H, error) {
-	cfg, c, err := wirecore.Environment(ctx, os.Getenv)
-	if err != nil {
-		var none H
-		return none, err
-	}
-	return build(cfg, Clients{AWS: c.AWS, Log: c.Log, Metrics: c.Metrics})
+	return lambdaenv.Lambda(ctx, func(cfg config.Config, b lambdaenv.Base) (H, error) {
+		return build(cfg, Clients{AWS: b.AWS, Log: b.Log, Metrics: b.Metrics})
+	})
 }
 
 // dynamoDB is the client of this Region's replica.

@@ -22,7 +22,7 @@ func TestEachBootstrapLinksOnlyTheServicesItCalls(t *testing.T) {
 	want := map[string][]string{
 		"redirect": {"dynamodb"}, "stats": {"dynamodb"}, "ttlstream": {"dynamodb"}, "reclaim": {"dynamodb"},
 		"webhooks": {"dynamodb"}, "create": {"cloudfront", "dynamodb"}, "manage": {"cloudfront", "dynamodb"},
-		"originauth": {"dynamodb", "secretsmanager"}, "clicks": {"dynamodb", "sqs"},
+		"originauth": {"secretsmanager"}, "clicks": {"dynamodb", "sqs"},
 		"webhookstream": {"dynamodb", "sqs"}, "webhookdelivery": {"dynamodb", "sqs"},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

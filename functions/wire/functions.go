@@ -63,7 +63,7 @@ func NewReclaim(cfg config.Config, c Clients) (*reclaimfn.Handler, error) {
 
 // NewOriginAuth: authfns.NewOriginAuth.
 func NewOriginAuth(cfg config.Config, c Clients) (*originauthfn.Handler, error) {
-	return authfns.NewOriginAuth(cfg, c.core())
+	return authfns.NewOriginAuth(cfg, authfns.Clients{AWS: c.AWS, OriginSecrets: c.OriginSecrets, Log: c.Log})
 }
 
 // NewWebhooks: hooksapi.NewWebhooks.

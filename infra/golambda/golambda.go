@@ -72,7 +72,9 @@ func New(scope constructs.Construct, id string, p Props) *Function {
 		props.LoggingFormat = awslambda.LoggingFormat_JSON
 		props.SystemLogLevelV2 = awslambda.SystemLogLevel(p.SystemLogLevel)
 		// The functions' own JSON lines carry their level and are kept
-		// from INFO up, as before.
+		// from INFO up, as before; a line without a "level" (the EMF
+		// metrics) counts as INFO and is kept
+		// (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-log-level.html).
 		props.ApplicationLogLevelV2 = awslambda.ApplicationLogLevel_INFO
 	}
 	fn := awslambda.NewFunction(c, jsii.String("Function"), props)

@@ -2,8 +2,8 @@
 // clients a function talks to, the Lambda entry point, and the helpers the
 // constructors use. Of the SDK's service clients it links DynamoDB's
 // only. The constructors live in packages grouped by the services they
-// add (dbfns: DynamoDB only; hooksapi: the webhook subscriptions API;
-// edgefns: CloudFront; authfns: Secrets Manager; hookfns: SQS; clickfns:
+// add (authfns: Secrets Manager, over lambdaenv alone; dbfns: DynamoDB only; hooksapi: the webhook subscriptions API;
+// edgefns: CloudFront; hookfns: SQS; clickfns:
 // the click consumer), so that each bootstrap links and initialises
 // only what its function calls (docs/benchmarks.md, "Cold start"). Package
 // wire gathers them all for the local run.
@@ -14,11 +14,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/shortlink-dev/shortener/functions/wire/lambdaenv"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/config"
@@ -35,15 +35,9 @@ type Invalidator interface {
 	Invalidate(ctx context.Context, paths ...string) error
 }
 
-// Secrets are the origin secret's accepted values: originauthfn.Secrets'
-// method, declared here so that this package links no Secrets Manager
-// client.
-type Secrets interface {
-	Values(ctx context.Context) ([]string, error)
-}
-
 // Clients are what a function talks to outside itself, but for SQS (which
-// only hookfns' functions use; see wire.Clients). In Lambda only AWS, Log
+// only hookfns' functions use) and the origin secret (authfns'); see
+// wire.Clients. In Lambda only AWS, Log
 // and Metrics are set (see Lambda) and each constructor makes the service
 // clients its function calls from AWS. The local run sets the others to
 // its emulators instead.
@@ -56,9 +50,6 @@ type Clients struct {
 	// Edge, when set, is invalidated instead of the CloudFront
 	// distribution DISTRIBUTION_ID names: the local edge.
 	Edge Invalidator
-	// OriginSecrets, when set, are the values originauth accepts instead of
-	// those of the Secrets Manager secret ORIGIN_SECRET_ID names.
-	OriginSecrets Secrets
 	// Log is the log every function writes to; each function's lines
 	// carry its name (attribute "function").
 	Log *slog.Logger
@@ -67,33 +58,20 @@ type Clients struct {
 	Metrics io.Writer
 }
 
-// Lambda builds a function the way every Lambda entry point does: the
-// configuration from the environment, the SDK configuration from what
-// Lambda puts in it (lambdaAWS), JSON logs on stderr and EMF metrics on
-// stdout, handed to build (one of the constructors). A function that
-// cannot be configured must not take requests: the entry point exits on
-// the error.
+// Lambda builds a function the way every Lambda entry point does
+// (lambdaenv.Load: the configuration, the SDK configuration, JSON logs on
+// stderr and EMF metrics on stdout), handed to build (one of the
+// constructors). A function that cannot be configured must not take
+// requests: the entry point exits on the error.
 func Lambda[H any](ctx context.Context, build func(config.Config, Clients) (H, error)) (H, error) {
-	cfg, c, err := Environment(ctx, os.Getenv)
-	if err != nil {
-		var none H
-		return none, err
-	}
-	return build(cfg, c)
+	return lambdaenv.Lambda(ctx, func(cfg config.Config, b lambdaenv.Base) (H, error) {
+		return build(cfg, FromBase(b))
+	})
 }
 
-// Environment is the configuration and the Clients of a function in
-// Lambda.
-func Environment(_ context.Context, getenv config.Getenv) (config.Config, Clients, error) {
-	cfg, err := config.Load(getenv)
-	if err != nil {
-		return config.Config{}, Clients{}, fmt.Errorf("configuration: %w", err)
-	}
-	sdk, err := lambdaAWS(getenv)
-	if err != nil {
-		return config.Config{}, Clients{}, fmt.Errorf("aws configuration: %w", err)
-	}
-	return cfg, Clients{AWS: sdk, Log: slog.New(slog.NewJSONHandler(os.Stderr, nil)), Metrics: os.Stdout}, nil
+// FromBase is the Clients of a function in Lambda.
+func FromBase(b lambdaenv.Base) Clients {
+	return Clients{AWS: b.AWS, Log: b.Log, Metrics: b.Metrics}
 }
 
 // DynamoDBClient is the client of this Region's replica.

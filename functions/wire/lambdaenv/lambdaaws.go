@@ -1,4 +1,4 @@
-package wirecore
+package lambdaenv
 
 import (
 	"context"
