@@ -134,9 +134,11 @@ func TestDeploymentsCheckAndRecord(t *testing.T) {
 	rec, err = rec.Record(staging)
 	require.NoError(t, err)
 	assert.Equal(t, []infra.Install{
-		{Account: testAccount, AppName: "Shortener", PrimaryRegion: "us-east-1", Regions: []string{"us-east-1", "us-west-2", "eu-west-1"}},
-		{Account: testAccount, AppName: "Staging", PrimaryRegion: "us-east-1", Regions: []string{"us-east-1", "us-west-2"}},
-	}, rec.Installs)
+		{Account: testAccount, AppName: "Shortener", PrimaryRegion: "us-east-1", Regions: []string{"us-east-1", "us-west-2", "eu-west-1"},
+			OwnerIndexProjection: "INCLUDE"},
+		{Account: testAccount, AppName: "Staging", PrimaryRegion: "us-east-1", Regions: []string{"us-east-1", "us-west-2"},
+			OwnerIndexProjection: "INCLUDE"},
+	}, rec.Installs, "the projection is recorded with the installation")
 	path := filepath.Join(t.TempDir(), infra.DeploymentFile)
 	require.NoError(t, rec.Write(path))
 	back, err := infra.ReadDeployments(path)
