@@ -47,7 +47,7 @@ func TestInput(t *testing.T) {
 					{
 						IndexName:  aws.String("by-owner"),
 						KeySchema:  []types.KeySchemaElement{hash("owner_id"), rng("created_at")},
-						Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+						Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"url", "alias", "status", "updated_at", "expires_at", "version", "redirect_status"}},
 					},
 					{
 						IndexName:  aws.String("due-tombstones"),
