@@ -318,8 +318,8 @@ func TestDistribution(t *testing.T) {
 			rnames = append(rnames, strings.ToLower(h.(string)))
 		}
 		assert.ElementsMatch(t, []string{"cloudfront-viewer-country", "cloudfront-is-android-viewer", "cloudfront-is-desktop-viewer",
-			"cloudfront-is-ios-viewer", "cloudfront-is-mobile-viewer", "cloudfront-is-smarttv-viewer", "cloudfront-is-tablet-viewer",
-			"accept-language", "user-agent", "content-type"}, rnames)
+			"cloudfront-is-ios-viewer", "cloudfront-is-mobile-viewer", "cloudfront-is-tablet-viewer",
+			"accept-language", "user-agent", "content-type", "cloudfront-viewer-address"}, rnames, "no SmartTV header: 10 is CloudFront's quota per policy")
 		assert.Equal(t, "none", get(rorp.Props, "OriginRequestPolicyConfig", "QueryStringsConfig", "QueryStringBehavior"))
 		assert.Equal(t, "none", get(rorp.Props, "OriginRequestPolicyConfig", "CookiesConfig", "CookieBehavior"))
 		policy := s.edge().resource(get(def, "CachePolicyId", "Ref").(string))
@@ -570,7 +570,7 @@ func TestIAMPerFunction(t *testing.T) {
 				// Reads this region's replica; counts misses in this
 				// region's misses table, one UpdateItem each.
 				"redirect":  {"dynamodb:GetItem": links + "|" + here, "dynamodb:UpdateItem": "misses"},
-				"ttlstream": {"dynamodb:PutItem": links + "|arn:aws:dynamodb:" + primary + ":"},
+				"ttlstream": {"dynamodb:UpdateItem": links + "|arn:aws:dynamodb:" + primary + ":"},
 				// The origin secret's replica in this region only.
 				"originauth": {"secretsmanager:GetSecretValue": ":secretsmanager:" + region + ":", "secretsmanager:DescribeSecret": ":secretsmanager:" + region + ":"},
 			}
@@ -584,7 +584,7 @@ func TestIAMPerFunction(t *testing.T) {
 				want["manage"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": links, "dynamodb:Query": "/index/" + tableschema.IndexByOwner,
 					"ssm:GetParameter": param}
 				want["stats"] = grant{"dynamodb:GetItem": "", "dynamodb:Query": analytics}
-				want["reclaim"] = grant{"dynamodb:Query": "/index/", "dynamodb:PutItem": links, "dynamodb:DeleteItem": links}
+				want["reclaim"] = grant{"dynamodb:Query": "/index/", "dynamodb:UpdateItem": links, "dynamodb:DeleteItem": links}
 				hooks := "webhookssubscriptions"
 				// GetItem: its checkpoints, and a code's owner for link.clicked.
 				want["clicks"] = grant{"dynamodb:UpdateItem": analytics, "dynamodb:GetItem": "", "dynamodb:Query": hooks}

@@ -303,7 +303,9 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	// they happened (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/time-to-live-ttl-streams.html), so every region consumes its own
 	// stream; the tombstone is written to the primary (PRIMARY_REGION).
 	ttl := fn("ttlstream", "LINKS_TABLE")
-	writeLinks.Grant(ttl.Role, jsii.String("dynamodb:PutItem"))
+	// UpdateItem: the tombstone is written in place, keeping an expired
+	// link's after-expiry URL (dynamostore.Store.Tombstone).
+	writeLinks.Grant(ttl.Role, jsii.String("dynamodb:UpdateItem"))
 	ttlConsumer := lifecycle.NewTTLConsumer(st, "TTLStream", lifecycle.TTLConsumerProps{Function: ttl.Fn, Links: links})
 	rs.TTLStream = ttlConsumer
 
@@ -391,9 +393,10 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		reclaim := fn("reclaim", "LINKS_TABLE")
 		grantIndexQuery(reclaim.Role, links, tableschema.IndexDueTombstones)
 		grantIndexQuery(reclaim.Role, links, tableschema.IndexExpiringLinks)
-		// PutItem: an expired link's tombstone, conditioned on its expiry;
-		// DeleteItem: a due tombstone, conditioned on its grace.
-		links.Grant(reclaim.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:DeleteItem"))
+		// UpdateItem: an expired link's tombstone, written in place and
+		// conditioned on its expiry; DeleteItem: a due tombstone,
+		// conditioned on its grace.
+		links.Grant(reclaim.Role, jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:DeleteItem"))
 		definition, err := reclaimflow.Definition(*reclaim.Fn.FunctionArn())
 		if err != nil {
 			return nil, fmt.Errorf("reclaim state machine definition: %w", err)

@@ -94,6 +94,16 @@ type Tombstone struct {
 	ReclaimAfter time.Time
 	// Reason is "expired" (TTL) or "deleted" (by the owner).
 	Reason string
+	// ExpiredURL is an expired link's after-expiry URL (Features.ExpiredURL),
+	// kept so that its visitors still go there, not to the 410 page, until
+	// the code is reclaimed. A deleted link's tombstone has none.
+	ExpiredURL string
+}
+
+// AsLink is the tombstone as a redirect reads it: a link with status
+// tombstone (410), or its after-expiry URL (Features.ExpiredURL).
+func (t Tombstone) AsLink() Link {
+	return Link{Code: t.Code, Status: StatusTombstone, Features: Features{ExpiredURL: t.ExpiredURL}}
 }
 
 // Tombstone reasons.

@@ -73,7 +73,7 @@ func (m *Memory) Get(ctx context.Context, code string) (link.Link, error) {
 		return link.Link{}, fmt.Errorf("get link %q: %w", code, link.ErrNotFound)
 	}
 	if e.tomb != nil {
-		return link.Link{Code: code, Status: link.StatusTombstone}, nil
+		return e.tomb.AsLink(), nil
 	}
 	return cloneLink(e.link), nil
 }
@@ -185,7 +185,7 @@ func (m *Memory) Delete(ctx context.Context, owner, code string, expect int64, t
 	if _, err := m.owned(owner, code, expect); err != nil {
 		return err
 	}
-	t.Code, t.PrevOwner = code, owner
+	t.Code, t.PrevOwner, t.ExpiredURL = code, owner, ""
 	m.links[code] = entry{tomb: &t}
 	return nil
 }
@@ -200,6 +200,7 @@ func (m *Memory) Tombstone(ctx context.Context, t link.Tombstone) (bool, error) 
 	if e, ok := m.links[t.Code]; ok && (e.tomb != nil || m.now().Before(e.link.ExpiresAt)) {
 		return false, nil // a tombstone already, or a live link created since
 	}
+	t.ExpiredURL = keptExpiredURL(t, m.links[t.Code].link)
 	m.links[t.Code] = entry{tomb: &t}
 	return true, nil
 }
@@ -285,4 +286,18 @@ func cloneLink(l link.Link) link.Link {
 	}
 	l.Targets = slices.Clone(l.Targets)
 	return l
+}
+
+// keptExpiredURL is the after-expiry URL t keeps: its own, or for an
+// expired link's tombstone written without one (reclaim lists codes only)
+// the one of old, the link it replaces; a deleted link's tombstone keeps
+// none. The DynamoDB store keeps it the same way, in place.
+func keptExpiredURL(t link.Tombstone, old link.Link) string {
+	switch {
+	case t.Reason != link.ReasonExpired:
+		return ""
+	case t.ExpiredURL != "":
+		return t.ExpiredURL
+	}
+	return old.ExpiredURL
 }

@@ -227,4 +227,15 @@ func TestExpiredURL(t *testing.T) {
 
 	f.put(t, link.Link{Code: "disabl1", Status: link.StatusDisabled, Features: link.Features{ExpiredURL: "https://example.com/over"}})
 	assert.Equal(t, 410, f.do(t, request(t, "GET", "disabl1", "")).StatusCode, "only expiry sends to the expired URL")
+
+	// Turned into its tombstone (reclaim, or TTL then ttlstream), the
+	// expired link still sends there until its code is reclaimed.
+	written, err := f.store.Tombstone(context.Background(), link.NewTombstone("expire1", "owner-1", link.ReasonExpired, f.clock.Now(), time.Hour))
+	require.NoError(t, err)
+	require.True(t, written)
+	f.clock.Add(time.Minute) // past any in-process entry of the link
+	resp = f.do(t, request(t, "GET", "expire1", ""))
+	assert.Equal(t, 302, resp.StatusCode)
+	assert.Equal(t, "https://example.com/over", resp.Headers["Location"])
+	assert.Equal(t, "expired", destination(resp))
 }

@@ -154,8 +154,10 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 	if l.Resolve(now) == link.Gone {
 		h.Metrics.Add("Gone", metrics.Count, 1)
 		ttl := errorTTL(min(h.GoneTTL, freshFor(c, h.CacheTTL, now)))
-		if l.ExpiredURL != "" && l.Status == link.StatusActive && req.HTTPMethod != http.MethodPost {
-			return expired(l, ttl) // past its expiry: the same for every viewer
+		if l.ExpiredURL != "" && (l.Status == link.StatusActive || l.Status == link.StatusTombstone) && req.HTTPMethod != http.MethodPost {
+			// Past its expiry, or its tombstone since (only an expired
+			// link's keeps the URL): the same for every viewer.
+			return expired(l, ttl)
 		}
 		return h.page(http.StatusGone, ttl, gonePage)
 	}

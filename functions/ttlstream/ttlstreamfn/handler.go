@@ -85,7 +85,12 @@ func (h *Handler) tombstone(ctx context.Context, r *events.DynamoDBEventRecord) 
 			"sequenceNumber", r.Change.SequenceNumber, "error", err.Error())
 		return err
 	}
-	written, err := h.Store.Tombstone(ctx, link.NewTombstone(code, owner, link.ReasonExpired, h.now(), h.Grace))
+	t := link.NewTombstone(code, owner, link.ReasonExpired, h.now(), h.Grace)
+	if u, ok := r.Change.OldImage[tableschema.AttrExpiredURL]; ok && u.DataType() == events.DataTypeString {
+		// The item is gone: its after-expiry URL lives on in the tombstone.
+		t.ExpiredURL = u.String()
+	}
+	written, err := h.Store.Tombstone(ctx, t)
 	if err != nil {
 		h.Metrics.Add(MetricFailed, metrics.Count, 1)
 		h.log().ErrorContext(ctx, "write tombstone", "code", code, "eventID", r.EventID,

@@ -179,6 +179,18 @@ func TestTombstoneFields(t *testing.T) {
 	}
 }
 
+// TestTombstoneKeepsTheExpiredURL: the deleted item's after-expiry URL,
+// from the record's OldImage, lives on in its tombstone.
+func TestTombstoneKeepsTheExpiredURL(t *testing.T) {
+	ev := event(t, "ttl-remove.json")
+	ev.Records[0].Change.OldImage[tableschema.AttrExpiredURL] = events.NewStringAttribute("https://example.com/after")
+	store := &recordingStore{}
+	_, err := newHandler(store, 0, io.Discard, io.Discard).Handle(context.Background(), ev)
+	require.NoError(t, err)
+	require.Len(t, store.got, 1)
+	assert.Equal(t, "https://example.com/after", store.got[0].ExpiredURL)
+}
+
 func TestStoreFailureReportsOnlyThatRecord(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -41,6 +41,9 @@ func marshalTombstone(t link.Tombstone) map[string]types.AttributeValue {
 	if t.PrevOwner != "" {
 		item[tableschema.AttrPrevOwner] = str(t.PrevOwner)
 	}
+	if t.ExpiredURL != "" && t.Reason == link.ReasonExpired {
+		item[tableschema.AttrExpiredURL] = str(t.ExpiredURL)
+	}
 	return item
 }
 
@@ -59,6 +62,7 @@ func unmarshalTombstone(item map[string]types.AttributeValue) (link.Tombstone, e
 	t.Code = code
 	t.PrevOwner, _ = getS(item, tableschema.AttrPrevOwner, nil)
 	t.Reason, _ = getS(item, tableschema.AttrTombReason, nil)
+	t.ExpiredURL, _ = getS(item, tableschema.AttrExpiredURL, nil)
 	t.TombstonedAt = time.UnixMilli(at).UTC()
 	t.ReclaimAfter = time.Unix(after, 0).UTC()
 	return t, nil
@@ -102,8 +106,11 @@ func unmarshalLink(item map[string]types.AttributeValue) (link.Link, error) {
 	)
 	l.Code, err = getS(item, tableschema.AttrCode, err)
 	if s, ok := item[tableschema.AttrStatus].(*types.AttributeValueMemberS); ok && s.Value == string(link.StatusTombstone) && err == nil {
-		// A tombstone keeps no target; the redirect only needs to know it is one.
-		return link.Link{Code: l.Code, Status: link.StatusTombstone}, nil
+		// A tombstone keeps no target; the redirect only needs to know it
+		// is one, and an expired link's after-expiry URL.
+		t := link.Tombstone{Code: l.Code}
+		t.ExpiredURL, _ = getS(item, tableschema.AttrExpiredURL, nil)
+		return t.AsLink(), nil
 	}
 	l.URL, err = getS(item, tableschema.AttrURL, err)
 	l.Owner, _ = getS(item, tableschema.AttrOwner, nil) // tombstones carry no owner

@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -140,14 +144,17 @@ func (s *Store) List(ctx context.Context, owner string, limit int, cursor string
 func (s *Store) Tombstone(ctx context.Context, t link.Tombstone) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                &s.cfg.LinksTable,
-		Item:                     marshalTombstone(t),
-		ConditionExpression:      aws.String("attribute_not_exists(" + tableschema.AttrCode + ") OR (#status <> :tomb AND " + tableschema.AttrExpiresAt + " <= :now)"),
-		ExpressionAttributeNames: names,
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":tomb": str(string(link.StatusTombstone)), ":now": num(s.cfg.Now().Unix()),
-		},
+	update, attrNames, values := tombstoneUpdate(t)
+	attrNames["#status"] = tableschema.AttrStatus
+	values[":tomb"] = str(string(link.StatusTombstone))
+	values[":now"] = num(s.cfg.Now().Unix())
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.cfg.LinksTable,
+		Key:                       map[string]types.AttributeValue{tableschema.AttrCode: str(t.Code)},
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String("attribute_not_exists(" + tableschema.AttrCode + ") OR (#status <> :tomb AND " + tableschema.AttrExpiresAt + " <= :now)"),
+		ExpressionAttributeNames:  attrNames,
+		ExpressionAttributeValues: values,
 	})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
@@ -158,6 +165,57 @@ func (s *Store) Tombstone(ctx context.Context, t link.Tombstone) (bool, error) {
 	}
 	return true, nil
 }
+
+// tombstoneUpdate turns the item under t.Code, a link or nothing, into t
+// in one write: it sets the tombstone's attributes and removes every
+// attribute only a link has, except that an expired link's tombstone
+// written without an after-expiry URL (reclaim lists codes only) keeps
+// the link's own (linkstore.Memory does the same). Billed like the put it
+// replaces: on the larger of the item before and after.
+func tombstoneUpdate(t link.Tombstone) (update string, attrNames map[string]string, values map[string]types.AttributeValue) {
+	attrNames = map[string]string{}
+	values = map[string]types.AttributeValue{}
+	var set, remove []string
+	tomb := marshalTombstone(t)
+	for _, k := range slices.Sorted(maps.Keys(tomb)) {
+		if k == tableschema.AttrCode {
+			continue
+		}
+		n, v := "#s"+strconv.Itoa(len(set)), ":s"+strconv.Itoa(len(set))
+		attrNames[n], values[v] = k, tomb[k]
+		set = append(set, n+" = "+v)
+	}
+	for _, k := range linkOnlyAttrs {
+		if _, ok := tomb[k]; ok || k == tableschema.AttrExpiredURL && t.Reason == link.ReasonExpired {
+			continue
+		}
+		n := "#r" + strconv.Itoa(len(remove))
+		attrNames[n] = k
+		remove = append(remove, n)
+	}
+	update = "SET " + strings.Join(set, ", ")
+	if len(remove) > 0 {
+		update += " REMOVE " + strings.Join(remove, ", ")
+	}
+	return update, attrNames, values
+}
+
+// linkOnlyAttrs are the attributes a link item can carry besides its key,
+// read off the item of a link with every field set, so a field added to
+// the link is removed from its tombstone without a second list to keep.
+var linkOnlyAttrs = func() []string {
+	full := link.Link{Code: "c", Alias: "C", URL: "u", Owner: "o", Status: link.StatusActive, Version: 1, RedirectStatus: 302,
+		Features: link.Features{PasswordHash: "h", MaxClicks: 1, Rules: []link.Rule{{URL: "u", Country: []string{"DE"}}},
+			Targets: []link.Target{{URL: "u", Weight: 50}, {URL: "v", Weight: 50}}, ExpiredURL: "e"}}
+	var out []string
+	for k := range marshalLink(full, time.Hour) {
+		if k != tableschema.AttrCode {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}()
 
 // GetTombstone implements linkstore.Store.
 func (s *Store) GetTombstone(ctx context.Context, code string) (link.Tombstone, error) {

@@ -492,6 +492,50 @@ func RunLifecycle(t *testing.T, newStore Factory) {
 		assert.True(t, written)
 	})
 
+	t.Run("an expired link's tombstone keeps its after-expiry URL and nothing else of the link", func(t *testing.T) {
+		s, clock := setup(t)
+		l := sample("aft0001", clock.Now())
+		l.ExpiresAt = clock.Now().Add(time.Second).Truncate(time.Second)
+		l.ExpiredURL = "https://example.com/after"
+		l.Rules = []link.Rule{{URL: "https://example.com/de", Country: []string{"DE"}}}
+		require.NoError(t, s.Create(ctx, l, nil))
+		clock.Add(2 * time.Second)
+		// As reclaim writes it: from the expiring-links listing, which
+		// names codes and owners only.
+		written, err := s.Tombstone(ctx, tomb(l.Code, clock.Now(), time.Hour))
+		require.NoError(t, err)
+		require.True(t, written)
+		got, err := s.Get(ctx, l.Code)
+		require.NoError(t, err)
+		assert.Equal(t, link.Link{Code: l.Code, Status: link.StatusTombstone, Features: link.Features{ExpiredURL: l.ExpiredURL}}, got)
+		gotTomb, err := s.GetTombstone(ctx, l.Code)
+		require.NoError(t, err)
+		assert.Equal(t, l.ExpiredURL, gotTomb.ExpiredURL)
+		due, err := s.ExpiredLinks(ctx, clock.Now(), 100)
+		require.NoError(t, err)
+		assert.Empty(t, due, "the tombstone left the expiring links")
+
+		// As ttlstream writes it: the item is gone, the URL comes with it.
+		gone := tomb("aft0002", clock.Now(), time.Hour)
+		gone.ExpiredURL = "https://example.com/after2"
+		_, err = s.Tombstone(ctx, gone)
+		require.NoError(t, err)
+		got, err = s.Get(ctx, gone.Code)
+		require.NoError(t, err)
+		assert.Equal(t, gone.ExpiredURL, got.ExpiredURL)
+
+		// A deleted link's tombstone keeps none: its owner ended it.
+		d := sample("aft0003", clock.Now())
+		d.ExpiredURL = "https://example.com/after3"
+		require.NoError(t, s.Create(ctx, d, nil))
+		ts := tomb(d.Code, clock.Now(), time.Hour)
+		ts.Reason = link.ReasonDeleted
+		require.NoError(t, s.Delete(ctx, "owner-1", d.Code, 1, ts))
+		got, err = s.Get(ctx, d.Code)
+		require.NoError(t, err)
+		assert.Empty(t, got.ExpiredURL)
+	})
+
 	t.Run("expired links are listed until tombstoned in place, live links never", func(t *testing.T) {
 		s, clock := setup(t)
 		for i := range 7 {
