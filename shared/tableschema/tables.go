@@ -101,7 +101,9 @@ func Links() Table {
 // the by-owner index projects these and nothing else. An attribute added
 // to the link item must be added here too, or listings lose it (the
 // link stores' shared tests compare a listed link with the stored one).
-var ByOwnerAttributes = []string{AttrURL, AttrAlias, AttrStatus, AttrUpdatedAt, AttrExpiresAt, AttrVersion, AttrRedirectStatus}
+var ByOwnerAttributes = []string{AttrURL, AttrAlias, AttrStatus, AttrUpdatedAt, AttrExpiresAt, AttrVersion, AttrRedirectStatus,
+	// The redirect rules (link.Features): a listing shows them too.
+	AttrPasswordHash, AttrMaxClicks, AttrRules, AttrTargets, AttrExpiredURL}
 
 // Idempotency is the table of create requests' Idempotency-Keys, each
 // remembered for a day. Kept apart from the links table so its TTL
