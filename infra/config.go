@@ -52,6 +52,23 @@ const (
 	CtxNag                 = "nag"
 	CtxOriginSecretVersion = "originSecretVersion"
 	CtxRecord              = "record"
+	// Storage and logging levers (docs/cost-model.md, "Levers").
+	CtxLinksTableClass      = "linksTableClass"
+	CtxAnalyticsTableClass  = "analyticsTableClass"
+	CtxPITRLinks            = "pitrLinks"
+	CtxPITRAnalytics        = "pitrAnalytics"
+	CtxOwnerIndexProjection = "ownerIndexProjection"
+	CtxSystemLogLevel       = "systemLogLevel"
+	CtxKinesisShards        = "kinesisShards"
+)
+
+// Table classes and PITR placements the context accepts.
+const (
+	TableClassStandard   = "STANDARD"
+	TableClassStandardIA = "STANDARD_INFREQUENT_ACCESS"
+	PITRAll              = "all"     // every replica
+	PITRPrimary          = "primary" // the primary Region's replica only
+	PITROff              = "off"
 )
 
 // Config is everything the app reads from CDK context, resolved and
@@ -114,6 +131,15 @@ type Config struct {
 	// record=true) writes this configuration's into them after synthesis.
 	Deployments Deployments
 	Record      bool
+
+	// Storage, logging and stream levers, each priced in docs/cost-model.md.
+	LinksTableClass      string // links (and its indexes): Standard-IA, storage dominates
+	AnalyticsTableClass  string // analytics: Standard while writes dominate
+	PITRLinks            string // PITRAll, PITRPrimary (one replica is enough to restore from) or PITROff
+	PITRAnalytics        bool
+	OwnerIndexProjection string // INCLUDE (what a listing reads) or ALL (installations recorded before it)
+	SystemLogLevel       string // the functions' Lambda system log level: WARN drops START/END/REPORT
+	KinesisShards        int    // 0: the click stream on demand; N: provisioned with N shards
 }
 
 // DefaultConfig is the configuration with no context given.
@@ -141,6 +167,13 @@ func DefaultConfig() Config {
 		APIBurstLimit:    200,
 		APIQuotaPerDay:   1_000_000,
 		Nag:              true,
+
+		LinksTableClass:      TableClassStandardIA,
+		AnalyticsTableClass:  TableClassStandard,
+		PITRLinks:            PITRPrimary,
+		PITRAnalytics:        false,
+		OwnerIndexProjection: "INCLUDE",
+		SystemLogLevel:       "WARN",
 	}
 }
 
@@ -197,6 +230,13 @@ func configFrom(r ctxReader, c Config) (Config, error) {
 	c.Nag = r.boolean(CtxNag, c.Nag)
 	c.OriginSecretVersion = r.str(CtxOriginSecretVersion, "")
 	c.Record = r.boolean(CtxRecord, false)
+	c.LinksTableClass = r.str(CtxLinksTableClass, c.LinksTableClass)
+	c.AnalyticsTableClass = r.str(CtxAnalyticsTableClass, c.AnalyticsTableClass)
+	c.PITRLinks = r.str(CtxPITRLinks, c.PITRLinks)
+	c.PITRAnalytics = r.boolean(CtxPITRAnalytics, c.PITRAnalytics)
+	c.OwnerIndexProjection = r.str(CtxOwnerIndexProjection, c.OwnerIndexProjection)
+	c.SystemLogLevel = r.str(CtxSystemLogLevel, c.SystemLogLevel)
+	c.KinesisShards = r.integer(CtxKinesisShards, c.KinesisShards)
 	if err := errors.Join(r.errs...); err != nil {
 		return Config{}, err
 	}
@@ -285,6 +325,23 @@ func (c Config) Validate() error {
 	}
 	if c.AlarmEmail != "" && !strings.Contains(c.AlarmEmail, "@") {
 		errs = append(errs, fmt.Errorf("alarmEmail: %q is not an e-mail address", c.AlarmEmail))
+	}
+	for key, v := range map[string]string{CtxLinksTableClass: c.LinksTableClass, CtxAnalyticsTableClass: c.AnalyticsTableClass} {
+		if v != TableClassStandard && v != TableClassStandardIA {
+			errs = append(errs, fmt.Errorf("%s: %q is not %s or %s", key, v, TableClassStandard, TableClassStandardIA))
+		}
+	}
+	if !slices.Contains([]string{PITRAll, PITRPrimary, PITROff}, c.PITRLinks) {
+		errs = append(errs, fmt.Errorf("pitrLinks: %q is not all, primary or off", c.PITRLinks))
+	}
+	if c.OwnerIndexProjection != "INCLUDE" && c.OwnerIndexProjection != "ALL" {
+		errs = append(errs, fmt.Errorf("ownerIndexProjection: %q is not INCLUDE or ALL", c.OwnerIndexProjection))
+	}
+	if !slices.Contains([]string{"DEBUG", "INFO", "WARN"}, c.SystemLogLevel) {
+		errs = append(errs, fmt.Errorf("systemLogLevel: %q is not DEBUG, INFO or WARN", c.SystemLogLevel))
+	}
+	if c.KinesisShards < 0 {
+		errs = append(errs, fmt.Errorf("kinesisShards: %d is negative", c.KinesisShards))
 	}
 	return errors.Join(errs...)
 }

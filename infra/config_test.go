@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/infra/costmodel"
 )
 
 // mapNode stands in for the App's construct node: ConfigFromContext reads
@@ -103,6 +105,21 @@ func TestConfigFromContext(t *testing.T) {
 		{name: "region twice", ctx: map[string]any{CtxRegions: "us-east-1,us-east-1"}, err: "twice"},
 		{name: "bad schedule", ctx: map[string]any{CtxReclaimSchedule: "hourly"}, err: "reclaimSchedule"},
 		{name: "bad boolean", ctx: map[string]any{CtxWAF: "yes please"}, err: "waf"},
+		{name: "table class", ctx: map[string]any{CtxLinksTableClass: "GLACIER"}, err: "linksTableClass"},
+		{name: "analytics class", ctx: map[string]any{CtxAnalyticsTableClass: "standard"}, err: "analyticsTableClass"},
+		{name: "pitr placement", ctx: map[string]any{CtxPITRLinks: "replicas"}, err: "pitrLinks"},
+		{name: "projection", ctx: map[string]any{CtxOwnerIndexProjection: "KEYS_ONLY"}, err: "ownerIndexProjection"},
+		{name: "log level", ctx: map[string]any{CtxSystemLogLevel: "ERROR"}, err: "systemLogLevel"},
+		{name: "shards", ctx: map[string]any{CtxKinesisShards: -1}, err: "kinesisShards"},
+		{name: "levers from the command line", ctx: map[string]any{
+			CtxLinksTableClass: "STANDARD", CtxPITRLinks: "all", CtxPITRAnalytics: "true", CtxKinesisShards: "12", CtxSystemLogLevel: "INFO",
+		}, check: func(t *testing.T, c Config) {
+			assert.Equal(t, TableClassStandard, c.LinksTableClass)
+			assert.Equal(t, PITRAll, c.PITRLinks)
+			assert.True(t, c.PITRAnalytics)
+			assert.Equal(t, 12, c.KinesisShards)
+			assert.Equal(t, "INFO", c.SystemLogLevel)
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,6 +133,21 @@ func TestConfigFromContext(t *testing.T) {
 			tt.check(t, c)
 		})
 	}
+}
+
+// TestLeverDefaultsAreTheCostModels: the storage and logging defaults are
+// the ones docs/cost-model.md prices as the deployment's defaults, so the
+// document and the deployment cannot drift apart.
+func TestLeverDefaultsAreTheCostModels(t *testing.T) {
+	c, a := DefaultConfig(), costmodel.DefaultAssumptions()
+	assert.Equal(t, a.LinksClass, c.LinksTableClass)
+	assert.Equal(t, a.AnalyticsClass, c.AnalyticsTableClass)
+	assert.Equal(t, a.OwnerProjection, c.OwnerIndexProjection)
+	assert.Equal(t, a.PITRAnalytics, c.PITRAnalytics)
+	assert.Equal(t, map[string]int{PITRAll: a.Regions, PITRPrimary: 1, PITROff: 0}[c.PITRLinks], a.PITRLinksRegions)
+	assert.Equal(t, a.PlatformLogsOff, c.SystemLogLevel == "WARN")
+	assert.Equal(t, a.KinesisProvisioned, c.KinesisShards > 0)
+	assert.Equal(t, a.Regions, len(c.Regions))
 }
 
 func TestFunctionEnvIsCheckedByTheFunctionsLoader(t *testing.T) {

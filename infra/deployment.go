@@ -1,6 +1,7 @@
 package infra
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +36,12 @@ type Install struct {
 	// ReservationRegions are the reservation table's three MRSC Regions
 	// (replicas, then the witness); none without one.
 	ReservationRegions []string `json:"reservationRegions,omitempty"`
+	// OwnerIndexProjection is the by-owner index's projection; "" is an
+	// installation recorded before it was one, whose index projects ALL.
+	// DynamoDB cannot change an index's projection in place, so a change
+	// would make CloudFormation refuse the update (or, with the index
+	// renamed, rebuild it while listings come back incomplete).
+	OwnerIndexProjection string `json:"ownerIndexProjection,omitempty"`
 }
 
 // ReadDeployments reads path; a missing file records nothing.
@@ -63,7 +70,8 @@ func (d Deployments) Write(path string) error {
 }
 
 func (c Config) install() Install {
-	in := Install{Account: c.Account, AppName: c.AppName, PrimaryRegion: c.PrimaryRegion, Regions: slices.Clone(c.Regions)}
+	in := Install{Account: c.Account, AppName: c.AppName, PrimaryRegion: c.PrimaryRegion, Regions: slices.Clone(c.Regions),
+		OwnerIndexProjection: c.OwnerIndexProjection}
 	if res, err := c.Reservation(); err == nil && res.Enabled() {
 		in.ReservationRegions = res.Regions()
 	}
@@ -114,6 +122,12 @@ func (d Deployments) Check(cfg Config, adding bool) error {
 			"into it (DynamoDB export to S3 and import), switch the domain, then destroy the old one "+
 			"(docs/deploy.md, \"Recorded deployment\")",
 			cfg.PrimaryRegion, cfg.AppName, rec.PrimaryRegion, DeploymentFile, cfg.AppName, cfg.PrimaryRegion, rec.PrimaryRegion))
+	}
+	if recorded := cmp.Or(rec.OwnerIndexProjection, "ALL"); cfg.OwnerIndexProjection != recorded {
+		errs = append(errs, fmt.Errorf("ownerIndexProjection %q: %s's by-owner index was recorded with projection %s (%s). "+
+			"DynamoDB cannot change an index's projection in place: the update would fail, or, with a new index, "+
+			"listings would be incomplete while it backfills. Keep it with -c ownerIndexProjection=%s "+
+			"(docs/cost-model.md prices the difference)", cfg.OwnerIndexProjection, cfg.AppName, recorded, DeploymentFile, recorded))
 	}
 	for _, r := range rec.Regions {
 		if slices.Contains(cfg.Regions, r) {

@@ -16,7 +16,21 @@ import (
 // defaults in the test account.
 var recordedDefaults = infra.Deployments{Installs: []infra.Install{{
 	Account: testAccount, AppName: "Shortener", PrimaryRegion: "us-east-1", Regions: []string{"us-east-1", "us-west-2"},
+	OwnerIndexProjection: "INCLUDE",
 }}}
+
+// An installation recorded before the by-owner index's projection was a
+// setting has an index projecting ALL: the INCLUDE default would fail its
+// update, so synthesis refuses it and names the context that keeps it.
+func TestRecordedDeploymentKeepsTheOwnerIndexProjection(t *testing.T) {
+	old := infra.Deployments{Installs: []infra.Install{recordedDefaults.Installs[0]}}
+	old.Installs[0].OwnerIndexProjection = ""
+	err := buildWith(t, old, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `ownerIndexProjection "INCLUDE": Shortener's by-owner index was recorded with projection ALL`)
+	assert.Contains(t, err.Error(), "-c ownerIndexProjection=ALL")
+	assert.NoError(t, buildWith(t, old, map[string]any{infra.CtxOwnerIndexProjection: "ALL"}))
+}
 
 // buildWith builds (without synthesizing) cdk.json's app with overrides,
 // against recorded.
@@ -120,11 +134,12 @@ func TestDeploymentsCheckAndRecord(t *testing.T) {
 	rec, err = rec.Record(staging)
 	require.NoError(t, err)
 	assert.Equal(t, []infra.Install{
-		{Account: testAccount, AppName: "Shortener", PrimaryRegion: "us-east-1", Regions: []string{"us-east-1", "us-west-2", "eu-west-1"}},
+		{Account: testAccount, AppName: "Shortener", PrimaryRegion: "us-east-1", Regions: []string{"us-east-1", "us-west-2", "eu-west-1"},
+			OwnerIndexProjection: "INCLUDE"},
 		// The defaults' reservation table: two replicas and a witness.
 		{Account: testAccount, AppName: "Staging", PrimaryRegion: "us-east-1", Regions: []string{"us-east-1", "us-west-2"},
-			ReservationRegions: []string{"us-east-1", "us-west-2", "witness:us-east-2"}},
-	}, rec.Installs)
+			ReservationRegions: []string{"us-east-1", "us-west-2", "witness:us-east-2"}, OwnerIndexProjection: "INCLUDE"},
+	}, rec.Installs, "the projection is recorded with the installation")
 	path := filepath.Join(t.TempDir(), infra.DeploymentFile)
 	require.NoError(t, rec.Write(path))
 	back, err := infra.ReadDeployments(path)

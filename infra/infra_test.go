@@ -175,7 +175,8 @@ func TestLinksTableIsAnMRECGlobalTableWithTTLAndStream(t *testing.T) {
 		var regions []string
 		for _, r := range asSlice(p["Replicas"]) {
 			regions = append(regions, get(r, "Region").(string))
-			assert.Equal(t, true, get(r, "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled"))
+			assert.Equal(t, get(r, "Region") == s.cfg.PrimaryRegion,
+				get(r, "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled"), "PITR on the primary replica only (pitrLinks=primary)")
 			assert.Equal(t, true, get(r, "DeletionProtectionEnabled"))
 		}
 		sort.Strings(regions)
@@ -188,7 +189,7 @@ func TestLinksTableIsAnMRECGlobalTableWithTTLAndStream(t *testing.T) {
 			indexes[get(g, "IndexName").(string)] = toJSON(get(g, "KeySchema")) + " " + toJSON(get(g, "Projection", "ProjectionType"))
 		}
 		assert.Equal(t, map[string]string{
-			tableschema.IndexByOwner:       `[{"AttributeName":"owner_id","KeyType":"HASH"},{"AttributeName":"created_at","KeyType":"RANGE"}] "ALL"`,
+			tableschema.IndexByOwner:       `[{"AttributeName":"owner_id","KeyType":"HASH"},{"AttributeName":"created_at","KeyType":"RANGE"}] "` + s.cfg.OwnerIndexProjection + `"`,
 			tableschema.IndexDueTombstones: `[{"AttributeName":"tomb_shard","KeyType":"HASH"},{"AttributeName":"reclaim_after","KeyType":"RANGE"}] "KEYS_ONLY"`,
 			tableschema.IndexExpiringLinks: `[{"AttributeName":"exp_shard","KeyType":"HASH"},{"AttributeName":"expires_at","KeyType":"RANGE"}] "INCLUDE"`,
 		}, indexes)
@@ -941,3 +942,78 @@ process.stdout.write(JSON.stringify(out));
 		assert.Equal(t, "no-store", get(r, "headers", "cache-control", "value"), uri)
 	}
 }
+
+// TestStorageAndLogLevers: the cost levers' defaults (docs/cost-model.md)
+// and their context switches.
+func TestStorageAndLogLevers(t *testing.T) {
+	tables := func(s *synthesized) map[string]map[string]any {
+		out := map[string]map[string]any{}
+		for _, r := range s.data().resources("AWS::DynamoDB::GlobalTable") {
+			for _, name := range []string{"Links", "Keys", "Analytics", "Idempotency"} {
+				if strings.HasPrefix(r.ID, "Tables"+name) {
+					out[name] = r.Props
+				}
+			}
+		}
+		return out
+	}
+	class := func(p map[string]any) map[string]any {
+		out := map[string]any{}
+		for _, r := range asSlice(p["Replicas"]) {
+			out[get(r, "Region").(string)] = get(r, "TableClass")
+		}
+		return out
+	}
+	pitr := func(p map[string]any) map[string]bool {
+		out := map[string]bool{}
+		for _, r := range asSlice(p["Replicas"]) {
+			out[get(r, "Region").(string)], _ = get(r, "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled").(bool)
+		}
+		return out
+	}
+	d := defaults.get(t)
+	dt := tables(d)
+	assert.Equal(t, map[string]any{"us-east-1": "STANDARD_INFREQUENT_ACCESS", "us-west-2": "STANDARD_INFREQUENT_ACCESS"},
+		class(dt["Links"]), "links: storage dominates")
+	assert.Equal(t, map[string]any{"us-east-1": "STANDARD"}, class(dt["Analytics"]), "analytics: writes dominate")
+	assert.Equal(t, map[string]bool{"us-east-1": true, "us-west-2": false}, pitr(dt["Links"]), "PITR on the primary replica only")
+	assert.Equal(t, map[string]bool{"us-east-1": true, "us-west-2": true}, pitr(dt["Keys"]))
+	assert.Equal(t, map[string]bool{"us-east-1": false}, pitr(dt["Analytics"]))
+	assert.Equal(t, map[string]bool{"us-east-1": false}, pitr(dt["Idempotency"]))
+	for _, g := range asSlice(dt["Links"]["GlobalSecondaryIndexes"]) {
+		if get(g, "IndexName") == tableschema.IndexByOwner {
+			assert.Equal(t, "INCLUDE", get(g, "Projection", "ProjectionType"))
+			assert.ElementsMatch(t, tableschema.ByOwnerAttributes, get(g, "Projection", "NonKeyAttributes"))
+		}
+	}
+	fn, ok := d.regional("us-east-1").function("redirect")
+	require.True(t, ok)
+	assert.Equal(t, "WARN", get(fn.Props, "LoggingConfig", "SystemLogLevel"), "no START/END/REPORT lines")
+	assert.Equal(t, "JSON", get(fn.Props, "LoggingConfig", "LogFormat"))
+	stream := d.regional("us-east-1").resources("AWS::Kinesis::Stream")[0]
+	assert.Equal(t, "ON_DEMAND", get(stream.Props, "StreamModeDetails", "StreamMode"))
+
+	l := levers.get(t)
+	lt := tables(l)
+	assert.Equal(t, map[string]any{"us-east-1": "STANDARD", "us-west-2": "STANDARD"}, class(lt["Links"]))
+	assert.Equal(t, map[string]any{"us-east-1": "STANDARD_INFREQUENT_ACCESS"}, class(lt["Analytics"]))
+	assert.Equal(t, map[string]bool{"us-east-1": true, "us-west-2": true}, pitr(lt["Links"]))
+	assert.Equal(t, map[string]bool{"us-east-1": true}, pitr(lt["Analytics"]))
+	for _, g := range asSlice(lt["Links"]["GlobalSecondaryIndexes"]) {
+		if get(g, "IndexName") == tableschema.IndexByOwner {
+			assert.Equal(t, "ALL", get(g, "Projection", "ProjectionType"))
+		}
+	}
+	fn, ok = l.regional("us-east-1").function("redirect")
+	require.True(t, ok)
+	assert.Equal(t, "INFO", get(fn.Props, "LoggingConfig", "SystemLogLevel"))
+	stream = l.regional("us-east-1").resources("AWS::Kinesis::Stream")[0]
+	assert.Equal(t, "PROVISIONED", get(stream.Props, "StreamModeDetails", "StreamMode"))
+	assert.Equal(t, 12.0, stream.Props["ShardCount"])
+}
+
+var levers = &synthesized{name: "levers", overrides: map[string]any{
+	infra.CtxLinksTableClass: "STANDARD", infra.CtxAnalyticsTableClass: "STANDARD_INFREQUENT_ACCESS",
+	infra.CtxPITRLinks: "all", infra.CtxPITRAnalytics: true, infra.CtxOwnerIndexProjection: "ALL",
+	infra.CtxSystemLogLevel: "INFO", infra.CtxKinesisShards: 12, infra.CtxNag: false,
+}}

@@ -135,6 +135,8 @@ func TestRecordedReservationRegions(t *testing.T) {
 	recorded := infra.Deployments{Installs: []infra.Install{{
 		Account: testAccount, AppName: "Shortener", PrimaryRegion: "us-east-1", Regions: []string{"us-east-1", "us-west-2"},
 		ReservationRegions: []string{"us-east-1", "us-west-2", "witness:us-east-2"},
+		// Recorded with the defaults' projection, so only the Regions differ.
+		OwnerIndexProjection: "INCLUDE",
 	}}}
 	require.NoError(t, buildWith(t, recorded, map[string]any{}), "unchanged")
 	tests := []struct {

@@ -132,7 +132,17 @@ type DataStack struct {
 func NewDataStack(app awscdk.App, cfg Config) *DataStack {
 	st := newStack(app, cfg, "Data", cfg.PrimaryRegion, "URL shortener: links and API keys global tables, idempotency and analytics tables")
 	res, _ := cfg.Reservation() // checked in Validate
-	t := tables.New(st, "Tables", tables.Props{ReplicaRegions: cfg.SecondaryRegions(), Reservations: res.Enabled(), Witness: res.Witness})
+	t := tables.New(st, "Tables", tables.Props{
+		ReplicaRegions:    cfg.SecondaryRegions(),
+		Reservations:      res.Enabled(),
+		Witness:           res.Witness,
+		LinksClass:        awsdynamodb.TableClass(cfg.LinksTableClass),
+		AnalyticsClass:    awsdynamodb.TableClass(cfg.AnalyticsTableClass),
+		PITRLinksPrimary:  cfg.PITRLinks != PITROff,
+		PITRLinksReplicas: cfg.PITRLinks == PITRAll,
+		PITRAnalytics:     cfg.PITRAnalytics,
+		OwnerIndexAll:     cfg.OwnerIndexProjection == "ALL",
+	})
 	if t.Reservations != nil {
 		out(st, "ReservationTableName", t.Reservations.TableName(), "Reservation table (MRSC): codes, versions, Idempotency-Keys")
 	}
@@ -291,13 +301,14 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		}
 		size := functionSizes[name]
 		f := golambda.New(st, fnID(name), golambda.Props{
-			Name:        name,
-			AssetDir:    cfg.AssetDir,
-			Description: functionDescriptions[name],
-			MemoryMB:    size.memoryMB,
-			Timeout:     awscdk.Duration_Seconds(jsii.Number(size.timeout.Seconds())),
-			Environment: e,
-			Retention:   retention,
+			Name:           name,
+			AssetDir:       cfg.AssetDir,
+			Description:    functionDescriptions[name],
+			MemoryMB:       size.memoryMB,
+			Timeout:        awscdk.Duration_Seconds(jsii.Number(size.timeout.Seconds())),
+			Environment:    e,
+			Retention:      retention,
+			SystemLogLevel: cfg.SystemLogLevel,
 		})
 		rs.Functions[name] = f
 		return f
@@ -415,7 +426,7 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		clicks.Fn.AddEnvironment(jsii.String("WEBHOOKS_TABLE"), hooks.Table.TableName(), nil)
 		clicks.Fn.AddEnvironment(jsii.String("WEBHOOK_QUEUE_URL"), hooks.Queue.QueueUrl(), nil)
 		hooks.Queue.GrantSendMessages(clicks.Role)
-		rs.Clicks = clickpipeline.New(st, "Clicks", clickpipeline.Props{Function: clicks.Fn})
+		rs.Clicks = clickpipeline.New(st, "Clicks", clickpipeline.Props{Function: clicks.Fn, Shards: cfg.KinesisShards})
 
 		mon.StateMachine = rs.Reclaim.StateMachine
 		mon.ReplicaRegions = cfg.SecondaryRegions()

@@ -45,6 +45,9 @@ var (
 		infra.CtxHostedZoneName: "sho.rt",
 		infra.CtxWAF:            true,
 		infra.CtxCodeLength:     9,
+		// Recorded before the by-owner projection was a setting: its
+		// index projects ALL, and keeps doing so.
+		infra.CtxOwnerIndexProjection: "ALL",
 		// The second step of an origin secret rotation (docs/deploy.md).
 		infra.CtxOriginSecretVersion: "a1b2c3d4-5678-90ab-cdef-EXAMPLE11111",
 	}}

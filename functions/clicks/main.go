@@ -9,11 +9,17 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/shortlink-dev/shortener/functions/wire"
+	"github.com/shortlink-dev/shortener/functions/clicks/clicksfn"
+	"github.com/shortlink-dev/shortener/functions/wire/clickfns"
+	"github.com/shortlink-dev/shortener/functions/wire/hookfns"
+	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
+	"github.com/shortlink-dev/shortener/shared/config"
 )
 
 func main() {
-	h, err := wire.Lambda(context.Background(), wire.NewClicks)
+	h, err := wirecore.Lambda(context.Background(), func(cfg config.Config, c wirecore.Clients) (*clicksfn.Handler, error) {
+		return clickfns.NewClicks(cfg, hookfns.Lambda(c))
+	})
 	if err != nil {
 		log.Fatalf("clicks: %v", err)
 	}

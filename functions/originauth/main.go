@@ -8,11 +8,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/shortlink-dev/shortener/functions/wire"
+	"github.com/shortlink-dev/shortener/functions/wire/authfns"
+	"github.com/shortlink-dev/shortener/functions/wire/lambdaenv"
 )
 
 func main() {
-	h, err := wire.Lambda(context.Background(), wire.NewOriginAuth)
+	h, err := lambdaenv.Lambda(context.Background(), authfns.Lambda)
 	if err != nil {
 		log.Fatalf("originauth: %v", err)
 	}

@@ -7,11 +7,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/shortlink-dev/shortener/functions/wire"
+	"github.com/shortlink-dev/shortener/functions/wire/dbfns"
+	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 )
 
 func main() {
-	h, err := wire.Lambda(context.Background(), wire.NewStats)
+	h, err := wirecore.Lambda(context.Background(), dbfns.NewStats)
 	if err != nil {
 		log.Fatalf("stats: %v", err)
 	}

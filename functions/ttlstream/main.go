@@ -10,11 +10,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/shortlink-dev/shortener/functions/wire"
+	"github.com/shortlink-dev/shortener/functions/wire/dbfns"
+	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 )
 
 func main() {
-	h, err := wire.Lambda(context.Background(), wire.NewTTLStream)
+	h, err := wirecore.Lambda(context.Background(), dbfns.NewTTLStream)
 	if err != nil {
 		log.Fatalf("ttlstream: %v", err)
 	}

@@ -9,11 +9,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/shortlink-dev/shortener/functions/wire"
+	"github.com/shortlink-dev/shortener/functions/wire/hooksapi"
+	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 )
 
 func main() {
-	h, err := wire.Lambda(context.Background(), wire.NewWebhooks)
+	h, err := wirecore.Lambda(context.Background(), hooksapi.NewWebhooks)
 	if err != nil {
 		log.Fatalf("webhooks: %v", err)
 	}

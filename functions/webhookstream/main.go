@@ -8,11 +8,16 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/shortlink-dev/shortener/functions/wire"
+	"github.com/shortlink-dev/shortener/functions/webhookstream/webhookstreamfn"
+	"github.com/shortlink-dev/shortener/functions/wire/hookfns"
+	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
+	"github.com/shortlink-dev/shortener/shared/config"
 )
 
 func main() {
-	h, err := wire.Lambda(context.Background(), wire.NewWebhookStream)
+	h, err := wirecore.Lambda(context.Background(), func(cfg config.Config, c wirecore.Clients) (*webhookstreamfn.Handler, error) {
+		return hookfns.NewWebhookStream(cfg, hookfns.Lambda(c))
+	})
 	if err != nil {
 		log.Fatalf("webhookstream: %v", err)
 	}

@@ -2,34 +2,33 @@ package wire
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
-	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
+	"github.com/shortlink-dev/shortener/functions/wire/edgefns"
+	"github.com/shortlink-dev/shortener/functions/wire/hookfns"
+	"github.com/shortlink-dev/shortener/functions/wire/lambdaenv"
+	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgeinfo"
-	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/webhook/sqsqueue"
 )
-
-// metricsNamespace is the CloudWatch namespace of every function's metrics.
-const metricsNamespace = "Shortener"
 
 // Clients are what a function talks to outside itself: the AWS services,
 // its log and its metrics. In Lambda only AWS, Log and Metrics are set
 // (see Lambda) and each constructor makes the service clients its function
-// calls from AWS, so a bootstrap links no SDK client it does not use. The
-// local run sets the others to its emulators instead.
+// calls from AWS. The local run sets the others to its emulators instead.
+//
+// The Lambda entry points do not use this package: each calls its
+// constructor's own package (wirecore.Lambda with dbfns, hooksapi,
+// edgefns, hookfns or clickfns; lambdaenv.Lambda with authfns), so that its bootstrap links only the SDK clients it calls.
+// This package gathers them for the local run, with Clients as it sets
+// them.
 type Clients struct {
 	// AWS is the SDK configuration the service clients are made from.
 	AWS aws.Config
@@ -57,82 +56,29 @@ type Clients struct {
 	Metrics io.Writer
 }
 
-// Lambda builds a function the way every Lambda entry point does: the
-// configuration from the environment, the SDK's default configuration,
-// JSON logs on stderr and EMF metrics on stdout, handed to build (one of
-// the constructors in functions.go). A function that cannot be configured
-// must not take requests: the entry point exits on the error.
+// core is c as the constructors take it.
+func (c Clients) core() wirecore.Clients {
+	return wirecore.Clients{AWS: c.AWS, DynamoDB: c.DynamoDB, Edge: c.Edge, Log: c.Log, Metrics: c.Metrics}
+}
+
+func (c Clients) edge() edgefns.Clients {
+	return edgefns.Clients{Clients: c.core(), EdgeInfo: c.EdgeInfo}
+}
+
+func (c Clients) hooks() hookfns.Clients { return hookfns.Clients{Clients: c.core(), SQS: c.SQS} }
+
+// Lambda builds a function as a Lambda entry point does
+// (wirecore.Lambda), for a constructor of this package.
 func Lambda[H any](ctx context.Context, build func(config.Config, Clients) (H, error)) (H, error) {
-	cfg, c, err := lambdaEnvironment(ctx, os.Getenv)
-	if err != nil {
-		var none H
-		return none, err
-	}
-	return build(cfg, c)
-}
-
-// lambdaEnvironment is the configuration and the Clients of a function in
-// Lambda.
-func lambdaEnvironment(ctx context.Context, getenv config.Getenv) (config.Config, Clients, error) {
-	cfg, err := config.Load(getenv)
-	if err != nil {
-		return config.Config{}, Clients{}, fmt.Errorf("configuration: %w", err)
-	}
-	sdk, err := awsconfig.LoadDefaultConfig(ctx)
-	if err != nil {
-		return config.Config{}, Clients{}, fmt.Errorf("aws configuration: %w", err)
-	}
-	return cfg, Clients{AWS: sdk, Log: slog.New(slog.NewJSONHandler(os.Stderr, nil)), Metrics: os.Stdout}, nil
-}
-
-// dynamoDB is the client of this Region's replica.
-func (c Clients) dynamoDB() *dynamodb.Client {
-	if c.DynamoDB != nil {
-		return c.DynamoDB
-	}
-	return dynamodb.NewFromConfig(c.AWS)
-}
-
-// primaryDynamoDB is the client of the primary Region's replica
-// (PRIMARY_REGION; this Region's when unset): ttlstream's and reclaim's
-// writes are checked against the replica every create is checked against.
-func (c Clients) sqs() sqsqueue.API {
-	if c.SQS != nil {
-		return c.SQS
-	}
-	return sqs.NewFromConfig(c.AWS)
-}
-
-func (c Clients) primaryDynamoDB(cfg config.Config) *dynamodb.Client {
-	if c.DynamoDB != nil {
-		return c.DynamoDB
-	}
-	return dynamodb.NewFromConfig(c.AWS, func(o *dynamodb.Options) {
-		if cfg.PrimaryRegion != "" {
-			o.Region = cfg.PrimaryRegion
-		}
+	return lambdaenv.Lambda(ctx, func(cfg config.Config, b lambdaenv.Base) (H, error) {
+		return build(cfg, Clients{AWS: b.AWS, Log: b.Log, Metrics: b.Metrics})
 	})
 }
 
-// edgeInfo is where the distribution is learnt: EdgeInfo, or the SSM
-// parameter EDGE_PARAMETER names, in this Region (the edge stack writes it
-// in every Region).
-func (c Clients) edgeInfo(cfg config.Config) edgeinfo.Source {
-	if c.EdgeInfo != nil {
-		return c.EdgeInfo
-	}
-	return &edgeinfo.Parameter{API: ssm.NewFromConfig(c.AWS), Name: cfg.EdgeParameter}
-}
+// dynamoDB is the client of this Region's replica.
+func (c Clients) dynamoDB() *dynamodb.Client { return c.core().DynamoDBClient() }
 
-// cloudFront is the CloudFront client invalidations are sent with.
-func (c Clients) cloudFront() *cloudfront.Client { return cloudfront.NewFromConfig(c.AWS) }
-
-// log is function's logger.
-func (c Clients) log(function string) *slog.Logger {
-	return c.Log.With("function", function)
-}
-
-// metrics is function's metrics emitter.
-func (c Clients) metrics(function string) *metrics.Emitter {
-	return metrics.New(c.Metrics, metricsNamespace, function)
+// primaryDynamoDB is the client of the primary Region's replica.
+func (c Clients) primaryDynamoDB(cfg config.Config) *dynamodb.Client {
+	return c.core().PrimaryDynamoDB(cfg)
 }

@@ -13,6 +13,10 @@ import (
 // Props configure the pipeline.
 type Props struct {
 	Function awslambda.IFunction
+	// Shards, when positive, makes the stream provisioned with that many
+	// shards (context kinesisShards; docs/cost-model.md has the
+	// break-even); 0 keeps it on demand.
+	Shards int
 }
 
 // Pipeline is the stream and its consumer.
@@ -27,9 +31,10 @@ type Pipeline struct {
 // New creates the stream and feeds it to the clicks function.
 func New(scope constructs.Construct, id string, p Props) *Pipeline {
 	c := constructs.NewConstruct(scope, jsii.String(id))
-	stream := awskinesis.NewStream(c, jsii.String("ClickLog"), &awskinesis.StreamProps{
-		// On demand: the load follows the redirect traffic (peaks of
-		// 10-20 k records/s) without shard arithmetic.
+	props := &awskinesis.StreamProps{
+		// On demand by default: the load follows the redirect traffic
+		// (peaks of 10-20 k records/s) without shard arithmetic, and a
+		// write throttled at a peak would be a click lost.
 		StreamMode: awskinesis.StreamMode_ON_DEMAND,
 		// The AWS managed key: CloudFront's writer role then needs no KMS
 		// grant, and the data is still encrypted at rest.
@@ -39,7 +44,12 @@ func New(scope constructs.Construct, id string, p Props) *Pipeline {
 		// the primary region is another, CDK needs a name it can know
 		// across regions, and generates one.
 		StreamName: awscdk.PhysicalName_GENERATE_IF_NEEDED(),
-	})
+	}
+	if p.Shards > 0 {
+		props.StreamMode = awskinesis.StreamMode_PROVISIONED
+		props.ShardCount = jsii.Number(float64(p.Shards))
+	}
+	stream := awskinesis.NewStream(c, jsii.String("ClickLog"), props)
 	consumer := streamconsumer.New(c, "Consumer", streamconsumer.Props{
 		Function:      p.Function,
 		KinesisStream: stream,

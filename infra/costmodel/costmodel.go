@@ -3,6 +3,7 @@ package costmodel
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -15,56 +16,72 @@ type Price struct {
 
 // Prices used by the model (us-east-1, first tier unless stated).
 type Prices struct {
-	CloudFrontHTTPSPer10k Price // requests
-	CloudFrontGBOut       Price // data transfer out, first 10 TB tier
-	RealtimeLogPerMillion Price // log lines
-	KinesisStreamHour     Price // on-demand
-	KinesisIngestGB       Price // on-demand, each record rounded up to 1 KB (S45)
-	KinesisRetrieveGB     Price // on-demand
-	HTTPAPIPerMillion     Price // first 300 M
-	HTTPAPIPerMillionOver Price // beyond 300 M
-	RESTPerMillion        Price // first 333 M
-	RESTPerMillionOver    Price // beyond 333 M
-	LambdaPerMillion      Price
-	LambdaGBSecond        Price // arm64
-	DynamoRRUPerMillion   Price
-	DynamoWRUPerMillion   Price // replicated WRU costs the same (S5)
-	DynamoStorageGBMonth  Price
-	DynamoPITRGBMonth     Price
-	StepFunctionsPer1000  Price // Standard state transitions
-	CloudWatchLogsGB      Price // ingestion
-	WAFPerMillion         Price
-	WAFMonthlyFixed       Price // one web ACL with one rule
-	SQSPerMillion         Price // standard queue requests
+	CloudFrontHTTPSPer10k  Price // requests
+	CloudFrontGBOut        Price // data transfer out, first 10 TB tier
+	InvalidationPath       Price // beyond the free paths
+	InvalidationFreePaths  float64
+	RealtimeLogPerMillion  Price // log lines
+	KinesisStreamHour      Price // on-demand
+	KinesisIngestGB        Price // on-demand, each record rounded up to 1 KB (S45)
+	KinesisRetrieveGB      Price // on-demand
+	KinesisShardHour       Price // provisioned
+	KinesisPUTPerMillion   Price // provisioned, 25 KB PUT payload units
+	HTTPAPIPerMillion      Price // first 300 M
+	HTTPAPIPerMillionOver  Price // beyond 300 M
+	RESTPerMillion         Price // first 333 M
+	RESTPerMillionOver     Price // beyond 333 M
+	LambdaPerMillion       Price
+	LambdaGBSecond         Price // arm64
+	DynamoRRUPerMillion    Price
+	DynamoWRUPerMillion    Price // replicated WRU costs the same (S5)
+	DynamoStorageGBMonth   Price
+	DynamoIAStorageGBMonth Price // Standard-IA table class
+	DynamoIARequestFactor  Price // Standard-IA reads and writes cost this many times Standard's
+	DynamoPITRGBMonth      Price
+	StepFunctionsPer1000   Price // Standard state transitions
+	CloudWatchLogsGB       Price // ingestion
+	WAFPerMillion          Price
+	WAFMonthlyFixed        Price // one web ACL with one rule
+	CloudFrontFunctions    Price // CloudFront Functions invocations
+	SQSPerMillion          Price // standard queue requests
 }
 
 // PricesRead is the date the prices were read from the pages docs/sources.md lists.
 const PricesRead = "2026-11-30"
 
-// DefaultPrices are the list prices the document uses.
+// DefaultPrices are the list prices the document uses. Source "S.." is a
+// public page in docs/sources.md; a "2nd" in the unit says only
+// second-hand sources give the figure.
 func DefaultPrices() Prices {
 	return Prices{
-		CloudFrontHTTPSPer10k: Price{0.0100, "10,000 HTTPS requests (US)", "S31"},
-		CloudFrontGBOut:       Price{0.085, "GB out (US/EU, first 10 TB; applied to all volume)", "S30"},
-		RealtimeLogPerMillion: Price{0.01, "1 M log lines", "S19"},
-		KinesisStreamHour:     Price{0.04, "on-demand stream-hour", "UNCONFIRMED"},
-		KinesisIngestGB:       Price{0.08, "GB written, on demand (records rounded up to 1 KB, S45)", "UNCONFIRMED"},
-		KinesisRetrieveGB:     Price{0.04, "GB read, on demand", "UNCONFIRMED"},
-		HTTPAPIPerMillion:     Price{1.00, "1 M HTTP API requests (first 300 M)", "S34"},
-		HTTPAPIPerMillionOver: Price{0.90, "1 M HTTP API requests (over 300 M)", "S34"},
-		RESTPerMillion:        Price{3.50, "1 M REST API requests (first 333 M)", "S34"},
-		RESTPerMillionOver:    Price{2.80, "1 M REST API requests (over 333 M)", "S34"},
-		LambdaPerMillion:      Price{0.20, "1 M Lambda requests", "S37"},
-		LambdaGBSecond:        Price{0.0000133334, "GB-second, arm64", "S37"},
-		DynamoRRUPerMillion:   Price{0.125, "1 M read request units, on demand", "S41"},
-		DynamoWRUPerMillion:   Price{0.625, "1 M write request units (and replicated WRU, S5), on demand", "S41"},
-		DynamoStorageGBMonth:  Price{0.25, "GB-month of table storage (Standard class)", "UNCONFIRMED"},
-		DynamoPITRGBMonth:     Price{0.20, "GB-month of PITR (2nd hand)", "S44"},
-		StepFunctionsPer1000:  Price{0.025, "1,000 Standard state transitions", "S46"},
-		CloudWatchLogsGB:      Price{0.50, "GB of CloudWatch Logs ingested", "UNCONFIRMED"},
-		WAFPerMillion:         Price{0.60, "1 M requests inspected by WAF", "UNCONFIRMED"},
-		WAFMonthlyFixed:       Price{6.00, "web ACL ($5) + one rule ($1) per month", "UNCONFIRMED"},
-		SQSPerMillion:         Price{0.40, "1 M SQS standard requests (64 KB each; aws.amazon.com/sqs/pricing)", "UNCONFIRMED"},
+		CloudFrontHTTPSPer10k:  Price{0.0100, "10,000 HTTPS requests (US) (2nd)", "S31"},
+		CloudFrontGBOut:        Price{0.085, "GB out (US/EU, first 10 TB; applied to all volume)", "S30"},
+		InvalidationPath:       Price{0.005, "invalidation path beyond the first 1,000 a month", "S25"},
+		InvalidationFreePaths:  1000,
+		RealtimeLogPerMillion:  Price{0.01, "1 M log lines", "S19"},
+		KinesisStreamHour:      Price{0.04, "on-demand stream-hour (2nd)", "S57"},
+		KinesisIngestGB:        Price{0.08, "GB written, on demand (records rounded up to 1 KB, S45) (2nd)", "S57"},
+		KinesisRetrieveGB:      Price{0.04, "GB read, on demand (2nd)", "S57"},
+		KinesisShardHour:       Price{0.015, "provisioned shard-hour (2nd)", "S45"},
+		KinesisPUTPerMillion:   Price{0.014, "1 M PUT payload units of 25 KB, provisioned (2nd)", "S57"},
+		HTTPAPIPerMillion:      Price{1.00, "1 M HTTP API requests (first 300 M)", "S34"},
+		HTTPAPIPerMillionOver:  Price{0.90, "1 M HTTP API requests (over 300 M)", "S34"},
+		RESTPerMillion:         Price{3.50, "1 M REST API requests (first 333 M)", "S34"},
+		RESTPerMillionOver:     Price{2.80, "1 M REST API requests (over 333 M)", "S34"},
+		LambdaPerMillion:       Price{0.20, "1 M Lambda requests (2nd)", "S37"},
+		LambdaGBSecond:         Price{0.0000133334, "GB-second, arm64 (2nd)", "S37"},
+		DynamoRRUPerMillion:    Price{0.125, "1 M read request units, on demand (2nd)", "S41"},
+		DynamoWRUPerMillion:    Price{0.625, "1 M write request units (and replicated WRU, S5), on demand (2nd)", "S41"},
+		DynamoStorageGBMonth:   Price{0.25, "GB-month of table storage, Standard class (2nd)", "S57"},
+		DynamoIAStorageGBMonth: Price{0.10, "GB-month, Standard-IA class: 60 % less than Standard (2nd)", "S60"},
+		DynamoIARequestFactor:  Price{1.25, "Standard-IA reads and writes, times Standard's (2nd)", "S60"},
+		DynamoPITRGBMonth:      Price{0.20, "GB-month of PITR (2nd)", "S44"},
+		StepFunctionsPer1000:   Price{0.025, "1,000 Standard state transitions", "S46"},
+		CloudWatchLogsGB:       Price{0.50, "GB of CloudWatch Logs ingested (2nd)", "S57"},
+		WAFPerMillion:          Price{0.60, "1 M requests inspected by WAF (2nd)", "S57"},
+		WAFMonthlyFixed:        Price{6.00, "web ACL ($5) + one rule ($1) per month (2nd)", "S57"},
+		CloudFrontFunctions:    Price{0.10, "1 M CloudFront Functions invocations (2nd)", "S30"},
+		SQSPerMillion:          Price{0.40, "1 M SQS standard requests (64 KB each)", "S61"},
 	}
 }
 
@@ -83,8 +100,41 @@ func (l Load) Times(k float64, name string) Load {
 	return Load{Name: name, Redirects: l.Redirects * k, Creates: l.Creates * k}
 }
 
-// Assumptions are the model's inputs that are not prices or load.
+// Phase is how long the service has been running at a load: it decides
+// how many links are live, whether they expire yet and how much click
+// history is kept.
+type Phase struct {
+	Name   string
+	Months float64 // months at this load
+}
+
+// The phases the document prices: the twelfth month (1.2 B live links at
+// the seed load, none expired yet) and the steady state after the default
+// 5-year TTL (6 B live links, as many expiring a month as are created).
+var (
+	Year1  = Phase{"Year 1", 12}
+	Year5  = Phase{"Year 5", 60}
+	Phases = []Phase{Year1, Year5}
+)
+
+// Table classes, as DynamoDB spells them.
+const (
+	Standard   = "STANDARD"
+	StandardIA = "STANDARD_INFREQUENT_ACCESS"
+)
+
+// Projections of the by-owner index, as DynamoDB spells them.
+const (
+	ProjectAll     = "ALL"
+	ProjectInclude = "INCLUDE"
+	ProjectKeys    = "KEYS_ONLY"
+)
+
+// Assumptions are the model's inputs that are not prices, load or
+// measured figures (those are M, from inputs.go).
 type Assumptions struct {
+	M Measured
+
 	Regions int // regional stacks (links replicas)
 
 	APICallsPerCreate  float64 // /v1 requests per create (the POST plus reads, edits, stats)
@@ -103,24 +153,76 @@ type Assumptions struct {
 	IdempotentShare float64 // creates with an Idempotency-Key (a two-item transaction)
 	ItemKB          float64 // a link item, rounded up to whole KB for writes
 
-	// Expiries per create: in the steady state (after the first default
-	// TTL) as many links expire per month as are created.
-	ExpiriesPerCreate float64
-
-	// ClickWRU is what counting one click writes to the analytics table,
-	// as `make cost` measures it on a seed-shaped stream (cmd/cost; the run
-	// is named in docs/cost-model.md): today one item per code and hour,
-	// day, country-day and referrer-day, written in transactions at 2 WRU
-	// per KB, after aggregation within each batch.
-	ClickWRU float64
-
 	// CloudWatch Logs per Lambda invocation (START, END, REPORT lines) and
 	// per /v1 request (access log).
-	PlatformLogBytes  float64
-	AccessLogBytes    float64
-	MonthsOfLinksKept float64 // live links = creates x this (the default TTL, 5 years)
-	StoredItemBytes   float64 // item plus DynamoDB's per-item overhead
-	WAF               bool
+	PlatformLogBytes float64
+	AccessLogBytes   float64
+	// PlatformLogsOff: the functions' system log level is WARN (context
+	// systemLogLevel), so Lambda writes no START, END and REPORT lines.
+	PlatformLogsOff bool
+	AccessLogs      bool // the /v1 stage's access log (always on today)
+
+	// Storage. Live links are creates x the months the phase has run,
+	// capped at MonthsOfLinksKept (the default TTL).
+	MonthsOfLinksKept  float64
+	StoredItemBytes    float64 // link item plus DynamoDB's per-item overhead
+	OwnerProjection    string  // by-owner index (context ownerIndexProjection)
+	ExpiringIndexBytes float64 // an expiring-links entry (keys, owner, overhead)
+	LinksClass         string  // context linksTableClass
+	AnalyticsClass     string  // context analyticsTableClass
+	PITRLinksRegions   int     // links replicas with PITR (context pitrLinks: primary = 1)
+	PITRAnalytics      bool    // context pitrAnalytics
+	// Click history kept, months (context analyticsHourRetention,
+	// analyticsDayRetention): hourly items, daily items.
+	HourRetentionMonths, DayRetentionMonths float64
+
+	// Kinesis: provisioned (context kinesisShards > 0) or on demand. A
+	// provisioned stream is sized for the peak: the average record rate x
+	// KinesisPeakFactor, 1,000 records/s per shard.
+	KinesisProvisioned bool
+	KinesisPeakFactor  float64
+
+	// Enumeration defence: WAF's rate rule on every viewer request, or the
+	// miss-only defence (a counter per unknown-code miss). With WAF off, a
+	// CloudFront Function on the redirect behaviour refuses percent-encoded
+	// paths as the web ACL would (infra/edge, CanonicalPathFunctionCode):
+	// one invocation per redirect viewer request.
+	WAF              bool
+	MissOnlyDefence  bool
+	UnknownMissShare float64 // share of origin misses that name no link
+
+	// Decided clicks (redirect rules: password, click limit, rules,
+	// targets) are answered no-store, so every click of such a link
+	// reaches the origin. DecidedClickShare is their share of all clicks;
+	// DecidedCounterWRU the counters table's writes per decided click
+	// (click limits and password attempts; 1 WRU each, measured).
+	DecidedClickShare float64
+	DecidedCounterWRU float64
+
+	// Reservations: the MRSC reservation table (context reservations,
+	// default on with regions of one MRSC set) in front of every create,
+	// edit, delete and release, in every replica (the witness bills
+	// nothing, S5). ReservationItemBytes is one stored reservation.
+	Reservations         bool
+	ReservationItemBytes float64
+
+	// Invalidations. Creates with a custom alias invalidate its path when
+	// InvalidateNewAliases; every edit and delete invalidates its paths.
+	AliasShare           float64
+	InvalidateNewAliases bool
+	ChangesPerCreate     float64 // edits and deletes per create
+	PathsPerChange       float64
+	// Share of changed links that need an invalidation (1: all; a change
+	// to a link nobody clicked within the edge TTL needs none).
+	InvalidatedChangeShare float64
+
+	// API keys: share of /v1 requests whose key misses the function's
+	// cache and is read from the keys table (0.5 RRU).
+	KeyReadsPerAPICall float64
+	// The redirect origin's authorizer: API Gateway caches its answer for
+	// 5 minutes per identity (the origin secret header), so it runs about
+	// this many times a month per Region.
+	AuthorizerRunsPerRegion float64
 
 	// Webhooks. Every link change passes the links stream's webhook
 	// consumer, which reads its owner's subscriptions (one strongly
@@ -128,7 +230,6 @@ type Assumptions struct {
 	// owner's lookup (GetItem, 0.5 RRU), and every distinct owner of a
 	// batch the subscriptions' Query. Only the events someone subscribed
 	// to become deliveries.
-	LinkEventsPerCreate float64 // created, updated, deleted or expired
 	ClickCodesPerBatch  float64 // distinct codes in one clicks batch
 	ClickOwnersPerBatch float64 // distinct owners of those codes
 	SubscribedShare     float64 // events that have a subscription to go to
@@ -138,46 +239,111 @@ type Assumptions struct {
 	DeliveryMemGB, DeliveryMs float64 // per delivery batch of 10
 }
 
-// MeasuredClickWRU is the WRU per click `make cost` printed for today's
-// design: 100,000 clicks over 100,000 links, Zipf s=1, batches of up to
-// 1,000 records of one of 4 shards (docs/cost-model.md, "Measured").
-const MeasuredClickWRU = 6.79
+// MeasuredClickWRU is the WRU per click of Current (kept for callers).
+var MeasuredClickWRU = Current.ClickWRU
 
-// DefaultAssumptions are the document's.
-func DefaultAssumptions() Assumptions {
+// TodayAssumptions are the deployment before the levers: by-owner index
+// projecting ALL, Standard tables, PITR on every table and replica, WAF,
+// on-demand Kinesis, platform log lines, new aliases invalidated.
+func TodayAssumptions() Assumptions {
 	return Assumptions{
-		Regions:              2,
-		APICallsPerCreate:    1.2,
-		RedirectRespBytes:    700,
-		APIRespBytes:         1000,
-		LogRecordBytes:       400,
-		InProcessCacheHits:   0,
-		RedirectMemGB:        0.25,
-		RedirectMs:           6,
-		APIMemGB:             0.25,
-		APIMs:                20,
-		ClicksMemGB:          0.5,
-		ClicksMs:             250,
-		ClicksBatch:          1000,
-		ReclaimMemGB:         0.25,
-		ReclaimMs:            2000,
-		ReclaimPerInvocation: 1000,
-		IdempotentShare:      0.5,
-		ItemKB:               1,
-		ExpiriesPerCreate:    1,
-		ClickWRU:             MeasuredClickWRU,
-		PlatformLogBytes:     350,
-		AccessLogBytes:       350,
-		MonthsOfLinksKept:    60,
-		StoredItemBytes:      450,
-		WAF:                  true,
-		LinkEventsPerCreate:  2.2,
-		ClickCodesPerBatch:   300,
-		ClickOwnersPerBatch:  100,
-		SubscribedShare:      0.05,
-		DeliveryMemGB:        0.25,
-		DeliveryMs:           400,
+		M:                       Current,
+		Regions:                 2,
+		APICallsPerCreate:       1.2,
+		RedirectRespBytes:       700,
+		APIRespBytes:            1000,
+		LogRecordBytes:          400,
+		InProcessCacheHits:      0,
+		RedirectMemGB:           0.25,
+		RedirectMs:              6,
+		APIMemGB:                0.25,
+		APIMs:                   20,
+		ClicksMemGB:             0.5,
+		ClicksMs:                250,
+		ClicksBatch:             1000,
+		ReclaimMemGB:            0.25,
+		ReclaimMs:               2000,
+		ReclaimPerInvocation:    1000,
+		IdempotentShare:         0.5,
+		ItemKB:                  1,
+		PlatformLogBytes:        350,
+		AccessLogBytes:          350,
+		AccessLogs:              true,
+		MonthsOfLinksKept:       60,
+		StoredItemBytes:         450,
+		OwnerProjection:         ProjectAll,
+		ExpiringIndexBytes:      150,
+		LinksClass:              Standard,
+		AnalyticsClass:          Standard,
+		PITRLinksRegions:        2,
+		PITRAnalytics:           true,
+		HourRetentionMonths:     3,
+		DayRetentionMonths:      36,
+		KinesisPeakFactor:       3,
+		WAF:                     true,
+		UnknownMissShare:        0.05,
+		DecidedClickShare:       0.01,
+		DecidedCounterWRU:       0.5,
+		Reservations:            true,
+		ReservationItemBytes:    200,
+		AliasShare:              0.05,
+		InvalidateNewAliases:    true,
+		ChangesPerCreate:        0.02,
+		PathsPerChange:          1.1,
+		InvalidatedChangeShare:  1,
+		KeyReadsPerAPICall:      0.05,
+		AuthorizerRunsPerRegion: 12 * hoursPerMon,
+		ClickCodesPerBatch:      300,
+		ClickOwnersPerBatch:     100,
+		SubscribedShare:         0.05,
+		DeliveryMemGB:           0.25,
+		DeliveryMs:              400,
 	}
+}
+
+// DefaultAssumptions are the deployment's defaults after this model's
+// levers (infra's context defaults): by-owner INCLUDE, links on
+// Standard-IA, PITR on the links table's primary replica and the keys
+// table only, platform log lines off, and the miss-only enumeration
+// defence instead of WAF (the enum-defence branch's default). New
+// aliases are still invalidated, as create does today.
+func DefaultAssumptions() Assumptions {
+	a := TodayAssumptions()
+	a.OwnerProjection = ProjectInclude
+	a.LinksClass = StandardIA
+	a.PITRLinksRegions = 1
+	a.PITRAnalytics = false
+	a.PlatformLogsOff = true
+	a.WAF = false
+	a.MissOnlyDefence = true
+	return a
+}
+
+// AllProposals are the defaults with every change the document proposes
+// and does not build: click counting at its target, no invalidation of
+// new aliases, only changed links clicked within the edge TTL invalidated
+// (a guessed 30 %), and a twentieth of today's analytics items kept.
+func AllProposals() Assumptions {
+	a := DefaultAssumptions()
+	a.M.ClickWRU = 0.05
+	a.InvalidateNewAliases = false
+	a.InvalidatedChangeShare = 0.3
+	a.M.CounterItemsPerClick[0] /= 20
+	a.M.CounterItemsPerClick[1] /= 20
+	return a
+}
+
+// ownerIndexBytes is one by-owner entry as stored: the whole item (ALL),
+// the item without what a listing does not read (purge_at, exp_shard,
+// custom_alias: INCLUDE), or the keys alone.
+func (a Assumptions) ownerIndexBytes() float64 {
+	switch a.OwnerProjection {
+	case ProjectInclude:
+		return a.StoredItemBytes - 40
+	case ProjectKeys:
+		return 160
+	}
+	return a.StoredItemBytes
 }
 
 // Group is a part of the service a line belongs to.
@@ -188,7 +354,7 @@ const (
 	Serving   Group = "Serving (redirects and /v1)"
 	Analytics Group = "Click analytics"
 	Lifecycle Group = "Expiry and reclaim"
-	Platform  Group = "Storage, logs, WAF"
+	Platform  Group = "Storage, logs, edge protection"
 	Webhooks  Group = "Webhooks"
 )
 
@@ -205,6 +371,7 @@ type Line struct {
 // Estimate is the month's cost at hit (the edge cache hit ratio, 0-1).
 type Estimate struct {
 	Load     Load
+	Phase    Phase
 	HitRatio float64
 	Lines    []Line
 	Floor    float64 // CloudFront's request fee for the redirects alone
@@ -226,17 +393,49 @@ func tiered(qMillions, limitMillions float64, first, over Price) float64 {
 	return limitMillions*first.USD + (qMillions-limitMillions)*over.USD
 }
 
-// Compute prices one load at one hit ratio.
-func Compute(l Load, hit float64, p Prices, a Assumptions) Estimate {
-	e := Estimate{Load: l, HitRatio: hit, ByGroup: map[Group]float64{}}
+// classFactor is what a table class multiplies reads and writes by, and
+// its storage price.
+func classFactor(class string, p Prices) (requests, storage float64) {
+	if class == StandardIA {
+		return p.DynamoIARequestFactor.USD, p.DynamoIAStorageGBMonth.USD
+	}
+	return 1, p.DynamoStorageGBMonth.USD
+}
+
+// KinesisShards is the provisioned stream's size for l: its peak record
+// rate over 1,000 records/s a shard (records are under 1 KB, so the
+// record rate binds before the 1 MB/s).
+func KinesisShards(l Load, a Assumptions) float64 {
+	return math.Ceil(l.Redirects / (hoursPerMon * 3600) * a.KinesisPeakFactor / 1000)
+}
+
+func kinesis(l Load, a Assumptions, p Prices) float64 {
+	if a.KinesisProvisioned {
+		return KinesisShards(l, a)*hoursPerMon*p.KinesisShardHour.USD + l.Redirects/million*p.KinesisPUTPerMillion.USD
+	}
+	return hoursPerMon*p.KinesisStreamHour.USD + l.Redirects*1024/gb*p.KinesisIngestGB.USD +
+		l.Redirects*a.LogRecordBytes/gb*p.KinesisRetrieveGB.USD
+}
+
+// Compute prices one load, in one phase, at one hit ratio.
+func Compute(l Load, ph Phase, hit float64, p Prices, a Assumptions) Estimate {
+	e := Estimate{Load: l, Phase: ph, HitRatio: hit, ByGroup: map[Group]float64{}}
 	add := func(g Group, name string, usd float64) { e.Lines = append(e.Lines, Line{g, name, usd}) }
+	m := a.M
 
 	api := l.Creates * a.APICallsPerCreate
 	misses := l.Redirects * (1 - hit)
 	viewer := l.Redirects + api
-	expiries := l.Creates * a.ExpiriesPerCreate
+	expiring := ph.Months >= a.MonthsOfLinksKept
+	expiries := 0.0
+	if expiring {
+		expiries = l.Creates
+	}
 	others := float64(a.Regions - 1)
+	linksReq, linksGB := classFactor(a.LinksClass, p)
+	clicksReq, clicksGB := classFactor(a.AnalyticsClass, p)
 	wru := func(units float64) float64 { return units / million * p.DynamoWRUPerMillion.USD }
+	rru := func(units float64) float64 { return units / million * p.DynamoRRUPerMillion.USD }
 	lambda := func(invocations, memGB, ms float64) float64 {
 		return invocations/million*p.LambdaPerMillion.USD + invocations*memGB*ms/1000*p.LambdaGBSecond.USD
 	}
@@ -247,30 +446,69 @@ func Compute(l Load, hit float64, p Prices, a Assumptions) Estimate {
 	add(Serving, "API Gateway HTTP API (redirect misses)", tiered(misses/million, 300, p.HTTPAPIPerMillion, p.HTTPAPIPerMillionOver))
 	add(Serving, "API Gateway REST API (/v1)", tiered(api/million, 333, p.RESTPerMillion, p.RESTPerMillionOver))
 	add(Serving, "Lambda: redirect, create, manage, stats", lambda(misses, a.RedirectMemGB, a.RedirectMs)+lambda(api, a.APIMemGB, a.APIMs))
-	add(Serving, "DynamoDB redirect reads", misses*(1-a.InProcessCacheHits)*0.5/million*p.DynamoRRUPerMillion.USD)
-	// A create: the link item (1 WRU, 2 in a transaction) and its by-owner
-	// index entry in the primary; with an Idempotency-Key the record too,
-	// transactionally. Every other region: one replicated WRU and its own
-	// index write (S5). Every region: the expiring-links entry (keys and
-	// owner, 1 WRU).
-	perCreate := a.ItemKB*(1+a.IdempotentShare) + a.ItemKB + a.IdempotentShare*2 + others*(a.ItemKB+a.ItemKB) +
-		float64(a.Regions)
-	add(Serving, "DynamoDB link writes (creates, all regions)", wru(l.Creates*perCreate))
+	add(Serving, "Lambda: origin authorizer (answers cached 5 min)", lambda(float64(a.Regions)*a.AuthorizerRunsPerRegion, 0.125, 5))
+	add(Serving, "DynamoDB redirect reads", linksReq*rru(misses*(1-a.InProcessCacheHits)*m.MissRRU))
+	// A create in the primary Region as measured (item, by-owner and
+	// expiring-links entries; with an Idempotency-Key the record, in a
+	// transaction); in every other Region one replicated write and that
+	// Region's two index writes (S5).
+	keyed := m.KeyedCreateWRU
+	if a.Reservations {
+		// The key is the reservation table's: the links table takes the
+		// link's put alone, no transaction.
+		keyed = m.ReservedKeyedCreateWRU
+	}
+	primary := (1-a.IdempotentShare)*m.CreateWRU + a.IdempotentShare*keyed
+	perCreate := primary + others*3*a.ItemKB
+	add(Serving, "DynamoDB link writes (creates, all Regions)", linksReq*(wru(l.Creates*perCreate)+rru(l.Creates*a.IdempotentShare*m.KeyedCreateRRU)))
+	add(Serving, "DynamoDB API key reads (key cache misses)", rru(api*a.KeyReadsPerAPICall*0.5))
+	if a.Reservations {
+		// Per create the reservation writes as measured; an edit or delete
+		// advances the code's version, a release (expiry) gives it back:
+		// one write each. Every write is billed again in the other replica.
+		res := l.Creates*((1-a.IdempotentShare)*m.ReservationWRU+a.IdempotentShare*m.ReservationWRUKeyed) +
+			l.Creates*a.ChangesPerCreate + expiries
+		add(Serving, "DynamoDB reservation writes (MRSC, every replica)", wru(float64(a.Regions)*res))
+	}
+	// Decided clicks reach the origin even when the edge would have had
+	// them: the ones beyond the misses pay the origin's request, and every
+	// decided click its counters.
+	decided := l.Redirects * a.DecidedClickShare
+	extra := decided * hit
+	add(Serving, "Decided clicks at the origin (rules, click limits, passwords)",
+		tiered((misses+extra)/million, 300, p.HTTPAPIPerMillion, p.HTTPAPIPerMillionOver)-tiered(misses/million, 300, p.HTTPAPIPerMillion, p.HTTPAPIPerMillionOver)+
+			lambda(extra, a.RedirectMemGB, a.RedirectMs)+wru(decided*a.DecidedCounterWRU))
+	paths := l.Creates * a.ChangesPerCreate * a.PathsPerChange * a.InvalidatedChangeShare
+	if a.InvalidateNewAliases {
+		paths += l.Creates * a.AliasShare
+	}
+	add(Serving, "CloudFront invalidations (edits, deletes; new aliases)", math.Max(0, paths-p.InvalidationFreePaths)*p.InvalidationPath.USD)
 
 	add(Analytics, "Real-time logs", l.Redirects/million*p.RealtimeLogPerMillion.USD)
-	kinesisIn := l.Redirects * 1024 / gb // each record billed as at least 1 KB
-	add(Analytics, "Kinesis (on demand)", hoursPerMon*p.KinesisStreamHour.USD+kinesisIn*p.KinesisIngestGB.USD+
-		l.Redirects*a.LogRecordBytes/gb*p.KinesisRetrieveGB.USD)
+	mode := "on demand"
+	if a.KinesisProvisioned {
+		mode = "provisioned"
+	}
+	add(Analytics, "Kinesis ("+mode+")", kinesis(l, a, p))
 	add(Analytics, "Lambda: clicks", lambda(l.Redirects/a.ClicksBatch, a.ClicksMemGB, a.ClicksMs))
-	add(Analytics, "DynamoDB click counters", wru(l.Redirects*a.ClickWRU))
+	add(Analytics, "DynamoDB click counting (counters, checkpoints)", clicksReq*(wru(l.Redirects*m.ClickWRU)+rru(l.Redirects*m.ClickRRU)))
+	// Items kept: a month's new items times the months they are kept (no
+	// longer than the phase has run).
+	kept := m.CounterItemsPerClick[0]*math.Min(a.HourRetentionMonths, ph.Months) +
+		m.CounterItemsPerClick[1]*math.Min(a.DayRetentionMonths, ph.Months)
+	clicksStored := l.Redirects * kept * m.CounterItemBytes / gb
+	add(Analytics, fmt.Sprintf("DynamoDB analytics storage (%g/%g months kept)", a.HourRetentionMonths, a.DayRetentionMonths), clicksStored*clicksGB)
+	if a.PITRAnalytics {
+		add(Analytics, "PITR analytics table", clicksStored*p.DynamoPITRGBMonth.USD)
+	}
 
-	// An expiry, in every region: the tombstone put in place of the link
+	// An expiry, in every Region: the tombstone put in place of the link
 	// (the item, and three index writes: out of by-owner and
 	// expiring-links, into due-tombstones) and, after the grace, its
 	// delete (the item and its due-tombstones entry). TTL deletes nothing
 	// while the reclaim run keeps up (docs/lifecycle.md).
 	perExpiry := float64(a.Regions) * a.ItemKB * ((1 + 3) + (1 + 1))
-	add(Lifecycle, "DynamoDB lifecycle writes", wru(expiries*perExpiry))
+	add(Lifecycle, "DynamoDB lifecycle writes", linksReq*wru(expiries*perExpiry))
 	// ttlstream is invoked only for the backstop's deletions, none in the
 	// steady state; reclaim handles each expiry twice (tombstone, release).
 	add(Lifecycle, "Lambda: ttlstream, reclaim", lambda(2*expiries/a.ReclaimPerInvocation, a.ReclaimMemGB, a.ReclaimMs))
@@ -279,20 +517,42 @@ func Compute(l Load, hit float64, p Prices, a Assumptions) Estimate {
 	transitions := 2*expiries/a.ReclaimPerInvocation*3 + hoursPerMon*4
 	add(Lifecycle, "Step Functions (reclaim)", transitions/1000*p.StepFunctionsPer1000.USD)
 
-	live := l.Creates * a.MonthsOfLinksKept * a.StoredItemBytes / gb // GB per replica, base table
-	// Base table and the by-owner index (projection ALL: a full copy) in
-	// every region; PITR on the base table.
-	add(Platform, "DynamoDB storage + PITR", float64(a.Regions)*live*(2*p.DynamoStorageGBMonth.USD+p.DynamoPITRGBMonth.USD))
+	live := l.Creates * math.Min(ph.Months, a.MonthsOfLinksKept) / gb // G links per replica
+	regions := float64(a.Regions)
+	add(Platform, "DynamoDB links table storage (all Regions)", regions*live*a.StoredItemBytes*linksGB)
+	add(Platform, "DynamoDB by-owner index storage ("+a.OwnerProjection+")", regions*live*a.ownerIndexBytes()*linksGB)
+	add(Platform, "DynamoDB expiring-links index storage", regions*live*a.ExpiringIndexBytes*linksGB)
+	add(Platform, fmt.Sprintf("PITR links table (%d of %d Regions)", a.PITRLinksRegions, a.Regions), float64(a.PITRLinksRegions)*live*a.StoredItemBytes*p.DynamoPITRGBMonth.USD)
+	if a.Reservations {
+		// One item per live code in every replica, Standard class, PITR on
+		// every replica (infra/tables).
+		add(Platform, "DynamoDB reservation table storage and PITR", regions*live*a.ReservationItemBytes*(p.DynamoStorageGBMonth.USD+p.DynamoPITRGBMonth.USD))
+	}
 	invocations := misses + api + l.Redirects/a.ClicksBatch + 2*expiries/a.ReclaimPerInvocation
-	add(Platform, "CloudWatch Logs", (invocations*a.PlatformLogBytes+api*a.AccessLogBytes)/gb*p.CloudWatchLogsGB.USD)
+	logBytes := 0.0
+	if !a.PlatformLogsOff {
+		logBytes += invocations * a.PlatformLogBytes
+	}
+	if a.AccessLogs {
+		logBytes += api * a.AccessLogBytes
+	}
+	add(Platform, "CloudWatch Logs", logBytes/gb*p.CloudWatchLogsGB.USD)
 	if a.WAF {
 		add(Platform, "WAF (context waf=true)", viewer/million*p.WAFPerMillion.USD+p.WAFMonthlyFixed.USD)
 	}
+	if a.MissOnlyDefence {
+		add(Platform, "Miss-only enumeration defence (unknown codes)", wru(misses*a.UnknownMissShare*m.EnumWRUPerUnknownMiss))
+	}
+	if !a.WAF {
+		add(Platform, "CloudFront Function: canonical paths (WAF off)", l.Redirects/million*p.CloudFrontFunctions.USD)
+	}
 
-	linkEvents := l.Creates * a.LinkEventsPerCreate
+	linkEvents := l.Creates * (1 + a.ChangesPerCreate)
+	if expiring {
+		linkEvents += expiries
+	}
 	clickEvents := l.Redirects / a.ClicksBatch * a.ClickCodesPerBatch
 	deliveries := (linkEvents + clickEvents) * a.SubscribedShare
-	rru := func(units float64) float64 { return units / million * p.DynamoRRUPerMillion.USD }
 	add(Webhooks, "DynamoDB webhook lookups (every event)", rru(linkEvents*1+clickEvents*0.5+l.Redirects/a.ClicksBatch*a.ClickOwnersPerBatch))
 	add(Webhooks, "Lambda: webhookstream", lambda(linkEvents/100, a.ReclaimMemGB, a.ReclaimMs/10))
 	add(Webhooks, "Webhook deliveries (SQS, Lambda, DynamoDB)", deliveries*3/million*p.SQSPerMillion.USD+
@@ -307,44 +567,51 @@ func Compute(l Load, hit float64, p Prices, a Assumptions) Estimate {
 // HitRatios are the edge hit ratios the document compares.
 var HitRatios = []float64{0.70, 0.90, 0.99}
 
-// Markdown renders the document's computed section: one table per load,
-// a column per hit ratio.
+// Goals are the ratios the seed load's all-in cost must stay under at
+// 90 % edge hits (issue "Near the floor"), by phase.
+var Goals = map[string]float64{Year1.Name: 1.3, Year5.Name: 1.5}
+
+// Markdown renders the document's computed section: one table per load
+// and phase, a column per hit ratio.
 func Markdown(p Prices, a Assumptions) string {
 	var b strings.Builder
 	for _, l := range []Load{SeedLoad, SeedLoad.Times(10, "10x")} {
-		var cols []Estimate
-		for _, h := range HitRatios {
-			cols = append(cols, Compute(l, h, p, a))
-		}
-		fmt.Fprintf(&b, "#### %s load: %s redirects, %s creates per month\n\n", strings.ToUpper(l.Name[:1])+l.Name[1:], count(l.Redirects), count(l.Creates))
-		b.WriteString("| Component |")
-		for _, h := range HitRatios {
-			fmt.Fprintf(&b, " %g %% hits |", h*100)
-		}
-		b.WriteString("\n|---|")
-		b.WriteString(strings.Repeat("---:|", len(HitRatios)))
-		b.WriteString("\n")
-		row := func(name string, f func(Estimate) string) {
-			fmt.Fprintf(&b, "| %s |", name)
-			for _, c := range cols {
-				fmt.Fprintf(&b, " %s |", f(c))
+		for _, ph := range Phases {
+			var cols []Estimate
+			for _, h := range HitRatios {
+				cols = append(cols, Compute(l, ph, h, p, a))
 			}
+			fmt.Fprintf(&b, "#### %s, %s load: %s redirects, %s creates per month, %s live links\n\n", ph.Name,
+				l.Name, count(l.Redirects), count(l.Creates), count(l.Creates*math.Min(ph.Months, a.MonthsOfLinksKept)))
+			b.WriteString("| Component |")
+			for _, h := range HitRatios {
+				fmt.Fprintf(&b, " %g %% hits |", h*100)
+			}
+			b.WriteString("\n|---|")
+			b.WriteString(strings.Repeat("---:|", len(HitRatios)))
+			b.WriteString("\n")
+			row := func(name string, f func(Estimate) string) {
+				fmt.Fprintf(&b, "| %s |", name)
+				for _, c := range cols {
+					fmt.Fprintf(&b, " %s |", f(c))
+				}
+				b.WriteString("\n")
+			}
+			for _, g := range Groups {
+				for i, ln := range cols[0].Lines {
+					if ln.Group == g {
+						row(ln.Component, func(e Estimate) string { return usd(e.Lines[i].USD) })
+					}
+				}
+				row("*"+string(g)+"*", func(e Estimate) string {
+					return fmt.Sprintf("*%s (%.2fx)*", usd(e.ByGroup[g]), e.ByGroup[g]/e.Floor)
+				})
+			}
+			row("**All-in**", func(e Estimate) string { return "**" + usd(e.Total) + "**" })
+			row("CloudFront request floor (redirects)", func(e Estimate) string { return usd(e.Floor) })
+			row("**All-in / floor**", func(e Estimate) string { return fmt.Sprintf("**%.2fx**", e.Total/e.Floor) })
 			b.WriteString("\n")
 		}
-		for _, g := range Groups {
-			for i, ln := range cols[0].Lines {
-				if ln.Group == g {
-					row(ln.Component, func(e Estimate) string { return usd(e.Lines[i].USD) })
-				}
-			}
-			row("*"+string(g)+"*", func(e Estimate) string {
-				return fmt.Sprintf("*%s (%.2fx)*", usd(e.ByGroup[g]), e.ByGroup[g]/e.Floor)
-			})
-		}
-		row("**All-in**", func(e Estimate) string { return "**" + usd(e.Total) + "**" })
-		row("CloudFront request floor (redirects)", func(e Estimate) string { return usd(e.Floor) })
-		row("**All-in / floor**", func(e Estimate) string { return fmt.Sprintf("**%.2fx**", e.Total/e.Floor) })
-		b.WriteString("\n")
 	}
 	return b.String()
 }
@@ -353,26 +620,35 @@ func Markdown(p Prices, a Assumptions) string {
 func PriceTable(p Prices) string {
 	var b strings.Builder
 	b.WriteString("| Price | USD | Per | Source |\n|---|---:|---|---|\n")
-	rows := []struct {
-		name string
-		p    Price
-	}{
+	for _, r := range priceRows(p) {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.name, strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.10f", r.p.USD), "0"), "."), r.p.Per, r.p.Source)
+	}
+	return b.String()
+}
+
+type priceRow struct {
+	name string
+	p    Price
+}
+
+func priceRows(p Prices) []priceRow {
+	return []priceRow{
 		{"CloudFront HTTPS requests", p.CloudFrontHTTPSPer10k}, {"CloudFront data transfer out", p.CloudFrontGBOut},
+		{"CloudFront invalidation", p.InvalidationPath},
 		{"CloudFront real-time logs", p.RealtimeLogPerMillion}, {"Kinesis stream-hour", p.KinesisStreamHour},
 		{"Kinesis data in", p.KinesisIngestGB}, {"Kinesis data out", p.KinesisRetrieveGB},
+		{"Kinesis shard-hour", p.KinesisShardHour}, {"Kinesis PUT payload units", p.KinesisPUTPerMillion},
 		{"HTTP API", p.HTTPAPIPerMillion}, {"HTTP API, over 300 M", p.HTTPAPIPerMillionOver},
 		{"REST API", p.RESTPerMillion}, {"REST API, over 333 M", p.RESTPerMillionOver},
 		{"Lambda requests", p.LambdaPerMillion}, {"Lambda duration", p.LambdaGBSecond},
 		{"DynamoDB reads", p.DynamoRRUPerMillion}, {"DynamoDB writes", p.DynamoWRUPerMillion},
-		{"DynamoDB storage", p.DynamoStorageGBMonth}, {"DynamoDB PITR", p.DynamoPITRGBMonth},
+		{"DynamoDB storage", p.DynamoStorageGBMonth}, {"DynamoDB storage, Standard-IA", p.DynamoIAStorageGBMonth},
+		{"DynamoDB Standard-IA requests", p.DynamoIARequestFactor}, {"DynamoDB PITR", p.DynamoPITRGBMonth},
 		{"Step Functions", p.StepFunctionsPer1000}, {"CloudWatch Logs", p.CloudWatchLogsGB},
 		{"WAF requests", p.WAFPerMillion}, {"WAF web ACL + rule", p.WAFMonthlyFixed},
+		{"CloudFront Functions", p.CloudFrontFunctions},
 		{"SQS requests", p.SQSPerMillion},
 	}
-	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.name, strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.10f", r.p.USD), "0"), "."), r.p.Per, r.p.Source)
-	}
-	return b.String()
 }
 
 func usd(v float64) string {
@@ -400,40 +676,152 @@ func count(v float64) string {
 	return fmt.Sprintf("%g", round(v))
 }
 
-// Lever is a change to the assumptions the document prices.
+// Lever is a change to the assumptions the document prices, and the
+// context that makes it (or the branch that does).
 type Lever struct {
 	Name  string
 	Apply func(*Assumptions)
 }
 
-// Levers are the changes that move the seed-load total most.
+// Levers are the changes from today's deployment, each priced alone.
 var Levers = []Lever{
-	{"As deployed (defaults)", func(*Assumptions) {}},
-	{"WAF off (-c waf=false)", func(a *Assumptions) { a.WAF = false }},
-	{"Click counters aggregated 5x better (e.g. 15-minute tumbling windows)", func(a *Assumptions) { a.ClickWRU /= 5 }},
-	{"Click counters written without transactions (half the WRU)", func(a *Assumptions) { a.ClickWRU /= 2 }},
-	{"All three", func(a *Assumptions) { a.WAF = false; a.ClickWRU /= 10 }},
-	{"WAF off and no click counters in DynamoDB at all", func(a *Assumptions) {
-		a.WAF = false
-		a.ClickWRU = 0
-	}},
+	{"by-owner index INCLUDE (context ownerIndexProjection=INCLUDE; default)", func(a *Assumptions) { a.OwnerProjection = ProjectInclude }},
+	{"by-owner index KEYS_ONLY (a listing then reads each item: not built)", func(a *Assumptions) { a.OwnerProjection = ProjectKeys }},
+	{"links table Standard-IA (context linksTableClass; default)", func(a *Assumptions) { a.LinksClass = StandardIA }},
+	{"analytics table Standard-IA (context analyticsTableClass)", func(a *Assumptions) { a.AnalyticsClass = StandardIA }},
+	{"PITR on the links table's primary replica only (context pitrLinks=primary; default)", func(a *Assumptions) { a.PITRLinksRegions = 1 }},
+	{"no PITR on the analytics table (context pitrAnalytics=false; default)", func(a *Assumptions) { a.PITRAnalytics = false }},
+	{"daily click detail kept 12 months, not 36 (retention)", func(a *Assumptions) { a.DayRetentionMonths = 12 }},
+	{"Kinesis provisioned for 3x the average rate (context kinesisShards)", func(a *Assumptions) { a.KinesisProvisioned = true }},
+	{"no START/END/REPORT lines (context systemLogLevel=WARN; default)", func(a *Assumptions) { a.PlatformLogsOff = true }},
+	{"no /v1 access log (not a context yet)", func(a *Assumptions) { a.AccessLogs = false }},
+	{"new aliases not invalidated (their 404 lives at most 10 s at the edge)", func(a *Assumptions) { a.InvalidateNewAliases = false }},
+	{"edits and deletes invalidate only links clicked within the edge TTL (30 %; not built)", func(a *Assumptions) { a.InvalidatedChangeShare = 0.3 }},
+	{"miss-only enumeration defence instead of WAF (enum-defence branch)", func(a *Assumptions) { a.WAF = false; a.MissOnlyDefence = true }},
+	{"click counting at the target, 0.05 WRU per click (clicks-floor branch)", func(a *Assumptions) { a.M.ClickWRU = 0.05 }},
 }
 
-// LeverTable prices each lever at the seed load and 90 % edge hits.
+// LeverTable prices each lever alone against today's deployment, and the
+// defaults, at the seed load and 90 % edge hits, in both phases.
 func LeverTable(p Prices) string {
 	var b strings.Builder
-	b.WriteString("| Change (seed load, 90 % edge hits) | All-in | / floor |\n|---|---:|---:|\n")
-	for _, l := range Levers {
-		a := DefaultAssumptions()
-		l.Apply(&a)
-		e := Compute(SeedLoad, 0.90, p, a)
-		fmt.Fprintf(&b, "| %s | %s | %.2fx |\n", l.Name, usd(e.Total), e.Total/e.Floor)
+	b.WriteString("| Change (seed load, 90 % edge hits) | Year 1 | saves | Year 5 | saves |\n|---|---:|---:|---:|---:|\n")
+	today := TodayAssumptions()
+	base := map[string]float64{}
+	for _, ph := range Phases {
+		base[ph.Name] = Compute(SeedLoad, ph, 0.90, p, today).Total
 	}
+	row := func(name string, a Assumptions) {
+		fmt.Fprintf(&b, "| %s |", name)
+		for _, ph := range Phases {
+			e := Compute(SeedLoad, ph, 0.90, p, a)
+			fmt.Fprintf(&b, " %s (%.2fx) | %s |", usd(e.Total), e.Total/e.Floor, usd(base[ph.Name]-e.Total))
+		}
+		b.WriteString("\n")
+	}
+	row("Today's deployment", today)
+	for _, l := range Levers {
+		a := TodayAssumptions()
+		l.Apply(&a)
+		row(l.Name, a)
+	}
+	row("**The defaults** (levers marked default, with the enumeration defence)", DefaultAssumptions())
+	withTarget := DefaultAssumptions()
+	withTarget.M.ClickWRU = 0.05
+	row("**The defaults, clicks at the target** (0.05 WRU per click)", withTarget)
+	row("**The defaults with every proposal**: clicks at 0.05 WRU, no invalidation of new aliases, 30 % of changes invalidated, 20x fewer analytics items kept", AllProposals())
 	a := DefaultAssumptions()
-	base := Compute(SeedLoad, 0.90, p, a).Total
-	a.ClickWRU++
-	fmt.Fprintf(&b, "\nEach WRU more (or less) per click adds (or saves) %s a month at the seed load.\n",
-		usd(Compute(SeedLoad, 0.90, p, a).Total-base))
+	b0 := Compute(SeedLoad, Year5, 0.90, p, a).Total
+	a.M.ClickWRU++
+	fmt.Fprintf(&b, "\nEach WRU more (or less) per click adds (or saves) %s a month at the seed load; each 0.01 edits or "+
+		"deletes per create, %s.\n", usd(Compute(SeedLoad, Year5, 0.90, p, a).Total-b0),
+		usd(SeedLoad.Creates*0.01*TodayAssumptions().PathsPerChange*p.InvalidationPath.USD))
+	return b.String()
+}
+
+// GoalText says, for each phase at the seed load and 90 % hits, whether
+// the defaults meet the goal, by how much they miss, and the lines that
+// carry the miss.
+func GoalText(p Prices, a Assumptions) string {
+	var b strings.Builder
+	b.WriteString("| Seed load, 90 % hits | All-in | / floor | Goal | Met | Over by |\n|---|---:|---:|---:|---|---:|\n")
+	for _, ph := range Phases {
+		e := Compute(SeedLoad, ph, 0.90, p, a)
+		goal := Goals[ph.Name]
+		over := e.Total - goal*e.Floor
+		met, by := "yes", "-"
+		if over > 0 {
+			met, by = "**no**", fmt.Sprintf("%s (%.2fx)", usd(over), over/e.Floor)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %.2fx | %.1fx | %s | %s |\n", ph.Name, usd(e.Total), e.Total/e.Floor, goal, met, by)
+	}
+	b.WriteString("\nLines of the year-5 column above 2 % of the floor, largest first:\n\n")
+	e := Compute(SeedLoad, Year5, 0.90, p, a)
+	lines := slices.Clone(e.Lines)
+	slices.SortStableFunc(lines, func(x, y Line) int { return cmpFloat(y.USD, x.USD) })
+	for _, ln := range lines {
+		if ln.USD >= 0.02*e.Floor {
+			fmt.Fprintf(&b, "- %s: %s (%.2fx)\n", ln.Component, usd(ln.USD), ln.USD/e.Floor)
+		}
+	}
+	return b.String()
+}
+
+func cmpFloat(x, y float64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// MeasuredTable lists the measured inputs, the run, and the placeholders
+// the lead replaces.
+func MeasuredTable(m Measured) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Run: %s.\n\n", m.Run)
+	b.WriteString("| Input (infra/costmodel/inputs.go) | Value |\n|---|---:|\n")
+	for _, r := range [][2]string{
+		{"`ClickWRU`: WRU per click, everything the clicks consumer writes", fmt.Sprint(m.ClickWRU)},
+		{"`ClickRRU`: RRU per click", fmt.Sprint(m.ClickRRU)},
+		{"`CounterItemsPerClick`: items kept per click, hourly / daily", fmt.Sprint(m.CounterItemsPerClick[0], " / ", m.CounterItemsPerClick[1])},
+		{"`CounterItemBytes`: one counter item, with overhead", fmt.Sprint(m.CounterItemBytes)},
+		{"`CreateWRU`, `KeyedCreateWRU`, `KeyedCreateRRU`: a create in the primary Region", fmt.Sprint(m.CreateWRU, ", ", m.KeyedCreateWRU, ", ", m.KeyedCreateRRU)},
+		{"`MissRRU`: a redirect miss", fmt.Sprint(m.MissRRU)},
+		{"`EnumWRUPerUnknownMiss`: the miss-only defence per unknown code", fmt.Sprint(m.EnumWRUPerUnknownMiss)},
+		{"`ReservationWRU`, `ReservationWRUKeyed`: reservation-table writes per create, without and with a key", fmt.Sprint(m.ReservationWRU, ", ", m.ReservationWRUKeyed)},
+		{"`ReservedKeyedCreateWRU`: a keyed create's links-table writes through the reservation table", fmt.Sprint(m.ReservedKeyedCreateWRU)},
+	} {
+		fmt.Fprintf(&b, "| %s | %s |\n", r[0], r[1])
+	}
+	b.WriteString("\n**Placeholders the lead replaces at merge** (then `go test ./infra/costmodel -update`):\n\n")
+	b.WriteString("| Input | Used now | Replaced by |\n|---|---|---|\n")
+	for _, ph := range Placeholders {
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", ph.Input, ph.Value, ph.Replace)
+	}
+	return b.String()
+}
+
+// KinesisText is the on-demand / provisioned break-even.
+func KinesisText(p Prices, a Assumptions) string {
+	var b strings.Builder
+	b.WriteString("| Load (records a month) | Shards at 3x the average | On demand | Provisioned |\n|---|---:|---:|---:|\n")
+	for _, r := range []float64{10e6, 100e6, 1e9, 10e9, 100e9} {
+		l := Load{Redirects: r}
+		od, pr := a, a
+		od.KinesisProvisioned, pr.KinesisProvisioned = false, true
+		fmt.Fprintf(&b, "| %s | %g | %s | %s |\n", count(r), KinesisShards(l, a), usd(kinesis(l, od, p)), usd(kinesis(l, pr, p)))
+	}
+	perMillion := (1024*p.KinesisIngestGB.USD + a.LogRecordBytes*p.KinesisRetrieveGB.USD) / gb * million
+	fmt.Fprintf(&b, "\nOn demand costs $%.4f per million ~%g-byte records plus %s a month for the stream; provisioned, "+
+		"$%.3f per million plus %s per shard a month. A shard carries up to 1,000 records/s: provisioned is cheaper "+
+		"from the first shard on, and stays so as long as the peak is under %.0f times the average (the ratio "+
+		"of the two per-record prices, with a shard's month paid for at the peak).\n",
+		perMillion, a.LogRecordBytes, usd(hoursPerMon*p.KinesisStreamHour.USD), p.KinesisPUTPerMillion.USD,
+		fmt.Sprintf("$%.2f", hoursPerMon*p.KinesisShardHour.USD),
+		(perMillion-p.KinesisPUTPerMillion.USD)/(hoursPerMon*p.KinesisShardHour.USD)*1000*hoursPerMon*3600/million)
 	return b.String()
 }
 
@@ -441,10 +829,11 @@ func LeverTable(p Prices) string {
 func AssumptionTable(a Assumptions) string {
 	rows := [][2]string{
 		{"Regions (links replicas, regional stacks)", fmt.Sprint(a.Regions)},
+		{"Phases: months at the load (live links = creates x months, at most the 60-month default TTL; expiries from month 60)", "12, 60"},
 		{"/v1 requests per create (the POST plus reads, edits, stats)", fmt.Sprint(a.APICallsPerCreate)},
 		{"Bytes CloudFront sends per redirect (302, Location, security headers)", fmt.Sprint(a.RedirectRespBytes)},
 		{"Bytes per /v1 response", fmt.Sprint(a.APIRespBytes)},
-		{"Real-time log record (10 fields), bytes; billed by Kinesis as 1 KB", fmt.Sprint(a.LogRecordBytes)},
+		{"Real-time log record (10 fields), bytes; billed by Kinesis on demand as 1 KB", fmt.Sprint(a.LogRecordBytes)},
 		{"Origin redirects answered from the function's memory (no DynamoDB read)", fmt.Sprint(a.InProcessCacheHits)},
 		{"redirect: memory GB, billed ms per invocation", fmt.Sprint(a.RedirectMemGB, ", ", a.RedirectMs)},
 		{"create/manage/stats: memory GB, billed ms", fmt.Sprint(a.APIMemGB, ", ", a.APIMs)},
@@ -452,13 +841,19 @@ func AssumptionTable(a Assumptions) string {
 		{"reclaim: memory GB, ms per invocation, codes per invocation", fmt.Sprint(a.ReclaimMemGB, ", ", a.ReclaimMs, ", ", a.ReclaimPerInvocation)},
 		{"Creates with an Idempotency-Key (two-item transaction)", fmt.Sprint(a.IdempotentShare)},
 		{"Link item size for writes, KB (rounded up)", fmt.Sprint(a.ItemKB)},
-		{"Expiries per create (steady state: after 5 years as many expire as are created)", fmt.Sprint(a.ExpiriesPerCreate)},
-		{"Click counters: WRU per click, measured by `make cost`", fmt.Sprint(a.ClickWRU)},
-		{"CloudWatch Logs bytes per invocation (START, END, REPORT) and per /v1 access log", fmt.Sprint(a.PlatformLogBytes, ", ", a.AccessLogBytes)},
-		{"Months of links kept (the default 5-year TTL), item bytes stored incl. overhead", fmt.Sprint(a.MonthsOfLinksKept, ", ", a.StoredItemBytes)},
-		{"WAF on (the default)", fmt.Sprint(a.WAF)},
-		{"Webhooks: link events per create; distinct codes and owners per clicks batch; share of events subscribed to",
-			fmt.Sprint(a.LinkEventsPerCreate, "; ", a.ClickCodesPerBatch, ", ", a.ClickOwnersPerBatch, "; ", a.SubscribedShare)},
+		{"Stored bytes: link item, by-owner entry (by projection), expiring-links entry", fmt.Sprint(a.StoredItemBytes, ", ", a.ownerIndexBytes(), ", ", a.ExpiringIndexBytes)},
+		{"Table classes: links, analytics", a.LinksClass + ", " + a.AnalyticsClass},
+		{"PITR: links replicas with it; analytics", fmt.Sprint(a.PITRLinksRegions, "; ", a.PITRAnalytics)},
+		{"Click history kept, months: hourly, daily", fmt.Sprint(a.HourRetentionMonths, ", ", a.DayRetentionMonths)},
+		{"Kinesis provisioned; peak / average record rate", fmt.Sprint(a.KinesisProvisioned, "; ", a.KinesisPeakFactor)},
+		{"CloudWatch Logs bytes per invocation (START, END, REPORT) and per /v1 access log; platform lines off; access log on", fmt.Sprint(a.PlatformLogBytes, ", ", a.AccessLogBytes, "; ", a.PlatformLogsOff, "; ", a.AccessLogs)},
+		{"WAF; miss-only defence; share of misses naming no link", fmt.Sprint(a.WAF, "; ", a.MissOnlyDefence, "; ", a.UnknownMissShare)},
+		{"Decided clicks (password, click limit, rules: answered no-store) as a share of clicks; counter WRU per decided click", fmt.Sprint(a.DecidedClickShare, "; ", a.DecidedCounterWRU)},
+		{"MRSC reservation table; stored bytes per reservation", fmt.Sprint(a.Reservations, "; ", a.ReservationItemBytes)},
+		{"Invalidations: creates with a custom alias; new aliases invalidated; edits and deletes per create; paths per change; share of changes invalidated", fmt.Sprint(a.AliasShare, "; ", a.InvalidateNewAliases, "; ", a.ChangesPerCreate, "; ", a.PathsPerChange, "; ", a.InvalidatedChangeShare)},
+		{"API key reads per /v1 request (the functions' key cache misses); origin authorizer runs per Region a month", fmt.Sprint(a.KeyReadsPerAPICall, "; ", a.AuthorizerRunsPerRegion)},
+		{"Webhooks: distinct codes and owners per clicks batch; share of events subscribed to (link events: 1 + edits and deletes per create, + 1 expiry in year 5)",
+			fmt.Sprint(a.ClickCodesPerBatch, ", ", a.ClickOwnersPerBatch, "; ", a.SubscribedShare)},
 		{"webhookdelivery: memory GB, billed ms per batch of 10", fmt.Sprint(a.DeliveryMemGB, ", ", a.DeliveryMs)},
 	}
 	var b strings.Builder

@@ -21,6 +21,10 @@ type Props struct {
 	Timeout     awscdk.Duration
 	Environment map[string]string
 	Retention   awslogs.RetentionDays
+	// SystemLogLevel is Lambda's own log level (JSON log format): WARN
+	// drops the START, END and REPORT lines of every invocation
+	// (docs/cost-model.md prices them); "" leaves Lambda's default.
+	SystemLogLevel string
 }
 
 // Function is a deployed handler with the role its grants go to.
@@ -52,7 +56,7 @@ func New(scope constructs.Construct, id string, p Props) *Function {
 	for k, v := range p.Environment {
 		env[k] = jsii.String(v)
 	}
-	fn := awslambda.NewFunction(c, jsii.String("Function"), &awslambda.FunctionProps{
+	props := &awslambda.FunctionProps{
 		Description:  jsii.String(p.Description),
 		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
 		Architecture: awslambda.Architecture_ARM_64(),
@@ -63,6 +67,16 @@ func New(scope constructs.Construct, id string, p Props) *Function {
 		Environment:  &env,
 		Role:         role,
 		LogGroup:     logs,
-	})
+	}
+	if p.SystemLogLevel != "" {
+		props.LoggingFormat = awslambda.LoggingFormat_JSON
+		props.SystemLogLevelV2 = awslambda.SystemLogLevel(p.SystemLogLevel)
+		// The functions' own JSON lines carry their level and are kept
+		// from INFO up, as before; a line without a "level" (the EMF
+		// metrics) counts as INFO and is kept
+		// (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-log-level.html).
+		props.ApplicationLogLevelV2 = awslambda.ApplicationLogLevel_INFO
+	}
+	fn := awslambda.NewFunction(c, jsii.String("Function"), props)
 	return &Function{Construct: c, Fn: fn, Role: role, LogGroup: logs}
 }

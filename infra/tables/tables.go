@@ -23,6 +23,15 @@ type Props struct {
 	// stack's region, ReplicaRegions and, with two Regions, Witness.
 	Reservations bool
 	Witness      string
+
+	// Levers (docs/cost-model.md): table classes, where PITR is on, and
+	// the by-owner index's projection ("ALL" overrides the schema's
+	// INCLUDE for an installation created with it).
+	LinksClass, AnalyticsClass awsdynamodb.TableClass
+	PITRLinksPrimary           bool // the links table in its own Region
+	PITRLinksReplicas          bool // every other replica
+	PITRAnalytics              bool
+	OwnerIndexAll              bool
 }
 
 // Tables are the four tables.
@@ -51,18 +60,29 @@ type Tables struct {
 // deletions for their region's stream consumer.
 func New(scope constructs.Construct, id string, p Props) *Tables {
 	c := constructs.NewConstruct(scope, jsii.String(id))
-	replicas := replicasIn(p.ReplicaRegions)
-	links := awsdynamodb.NewTableV2(c, jsii.String("Links"), withSchema(tableschema.Links(), &awsdynamodb.TablePropsV2{
+	replicas := replicasIn(p.ReplicaRegions, p.PITRLinksReplicas)
+	linksDef := tableschema.Links()
+	if p.OwnerIndexAll {
+		for i := range linksDef.Indexes {
+			if linksDef.Indexes[i].Name == tableschema.IndexByOwner {
+				linksDef.Indexes[i].Projection, linksDef.Indexes[i].NonKeyAttributes = tableschema.ProjectAll, nil
+			}
+		}
+	}
+	links := awsdynamodb.NewTableV2(c, jsii.String("Links"), withSchema(linksDef, &awsdynamodb.TablePropsV2{
 		Billing:                          awsdynamodb.Billing_OnDemand(nil),
 		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_EVENTUAL,
-		PointInTimeRecoverySpecification: pitr(),
+		TableClass:                       p.LinksClass,
+		PointInTimeRecoverySpecification: pitrIf(p.PITRLinksPrimary),
 		DeletionProtection:               jsii.Bool(true),
 		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
 		Replicas:                         &replicas,
 	}))
 	idem := awsdynamodb.NewTableV2(c, jsii.String("Idempotency"), withSchema(tableschema.Idempotency(), &awsdynamodb.TablePropsV2{
-		Billing:                          awsdynamodb.Billing_OnDemand(nil),
-		PointInTimeRecoverySpecification: pitr(),
+		Billing: awsdynamodb.Billing_OnDemand(nil),
+		// No PITR: a restore would bring back keys that expire within
+		// the day anyway.
+		PointInTimeRecoverySpecification: pitrIf(false),
 		// Entries live 24 hours; losing them costs a retried create its
 		// deduplication, never a link.
 		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
@@ -71,7 +91,8 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 	// without writes (clickstore/dynamoclicks).
 	analytics := awsdynamodb.NewTableV2(c, jsii.String("Analytics"), withSchema(tableschema.Analytics(), &awsdynamodb.TablePropsV2{
 		Billing:                          awsdynamodb.Billing_OnDemand(nil),
-		PointInTimeRecoverySpecification: pitr(),
+		TableClass:                       p.AnalyticsClass,
+		PointInTimeRecoverySpecification: pitrIf(p.PITRAnalytics),
 		DeletionProtection:               jsii.Bool(true),
 		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
 	}))
@@ -80,11 +101,13 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 	// survives a change of primary Region. The functions only read it;
 	// operators write it with `shortener keys` (docs/cli.md). Writes are
 	// rare and each names one key, so MREC's last-writer-wins is harmless.
-	keyReplicas := replicasIn(p.ReplicaRegions)
+	// PITR everywhere: a few bytes per key, and nothing else can bring
+	// back an owner's keys.
+	keyReplicas := replicasIn(p.ReplicaRegions, true)
 	keys := awsdynamodb.NewTableV2(c, jsii.String("Keys"), withSchema(tableschema.Keys(), &awsdynamodb.TablePropsV2{
 		Billing:                          awsdynamodb.Billing_OnDemand(nil),
 		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_EVENTUAL,
-		PointInTimeRecoverySpecification: pitr(),
+		PointInTimeRecoverySpecification: pitrIf(true),
 		DeletionProtection:               jsii.Bool(true),
 		// Losing it would orphan every owner's links: kept like the links.
 		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
@@ -107,11 +130,13 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 // and tableschema.Reservations asks for none. Its three Regions are fixed
 // at creation: the recorded deployment refuses a change (infra/reservations.go).
 func newReservations(c constructs.Construct, p Props) awsdynamodb.TableV2 {
-	replicas := replicasIn(p.ReplicaRegions)
+	// PITR in every replica whatever the links table's lever says: the
+	// table is small (one item per code) and nothing else brings it back.
+	replicas := replicasIn(p.ReplicaRegions, true)
 	props := withSchema(tableschema.Reservations(), &awsdynamodb.TablePropsV2{
 		Billing:                          awsdynamodb.Billing_OnDemand(nil),
 		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_STRONG,
-		PointInTimeRecoverySpecification: pitr(),
+		PointInTimeRecoverySpecification: pitrIf(true),
 		DeletionProtection:               jsii.Bool(true),
 		// Losing it would free every code in use for reissue.
 		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
@@ -185,22 +210,22 @@ func attribute(a tableschema.Attribute) *awsdynamodb.Attribute {
 	return &awsdynamodb.Attribute{Name: jsii.String(a.Name), Type: t}
 }
 
-// replicasIn are a global table's replicas in regions, each kept like the
-// table itself (PITR, deletion protection).
-func replicasIn(regions []string) []*awsdynamodb.ReplicaTableProps {
+// replicasIn are a global table's replicas in regions, with deletion
+// protection and, when withPITR, point-in-time recovery.
+func replicasIn(regions []string, withPITR bool) []*awsdynamodb.ReplicaTableProps {
 	replicas := make([]*awsdynamodb.ReplicaTableProps, 0, len(regions))
 	for _, r := range regions {
 		replicas = append(replicas, &awsdynamodb.ReplicaTableProps{
 			Region:                           jsii.String(r),
-			PointInTimeRecoverySpecification: pitr(),
+			PointInTimeRecoverySpecification: pitrIf(withPITR),
 			DeletionProtection:               jsii.Bool(true),
 		})
 	}
 	return replicas
 }
 
-func pitr() *awsdynamodb.PointInTimeRecoverySpecification {
-	return &awsdynamodb.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: jsii.Bool(true)}
+func pitrIf(on bool) *awsdynamodb.PointInTimeRecoverySpecification {
+	return &awsdynamodb.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: jsii.Bool(on)}
 }
 
 // Name is t's name from its CloudFormation resource rather than the

@@ -137,7 +137,7 @@ func tombstoned(t *testing.T, r *rig, codes []string) bool {
 func TestTTLStreamBatchFailingHalfwayIsRetriedExactlyOnce(t *testing.T) {
 	r := newRig(t)
 	codes := expire(t, r, "halfway", 10)
-	// The 4th to 6th tombstone writes are throttled past the SDK's retries.
+	// The 4th to 6th tombstone writes (UpdateItem, in place) are throttled past the SDK's retries.
 	f := r.inj.Add(faults.Rule{Op: "UpdateItem", Table: r.links, Skip: 3, Times: 3, Err: faults.Throttled()})
 
 	s := startStream(t, r, nil)

@@ -21,7 +21,7 @@ import (
 // webhookEnv creates a webhooks table and returns the functions'
 // environment for it. The queue URLs point where nothing listens: these
 // cases make no SQS call, and one that did would fail.
-func webhookEnv(t *testing.T, tb tables) (map[string]string, *dynamowebhook.Store) {
+func webhookEnv(t testing.TB, tb tables) (map[string]string, *dynamowebhook.Store) {
 	t.Helper()
 	table := testenv.UniqueName(t, "webhooks")
 	require.NoError(t, dynamowebhook.CreateTable(context.Background(), testenv.DynamoDBClient(t), table))

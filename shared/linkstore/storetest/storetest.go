@@ -385,6 +385,28 @@ func RunLifecycle(t *testing.T, newStore Factory) {
 		assertTaken(t, s.Create(ctx, sample(l.Code, clock.Now()), nil), linkstore.TakenCode)
 	})
 
+	// The by-owner index projects only what a listing reads
+	// (tableschema.ByOwnerAttributes): a listed link must still be the
+	// whole link, every field a Get returns.
+	t.Run("a listed link is the stored link", func(t *testing.T) {
+		s, clock := setup(t)
+		l := sample("full001", clock.Now())
+		l.Alias = "full001"
+		l.RedirectStatus = 301
+		require.NoError(t, s.Create(ctx, l, nil))
+		clock.Add(time.Second)
+		l.URL = "https://example.com/edited"
+		l.UpdatedAt = clock.Now().Truncate(time.Millisecond)
+		l.Version = 2
+		require.NoError(t, s.Update(ctx, l, 1))
+		want, err := s.Get(ctx, l.Code)
+		require.NoError(t, err)
+		page, _, err := s.List(ctx, "owner-1", 10, "")
+		require.NoError(t, err)
+		require.Len(t, page, 1)
+		assert.Equal(t, want, page[0])
+	})
+
 	t.Run("list is newest first, paged, and per owner", func(t *testing.T) {
 		s, clock := setup(t)
 		var want []string

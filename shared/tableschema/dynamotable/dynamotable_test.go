@@ -45,9 +45,10 @@ func TestInput(t *testing.T) {
 				StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
 				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
 					{
-						IndexName:  aws.String("by-owner"),
-						KeySchema:  []types.KeySchemaElement{hash("owner_id"), rng("created_at")},
-						Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+						IndexName: aws.String("by-owner"),
+						KeySchema: []types.KeySchemaElement{hash("owner_id"), rng("created_at")},
+						Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"url", "alias", "status", "updated_at", "expires_at", "version", "redirect_status",
+							"password_hash", "max_clicks", "rules", "targets", "expired_url"}},
 					},
 					{
 						IndexName:  aws.String("due-tombstones"),

@@ -1,0 +1,48 @@
+// Package clickfns builds the click stream's consumer: DynamoDB, and the
+// webhook queue (SQS) through hookfns. Apart from hookfns so that the
+// webhook functions do not link the click log's parser. See wirecore for
+// why the constructors are grouped.
+package clickfns
+
+import (
+	"github.com/shortlink-dev/shortener/functions/clicks/clicksfn"
+	"github.com/shortlink-dev/shortener/functions/wire/clicklayout"
+	"github.com/shortlink-dev/shortener/functions/wire/hookfns"
+	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
+	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/webhook"
+)
+
+// NewClicks builds the consumer of the click stream (CloudFront's
+// real-time logs): it counts clicks into the analytics table.
+func NewClicks(cfg config.Config, c hookfns.Clients) (*clicksfn.Handler, error) {
+	if err := wirecore.Require(cfg, "ANALYTICS_TABLE"); err != nil {
+		return nil, err
+	}
+	store, compactor := clicklayout.ClickStore(c.DynamoDBClient(), cfg.ClickStore, cfg.AnalyticsTable, 0)
+	h := &clicksfn.Handler{
+		Store:   store,
+		Log:     c.Logger("clicks"),
+		Metrics: c.MetricsOf("clicks"),
+	}
+	if compactor != nil {
+		// The compaction runs here, after every few applied batches: no
+		// schedule or stream consumer to deploy, and none needed when no
+		// clicks come (reads count uncompacted rollups).
+		h.Compactor = compactor
+	}
+	if cfg.Webhook.QueueURL != "" {
+		// With webhooks deployed, each batch's clicks per code become
+		// link.clicked events for their owners' subscriptions.
+		if err := wirecore.Require(cfg, "LINKS_TABLE", "WEBHOOKS_TABLE"); err != nil {
+			return nil, err
+		}
+		db := c.DynamoDBClient()
+		h.Events = &webhook.ClickPublisher{
+			Links:     dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
+			Publisher: hookfns.Publisher(cfg, c),
+		}
+	}
+	return h, nil
+}

@@ -1,0 +1,47 @@
+package wire
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestEachBootstrapLinksOnlyTheServicesItCalls: a package's init runs in
+// every binary that links it, and the SDK's service packages build their
+// endpoint and schema tables in theirs, so a bootstrap that linked every
+// client paid for all of them at each cold start (docs/benchmarks.md,
+// "Cold start"). Each function links the SDK service clients it calls and
+// no others, and none links the SDK's config package (its SSO, STS and
+// metadata providers do not apply in Lambda; lambdaenv.lambdaAWS).
+func TestEachBootstrapLinksOnlyTheServicesItCalls(t *testing.T) {
+	want := map[string][]string{
+		"redirect": {"dynamodb"}, "stats": {"dynamodb"}, "ttlstream": {"dynamodb"}, "reclaim": {"dynamodb"},
+		"webhooks": {"dynamodb"},
+		// create and manage learn the distribution they invalidate (and,
+		// without a custom domain, the short links' host) from the edge
+		// parameter in SSM when first needed (edgefns.edgeSite), so they
+		// link SSM's client as well as CloudFront's.
+		"create": {"cloudfront", "dynamodb", "ssm"}, "manage": {"cloudfront", "dynamodb", "ssm"},
+		"originauth": {"secretsmanager"}, "clicks": {"dynamodb", "sqs"},
+		"webhookstream": {"dynamodb", "sqs"}, "webhookdelivery": {"dynamodb", "sqs"},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for fn, services := range want {
+		out, err := exec.CommandContext(ctx, "go", "list", "-deps", "-tags", "lambda.norpc", "../"+fn).Output()
+		require.NoError(t, err, fn)
+		var linked []string
+		for _, pkg := range strings.Fields(string(out)) {
+			if s, ok := strings.CutPrefix(pkg, "github.com/aws/aws-sdk-go-v2/service/"); ok && !strings.Contains(s, "/") {
+				linked = append(linked, s)
+			}
+			assert.NotEqual(t, "github.com/aws/aws-sdk-go-v2/config", pkg, "%s links the SDK's config package", fn)
+		}
+		assert.ElementsMatch(t, services, linked, fn)
+	}
+}
