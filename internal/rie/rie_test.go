@@ -22,6 +22,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
+	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/reclaimflow"
@@ -422,7 +423,8 @@ func testClicks(t *testing.T, tb tables, _ *shared) {
 	require.NoError(t, json.Unmarshal(res.Body, &resp), "%s", res.Body)
 	assert.Empty(t, resp.BatchItemFailures)
 
-	store := dynamoclicks.New(testenv.DynamoDBClient(t), dynamoclicks.Config{Table: tb.analytics})
+	// The layout the function writes by default (SHORTENER_CLICK_STORE).
+	store := packedclicks.New(testenv.DynamoDBClient(t), packedclicks.Config{Table: tb.analytics})
 	day := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	points, err := store.Series(context.Background(), "Ab3dE5g", clickstore.Day, day, day.Add(24*time.Hour))
 	require.NoError(t, err)
