@@ -3,18 +3,10 @@ package main
 import (
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestLoadClickSettings(t *testing.T) {
-	tests := []struct {
-		name    string
-		env     map[string]string
-		want    clickSettings
-		wantErr string
-	}{
+	tests := []settingsCase[clickSettings]{
 		{
 			name: "defaults",
 			want: clickSettings{kinesisPort: 4567, stream: "shortener-clicks", batchWindow: 5 * time.Second},
@@ -36,16 +28,5 @@ func TestLoadClickSettings(t *testing.T) {
 		{name: "lower-case country", env: map[string]string{"SHORTENER_EDGE_COUNTRY": "de"}, wantErr: "SHORTENER_EDGE_COUNTRY"},
 		{name: "country name", env: map[string]string{"SHORTENER_EDGE_COUNTRY": "Germany"}, wantErr: "SHORTENER_EDGE_COUNTRY"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := loadClickSettings(env(tt.env))
-			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-		})
-	}
+	runSettingsCases(t, loadClickSettings, tests)
 }

@@ -27,13 +27,34 @@ func env(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
+// settingsCase is one environment a settings loader reads, and what it
+// must make of it: want, or an error naming wantErr.
+type settingsCase[S any] struct {
+	name    string
+	env     map[string]string
+	want    S
+	wantErr string
+}
+
+// runSettingsCases runs each case through load as a subtest.
+func runSettingsCases[S any](t *testing.T, load func(func(string) string) (S, error), tests []settingsCase[S]) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := load(env(tt.env))
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
 func TestLoadSettings(t *testing.T) {
-	tests := []struct {
-		name    string
-		env     map[string]string
-		want    settings
-		wantErr string
-	}{
+	tests := []settingsCase[settings]{
 		{
 			name: "defaults",
 			want: settings{addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute,
@@ -78,18 +99,7 @@ func TestLoadSettings(t *testing.T) {
 		{name: "bad port", env: map[string]string{"SHORTENER_DYNAMODB_PORT": "eighty"}, wantErr: "SHORTENER_DYNAMODB_PORT"},
 		{name: "port out of range", env: map[string]string{"SHORTENER_DYNAMODB_PORT": "70000"}, wantErr: "SHORTENER_DYNAMODB_PORT"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := loadSettings(env(tt.env))
-			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-		})
-	}
+	runSettingsCases(t, loadSettings, tests)
 }
 
 // statusPath answers /s<status> with that status.

@@ -18,12 +18,7 @@ import (
 
 func TestLoadRegionSettings(t *testing.T) {
 	def := regionSettings{healthInterval: 10 * time.Second, healthThreshold: 3, replicationDelay: time.Second}
-	tests := []struct {
-		name    string
-		env     map[string]string
-		want    regionSettings
-		wantErr string
-	}{
+	tests := []settingsCase[regionSettings]{
 		{name: "one Region by default", want: def},
 		{name: "one Region named", env: map[string]string{"SHORTENER_LOCAL_REGIONS": "eu-west-1"}, want: def},
 		{
@@ -49,18 +44,7 @@ func TestLoadRegionSettings(t *testing.T) {
 		{name: "replication delay an hour", env: map[string]string{"SHORTENER_LOCAL_REPLICATION_DELAY": "1h"}, wantErr: "SHORTENER_LOCAL_REPLICATION_DELAY"},
 		{name: "threshold zero", env: map[string]string{"SHORTENER_LOCAL_HEALTH_THRESHOLD": "0"}, wantErr: "SHORTENER_LOCAL_HEALTH_THRESHOLD"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := loadRegionSettings(env(tt.env))
-			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-		})
-	}
+	runSettingsCases(t, loadRegionSettings, tests)
 }
 
 // threeRegions are the Regions of the multi-Region tests, the nearest
