@@ -295,6 +295,12 @@ func CompareSequence(a, b string) int {
 	return strings.Compare(a, b)
 }
 
+// PadSequence zero-pads a valid sequence number to MaxSequenceDigits so
+// that string order is numeric order (TrimSequence undoes it).
+func PadSequence(seq string) string {
+	return strings.Repeat("0", MaxSequenceDigits-len(seq)) + seq
+}
+
 // TrimSequence drops a sequence number's leading zeros, keeping one digit.
 func TrimSequence(seq string) string {
 	for len(seq) > 1 && seq[0] == '0' {

@@ -70,12 +70,6 @@ func parseBucket(kind clickstore.Kind, b string) (start time.Time, dim string, e
 	return start, dim, nil
 }
 
-// padSequence zero-pads a valid sequence number to
-// clickstore.MaxSequenceDigits so that string order is numeric order.
-func padSequence(seq string) string {
-	return strings.Repeat("0", clickstore.MaxSequenceDigits-len(seq)) + seq
-}
-
 func num(v int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
 }

@@ -111,8 +111,8 @@ func (s *Store) Apply(ctx context.Context, c clickstore.Chunk) error {
 		ConditionExpression:      aws.String("attribute_not_exists(#seq) OR #seq < :first"),
 		ExpressionAttributeNames: map[string]string{"#seq": tableschema.AttrSequence, "#exp": tableschema.AttrExpiresAt},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":first": str(padSequence(c.First)),
-			":last":  str(padSequence(c.Last)),
+			":first": str(clickstore.PadSequence(c.First)),
+			":last":  str(clickstore.PadSequence(c.Last)),
 			":exp":   num(s.cfg.Now().Add(s.cfg.CheckpointRetention).Unix()),
 		},
 	}})

@@ -258,10 +258,6 @@ func afterSeq(seq string) string {
 	return seqKey(seq) + "$"
 }
 
-func padSequence(seq string) string {
-	return strings.Repeat("0", clickstore.MaxSequenceDigits-len(seq)) + seq
-}
-
 // Apply implements clickstore.Store: the chunk's counts become one rollup
 // item (split in parts when large), written in one TransactWriteItems with
 // the shard's checkpoint. A transaction that lost to a concurrent one
@@ -290,8 +286,8 @@ func (s *Store) Apply(ctx context.Context, c clickstore.Chunk) error {
 		ConditionExpression:      aws.String("attribute_not_exists(#seq) OR #seq < :first"),
 		ExpressionAttributeNames: map[string]string{"#seq": tableschema.AttrSequence, "#exp": tableschema.AttrExpiresAt},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":first": str(padSequence(clickstore.TrimSequence(c.First))),
-			":last":  str(padSequence(clickstore.TrimSequence(c.Last))),
+			":first": str(clickstore.PadSequence(clickstore.TrimSequence(c.First))),
+			":last":  str(clickstore.PadSequence(clickstore.TrimSequence(c.Last))),
 			":exp":   num(now.Add(s.cfg.CheckpointRetention).Unix()),
 		},
 	}})
