@@ -64,6 +64,23 @@ type Presenter struct {
 // custom domain (shared/edgeinfo).
 type BaseURLFunc func(ctx context.Context) (string, error)
 
+// Site is p and r under the base URL f gives (Under), or p and r as they
+// are when f is nil. A base URL that cannot be learnt or used is
+// link.ErrUnavailable: the API answers 503 and writes nothing.
+func (f BaseURLFunc) Site(ctx context.Context, p Presenter, r link.Rules) (Presenter, link.Rules, error) {
+	if f == nil {
+		return p, r, nil
+	}
+	base, err := f(ctx)
+	if err != nil {
+		return p, r, fmt.Errorf("%w: the short links' base URL: %w", link.ErrUnavailable, err)
+	}
+	if p, r, err = Under(base, p, r); err != nil {
+		return p, r, fmt.Errorf("%w: %w", link.ErrUnavailable, err)
+	}
+	return p, r, nil
+}
+
 // Under is p and r for short links under base: p shows them under it, and
 // r refuses long URLs on its host, which would loop.
 func Under(base string, p Presenter, r link.Rules) (Presenter, link.Rules, error) {

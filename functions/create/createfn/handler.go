@@ -126,13 +126,10 @@ func (h *Handler) underBaseURL(ctx context.Context) (*Handler, error) {
 	if h.BaseURL == nil {
 		return h, nil
 	}
-	base, err := h.BaseURL(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%w: the short links' base URL: %w", link.ErrUnavailable, err)
-	}
 	c := *h
-	if c.Present, c.Rules, err = linkapi.Under(base, h.Present, h.Rules); err != nil {
-		return nil, fmt.Errorf("%w: %w", link.ErrUnavailable, err)
+	var err error
+	if c.Present, c.Rules, err = h.BaseURL.Site(ctx, h.Present, h.Rules); err != nil {
+		return nil, err
 	}
 	return &c, nil
 }
