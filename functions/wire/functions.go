@@ -1,8 +1,6 @@
 package wire
 
 import (
-	"time"
-
 	"github.com/shortlink-dev/shortener/functions/clicks/clicksfn"
 	"github.com/shortlink-dev/shortener/functions/create/createfn"
 	"github.com/shortlink-dev/shortener/functions/manage/managefn"
@@ -16,15 +14,12 @@ import (
 	"github.com/shortlink-dev/shortener/functions/webhookstream/webhookstreamfn"
 	"github.com/shortlink-dev/shortener/functions/wire/authfns"
 	"github.com/shortlink-dev/shortener/functions/wire/clickfns"
-	"github.com/shortlink-dev/shortener/functions/wire/clicklayout"
 	"github.com/shortlink-dev/shortener/functions/wire/dbfns"
 	"github.com/shortlink-dev/shortener/functions/wire/edgefns"
 	"github.com/shortlink-dev/shortener/functions/wire/hookfns"
 	"github.com/shortlink-dev/shortener/functions/wire/hooksapi"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/apikey"
-	"github.com/shortlink-dev/shortener/shared/clickstore"
-	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
 )
@@ -91,12 +86,6 @@ func NewWebhookDelivery(cfg config.Config, c Clients) (*webhookdeliveryfn.Handle
 // with, for a function built outside this package (the local run's
 // webhooks API).
 func Owners(cfg config.Config, c Clients) *apikey.Resolver { return wirecore.Owners(cfg, c.dynamoDB()) }
-
-// ClickStore is clicklayout.ClickStore, for the tools that read the
-// analytics table as the functions do (cmd/soak).
-func ClickStore(db packedclicks.API, layout, table string, timeout time.Duration) (clickstore.Store, *packedclicks.Store) {
-	return clicklayout.ClickStore(db, layout, table, timeout)
-}
 
 // subscriptions is hooksapi.Subscriptions.
 func subscriptions(cfg config.Config, c Clients) *dynamowebhook.Store {
