@@ -14,6 +14,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkcounter"
@@ -168,31 +169,17 @@ func expired(l link.Link, ttl int) events.APIGatewayProxyResponse {
 	}
 }
 
-// headerLookup finds a request header whatever its case: API Gateway's
-// HTTP APIs lower-case header names, REST APIs keep the viewer's.
+// headerLookup is apigw.Header on req, as viewer.FromHeaders takes it:
+// API Gateway's HTTP APIs lower-case header names, REST APIs keep the
+// viewer's.
 func headerLookup(req *events.APIGatewayProxyRequest) func(string) string {
-	return func(name string) string {
-		if v, ok := req.Headers[name]; ok {
-			return v
-		}
-		for k, v := range req.Headers {
-			if strings.EqualFold(k, name) {
-				return v
-			}
-		}
-		for k, vs := range req.MultiValueHeaders {
-			if strings.EqualFold(k, name) && len(vs) > 0 {
-				return vs[len(vs)-1]
-			}
-		}
-		return ""
-	}
+	return func(name string) string { return apigw.Header(req, name) }
 }
 
 // formPassword reads the field password of a form POST; ok is false for
 // any other body.
 func formPassword(req *events.APIGatewayProxyRequest) (string, bool) {
-	ct := headerLookup(req)("Content-Type")
+	ct := apigw.Header(req, "Content-Type")
 	if mt, _, _ := strings.Cut(ct, ";"); !strings.EqualFold(strings.TrimSpace(mt), "application/x-www-form-urlencoded") {
 		return "", false
 	}

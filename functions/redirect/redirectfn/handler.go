@@ -17,6 +17,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkcounter"
@@ -109,7 +110,7 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 	keys := link.LookupKeys(code)
 	var client string
 	if h.Misses != nil {
-		client = missbudget.Client(header(req, missbudget.ViewerAddressHeader))
+		client = missbudget.Client(apigw.Header(req, missbudget.ViewerAddressHeader))
 		// Refused before any lookup: a client over its budget costs no
 		// read, and cannot time a live code's answer against an unknown
 		// one's.
@@ -213,23 +214,6 @@ func (h *Handler) refuse(v missbudget.Verdict) events.APIGatewayProxyResponse {
 			"Content-Type": "text/plain; charset=utf-8"},
 		Body: "too many unknown short links asked for from your address; try again later\n",
 	}
-}
-
-// header is a request header, whatever case API Gateway delivers its name
-// in (an HTTP API lower-cases them).
-func header(req *events.APIGatewayProxyRequest, name string) string {
-	if v, ok := req.Headers[name]; ok {
-		return v
-	}
-	if v, ok := req.Headers[strings.ToLower(name)]; ok {
-		return v
-	}
-	for k, v := range req.Headers {
-		if strings.EqualFold(k, name) {
-			return v
-		}
-	}
-	return ""
 }
 
 // freshFor bounds, in seconds, how long the edge may keep an answer built
