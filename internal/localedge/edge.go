@@ -735,6 +735,17 @@ func (c *captureWriter) status() int {
 	return c.code
 }
 
+// replay writes the answer c kept out to w: the origin group holds the
+// first origin's answer until it knows whether to send it.
+func (c *captureWriter) replay(w http.ResponseWriter) {
+	h := w.Header()
+	for k, v := range c.header {
+		h[k] = v
+	}
+	w.WriteHeader(c.status())
+	_, _ = w.Write(c.body.Bytes())
+}
+
 // resultWriter adds X-Cache to an answer passed through uncached.
 type resultWriter struct {
 	http.ResponseWriter

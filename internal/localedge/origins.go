@@ -1,7 +1,6 @@
 package localedge
 
 import (
-	"bytes"
 	"errors"
 	"net"
 	"net/http"
@@ -72,7 +71,7 @@ func OriginGroup(primary, secondary http.Handler) http.Handler {
 			primary.ServeHTTP(w, r)
 			return
 		}
-		first := &heldAnswer{header: http.Header{}}
+		first := &captureWriter{header: http.Header{}}
 		primary.ServeHTTP(first, r)
 		if slices.Contains(FailoverStatusCodes, first.status()) {
 			secondary.ServeHTTP(w, r)
@@ -80,41 +79,4 @@ func OriginGroup(primary, secondary http.Handler) http.Handler {
 		}
 		first.replay(w)
 	})
-}
-
-// heldAnswer keeps an origin's answer until the origin group knows
-// whether to send it.
-type heldAnswer struct {
-	header http.Header
-	code   int
-	body   bytes.Buffer
-}
-
-func (a *heldAnswer) Header() http.Header { return a.header }
-
-func (a *heldAnswer) WriteHeader(code int) {
-	if a.code == 0 {
-		a.code = code
-	}
-}
-
-func (a *heldAnswer) Write(p []byte) (int, error) {
-	a.WriteHeader(http.StatusOK)
-	return a.body.Write(p)
-}
-
-func (a *heldAnswer) status() int {
-	if a.code == 0 {
-		return http.StatusOK
-	}
-	return a.code
-}
-
-func (a *heldAnswer) replay(w http.ResponseWriter) {
-	h := w.Header()
-	for k, v := range a.header {
-		h[k] = v
-	}
-	w.WriteHeader(a.status())
-	_, _ = w.Write(a.body.Bytes())
 }
