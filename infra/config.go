@@ -56,6 +56,7 @@ const (
 	CtxLinksTableClass      = "linksTableClass"
 	CtxAnalyticsTableClass  = "analyticsTableClass"
 	CtxPITRLinks            = "pitrLinks"
+	CtxPITRReservations     = "pitrReservations"
 	CtxPITRAnalytics        = "pitrAnalytics"
 	CtxOwnerIndexProjection = "ownerIndexProjection"
 	CtxSystemLogLevel       = "systemLogLevel"
@@ -136,6 +137,7 @@ type Config struct {
 	LinksTableClass      string // links (and its indexes): Standard-IA, storage dominates
 	AnalyticsTableClass  string // analytics: Standard while writes dominate
 	PITRLinks            string // PITRAll, PITRPrimary (one replica is enough to restore from) or PITROff
+	PITRReservations     string // the reservation table's, the same three placements
 	PITRAnalytics        bool
 	OwnerIndexProjection string // INCLUDE (what a listing reads) or ALL (installations recorded before it)
 	SystemLogLevel       string // the functions' Lambda system log level: WARN drops START/END/REPORT
@@ -171,6 +173,7 @@ func DefaultConfig() Config {
 		LinksTableClass:      TableClassStandardIA,
 		AnalyticsTableClass:  TableClassStandard,
 		PITRLinks:            PITRPrimary,
+		PITRReservations:     PITRPrimary,
 		PITRAnalytics:        false,
 		OwnerIndexProjection: "INCLUDE",
 		SystemLogLevel:       "WARN",
@@ -233,6 +236,7 @@ func configFrom(r ctxReader, c Config) (Config, error) {
 	c.LinksTableClass = r.str(CtxLinksTableClass, c.LinksTableClass)
 	c.AnalyticsTableClass = r.str(CtxAnalyticsTableClass, c.AnalyticsTableClass)
 	c.PITRLinks = r.str(CtxPITRLinks, c.PITRLinks)
+	c.PITRReservations = r.str(CtxPITRReservations, c.PITRReservations)
 	c.PITRAnalytics = r.boolean(CtxPITRAnalytics, c.PITRAnalytics)
 	c.OwnerIndexProjection = r.str(CtxOwnerIndexProjection, c.OwnerIndexProjection)
 	c.SystemLogLevel = r.str(CtxSystemLogLevel, c.SystemLogLevel)
@@ -331,8 +335,10 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s: %q is not %s or %s", key, v, TableClassStandard, TableClassStandardIA))
 		}
 	}
-	if !slices.Contains([]string{PITRAll, PITRPrimary, PITROff}, c.PITRLinks) {
-		errs = append(errs, fmt.Errorf("pitrLinks: %q is not all, primary or off", c.PITRLinks))
+	for _, p := range [][2]string{{CtxPITRLinks, c.PITRLinks}, {CtxPITRReservations, c.PITRReservations}} {
+		if !slices.Contains([]string{PITRAll, PITRPrimary, PITROff}, p[1]) {
+			errs = append(errs, fmt.Errorf("%s: %q is not all, primary or off", p[0], p[1]))
+		}
 	}
 	if c.OwnerIndexProjection != "INCLUDE" && c.OwnerIndexProjection != "ALL" {
 		errs = append(errs, fmt.Errorf("ownerIndexProjection: %q is not INCLUDE or ALL", c.OwnerIndexProjection))

@@ -108,14 +108,18 @@ func TestConfigFromContext(t *testing.T) {
 		{name: "table class", ctx: map[string]any{CtxLinksTableClass: "GLACIER"}, err: "linksTableClass"},
 		{name: "analytics class", ctx: map[string]any{CtxAnalyticsTableClass: "standard"}, err: "analyticsTableClass"},
 		{name: "pitr placement", ctx: map[string]any{CtxPITRLinks: "replicas"}, err: "pitrLinks"},
+		{name: "reservation pitr placement", ctx: map[string]any{CtxPITRReservations: "witness"},
+			err: `pitrReservations: "witness" is not all, primary or off`},
 		{name: "projection", ctx: map[string]any{CtxOwnerIndexProjection: "KEYS_ONLY"}, err: "ownerIndexProjection"},
 		{name: "log level", ctx: map[string]any{CtxSystemLogLevel: "ERROR"}, err: "systemLogLevel"},
 		{name: "shards", ctx: map[string]any{CtxKinesisShards: -1}, err: "kinesisShards"},
 		{name: "levers from the command line", ctx: map[string]any{
 			CtxLinksTableClass: "STANDARD", CtxPITRLinks: "all", CtxPITRAnalytics: "true", CtxKinesisShards: "12", CtxSystemLogLevel: "INFO",
+			CtxPITRReservations: "off",
 		}, check: func(t *testing.T, c Config) {
 			assert.Equal(t, TableClassStandard, c.LinksTableClass)
 			assert.Equal(t, PITRAll, c.PITRLinks)
+			assert.Equal(t, PITROff, c.PITRReservations)
 			assert.True(t, c.PITRAnalytics)
 			assert.Equal(t, 12, c.KinesisShards)
 			assert.Equal(t, "INFO", c.SystemLogLevel)

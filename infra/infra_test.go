@@ -1015,5 +1015,6 @@ func TestStorageAndLogLevers(t *testing.T) {
 var levers = &synthesized{name: "levers", overrides: map[string]any{
 	infra.CtxLinksTableClass: "STANDARD", infra.CtxAnalyticsTableClass: "STANDARD_INFREQUENT_ACCESS",
 	infra.CtxPITRLinks: "all", infra.CtxPITRAnalytics: true, infra.CtxOwnerIndexProjection: "ALL",
-	infra.CtxSystemLogLevel: "INFO", infra.CtxKinesisShards: 12, infra.CtxNag: false,
+	infra.CtxPITRReservations: "all",
+	infra.CtxSystemLogLevel:   "INFO", infra.CtxKinesisShards: 12, infra.CtxNag: false,
 }}

@@ -89,6 +89,27 @@ func TestReservationTableIsMRSC(t *testing.T) {
 	}), "%v are not of one MRSC set", replicas)
 }
 
+// TestReservationTablePITR: pitrReservations places point-in-time recovery
+// on the reservation table's replicas: by default on the primary Region's
+// replica alone (its backups restore the whole table), with "all" on every
+// replica.
+func TestReservationTablePITR(t *testing.T) {
+	pitr := func(s *synthesized) map[string]bool {
+		out := map[string]bool{}
+		for _, r := range s.data().resources("AWS::DynamoDB::GlobalTable") {
+			if !strings.HasPrefix(r.ID, "TablesReservations") {
+				continue
+			}
+			for _, rep := range asSlice(r.Props["Replicas"]) {
+				out[get(rep, "Region").(string)], _ = get(rep, "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled").(bool)
+			}
+		}
+		return out
+	}
+	assert.Equal(t, map[string]bool{"us-east-1": true, "us-west-2": false}, pitr(defaults.get(t)), "primary only by default")
+	assert.Equal(t, map[string]bool{"us-east-1": true, "us-west-2": true}, pitr(levers.get(t)), "pitrReservations=all")
+}
+
 // TestReservationGrants: create, manage and reclaim get the reservation
 // table's name and only the calls each makes, on their Region's replica;
 // no other function touches it.

@@ -142,6 +142,9 @@ func NewDataStack(app awscdk.App, cfg Config) *DataStack {
 		PITRLinksReplicas: cfg.PITRLinks == PITRAll,
 		PITRAnalytics:     cfg.PITRAnalytics,
 		OwnerIndexAll:     cfg.OwnerIndexProjection == "ALL",
+
+		PITRReservationsPrimary:  cfg.PITRReservations != PITROff,
+		PITRReservationsReplicas: cfg.PITRReservations == PITRAll,
 	})
 	if t.Reservations != nil {
 		out(st, "ReservationTableName", t.Reservations.TableName(), "Reservation table (MRSC): codes, versions, Idempotency-Keys")

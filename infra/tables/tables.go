@@ -32,6 +32,9 @@ type Props struct {
 	PITRLinksReplicas          bool // every other replica
 	PITRAnalytics              bool
 	OwnerIndexAll              bool
+	// PITR of the reservation table: its primary Region's replica, the
+	// other replicas (the witness holds no data to back up).
+	PITRReservationsPrimary, PITRReservationsReplicas bool
 }
 
 // Tables are the four tables.
@@ -130,13 +133,21 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 // and tableschema.Reservations asks for none. Its three Regions are fixed
 // at creation: the recorded deployment refuses a change (infra/reservations.go).
 func newReservations(c constructs.Construct, p Props) awsdynamodb.TableV2 {
-	// PITR in every replica whatever the links table's lever says: the
-	// table is small (one item per code) and nothing else brings it back.
-	replicas := replicasIn(p.ReplicaRegions, true)
+	// PITR where the pitrReservations lever says, by default on the
+	// primary's replica only: nothing else brings the table back, but one
+	// replica's continuous backups restore all of it, and each replica's
+	// are billed on its whole size (at 6 B live codes of ~200 B, about
+	// 1.2 TB a replica; docs/cost-model.md). CloudFormation takes the setting per
+	// replica (ReplicaSpecification.PointInTimeRecoverySpecification,
+	// https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-properties-dynamodb-globaltable-replicaspecification.html),
+	// and the MRSC restrictions (no TTL, no LSI, no transactions,
+	// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/V2globaltables_HowItWorks.html)
+	// name no backup setting.
+	replicas := replicasIn(p.ReplicaRegions, p.PITRReservationsReplicas)
 	props := withSchema(tableschema.Reservations(), &awsdynamodb.TablePropsV2{
 		Billing:                          awsdynamodb.Billing_OnDemand(nil),
 		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_STRONG,
-		PointInTimeRecoverySpecification: pitrIf(true),
+		PointInTimeRecoverySpecification: pitrIf(p.PITRReservationsPrimary),
 		DeletionProtection:               jsii.Bool(true),
 		// Losing it would free every code in use for reissue.
 		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
