@@ -39,6 +39,24 @@ type Lister interface {
 type Publisher struct {
 	Subscriptions Lister
 	Queue         Queue
+	// Cache, when set, answers the subscriptions of a batch's owners
+	// (Batch) from what earlier batches read, while no subscription has
+	// changed; nil reads Subscriptions for every event.
+	Cache *SubscriptionCache
+}
+
+// Batch returns the Publisher for one batch of events: with a Cache, its
+// subscriptions are the cache's as of one read of the store's version;
+// without, p itself.
+func (p *Publisher) Batch(ctx context.Context) (*Publisher, error) {
+	if p.Cache == nil {
+		return p, nil
+	}
+	l, err := p.Cache.Batch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Publisher{Subscriptions: l, Queue: p.Queue}, nil
 }
 
 // Publish queues e for every subscription of e.Owner that wants it, and

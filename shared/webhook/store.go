@@ -25,6 +25,7 @@ type Store interface {
 	Record(ctx context.Context, owner string, d Delivery) error
 	// Deliveries lists a subscription's attempts, newest first.
 	Deliveries(ctx context.Context, owner, id string, limit int) ([]Delivery, error)
+	Versioner
 }
 
 // DeliveryRetention is how long attempts are listed: longer than the
@@ -33,9 +34,10 @@ const DeliveryRetention = 7 * 24 * time.Hour
 
 // Memory is a Store in memory, for tests.
 type Memory struct {
-	mu   sync.Mutex
-	subs map[string]Subscription // owner/id
-	dlv  map[string][]Delivery   // owner/id, oldest first
+	mu      sync.Mutex
+	subs    map[string]Subscription // owner/id
+	dlv     map[string][]Delivery   // owner/id, oldest first
+	version int64
 }
 
 var _ Store = (*Memory)(nil)
@@ -65,6 +67,7 @@ func (m *Memory) Create(_ context.Context, s Subscription) error {
 	}
 	s.Events = slices.Clone(s.Events)
 	m.subs[key(s.Owner, s.ID)] = s
+	m.version++
 	return nil
 }
 
@@ -101,6 +104,7 @@ func (m *Memory) Delete(_ context.Context, owner, id string) error {
 		return fmt.Errorf("subscription %s: %w", id, link.ErrNotFound)
 	}
 	delete(m.subs, key(owner, id))
+	m.version++
 	return nil
 }
 
@@ -114,7 +118,15 @@ func (m *Memory) Disable(_ context.Context, owner, id string) error {
 	}
 	s.Disabled = true
 	m.subs[key(owner, id)] = s
+	m.version++
 	return nil
+}
+
+// Version implements Store.
+func (m *Memory) Version(context.Context) (int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.version, nil
 }
 
 // Record implements Store.

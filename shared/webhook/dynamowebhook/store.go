@@ -48,6 +48,60 @@ const (
 	dlvPrefix = "dlv#"
 )
 
+// The version item counts every change of any subscription (create,
+// delete, disable), written in the same transaction as the change, so a
+// reader that caches owners' subscriptions (webhook.SubscriptionCache)
+// knows with one small strongly consistent read whether anything it holds
+// may be stale. Its partition key has a space, which no owner ID has
+// (apikey.CheckOwner), so it is no owner's item and no owner's Query
+// reads it.
+const (
+	versionOwner = " subscriptions"
+	versionSK    = "version"
+	attrVersion  = "v"
+)
+
+// bump is the version item's update, one action of a change's transaction.
+func (st *Store) bump() types.TransactWriteItem {
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName:                 &st.cfg.Table,
+		Key:                       itemKey(versionOwner, versionSK),
+		UpdateExpression:          aws.String("ADD #v :one"),
+		ExpressionAttributeNames:  map[string]string{"#v": attrVersion},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":one": n(1)},
+	}}
+}
+
+// change writes one subscription change and the version's bump at once.
+// The change's own condition failing answers missing (its error).
+func (st *Store) change(ctx context.Context, op string, item types.TransactWriteItem, missing error) error {
+	_, err := st.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{item, st.bump()},
+	})
+	var canceled *types.TransactionCanceledException
+	if errors.As(err, &canceled) && len(canceled.CancellationReasons) > 0 &&
+		aws.ToString(canceled.CancellationReasons[0].Code) == "ConditionalCheckFailed" {
+		return fmt.Errorf("%s: %w", op, missing)
+	}
+	if err != nil {
+		return wrap(op, err)
+	}
+	return nil
+}
+
+// Version implements webhook.Store: the count of subscription changes,
+// read strongly consistent (one read unit: the item is a few bytes).
+func (st *Store) Version(ctx context.Context) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
+	defer cancel()
+	out, err := st.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &st.cfg.Table,
+		Key: itemKey(versionOwner, versionSK), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return 0, wrap("subscriptions version", err)
+	}
+	return num(out.Item, attrVersion), nil
+}
+
 // API lists the DynamoDB calls the store makes.
 type API interface {
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
@@ -55,6 +109,7 @@ type API interface {
 	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 	Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 }
 
 // Config names the table and bounds every call.
@@ -101,9 +156,9 @@ func wrap(op string, err error) error {
 	return fmt.Errorf("%s: %w", op, err)
 }
 
-// Create implements webhook.Store. The cap on subscriptions is checked by
-// a count first: two creates racing past it leave one too many, which is
-// harmless.
+// Create implements webhook.Store, bumping the version in the same
+// transaction. The cap on subscriptions is checked by a count first: two
+// creates racing past it leave one too many, which is harmless.
 func (st *Store) Create(ctx context.Context, sub webhook.Subscription) error {
 	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
 	defer cancel()
@@ -126,19 +181,11 @@ func (st *Store) Create(ctx context.Context, sub webhook.Subscription) error {
 	item[attrHumanOnly] = &types.AttributeValueMemberBOOL{Value: sub.HumanOnly}
 	item[attrSecret] = s(sub.Secret)
 	item[attrCreatedAt] = n(sub.CreatedAt.UnixMilli())
-	_, err = st.db.PutItem(ctx, &dynamodb.PutItemInput{
+	return st.change(ctx, "create subscription "+sub.ID, types.TransactWriteItem{Put: &types.Put{
 		TableName: &st.cfg.Table, Item: item,
 		ConditionExpression:      aws.String("attribute_not_exists(#sk)"),
 		ExpressionAttributeNames: map[string]string{"#sk": AttrSK},
-	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		return fmt.Errorf("create subscription %s: %w", sub.ID, link.ErrConflict)
-	}
-	if err != nil {
-		return wrap("create subscription", err)
-	}
-	return nil
+	}}, link.ErrConflict)
 }
 
 // List implements webhook.Store, strongly consistent so a subscription
@@ -187,36 +234,30 @@ func (st *Store) Get(ctx context.Context, owner, id string) (webhook.Subscriptio
 	return unmarshalSub(out.Item)
 }
 
-// Delete implements webhook.Store.
+// Delete implements webhook.Store, bumping the version in the same
+// transaction.
 func (st *Store) Delete(ctx context.Context, owner, id string) error {
 	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
 	defer cancel()
-	_, err := st.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+	return st.change(ctx, "delete subscription "+id, types.TransactWriteItem{Delete: &types.Delete{
 		TableName: &st.cfg.Table, Key: itemKey(owner, subPrefix+id),
 		ConditionExpression:      aws.String("attribute_exists(#sk)"),
 		ExpressionAttributeNames: map[string]string{"#sk": AttrSK},
-	})
-	if err != nil {
-		return wrap("delete subscription "+id, err)
-	}
-	return nil
+	}}, link.ErrNotFound)
 }
 
-// Disable implements webhook.Store.
+// Disable implements webhook.Store, bumping the version in the same
+// transaction.
 func (st *Store) Disable(ctx context.Context, owner, id string) error {
 	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
 	defer cancel()
-	_, err := st.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	return st.change(ctx, "disable subscription "+id, types.TransactWriteItem{Update: &types.Update{
 		TableName: &st.cfg.Table, Key: itemKey(owner, subPrefix+id),
 		UpdateExpression:          aws.String("SET #d = :t"),
 		ConditionExpression:       aws.String("attribute_exists(#sk)"),
 		ExpressionAttributeNames:  map[string]string{"#sk": AttrSK, "#d": attrDisabled},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}},
-	})
-	if err != nil {
-		return wrap("disable subscription "+id, err)
-	}
-	return nil
+	}}, link.ErrNotFound)
 }
 
 // Record implements webhook.Store.

@@ -61,6 +61,39 @@ func Run(t *testing.T, newStore func(t *testing.T) webhook.Store) {
 		assert.ErrorIs(t, s.Delete(ctx, "alice", "wh_1"), link.ErrNotFound)
 	})
 
+	t.Run("every change raises the version", func(t *testing.T) {
+		s := newStore(t)
+		v0, err := s.Version(ctx)
+		require.NoError(t, err)
+		last := v0
+		raised := func(what string) {
+			t.Helper()
+			v, err := s.Version(ctx)
+			require.NoError(t, err)
+			assert.Greater(t, v, last, what)
+			last = v
+		}
+		require.NoError(t, s.Create(ctx, sub("alice", "wh_1")))
+		raised("create")
+		require.NoError(t, s.Disable(ctx, "alice", "wh_1"))
+		raised("disable")
+		require.NoError(t, s.Delete(ctx, "alice", "wh_1"))
+		raised("delete")
+
+		require.NoError(t, s.Create(ctx, sub("alice", "wh_2")))
+		raised("another create")
+		require.NoError(t, s.Record(ctx, "alice", webhook.Delivery{Subscription: "wh_2", EventID: "msg_a", Attempt: 1, At: at}))
+		assert.ErrorIs(t, s.Delete(ctx, "alice", "wh_1"), link.ErrNotFound)
+		assert.ErrorIs(t, s.Disable(ctx, "alice", "wh_1"), link.ErrNotFound)
+		assert.ErrorIs(t, s.Create(ctx, sub("alice", "wh_2")), link.ErrConflict)
+		v, err := s.Version(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, last, v, "a delivery's record and a refused change leave it")
+		list, err := s.List(ctx, "alice")
+		require.NoError(t, err)
+		assert.Len(t, list, 1, "the version is no owner's subscription")
+	})
+
 	t.Run("cap", func(t *testing.T) {
 		s := newStore(t)
 		for i := range webhook.MaxSubscriptions {
