@@ -606,9 +606,10 @@ func TestIAMPerFunction(t *testing.T) {
 				// The counts are in the primary's analytics table only.
 				want["stats"] = grant{"dynamodb:GetItem": "", "dynamodb:Query": analytics + "|" + inPrimary}
 				// The subscriptions are in the primary's webhooks table only.
-				want["webhooks"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": hooks, "dynamodb:DeleteItem": hooks, "dynamodb:Query": hooks}
+				want["webhooks"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": hooks, "dynamodb:DeleteItem": hooks, "dynamodb:Query": hooks,
+					"dynamodb:UpdateItem": hooks}
 				if region != primary {
-					for _, a := range []string{"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query"} {
+					for _, a := range []string{"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:UpdateItem"} {
 						want["webhooks"][a] = hooks + "|" + inPrimary
 					}
 				}

@@ -425,7 +425,8 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		// link.clicked: a code's owner from the links table, the owner's
 		// subscriptions, and the queue.
 		links.Grant(clicks.Role, jsii.String("dynamodb:GetItem"))
-		hooks.Table.Grant(clicks.Role, jsii.String("dynamodb:Query"))
+		// GetItem: the subscriptions' version, read once a batch.
+		hooks.Table.Grant(clicks.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:GetItem"))
 		clicks.Fn.AddEnvironment(jsii.String("WEBHOOKS_TABLE"), hooks.Table.TableName(), nil)
 		clicks.Fn.AddEnvironment(jsii.String("WEBHOOK_QUEUE_URL"), hooks.Queue.QueueUrl(), nil)
 		hooks.Queue.GrantSendMessages(clicks.Role)
@@ -502,8 +503,10 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	hooksAPI := fn("webhooks", "KEYS_TABLE")
 	keys.Grant(hooksAPI.Role, jsii.String("dynamodb:GetItem"))
 	hooksAPI.Fn.AddEnvironment(jsii.String("WEBHOOKS_TABLE"), hooksName, nil)
+	// UpdateItem: the subscriptions' version, raised in the transaction of
+	// every create and delete (dynamowebhook).
 	hooksTable.Grant(hooksAPI.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"),
-		jsii.String("dynamodb:DeleteItem"), jsii.String("dynamodb:Query"))
+		jsii.String("dynamodb:DeleteItem"), jsii.String("dynamodb:Query"), jsii.String("dynamodb:UpdateItem"))
 
 	// The counts are in the primary Region's analytics table (clicks
 	// writes it there): outside the primary, one cross-Region read.

@@ -38,10 +38,17 @@ func NewClicks(cfg config.Config, c hookfns.Clients) (*clicksfn.Handler, error) 
 		if err := wirecore.Require(cfg, "LINKS_TABLE", "WEBHOOKS_TABLE"); err != nil {
 			return nil, err
 		}
+		// A warm function keeps codes' owners (for less than the
+		// tombstone grace, so never past a code's reissue) and owners'
+		// subscriptions (until any subscription changes): a batch of
+		// known codes reads one item, the subscriptions' version.
 		db := c.DynamoDBClient()
+		pub := hookfns.Publisher(cfg, c)
+		pub.Cache = &webhook.SubscriptionCache{Store: hookfns.Subscriptions(cfg, c)}
 		h.Events = &webhook.ClickPublisher{
 			Links:     dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
-			Publisher: hookfns.Publisher(cfg, c),
+			Publisher: pub,
+			OwnerTTL:  webhook.OwnerTTLFor(cfg.TombstoneGrace),
 		}
 	}
 	return h, nil

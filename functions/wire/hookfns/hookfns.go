@@ -71,7 +71,12 @@ func NewWebhookDelivery(cfg config.Config, c Clients) (*webhookdeliveryfn.Handle
 // subscription of the event's owner.
 func Publisher(cfg config.Config, c Clients) *webhook.Publisher {
 	return &webhook.Publisher{
-		Subscriptions: dynamowebhook.New(c.DynamoDBClient(), dynamowebhook.Config{Table: cfg.Webhook.Table, Timeout: cfg.DBTimeout}),
+		Subscriptions: Subscriptions(cfg, c),
 		Queue:         sqsqueue.New(c.sqs(), cfg.Webhook.QueueURL),
 	}
+}
+
+// Subscriptions is the webhooks table as the producers read it.
+func Subscriptions(cfg config.Config, c Clients) *dynamowebhook.Store {
+	return dynamowebhook.New(c.DynamoDBClient(), dynamowebhook.Config{Table: cfg.Webhook.Table, Timeout: cfg.DBTimeout})
 }
