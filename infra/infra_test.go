@@ -622,7 +622,7 @@ func TestIAMPerFunction(t *testing.T) {
 				want["clicks"] = grant{"dynamodb:UpdateItem": analytics, "dynamodb:PutItem": analytics, "dynamodb:DeleteItem": analytics,
 					"dynamodb:GetItem": "", "dynamodb:Query": ""}
 				want["webhookdelivery"] = grant{"dynamodb:GetItem": hooks, "dynamodb:UpdateItem": hooks, "dynamodb:PutItem": hooks}
-				want["webhookstream"] = grant{"dynamodb:Query": hooks}
+				want["webhookstream"] = grant{"dynamodb:Query": hooks, "dynamodb:GetItem": hooks}
 			}
 			res, _ := s.cfg.Reservation()
 			resv := res.Enabled()

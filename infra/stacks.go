@@ -381,7 +381,8 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		// GetItem: the subscription; UpdateItem: disable on 410; PutItem:
 		// the attempt's record.
 		hooks.Table.Grant(delivery.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:PutItem"))
-		hooks.Table.Grant(hookStream.Role, jsii.String("dynamodb:Query"))
+		// GetItem: the subscriptions' version, once a batch.
+		hooks.Table.Grant(hookStream.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:GetItem"))
 	}
 
 	if v1 {

@@ -36,6 +36,14 @@ type Publisher interface {
 
 var _ Publisher = (*webhook.Publisher)(nil)
 
+// batcher is a Publisher that reads subscriptions once per batch
+// (webhook.Publisher.Batch with its Cache).
+type batcher interface {
+	Batch(ctx context.Context) (*webhook.Publisher, error)
+}
+
+var _ batcher = (*webhook.Publisher)(nil)
+
 // Handler maps stream records to events.
 type Handler struct {
 	Events  Publisher
@@ -57,6 +65,16 @@ type LinkData struct {
 // Handle handles one batch and reports the records that failed.
 func (h *Handler) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	var resp events.DynamoDBEventResponse
+	pub := h.Events
+	if b, ok := h.Events.(batcher); ok {
+		// One read of the subscriptions' version for the batch; if it
+		// fails, each event reads its owner's subscriptions as before.
+		if p, err := b.Batch(ctx); err == nil {
+			pub = p
+		} else {
+			h.Log.WarnContext(ctx, "read the subscriptions' version; reading each owner's", "error", err.Error())
+		}
+	}
 	for i := range ev.Records {
 		r := &ev.Records[i]
 		e, ok := Map(r)
@@ -64,7 +82,7 @@ func (h *Handler) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.D
 			h.Metrics.Add("RecordIgnored", metrics.Count, 1)
 			continue
 		}
-		n, err := h.Events.Publish(ctx, e)
+		n, err := pub.Publish(ctx, e)
 		if err != nil {
 			h.Metrics.Add("RecordFailed", metrics.Count, 1)
 			h.Log.ErrorContext(ctx, "queue webhook event", "event", e.Type, "eventID", r.EventID, "error", err.Error())

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/assert"
@@ -94,4 +95,58 @@ func TestHandleReportsFailures(t *testing.T) {
 	assert.Equal(t, batch.Records[2].Change.SequenceNumber, resp.BatchItemFailures[0].ItemIdentifier)
 	require.Len(t, p.got, 2)
 	assert.Equal(t, []string{webhook.LinkCreated, webhook.LinkExpired}, []string{p.got[0].Type, p.got[1].Type})
+}
+
+// counting is a subscription store that counts its reads.
+type counting struct {
+	*webhook.Memory
+	lists, versions int
+}
+
+func (c *counting) List(ctx context.Context, owner string) ([]webhook.Subscription, error) {
+	c.lists++
+	return c.Memory.List(ctx, owner)
+}
+
+func (c *counting) Version(ctx context.Context) (int64, error) {
+	c.versions++
+	return c.Memory.Version(ctx)
+}
+
+type queued struct{ n int }
+
+func (q *queued) Send(context.Context, webhook.Message, time.Duration) error {
+	q.n++
+	return nil
+}
+
+// TestHandleReadsSubscriptionsOncePerBatch: with the subscriptions cached,
+// a batch reads the version once and an owner's subscriptions once until
+// one changes; a subscription created between two batches gets the second
+// one's events.
+func TestHandleReadsSubscriptionsOncePerBatch(t *testing.T) {
+	var batch events.DynamoDBEvent
+	for _, f := range []string{"insert.json", "modify.json", "ttl-remove.json"} {
+		batch.Records = append(batch.Records, load(t, f).Records...)
+	}
+	ctx := context.Background()
+	store := &counting{Memory: webhook.NewMemory()}
+	q := &queued{}
+	p := &webhook.Publisher{Subscriptions: store, Queue: q, Cache: &webhook.SubscriptionCache{Store: store}}
+	h := &webhookstreamfn.Handler{Events: p, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: metrics.New(io.Discard, "Shortener", "webhookstream")}
+
+	for range 2 {
+		resp, err := h.Handle(ctx, batch)
+		require.NoError(t, err)
+		assert.Empty(t, resp.BatchItemFailures)
+	}
+	assert.Equal(t, 2, store.versions, "one version read a batch")
+	assert.Equal(t, 1, store.lists, "one owner, read once while no subscription changed")
+	assert.Zero(t, q.n)
+
+	require.NoError(t, store.Create(ctx, webhook.Subscription{ID: "wh_1", Owner: "p6r4ocs3d1",
+		Events: []string{webhook.LinkCreated, webhook.LinkUpdated, webhook.LinkExpired}}))
+	_, err := h.Handle(ctx, batch)
+	require.NoError(t, err)
+	assert.Equal(t, 3, q.n, "the new subscription gets the next batch's three events")
 }

@@ -41,8 +41,13 @@ func NewWebhookStream(cfg config.Config, c Clients) (*webhookstreamfn.Handler, e
 	if err := wirecore.Require(cfg, "WEBHOOKS_TABLE", "WEBHOOK_QUEUE_URL"); err != nil {
 		return nil, err
 	}
+	// Owners' subscriptions kept while none changes: a batch of link
+	// changes reads the subscriptions' version once, and only the owners
+	// not seen since the last change.
+	pub := Publisher(cfg, c)
+	pub.Cache = &webhook.SubscriptionCache{Store: Subscriptions(cfg, c)}
 	return &webhookstreamfn.Handler{
-		Events:  Publisher(cfg, c),
+		Events:  pub,
 		Log:     c.Logger("webhookstream"),
 		Metrics: c.MetricsOf("webhookstream"),
 	}, nil
