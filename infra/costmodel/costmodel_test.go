@@ -211,10 +211,22 @@ func TestDocumentMatchesModel(t *testing.T) {
 	// names must be one the model computes.
 	computed := strings.Join([]string{sections["tables"], sections["levers"], sections["origins"], sections["goal"], sections["kinesis"], sections["invalidations"]}, "")
 	prose := text[:strings.Index(text, "## Prices")]
-	for _, amount := range regexp.MustCompile(`\$[1-9][0-9]{0,2}(,[0-9]{3})+|\$[1-9][0-9]{2}\b`).FindAllString(prose, -1) {
+	for _, amount := range dollars.FindAllString(prose, -1) {
 		assert.Contains(t, computed, amount, "the headline quotes %s, which the model no longer computes", amount)
 	}
+	// So does the README's cost paragraph.
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	i := strings.Index(string(readme), "**What it costs**")
+	require.True(t, i >= 0, "README's cost paragraph")
+	paragraph, _, _ := strings.Cut(string(readme)[i:], "\n\n")
+	for _, amount := range dollars.FindAllString(paragraph, -1) {
+		assert.Contains(t, computed, amount, "README's cost paragraph quotes %s, which the model no longer computes", amount)
+	}
 }
+
+// dollars are the amounts of $100 or more a text quotes.
+var dollars = regexp.MustCompile(`\$[1-9][0-9]{0,2}(,[0-9]{3})+|\$[1-9][0-9]{2}\b`)
 
 // TestEveryLineHasOneVerdict: the goal's floors cover every line the
 // model can produce, each by exactly one verdict, and no floor is above
