@@ -85,7 +85,7 @@ var Verdicts = []Verdict{
 	{"Real-time logs", Counting, all,
 		"CloudFront's real-time log is the only record of an edge hit: without it edge hits go uncounted."},
 	{"Kinesis", Counting, under(func(a *Assumptions) { a.KinesisProvisioned = true }),
-		"The real-time log's only destination is a Kinesis stream (S17). Provisioned for 3x the average costs less; on demand stays the default because a log write throttled at a peak is a click never counted. The floor is the provisioned stream."},
+		"The real-time log's only destination is a Kinesis stream (S17). Provisioned for 3x the average costs less and carries every record while the peak stays under its shards; on demand stays the default because a log write throttled at a peak is a click never counted. The floor is the provisioned stream."},
 	{"Lambda: clicks", Counting, all, "One invocation per batch of 1,000 records."},
 	{"DynamoDB click counting", Counting, all,
 		"Exactly-once counting in the packed layout, at the issue's 0.05 WRU target (partly computed; see Measured)."},
