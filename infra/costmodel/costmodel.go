@@ -3,7 +3,6 @@ package costmodel
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 )
 
@@ -205,16 +204,33 @@ type Assumptions struct {
 	// nothing, S5). ReservationItemBytes is one stored reservation.
 	Reservations         bool
 	ReservationItemBytes float64
+	// ReservationPITRRegions is how many reservation replicas keep PITR
+	// (context pitrReservations: all = Regions, primary = 1, off = 0).
+	ReservationPITRRegions int
 
 	// Invalidations. Creates with a custom alias invalidate its path when
-	// InvalidateNewAliases; every edit and delete invalidates its paths.
+	// InvalidateNewAliases (today; the default leaves a new alias's cached
+	// 404 to its 10 s edge lifetime); every edit and delete invalidates
+	// its paths, or with EdgeMarks only when an edge may hold the link.
 	AliasShare           float64
 	InvalidateNewAliases bool
 	ChangesPerCreate     float64 // edits and deletes per create
 	PathsPerChange       float64
-	// Share of changed links that need an invalidation (1: all; a change
-	// to a link nobody clicked within the edge TTL needs none).
+
+	// Edge marks: the redirect origin writes a mark (a regional table, no
+	// replica, expired by TTL for free, S6) before it answers a fresh
+	// read's long-lived 302; after an edit or delete, manage reads the
+	// marks (one strongly consistent GetItem per Region) and invalidates
+	// only if an edge may hold the link. The units are M's
+	// (MarkWritesPerOriginRead, MarkWRU, MarkReadRRU).
+	EdgeMarks bool
+	// InvalidatedChangeShare is the share of changed links an edge may
+	// hold (a mark younger than the edge TTL): the ones that are
+	// invalidated with EdgeMarks. Not measured: no data says how many
+	// changed links were clicked in the last day.
 	InvalidatedChangeShare float64
+	MarkItemBytes          float64 // one stored mark, with DynamoDB's overhead
+	MarkWriteMs            float64 // billed ms the redirect spends on a mark's PutItem
 
 	// API keys: share of /v1 requests whose key misses the function's
 	// cache and is read from the keys table (0.5 RRU).
@@ -244,7 +260,8 @@ var MeasuredClickWRU = Current.ClickWRU
 
 // TodayAssumptions are the deployment before the levers: by-owner index
 // projecting ALL, Standard tables, PITR on every table and replica, WAF,
-// on-demand Kinesis, platform log lines, new aliases invalidated.
+// on-demand Kinesis, platform log lines, new aliases and every changed
+// link invalidated (no edge marks).
 func TodayAssumptions() Assumptions {
 	return Assumptions{
 		M:                       Current,
@@ -286,11 +303,14 @@ func TodayAssumptions() Assumptions {
 		DecidedCounterWRU:       0.5,
 		Reservations:            true,
 		ReservationItemBytes:    200,
+		ReservationPITRRegions:  2,
 		AliasShare:              0.05,
 		InvalidateNewAliases:    true,
 		ChangesPerCreate:        0.02,
 		PathsPerChange:          1.1,
-		InvalidatedChangeShare:  1,
+		InvalidatedChangeShare:  0.3,
+		MarkItemBytes:           100,
+		MarkWriteMs:             4,
 		KeyReadsPerAPICall:      0.05,
 		AuthorizerRunsPerRegion: 12 * hoursPerMon,
 		ClickCodesPerBatch:      300,
@@ -303,15 +323,18 @@ func TodayAssumptions() Assumptions {
 
 // DefaultAssumptions are the deployment's defaults after this model's
 // levers (infra's context defaults): by-owner INCLUDE, links on
-// Standard-IA, PITR on the links table's primary replica and the keys
-// table only, platform log lines off, and the miss-only enumeration
-// defence instead of WAF (the enum-defence branch's default). New
-// aliases are still invalidated, as create does today.
+// Standard-IA, PITR on the primary replica of the links and reservation
+// tables and on the keys table only, platform log lines off, the
+// miss-only enumeration defence instead of WAF, the packed click layout,
+// no invalidation of new aliases, and edge marks.
 func DefaultAssumptions() Assumptions {
 	a := TodayAssumptions()
 	a.OwnerProjection = ProjectInclude
 	a.LinksClass = StandardIA
 	a.PITRLinksRegions = 1
+	a.ReservationPITRRegions = 1
+	a.InvalidateNewAliases = false
+	a.EdgeMarks = true
 	a.PITRAnalytics = false
 	a.PlatformLogsOff = true
 	a.WAF = false
@@ -327,15 +350,31 @@ func packedClicks(a *Assumptions) {
 	a.M.CounterItemsPerClick = PackedClicks.CounterItemsPerClick
 }
 
-// AllProposals are the defaults with every change the document proposes
-// and does not build: click counting at its target, no invalidation of
-// new aliases, only changed links clicked within the edge TTL invalidated
-// (a guessed 30 %), and a twentieth of today's analytics items kept.
+// AllProposals are the defaults with every lever the document proposes
+// that keeps the goal's constraints and is not a default: Kinesis
+// provisioned for 3x the average, the by-owner index KEYS_ONLY, no /v1
+// access log.
 func AllProposals() Assumptions {
 	a := DefaultAssumptions()
-	a.InvalidateNewAliases = false
-	a.InvalidatedChangeShare = 0.3
+	a.KinesisProvisioned = true
+	a.OwnerProjection = ProjectKeys
+	a.AccessLogs = false
 	return a
+}
+
+// AllProposalsShorterHistory is AllProposals with daily click detail kept
+// 12 months instead of 36, which changes the stats answers for ranges
+// older than a year: it breaks a constraint, so it is priced apart.
+func AllProposalsShorterHistory() Assumptions {
+	a := AllProposals()
+	a.DayRetentionMonths = 12
+	return a
+}
+
+// MarkReadsPerChange is what manage reads, after an edit or delete, to
+// learn whether an edge may hold the link: one Region's mark each.
+func (a Assumptions) MarkReadsPerChange() float64 {
+	return float64(a.Regions) * a.M.MarkReadRRU
 }
 
 // ownerIndexBytes is one by-owner entry as stored: the whole item (ALL),
@@ -383,6 +422,14 @@ type Estimate struct {
 	Total    float64
 	ByGroup  map[Group]float64
 }
+
+// An expiry's writes per Region: the tombstone put in place of the link
+// and its three index writes; after the grace, the release's delete of
+// the item and its due-tombstones entry.
+const (
+	tombstoneWrites = 1 + 3
+	releaseWrites   = 1 + 1
+)
 
 const (
 	gb          = 1e9
@@ -483,11 +530,27 @@ func Compute(l Load, ph Phase, hit float64, p Prices, a Assumptions) Estimate {
 	add(Serving, "Decided clicks at the origin (rules, click limits, passwords)",
 		tiered((misses+extra)/million, 300, p.HTTPAPIPerMillion, p.HTTPAPIPerMillionOver)-tiered(misses/million, 300, p.HTTPAPIPerMillion, p.HTTPAPIPerMillionOver)+
 			lambda(extra, a.RedirectMemGB, a.RedirectMs)+wru(decided*a.DecidedCounterWRU))
-	paths := l.Creates * a.ChangesPerCreate * a.PathsPerChange * a.InvalidatedChangeShare
+	changes := l.Creates * a.ChangesPerCreate
+	paths := changes * a.PathsPerChange
+	if a.EdgeMarks {
+		// A mark tells manage whether an edge may hold the link; only
+		// those changes pay for their paths.
+		paths *= a.InvalidatedChangeShare
+		// Marks written by origin reads that answer a long-lived 302
+		// (not the unknown codes' 404s, not the decided clicks' no-store
+		// answers), each adding its PutItem's ms to the redirect; the
+		// marks manage reads after a change; and the marks kept, the
+		// last day and hour's, at most one per live code and Region.
+		marks := misses * (1 - a.InProcessCacheHits) * (1 - a.UnknownMissShare) * m.MarkWritesPerOriginRead
+		kept := math.Min(marks*(24+1)/hoursPerMon, float64(a.Regions)*l.Creates*math.Min(ph.Months, a.MonthsOfLinksKept))
+		add(Serving, "DynamoDB edge marks (origin writes, reads on changes, storage)",
+			wru(marks*m.MarkWRU)+marks*a.RedirectMemGB*a.MarkWriteMs/1000*p.LambdaGBSecond.USD+
+				rru(changes*a.MarkReadsPerChange())+kept*a.MarkItemBytes/gb*p.DynamoStorageGBMonth.USD)
+	}
 	if a.InvalidateNewAliases {
 		paths += l.Creates * a.AliasShare
 	}
-	add(Serving, "CloudFront invalidations (edits, deletes; new aliases)", math.Max(0, paths-p.InvalidationFreePaths)*p.InvalidationPath.USD)
+	add(Serving, "CloudFront invalidations", math.Max(0, paths-p.InvalidationFreePaths)*p.InvalidationPath.USD)
 
 	add(Analytics, "Real-time logs", l.Redirects/million*p.RealtimeLogPerMillion.USD)
 	mode := "on demand"
@@ -512,7 +575,7 @@ func Compute(l Load, ph Phase, hit float64, p Prices, a Assumptions) Estimate {
 	// expiring-links, into due-tombstones) and, after the grace, its
 	// delete (the item and its due-tombstones entry). TTL deletes nothing
 	// while the reclaim run keeps up (docs/lifecycle.md).
-	perExpiry := float64(a.Regions) * a.ItemKB * ((1 + 3) + (1 + 1))
+	perExpiry := float64(a.Regions) * a.ItemKB * (tombstoneWrites + releaseWrites)
 	add(Lifecycle, "DynamoDB lifecycle writes", linksReq*wru(expiries*perExpiry))
 	// ttlstream is invoked only for the backstop's deletions, none in the
 	// steady state; reclaim handles each expiry twice (tombstone, release).
@@ -529,9 +592,11 @@ func Compute(l Load, ph Phase, hit float64, p Prices, a Assumptions) Estimate {
 	add(Platform, "DynamoDB expiring-links index storage", regions*live*a.ExpiringIndexBytes*linksGB)
 	add(Platform, fmt.Sprintf("PITR links table (%d of %d Regions)", a.PITRLinksRegions, a.Regions), float64(a.PITRLinksRegions)*live*a.StoredItemBytes*p.DynamoPITRGBMonth.USD)
 	if a.Reservations {
-		// One item per live code in every replica, Standard class, PITR on
-		// every replica (infra/tables).
-		add(Platform, "DynamoDB reservation table storage and PITR", regions*live*a.ReservationItemBytes*(p.DynamoStorageGBMonth.USD+p.DynamoPITRGBMonth.USD))
+		// One item per live code in every replica, Standard class; PITR
+		// on the replicas context pitrReservations names.
+		add(Platform, fmt.Sprintf("DynamoDB reservation table storage, PITR on %d of %d replicas", a.ReservationPITRRegions, a.Regions),
+			regions*live*a.ReservationItemBytes*p.DynamoStorageGBMonth.USD+
+				float64(a.ReservationPITRRegions)*live*a.ReservationItemBytes*p.DynamoPITRGBMonth.USD)
 	}
 	invocations := misses + api + l.Redirects/a.ClicksBatch + 2*expiries/a.ReclaimPerInvocation
 	logBytes := 0.0
@@ -695,13 +760,17 @@ var Levers = []Lever{
 	{"links table Standard-IA (context linksTableClass; default)", func(a *Assumptions) { a.LinksClass = StandardIA }},
 	{"analytics table Standard-IA (context analyticsTableClass)", func(a *Assumptions) { a.AnalyticsClass = StandardIA }},
 	{"PITR on the links table's primary replica only (context pitrLinks=primary; default)", func(a *Assumptions) { a.PITRLinksRegions = 1 }},
+	{"PITR on the reservation table's primary replica only (context pitrReservations=primary; default)", func(a *Assumptions) { a.ReservationPITRRegions = 1 }},
+	{"no PITR on the links and reservation tables (pitrLinks=off, pitrReservations=off; a backup choice, not a proposal)", func(a *Assumptions) {
+		a.PITRLinksRegions, a.ReservationPITRRegions = 0, 0
+	}},
 	{"no PITR on the analytics table (context pitrAnalytics=false; default)", func(a *Assumptions) { a.PITRAnalytics = false }},
 	{"daily click detail kept 12 months, not 36 (retention)", func(a *Assumptions) { a.DayRetentionMonths = 12 }},
 	{"Kinesis provisioned for 3x the average rate (context kinesisShards)", func(a *Assumptions) { a.KinesisProvisioned = true }},
 	{"no START/END/REPORT lines (context systemLogLevel=WARN; default)", func(a *Assumptions) { a.PlatformLogsOff = true }},
 	{"no /v1 access log (not a context yet)", func(a *Assumptions) { a.AccessLogs = false }},
-	{"new aliases not invalidated (their 404 lives at most 10 s at the edge)", func(a *Assumptions) { a.InvalidateNewAliases = false }},
-	{"edits and deletes invalidate only links clicked within the edge TTL (30 %; not built)", func(a *Assumptions) { a.InvalidatedChangeShare = 0.3 }},
+	{"new aliases not invalidated (their 404 lives at most 10 s at the edge; default)", func(a *Assumptions) { a.InvalidateNewAliases = false }},
+	{"edge marks: edits and deletes invalidate only links an edge may hold (0.3 assumed; default)", func(a *Assumptions) { a.EdgeMarks = true }},
 	{"miss-only enumeration defence instead of WAF (enum-defence branch)", func(a *Assumptions) { a.WAF = false; a.MissOnlyDefence = true }},
 	{"click counting in the packed layout (SHORTENER_CLICK_STORE=packed; default)", packedClicks},
 }
@@ -731,52 +800,30 @@ func LeverTable(p Prices) string {
 		row(l.Name, a)
 	}
 	row("**The defaults** (levers marked default, with the enumeration defence)", DefaultAssumptions())
-	row("**The defaults with every proposal**: no invalidation of new aliases, 30 % of changes invalidated", AllProposals())
+	row("**The defaults with every proposal that keeps the constraints**: Kinesis provisioned, by-owner KEYS_ONLY, no /v1 access log", AllProposals())
+	row("the same, and daily click detail kept 12 months (changes stats answers older than a year: breaks a constraint)", AllProposalsShorterHistory())
 	a := DefaultAssumptions()
 	b0 := Compute(SeedLoad, Year5, 0.90, p, a).Total
 	a.M.ClickWRU++
+	perChange := SeedLoad.Creates * 0.01 * a.PathsPerChange * p.InvalidationPath.USD
 	fmt.Fprintf(&b, "\nEach WRU more (or less) per click adds (or saves) %s a month at the seed load; each 0.01 edits or "+
-		"deletes per create, %s.\n", usd(Compute(SeedLoad, Year5, 0.90, p, a).Total-b0),
-		usd(SeedLoad.Creates*0.01*TodayAssumptions().PathsPerChange*p.InvalidationPath.USD))
-	return b.String()
-}
-
-// GoalText says, for each phase at the seed load and 90 % hits, whether
-// the defaults meet the goal, by how much they miss, and the lines that
-// carry the miss.
-func GoalText(p Prices, a Assumptions) string {
-	var b strings.Builder
-	b.WriteString("| Seed load, 90 % hits | All-in | / floor | Goal | Met | Over by |\n|---|---:|---:|---:|---|---:|\n")
+		"deletes per create, %s with edge marks at the assumed share (%s without).",
+		usd(Compute(SeedLoad, Year5, 0.90, p, a).Total-b0), usd(perChange*a.InvalidatedChangeShare), usd(perChange))
+	// The analytics table's class, priced on the defaults (the lever row
+	// above prices it on today's click layout).
+	ia := DefaultAssumptions()
+	ia.AnalyticsClass = StandardIA
+	var by []string
 	for _, ph := range Phases {
-		e := Compute(SeedLoad, ph, 0.90, p, a)
-		goal := Goals[ph.Name]
-		over := e.Total - goal*e.Floor
-		met, by := "yes", "-"
-		if over > 0 {
-			met, by = "**no**", fmt.Sprintf("%s (%.2fx)", usd(over), over/e.Floor)
+		d := Compute(SeedLoad, ph, 0.90, p, DefaultAssumptions()).Total - Compute(SeedLoad, ph, 0.90, p, ia).Total
+		verb := "saves"
+		if d < 0 {
+			verb, d = "costs", -d
 		}
-		fmt.Fprintf(&b, "| %s | %s | %.2fx | %.1fx | %s | %s |\n", ph.Name, usd(e.Total), e.Total/e.Floor, goal, met, by)
+		by = append(by, fmt.Sprintf("%s %s in %s", verb, usd(d), strings.ToLower(ph.Name)))
 	}
-	b.WriteString("\nLines of the year-5 column above 2 % of the floor, largest first:\n\n")
-	e := Compute(SeedLoad, Year5, 0.90, p, a)
-	lines := slices.Clone(e.Lines)
-	slices.SortStableFunc(lines, func(x, y Line) int { return cmpFloat(y.USD, x.USD) })
-	for _, ln := range lines {
-		if ln.USD >= 0.02*e.Floor {
-			fmt.Fprintf(&b, "- %s: %s (%.2fx)\n", ln.Component, usd(ln.USD), ln.USD/e.Floor)
-		}
-	}
+	fmt.Fprintf(&b, " On the defaults (the packed layout), the analytics table on Standard-IA %s.\n", strings.Join(by, " and "))
 	return b.String()
-}
-
-func cmpFloat(x, y float64) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
 }
 
 // MeasuredTable lists the measured inputs, the run, and the placeholders
@@ -795,6 +842,7 @@ func MeasuredTable(m Measured) string {
 		{"`EnumWRUPerUnknownMiss`: the miss-only defence per unknown code", fmt.Sprint(m.EnumWRUPerUnknownMiss)},
 		{"`ReservationWRU`, `ReservationWRUKeyed`: reservation-table writes per create, without and with a key", fmt.Sprint(m.ReservationWRU, ", ", m.ReservationWRUKeyed)},
 		{"`ReservedKeyedCreateWRU`: a keyed create's links-table writes through the reservation table", fmt.Sprint(m.ReservedKeyedCreateWRU)},
+		{"`MarkWritesPerOriginRead`, `MarkWRU`, `MarkReadRRU`: edge marks per origin read, WRU per mark, RRU per Region's mark read", fmt.Sprint(m.MarkWritesPerOriginRead, ", ", m.MarkWRU, ", ", m.MarkReadRRU)},
 	} {
 		fmt.Fprintf(&b, "| %s | %s |\n", r[0], r[1])
 	}
@@ -851,8 +899,10 @@ func AssumptionTable(a Assumptions) string {
 		{"CloudWatch Logs bytes per invocation (START, END, REPORT) and per /v1 access log; platform lines off; access log on", fmt.Sprint(a.PlatformLogBytes, ", ", a.AccessLogBytes, "; ", a.PlatformLogsOff, "; ", a.AccessLogs)},
 		{"WAF; miss-only defence; share of misses naming no link", fmt.Sprint(a.WAF, "; ", a.MissOnlyDefence, "; ", a.UnknownMissShare)},
 		{"Decided clicks (password, click limit, rules: answered no-store) as a share of clicks; counter WRU per decided click", fmt.Sprint(a.DecidedClickShare, "; ", a.DecidedCounterWRU)},
-		{"MRSC reservation table; stored bytes per reservation", fmt.Sprint(a.Reservations, "; ", a.ReservationItemBytes)},
-		{"Invalidations: creates with a custom alias; new aliases invalidated; edits and deletes per create; paths per change; share of changes invalidated", fmt.Sprint(a.AliasShare, "; ", a.InvalidateNewAliases, "; ", a.ChangesPerCreate, "; ", a.PathsPerChange, "; ", a.InvalidatedChangeShare)},
+		{"MRSC reservation table; stored bytes per reservation; replicas with PITR", fmt.Sprint(a.Reservations, "; ", a.ReservationItemBytes, "; ", a.ReservationPITRRegions)},
+		{"Invalidations: creates with a custom alias; new aliases invalidated; edits and deletes per create; paths per change", fmt.Sprint(a.AliasShare, "; ", a.InvalidateNewAliases, "; ", a.ChangesPerCreate, "; ", a.PathsPerChange)},
+		{"Edge marks; share of changed links an edge may hold (invalidated with marks; **not measured**: no data says how many changed links were clicked in the last day)", fmt.Sprint(a.EdgeMarks, "; ", a.InvalidatedChangeShare)},
+		{"Edge marks: marks per origin read (**upper bound**), WRU per mark, RRU per change (one strongly consistent read per Region), stored bytes per mark, billed ms per mark write", fmt.Sprint(a.M.MarkWritesPerOriginRead, ", ", a.M.MarkWRU, ", ", a.MarkReadsPerChange(), ", ", a.MarkItemBytes, ", ", a.MarkWriteMs)},
 		{"API key reads per /v1 request (the functions' key cache misses); origin authorizer runs per Region a month", fmt.Sprint(a.KeyReadsPerAPICall, "; ", a.AuthorizerRunsPerRegion)},
 		{"Webhooks: distinct codes and owners per clicks batch; share of events subscribed to (link events: 1 + edits and deletes per create, + 1 expiry in year 5)",
 			fmt.Sprint(a.ClickCodesPerBatch, ", ", a.ClickOwnersPerBatch, "; ", a.SubscribedShare)},

@@ -33,7 +33,7 @@ func TestSeedLoadAt90(t *testing.T) {
 		"3 WRU measured in the primary (with the reservation table a keyed create writes no transaction), 3 in the replica; the keyed half reads its key")
 	assert.InDelta(t, 100e6*12/1e6*0.625, line("DynamoDB lifecycle writes"), 0.01, "per Region: tombstone in place (item + 3 index writes), release (item + 1)")
 	assert.InDelta(t, 10e9*6.79/1e6*0.625, line("DynamoDB click counting (counters, checkpoints)"), 0.01, "measured by make cost")
-	assert.InDelta(t, (100e6*0.02*1.1+100e6*0.05-1000)*0.005, line("CloudFront invalidations (edits, deletes; new aliases)"), 0.01,
+	assert.InDelta(t, (100e6*0.02*1.1+100e6*0.05-1000)*0.005, line("CloudFront invalidations"), 0.01,
 		"2.2 M paths for edits and deletes, 5 M new aliases, 1,000 free (S25)")
 	assert.InDelta(t, 2*6*450*0.25, line("DynamoDB links table storage (all Regions)"), 0.01, "6 B links x 450 B in 2 Regions")
 	assert.InDelta(t, 2*6*450*0.25, line("DynamoDB by-owner index storage (ALL)"), 0.01, "ALL copies the item")
@@ -56,7 +56,8 @@ func TestMergedBranchesLines(t *testing.T) {
 	// Creates: half without a key (2 reservation writes), half with (4);
 	// 2 M edits and deletes and 100 M releases, 1 each; both replicas.
 	assert.InDelta(t, 2*(100e6*3+2e6+100e6)/1e6*0.625, line("DynamoDB reservation writes (MRSC, every replica)"), 0.01)
-	assert.InDelta(t, 2*6*200*(0.25+0.20), line("DynamoDB reservation table storage and PITR"), 0.01, "6 B codes x 200 B in 2 replicas, with PITR")
+	assert.InDelta(t, 2*6*200*0.25+6*200*0.20, line("DynamoDB reservation table storage, PITR on 1 of 2 replicas"), 0.01,
+		"6 B codes x 200 B in 2 replicas, PITR on the primary's")
 	// 1 % of 10 B clicks decided; the 90 M that would have been edge hits
 	// reach the origin (HTTP API over its first 300 M, Lambda), and half a
 	// counter write per decided click.
@@ -64,6 +65,31 @@ func TestMergedBranchesLines(t *testing.T) {
 		line("Decided clicks at the origin (rules, click limits, passwords)"), 0.01)
 	today := lineOf(t, Compute(SeedLoad, Year5, 0.90, DefaultPrices(), TodayAssumptions()))
 	assert.InDelta(t, 10.12e3*0.60+6, today("WAF (context waf=true)"), 0.01)
+}
+
+// TestEdgeMarks: with marks (the default) an edit or delete is
+// invalidated only when an edge may hold the link, and the marks' own
+// writes, reads and storage are a line; without them every change is
+// invalidated whatever the share.
+func TestEdgeMarks(t *testing.T) {
+	line := lineOf(t, Compute(SeedLoad, Year5, 0.90, DefaultPrices(), DefaultAssumptions()))
+	// 2.2 M paths of edits and deletes, 30 % of them; no new aliases.
+	assert.InDelta(t, (100e6*0.02*1.1*0.3-1000)*0.005, line("CloudFront invalidations"), 0.01)
+	// 1 B misses, 95 % of them found (a 302), one 1-WRU mark each and
+	// 4 ms more of a 256 MB redirect; 2 M changes x 2 Regions x 1 RRU;
+	// the last 25 hours' marks, 100 bytes each.
+	marks := 1e9 * 0.95
+	assert.InDelta(t, marks/1e6*0.625+marks*0.25*0.004*0.0000133334+2e6*2/1e6*0.125+marks*25/730*100/1e9*0.25,
+		line("DynamoDB edge marks (origin writes, reads on changes, storage)"), 0.01)
+
+	a := DefaultAssumptions()
+	a.EdgeMarks = false
+	unmarked := lineOf(t, Compute(SeedLoad, Year5, 0.90, DefaultPrices(), a))
+	assert.InDelta(t, (100e6*0.02*1.1-1000)*0.005, unmarked("CloudFront invalidations"), 0.01, "every change, whatever the share")
+	for _, ln := range Compute(SeedLoad, Year5, 0.90, DefaultPrices(), a).Lines {
+		assert.NotContains(t, ln.Component, "edge marks")
+	}
+	assert.Equal(t, 2.0, a.MarkReadsPerChange(), "one strongly consistent read per Region")
 }
 
 // TestYearOne: in the twelfth month a fifth of the links are live and
@@ -156,14 +182,15 @@ func TestDocumentMatchesModel(t *testing.T) {
 	require.NoError(t, err)
 	text := string(raw)
 	sections := map[string]string{
-		"prices":      PriceTable(DefaultPrices()),
-		"tables":      Markdown(DefaultPrices(), DefaultAssumptions()),
-		"levers":      LeverTable(DefaultPrices()),
-		"assumptions": AssumptionTable(DefaultAssumptions()),
-		"origins":     OriginTable(DefaultPrices()),
-		"goal":        GoalText(DefaultPrices(), DefaultAssumptions()),
-		"measured":    MeasuredTable(Current),
-		"kinesis":     KinesisText(DefaultPrices(), DefaultAssumptions()),
+		"prices":        PriceTable(DefaultPrices()),
+		"tables":        Markdown(DefaultPrices(), DefaultAssumptions()),
+		"levers":        LeverTable(DefaultPrices()),
+		"assumptions":   AssumptionTable(DefaultAssumptions()),
+		"origins":       OriginTable(DefaultPrices()),
+		"goal":          GoalText(DefaultPrices(), DefaultAssumptions()),
+		"measured":      MeasuredTable(Current),
+		"kinesis":       KinesisText(DefaultPrices(), DefaultAssumptions()),
+		"invalidations": InvalidationText(DefaultPrices(), DefaultAssumptions()),
 	}
 	for name, want := range sections {
 		begin, end := "<!-- costmodel:"+name+":begin -->\n", "<!-- costmodel:"+name+":end -->"
@@ -182,9 +209,84 @@ func TestDocumentMatchesModel(t *testing.T) {
 	}
 	// The prose quotes the tables: every dollar amount of $100 or more it
 	// names must be one the model computes.
-	computed := strings.Join([]string{sections["tables"], sections["levers"], sections["origins"], sections["goal"], sections["kinesis"]}, "")
+	computed := strings.Join([]string{sections["tables"], sections["levers"], sections["origins"], sections["goal"], sections["kinesis"], sections["invalidations"]}, "")
 	prose := text[:strings.Index(text, "## Prices")]
-	for _, amount := range regexp.MustCompile(`\$[1-9][0-9]{0,2}(,[0-9]{3})+|\$[1-9][0-9]{2}\b`).FindAllString(prose, -1) {
+	for _, amount := range dollars.FindAllString(prose, -1) {
 		assert.Contains(t, computed, amount, "the headline quotes %s, which the model no longer computes", amount)
 	}
+	// So does the README's cost paragraph.
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	i := strings.Index(string(readme), "**What it costs**")
+	require.True(t, i >= 0, "README's cost paragraph")
+	paragraph, _, _ := strings.Cut(string(readme)[i:], "\n\n")
+	for _, amount := range dollars.FindAllString(paragraph, -1) {
+		assert.Contains(t, computed, amount, "README's cost paragraph quotes %s, which the model no longer computes", amount)
+	}
+}
+
+// dollars are the amounts of $100 or more a text quotes.
+var dollars = regexp.MustCompile(`\$[1-9][0-9]{0,2}(,[0-9]{3})+|\$[1-9][0-9]{2}\b`)
+
+// TestEveryLineHasOneVerdict: the goal's floors cover every line the
+// model can produce, each by exactly one verdict, and no floor is above
+// its line.
+func TestEveryLineHasOneVerdict(t *testing.T) {
+	p := DefaultPrices()
+	for _, a := range []Assumptions{TodayAssumptions(), DefaultAssumptions(), AllProposals()} {
+		for _, l := range []Load{SeedLoad, SeedLoad.Times(10, "10x")} {
+			for _, ph := range Phases {
+				for _, h := range HitRatios {
+					f := FloorOf(l, ph, h, p, a)
+					for _, fl := range f.Lines {
+						n := 0
+						for _, v := range Verdicts {
+							if strings.HasPrefix(fl.Component, v.Line) {
+								n++
+							}
+						}
+						assert.Equal(t, 1, n, "verdicts for %q", fl.Component)
+						assert.LessOrEqual(t, fl.Floor, fl.USD, fl.Component)
+						assert.GreaterOrEqual(t, fl.Floor, 0.0, fl.Component)
+					}
+					assert.LessOrEqual(t, f.Total, f.Estimate.Total)
+				}
+			}
+		}
+	}
+}
+
+// TestFloorsHandChecked: the floors that are not their whole line, at the
+// seed load, 90 % hits, with the defaults.
+func TestFloorsHandChecked(t *testing.T) {
+	p := DefaultPrices()
+	y5 := FloorOf(SeedLoad, Year5, 0.90, p, DefaultAssumptions())
+	floor := func(prefix string) float64 {
+		t.Helper()
+		fl, ok := floorLineOf(y5, prefix)
+		require.True(t, ok, prefix)
+		return fl.Floor
+	}
+	assert.InDelta(t, 12*730*0.015+10e3*0.014, floor("Kinesis"), 0.01, "provisioned, 12 shards")
+	assert.InDelta(t, 2*6*160*0.10, floor("DynamoDB by-owner index storage"), 0.01, "KEYS_ONLY, Standard-IA")
+	assert.InDelta(t, 2*6*200*0.25, floor("DynamoDB reservation table storage"), 0.01, "both replicas, no PITR")
+	assert.InDelta(t, 100e6*2*4/1e6*0.625*1.25, floor("DynamoDB lifecycle writes"), 0.01, "the tombstone's 4 writes per Region, Standard-IA")
+	assert.Zero(t, floor("PITR links table"))
+	assert.Zero(t, floor("CloudFront Function: canonical paths"))
+	assert.InDelta(t, lineUSD(y5.Estimate, "CloudFront invalidations"), floor("CloudFront invalidations"), 0.001)
+
+	// The request path is the serving lines every redirect and /v1 call
+	// needs, whole.
+	want := 0.0
+	for _, name := range []string{"CloudFront requests", "CloudFront data out", "API Gateway HTTP API", "API Gateway REST API",
+		"Lambda: redirect, create, manage, stats", "Lambda: origin authorizer", "DynamoDB redirect reads", "DynamoDB link writes",
+		"DynamoDB API key reads"} {
+		want += lineUSD(y5.Estimate, name)
+	}
+	assert.InDelta(t, want, y5.ByPart[RequestPath], 0.001)
+	sum := 0.0
+	for _, pt := range Parts {
+		sum += y5.ByPart[pt]
+	}
+	assert.InDelta(t, y5.Total, sum, 0.001)
 }

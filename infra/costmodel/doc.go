@@ -6,4 +6,8 @@
 // 2026-11-30) or UNCONFIRMED where no AWS page gives the figure and the
 // number is a second-hand quote or the AWS pricing page as remembered. Every other input
 // is an Assumption, named in the document.
+//
+// FloorOf gives every line its floor, what it costs at the least without
+// breaking one of the goal's constraints (Verdicts), so the document's
+// Goal section proves from the model, not by hand, how far the goal is.
 package costmodel

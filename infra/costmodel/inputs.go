@@ -47,6 +47,14 @@ type Measured struct {
 	// links table (the link's put, no transaction: the key is the
 	// reservation table's).
 	ReservationWRU, ReservationWRUKeyed, ReservedKeyedCreateWRU float64
+
+	// MarkWritesPerOriginRead is how many edge marks the redirect origin
+	// writes per redirect that reads the link from DynamoDB and answers a
+	// long-lived 302. The origin writes at most one per code per Lambda
+	// instance per hour, so the true figure is below 1; MarkWRU is what
+	// one mark's PutItem consumes; MarkReadRRU what manage's strongly
+	// consistent GetItem of one Region's mark consumes.
+	MarkWritesPerOriginRead, MarkWRU, MarkReadRRU float64
 }
 
 // Placeholder marks an input the lead replaces at merge with the figure
@@ -85,6 +93,13 @@ var Current = Measured{
 	ReservationWRU:         2,
 	ReservationWRUKeyed:    4,
 	ReservedKeyedCreateWRU: 3,
+	// Not measured. 1 mark per origin read is the upper bound (every
+	// origin read a code this instance has not marked within the hour);
+	// a ~100-byte item is 1 WRU by DynamoDB's rule (1 KB a unit) and a
+	// strongly consistent read of it 1 RRU (4 KB a unit).
+	MarkWritesPerOriginRead: 1,
+	MarkWRU:                 1,
+	MarkReadRRU:             1,
 }
 
 // PackedClicks are the default click layout's figures
@@ -112,4 +127,8 @@ var Placeholders = []Placeholder{
 		"a seed-scale run of the packed layout: a day at 333 M clicks is out of this machine's reach"},
 	{"CounterItemsPerClick", "PackedClicks: 0.061 hourly, 0.014 daily (segments measured; folded items computed)",
 		"the stored bytes of a seed-scale run"},
+	{"MarkWritesPerOriginRead", "1: every origin read writes a mark (the upper bound; the origin writes at most one per code per instance and hour)",
+		"the edge-marks branch's measured marks per origin read on the seed-shaped stream (its dedupe)"},
+	{"MarkWRU", "1: a ~100-byte item, by DynamoDB's 1 KB write unit, not measured",
+		"the edge-marks branch's ReturnConsumedCapacity figure for one mark"},
 }
