@@ -149,6 +149,7 @@ func TestLeverDefaultsAreTheCostModels(t *testing.T) {
 	assert.Equal(t, a.OwnerProjection, c.OwnerIndexProjection)
 	assert.Equal(t, a.PITRAnalytics, c.PITRAnalytics)
 	assert.Equal(t, map[string]int{PITRAll: a.Regions, PITRPrimary: 1, PITROff: 0}[c.PITRLinks], a.PITRLinksRegions)
+	assert.Equal(t, map[string]int{PITRAll: a.Regions, PITRPrimary: 1, PITROff: 0}[c.PITRReservations], a.ReservationPITRRegions)
 	assert.Equal(t, a.PlatformLogsOff, c.SystemLogLevel == "WARN")
 	assert.Equal(t, a.KinesisProvisioned, c.KinesisShards > 0)
 	assert.Equal(t, a.Regions, len(c.Regions))
