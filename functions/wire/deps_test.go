@@ -22,11 +22,11 @@ func TestEachBootstrapLinksOnlyTheServicesItCalls(t *testing.T) {
 	want := map[string][]string{
 		"redirect": {"dynamodb"}, "stats": {"dynamodb"}, "ttlstream": {"dynamodb"}, "reclaim": {"dynamodb"},
 		"webhooks": {"dynamodb"},
-		// create and manage learn the distribution they invalidate (and,
-		// without a custom domain, the short links' host) from the edge
-		// parameter in SSM when first needed (edgefns.edgeSite), so they
-		// link SSM's client as well as CloudFront's.
-		"create": {"cloudfront", "dynamodb", "ssm"}, "manage": {"cloudfront", "dynamodb", "ssm"},
+		// create and manage learn, without a custom domain, the short
+		// links' host from the edge parameter in SSM when first needed
+		// (sitefns), and manage the distribution it invalidates; create
+		// invalidates nothing, so it links no CloudFront client.
+		"create": {"dynamodb", "ssm"}, "manage": {"cloudfront", "dynamodb", "ssm"},
 		"originauth": {"secretsmanager"}, "clicks": {"dynamodb", "sqs"},
 		"webhookstream": {"dynamodb", "sqs"}, "webhookdelivery": {"dynamodb", "sqs"},
 	}
