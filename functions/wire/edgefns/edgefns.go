@@ -21,7 +21,7 @@ import (
 type Clients = sitefns.Clients
 
 // Lambda is c as a Lambda entry point has it: the edge parameter read
-// with an SSM client from the SDK configuration.
+// from SSM (sitefns) with the SDK configuration.
 func Lambda(c wirecore.Clients) Clients { return sitefns.Lambda(c) }
 
 // NewManage builds the function behind the management API: GET /v1/links,

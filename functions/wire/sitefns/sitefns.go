@@ -1,16 +1,15 @@
 // Package sitefns builds the function that learns the short links' host
 // from the edge parameter when no custom domain is configured, and
-// invalidates nothing: create. It links no CloudFront client, so create's
-// bootstrap does not initialise one (docs/benchmarks.md, "Cold start").
-// The parameter's wiring lives here too, for edgefns (manage), which also
-// learns the distribution it invalidates from it. See wirecore for why
-// the constructors are grouped.
+// invalidates nothing: create. It links no CloudFront client, and reads
+// the parameter with ssmparam rather than the SDK's SSM client, so
+// create's bootstrap links DynamoDB's client alone (docs/benchmarks.md,
+// "Cold start"). The parameter's wiring lives here too, for edgefns
+// (manage), which also learns the distribution it invalidates from it.
+// See wirecore for why the constructors are grouped.
 package sitefns
 
 import (
 	"context"
-
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/shortlink-dev/shortener/functions/create/createfn"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
@@ -18,6 +17,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/edgeinfo"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/ssmparam"
 )
 
 // Clients are wirecore's and where the distribution is learnt: EdgeInfo,
@@ -28,7 +28,7 @@ type Clients struct {
 }
 
 // Lambda is c as a Lambda entry point has it: the edge parameter read
-// from SSM with the SDK configuration.
+// from SSM (ssmparam) with the SDK configuration.
 func Lambda(c wirecore.Clients) Clients { return Clients{Clients: c} }
 
 // NewCreate builds the function behind POST /v1/links and
@@ -77,7 +77,7 @@ func (c Clients) Source(cfg config.Config) edgeinfo.Source {
 	if c.EdgeInfo != nil {
 		return c.EdgeInfo
 	}
-	return &edgeinfo.Parameter{API: ssm.NewFromConfig(c.AWS), Name: cfg.EdgeParameter}
+	return &edgeinfo.Parameter{API: ssmparam.New(c.AWS), Name: cfg.EdgeParameter}
 }
 
 // BaseURL is the short links' base URL learnt from info: the
