@@ -1,6 +1,6 @@
 // Package edgefns builds the function that invalidates the CloudFront
-// distribution, learnt from the edge parameter (SSM, through sitefns):
-// manage. See wirecore for why the constructors are grouped.
+// distribution, learnt from the edge parameter (edgesite): manage. See
+// wirecore for why the constructors are grouped.
 package edgefns
 
 import (
@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
 
 	"github.com/shortlink-dev/shortener/functions/manage/managefn"
-	"github.com/shortlink-dev/shortener/functions/wire/sitefns"
+	"github.com/shortlink-dev/shortener/functions/wire/edgesite"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
@@ -17,12 +17,11 @@ import (
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
 
-// Clients are wirecore's and where the distribution is learnt (sitefns).
-type Clients = sitefns.Clients
+// Clients are wirecore's and where the distribution is learnt (edgesite).
+type Clients = edgesite.Clients
 
-// Lambda is c as a Lambda entry point has it: the edge parameter read
-// from SSM (sitefns) with the SDK configuration.
-func Lambda(c wirecore.Clients) Clients { return sitefns.Lambda(c) }
+// Lambda is c as a Lambda entry point has it (edgesite.Lambda).
+func Lambda(c wirecore.Clients) Clients { return edgesite.Lambda(c) }
 
 // NewManage builds the function behind the management API: GET /v1/links,
 // GET, PATCH and DELETE /v1/links/{code} and its QR code. It reads
@@ -76,5 +75,5 @@ func edgeSite(cfg config.Config, c Clients, names ...string) (edgecache.Invalida
 	if cfg.BaseURL != "" {
 		return edge, nil, nil
 	}
-	return edge, sitefns.BaseURL(info), nil
+	return edge, edgesite.BaseURL(info), nil
 }

@@ -1,35 +1,25 @@
 // Package sitefns builds the function that learns the short links' host
 // from the edge parameter when no custom domain is configured, and
 // invalidates nothing: create. It links no CloudFront client, and reads
-// the parameter with ssmparam rather than the SDK's SSM client, so
-// create's bootstrap links DynamoDB's client alone (docs/benchmarks.md,
-// "Cold start"). The parameter's wiring lives here too, for edgefns
-// (manage), which also learns the distribution it invalidates from it.
-// See wirecore for why the constructors are grouped.
+// the parameter with ssmparam rather than the SDK's SSM client (edgesite),
+// so create's bootstrap links DynamoDB's client alone (docs/benchmarks.md,
+// "Cold start"). See wirecore for why the constructors are grouped.
 package sitefns
 
 import (
-	"context"
-
 	"github.com/shortlink-dev/shortener/functions/create/createfn"
+	"github.com/shortlink-dev/shortener/functions/wire/edgesite"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/edgeinfo"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
-	"github.com/shortlink-dev/shortener/shared/ssmparam"
 )
 
-// Clients are wirecore's and where the distribution is learnt: EdgeInfo,
-// when set, tells it instead of the SSM parameter EDGE_PARAMETER names.
-type Clients struct {
-	wirecore.Clients
-	EdgeInfo edgeinfo.Source
-}
+// Clients are wirecore's and where the distribution is learnt (edgesite).
+type Clients = edgesite.Clients
 
-// Lambda is c as a Lambda entry point has it: the edge parameter read
-// from SSM (ssmparam) with the SDK configuration.
-func Lambda(c wirecore.Clients) Clients { return Clients{Clients: c} }
+// Lambda is c as a Lambda entry point has it (edgesite.Lambda).
+func Lambda(c wirecore.Clients) Clients { return edgesite.Lambda(c) }
 
 // NewCreate builds the function behind POST /v1/links and
 // POST /v1/links/batch. It sends no invalidation, not even for a new
@@ -54,7 +44,7 @@ func NewCreate(cfg config.Config, c Clients) (*createfn.Handler, error) {
 	}
 	var baseURL linkapi.BaseURLFunc
 	if cfg.BaseURL == "" {
-		baseURL = BaseURL(c.Source(cfg))
+		baseURL = edgesite.BaseURL(c.Source(cfg))
 	}
 	db := c.DynamoDBClient()
 	return createfn.New(createfn.Options{
@@ -67,24 +57,4 @@ func NewCreate(cfg config.Config, c Clients) (*createfn.Handler, error) {
 		Log:     c.Logger("create"),
 		Metrics: c.MetricsOf("create"),
 	})
-}
-
-// Source is where the distribution is learnt: EdgeInfo, or the SSM
-// parameter EDGE_PARAMETER names, in this Region (the edge stack writes it
-// in every Region). It is read when first needed, never at start-up
-// (docs/deploy.md, "How the functions learn about the distribution").
-func (c Clients) Source(cfg config.Config) edgeinfo.Source {
-	if c.EdgeInfo != nil {
-		return c.EdgeInfo
-	}
-	return &edgeinfo.Parameter{API: ssmparam.New(c.AWS), Name: cfg.EdgeParameter}
-}
-
-// BaseURL is the short links' base URL learnt from info: the
-// distribution's own host, for a deployment without a custom domain.
-func BaseURL(info edgeinfo.Source) linkapi.BaseURLFunc {
-	return func(ctx context.Context) (string, error) {
-		in, err := info.Info(ctx)
-		return in.BaseURL(), err
-	}
 }
