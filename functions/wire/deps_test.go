@@ -24,11 +24,11 @@ func TestEachBootstrapLinksOnlyTheServicesItCalls(t *testing.T) {
 		"webhooks": {"dynamodb"},
 		// create and manage learn, without a custom domain, the short
 		// links' host from the edge parameter in SSM when first needed
-		// (sitefns), and manage the distribution it invalidates. They read
-		// it with ssmparam, not SSM's client, whose init was most of their
-		// cold start; create invalidates nothing, so it links no
-		// CloudFront client.
-		"create": {"dynamodb"}, "manage": {"cloudfront", "dynamodb"},
+		// (edgesite), and manage the distribution it invalidates. They
+		// read it with ssmparam and manage invalidates with cfinvalidate,
+		// not SSM's and CloudFront's clients, whose init was most of their
+		// cold start; create invalidates nothing.
+		"create": {"dynamodb"}, "manage": {"dynamodb"},
 		"originauth": {"secretsmanager"}, "clicks": {"dynamodb", "sqs"},
 		"webhookstream": {"dynamodb", "sqs"}, "webhookdelivery": {"dynamodb", "sqs"},
 	}

@@ -7,10 +7,10 @@
 // and manage, shared/edgeinfo) need not link the SDK's SSM client: that
 // package builds schema tables for every SSM operation in its init, which
 // was the largest part of those functions' cold start above a trivial
-// handler's (docs/benchmarks.md, "Cold start"). This package uses only
-// what DynamoDB's client links already (the SDK's aws package and its
-// SigV4 signer, net/http, encoding/json), so it adds nothing to a
-// bootstrap's initialisation.
+// handler's (docs/benchmarks.md, "Cold start"). This package (through
+// awscall) uses only what DynamoDB's client links already (the SDK's aws
+// package and its SigV4 signer, net/http, encoding/json), so it adds
+// nothing to a bootstrap's initialisation.
 //
 // It honours the SDK configuration it is given: the Region, the
 // credentials (a session token is sent as X-Amz-Security-Token), the HTTP

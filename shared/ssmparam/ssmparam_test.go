@@ -82,7 +82,7 @@ func client(t *testing.T, srv *httptest.Server) *Client {
 		Credentials:  credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "session-token"),
 		BaseEndpoint: aws.String(srv.URL),
 	})
-	c.Now = func() time.Time { return signedAt }
+	c.call.Now = func() time.Time { return signedAt }
 	c.backoff = func(int) time.Duration { return 0 }
 	return c
 }

@@ -6,11 +6,10 @@ package edgefns
 import (
 	"context"
 
-	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
-
 	"github.com/shortlink-dev/shortener/functions/manage/managefn"
 	"github.com/shortlink-dev/shortener/functions/wire/edgesite"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
+	"github.com/shortlink-dev/shortener/shared/cfinvalidate"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
@@ -68,7 +67,7 @@ func edgeSite(cfg config.Config, c Clients, names ...string) (edgecache.Invalida
 		return c.Edge, nil, nil
 	}
 	info := c.Source(cfg)
-	edge := &edgecache.Deferred{API: cloudfront.NewFromConfig(c.AWS), ID: func(ctx context.Context) (string, error) {
+	edge := &edgecache.Deferred{API: cfinvalidate.New(c.AWS), ID: func(ctx context.Context) (string, error) {
 		in, err := info.Info(ctx)
 		return in.DistributionID, err
 	}}
