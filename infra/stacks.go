@@ -181,7 +181,7 @@ type RegionalStack struct {
 
 	Functions map[string]*golambda.Function // by name
 	// Invalidators are the functions that invalidate the distribution
-	// (create and manage), which the edge stack lets do so.
+	// (manage), which the edge stack lets do so.
 	Invalidators []*golambda.Function
 	Redirect     *api.Redirect
 	TTLStream    *streamconsumer.Consumer
@@ -491,14 +491,20 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	links.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"))
 	keys.Grant(manage.Role, jsii.String("dynamodb:GetItem"))
 	grantIndexQuery(manage.Role, links, tableschema.IndexByOwner)
-	// Both invalidate the edge: manage after an edit or delete, create
-	// after a new custom alias, whose 404 the edge may hold. The
+	// manage invalidates the edge after an edit or delete. The
 	// distribution is in the edge stack, which depends on this one, so
 	// no reference can name it here (it would be a cycle): the edge
 	// stack publishes it in this Region's parameter, read when first
-	// needed, and grants the invalidation itself (NewEdgeStack).
-	readEdgeParameter(st, cfg.EdgeParameterName(), create, manage)
-	rs.Invalidators = append(rs.Invalidators, create, manage)
+	// needed, and grants the invalidation itself (NewEdgeStack). create
+	// invalidates nothing (a new alias's cached 404 leaves the edge
+	// within the promise by itself: docs/lifecycle.md, section 6), and
+	// reads the parameter only for the short links' host, which a custom
+	// domain gives it instead.
+	readEdgeParameter(st, cfg.EdgeParameterName(), manage)
+	if cfg.BaseURL() == "" {
+		readEdgeParameter(st, cfg.EdgeParameterName(), create)
+	}
+	rs.Invalidators = append(rs.Invalidators, manage)
 
 	// The subscriptions API; delivery runs in the primary Region only.
 	hooksAPI := fn("webhooks", "KEYS_TABLE")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
@@ -556,6 +557,39 @@ func TestManagementPurgesTheEdge(t *testing.T) {
 		require.Greater(t, i, at, "%s comes after %s", m, order)
 		at = i
 	}
+}
+
+// TestNewAliasShowsWithoutAnInvalidation: a viewer asked for an alias
+// before it existed, so the edge holds its 404. Creating the alias sends
+// no invalidation, even with invalidations that complete at once: right
+// after the 201 the edge still answers its 404, and the alias redirects
+// once that 404's error caching time runs out (10 s), well inside the 30 s
+// promise (docs/lifecycle.md, section 6), with nothing purged.
+func TestNewAliasShowsWithoutAnInvalidation(t *testing.T) {
+	r := startLocal(t, map[string]string{"SHORTENER_EDGE_INVALIDATION_TIME": "0s"})
+	edgeStats := func() localedge.Stats {
+		var st localedge.Stats
+		status, _, body := r.do(t, "GET", edgeStatsPath, "", "")
+		require.Equal(t, 200, status, string(body))
+		require.NoError(t, json.Unmarshal(body, &st), string(body))
+		return st
+	}
+	status, h, _ := r.do(t, "GET", "/fresh-alias", "", "", "User-Agent", browserAgent)
+	require.Equal(t, 404, status)
+	require.Contains(t, h.Get("Cache-Control"), "s-maxage=10", "the edge keeps the 404")
+
+	status, _, body := r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/fresh","alias":"fresh-alias"}`)
+	require.Equal(t, 201, status, string(body))
+	created := time.Now()
+	status, _, _ = r.do(t, "GET", "/fresh-alias", "", "", "User-Agent", browserAgent)
+	assert.Equal(t, 404, status, "nothing purged the edge's 404")
+	assert.Zero(t, edgeStats().Purged, "create sends no invalidation")
+
+	require.Eventually(t, func() bool {
+		status, h, _ := r.do(t, "GET", "/fresh-alias", "", "", "User-Agent", browserAgent)
+		return status == 302 && h.Get("Location") == "https://example.com/fresh"
+	}, 30*time.Second-time.Since(created), 250*time.Millisecond, "the new alias does not redirect 30 s after its 201")
+	assert.Zero(t, edgeStats().Purged)
 }
 
 // TestPercentEncodedSpellingsAreNeverServed: the redirect origin, an HTTP

@@ -226,9 +226,9 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		}
 		edgeOrigin = regions
 	}
-	// CloudFront in front of the gateway. The management API and creates
-	// of aliases invalidate through the recorder, which starts an
-	// invalidation at the edge that completes s.invalidationTime later.
+	// CloudFront in front of the gateway. The management API invalidates
+	// through the recorder, which starts an invalidation at the edge that
+	// completes s.invalidationTime later; create invalidates nothing.
 	var sink lateSink
 	edge, err := localedge.New(localedge.Options{
 		Origin:            originLog(log, s.accessLog, edgeOrigin),

@@ -26,7 +26,7 @@ import (
 //
 // The Lambda entry points do not use this package: each calls its
 // constructor's own package (wirecore.Lambda with dbfns, hooksapi,
-// edgefns, hookfns or clickfns; lambdaenv.Lambda with authfns), so that its bootstrap links only the SDK clients it calls.
+// sitefns, edgefns, hookfns or clickfns; lambdaenv.Lambda with authfns), so that its bootstrap links only the SDK clients it calls.
 // This package gathers them for the local run, with Clients as it sets
 // them.
 type Clients struct {
@@ -35,8 +35,9 @@ type Clients struct {
 	// DynamoDB, when set, serves every table instead of a client made
 	// from AWS, the primary Region's writes included: DynamoDB Local.
 	DynamoDB *dynamodb.Client
-	// Edge, when set, is invalidated instead of the CloudFront
-	// distribution EDGE_PARAMETER names: the local edge.
+	// Edge, when set, is what manage invalidates instead of the
+	// CloudFront distribution EDGE_PARAMETER names: the local edge.
+	// (create invalidates nothing.)
 	Edge edgecache.Invalidator
 	// EdgeInfo, when set, tells the distribution instead of the SSM
 	// parameter EDGE_PARAMETER names.

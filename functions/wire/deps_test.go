@@ -22,11 +22,13 @@ func TestEachBootstrapLinksOnlyTheServicesItCalls(t *testing.T) {
 	want := map[string][]string{
 		"redirect": {"dynamodb"}, "stats": {"dynamodb"}, "ttlstream": {"dynamodb"}, "reclaim": {"dynamodb"},
 		"webhooks": {"dynamodb"},
-		// create and manage learn the distribution they invalidate (and,
-		// without a custom domain, the short links' host) from the edge
-		// parameter in SSM when first needed (edgefns.edgeSite), so they
-		// link SSM's client as well as CloudFront's.
-		"create": {"cloudfront", "dynamodb", "ssm"}, "manage": {"cloudfront", "dynamodb", "ssm"},
+		// create and manage learn, without a custom domain, the short
+		// links' host from the edge parameter in SSM when first needed
+		// (edgesite), and manage the distribution it invalidates. They
+		// read it with ssmparam and manage invalidates with cfinvalidate,
+		// not SSM's and CloudFront's clients, whose init was most of their
+		// cold start; create invalidates nothing.
+		"create": {"dynamodb"}, "manage": {"dynamodb"},
 		"originauth": {"secretsmanager"}, "clicks": {"dynamodb", "sqs"},
 		"webhookstream": {"dynamodb", "sqs"}, "webhookdelivery": {"dynamodb", "sqs"},
 	}

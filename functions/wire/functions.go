@@ -18,6 +18,7 @@ import (
 	"github.com/shortlink-dev/shortener/functions/wire/edgefns"
 	"github.com/shortlink-dev/shortener/functions/wire/hookfns"
 	"github.com/shortlink-dev/shortener/functions/wire/hooksapi"
+	"github.com/shortlink-dev/shortener/functions/wire/sitefns"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/config"
@@ -25,11 +26,11 @@ import (
 )
 
 // The constructors, each the one its Lambda entry point calls (in dbfns,
-// edgefns, authfns or hookfns), taking this package's Clients.
+// sitefns, edgefns, authfns or hookfns), taking this package's Clients.
 
-// NewCreate: edgefns.NewCreate.
+// NewCreate: sitefns.NewCreate.
 func NewCreate(cfg config.Config, c Clients) (*createfn.Handler, error) {
-	return edgefns.NewCreate(cfg, c.edge())
+	return sitefns.NewCreate(cfg, c.edge())
 }
 
 // NewRedirect: dbfns.NewRedirect.

@@ -74,8 +74,10 @@ var constructors = []struct {
 	build    func(config.Config, Clients) (any, error)
 	requires []string
 }{
+	// With SHORTENER_BASE_URL, create needs no edge parameter: it
+	// invalidates nothing (TestCreateNeedsTheEdgeParameterOnlyForTheHost).
 	{"create", func(c config.Config, cl Clients) (any, error) { return NewCreate(c, cl) },
-		[]string{"LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "EDGE_PARAMETER"}},
+		[]string{"LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE"}},
 	{"redirect", func(c config.Config, cl Clients) (any, error) { return NewRedirect(c, cl) }, []string{"LINKS_TABLE"}},
 	{"manage", func(c config.Config, cl Clients) (any, error) { return NewManage(c, cl) },
 		[]string{"LINKS_TABLE", "KEYS_TABLE", "EDGE_PARAMETER"}},
@@ -122,27 +124,28 @@ func TestLocalClientsStandInForSettings(t *testing.T) {
 	c.Edge = edgecache.NewRecorder(nil)
 	c.OriginSecrets = originauthfn.Static{"s3cr3t"}
 
-	_, err := NewManage(cfg, c)
+	mg, err := NewManage(cfg, c)
 	require.NoError(t, err)
-	cr, err := NewCreate(cfg, c)
+	assert.Same(t, c.Edge, mg.Edge, "the local edge takes the distribution's place")
+	_, err = NewCreate(cfg, c)
 	require.NoError(t, err)
-	assert.Same(t, c.Edge, cr.Edge, "the local edge takes the distribution's place")
 	h, err := NewOriginAuth(cfg, c)
 	require.NoError(t, err)
 	assert.Equal(t, originauthfn.Static{"s3cr3t"}, h.Secrets)
 }
 
-// TestCreateInvalidatesTheDistribution: in Lambda, create purges a new
-// alias's cached 404 from the distribution the edge parameter names, so
-// without the parameter it refuses to start rather than let that 404
-// outlive the negative-cache TTL.
-func TestCreateInvalidatesTheDistribution(t *testing.T) {
-	_, err := NewCreate(load(t, "EDGE_PARAMETER"), lambdaClients())
-	require.ErrorContains(t, err, "EDGE_PARAMETER")
-
-	h, err := NewCreate(load(t), lambdaClients())
+// TestCreateNeedsTheEdgeParameterOnlyForTheHost: create invalidates
+// nothing (docs/lifecycle.md, "How fast a change shows"), so with a custom
+// domain (SHORTENER_BASE_URL) it starts without the edge parameter, and
+// without one it refuses to start lacking the parameter it learns the
+// short links' host from.
+func TestCreateNeedsTheEdgeParameterOnlyForTheHost(t *testing.T) {
+	h, err := NewCreate(load(t, "EDGE_PARAMETER"), lambdaClients())
 	require.NoError(t, err)
-	assert.IsType(t, &edgecache.Deferred{}, h.Edge)
+	assert.Nil(t, h.BaseURL, "SHORTENER_BASE_URL is the host")
+
+	_, err = NewCreate(load(t, "EDGE_PARAMETER", "SHORTENER_BASE_URL"), lambdaClients())
+	require.ErrorContains(t, err, "EDGE_PARAMETER is not set")
 }
 
 // countingSource is the edge parameter, counting its reads.
@@ -158,8 +161,9 @@ func (s *countingSource) Info(context.Context) (edgeinfo.Info, error) {
 
 // TestTheDistributionIsLearntWhenFirstNeeded: create and manage start
 // without reading the edge parameter (no start-up cost, and the edge stack
-// may not have deployed yet), and learn the distribution's ID and, without
-// a custom domain, its host from it when a request needs them.
+// may not have deployed yet), and learn from it, when a request needs
+// them, the short links' host without a custom domain and (manage only)
+// the distribution's ID.
 func TestTheDistributionIsLearntWhenFirstNeeded(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
@@ -170,7 +174,7 @@ func TestTheDistributionIsLearntWhenFirstNeeded(t *testing.T) {
 			if err != nil {
 				return nil, nil, err
 			}
-			return h.Edge, h.BaseURL, nil
+			return nil, h.BaseURL, nil
 		}},
 		{"manage", func(cfg config.Config, c Clients) (edgecache.Invalidator, linkapi.BaseURLFunc, error) {
 			h, err := NewManage(cfg, c)
@@ -192,6 +196,10 @@ func TestTheDistributionIsLearntWhenFirstNeeded(t *testing.T) {
 			base, err := baseURL(context.Background())
 			require.NoError(t, err)
 			assert.Equal(t, "https://d111111abcdef8.cloudfront.net", base)
+			if tt.name == "create" {
+				assert.Nil(t, edge, "create invalidates nothing")
+				return
+			}
 			require.IsType(t, &edgecache.Deferred{}, edge)
 			id, err := edge.(*edgecache.Deferred).ID(context.Background())
 			require.NoError(t, err)

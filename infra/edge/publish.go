@@ -21,7 +21,7 @@ type PublishProps struct {
 	ParameterName string
 	Regions       []string
 	// Invalidators are the names of the roles that may invalidate the
-	// distribution (the create and manage functions' in every Region). Names
+	// distribution (the manage function's in every Region). Names
 	// rather than roles: a role of another Region's stack has no name CDK
 	// can refer to across environments, its CloudFormation Ref does.
 	Invalidators []*string

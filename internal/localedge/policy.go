@@ -14,7 +14,12 @@ type Policy struct {
 	// kept; DefaultTTL applies when the origin sends no max-age or
 	// s-maxage.
 	MinTTL, DefaultTTL, MaxTTL time.Duration
-	// ErrorCachingMinTTL is the least time a cacheable error is kept.
+	// ErrorCachingMinTTL is the least time a cacheable error is kept,
+	// whatever a smaller s-maxage says: CloudFront keeps a 404 the larger
+	// of its max-age/s-maxage and this minimum
+	// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/HTTPStatusCodes.html).
+	// A new alias's freshness counts on it being no longer than 10 s
+	// (docs/lifecycle.md, section 6), and its tests on it being no shorter.
 	ErrorCachingMinTTL time.Duration
 }
 

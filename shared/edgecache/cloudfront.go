@@ -10,18 +10,19 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
-	"github.com/aws/aws-sdk-go-v2/service/cloudfront/types"
+	"github.com/shortlink-dev/shortener/shared/cfinvalidate"
 )
 
-// CloudFrontAPI lists the CloudFront call this package makes, with the
-// SDK's signature; *cloudfront.Client satisfies it.
+// CloudFrontAPI lists the CloudFront call this package makes:
+// CreateInvalidation of paths on distribution id under callerReference.
+// cfinvalidate.Client makes it without the SDK's CloudFront client, whose
+// initialisation was most of what was left of the management function's
+// cold start (docs/benchmarks.md, "Cold start").
 type CloudFrontAPI interface {
-	CreateInvalidation(ctx context.Context, params *cloudfront.CreateInvalidationInput, optFns ...func(*cloudfront.Options)) (*cloudfront.CreateInvalidationOutput, error)
+	CreateInvalidation(ctx context.Context, id, callerReference string, paths []string) error
 }
 
-var _ CloudFrontAPI = (*cloudfront.Client)(nil)
+var _ CloudFrontAPI = (*cfinvalidate.Client)(nil)
 
 // Defaults of CloudFrontConfig.
 const (
@@ -197,14 +198,7 @@ func (c *CloudFront) send(b *batch, paths []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
 	defer cancel()
 	slices.Sort(paths)
-	_, err := c.api.CreateInvalidation(ctx, &cloudfront.CreateInvalidationInput{
-		DistributionId: aws.String(c.cfg.DistributionID),
-		InvalidationBatch: &types.InvalidationBatch{
-			CallerReference: aws.String(c.callerReference()),
-			Paths:           &types.Paths{Quantity: aws.Int32(int32(len(paths))), Items: paths},
-		},
-	})
-	if err != nil {
+	if err := c.api.CreateInvalidation(ctx, c.cfg.DistributionID, c.callerReference(), paths); err != nil {
 		b.err = fmt.Errorf("create invalidation of %d paths on distribution %s: %w", len(paths), c.cfg.DistributionID, err)
 	}
 }

@@ -1,6 +1,9 @@
 // Package edgecache removes redirects from CloudFront's edge caches after a
-// link changes, so the edge stops serving the old target (or a stale 404)
-// long before the redirect's s-maxage would let it go.
+// link is edited or deleted (the management function), so the edge stops
+// serving the old target long before the redirect's s-maxage would let it
+// go. A new link is never invalidated: the only answer the edge can hold
+// for a code that did not exist is a 404, which CloudFront keeps at most
+// its error caching minimum TTL (docs/lifecycle.md, section 6).
 //
 // Consumers define the interface they call,
 //
@@ -27,10 +30,10 @@
 // (all distributions together), then each costs $0.005; a "/*" wildcard
 // counts as one path
 // (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/PayingForInvalidation.html).
-// A change to a link invalidates at most two paths, its code and the
+// An edit or delete invalidates at most two paths, its code and the
 // display spelling of its alias, once (Purger waits out a settle time
 // first rather than invalidating twice), so 1,000 link changes a month
-// cost at most $5 beyond the free tier. CloudFront also caps the paths in
+// cost at most $10 beyond the free tier. CloudFront also caps the paths in
 // progress per distribution (3,000 files, 15 wildcard paths); past that
 // CreateInvalidation fails with
 // TooManyInvalidationsInProgress, which callers see as an error.

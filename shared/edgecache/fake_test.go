@@ -4,8 +4,6 @@ import (
 	"context"
 	"slices"
 	"sync"
-
-	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
 )
 
 // fakeAPI records CreateInvalidation calls. With release set, each call
@@ -27,14 +25,14 @@ type call struct {
 	hasDeadline  bool
 }
 
-func (f *fakeAPI) CreateInvalidation(ctx context.Context, in *cloudfront.CreateInvalidationInput, _ ...func(*cloudfront.Options)) (*cloudfront.CreateInvalidationOutput, error) {
+func (f *fakeAPI) CreateInvalidation(ctx context.Context, id, reference string, paths []string) error {
 	_, hasDeadline := ctx.Deadline()
 	f.mu.Lock()
 	f.calls = append(f.calls, call{
-		distribution: *in.DistributionId,
-		reference:    *in.InvalidationBatch.CallerReference,
-		quantity:     *in.InvalidationBatch.Paths.Quantity,
-		paths:        slices.Clone(in.InvalidationBatch.Paths.Items),
+		distribution: id,
+		reference:    reference,
+		quantity:     int32(len(paths)),
+		paths:        slices.Clone(paths),
 		hasDeadline:  hasDeadline,
 	})
 	f.mu.Unlock()
@@ -45,13 +43,10 @@ func (f *fakeAPI) CreateInvalidation(ctx context.Context, in *cloudfront.CreateI
 		select {
 		case <-f.release:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 	}
-	if f.err != nil {
-		return nil, f.err
-	}
-	return &cloudfront.CreateInvalidationOutput{}, nil
+	return f.err
 }
 
 func (f *fakeAPI) recorded() []call {

@@ -9,8 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	"github.com/shortlink-dev/shortener/shared/ssmparam"
 )
 
 // Info is what the edge stack publishes.
@@ -59,12 +58,14 @@ type Static Info
 // Info returns s.
 func (s Static) Info(context.Context) (Info, error) { return Info(s), nil }
 
-// SSMAPI lists the SSM call this package makes, with the SDK's signature.
-type SSMAPI interface {
-	GetParameter(ctx context.Context, params *ssm.GetParameterInput, optFns ...func(*ssm.Options)) (*ssm.GetParameterOutput, error)
+// ParameterAPI reads an SSM parameter's value: ssmparam.Client, a signed
+// GetParameter call that spares the functions the SDK's SSM client and its
+// start-up cost (docs/benchmarks.md, "Cold start").
+type ParameterAPI interface {
+	Get(ctx context.Context, name string) (string, error)
 }
 
-var _ SSMAPI = (*ssm.Client)(nil)
+var _ ParameterAPI = (*ssmparam.Client)(nil)
 
 // DefaultRefresh is how long a read value is trusted before the next
 // request reads the parameter again: the distribution changes only when
@@ -77,7 +78,7 @@ const DefaultRefresh = 15 * time.Minute
 // next call; once a value has been read, a failed refresh keeps it for
 // another period.
 type Parameter struct {
-	API     SSMAPI
+	API     ParameterAPI
 	Name    string
 	Refresh time.Duration    // DefaultRefresh when zero or less
 	Now     func() time.Time // time.Now when nil
@@ -121,12 +122,9 @@ func (p *Parameter) Info(ctx context.Context) (Info, error) {
 }
 
 func (p *Parameter) get(ctx context.Context) (Info, error) {
-	out, err := p.API.GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String(p.Name)})
+	value, err := p.API.Get(ctx, p.Name)
 	if err != nil {
 		return Info{}, fmt.Errorf("get parameter %s: %w", p.Name, err)
 	}
-	if out.Parameter == nil || out.Parameter.Value == nil {
-		return Info{}, fmt.Errorf("get parameter %s: no value", p.Name)
-	}
-	return Parse(*out.Parameter.Value)
+	return Parse(value)
 }

@@ -6,26 +6,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
-	"github.com/aws/aws-sdk-go-v2/service/ssm/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// fakeSSM answers GetParameter from value, or err, and counts the calls.
+// fakeSSM answers Get from value, or err, and counts the calls.
 type fakeSSM struct {
 	value string
 	err   error
 	names []string
 }
 
-func (f *fakeSSM) GetParameter(_ context.Context, in *ssm.GetParameterInput, _ ...func(*ssm.Options)) (*ssm.GetParameterOutput, error) {
-	f.names = append(f.names, aws.ToString(in.Name))
+func (f *fakeSSM) Get(_ context.Context, name string) (string, error) {
+	f.names = append(f.names, name)
 	if f.err != nil {
-		return nil, f.err
+		return "", f.err
 	}
-	return &ssm.GetParameterOutput{Parameter: &types.Parameter{Value: aws.String(f.value)}}, nil
+	return f.value, nil
 }
 
 const published = `{"distributionId":"E2EXAMPLE12345","domainName":"d111111abcdef8.cloudfront.net"}`

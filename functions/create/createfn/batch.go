@@ -106,7 +106,6 @@ func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest)
 
 	results := make([]linkapi.BatchResult, n)
 	var mu sync.Mutex
-	var purge []string
 	replayed, retry := false, false
 	forEach(n, BatchConcurrency, func(i int) {
 		c, err := seen[i], decodeErrs[i]
@@ -124,14 +123,11 @@ func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest)
 		results[i] = h.result(ctx, req, i, c, err)
 		mu.Lock()
 		if c != nil {
-			purge = append(purge, c.purge...)
 			replayed = replayed || c.replayed
 		}
 		retry = retry || results[i].Status == http.StatusServiceUnavailable
 		mu.Unlock()
 	})
-	// One invalidation for every new alias of the batch.
-	h.purger().Purge(ctx, req.RequestContext.RequestID, purge...)
 
 	headers := map[string]string{}
 	if replayed {

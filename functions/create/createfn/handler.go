@@ -14,7 +14,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
-	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -44,16 +43,8 @@ type Handler struct {
 	Log         *slog.Logger
 	Metrics     *metrics.Emitter
 	MaxAttempts int
-	// Edge is invalidated when a custom alias is created, since a 404 for
-	// it may sit in the edge's negative cache. Nil: no edge.
-	Edge edgecache.Invalidator
 	// Owners resolves the caller's API key to its owner (the keys table).
 	Owners apigw.Owners
-	// EdgeSettle is how long after the insert the invalidation is sent
-	// (config.InvalidationSettle; see edgecache.Purger), and EdgeSleep
-	// waits it out (time.Sleep when nil).
-	EdgeSettle time.Duration
-	EdgeSleep  func(time.Duration)
 	// BaseURL, when set, gives the short links' base URL per request in
 	// place of Present's (the distribution's host, learnt at run time); a
 	// failure answers 503.
@@ -90,11 +81,6 @@ func (h *Handler) hashPassword(ctx context.Context, pw string) (string, error) {
 		return "", fmt.Errorf("hash the link's password: %w", err)
 	}
 	return enc, nil
-}
-
-// purger invalidates the edge for new aliases.
-func (h *Handler) purger() edgecache.Purger {
-	return edgecache.Purger{Edge: h.Edge, Settle: h.EdgeSettle, Sleep: h.EdgeSleep, Log: h.Log, Metrics: h.Metrics}
 }
 
 // API Gateway resources the handler serves.
@@ -159,7 +145,6 @@ func (h *Handler) single(ctx context.Context, req *events.APIGatewayProxyRequest
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
-	h.purger().Purge(ctx, req.RequestContext.RequestID, c.purge...)
 	return createdResponse(c), nil
 }
 
@@ -179,9 +164,6 @@ type created struct {
 	code     string
 	body     []byte // the link as the API shows it
 	replayed bool
-	// purge are the edge paths to invalidate: a new custom alias's, since
-	// a 404 for it may sit in the edge's negative cache (docs/lifecycle.md, section 6).
-	purge []string
 }
 
 // aliasTaken is the 409 whose detail names the alias.
@@ -248,11 +230,10 @@ func (h *Handler) create(ctx context.Context, r request, now time.Time, lookFirs
 		var taken *linkstore.ConflictError
 		switch {
 		case err == nil:
-			c := created{code: l.Code, body: body}
-			if l.CustomAlias() {
-				c.purge = l.EdgePaths()
-			}
-			return c, nil
+			// Nothing to invalidate, not even for a custom alias whose 404
+			// the edge may hold: that 404 leaves by itself within the
+			// promise (package doc, "A new alias at the edge").
+			return created{code: l.Code, body: body}, nil
 		case !errors.As(err, &taken):
 			return created{}, err
 		case taken.Taken == linkstore.TakenIdempotencyKey || idem != nil && v.AliasKey != "":

@@ -18,7 +18,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
-	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -150,22 +149,6 @@ func TestCreateAlias(t *testing.T) {
 	stored, err := f.store.Get(context.Background(), "summer-sale")
 	require.NoError(t, err)
 	assert.Equal(t, "https://example.com/", stored.URL, "a taken alias is never overwritten")
-}
-
-func TestCreatingAnAliasPurgesItsEdgePaths(t *testing.T) {
-	f := newFixture(t, "Gen0001")
-	rec := edgecache.NewRecorder(func() time.Time { return now })
-	f.h.Edge = rec
-	resp, err := f.h.Handle(context.Background(), event(t, "create-request.json"))
-	require.NoError(t, err)
-	require.Equal(t, 201, resp.StatusCode)
-	assert.Empty(t, rec.Paths(), "a generated code was never asked for, so no 404 for it can be cached")
-
-	resp, err = f.h.Handle(context.Background(), event(t, "create-alias.json"))
-	require.NoError(t, err)
-	require.Equal(t, 201, resp.StatusCode)
-	assert.ElementsMatch(t, []string{"/summer-sale", "/Summer-Sale"}, rec.Paths(),
-		"a 404 for the new alias may sit in the edge's negative cache")
 }
 
 func TestCreateBase64Body(t *testing.T) {

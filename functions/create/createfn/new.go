@@ -7,7 +7,6 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
@@ -21,14 +20,10 @@ type Options struct {
 	Config  config.Config
 	Log     *slog.Logger
 	Metrics *metrics.Emitter
-	// Edge is invalidated for each new custom alias; nil for none.
-	Edge edgecache.Invalidator
 	// Owners resolves API keys to owners: the keys table.
 	Owners apigw.Owners
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
-	// Sleep waits out the invalidation settle time; time.Sleep when nil.
-	Sleep func(time.Duration)
 	// BaseURL, when set, gives the base URL per request instead of
 	// Config.BaseURL: the distribution's host, learnt at run time.
 	BaseURL linkapi.BaseURLFunc
@@ -45,17 +40,14 @@ func New(o Options) (*Handler, error) {
 		now = time.Now
 	}
 	return &Handler{
-		Store:      o.Store,
-		Codes:      codes,
-		Rules:      o.Config.Rules(),
-		Present:    linkapi.Presenter{BaseURL: o.Config.BaseURL},
-		Now:        now,
-		Log:        o.Log,
-		Metrics:    o.Metrics,
-		Edge:       o.Edge,
-		Owners:     o.Owners,
-		EdgeSettle: o.Config.InvalidationSettle,
-		EdgeSleep:  o.Sleep,
-		BaseURL:    o.BaseURL,
+		Store:   o.Store,
+		Codes:   codes,
+		Rules:   o.Config.Rules(),
+		Present: linkapi.Presenter{BaseURL: o.Config.BaseURL},
+		Now:     now,
+		Log:     o.Log,
+		Metrics: o.Metrics,
+		Owners:  o.Owners,
+		BaseURL: o.BaseURL,
 	}, nil
 }

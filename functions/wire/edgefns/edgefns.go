@@ -1,65 +1,26 @@
-// Package edgefns builds the functions that invalidate the CloudFront
-// distribution and learn it from the edge parameter (SSM): create and
-// manage. See wirecore for why the constructors are grouped.
+// Package edgefns builds the function that invalidates the CloudFront
+// distribution, learnt from the edge parameter (edgesite): manage. See
+// wirecore for why the constructors are grouped.
 package edgefns
 
 import (
 	"context"
 
-	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
-
-	"github.com/shortlink-dev/shortener/functions/create/createfn"
 	"github.com/shortlink-dev/shortener/functions/manage/managefn"
+	"github.com/shortlink-dev/shortener/functions/wire/edgesite"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
+	"github.com/shortlink-dev/shortener/shared/cfinvalidate"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
-	"github.com/shortlink-dev/shortener/shared/edgeinfo"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
 
-// Clients are wirecore's and where the distribution is learnt: EdgeInfo,
-// when set, tells it instead of the SSM parameter EDGE_PARAMETER names.
-type Clients struct {
-	wirecore.Clients
-	EdgeInfo edgeinfo.Source
-}
+// Clients are wirecore's and where the distribution is learnt (edgesite).
+type Clients = edgesite.Clients
 
-// Lambda is c as a Lambda entry point has it: the edge parameter read
-// with an SSM client from the SDK configuration.
-func Lambda(c wirecore.Clients) Clients { return Clients{Clients: c} }
-
-// NewCreate builds the function behind POST /v1/links and
-// POST /v1/links/batch. It invalidates the edge for each new custom alias
-// (Clients.Edge, or the distribution EDGE_PARAMETER names).
-func NewCreate(cfg config.Config, c Clients) (*createfn.Handler, error) {
-	// Without a distribution to invalidate, a new alias's cached 404
-	// would outlive the negative-cache TTL: it refuses to start instead.
-	// With the reservation table, Idempotency-Key claims live there (a
-	// retry in another Region meets them) and the idempotency table is
-	// never used, so the stack gives neither its name nor a grant on it.
-	names := []string{"LINKS_TABLE", "KEYS_TABLE"}
-	if cfg.ReservationTable == "" {
-		names = append(names, "IDEMPOTENCY_TABLE")
-	}
-	edge, baseURL, err := edgeSite(cfg, c, names...)
-	if err != nil {
-		return nil, err
-	}
-	db := c.DynamoDBClient()
-	return createfn.New(createfn.Options{
-		Edge:   edge,
-		Owners: wirecore.Owners(cfg, db),
-		Store: wirecore.Reserved(cfg, db, dynamostore.New(db, dynamostore.Config{
-			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
-		})),
-		Config:  cfg,
-		BaseURL: baseURL,
-		Log:     c.Logger("create"),
-		Metrics: c.MetricsOf("create"),
-	})
-}
+// Lambda is c as a Lambda entry point has it (edgesite.Lambda).
+func Lambda(c wirecore.Clients) Clients { return edgesite.Lambda(c) }
 
 // NewManage builds the function behind the management API: GET /v1/links,
 // GET, PATCH and DELETE /v1/links/{code} and its QR code. It reads
@@ -86,19 +47,6 @@ func NewManage(cfg config.Config, c Clients) (*managefn.Handler, error) {
 	}), nil
 }
 
-// edgeInfo is where the distribution is learnt: EdgeInfo, or the SSM
-// parameter EDGE_PARAMETER names, in this Region (the edge stack writes it
-// in every Region).
-func (c Clients) edgeInfo(cfg config.Config) edgeinfo.Source {
-	if c.EdgeInfo != nil {
-		return c.EdgeInfo
-	}
-	return &edgeinfo.Parameter{API: ssm.NewFromConfig(c.AWS), Name: cfg.EdgeParameter}
-}
-
-// cloudFront is the CloudFront client invalidations are sent with.
-func (c Clients) cloudFront() *cloudfront.Client { return cloudfront.NewFromConfig(c.AWS) }
-
 // edgeSite checks the settings of a function that invalidates the edge
 // and shows short URLs, and returns the edge and, when the short links'
 // host is learnt at run time, where to learn it. Given an edge of its own
@@ -118,16 +66,13 @@ func edgeSite(cfg config.Config, c Clients, names ...string) (edgecache.Invalida
 	if c.Edge != nil {
 		return c.Edge, nil, nil
 	}
-	info := c.edgeInfo(cfg)
-	edge := &edgecache.Deferred{API: c.cloudFront(), ID: func(ctx context.Context) (string, error) {
+	info := c.Source(cfg)
+	edge := &edgecache.Deferred{API: cfinvalidate.New(c.AWS), ID: func(ctx context.Context) (string, error) {
 		in, err := info.Info(ctx)
 		return in.DistributionID, err
 	}}
 	if cfg.BaseURL != "" {
 		return edge, nil, nil
 	}
-	return edge, func(ctx context.Context) (string, error) {
-		in, err := info.Info(ctx)
-		return in.BaseURL(), err
-	}, nil
+	return edge, edgesite.BaseURL(info), nil
 }

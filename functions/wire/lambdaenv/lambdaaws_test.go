@@ -8,6 +8,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/shared/cfinvalidate"
+	"github.com/shortlink-dev/shortener/shared/ssmparam"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -81,4 +84,30 @@ func TestLambdaAWSEndpointVariables(t *testing.T) {
 		"AWS_IGNORE_CONFIGURED_ENDPOINT_URLS": "true"}))
 	assert.Empty(t, ddb)
 	assert.Empty(t, q)
+}
+
+// TestLambdaAWSEndpointVariablesReachTheParameterReader: the edge
+// parameter is read with ssmparam and invalidations sent with cfinvalidate
+// rather than the SDK's clients, and they resolve the endpoint variables
+// as the SDK's clients do, so the packaging runs can point them at
+// stand-ins.
+func TestLambdaAWSEndpointVariablesReachTheParameterReader(t *testing.T) {
+	endpoint := func(env map[string]string) string {
+		cfg, err := lambdaAWS(envOf(env))
+		require.NoError(t, err)
+		return ssmparam.New(cfg).Endpoint()
+	}
+	assert.Equal(t, "https://ssm.eu-west-1.amazonaws.com", endpoint(lambdaVars))
+	assert.Equal(t, "http://127.0.0.1:4583", endpoint(with(map[string]string{
+		"AWS_ENDPOINT_URL_SSM": "http://127.0.0.1:4583", "AWS_ENDPOINT_URL": "http://127.0.0.1:1"})))
+	assert.Equal(t, "http://127.0.0.1:1", endpoint(with(map[string]string{"AWS_ENDPOINT_URL": "http://127.0.0.1:1"})))
+	assert.Equal(t, "https://ssm.eu-west-1.amazonaws.com", endpoint(with(map[string]string{
+		"AWS_ENDPOINT_URL_SSM": "http://127.0.0.1:4583", "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS": "true"})))
+
+	cfg, err := lambdaAWS(envOf(with(map[string]string{"AWS_ENDPOINT_URL_CLOUDFRONT": "http://127.0.0.1:9000"})))
+	require.NoError(t, err)
+	assert.Equal(t, "http://127.0.0.1:9000", cfinvalidate.New(cfg).Endpoint())
+	cfg, err = lambdaAWS(envOf(lambdaVars))
+	require.NoError(t, err)
+	assert.Equal(t, "https://cloudfront.amazonaws.com", cfinvalidate.New(cfg).Endpoint())
 }

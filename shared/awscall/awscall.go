@@ -1,0 +1,127 @@
+// Package awscall makes one signed call to an AWS service without the
+// SDK's service client: it resolves the service's endpoint as the SDK's
+// clients do and signs the request with the SDK's Signature Version 4
+// signer, which every function already links through DynamoDB's client.
+// The two calls the functions make outside DynamoDB and SQS, SSM's
+// GetParameter (ssmparam) and CloudFront's CreateInvalidation
+// (cfinvalidate), use it, so their bootstraps do not link and initialise
+// those services' SDK clients (docs/benchmarks.md, "Cold start").
+package awscall
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+)
+
+// MaxBody bounds the answer read: both calls' answers are a few KB.
+const MaxBody = 1 << 20
+
+// serviceEndpoint is what an SDK configuration source answers about a
+// service's configured endpoint (functions/wire/lambdaenv's, or the SDK
+// config package's environment and shared config).
+type serviceEndpoint interface {
+	GetServiceBaseEndpoint(ctx context.Context, sdkID string) (string, bool, error)
+}
+
+// Endpoint is a service's endpoint as the SDK's clients resolve it
+// (https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html):
+// the service's own configured endpoint (AWS_ENDPOINT_URL_<SDKID>, through
+// cfg's configuration sources), then the global one
+// (cfg.BaseEndpoint, AWS_ENDPOINT_URL), then public, the service's
+// public endpoint.
+func Endpoint(cfg aws.Config, sdkID, public string) string {
+	for _, src := range cfg.ConfigSources {
+		if s, ok := src.(serviceEndpoint); ok {
+			if v, found, err := s.GetServiceBaseEndpoint(context.Background(), sdkID); err == nil && found && v != "" {
+				return v
+			}
+		}
+	}
+	if cfg.BaseEndpoint != nil && *cfg.BaseEndpoint != "" {
+		return *cfg.BaseEndpoint
+	}
+	return public
+}
+
+// Client sends signed requests for one service in one signing Region.
+type Client struct {
+	// Service and Region are what the signature is scoped to.
+	Service, Region string
+	Credentials     aws.CredentialsProvider
+	HTTP            aws.HTTPClient
+	// Now stamps the signature; time.Now when nil.
+	Now    func() time.Time
+	signer *v4.Signer
+}
+
+// New returns a client for service in region with cfg's credentials and
+// HTTP client.
+func New(cfg aws.Config, service, region string) *Client {
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	return &Client{Service: service, Region: region, Credentials: cfg.Credentials, HTTP: hc, signer: v4.NewSigner()}
+}
+
+// Do signs req (whose body is body, and whose other headers are set) and
+// sends it, returning the status, headers and at most MaxBody of the
+// answer.
+func (c *Client) Do(req *http.Request, body []byte) (int, http.Header, []byte, error) {
+	ctx := req.Context()
+	if c.Credentials == nil {
+		return 0, nil, nil, errors.New("no credentials to sign with")
+	}
+	creds, err := c.Credentials.Retrieve(ctx)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("credentials: %w", err)
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.ContentLength = int64(len(body))
+	sum := sha256.Sum256(body)
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	if err := c.signer.SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), c.Service, c.Region, now()); err != nil {
+		return 0, nil, nil, fmt.Errorf("sign: %w", err)
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody))
+	if err != nil {
+		return resp.StatusCode, resp.Header, nil, fmt.Errorf("read the answer: %w", err)
+	}
+	return resp.StatusCode, resp.Header, raw, nil
+}
+
+// Retry calls try up to attempts times while it fails with an error
+// retryable says is worth another try and ctx has time left, pausing
+// backoff(attempt) between tries, as the SDK's standard retryer does for
+// throttling, 5xx answers and transport errors.
+func Retry(ctx context.Context, attempts int, backoff func(int) time.Duration, retryable func(error) bool, try func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := try()
+		if err == nil || attempt >= attempts || ctx.Err() != nil || !retryable(err) {
+			return err
+		}
+		select {
+		case <-time.After(backoff(attempt)):
+		case <-ctx.Done():
+			return fmt.Errorf("%w (after %w)", ctx.Err(), err)
+		}
+	}
+}

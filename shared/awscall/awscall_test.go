@@ -1,0 +1,64 @@
+package awscall
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type endpointSource map[string]string
+
+func (s endpointSource) GetServiceBaseEndpoint(_ context.Context, sdkID string) (string, bool, error) {
+	v, ok := s[sdkID]
+	return v, ok, nil
+}
+
+// TestEndpointOrder: the service's own configured endpoint, then the
+// global one, then the public one; a source that is not an endpoint
+// source, or answers for another service, is passed over.
+func TestEndpointOrder(t *testing.T) {
+	public := "https://svc.eu-west-1.amazonaws.com"
+	assert.Equal(t, public, Endpoint(aws.Config{}, "Svc", public))
+	assert.Equal(t, "http://127.0.0.1:1", Endpoint(aws.Config{BaseEndpoint: aws.String("http://127.0.0.1:1")}, "Svc", public))
+	assert.Equal(t, "http://127.0.0.1:2", Endpoint(aws.Config{BaseEndpoint: aws.String("http://127.0.0.1:1"),
+		ConfigSources: []any{"not a source", endpointSource{"Other": "http://127.0.0.1:3"}, endpointSource{"Svc": "http://127.0.0.1:2"}}}, "Svc", public))
+}
+
+var errBusy = errors.New("busy")
+
+// TestRetry: a retryable failure is tried again up to attempts times, a
+// final one stops at once, and an ended context stops the retries.
+func TestRetry(t *testing.T) {
+	none := func(int) time.Duration { return 0 }
+	busy := func(err error) bool { return errors.Is(err, errBusy) }
+	tries := 0
+	err := Retry(context.Background(), 3, none, busy, func() error { tries++; return errBusy })
+	require.ErrorIs(t, err, errBusy)
+	assert.Equal(t, 3, tries)
+
+	tries = 0
+	final := errors.New("refused")
+	require.ErrorIs(t, Retry(context.Background(), 3, none, busy, func() error { tries++; return final }), final)
+	assert.Equal(t, 1, tries)
+
+	tries = 0
+	require.NoError(t, Retry(context.Background(), 3, none, busy, func() error {
+		tries++
+		if tries < 2 {
+			return errBusy
+		}
+		return nil
+	}))
+	assert.Equal(t, 2, tries)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	tries = 0
+	err = Retry(ctx, 3, func(int) time.Duration { return time.Hour }, busy, func() error { tries++; cancel(); return errBusy })
+	require.ErrorIs(t, err, errBusy)
+	assert.Equal(t, 1, tries, "an ended context is not retried")
+}

@@ -1,0 +1,182 @@
+package ssmparam
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/shortlink-dev/shortener/shared/awscall"
+)
+
+// SDKID is SSM's service ID as the SDK's endpoint settings name it
+// (AWS_ENDPOINT_URL_SSM).
+const (
+	SDKID       = "SSM"
+	signingName = "ssm"
+	target      = "AmazonSSM.GetParameter"
+	contentType = "application/x-amz-json-1.1"
+)
+
+// Defaults of Client.
+const (
+	// DefaultTimeout bounds one Get, retries included: a parameter read
+	// takes tens of milliseconds, and a request that needs it answers 503
+	// rather than wait on SSM.
+	DefaultTimeout = 3 * time.Second
+	// DefaultAttempts is how many times a throttled, failed (5xx) or
+	// unreachable read is tried, as the SDK's standard retryer does.
+	DefaultAttempts = 3
+)
+
+// Client reads SSM parameters. Build it with New.
+type Client struct {
+	call     *awscall.Client
+	endpoint string
+	// Timeout bounds one Get (DefaultTimeout when zero or less), and
+	// Attempts the tries within it (DefaultAttempts when zero or less).
+	Timeout  time.Duration
+	Attempts int
+	// backoff is the pause before a retry; a field so tests need not wait.
+	backoff func(attempt int) time.Duration
+}
+
+// New returns a client for cfg's Region, credentials, HTTP client and
+// configured endpoint.
+func New(cfg aws.Config) *Client {
+	suffix := "amazonaws.com"
+	if strings.HasPrefix(cfg.Region, "cn-") {
+		suffix = "amazonaws.com.cn"
+	}
+	return &Client{
+		call:     awscall.New(cfg, signingName, cfg.Region),
+		endpoint: awscall.Endpoint(cfg, SDKID, "https://ssm."+cfg.Region+"."+suffix),
+		backoff:  func(attempt int) time.Duration { return time.Duration(attempt) * 50 * time.Millisecond },
+	}
+}
+
+// Endpoint is the URL the client sends its requests to.
+func (c *Client) Endpoint() string { return c.endpoint }
+
+// Error is an error SSM answered, with its code (ParameterNotFound,
+// AccessDeniedException, ThrottlingException, ...).
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("%s (HTTP %d)", e.Code, e.Status)
+	}
+	return fmt.Sprintf("%s: %s (HTTP %d)", e.Code, e.Message, e.Status)
+}
+
+// retryable is an error worth another try: throttled or failed on SSM's
+// side, or no answer at all.
+func retryable(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return true
+	}
+	return e.Status >= 500 || e.Code == "ThrottlingException"
+}
+
+// Get returns the value of parameter name (without decryption: the edge
+// parameter is a String). A parameter that does not exist is an *Error
+// with Code ParameterNotFound.
+func (c *Client) Get(ctx context.Context, name string) (string, error) {
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	attempts := c.Attempts
+	if attempts <= 0 {
+		attempts = DefaultAttempts
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	body, err := json.Marshal(struct{ Name string }{name})
+	if err != nil {
+		return "", err
+	}
+	var value string
+	err = awscall.Retry(ctx, attempts, c.backoff, retryable, func() (err error) {
+		value, err = c.get(ctx, body)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("ssm GetParameter: %w", err)
+	}
+	return value, nil
+}
+
+// get makes one signed request.
+func (c *Client) get(ctx context.Context, body []byte) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint+"/", bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("X-Amz-Target", target)
+	status, header, raw, err := c.call.Do(req, body)
+	if err != nil {
+		return "", err
+	}
+	if status != http.StatusOK {
+		return "", answerError(status, header, raw)
+	}
+	var out struct {
+		Parameter *struct {
+			Value *string
+		}
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return "", fmt.Errorf("decode the answer: %w", err)
+	}
+	if out.Parameter == nil || out.Parameter.Value == nil {
+		return "", errors.New("the answer has no value")
+	}
+	return *out.Parameter.Value, nil
+}
+
+// answerError reads an AWS JSON error: the code from X-Amzn-ErrorType or
+// the body's __type (or code), without its namespace ("...#") or suffix
+// (":..."), as the SDK reads it.
+func answerError(status int, header http.Header, raw []byte) *Error {
+	var body struct {
+		Type     string `json:"__type"`
+		Code     string `json:"code"`
+		Message  string `json:"message"`
+		MessageU string `json:"Message"`
+	}
+	_ = json.Unmarshal(raw, &body) // a body that is not JSON leaves the status alone to tell
+	code := header.Get("X-Amzn-ErrorType")
+	if code == "" {
+		code = body.Type
+	}
+	if code == "" {
+		code = body.Code
+	}
+	if i := strings.IndexByte(code, ':'); i >= 0 {
+		code = code[:i]
+	}
+	if i := strings.LastIndexByte(code, '#'); i >= 0 {
+		code = code[i+1:]
+	}
+	if code == "" {
+		code = http.StatusText(status)
+	}
+	msg := body.Message
+	if msg == "" {
+		msg = body.MessageU
+	}
+	return &Error{Status: status, Code: code, Message: msg}
+}
