@@ -25,6 +25,11 @@ const responseMargin = 250 * time.Millisecond
 const (
 	MetricPaths    = "EdgeInvalidationPaths"
 	MetricFailures = "EdgeInvalidationFailures"
+	// MetricSkipped counts the invalidations not sent because no edge
+	// could hold the paths (Purger.Held), and MetricHeldErrors the checks
+	// that failed, after which the invalidation was sent.
+	MetricSkipped    = "InvalidationSkipped"
+	MetricHeldErrors = "EdgeMarkReadFailures"
 )
 
 // Purger invalidates the edge after a change that is already saved,
@@ -56,6 +61,10 @@ type Purger struct {
 	Timeout time.Duration
 	Log     *slog.Logger
 	Metrics *metrics.Emitter
+	// Held, when set, is asked once Settle has passed whether an edge may
+	// still hold an answer for the paths (shared/edgemarks): false, with
+	// no error, skips the invalidation. An error sends it (fail safe).
+	Held func(ctx context.Context) (bool, error)
 }
 
 // minInvalidateRoom is the least time kept for the CreateInvalidation call
@@ -96,6 +105,17 @@ func (p Purger) Purge(ctx context.Context, requestID string, paths ...string) {
 	}
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
+	if p.Held != nil {
+		held, err := p.Held(pctx)
+		if err != nil {
+			p.Metrics.Add(MetricHeldErrors, metrics.Count, 1)
+			p.Log.WarnContext(ctx, "edge marks not read; invalidating", "paths", paths, "error", err.Error(), "request_id", requestID)
+		}
+		if !held && err == nil {
+			p.Metrics.Add(MetricSkipped, metrics.Count, 1)
+			return
+		}
+	}
 	p.Metrics.Add(MetricPaths, metrics.Count, float64(len(paths)))
 	if err := p.Edge.Invalidate(pctx, paths...); err != nil {
 		p.Metrics.Add(MetricFailures, metrics.Count, 1)
