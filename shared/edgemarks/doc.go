@@ -19,8 +19,9 @@
 // What it costs, measured on DynamoDB Local with ReturnConsumedCapacity
 // (dynamomarks' tests, TestCapacity): a mark is one UpdateItem of 1 WRU
 // (its item holds a code and a number, far below 1 KB), conditional on
-// raising the mark, and a mark that fails its condition is billed 1 WRU
-// too; a Region's check is one strongly consistent GetItem of 1 RRU,
+// raising the mark; a mark that fails its condition is billed 1 WRU too
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html:
+// the SDK's error carries no consumed capacity to measure); a Region's check is one strongly consistent GetItem of 1 RRU,
 // whether the mark exists or not. A redirect instance writes a code's mark
 // at most about once an hour (Marker remembers what it wrote and marks an
 // hour beyond what it needs), so a popular link costs one write per

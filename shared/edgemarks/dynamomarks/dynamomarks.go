@@ -52,9 +52,11 @@ func New(db API, cfg Config) *Store { return &Store{db: db, cfg: cfg} }
 // raise sets the mark only when it raises it. Without the condition two
 // redirects marking one code at once could leave the smaller mark: one
 // that sent a 410 for a minute after one that sent a redirect for a day.
-// A condition that fails is billed like the write (1 WRU), and happens
-// only when another instance marked further, so it costs nothing extra in
-// practice; the item (a code and a number) stays far below 1 KB
+// A condition that fails is billed like the write (1 WRU:
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html),
+// and happens only when another instance marked further, so it costs
+// nothing extra in practice; the item (a code and a number) stays far
+// below 1 KB
 // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html).
 var (
 	raise     = "SET #u = :u"
