@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -153,4 +154,23 @@ func FuzzParseTables(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Concurrent answers of one code, each needing a different edge life,
+// leave a mark that covers the longest of them.
+func TestMarkerUnderConcurrency(t *testing.T) {
+	ctx := context.Background()
+	table := edgemarks.NewMemory()
+	m := edgemarks.NewMarker(table, 100, time.Hour)
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Go(func() { assert.NoError(t, m.Hold(ctx, "aB3dE5f", now, time.Duration(i)*time.Minute)) })
+	}
+	wg.Wait()
+	got, err := table.HeldUntil(ctx, "aB3dE5f")
+	require.NoError(t, err)
+	assert.False(t, got.Before(now.Add(49*time.Minute)), "the longest life is covered")
+	marks := table.Marks
+	require.NoError(t, m.Hold(ctx, "aB3dE5f", now, 49*time.Minute))
+	assert.Equal(t, marks, table.Marks, "and remembered: no write")
 }
