@@ -386,6 +386,10 @@ func (c Config) BaseURL() string {
 // stacks the edge stack depends on.
 func (c Config) EdgeParameterName() string { return "/" + c.AppName + "/edge" }
 
+// EdgeMarksTableName is every Region's edge marks table's name, the same
+// in each (tables.NewEdgeMarks).
+func (c Config) EdgeMarksTableName() string { return c.AppName + "-edge-marks" }
+
 // ctxReader converts context values and collects the conversion errors.
 type ctxReader struct {
 	get  func(string) any

@@ -246,6 +246,17 @@ func V1Regions(cfg Config) []string {
 	return []string{cfg.PrimaryRegion}
 }
 
+// RedirectOriginRegions are the Regions whose redirects serve the edge:
+// the primary and, when set, the failover Region of the origin group. The
+// management API reads their edge marks.
+func RedirectOriginRegions(cfg Config) []string {
+	out := []string{cfg.PrimaryRegion}
+	if cfg.FailoverRegion != "" {
+		out = append(out, cfg.FailoverRegion)
+	}
+	return out
+}
+
 // NewRegionalStack creates region's stack. primaryStack is the primary
 // Region's, built first; nil when region is the primary.
 func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack, primaryStack *RegionalStack) (*RegionalStack, error) {
@@ -324,6 +335,11 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	redirect.Fn.AddEnvironment(jsii.String("MISSES_TABLE"), misses.TableName(), nil)
 	links.Grant(redirect.Role, jsii.String("dynamodb:GetItem"))
 	misses.Grant(redirect.Role, jsii.String("dynamodb:UpdateItem"))
+	// And marks the links the edge may hold in this Region's marks table
+	// (shared/edgemarks), one UpdateItem per code and hour at most.
+	marks := tables.NewEdgeMarks(st, "EdgeMarks", cfg.EdgeMarksTableName())
+	redirect.Fn.AddEnvironment(jsii.String("EDGE_MARKS_TABLE"), marks.TableName(), nil)
+	marks.Grant(redirect.Role, jsii.String("dynamodb:UpdateItem"))
 	if primary {
 		// Click limits and password attempts: small counter items in the
 		// idempotency table's key space (shared/linkcounter/dynamocounter),
@@ -505,6 +521,17 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 		readEdgeParameter(st, cfg.EdgeParameterName(), create)
 	}
 	rs.Invalidators = append(rs.Invalidators, manage)
+	// manage invalidates a change only when the edge may hold the link:
+	// it reads the marks of every Region the edge's redirect origin group
+	// reaches, each by its exact ARN (a fixed name, so no cross-Region
+	// reference), strongly consistently.
+	var marks []string
+	for _, r := range RedirectOriginRegions(cfg) {
+		t := tables.In(st, "EdgeMarks-"+r, jsii.String(cfg.EdgeMarksTableName()), r)
+		t.Grant(manage.Role, jsii.String("dynamodb:GetItem"))
+		marks = append(marks, *t.TableArn())
+	}
+	manage.Fn.AddEnvironment(jsii.String("EDGE_MARKS_TABLES"), awscdk.Fn_Join(jsii.String(","), jsii.Strings(marks...)), nil)
 
 	// The subscriptions API; delivery runs in the primary Region only.
 	hooksAPI := fn("webhooks", "KEYS_TABLE")
@@ -583,9 +610,9 @@ type EdgeStack struct {
 func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
 	st := newStack(app, cfg, "Edge", EdgeRegion, "URL shortener: CloudFront distribution, real-time logs, WAF, web console")
 	primary := s.Regional[cfg.PrimaryRegion]
-	origins := []*string{primary.Redirect.OriginDomain}
-	if cfg.FailoverRegion != "" {
-		origins = append(origins, s.Regional[cfg.FailoverRegion].Redirect.OriginDomain)
+	var origins []*string
+	for _, r := range RedirectOriginRegions(cfg) {
+		origins = append(origins, s.Regional[r].Redirect.OriginDomain)
 	}
 	wc := webconsole.New(st, "Console", webconsole.Props{BuildDir: webconsole.BuildDir(cfg.AssetDir)})
 	// /v1: without a hosted zone, the primary region's API; with one, the

@@ -496,6 +496,57 @@ func TestDeletedLinkLeavesTheEdge(t *testing.T) {
 	}
 }
 
+// TestOnlyHeldLinksAreInvalidated: through the local run, over DynamoDB
+// Local's marks table, a link nobody asked for is deleted without an
+// invalidation (none is asked of the edge) and answers 410 at once, while
+// a link the edge holds for a day is invalidated and answers 410 within
+// the promise.
+func TestOnlyHeldLinksAreInvalidated(t *testing.T) {
+	links := testenv.UniqueName(t, "links")
+	r := startLocal(t, map[string]string{
+		"LINKS_TABLE":                      links,
+		"SHORTENER_CACHE_TTL":              "5s",
+		"SHORTENER_EDGE_INVALIDATION_TIME": "1s",
+		"SHORTENER_DB_TIMEOUT":             "2s",
+	})
+	store := dynamostore.New(emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t)), dynamostore.Config{LinksTable: links})
+	created := time.Now().Add(-2 * time.Minute).UTC().Truncate(time.Millisecond)
+	for _, code := range []string{"never00", "asked00"} {
+		require.NoError(t, store.Create(context.Background(), link.Link{Code: code, Owner: "e2e-owner", URL: "https://example.com/" + code,
+			CreatedAt: created, UpdatedAt: created, ExpiresAt: created.Add(30 * 24 * time.Hour), Status: link.StatusActive,
+			Version: 1, RedirectStatus: 302}, nil))
+	}
+	invalidated := func() int64 {
+		status, _, body := r.do(t, "GET", edgeStatsPath, "", "")
+		require.Equal(t, 200, status)
+		var st localedge.Stats
+		require.NoError(t, json.Unmarshal(body, &st))
+		return st.InvalidationPaths
+	}
+
+	status, _, body := r.do(t, "DELETE", "/v1/links/never00", r.key, "")
+	require.Equal(t, 204, status, string(body))
+	assert.Zero(t, invalidated(), "nobody asked for it: no invalidation")
+	for range 3 {
+		status, h, _ := r.do(t, "GET", "/never00", "", "")
+		assert.Equal(t, 410, status, "%s %s", h.Get("X-Cache"), h.Get("Location"))
+	}
+
+	status, h, _ := r.do(t, "GET", "/asked00", "", "")
+	require.Equal(t, 302, status)
+	require.Equal(t, "public, max-age=0, s-maxage=86400", h.Get("Cache-Control"))
+	_, h, _ = r.do(t, "GET", "/asked00", "", "")
+	require.Equal(t, "Hit from cloudfront", h.Get("X-Cache"), "the edge holds it")
+	status, _, body = r.do(t, "DELETE", "/v1/links/asked00", r.key, "")
+	require.Equal(t, 204, status, string(body))
+	deleted := time.Now()
+	assert.Equal(t, int64(1), invalidated(), "the held link is invalidated")
+	require.Eventually(t, func() bool {
+		status, _, _ := r.do(t, "GET", "/asked00", "", "")
+		return status == 410
+	}, 30*time.Second-time.Since(deleted), 250*time.Millisecond, "the deleted link still redirects 30 s after its 204")
+}
+
 // TestManagementPurgesTheEdge: the edge keeps a redirect after the
 // redirect function's own cache has let it go, and a PATCH purges it: once
 // the invalidation completes (it takes time, as CloudFront's does), the

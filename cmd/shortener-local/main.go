@@ -73,6 +73,12 @@
 //	                               viewer address and window (the redirect's
 //	                               budget, SHORTENER_MISS_BUDGET per
 //	                               SHORTENER_MISS_WINDOW)
+//	EDGE_MARKS_TABLE               (shortener-edge-marks): the links the
+//	                               edge may hold (shared/edgemarks), written
+//	                               by the redirect, read by the management
+//	                               API (EDGE_MARKS_TABLES, this table's ARN)
+//	                               before it invalidates; with
+//	                               SHORTENER_LOCAL_REGIONS, one per Region
 //	CLICKS_STREAM                  (shortener-clicks; created with 2 shards)
 //	WEBHOOKS_TABLE                 (shortener-webhooks): subscriptions and
 //	                               their delivery attempts
@@ -126,6 +132,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
+	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/missbudget/dynamomisses"
 )
@@ -349,6 +356,9 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	}
 	if err == nil && cfg.MissesTable != "" {
 		err = dynamomisses.CreateTable(tctx, db, cfg.MissesTable)
+	}
+	if err == nil && cfg.EdgeMarksTable != "" {
+		err = dynamomarks.CreateTable(tctx, db, cfg.EdgeMarksTable)
 	}
 	if err == nil {
 		err = seedKeys(tctx, db, cfg.KeysTable, s.apiKeys, log)

@@ -159,6 +159,13 @@ func TestFunctionEnv(t *testing.T) {
 	plain := functionEnv(env(nil), "")
 	assert.Equal(t, "shortener-misses", plain("MISSES_TABLE"))
 	assert.Equal(t, "shortener-reservations", plain("RESERVATION_TABLE"))
+	// The management API reads the marks the redirect writes.
+	assert.Equal(t, "mine-edge-marks", get("EDGE_MARKS_TABLE"))
+	assert.Equal(t, "arn:aws:dynamodb:us-east-1:000000000000:table/mine-edge-marks", get("EDGE_MARKS_TABLES"))
+	assert.Equal(t, "shortener-edge-marks", plain("EDGE_MARKS_TABLE"))
+	assert.Equal(t, "arn:aws:dynamodb:us-east-1:000000000000:table/shortener-edge-marks", plain("EDGE_MARKS_TABLES"))
+	assert.Equal(t, "arn:aws:dynamodb:eu-west-1:000000000000:table/theirs",
+		functionEnv(env(map[string]string{"EDGE_MARKS_TABLE": "theirs", "AWS_REGION": "eu-west-1"}), "")("EDGE_MARKS_TABLES"))
 	// The click pipeline's table is the functions' setting (clicks and
 	// stats read it through shared/config), with the local run's default.
 	assert.Equal(t, "analytics", functionEnv(env(map[string]string{"ANALYTICS_TABLE": "analytics"}), "")("ANALYTICS_TABLE"))

@@ -114,6 +114,6 @@ func TestEdgeStatsEndpoint(t *testing.T) {
 
 	assert.Equal(t, 200, get.Code)
 	assert.Equal(t, "application/json", get.Header().Get("Content-Type"))
-	assert.JSONEq(t, `{"hits":5,"misses":2,"purged":0,"records":6,"dropped":1,"entries":0,"redirects":7,"to_https":3}`, get.Body.String())
+	assert.JSONEq(t, `{"hits":5,"misses":2,"purged":0,"records":6,"dropped":1,"entries":0,"redirects":7,"to_https":3,"invalidation_paths":0}`, get.Body.String())
 	assert.Equal(t, 405, post.Code)
 }

@@ -25,6 +25,8 @@ import (
 	"github.com/shortlink-dev/shortener/internal/localglobaltable"
 	"github.com/shortlink-dev/shortener/internal/localroute53"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/edgemarks"
+	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
 	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
 )
@@ -382,10 +384,25 @@ func (s regionSettings) regionTables(cfg config.Config, i int) (links, idempoten
 }
 
 // regionConfig is Region i's functions' configuration: cfg with that
-// Region's replicas of the links and idempotency tables.
+// Region's replicas of the links and idempotency tables, its own edge
+// marks table, and the marks tables of the two Regions of the redirect
+// origin group for the management API to read.
 func (s regionSettings) regionConfig(cfg config.Config, i int) config.Config {
+	base := cfg.EdgeMarksTable
 	cfg.LinksTable, cfg.IdempotencyTable = s.regionTables(cfg, i)
+	cfg.EdgeMarksTable = s.marksTable(base, i)
+	cfg.EdgeMarksTables = []edgemarks.Table{{Region: s.names[0], Name: s.marksTable(base, 0)}, {Region: s.names[1], Name: s.marksTable(base, 1)}}
 	return cfg
+}
+
+// marksTable is Region i's edge marks table: regional tables share one
+// name on AWS (a fixed name in every Region) but cannot in one DynamoDB
+// Local.
+func (s regionSettings) marksTable(base string, i int) string {
+	if i == 0 {
+		return base
+	}
+	return base + "-" + s.names[i]
 }
 
 // createReplicas creates every Region's links and idempotency tables. The
@@ -400,6 +417,9 @@ func createReplicas(ctx context.Context, db *dynamodb.Client, s regionSettings, 
 			return err
 		}
 		if err := dynamotable.Create(ctx, db, links, tableschema.Links()); err != nil {
+			return err
+		}
+		if err := dynamomarks.CreateTable(ctx, db, s.marksTable(cfg.EdgeMarksTable, i)); err != nil {
 			return err
 		}
 	}

@@ -23,7 +23,11 @@ const (
 	defaultKeysTable        = "shortener-keys"
 	defaultAnalyticsTable   = "shortener-analytics"
 	defaultMissesTable      = "shortener-misses"
-	defaultReclaimEvery     = time.Minute
+	defaultEdgeMarksTable   = "shortener-edge-marks"
+	// defaultRegion stands for the one Region of a run without
+	// SHORTENER_LOCAL_REGIONS or AWS_REGION, in the marks tables' ARNs.
+	defaultRegion       = "us-east-1"
+	defaultReclaimEvery = time.Minute
 	// maxInvalidationTime bounds SHORTENER_EDGE_INVALIDATION_TIME: longer
 	// than CloudFront is seen to take.
 	maxInvalidationTime = 15 * time.Minute
@@ -130,6 +134,7 @@ func functionEnv(getenv func(string) string, baseURL string) func(string) string
 		"KEYS_TABLE":         defaultKeysTable,
 		"ANALYTICS_TABLE":    defaultAnalyticsTable,
 		"MISSES_TABLE":       defaultMissesTable,
+		"EDGE_MARKS_TABLE":   defaultEdgeMarksTable,
 		"SHORTENER_BASE_URL": baseURL,
 		// Webhooks: the table, the in-process queues, and receivers on
 		// loopback allowed (webhooks.go).
@@ -147,14 +152,35 @@ func functionEnv(getenv func(string) string, baseURL string) func(string) string
 		if v := getenv(name); v != "" {
 			return v
 		}
-		if links := getenv("LINKS_TABLE"); links != "" && (name == "RESERVATION_TABLE" || name == "MISSES_TABLE") {
+		if links := getenv("LINKS_TABLE"); links != "" && (name == "RESERVATION_TABLE" || name == "MISSES_TABLE" || name == "EDGE_MARKS_TABLE") {
 			// A run given its own links table (a test, a load script)
-			// gets its own reservations and misses beside it, so no run
-			// finds another's codes reserved or its client over budget.
-			return links + map[string]string{"RESERVATION_TABLE": "-reservations", "MISSES_TABLE": "-misses"}[name]
+			// gets its own reservations, misses and marks beside it, so
+			// no run finds another's codes reserved, its client over
+			// budget or its links held.
+			return links + map[string]string{"RESERVATION_TABLE": "-reservations", "MISSES_TABLE": "-misses",
+				"EDGE_MARKS_TABLE": "-edge-marks"}[name]
+		}
+		if name == "EDGE_MARKS_TABLES" {
+			// The management API reads the marks the redirect writes
+			// (regionConfig gives each Region of a multi-Region run its
+			// own).
+			marks := getenv("EDGE_MARKS_TABLE")
+			if marks == "" {
+				marks = defaults["EDGE_MARKS_TABLE"]
+				if links := getenv("LINKS_TABLE"); links != "" {
+					marks = links + "-edge-marks"
+				}
+			}
+			return marksARN(or(getenv("AWS_REGION"), defaultRegion), marks)
 		}
 		return defaults[name]
 	}
+}
+
+// marksARN is the ARN of a marks table in region as EDGE_MARKS_TABLES
+// lists it; DynamoDB Local takes any account.
+func marksARN(region, table string) string {
+	return "arn:aws:dynamodb:" + region + ":000000000000:table/" + table
 }
 
 // origin is the http origin a client reaches the listener at: a listener on

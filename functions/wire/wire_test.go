@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgeinfo"
+	"github.com/shortlink-dev/shortener/shared/edgemarks"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -276,9 +278,14 @@ func TestReservationTableGoesInFront(t *testing.T) {
 
 // hostRecorder answers every request with an error after noting its host:
 // which Region's endpoint a client calls, with no network.
-type hostRecorder struct{ hosts []string }
+type hostRecorder struct {
+	mu    sync.Mutex // edge marks are read from every Region at once
+	hosts []string
+}
 
 func (r *hostRecorder) Do(req *http.Request) (*http.Response, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.hosts = append(r.hosts, req.URL.Host)
 	return nil, errors.New("no network in this test")
 }
@@ -310,6 +317,36 @@ func TestV1FunctionsReadPrimaryOnlyTablesInThePrimary(t *testing.T) {
 	rec.hosts = nil
 	_, _ = subscriptions(load(t), regionalClients(rec)).List(ctx, "team-a")
 	assert.Equal(t, []string{"dynamodb.eu-west-1.amazonaws.com"}, rec.hosts)
+}
+
+// TestManageReadsEveryOriginRegionsMarks: with EDGE_MARKS_TABLES, manage
+// reads each origin Region's marks table in that Region, and without it
+// has no marks (it invalidates every change); the redirect writes its
+// Region's table (EDGE_MARKS_TABLE), or none.
+func TestManageReadsEveryOriginRegionsMarks(t *testing.T) {
+	with := load(t)
+	with.EdgeMarksTables = []edgemarks.Table{{Region: "eu-west-1", Name: "app-edge-marks"}, {Region: "eu-central-1", Name: "app-edge-marks"}}
+	rec := &hostRecorder{}
+	mg, err := NewManage(with, regionalClients(rec))
+	require.NoError(t, err)
+	require.NotNil(t, mg.Marks)
+	held, err := mg.Marks.Held(context.Background(), "abc1234", time.Now())
+	require.Error(t, err, "no network here")
+	assert.True(t, held, "a failed read counts as held")
+	assert.ElementsMatch(t, []string{"dynamodb.eu-west-1.amazonaws.com", "dynamodb.eu-central-1.amazonaws.com"}, rec.hosts)
+
+	mg, err = NewManage(load(t), lambdaClients())
+	require.NoError(t, err)
+	assert.Nil(t, mg.Marks)
+
+	cfg := load(t)
+	rd, err := NewRedirect(cfg, lambdaClients())
+	require.NoError(t, err)
+	assert.Nil(t, rd.Marks)
+	cfg.EdgeMarksTable = "app-edge-marks"
+	rd, err = NewRedirect(cfg, lambdaClients())
+	require.NoError(t, err)
+	assert.NotNil(t, rd.Marks)
 }
 
 // TestCreateNeedsNoIdempotencyTableWithReservations: with the reservation

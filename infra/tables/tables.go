@@ -176,6 +176,28 @@ func NewMisses(scope constructs.Construct, id string) awsdynamodb.TableV2 {
 	}))
 }
 
+// NewEdgeMarks creates a Region's edge marks table
+// (tableschema.EdgeMarks): which codes the Region's redirect answered with
+// a long edge life, and until when, read by the management API of every
+// Region before it invalidates a change (shared/edgemarks). Regional, like
+// the misses table, with no stream, no point-in-time recovery (a mark
+// lives a day and an hour) and no deletion protection. Its name is name
+// in every Region, so that a management API in another Region reads it by
+// an exact ARN with no cross-Region reference (see Name): a fixed name
+// also makes CloudFormation refuse any change that would replace the
+// table, which would lose the marks of answers the edge still holds. A
+// table that is missing fails the API's reads, which then invalidate.
+func NewEdgeMarks(scope constructs.Construct, id, name string) awsdynamodb.TableV2 {
+	return awsdynamodb.NewTableV2(scope, jsii.String(id), withSchema(tableschema.EdgeMarks(), &awsdynamodb.TablePropsV2{
+		TableName: jsii.String(name),
+		Billing:   awsdynamodb.Billing_OnDemand(nil),
+		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
+			PointInTimeRecoveryEnabled: jsii.Bool(false),
+		},
+		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
+	}))
+}
+
 // withSchema sets p's keys, indexes, stream and TTL attribute from def.
 func withSchema(def tableschema.Table, p *awsdynamodb.TablePropsV2) *awsdynamodb.TablePropsV2 {
 	p.PartitionKey = attribute(def.PartitionKey)

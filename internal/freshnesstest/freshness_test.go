@@ -24,6 +24,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
+	"github.com/shortlink-dev/shortener/shared/edgemarks"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
@@ -53,7 +54,10 @@ type system struct {
 	edge      *localedge.Edge
 	// invalidations are every invalidation the API sent.
 	invalidations *edgecache.Recorder
-	cfg           config.Config
+	// marks is the one Region's edge marks table the redirect writes and
+	// the API reads.
+	marks *edgemarks.Memory
+	cfg   config.Config
 }
 
 // hookedStore is the store as the redirect reads it, running
@@ -81,9 +85,10 @@ func newSystem(t *testing.T, delay time.Duration) *system {
 	store := linkstore.NewMemory(clock.Now)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	invalidations := edgecache.NewRecorder(clock.Now)
-	s := &system{clock: clock, store: store, cfg: cfg, invalidations: invalidations}
+	marks := edgemarks.NewMemory()
+	s := &system{clock: clock, store: store, cfg: cfg, marks: marks, invalidations: invalidations}
 	redirect := redirectfn.New(redirectfn.Options{Store: hookedStore{s}, Config: cfg, Now: clock.Now,
-		Log: log, Metrics: metrics.New(io.Discard, "Shortener", "redirect")})
+		Log: log, Metrics: metrics.New(io.Discard, "Shortener", "redirect"), Marks: marks})
 	// The API's settle time before it invalidates passes on the fake clock.
 	settle := func(d time.Duration) {
 		hook := s.duringSettle
@@ -98,7 +103,8 @@ func newSystem(t *testing.T, delay time.Duration) *system {
 	}
 	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{apiKey: owner}), apikey.ResolverOptions{})
 	manage := managefn.New(managefn.Options{Store: store, Edge: invalidations, Config: cfg, Now: clock.Now, Sleep: settle,
-		Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Owners: owners})
+		Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Owners: owners,
+		Marks: &edgemarks.Check{Regions: []edgemarks.Reader{marks}}})
 	// create invalidates nothing: it is given no edge.
 	create, err := createfn.New(createfn.Options{Store: store, Config: cfg, Now: clock.Now,
 		Log: log, Metrics: metrics.New(io.Discard, "Shortener", "create"), Owners: owners})
@@ -242,6 +248,64 @@ func TestPatchRacesAnInProcessEntry(t *testing.T) {
 	}
 }
 
+// TestUnrequestedChangesSendNoInvalidation: a link no viewer asked for is
+// edited and deleted: no edge can hold it, so the API sends no
+// invalidation (and pays for none), and every answer shows the new state.
+// A click during the delete's settle time reads the tombstone and is
+// marked, so the delete, which reads the marks after its settle time,
+// invalidates that one.
+func TestUnrequestedChangesSendNoInvalidation(t *testing.T) {
+	for _, d := range delays {
+		t.Run(d.name, func(t *testing.T) {
+			s := newSystem(t, d.delay)
+			s.seedOldLink(t, "aB3dE5f", "https://example.com/old")
+			s.seedOldLink(t, "never00", "https://example.com/never")
+
+			s.api(t, http.MethodPatch, "/v1/links/aB3dE5f", `{"url":"https://example.com/new"}`)
+			assert.Empty(t, s.invalidations.Invalidations(), "nothing held: nothing invalidated")
+			assert.Empty(t, s.stale(t, "/aB3dE5f", func(a answer) bool {
+				return a.status == 302 && a.location == "https://example.com/new"
+			}), "the new target at once")
+
+			s.api(t, http.MethodDelete, "/v1/links/aB3dE5f", "")
+			assert.Equal(t, []string{"/aB3dE5f"}, s.invalidations.Paths(),
+				"the clicks after the PATCH made the edge hold it: the DELETE invalidates")
+
+			s.api(t, http.MethodDelete, "/v1/links/never00", "")
+			assert.Equal(t, []string{"/aB3dE5f"}, s.invalidations.Paths(), "a link nobody asked for is deleted without one")
+			assert.Empty(t, s.stale(t, "/never00", func(a answer) bool { return a.status == http.StatusGone }), "410 at once")
+
+			s.seedOldLink(t, "raced01", "https://example.com/raced")
+			s.duringSettle = func() { s.get(t, "/raced01") }
+			s.api(t, http.MethodDelete, "/v1/links/raced01", "")
+			deleted := s.clock.Now()
+			assert.Equal(t, []string{"/aB3dE5f", "/raced01"}, s.invalidations.Paths(), "the click during the settle time was marked")
+			assert.Empty(t, s.watch(t, "/raced01", deleted, promise, func(a answer) bool { return a.status == http.StatusGone }))
+		})
+	}
+}
+
+// TestRequestedLinkIsInvalidated: a link the edge holds for a day is
+// deleted; its mark makes the API invalidate it, and every GET answers 410
+// within the promise.
+func TestRequestedLinkIsInvalidated(t *testing.T) {
+	for _, d := range delays {
+		t.Run(d.name, func(t *testing.T) {
+			s := newSystem(t, d.delay)
+			s.seedOldLink(t, "aB3dE5f", "https://example.com/old")
+			first := s.get(t, "/aB3dE5f")
+			require.Equal(t, 24*time.Hour, first.edgeLife, "the edge keeps it a day")
+			s.clock.Add(time.Hour) // long after: only the mark remembers the edge holds it
+			require.Equal(t, "Hit from cloudfront", s.get(t, "/aB3dE5f").xCache)
+
+			s.api(t, http.MethodDelete, "/v1/links/aB3dE5f", "")
+			deleted := s.clock.Now()
+			assert.Equal(t, []string{"/aB3dE5f"}, s.invalidations.Paths())
+			assert.Empty(t, s.watch(t, "/aB3dE5f", deleted, promise, func(a answer) bool { return a.status == http.StatusGone }))
+		})
+	}
+}
+
 // TestThePromiseCanFail checks the watch itself: with invalidations that
 // take longer than the promise, the edge's first copy outlives it, and the
 // watch says so.
@@ -281,6 +345,18 @@ func (s *system) watch(t *testing.T, path string, changed time.Time, promise tim
 // the error caching minimum.
 func (s *system) newAliasBound() time.Duration {
 	return max(s.cfg.NegativeCacheTTL, localedge.DefaultErrorCachingMinTTL) + config.FreshRead
+}
+
+// stale GETs path every 250 ms for twice the promise from now and returns
+// the first answer that is not current; empty when every one was.
+func (s *system) stale(t *testing.T, path string, current func(answer) bool) string {
+	t.Helper()
+	for end := s.clock.Now().Add(2 * promise); s.clock.Now().Before(end); s.clock.Add(250 * time.Millisecond) {
+		if a := s.get(t, path); !current(a) {
+			return fmt.Sprintf("%d %s (%s, Age %s, s-maxage %s)", a.status, a.location, a.xCache, a.age, a.edgeLife)
+		}
+	}
+	return ""
 }
 
 // TestNewAliasRacesACachedNotFound: a viewer asks for an alias before it

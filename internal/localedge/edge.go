@@ -132,6 +132,10 @@ type Stats struct {
 	Redirects int64 `json:"redirects"`
 	// ToHTTPS are the edge's own 301s to https, answered to http viewers.
 	ToHTTPS int64 `json:"to_https"`
+	// InvalidationPaths are the paths invalidations asked for: what
+	// CloudFront bills, $0.005 a path past the first 1,000 a month
+	// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/PayingForInvalidation.html).
+	InvalidationPaths int64 `json:"invalidation_paths"`
 }
 
 // Edge plays a CloudFront distribution in front of Origin. It is safe for
@@ -175,6 +179,7 @@ type Edge struct {
 	closeOnce sync.Once
 
 	hits, misses, purged, logged, dropped atomic.Int64
+	invalidationPaths                     atomic.Int64
 	redirects, toHTTPS                    atomic.Int64
 }
 
@@ -532,6 +537,7 @@ func writeRefusal(w http.ResponseWriter, reason string) {
 //	recorder.OnInvalidate(edge.Invalidate)
 func (e *Edge) Invalidate(paths []string) {
 	paths = slices.Clone(paths)
+	e.invalidationPaths.Add(int64(len(paths)))
 	if e.invalidationDelay <= 0 {
 		e.purge(paths)
 		return
@@ -702,6 +708,8 @@ func (e *Edge) Stats() Stats {
 
 		Redirects: e.redirects.Load(),
 		ToHTTPS:   e.toHTTPS.Load(),
+
+		InvalidationPaths: e.invalidationPaths.Load(),
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shortlink-dev/shortener/shared/apikey"
+	"github.com/shortlink-dev/shortener/shared/edgemarks"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/missbudget"
 	"github.com/shortlink-dev/shortener/shared/shortcode"
@@ -82,6 +83,15 @@ type Config struct {
 	// SHORTENER_MISS_WINDOW).
 	MissBudget int
 	MissWindow time.Duration
+	// EdgeMarksTable is EDGE_MARKS_TABLE, the Region's edge marks
+	// (shared/edgemarks), which the redirect writes before an answer with
+	// a long edge life leaves; empty: the redirect writes none.
+	EdgeMarksTable string
+	// EdgeMarksTables is EDGE_MARKS_TABLES, the marks tables of every
+	// Region whose redirect serves the edge, by ARN: the management API
+	// invalidates a change only when one of them says an edge may hold
+	// the link. Empty: it invalidates every change.
+	EdgeMarksTables []edgemarks.Table
 }
 
 // FreshRead is how young the data behind a redirect must be, counted from
@@ -135,6 +145,7 @@ func Load(getenv Getenv) (Config, error) {
 		PrimaryRegion:    getenv("PRIMARY_REGION"),
 		OriginSecretID:   getenv("ORIGIN_SECRET_ID"),
 		MissesTable:      getenv("MISSES_TABLE"),
+		EdgeMarksTable:   getenv("EDGE_MARKS_TABLE"),
 		BaseURL:          strings.TrimSuffix(getenv("SHORTENER_BASE_URL"), "/"),
 	}
 	var errs []error
@@ -188,6 +199,9 @@ func Load(getenv Getenv) (Config, error) {
 	c.InvalidationSettle = dur("SHORTENER_INVALIDATION_SETTLE", DefaultInvalidationSettle)
 	c.MissBudget = num("SHORTENER_MISS_BUDGET", missbudget.DefaultBudget)
 	c.MissWindow = dur("SHORTENER_MISS_WINDOW", missbudget.DefaultWindow)
+	if c.EdgeMarksTables, err = edgemarks.ParseTables(getenv("EDGE_MARKS_TABLES")); err != nil {
+		errs = append(errs, fmt.Errorf("EDGE_MARKS_TABLES: %w", err))
+	}
 
 	if c.CodeLength < shortcode.MinLength || c.CodeLength > shortcode.MaxLength {
 		errs = append(errs, fmt.Errorf("SHORTENER_CODE_LENGTH: %d is outside %d-%d", c.CodeLength, shortcode.MinLength, shortcode.MaxLength))
@@ -257,7 +271,8 @@ func (c Config) Require(names ...string) error {
 	values := map[string]string{"LINKS_TABLE": c.LinksTable, "IDEMPOTENCY_TABLE": c.IdempotencyTable, "RESERVATION_TABLE": c.ReservationTable,
 		"SHORTENER_BASE_URL": c.BaseURL, "EDGE_PARAMETER": c.EdgeParameter, "KEYS_TABLE": c.KeysTable,
 		"ANALYTICS_TABLE": c.AnalyticsTable, "ORIGIN_SECRET_ID": c.OriginSecretID, "MISSES_TABLE": c.MissesTable,
-		"WEBHOOKS_TABLE": c.Webhook.Table, "WEBHOOK_QUEUE_URL": c.Webhook.QueueURL, "WEBHOOK_DLQ_URL": c.Webhook.DLQURL}
+		"EDGE_MARKS_TABLE": c.EdgeMarksTable,
+		"WEBHOOKS_TABLE":   c.Webhook.Table, "WEBHOOK_QUEUE_URL": c.Webhook.QueueURL, "WEBHOOK_DLQ_URL": c.Webhook.DLQURL}
 	var errs []error
 	for _, n := range names {
 		if values[n] == "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/edgemarks"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/webhook"
 )
@@ -76,6 +77,8 @@ func TestLoadValues(t *testing.T) {
 		"MISSES_TABLE":                  "misses",
 		"SHORTENER_MISS_BUDGET":         "20",
 		"SHORTENER_MISS_WINDOW":         "10m",
+		"EDGE_MARKS_TABLE":              "marks",
+		"EDGE_MARKS_TABLES":             "arn:aws:dynamodb:eu-west-1:123456789012:table/marks,arn:aws:dynamodb:eu-central-1:123456789012:table/marks",
 	}))
 
 	require.NoError(t, err)
@@ -107,6 +110,9 @@ func TestLoadValues(t *testing.T) {
 		MissesTable: "misses",
 		MissBudget:  20,
 		MissWindow:  10 * time.Minute,
+
+		EdgeMarksTable:  "marks",
+		EdgeMarksTables: []edgemarks.Table{{Region: "eu-west-1", Name: "marks"}, {Region: "eu-central-1", Name: "marks"}},
 	}
 	assert.Equal(t, want, got)
 	assert.Equal(t, link.Rules{MaxURLBytes: 2048, ShortDomains: want.ShortDomains, DefaultTTL: 720 * time.Hour}, got.Rules())
@@ -120,6 +126,7 @@ func TestLoadBounds(t *testing.T) {
 		wantErr bool
 	}{
 		{name: "code length min", key: "SHORTENER_CODE_LENGTH", value: "6"},
+		{name: "edge marks tables by name", key: "EDGE_MARKS_TABLES", value: "marks", wantErr: true},
 		{name: "code length max", key: "SHORTENER_CODE_LENGTH", value: "16"},
 		{name: "code length too short", key: "SHORTENER_CODE_LENGTH", value: "5", wantErr: true},
 		{name: "code length too long", key: "SHORTENER_CODE_LENGTH", value: "17", wantErr: true},

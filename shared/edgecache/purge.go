@@ -25,6 +25,11 @@ const responseMargin = 250 * time.Millisecond
 const (
 	MetricPaths    = "EdgeInvalidationPaths"
 	MetricFailures = "EdgeInvalidationFailures"
+	// MetricSkipped counts the invalidations not sent because no edge
+	// could hold the paths (Purger.Held), and MetricHeldErrors the checks
+	// that failed, after which the invalidation was sent.
+	MetricSkipped    = "InvalidationSkipped"
+	MetricHeldErrors = "EdgeMarkReadFailures"
 )
 
 // Purger invalidates the edge after a change that is already saved,
@@ -56,13 +61,19 @@ type Purger struct {
 	Timeout time.Duration
 	Log     *slog.Logger
 	Metrics *metrics.Emitter
+	// Held, when set, is asked once Settle has passed whether an edge may
+	// still hold an answer for the paths (shared/edgemarks): false, with
+	// no error, skips the invalidation. An error sends it (fail safe), and
+	// so does a Settle the deadline cut short, without asking.
+	Held func(ctx context.Context) (bool, error)
 }
 
 // minInvalidateRoom is the least time kept for the CreateInvalidation call
 // when the Lambda deadline leaves no room for the whole Settle.
 const minInvalidateRoom = time.Second
 
-// Purge waits Settle, then invalidates paths. The request's own
+// Purge waits Settle, then invalidates paths, unless Held says no edge
+// holds them. The request's own
 // cancellation must not skip the invalidation of a saved change; the
 // timeout, kept within the Lambda deadline, bounds it instead. A deadline
 // too close for the whole Settle shortens it, with a warning: the
@@ -72,11 +83,15 @@ func (p Purger) Purge(ctx context.Context, requestID string, paths ...string) {
 	if p.Edge == nil || len(paths) == 0 {
 		return
 	}
+	ask := p.Held
 	if settle := p.Settle; settle > 0 {
 		if deadline, ok := ctx.Deadline(); ok {
 			room := time.Until(deadline) - responseMargin - minInvalidateRoom
 			if room < settle {
 				settle = max(room, 0)
+				// A mark of an answer read before the change may not be
+				// durable yet: invalidate without asking.
+				ask = nil
 				p.Log.WarnContext(ctx, "edge invalidation sent before its settle time: too close to the deadline",
 					"settle", p.Settle.String(), "waited", settle.String(), "paths", paths, "request_id", requestID)
 			}
@@ -96,6 +111,17 @@ func (p Purger) Purge(ctx context.Context, requestID string, paths ...string) {
 	}
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
+	if ask != nil {
+		held, err := ask(pctx)
+		if err != nil {
+			p.Metrics.Add(MetricHeldErrors, metrics.Count, 1)
+			p.Log.WarnContext(ctx, "edge marks not read; invalidating", "paths", paths, "error", err.Error(), "request_id", requestID)
+		}
+		if !held && err == nil {
+			p.Metrics.Add(MetricSkipped, metrics.Count, 1)
+			return
+		}
+	}
 	p.Metrics.Add(MetricPaths, metrics.Count, float64(len(paths)))
 	if err := p.Edge.Invalidate(pctx, paths...); err != nil {
 		p.Metrics.Add(MetricFailures, metrics.Count, 1)

@@ -101,3 +101,41 @@ func TestPurgerReportsAFailureWithoutReturningIt(t *testing.T) {
 	assert.Contains(t, logs.String(), "edge invalidation failed")
 	assert.Contains(t, logs.String(), "req-1")
 }
+
+// TestPurgerAsksHeldOnlyAfterTheWholeSettle: Held may skip the
+// invalidation (a mark read after the whole settle time sees every mark
+// an old answer needed), but not when the deadline cut the settle time
+// short: a mark may still be on its way, so the invalidation goes.
+func TestPurgerAsksHeldOnlyAfterTheWholeSettle(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		held     bool
+		err      error
+		deadline time.Duration
+		want     int
+	}{
+		{name: "not held: skipped", want: 0},
+		{name: "held: sent", held: true, want: 1},
+		{name: "unknown: sent", err: errors.New("throttled"), want: 1},
+		{name: "not held, but the settle time was cut short: sent", deadline: 2 * time.Second, want: 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := &steppedClock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+			rec := edgecache.NewRecorder(clock.Now)
+			ctx := context.Background()
+			if tt.deadline > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.deadline)
+				defer cancel()
+			}
+			asked := false
+			p := edgecache.Purger{Edge: rec, Settle: 5 * time.Second, Sleep: clock.Sleep, Log: slog.New(slog.DiscardHandler),
+				Held: func(context.Context) (bool, error) { asked = true; return tt.held, tt.err }}
+
+			p.Purge(ctx, "req-1", "/aB3dE5f")
+
+			assert.Len(t, rec.Invalidations(), tt.want)
+			assert.Equal(t, tt.deadline == 0, asked, "Held is asked only after the whole settle time")
+		})
+	}
+}

@@ -95,6 +95,12 @@ const (
 	// TTL attribute is AttrExpiresAt.
 	AttrClientWindow = "client_window"
 	AttrMisses       = "misses"
+
+	// Edge marks (shared/edgemarks): the partition key is AttrCode, and
+	// AttrHeldUntil (epoch seconds) is until when the edge may hold an
+	// answer about that code; it is the TTL attribute too, so a mark is
+	// deleted for free once it no longer says anything.
+	AttrHeldUntil = "held_until"
 )
 
 // Index names of the links table.

@@ -145,3 +145,12 @@ func Analytics() Table {
 func Misses() Table {
 	return Table{PartitionKey: Attribute{AttrClientWindow, String}, TTLAttribute: AttrExpiresAt}
 }
+
+// EdgeMarks is a Region's table of edge marks (shared/edgemarks): one
+// small item per code whose answer the Region's redirect sent with a long
+// edge life, saying until when the edge may hold it. Regional, not global:
+// the management API reads every origin Region's table, and a replica
+// would bill every mark twice. TTL deletes a mark once it has passed.
+func EdgeMarks() Table {
+	return Table{PartitionKey: Attribute{AttrCode, String}, TTLAttribute: AttrHeldUntil}
+}

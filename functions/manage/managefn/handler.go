@@ -25,6 +25,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
+	"github.com/shortlink-dev/shortener/shared/edgemarks"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -83,6 +84,12 @@ type Handler struct {
 	// place of Present's (the distribution's host, learnt at run time); a
 	// failure answers 503.
 	BaseURL linkapi.BaseURLFunc
+	// Marks, when set, are the edge marks of every Region whose redirect
+	// serves the edge: a change is invalidated only when one of them
+	// says an edge may still hold the link, or cannot be read
+	// (docs/lifecycle.md, "Which changes need an invalidation"). nil:
+	// every change is invalidated.
+	Marks *edgemarks.Check
 }
 
 // Handle answers one API Gateway proxy event.
@@ -411,10 +418,16 @@ func (ch changes) apply(l link.Link) link.Link {
 	return l
 }
 
-// invalidate asks the edge to drop l's cached answers; see edgecache.Purger.
+// invalidate asks the edge to drop l's cached answers, when its marks say
+// an edge may hold one; see edgecache.Purger.
 func (h *Handler) invalidate(ctx context.Context, req *events.APIGatewayProxyRequest, l link.Link) {
-	edgecache.Purger{Edge: h.Edge, Settle: h.EdgeSettle, Sleep: h.EdgeSleep, Timeout: h.EdgeTimeout, Log: h.Log, Metrics: h.Metrics}.
-		Purge(ctx, req.RequestContext.RequestID, l.EdgePaths()...)
+	p := edgecache.Purger{Edge: h.Edge, Settle: h.EdgeSettle, Sleep: h.EdgeSleep, Timeout: h.EdgeTimeout, Log: h.Log, Metrics: h.Metrics}
+	if h.Marks != nil {
+		// Read once the settle time has passed: every mark written for an
+		// answer read before the change is durable by then.
+		p.Held = func(ctx context.Context) (bool, error) { return h.Marks.Held(ctx, l.Code, h.Now()) }
+	}
+	p.Purge(ctx, req.RequestContext.RequestID, l.EdgePaths()...)
 }
 
 func (h *Handler) detail(l link.Link) events.APIGatewayProxyResponse {

@@ -7,6 +7,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
+	"github.com/shortlink-dev/shortener/shared/edgemarks"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 )
@@ -33,6 +34,9 @@ type Options struct {
 	// BaseURL, when set, gives the base URL per request instead of
 	// Config.BaseURL: the distribution's host, learnt at run time.
 	BaseURL linkapi.BaseURLFunc
+	// Marks are the edge marks of the Regions whose redirects serve the
+	// edge; nil invalidates every change.
+	Marks *edgemarks.Check
 }
 
 // New builds a handler from the configuration.
@@ -55,5 +59,6 @@ func New(o Options) *Handler {
 		EdgeSettle: o.Config.InvalidationSettle,
 		EdgeSleep:  o.Sleep,
 		BaseURL:    o.BaseURL,
+		Marks:      o.Marks,
 	}
 }

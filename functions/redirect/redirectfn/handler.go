@@ -19,6 +19,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/edgemarks"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkcounter"
 	"github.com/shortlink-dev/shortener/shared/metrics"
@@ -81,6 +82,11 @@ type Handler struct {
 	Verify PasswordVerifier
 	// Draw draws a weighted target, uniform in [0, 100).
 	Draw func() int
+	// Marks records, before an answer the edge may keep past its entry's
+	// freshness leaves, until when the edge may hold it (edgemarks), so
+	// that the management API invalidates only the links an edge may
+	// hold. nil: no marks, and the API must invalidate every change.
+	Marks *edgemarks.Marker
 
 	load func(context.Context, string) (cached, error)
 }
@@ -154,7 +160,7 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 	}
 	if l.Resolve(now) == link.Gone {
 		h.Metrics.Add("Gone", metrics.Count, 1)
-		ttl := errorTTL(min(h.GoneTTL, freshFor(c, h.CacheTTL, now)))
+		ttl := errorTTL(h.held(ctx, c, min(h.GoneTTL, freshFor(c, h.CacheTTL, now)), now))
 		if l.ExpiredURL != "" && (l.Status == link.StatusActive || l.Status == link.StatusTombstone) && req.HTTPMethod != http.MethodPost {
 			// Past its expiry, or its tombstone since (only an expired
 			// link's keeps the URL): the same for every viewer.
@@ -179,7 +185,7 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 		h.Metrics.Add("SpellingRedirects", metrics.Count, 1)
 		return events.APIGatewayProxyResponse{
 			StatusCode: http.StatusSeeOther,
-			Headers:    map[string]string{"Location": "/" + l.Path(), "Cache-Control": sharedMaxAge(ttl)},
+			Headers:    map[string]string{"Location": "/" + l.Path(), "Cache-Control": sharedMaxAge(h.held(ctx, c, ttl, now))},
 		}
 	}
 	if l.Decided() || req.HTTPMethod == http.MethodPost {
@@ -192,7 +198,7 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 			// Links stored before URLs were percent-encoded on the way in
 			// may hold raw characters a Location may not carry.
 			"Location":      link.LocationURL(l.URL),
-			"Cache-Control": sharedMaxAge(ttl),
+			"Cache-Control": sharedMaxAge(h.held(ctx, c, ttl, now)),
 		},
 	}
 }
@@ -241,6 +247,32 @@ func freshFor(c cached, entryTTL time.Duration, now time.Time) int {
 		return math.MaxInt
 	}
 	return max(int((entryTTL-age)/time.Second), 0)
+}
+
+// held returns the s-maxage an answer built from c may carry, given that
+// the edge may keep it ttl seconds. An answer the edge would let go no
+// later than c's entry stops being fresh (CacheTTL after its read began)
+// needs nothing more: docs/lifecycle.md bounds it without an
+// invalidation. A longer one (built from a fresh read) leaves with ttl
+// only once the code's edge mark says the edge may hold it that long, so
+// the management API invalidates it after a change; when the mark cannot
+// be written (bounded by the store's timeout), it leaves with what is left
+// of the entry's freshness instead, as an answer from the entry would.
+func (h *Handler) held(ctx context.Context, c cached, ttl int, now time.Time) int {
+	if h.Marks == nil || ttl <= 0 {
+		return ttl
+	}
+	life := time.Duration(ttl) * time.Second
+	entryLeft := h.CacheTTL - now.Sub(c.loadedAt)
+	if life <= entryLeft {
+		return ttl
+	}
+	if err := h.Marks.Hold(ctx, c.link.Code, now, life); err != nil {
+		h.Metrics.Add("EdgeMarkFailures", metrics.Count, 1)
+		h.Log.WarnContext(ctx, "edge mark not written; the answer gets a short edge life", "code", c.link.Code, "error", err.Error())
+		return max(min(ttl, int(entryLeft/time.Second)), 0)
+	}
+	return ttl
 }
 
 // errorTTL is the s-maxage for a 404 or 410 the edge may keep ttl

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/edgemarks"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkcounter"
 	"github.com/shortlink-dev/shortener/shared/metrics"
@@ -29,6 +30,9 @@ type Options struct {
 	Counters linkcounter.Store
 	Verify   PasswordVerifier
 	Draw     func() int
+	// Marks is this Region's edge marks table (edgemarks); nil writes
+	// none.
+	Marks edgemarks.Store
 }
 
 // New builds a handler and its cache from the configuration: entries live
@@ -71,6 +75,9 @@ func New(o Options) *Handler {
 	}
 	if o.Misses != nil {
 		h.Misses = missbudget.New(o.Misses, c.MissBudget, c.MissWindow)
+	}
+	if o.Marks != nil {
+		h.Marks = edgemarks.NewMarker(o.Marks, c.CacheSize, edgemarks.DefaultSlack)
 	}
 	h.load = h.loadLink
 	return h

@@ -13,6 +13,7 @@ import (
 	"github.com/shortlink-dev/shortener/functions/wire/clicklayout"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
 	"github.com/shortlink-dev/shortener/shared/linkcounter/dynamocounter"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/missbudget/dynamomisses"
@@ -21,7 +22,9 @@ import (
 
 // NewRedirect builds the function behind GET and HEAD /{code}: it reads
 // this Region's replica, with the redirect path's own timeout, and counts
-// unknown codes per client in the Region's misses table (MISSES_TABLE).
+// unknown codes per client in the Region's misses table (MISSES_TABLE),
+// and marks the links the edge may hold in its marks table
+// (EDGE_MARKS_TABLE).
 func NewRedirect(cfg config.Config, c wirecore.Clients) (*redirectfn.Handler, error) {
 	if err := wirecore.Require(cfg, "LINKS_TABLE"); err != nil {
 		return nil, err
@@ -38,6 +41,11 @@ func NewRedirect(cfg config.Config, c wirecore.Clients) (*redirectfn.Handler, er
 	}
 	if cfg.MissesTable != "" {
 		o.Misses = dynamomisses.New(db, dynamomisses.Config{Table: cfg.MissesTable, Timeout: cfg.RedirectTimeout})
+	}
+	if cfg.EdgeMarksTable != "" {
+		// The Region's edge marks, written before a long-lived answer
+		// leaves, bounded like the lookup.
+		o.Marks = dynamomarks.New(db, dynamomarks.Config{Table: cfg.EdgeMarksTable, Timeout: cfg.RedirectTimeout})
 	}
 	if cfg.CountersTable != "" {
 		// Only the primary Region has the table: elsewhere (a failover)

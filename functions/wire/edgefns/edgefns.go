@@ -6,12 +6,16 @@ package edgefns
 import (
 	"context"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
 	"github.com/shortlink-dev/shortener/functions/manage/managefn"
 	"github.com/shortlink-dev/shortener/functions/wire/edgesite"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/cfinvalidate"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
+	"github.com/shortlink-dev/shortener/shared/edgemarks"
+	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
@@ -44,7 +48,26 @@ func NewManage(cfg config.Config, c Clients) (*managefn.Handler, error) {
 		Grace:   cfg.TombstoneGrace,
 		Log:     c.Logger("manage"),
 		Metrics: c.MetricsOf("manage"),
+		Marks:   edgeMarks(cfg, c),
 	}), nil
+}
+
+// edgeMarks reads the edge marks of every Region whose redirect serves
+// the edge (EDGE_MARKS_TABLES), each with a client of its Region; nil
+// without them, and every change is invalidated.
+func edgeMarks(cfg config.Config, c Clients) *edgemarks.Check {
+	if len(cfg.EdgeMarksTables) == 0 {
+		return nil
+	}
+	check := &edgemarks.Check{}
+	for _, t := range cfg.EdgeMarksTables {
+		db := c.DynamoDB
+		if db == nil {
+			db = dynamodb.NewFromConfig(c.AWS, func(o *dynamodb.Options) { o.Region = t.Region })
+		}
+		check.Regions = append(check.Regions, dynamomarks.New(db, dynamomarks.Config{Table: t.Name, Timeout: cfg.DBTimeout}))
+	}
+	return check
 }
 
 // edgeSite checks the settings of a function that invalidates the edge

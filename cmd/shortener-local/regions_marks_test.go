@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/internal/emulator"
+	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localedge"
+	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+)
+
+// TestFailoverRegionsMarksAreRead: a redirect answered by the origin
+// group's second Region (the first is down) marks the link in that
+// Region's own marks table; once the first Region is back, a DELETE made
+// there reads both Regions' marks and invalidates the link, while a link
+// nobody asked for is deleted without an invalidation.
+func TestFailoverRegionsMarksAreRead(t *testing.T) {
+	links := testenv.UniqueName(t, "links")
+	r := startLocal(t, map[string]string{
+		"LINKS_TABLE":                       links,
+		"SHORTENER_LOCAL_REGIONS":           strings.Join(threeRegions, ","),
+		"SHORTENER_LOCAL_HEALTH_INTERVAL":   "50ms",
+		"SHORTENER_LOCAL_HEALTH_THRESHOLD":  "2",
+		"SHORTENER_EDGE_INVALIDATION_TIME":  "0s",
+		"SHORTENER_LOCAL_REPLICATION_DELAY": "200ms",
+	})
+	r.waitRegions(t, func(s regionsState) bool {
+		for _, rg := range s.Regions {
+			if rg.Passes < 1 {
+				return false
+			}
+		}
+		return true
+	})
+	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
+	// Old links, past the new-link window, in every Region's replica.
+	created := time.Now().Add(-2 * time.Minute).UTC().Truncate(time.Millisecond)
+	for _, table := range []string{links, links + "-" + threeRegions[1], links + "-" + threeRegions[2]} {
+		store := dynamostore.New(db, dynamostore.Config{LinksTable: table})
+		for _, code := range []string{"failed0", "never00"} {
+			require.NoError(t, store.Create(context.Background(), link.Link{Code: code, Owner: "e2e-owner", URL: "https://example.com/" + code,
+				CreatedAt: created, UpdatedAt: created, ExpiresAt: created.Add(30 * 24 * time.Hour), Status: link.StatusActive,
+				Version: 1, RedirectStatus: 302}, nil))
+		}
+	}
+	invalidated := func() int64 {
+		status, _, body := r.do(t, "GET", edgeStatsPath, "", "")
+		require.Equal(t, 200, status)
+		var st localedge.Stats
+		require.NoError(t, json.Unmarshal(body, &st))
+		return st.InvalidationPaths
+	}
+	heldUntil := func(table string) time.Time {
+		u, err := dynamomarks.New(db, dynamomarks.Config{Table: table}).HeldUntil(context.Background(), "failed0")
+		require.NoError(t, err)
+		return u
+	}
+
+	status, _, body := r.do(t, "POST", regionsPath+"/"+threeRegions[0]+"/stop", "", "")
+	require.Equal(t, http.StatusNoContent, status, string(body))
+	r.waitRegions(t, func(s regionsState) bool { return s.V1 == threeRegions[1] })
+	status, h, _ := r.do(t, "GET", "/failed0", "", "")
+	require.Equal(t, http.StatusFound, status)
+	require.Equal(t, "public, max-age=0, s-maxage=86400", h.Get("Cache-Control"), "answered by %s for a day", threeRegions[1])
+	assert.True(t, heldUntil(links+"-edge-marks").IsZero(), "the first Region did not answer")
+	assert.False(t, heldUntil(links+"-edge-marks-"+threeRegions[1]).Before(time.Now().Add(24*time.Hour)), "the second Region marked it")
+
+	status, _, _ = r.do(t, "POST", regionsPath+"/"+threeRegions[0]+"/start", "", "")
+	require.Equal(t, http.StatusNoContent, status)
+	r.waitRegions(t, func(s regionsState) bool { return s.V1 == threeRegions[0] })
+
+	status, _, body = r.do(t, "DELETE", "/v1/links/never00", r.key, "")
+	require.Equal(t, http.StatusNoContent, status, string(body))
+	assert.Zero(t, invalidated(), "nobody asked for it: no invalidation")
+	status, _, body = r.do(t, "DELETE", "/v1/links/failed0", r.key, "")
+	require.Equal(t, http.StatusNoContent, status, string(body))
+	assert.Equal(t, int64(1), invalidated(), "the first Region's manage read the second Region's mark")
+	status, h, _ = r.do(t, "GET", "/failed0", "", "")
+	assert.Equal(t, http.StatusGone, status, "%s %s", h.Get("X-Cache"), h.Get("Location"))
+}

@@ -1,0 +1,96 @@
+package redirectfn
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/internal/emulator"
+	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/shared/edgemarks"
+	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
+	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+)
+
+// BenchmarkRedirectMissMarks is what edge marks add to a cache miss
+// through the whole handler, in the same run, against DynamoDB Local: the
+// miss without marks, the miss that writes its code's mark (every miss of
+// a code this instance has not marked within the hour: the worst case),
+// the miss whose mark the instance remembers (no write: the usual case),
+// and the miss without marks again, to show the drift of a shared machine
+// within one run. Compare ns/op as ratios to "no-marks".
+func BenchmarkRedirectMissMarks(b *testing.B) {
+	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(b))
+	cfg := dynamostore.Config{LinksTable: testenv.UniqueName(b, "bench-links"), IdempotencyTable: testenv.UniqueName(b, "bench-idem")}
+	ctx := context.Background()
+	require.NoError(b, dynamostore.CreateTables(ctx, db, cfg))
+	marksTable := testenv.UniqueName(b, "bench-marks")
+	require.NoError(b, dynamomarks.CreateTable(ctx, db, marksTable))
+	store := dynamostore.New(db, cfg)
+	require.NoError(b, store.Create(ctx, activeLink("Ab3dE5g"), nil))
+	marks := dynamomarks.New(db, dynamomarks.Config{Table: marksTable})
+	ev := benchEvent(b, "Ab3dE5g")
+
+	miss := func(b *testing.B, h *Handler) {
+		h.Cache.Invalidate("Ab3dE5g")
+		if resp, _ := h.Handle(ctx, ev); resp.StatusCode != 302 || resp.Headers["Cache-Control"] != "public, max-age=0, s-maxage=86400" {
+			b.Fatal(fmt.Sprint(resp.StatusCode, resp.Headers, resp.Body))
+		}
+	}
+	// DynamoDB Local is a JVM: warm up both tables first.
+	warm := benchHandler(b, store)
+	warm.Marks = edgemarks.NewMarker(marks, 2, 0)
+	for range 300 {
+		warm.Marks = edgemarks.NewMarker(marks, 2, 0)
+		miss(b, warm)
+	}
+	noMarks := func(b *testing.B) {
+		h := benchHandler(b, store)
+		b.ReportAllocs()
+		for b.Loop() {
+			miss(b, h)
+		}
+	}
+	b.Run("no-marks", noMarks)
+	b.Run("mark-written", func(b *testing.B) {
+		h := benchHandler(b, store)
+		b.ReportAllocs()
+		for b.Loop() {
+			h.Marks = edgemarks.NewMarker(marks, 2, 0) // forgets: every miss writes
+			miss(b, h)
+		}
+	})
+	b.Run("mark-remembered", func(b *testing.B) {
+		h := benchHandler(b, store)
+		h.Marks = edgemarks.NewMarker(marks, 2, 0)
+		b.ReportAllocs()
+		for b.Loop() {
+			miss(b, h)
+		}
+	})
+	b.Run("no-marks-again", noMarks)
+	// The same three, interleaved miss by miss, so that the machine's
+	// drift falls on all alike: the ratios are reported as metrics.
+	b.Run("interleaved", func(b *testing.B) {
+		plain, written, remembered := benchHandler(b, store), benchHandler(b, store), benchHandler(b, store)
+		remembered.Marks = edgemarks.NewMarker(marks, 2, 0)
+		var tPlain, tWritten, tRemembered time.Duration
+		timed := func(h *Handler) time.Duration {
+			start := time.Now()
+			miss(b, h)
+			return time.Since(start)
+		}
+		for b.Loop() {
+			tPlain += timed(plain)
+			written.Marks = edgemarks.NewMarker(marks, 2, 0)
+			tWritten += timed(written)
+			tRemembered += timed(remembered)
+		}
+		b.ReportMetric(float64(tWritten)/float64(tPlain), "written/plain")
+		b.ReportMetric(float64(tRemembered)/float64(tPlain), "remembered/plain")
+		b.ReportMetric(float64(tPlain.Microseconds())/float64(b.N), "plain-µs/miss")
+	})
+}
