@@ -44,6 +44,10 @@ type Link struct {
 	// Features are the link's per-click features (rules.go); the zero
 	// value has none.
 	Features
+	// ReclaimAfter is, for a tombstone as the redirect reads it
+	// (Tombstone.AsLink), when reclaim may release the code for reuse;
+	// zero for every other link.
+	ReclaimAfter time.Time
 }
 
 // CustomAlias reports whether the code was chosen by the caller.
@@ -103,7 +107,7 @@ type Tombstone struct {
 // AsLink is the tombstone as a redirect reads it: a link with status
 // tombstone (410), or its after-expiry URL (Features.ExpiredURL).
 func (t Tombstone) AsLink() Link {
-	return Link{Code: t.Code, Status: StatusTombstone, Features: Features{ExpiredURL: t.ExpiredURL}}
+	return Link{Code: t.Code, Status: StatusTombstone, Features: Features{ExpiredURL: t.ExpiredURL}, ReclaimAfter: t.ReclaimAfter}
 }
 
 // Tombstone reasons.

@@ -160,7 +160,7 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 	}
 	if l.Resolve(now) == link.Gone {
 		h.Metrics.Add("Gone", metrics.Count, 1)
-		ttl := errorTTL(h.held(ctx, c, min(h.GoneTTL, freshFor(c, h.CacheTTL, now)), now))
+		ttl := errorTTL(h.held(ctx, c, min(h.GoneTTL, freshFor(c, h.CacheTTL, now), untilRelease(l, now)), now))
 		if l.ExpiredURL != "" && (l.Status == link.StatusActive || l.Status == link.StatusTombstone) && req.HTTPMethod != http.MethodPost {
 			// Past its expiry, or its tombstone since (only an expired
 			// link's keeps the URL): the same for every viewer.
@@ -273,6 +273,19 @@ func (h *Handler) held(ctx context.Context, c cached, ttl int, now time.Time) in
 		return max(min(ttl, int(entryLeft/time.Second)), 0)
 	}
 	return ttl
+}
+
+// untilRelease bounds a tombstone's 410 at the edge by its release: once
+// reclaim deletes it (at ReclaimAfter or later) the code can be issued
+// again, and create invalidates nothing, so a 410 the edge stored must be
+// gone by then. It may reach the edge up to config.FreshRead after the
+// read, hence the second taken off. Without a release time, GoneTTL
+// alone bounds it.
+func untilRelease(l link.Link, now time.Time) int {
+	if l.ReclaimAfter.IsZero() {
+		return math.MaxInt
+	}
+	return max(0, int(l.ReclaimAfter.Sub(now)/time.Second)-int(config.FreshRead/time.Second))
 }
 
 // errorTTL is the s-maxage for a 404 or 410 the edge may keep ttl

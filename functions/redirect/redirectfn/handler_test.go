@@ -137,6 +137,12 @@ func TestRedirect(t *testing.T) {
 			cache: "public, max-age=0, s-maxage=60"},
 		{name: "tombstone", link: link.Link{Code: "tombstn", Status: link.StatusTombstone}, path: "tombstn", status: 410,
 			cache: "public, max-age=0, s-maxage=60"},
+		{name: "a tombstone released soon leaves the edge before its release", path: "relsoon",
+			link:   link.Link{Code: "relsoon", Status: link.StatusTombstone, ReclaimAfter: start.Add(30 * time.Second)},
+			status: 410, cache: "public, max-age=0, s-maxage=29"},
+		{name: "a tombstone released within the error caching minimum is not stored", path: "relnow1",
+			link:   link.Link{Code: "relnow1", Status: link.StatusTombstone, ReclaimAfter: start.Add(5 * time.Second)},
+			status: 410, cache: "no-store"},
 		{name: "unknown", path: "Zz9Zz9Z", status: 404, cache: "public, max-age=0, s-maxage=10"},
 	}
 	for _, tt := range tests {

@@ -502,12 +502,14 @@ func RunLifecycle(t *testing.T, newStore Factory) {
 		clock.Add(2 * time.Second)
 		// As reclaim writes it: from the expiring-links listing, which
 		// names codes and owners only.
-		written, err := s.Tombstone(ctx, tomb(l.Code, clock.Now(), time.Hour))
+		tb := tomb(l.Code, clock.Now(), time.Hour)
+		written, err := s.Tombstone(ctx, tb)
 		require.NoError(t, err)
 		require.True(t, written)
 		got, err := s.Get(ctx, l.Code)
 		require.NoError(t, err)
-		assert.Equal(t, link.Link{Code: l.Code, Status: link.StatusTombstone, Features: link.Features{ExpiredURL: l.ExpiredURL}}, got)
+		assert.Equal(t, link.Link{Code: l.Code, Status: link.StatusTombstone, Features: link.Features{ExpiredURL: l.ExpiredURL},
+			ReclaimAfter: tb.ReclaimAfter}, got, "the redirect bounds its 410 by the release")
 		gotTomb, err := s.GetTombstone(ctx, l.Code)
 		require.NoError(t, err)
 		assert.Equal(t, l.ExpiredURL, gotTomb.ExpiredURL)
