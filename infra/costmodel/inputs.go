@@ -52,8 +52,12 @@ type Measured struct {
 	// writes per redirect that reads the link from DynamoDB and answers a
 	// long-lived 302. The origin writes at most one per code per Lambda
 	// instance per hour, so the true figure is below 1; MarkWRU is what
-	// one mark's PutItem consumes; MarkReadRRU what manage's strongly
-	// consistent GetItem of one Region's mark consumes.
+	// one mark's conditional UpdateItem consumes; MarkReadRRU what
+	// manage's strongly consistent GetItem of one Region's mark consumes.
+	// Both measured on DynamoDB Local with ReturnConsumedCapacity:
+	// `scripts/with-emulators.sh go test -count=1 -v -run TestCapacity
+	// ./shared/edgemarks/dynamomarks/` (1 WRU a mark, 1 RRU a check,
+	// whether the mark exists or not).
 	MarkWritesPerOriginRead, MarkWRU, MarkReadRRU float64
 }
 
@@ -128,7 +132,5 @@ var Placeholders = []Placeholder{
 	{"CounterItemsPerClick", "PackedClicks: 0.061 hourly, 0.014 daily (segments measured; folded items computed)",
 		"the stored bytes of a seed-scale run"},
 	{"MarkWritesPerOriginRead", "1: every origin read writes a mark (the upper bound; the origin writes at most one per code per instance and hour)",
-		"the edge-marks branch's measured marks per origin read on the seed-shaped stream (its dedupe)"},
-	{"MarkWRU", "1: a ~100-byte item, by DynamoDB's 1 KB write unit, not measured",
-		"the edge-marks branch's ReturnConsumedCapacity figure for one mark"},
+		"marks per origin read on a seed-shaped stream (the per-instance, per-hour dedupe): not measured"},
 }
