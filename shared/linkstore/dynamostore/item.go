@@ -107,9 +107,13 @@ func unmarshalLink(item map[string]types.AttributeValue) (link.Link, error) {
 	l.Code, err = getS(item, tableschema.AttrCode, err)
 	if s, ok := item[tableschema.AttrStatus].(*types.AttributeValueMemberS); ok && s.Value == string(link.StatusTombstone) && err == nil {
 		// A tombstone keeps no target; the redirect only needs to know it
-		// is one, and an expired link's after-expiry URL.
+		// is one, an expired link's after-expiry URL, and when the code
+		// may be released (its 410 must leave the edge by then).
 		t := link.Tombstone{Code: l.Code}
 		t.ExpiredURL, _ = getS(item, tableschema.AttrExpiredURL, nil)
+		if after, err := getN(item, tableschema.AttrReclaimAfter, nil); err == nil {
+			t.ReclaimAfter = time.Unix(after, 0).UTC()
+		}
 		return t.AsLink(), nil
 	}
 	l.URL, err = getS(item, tableschema.AttrURL, err)
