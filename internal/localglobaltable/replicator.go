@@ -90,6 +90,45 @@ type group struct {
 	// held is, per replica, what the replicator knows each item there to
 	// be: by the item's key.
 	held []map[string]held
+	// seen is, per replica, the stream records already taken, by sequence
+	// number (unique in a stream; DynamoDB Local may give a record read
+	// twice a new event ID).
+	seen []*recent
+}
+
+// recent is a bounded set of the last stream records' sequence numbers. A stream
+// read again from its trim horizon (after TrimmedDataAccessException, or a
+// restart) hands over records already copied; copied again, with the stamp
+// of their second reading, they would win last writer wins over the later
+// writes they precede. DynamoDB's global tables apply each write once
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/V2globaltables_HowItWorks.html).
+type recent struct {
+	ids   map[string]struct{}
+	order []string
+	next  int
+}
+
+// recentRecords is how many sequence numbers a replica remembers: far more than
+// a stream shard holds in the local run.
+const recentRecords = 1 << 16
+
+// add reports whether id is new, and remembers it.
+func (r *recent) add(id string) bool {
+	if id == "" {
+		return true
+	}
+	if _, ok := r.ids[id]; ok {
+		return false
+	}
+	if r.ids == nil {
+		r.ids, r.order = map[string]struct{}{}, make([]string, recentRecords)
+	}
+	if old := r.order[r.next]; old != "" {
+		delete(r.ids, old)
+	}
+	r.order[r.next], r.next = id, (r.next+1)%recentRecords
+	r.ids[id] = struct{}{}
+	return true
 }
 
 // held is an item's state in one replica as the replicator last knew it.
@@ -99,9 +138,27 @@ type held struct {
 	fp string
 	// version is the item's VersionAttribute value, nil without one.
 	version types.AttributeValue
-	// copied is true when the replicator wrote it, so the change coming
-	// back on that replica's stream is its echo.
-	copied bool
+	// echoes are the fingerprints of the copies the replicator wrote
+	// there whose changes have not come back on that replica's stream yet,
+	// oldest first: each one that comes back is an echo, not a write to
+	// copy. Remembering only the last copy is not enough: two copies of
+	// one item into one replica (from two others, or two writes of one)
+	// before the first echo comes back made that echo look like a new
+	// write, copied back out with a later stamp: an old version returned
+	// to every replica, and copies of copies ping-ponged between three.
+	echoes []string
+}
+
+// echo reports whether fp is one of h's pending echoes, and drops it and
+// any before it (a stream keeps one item's changes in order).
+func (h *held) echo(fp string) bool {
+	for k, e := range h.echoes {
+		if e == fp {
+			h.echoes = h.echoes[k+1:]
+			return true
+		}
+	}
+	return false
 }
 
 // stamp orders writes: by when they were read, then by replica.
@@ -143,6 +200,7 @@ func New(db DynamoDBAPI, streams localstream.StreamsAPI, o Options) (*Replicator
 		g := &group{replicas: t}
 		for range t {
 			g.held = append(g.held, map[string]held{})
+			g.seen = append(g.seen, &recent{})
 		}
 		r.groups = append(r.groups, g)
 	}
@@ -191,6 +249,9 @@ func (r *Replicator) handler(ctx context.Context, g *group, i int) localstream.H
 		defer r.mu.Unlock()
 		now := time.Now()
 		for _, rec := range ev.Records {
+			if !g.seen[i].add(rec.Change.SequenceNumber) {
+				continue // read again from the trim horizon: copied already
+			}
 			w := write{stamp: stamp{at: now, replica: i}, keys: attributeValues(rec.Change.Keys)}
 			w.key = fingerprint(w.keys)
 			if len(rec.Change.NewImage) > 0 {
@@ -198,10 +259,12 @@ func (r *Replicator) handler(ctx context.Context, g *group, i int) localstream.H
 				w.fp = fingerprint(w.item)
 				w.version = w.item[r.opts.VersionAttribute]
 			}
-			if h := g.held[i][w.key]; h.copied && h.fp == w.fp {
+			h := g.held[i][w.key]
+			if h.echo(w.fp) {
+				g.held[i][w.key] = h
 				continue // the echo of a copy
 			}
-			g.held[i][w.key] = held{stamp: w.stamp, fp: w.fp, version: w.version}
+			g.held[i][w.key] = held{stamp: w.stamp, fp: w.fp, version: w.version, echoes: h.echoes}
 			for j := range g.replicas {
 				if j != i {
 					r.later(ctx, g, j, w)
@@ -259,6 +322,7 @@ func (r *Replicator) copy(ctx context.Context, g *group, j int, w write) error {
 		r.superseded.Add(1)
 		return nil
 	}
+	echoes := known.echoes
 	if w.fp != known.fp {
 		cond, names, values := r.unchanged(w.keys, known)
 		if w.item == nil {
@@ -275,8 +339,9 @@ func (r *Replicator) copy(ctx context.Context, g *group, j int, w write) error {
 		if err != nil {
 			return err
 		}
+		echoes = append(slices.Clip(echoes), w.fp) // a write: its change will come back
 	}
-	g.held[j][w.key] = held{stamp: w.stamp, fp: w.fp, version: w.version, copied: true}
+	g.held[j][w.key] = held{stamp: w.stamp, fp: w.fp, version: w.version, echoes: echoes}
 	r.applied.Add(1)
 	return nil
 }
