@@ -89,37 +89,90 @@
 // if no click at all arrived for RollupRetention would a closed day's
 // segments expire unfolded (see Retention and lag).
 //
-// # Sizes at the seeds' load
+// # Sizes at the seeds' load, measured
 //
 // 10 B clicks a month is 333 M a day, 3,858 a second. With the clicks
 // function compacting every 16 batches on each of 4 shards, a compaction
 // takes about 16 k clicks at that rate, as it does on cmd/cost's stream
-// (whose batches are cut at the same rate), so per click the first two
-// levels cost what cmd/cost -span 26h measures (docs/cost-model.md):
+// (whose batches are cut at the same rate). Two runs of cmd/cost on
+// 2026-12-01, on a 2-core machine shared with other builds (load 6 to 12;
+// the time changes, not the units), measure every level; the second
+// scales the layout down so that one group and its buckets see what one
+// of the seed's 128 groups sees.
 //
-//   - rollups: 0.018 WRU a click (a rollup of about 8 KB per 1,000-click
-//     batch, in a transaction at 2 WRU a KB, and the checkpoint);
-//   - segments: 7.9 bytes a click, 128 groups of about 1 KB per
-//     compaction, 0.013 WRU a click with the rounding up to whole KB.
+// The default layout (128 groups, 8,192 buckets), 2 M clicks over 1 M
+// links stamped over 26 simulated hours (13m51s):
 //
-// The day items depend on the day's volume, which no local stream reaches;
-// from the measured bytes:
+//	go run ./cmd/cost -design new -records 2000000 -codes 1000000 -span 26h -creates 10 -queries 20
 //
-//   - chains: a day's segments are 333 M x 7.9 B = 2.6 GB, 20 MB a group;
-//     at MergeBytes = 256 KB a group merges about 80 times a day, each time
-//     one item of about 4 KB per bucket (64 buckets a group): 2.6 M WRU
-//     and 0.3 M more for the rounding, 0.009 WRU a click;
-//   - folds: a day holds some 30 M distinct links at about 20 bytes each,
-//     600 MB, so Buckets = 8192 makes a folded item about 73 KB (under the
-//     390 KB this package allows, far from DynamoDB's 400 KB): 0.6 M WRU,
-//     0.002 WRU a click; deleting the 80 chain items of each bucket-day
-//     costs their size again, 0.009 WRU a click.
+// 0.0365 WRU a click (73,003 WRU): rollup and checkpoint transactions
+// 0.0180, segment puts 0.0123 (15.7 MB, 7.9 bytes a click, 128 segments of
+// about 1 KB a compaction, each rounded up to whole KB), compaction state
+// 0.0003, the fold of day one 0.0060; no chain item (no group gathers
+// MergeBytes in a day at this volume). Reads while counting 0.004 RRU a
+// click. That run's levels above the segments are not the seed's: each of
+// its groups gathers 123 KB a day, where a seed group gathers 20 MB.
 //
-// Total about 0.05 WRU a click, the same at any hour of the day. A read of
-// a recent day reads its bucket's chain (up to about 80 x 4 KB) and at most
-// about MergeBytes of its group's segments: some 150 RRU at the end of a
-// seed day, a few hundred KB in two Query pages (not measured at that
-// size); a closed day is one item.
+// The seed's group, scaled (3 M clicks over 10 M links over 26 simulated
+// hours, 1 group of 64 buckets; 37m49s, of which the count's check took
+// about 20 minutes before clickstore.Memory indexed its codes):
+//
+//	go run ./cmd/cost -design new -records 3000000 -codes 10000000 -span 26h -groups 1 -buckets 64 -creates 10 -queries 20
+//
+// Why its levels above the segments cost per click what the seed's do. At
+// the seed a day is N = 333 M clicks in G = 128 groups of B/G = 64
+// buckets; here N = 2.77 M (3 M over 26 hours) in G = 1 group of 64
+// buckets. What a level writes per item and per click depends only on:
+//
+//   - the bytes a group gathers a day, N x 7.9 B / G: 20.6 MB at the seed,
+//     21.9 MB here, so a group merges its segments into chains about 80
+//     times a day in both (MergeBytes 256 KB unchanged);
+//   - the clicks a chain item holds, MergeBytes / (7.9 B x B/G): about 508
+//     in both, since B/G and MergeBytes are the seed's; under the stream's
+//     popularity law (Zipf 1) that is about 239 distinct links an item
+//     with the seed's 6 B links and about 273 with these 10 M, so an item
+//     is the seed's size;
+//   - the clicks a bucket-day holds, N / B: 40.6 k at the seed, 43.3 k here,
+//     and its distinct links: about 11,400 at the seed (Zipf 1 over 6 B
+//     links, 93 M distinct links a day) and 11,700 here (10 M links were
+//     chosen for that), so a folded item, and the chain a fold deletes,
+//     are the seed's too.
+//
+// WRU a click of a level is the units of an item over the clicks it
+// holds, so these transfer. What does not: the segment puts (one 126 KB
+// segment in 2 parts a compaction instead of 128 of 1 KB: less rounding),
+// taken from the default run above.
+//
+// Measured on the scaled run (119,411 WRU, 0.0398 a click over the run):
+//
+//   - chain writes: 4,032 chain items of 4,488 bytes on average, 19,994 WRU,
+//     0.0067 WRU a click (0.0055 to 0.0089 in every simulated hour, no
+//     growth over the day);
+//   - folds: 64 folded items of 154 KB on average, the largest 158 KB
+//     (under the 390 KB this package allows), 9,676 WRU: 0.0035 WRU a
+//     click of the day folded (2.77 M);
+//   - deletes of the folded chains: 3,712 items, 18,583 WRU, 0.0067 WRU a
+//     click of that day;
+//   - rollups 0.0180 and compaction state 0.0001, as in the default run.
+//
+// At the seed's load, each level from the run that has its shape:
+// 0.0180 + 0.0003 + 0.0123 + 0.0067 + 0.0035 + 0.0067 = 0.0475 WRU a click.
+//
+// Reads while counting are not small at the seed's volume: 0.089 RRU a
+// click over the scaled run (266,759 RRU), 252,160 of them the chain
+// merges' Query of their group's segments. A merge reads every segment of
+// its group's day so far (strongly consistent, 1 RRU a 4 KB), not only
+// those past the chains' tops, so the units grow with the hour: 0.005 RRU
+// a click in hour 0, 0.21 in hour 24, 0.084 over the day. At the seed's
+// prices (a read unit a fifth of a write unit, on demand) that is about
+// 0.018 WRU a click more. Reading only the segments past the group's last
+// chain merge would make it about 256 KB a merge (0.002 RRU a click); it
+// needs that generation per group in the compaction state (not done).
+//
+// A stats answer (cmd/cost's 90 days hourly and 7 days daily, each one
+// View): 86.5 RRU at the end of the scaled run (day one folded, one
+// 154 KB item; two hours of day two in chain items and segments), 11.5
+// at the end of the default run.
 //
 // # Retention and lag
 //
