@@ -12,8 +12,13 @@
 // (clickstore/dynamoclicks, one item per code and bucket) and the new one
 // (clickstore/packedclicks, a rollup per shard batch compacted into
 // bucket-day items), whose figure includes its compaction's reads and
-// writes. -design old or new measures one; with both, the command then
-// checks that they hold the same counts.
+// writes, split by level (rollups, compaction state, segments, chain
+// items, folds, deletes; packedclicks.Level). -design old or new measures
+// one; the command then checks that the counts equal the designs' other,
+// or with one design a count in memory of the same stream. -groups,
+// -buckets and -merge-bytes change the new design's layout: the
+// packedclicks package doc says how a run with one group of 64 buckets
+// gives a group, a chain item and a bucket-day the seed's volume.
 //
 // It starts its own DynamoDB Local (in memory) unless
 // SHORTENER_TEST_DYNAMODB_ENDPOINT names a running one. Nothing leaves
