@@ -14,8 +14,8 @@
 // bucket-day items), whose figure includes its compaction's reads and
 // writes, split by level (rollups, compaction state, segments, chain
 // items, folds, deletes; packedclicks.Level). -design old or new measures
-// one; the command then checks that the counts equal the designs' other,
-// or with one design a count in memory of the same stream. -groups,
+// one; the command then checks the counts against the other design's or,
+// with one design, against a count in memory of the same stream. -groups,
 // -buckets and -merge-bytes change the new design's layout: the
 // packedclicks package doc says how a run with one group of 64 buckets
 // gives a group, a chain item and a bucket-day the seed's volume.
