@@ -84,8 +84,8 @@
 //
 // # Where compaction runs
 //
-// In the clicks function, after a batch is applied, every few batches per
-// instance (clicksfn.Handler.CompactEvery). No schedule is needed while
+// In the clicks function, after a batch is applied: an instance's first,
+// then every few batches (clicksfn.Handler.CompactEvery). No schedule is needed while
 // clicks flow: reads count whatever is not compacted or merged yet. Only
 // if no click at all arrived for RollupRetention would a closed day's
 // segments expire unfolded (see Retention and lag).
