@@ -115,7 +115,7 @@
 // its groups gathers 123 KB a day, where a seed group gathers 20 MB.
 //
 // The seed's group, scaled: 3 M clicks over 10 M links over 26 simulated
-// hours, 1 group of 64 buckets, MergeBytes 128 KB (3m45s):
+// hours, 1 group of 64 buckets, MergeBytes 128 KB (3m50s):
 //
 //	go run ./cmd/cost -design new -records 3000000 -codes 10000000 -span 26h -groups 1 -buckets 64 -merge-bytes 131072 -creates 10 -queries 20
 //
@@ -151,18 +151,18 @@
 // segment in 2 parts a compaction instead of 128 of 1 KB: less rounding),
 // taken from the default run above.
 //
-// Measured on the scaled run (125,633 WRU, 0.0419 a click over the run;
+// Measured on the scaled run (125,645 WRU, 0.0419 a click over the run;
 // the counts checked against a count in memory of the same stream on 550
 // links):
 //
 //   - chain writes: 6,080 chain items of 3,238 bytes on average (a merge
 //     adds up a link's clicks, so an item is smaller than its 4 KB of
-//     segments), 23,310 WRU, 0.0078 WRU a click (0.0064 to 0.0089 in every
+//     segments), 23,318 WRU, 0.0078 WRU a click (0.0064 to 0.0089 in every
 //     simulated hour, no growth over the day);
 //   - folds: 64 folded items of 154 KB on average, the largest 158 KB
 //     (under the 390 KB this package allows), 9,676 WRU: 0.0035 WRU a
 //     click of the day folded (2.77 M);
-//   - deletes of the folded chains: 5,568 items, 21,489 WRU, 0.0078 WRU a
+//   - deletes of the folded chains: 5,568 items, 21,490 WRU, 0.0078 WRU a
 //     click of that day;
 //   - rollups 0.0180 and compaction state 0.0001, as in the default run.
 //
@@ -172,7 +172,7 @@
 // midnight at the seed: 128 groups, MergeGroups a compaction).
 //
 // Reads while counting are not small at the seed's volume: 0.137 RRU a
-// click over the scaled run (410,492 RRU), 395,537 of them the chain
+// click over the scaled run (410,654 RRU), 395,697 of them the chain
 // merges' Query of their group's segments. A merge reads every segment of
 // its group's day so far (strongly consistent, 1 RRU a 4 KB), not only
 // those past the chains' tops, so the units grow with the hour: 0.006 RRU
@@ -184,12 +184,13 @@
 // state (not done).
 //
 // A stats answer (cmd/cost's 90 days hourly and 7 days daily, each one
-// View): 86.5 RRU (88.5 for the most clicked link) at the end of the
+// View): 85.5 RRU (86.5 for the most clicked link) at the end of the
 // scaled run (day one folded, one 154 KB item; two hours of day two in
 // chain items and segments); 101.5 RRU (113.5) at the end of a seed-like
 // day before its fold (the same command with -records 2770000 -span 24h,
 // 3m29s: 86 chain items a bucket, 3,275 bytes on average, and the group's
-// segments not merged yet); 11.5 at the end of the default run.
+// segments not merged yet; run before an instance's first batch compacted
+// too); 11.5 at the end of the default run (also before).
 //
 // # Retention and lag
 //
