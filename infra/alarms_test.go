@@ -116,3 +116,64 @@ func TestEstateAlarms(t *testing.T) {
 func jsonString(raw string, out *string) error {
 	return json.Unmarshal([]byte(raw), out)
 }
+
+// TestClickCompactionAlarms: the clicks function's CompactionLag (the
+// packed click layout's guarantee: rollups and segments expire 30 days
+// after their write) alarms at a day, on the metric exactly as the
+// function emits it (namespace Shortener, dimension function=clicks), and
+// a second alarm fires when the clicks function keeps running but no
+// compaction finishes (the lag is then missing, not high), both to the
+// topic every other alarm notifies.
+func TestClickCompactionAlarms(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		t.Run(s.name, func(t *testing.T) {
+			for _, region := range s.cfg.Regions {
+				tp := s.regional(region)
+				lag := alarmsOn(tp, monitoring.MetricsNamespace, "CompactionLag")
+				var stalled []resource
+				for _, a := range tp.resources("AWS::CloudWatch::Alarm") {
+					for _, m := range asSlice(a.Props["Metrics"]) {
+						if get(m, "MetricStat", "Metric", "MetricName") == "CompactionLag" {
+							stalled = append(stalled, a)
+						}
+					}
+				}
+				if region != s.cfg.PrimaryRegion {
+					assert.Empty(t, lag, "%s: the clicks function runs in the primary region", region)
+					assert.Empty(t, stalled, region)
+					continue
+				}
+				iterator := alarmsOn(tp, "AWS/Lambda", "IteratorAge")
+				require.NotEmpty(t, iterator)
+				topic := toJSON(iterator[0].Props["AlarmActions"])
+
+				require.Len(t, lag, 1, "%s: one CompactionLag alarm", region)
+				a := lag[0]
+				assert.Equal(t, `"clicks"`, dimension(a, "function"), "the function's own dimension")
+				assert.Len(t, asSlice(a.Props["Dimensions"]), 1, "the metric has one dimension")
+				assert.Equal(t, "Maximum", a.Props["Statistic"])
+				assert.Nil(t, a.Props["Unit"], "any unit: a unit the function does not emit would leave the alarm without data")
+				assert.Equal(t, float64(24*60*60*1000), a.Props["Threshold"], "a day, in milliseconds")
+				assert.Equal(t, "GreaterThanOrEqualToThreshold", a.Props["ComparisonOperator"])
+				assert.Equal(t, topic, toJSON(a.Props["AlarmActions"]), "the alarms' topic")
+
+				require.Len(t, stalled, 1, "%s: one alarm on compactions missing", region)
+				st := stalled[0]
+				assert.Equal(t, topic, toJSON(st.Props["AlarmActions"]))
+				var expr string
+				var sources []string
+				for _, m := range asSlice(st.Props["Metrics"]) {
+					if e, ok := get(m, "Expression").(string); ok {
+						expr = e
+						continue
+					}
+					sources = append(sources, get(m, "MetricStat", "Metric", "Namespace").(string)+"/"+get(m, "MetricStat", "Metric", "MetricName").(string)+"/"+get(m, "MetricStat", "Stat").(string))
+					assert.Equal(t, float64(6*3600), get(m, "MetricStat", "Period"))
+				}
+				assert.ElementsMatch(t, []string{"Shortener/CompactionLag/SampleCount", "AWS/Lambda/Invocations/Sum"}, sources)
+				assert.Contains(t, expr, "FILL(", "a period without a compaction is a 0, not missing")
+				assert.Equal(t, float64(4), st.Props["EvaluationPeriods"], "a day of six-hour periods")
+			}
+		})
+	}
+}

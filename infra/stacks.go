@@ -453,6 +453,7 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		mon.ReplicaRegions = cfg.SecondaryRegions()
 		mon.Analytics = data.Tables.Analytics
 		mon.ClickStream = rs.Clicks.Stream
+		mon.ClickCompaction = &monitoring.Function{Name: "clicks", Fn: clicks.Fn}
 		mon.Consumers = append(mon.Consumers, monitoring.Consumer{
 			Name: "clicks", Fn: clicks.Fn, DeadLetters: rs.Clicks.Consumer.DeadLetters,
 			MaxIteratorAge: awscdk.Duration_Minutes(jsii.Number(5)),

@@ -12,8 +12,13 @@
 // (clickstore/dynamoclicks, one item per code and bucket) and the new one
 // (clickstore/packedclicks, a rollup per shard batch compacted into
 // bucket-day items), whose figure includes its compaction's reads and
-// writes. -design old or new measures one; with both, the command then
-// checks that they hold the same counts.
+// writes, split by level (rollups, compaction state, segments, chain
+// items, folds, deletes; packedclicks.Level). -design old or new measures
+// one; the command then checks the counts against the other design's or,
+// with one design, against a count in memory of the same stream. -groups,
+// -buckets and -merge-bytes change the new design's layout: the
+// packedclicks package doc says how a run with one group of 64 buckets
+// gives a group, a chain item and a bucket-day the seed's volume.
 //
 // It starts its own DynamoDB Local (in memory) unless
 // SHORTENER_TEST_DYNAMODB_ENDPOINT names a running one. Nothing leaves
@@ -48,6 +53,7 @@ import (
 	"os/signal"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -87,6 +93,7 @@ func main() {
 	opt := options{}
 	flag.StringVar(&opt.Designs, "design", "both", "click store designs to measure: old (dynamoclicks, one item per code and bucket), new (packedclicks) or both")
 	flag.IntVar(&opt.Buckets, "buckets", packedclicks.DefaultBuckets, "the new design's code buckets")
+	flag.IntVar(&opt.Groups, "groups", packedclicks.DefaultGroups, "the new design's segment groups (buckets per group: buckets / groups); see the packedclicks package doc for the seed-like scaled run")
 	flag.IntVar(&opt.MergeBytes, "merge-bytes", 0, "the new design's segment bytes a group gathers before they are merged into day items (packedclicks.DefaultMergeBytes when 0)")
 	flag.IntVar(&opt.CompactEvery, "compact-every", clicksfn.DefaultCompactEvery, "the new design's compaction: every this many applied batches")
 	flag.IntVar(&opt.Check, "check", 500, "codes on which both designs' counts are compared after the run")
@@ -106,7 +113,7 @@ func main() {
 
 	// DynamoDB Local under-reports transactions; the meter sizes their
 	// items itself through a client it does not meter.
-	meter := capacity.Meter{Items: emulator.NewDynamoDBClient(endpoint)}
+	meter := capacity.Meter{Items: emulator.NewDynamoDBClient(endpoint), Tag: levelOf}
 	db := emulator.NewDynamoDBClient(endpoint, meter.Options)
 	opt.Creates, opt.Queries = *creates, *queries
 	if sp.Span > 0 {
@@ -169,10 +176,14 @@ type report struct {
 	Redirect struct {
 		RRUPerMiss, RRUPerUnknown float64
 	}
-	// Checked is how many codes both designs were found to count alike.
-	Checked int
-	// Buckets and CompactEvery are the new design's settings.
-	Buckets, CompactEvery int
+	// Checked is how many codes both designs were found to count alike;
+	// with one design, that it counted as a count in memory of the same
+	// stream (clickstore.Memory through the same handler) did, named by
+	// CheckedAgainst.
+	Checked        int
+	CheckedAgainst string
+	// Buckets, Groups and CompactEvery are the new design's settings.
+	Buckets, Groups, CompactEvery int
 	// Stats and PackedStats are the stats queries over each design.
 	Stats, PackedStats *statsFigures
 }
@@ -191,8 +202,13 @@ type clickFigures struct {
 	// every rollup's compaction is billed.
 	Compactions int
 	// SegmentBytes and Merged are what the compactions wrote as segments
-	// (encoded bytes) and how many day items they merged (new design).
+	// (encoded bytes) and how many day items they merged (new design);
+	// Days what they wrote of day items: chain items, folds, deletes.
 	SegmentBytes, Merged int
+	Days                 dayFigures
+	// ByLevel holds the units (WRU of writes, RRU of reads) by level of
+	// the new design and operation ("chain PutItem"; packedclicks.Level).
+	ByLevel map[string]float64 `json:",omitempty"`
 	// Hours are the units per simulated hour of the clicks' times (with
 	// -span).
 	Hours []hourFigures `json:",omitempty"`
@@ -204,7 +220,28 @@ type hourFigures struct {
 	Clicks      int
 	WRU, RRU    float64
 	WRUPerClick float64
+	ByLevel     map[string]float64 `json:",omitempty"`
 }
+
+// dayFigures are the day items the compactions wrote and deleted.
+type dayFigures struct {
+	ChainItems, ChainBytes int
+	Folded, FoldBytes      int
+	Deleted                int
+	Largest                int
+}
+
+func (d *dayFigures) add(c packedclicks.Compaction) {
+	d.ChainItems += c.Merged - c.Folded
+	d.ChainBytes += c.ChainBytes
+	d.Folded += c.Folded
+	d.FoldBytes += c.FoldBytes
+	d.Deleted += c.Deleted
+	d.Largest = max(d.Largest, c.LargestDayItem)
+}
+
+// levelOf tags the meter's calls with the new design's level.
+func levelOf(ctx context.Context) string { return string(packedclicks.LevelOf(ctx)) }
 
 // statsFigures are RRU per stats query.
 type statsFigures struct {
@@ -216,6 +253,7 @@ type statsFigures struct {
 type options struct {
 	Designs               string
 	Buckets, CompactEvery int
+	Groups                int
 	MergeBytes            int
 	Creates, Queries      int
 	// Check is how many codes the two designs' counts are compared on.
@@ -265,7 +303,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	r.Stream.Records, r.Stream.Clicks, r.Stream.Bots, r.Stream.Codes = sp.Records, st.Clicks, st.Bots, sp.Codes
 	r.Stream.Batches, r.Stream.Shards, r.Stream.BatchSize = len(st.Batches), sp.Shards, sp.BatchSize
 	r.Stream.Zipf, r.Stream.WindowSeconds = sp.Zipf, sp.Window.Seconds()
-	r.Buckets, r.CompactEvery = opt.Buckets, opt.CompactEvery
+	r.Buckets, r.Groups, r.CompactEvery = opt.Buckets, opt.Groups, opt.CompactEvery
 	count := func(store clicksfn.Store, compactor *packedclicks.Store) (*clickFigures, error) {
 		ch := &clicksfn.Handler{Store: store, Log: quiet, Metrics: mx("clicks")}
 		cc := &countingCompactor{store: compactor}
@@ -278,7 +316,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		endHour := func() {
 			if hour >= 0 && hourClicks > 0 {
 				u := meter.Usage().Sub(hourStart)
-				hours = append(hours, hourFigures{Hour: hour, Clicks: hourClicks, WRU: u.WRU, RRU: u.RRU, WRUPerClick: u.WRU / float64(hourClicks)})
+				hours = append(hours, hourFigures{Hour: hour, Clicks: hourClicks, WRU: u.WRU, RRU: u.RRU, WRUPerClick: u.WRU / float64(hourClicks), ByLevel: u.ByTag})
 			}
 			hourStart, hourClicks = meter.Usage(), 0
 		}
@@ -306,7 +344,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		u := meter.Usage().Sub(before)
 		return &clickFigures{WRU: u.WRU, RRU: u.RRU, WRUPerClick: u.WRU / float64(st.Clicks), RRUPerClick: u.RRU / float64(st.Clicks),
 			Calls: u.Calls, ByOperation: u.ByOperation, Compactions: cc.runs, Hours: hours,
-			SegmentBytes: cc.segmentBytes, Merged: cc.merged}, nil
+			SegmentBytes: cc.segmentBytes, Merged: cc.merged, Days: cc.days, ByLevel: u.ByTag}, nil
 	}
 	var stores []statsStore
 	if opt.old() {
@@ -327,7 +365,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		if err := dynamoclicks.CreateTable(ctx, db, table); err != nil {
 			return r, err
 		}
-		pc := packedclicks.Config{Table: table, Timeout: 30 * time.Second, Buckets: opt.Buckets, MergeBytes: opt.MergeBytes, Now: clock.now}
+		pc := packedclicks.Config{Table: table, Timeout: 30 * time.Second, Buckets: opt.Buckets, Groups: opt.Groups, MergeBytes: opt.MergeBytes, Now: clock.now}
 		packed = packedclicks.New(db, pc)
 		// The compaction of the rollups left at the end waits for the
 		// stats queries below, which read them as they would read those a
@@ -469,11 +507,17 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 			return r, fmt.Errorf("seed link %s: %w", code, err)
 		}
 	}
-	hourly := map[string]string{"granularity": "hour", "from": sp.Start.Add(-89 * 24 * time.Hour).Format(time.RFC3339),
-		"to": sp.Start.Add(time.Hour).Format(time.RFC3339)}
+	// The queries are asked an hour into the stream or, with -span, at its
+	// end (the end of its last day: a recent day's chain and segments).
+	end := sp.Start.Add(time.Hour)
+	if sp.Span > 0 {
+		end = sp.Start.Add(sp.Span)
+	}
+	hourly := map[string]string{"granularity": "hour", "from": end.Add(-(89*24 + 1) * time.Hour).Format(time.RFC3339),
+		"to": end.Format(time.RFC3339)}
 	for _, ss := range stores {
 		sh := &statsfn.Handler{Links: links, Clicks: ss.clicks, Owners: owners,
-			Now: func() time.Time { return sp.Start.Add(time.Hour) }, Log: quiet, Metrics: mx("stats")}
+			Now: func() time.Time { return end }, Log: quiet, Metrics: mx("stats")}
 		query := func(code string, params map[string]string) func(int) error {
 			return func(int) error {
 				req := apiRequest("GET", "/v1/links/"+code+"/stats", params)
@@ -517,6 +561,7 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 			}
 			p.SegmentBytes += res.SegmentBytes
 			p.Merged += res.Merged
+			p.Days.add(res)
 			if sp.Span == 0 || res.Gen == 0 || res.Busy {
 				break
 			}
@@ -527,21 +572,40 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		for op, n := range u.ByOperation {
 			p.ByOperation[op] += n
 		}
+		for k, n := range u.ByTag {
+			p.ByLevel[k] += n
+		}
 	}
+	// Both designs must have counted the same, or the one measured what a
+	// count in memory of the same stream counted: the top links, the
+	// tail's, and a sample in between.
+	var sample []string
+	for i := 0; i < len(st.Codes); i += max(1, len(st.Codes)/max(1, opt.Check)) {
+		sample = append(sample, st.Codes[i])
+	}
+	sample = append(sample, st.Codes[:min(50, len(st.Codes))]...)
+	from, to := sp.Start.Add(-24*time.Hour), sp.Start.Add(max(48*time.Hour, sp.Span+24*time.Hour))
+	var want clickstore.Store
 	if len(stores) == 2 {
-		// Both designs must have counted the same: the top links, the
-		// tail's, and a sample in between.
-		var sample []string
-		for i := 0; i < len(st.Codes); i += max(1, len(st.Codes)/max(1, opt.Check)) {
-			sample = append(sample, st.Codes[i])
+		want, r.CheckedAgainst = stores[0].clicks.(clickstore.Store), "today's design"
+	} else {
+		mem := clickstore.NewMemory(0)
+		ch := &clicksfn.Handler{Store: mem, Log: quiet, Metrics: mx("clicks")}
+		for _, b := range st.Batches {
+			if _, err := ch.Handle(ctx, b); err != nil {
+				return r, err
+			}
 		}
-		sample = append(sample, st.Codes[:min(50, len(st.Codes))]...)
-		old := stores[0].clicks.(clickstore.Store)
-		if err := sameCounts(ctx, old, packed, sample, sp.Start.Add(-24*time.Hour), sp.Start.Add(48*time.Hour)); err != nil {
-			return r, fmt.Errorf("the designs disagree: %w", err)
-		}
-		r.Checked = len(sample)
+		want, r.CheckedAgainst = mem, "a count in memory"
 	}
+	var got clickstore.Store = packed
+	if packed == nil {
+		got = stores[0].clicks.(clickstore.Store)
+	}
+	if err := sameCounts(ctx, want, got, sample, from, to); err != nil {
+		return r, fmt.Errorf("the counts disagree with %s: %w", r.CheckedAgainst, err)
+	}
+	r.Checked = len(sample)
 	return r, nil
 }
 
@@ -568,6 +632,7 @@ type countingCompactor struct {
 	store                *packedclicks.Store
 	runs                 int
 	segmentBytes, merged int
+	days                 dayFigures
 }
 
 func (c *countingCompactor) Compact(ctx context.Context) (packedclicks.Compaction, error) {
@@ -577,13 +642,23 @@ func (c *countingCompactor) Compact(ctx context.Context) (packedclicks.Compactio
 	}
 	c.segmentBytes += res.SegmentBytes
 	c.merged += res.Merged
+	c.days.add(res)
 	return res, err
 }
 
 // sameCounts checks that two stores hold the same counts for codes: every
-// hour, day, country and referrer of the stream's range.
+// hour, day, country and referrer of the stream's range. The new design is
+// read once a code (a View, as the stats function reads it).
 func sameCounts(ctx context.Context, a, b clickstore.Store, codes []string, from, to time.Time) error {
 	for _, code := range codes {
+		a, b := statsfn.Clicks(a), statsfn.Clicks(b)
+		if v, ok := b.(statsfn.Viewer); ok {
+			view, err := v.View(ctx, code, from.Truncate(24*time.Hour), to)
+			if err != nil {
+				return err
+			}
+			b = view
+		}
 		for _, kind := range []clickstore.Kind{clickstore.Hour, clickstore.Day} {
 			pa, err := a.Series(ctx, code, kind, from, to)
 			if err != nil {
@@ -621,6 +696,27 @@ type statsStore struct {
 }
 
 var verbose = new(bool)
+
+// writeKinds are the new design's writes by kind, as the meter tags them
+// ("level operation").
+var writeKinds = []struct{ name, short, key string }{
+	{"rollup and checkpoint transactions", "rollup", "rollup TransactWriteItems"},
+	{"compaction state", "state", "compaction PutItem"},
+	{"segment puts", "segment", "segment PutItem"},
+	{"chain writes", "chain", "chain PutItem"},
+	{"folds", "fold", "fold PutItem"},
+	{"deletes of folded chains", "delete", "fold DeleteItem"},
+}
+
+// isWrite says whether a ByLevel key is a write's.
+func isWrite(key string) bool {
+	_, op, _ := strings.Cut(key, " ")
+	switch op {
+	case "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems":
+		return true
+	}
+	return false
+}
 
 // apiKey is the key every measured request carries, and owner its owner.
 const (
@@ -662,15 +758,46 @@ func (r report) print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %s: %.0f WRU and %.0f RRU over %d clicks in %d calls", d.name, d.f.WRU, d.f.RRU, s.Clicks, d.f.Calls)
 		if d.f.Compactions > 0 {
-			fmt.Fprintf(w, ", %d compactions (%d buckets, every %d batches; %d segment bytes, %d day items merged)", d.f.Compactions, r.Buckets, r.CompactEvery, d.f.SegmentBytes, d.f.Merged)
+			fmt.Fprintf(w, ", %d compactions (%d buckets in %d groups, every %d batches; %d segment bytes, %d day items merged)", d.f.Compactions, r.Buckets, r.Groups, r.CompactEvery, d.f.SegmentBytes, d.f.Merged)
 		}
 		fmt.Fprintf(w, "; by operation:")
 		for _, op := range slices.Sorted(maps.Keys(d.f.ByOperation)) {
 			fmt.Fprintf(w, " %s %.0f", op, d.f.ByOperation[op])
 		}
 		fmt.Fprintln(w)
+		if len(d.f.ByLevel) == 0 {
+			for _, h := range d.f.Hours {
+				fmt.Fprintf(w, "    simulated hour %2d: %7d clicks %9.0f WRU %.4f WRU a click\n", h.Hour, h.Clicks, h.WRU, h.WRUPerClick)
+			}
+			continue
+		}
+		dd := d.f.Days
+		fmt.Fprintf(w, "    day items: %d chain items (%d bytes, %.0f a item), %d folded (%d bytes, %.0f a item), largest %d bytes; %d chain items deleted by folds\n",
+			dd.ChainItems, dd.ChainBytes, float64(dd.ChainBytes)/float64(max(dd.ChainItems, 1)), dd.Folded, dd.FoldBytes,
+			float64(dd.FoldBytes)/float64(max(dd.Folded, 1)), dd.Largest, dd.Deleted)
+		fmt.Fprintf(w, "    WRU a click by kind:")
+		for _, k := range writeKinds {
+			fmt.Fprintf(w, " %s %.4f (%.0f WRU);", k.name, d.f.ByLevel[k.key]/float64(s.Clicks), d.f.ByLevel[k.key])
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "    RRU while counting by level:")
+		for _, k := range slices.Sorted(maps.Keys(d.f.ByLevel)) {
+			if !isWrite(k) {
+				fmt.Fprintf(w, " %s %.0f;", k, d.f.ByLevel[k])
+			}
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "    %-19s %7s %9s %8s", "simulated hour", "clicks", "WRU", "a click")
+		for _, k := range writeKinds {
+			fmt.Fprintf(w, " %9s", k.short)
+		}
+		fmt.Fprintf(w, " %9s\n", "RRU/click")
 		for _, h := range d.f.Hours {
-			fmt.Fprintf(w, "    simulated hour %2d: %7d clicks %9.0f WRU %.4f WRU a click\n", h.Hour, h.Clicks, h.WRU, h.WRUPerClick)
+			fmt.Fprintf(w, "    simulated hour %2d: %7d %9.0f %8.4f", h.Hour, h.Clicks, h.WRU, h.WRUPerClick)
+			for _, k := range writeKinds {
+				fmt.Fprintf(w, " %9.4f", h.ByLevel[k.key]/float64(h.Clicks))
+			}
+			fmt.Fprintf(w, " %9.4f\n", h.RRU/float64(h.Clicks))
 		}
 	}
 	fmt.Fprintf(w, "%-34s %10.3f WRU  %.3f RRU\n", "create, no Idempotency-Key", r.Create.WRUPerCreate, r.Create.RRUPerCreate)
@@ -685,7 +812,7 @@ func (r report) print(w io.Writer) {
 	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "redirect miss, link found", r.Redirect.RRUPerMiss)
 	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "redirect miss, unknown code", r.Redirect.RRUPerUnknown)
 	if r.Checked > 0 {
-		fmt.Fprintf(w, "both designs hold the same hour, day, country and referrer counts for the %d links compared\n", r.Checked)
+		fmt.Fprintf(w, "the counts measured equal %s's (hour, day, country and referrer) for the %d links compared\n", r.CheckedAgainst, r.Checked)
 	}
 	stat := func(f *statsFigures, v func(*statsFigures) float64) string {
 		if f == nil {

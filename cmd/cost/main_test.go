@@ -62,3 +62,46 @@ func TestRunMeasures(t *testing.T) {
 	assert.Greater(t, r.Stats.RRUPerDefaultTop, 0.0)
 	assert.Greater(t, r.PackedStats.RRUPer90DayHourly, 0.0)
 }
+
+// TestRunSplitsTheNewDesignByLevel runs the new design alone over a
+// simulated day and more, in few buckets and one group with a small merge
+// threshold, so that every level is written: each write unit is billed to
+// one kind, the chains are folded and deleted, and the counts are checked
+// against a count in memory of the same stream. Its batches are about an
+// hour of simulated time apart, so day one's last segments are written
+// up to two hours past midnight; 30 hours leave its fold due within the
+// stream.
+func TestRunSplitsTheNewDesignByLevel(t *testing.T) {
+	endpoint := testenv.DynamoDBEndpoint(t)
+	meter := capacity.Meter{Items: emulator.NewDynamoDBClient(endpoint), Tag: levelOf}
+	db := emulator.NewDynamoDBClient(endpoint, meter.Options)
+	sp := streamSpec{Records: 6_000, Codes: 3_000, Zipf: 1, BotShare: 0.2, Countries: 30, Referrers: 50, CodeLength: 7,
+		Rate: 3858, Shards: 2, BatchSize: 200, Window: 5 * time.Second, HitRatio: 0.9, Span: 30 * time.Hour,
+		Start: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Seed: 5}
+	r, err := run(context.Background(), db, &meter, sp,
+		options{Designs: "new", Buckets: 4, Groups: 1, MergeBytes: 4096, CompactEvery: 2, Creates: 2, Queries: 2, Check: 100})
+	require.NoError(t, err, "run, including the check against a count in memory")
+
+	assert.Nil(t, r.Clicks, "today's design not measured")
+	assert.Equal(t, "a count in memory", r.CheckedAgainst)
+	assert.Equal(t, 100+50, r.Checked)
+	p := r.Packed
+	require.NotNil(t, p)
+	assert.Equal(t, 1, r.Groups)
+	var tagged float64
+	for _, k := range writeKinds {
+		assert.Positive(t, p.ByLevel[k.key], k.name)
+		tagged += p.ByLevel[k.key]
+	}
+	assert.InDelta(t, p.WRU, tagged, 1e-6, "every write unit is billed to one kind")
+	assert.Positive(t, p.Days.ChainItems)
+	assert.Equal(t, 4, p.Days.Folded, "day one folded, one item a bucket")
+	assert.Positive(t, p.Days.Deleted, "the folded chains deleted")
+	assert.Positive(t, p.Days.ChainBytes)
+	require.NotEmpty(t, p.Hours)
+	var rollups float64
+	for _, h := range p.Hours {
+		rollups += h.ByLevel["rollup TransactWriteItems"]
+	}
+	assert.InDelta(t, p.ByLevel["rollup TransactWriteItems"], rollups, 1e-6, "every rollup is billed to the hour of its batch")
+}

@@ -30,6 +30,19 @@ const MetricsNamespace = "Shortener"
 // ReplicationLatencyAlarmSeconds is the replication latency that alarms.
 const ReplicationLatencyAlarmSeconds = 30
 
+// CompactionLagAlarmHours is the click compaction's lag that alarms: a
+// day, 29 days before a rollup or segment not compacted expires
+// (packedclicks.DefaultRollupRetention).
+const CompactionLagAlarmHours = 24
+
+// StalledCompactionInvocations is how many invocations of the clicks
+// function in six hours, with no compaction finished in them, make one
+// breaching period of the alarm on compactions missing (four in a row, a
+// day, alarm). The function compacts every 16 batches it applied
+// (clicksfn.DefaultCompactEvery), so at that rate compactions are due
+// many times over.
+const StalledCompactionInvocations = 100
+
 // alarmSuffix turns a region into a construct ID part: "us-west-2" -> "UsWest2".
 func alarmSuffix(region string) string {
 	out := make([]byte, 0, len(region))
@@ -87,8 +100,14 @@ type Props struct {
 	// Analytics is the click counts table (primary region).
 	Analytics awsdynamodb.ITable
 	// ClickStream is the Kinesis stream CloudFront's real-time logs go to.
-	ClickStream  awskinesis.IStream
-	Distribution awscloudfront.Distribution
+	ClickStream awskinesis.IStream
+	// ClickCompaction is the function that compacts the packed click
+	// layout's rollups (the clicks function); its CompactionLag metric
+	// (milliseconds, namespace MetricsNamespace, dimension function)
+	// alarms at CompactionLagAlarmHours, and so does its absence while the
+	// function keeps running.
+	ClickCompaction *Function
+	Distribution    awscloudfront.Distribution
 	// FiveXXPercent is the 5xx rate (of all requests) that alarms.
 	FiveXXPercent float64
 	// APIHealthChecks are the Route 53 health checks of each region's /v1
@@ -312,6 +331,51 @@ func New(scope constructs.Construct, id string, p Props) *Monitoring {
 			Title: jsii.String("Click stream: records in and throttled"),
 			Left:  &[]awscloudwatch.IMetric{p.ClickStream.MetricPutRecordsSuccessfulRecords(sum)},
 			Right: &[]awscloudwatch.IMetric{throttled, exceeded},
+			Width: jsii.Number(8),
+		}))
+	}
+	if f := p.ClickCompaction; f != nil {
+		// The handler emits CompactionLag once per finished compaction
+		// (shared/metrics: namespace MetricsNamespace, one dimension,
+		// function). No sample is no compaction, which is not a lag (a
+		// quiet stream compacts nothing): missing data does not breach
+		// here, and the next alarm watches for it.
+		dims := &map[string]*string{"function": jsii.String(f.Name)}
+		hour := awscdk.Duration_Hours(jsii.Number(1))
+		lag := awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+			Namespace: jsii.String(MetricsNamespace), MetricName: jsii.String("CompactionLag"), DimensionsMap: dims,
+			Statistic: jsii.String("Maximum"), Period: hour,
+		})
+		alarm(f.Name+"CompactionLag", fmt.Sprintf("Click compaction is more than %d hours behind: rollups and segments not compacted expire 30 days after their write (see CompactionFailures and the %s function's logs)", CompactionLagAlarmHours, f.Name),
+			lag, CompactionLagAlarmHours*3600*1000, 1)
+		// The lag goes missing, not high, when compactions stop finishing
+		// while batches keep coming (every one failing, or a deployment
+		// without the compactor): a six-hour period with at least
+		// StalledCompactionInvocations invocations and no CompactionLag
+		// sample breaches, four in a row alarm. FILL turns a period
+		// without samples into 0
+		// (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/using-metric-math.html);
+		// a period with neither is not breaching. CloudWatch takes periods
+		// of an hour or more over up to seven days
+		// (https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html).
+		sixHours := awscdk.Duration_Hours(jsii.Number(6))
+		stalled := awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+			Expression: jsii.String(fmt.Sprintf("IF(FILL(invocations, 0) >= %d AND FILL(compactions, 0) == 0, 1, 0)", StalledCompactionInvocations)),
+			UsingMetrics: &map[string]awscloudwatch.IMetric{
+				"invocations": f.Fn.MetricInvocations(&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: sixHours}),
+				"compactions": awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+					Namespace: jsii.String(MetricsNamespace), MetricName: jsii.String("CompactionLag"), DimensionsMap: dims,
+					Statistic: jsii.String("SampleCount"), Period: sixHours,
+				}),
+			},
+			Label:  jsii.String("six hours of batches without a finished compaction"),
+			Period: sixHours,
+		})
+		alarm(f.Name+"CompactionStalled", fmt.Sprintf("The %s function ran all day and no click compaction finished: rollups pile up and expire 30 days after their write (see CompactionFailures and the function's logs)", f.Name),
+			stalled, 1, 4)
+		streamWidgets = append(streamWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("Click compaction: lag (ms)"),
+			Left:  &[]awscloudwatch.IMetric{lag},
 			Width: jsii.Number(8),
 		}))
 	}

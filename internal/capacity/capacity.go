@@ -12,6 +12,7 @@ package capacity
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -29,15 +30,23 @@ type Usage struct {
 	Calls, Failed int
 	// ByOperation holds the units per operation name (PutItem, Query, ...).
 	ByOperation map[string]float64
+	// ByTag holds the units per Meter.Tag and operation name, as "tag
+	// PutItem", for the calls the meter's Tag named.
+	ByTag map[string]float64
 }
 
 // Sub returns u minus an earlier reading v of the same meter.
 func (u Usage) Sub(v Usage) Usage {
 	d := Usage{RRU: u.RRU - v.RRU, WRU: u.WRU - v.WRU, Calls: u.Calls - v.Calls, Failed: u.Failed - v.Failed,
-		ByOperation: map[string]float64{}}
+		ByOperation: map[string]float64{}, ByTag: map[string]float64{}}
 	for op, n := range u.ByOperation {
 		if n -= v.ByOperation[op]; n != 0 {
 			d.ByOperation[op] = n
+		}
+	}
+	for k, n := range u.ByTag {
+		if n -= v.ByTag[k]; n != 0 {
+			d.ByTag[k] = n
 		}
 	}
 	return d
@@ -57,6 +66,10 @@ type Meter struct {
 	// Items reads the items a transaction touches; nil: transactions are
 	// counted as reported.
 	Items ItemReader
+	// Tag, when set, names a call from its context (a store's level, say,
+	// packedclicks.LevelOf): Usage.ByTag adds up the units per tag and
+	// operation; a call it names "" is left out of ByTag.
+	Tag func(context.Context) string
 
 	mu      sync.Mutex
 	u       Usage
@@ -75,9 +88,13 @@ func (m *Meter) Usage() Usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	u := m.u
-	u.ByOperation = make(map[string]float64, len(m.u.ByOperation))
-	for op, n := range m.u.ByOperation {
-		u.ByOperation[op] = n
+	u.ByOperation = maps.Clone(m.u.ByOperation)
+	if u.ByOperation == nil {
+		u.ByOperation = map[string]float64{}
+	}
+	u.ByTag = maps.Clone(m.u.ByTag)
+	if u.ByTag == nil {
+		u.ByTag = map[string]float64{}
 	}
 	return u
 }
@@ -129,6 +146,14 @@ func (m *Meter) handle(ctx context.Context, in middleware.InitializeInput, next 
 		m.u.ByOperation = map[string]float64{}
 	}
 	m.u.ByOperation[op] += units
+	if m.Tag != nil {
+		if tag := m.Tag(ctx); tag != "" {
+			if m.u.ByTag == nil {
+				m.u.ByTag = map[string]float64{}
+			}
+			m.u.ByTag[tag+" "+op] += units
+		}
+	}
 	return out, md, err
 }
 

@@ -225,3 +225,45 @@ func TestTransactionIndexWrites(t *testing.T) {
 		assert.Equal(t, st.wantUnits, m.Usage().Sub(before).WRU, st.name)
 	}
 }
+
+type tagKey struct{}
+
+// TestMeterTags: with Tag set, the units of each call are added up by the
+// tag its context carries and the operation; calls it names "" are in the
+// totals but not in ByTag.
+func TestMeterTags(t *testing.T) {
+	ctx := context.Background()
+	m := capacity.Meter{Tag: func(ctx context.Context) string {
+		tag, _ := ctx.Value(tagKey{}).(string)
+		return tag
+	}}
+	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t), m.Options)
+	table := testenv.UniqueName(t, "tags")
+	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            &table,
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+	})
+	require.NoError(t, err)
+	put := func(ctx context.Context, pk string, size int) {
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: pk}, "pad": &types.AttributeValueMemberS{Value: strings.Repeat("x", size)},
+		}})
+		require.NoError(t, err)
+	}
+	seg := context.WithValue(ctx, tagKey{}, "segment")
+	put(seg, "a", 10)
+	before := m.Usage()
+	put(seg, "b", 1500)
+	put(context.WithValue(ctx, tagKey{}, "fold"), "c", 10)
+	put(ctx, "d", 10)
+	_, err = db.DeleteItem(context.WithValue(ctx, tagKey{}, "fold"), &dynamodb.DeleteItemInput{TableName: &table,
+		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}}})
+	require.NoError(t, err)
+
+	assert.Equal(t, map[string]float64{"segment PutItem": 3, "fold PutItem": 1, "fold DeleteItem": 1}, m.Usage().ByTag)
+	d := m.Usage().Sub(before)
+	assert.Equal(t, map[string]float64{"segment PutItem": 2, "fold PutItem": 1, "fold DeleteItem": 1}, d.ByTag)
+	assert.Equal(t, 5.0, d.WRU, "the untagged put is in the total")
+}

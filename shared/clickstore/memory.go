@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -15,6 +14,7 @@ import (
 type Memory struct {
 	mu          sync.Mutex
 	counts      map[Key]Counts
+	byCode      map[string][]Key // each code's keys, so that a read does not scan them all
 	checkpoints map[string]string
 	maxItems    int
 }
@@ -27,7 +27,7 @@ func NewMemory(maxBreakdownItems int) *Memory {
 	if maxBreakdownItems <= 0 {
 		maxBreakdownItems = DefaultMaxBreakdownItems
 	}
-	return &Memory{counts: map[Key]Counts{}, checkpoints: map[string]string{}, maxItems: maxBreakdownItems}
+	return &Memory{counts: map[Key]Counts{}, byCode: map[string][]Key{}, checkpoints: map[string]string{}, maxItems: maxBreakdownItems}
 }
 
 // Apply implements Store.
@@ -41,7 +41,10 @@ func (m *Memory) Apply(_ context.Context, c Chunk) error {
 		return fmt.Errorf("apply chunk %s..%s of %s: %w", c.First, c.Last, c.Shard, ErrApplied)
 	}
 	for _, it := range c.Items {
-		n := m.counts[it.Key]
+		n, ok := m.counts[it.Key]
+		if !ok {
+			m.byCode[it.Key.Code] = append(m.byCode[it.Key.Code], it.Key)
+		}
 		n.Add(it.Counts)
 		m.counts[it.Key] = n
 	}
@@ -101,8 +104,8 @@ func (m *Memory) keys(code string, kind Kind, from, to time.Time) []Key {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var keys []Key
-	for k := range maps.Keys(m.counts) {
-		if k.Code == code && k.Kind == kind && k.Start >= first && k.Start <= last {
+	for _, k := range m.byCode[code] {
+		if k.Kind == kind && k.Start >= first && k.Start <= last {
 			keys = append(keys, k)
 		}
 	}

@@ -21,7 +21,9 @@
 // (hour, day, country, referrer); a chunk closes when four more could
 // overflow it, which spares a lookup per click.
 //
-// After the batch, every CompactEvery applied chunks, the handler runs the
+// After the batch, every CompactEvery applied chunks (and after the first
+// batch an instance applies, so that a quiet stream's rollups are
+// compacted even if Lambda recycles instances sooner), the handler runs the
 // store's compaction (packedclicks.Store.Compact), which folds the rollups
 // of every shard into the items the stats API reads, exactly once; a
 // compaction that fails is logged and left to the next.
@@ -93,7 +95,11 @@ type Compactor interface {
 
 var _ Compactor = (*packedclicks.Store)(nil)
 
-// compact runs the compactor once applied chunks add up to CompactEvery.
+// compact runs the compactor after the first batch this handler applied
+// chunks of, then once applied chunks add up to CompactEvery: at low
+// traffic Lambda may recycle an instance before it applies CompactEvery
+// chunks, and rollups never compacted expire
+// (packedclicks.DefaultRollupRetention) with no CompactionLag to alarm on.
 func (h *Handler) compact(ctx context.Context, applied int) {
 	if h.Compactor == nil || applied == 0 {
 		return
@@ -102,9 +108,10 @@ func (h *Handler) compact(ctx context.Context, applied int) {
 	if every <= 0 {
 		every = DefaultCompactEvery
 	}
-	if h.sinceCompact.Add(int64(applied)) < int64(every) {
+	if h.sinceCompact.Add(int64(applied)) < int64(every) && h.compacted.Load() {
 		return
 	}
+	h.compacted.Store(true)
 	h.sinceCompact.Store(0)
 	res, err := h.Compactor.Compact(ctx)
 	if err != nil {
@@ -157,7 +164,8 @@ type Handler struct {
 	// (clickstore.MaxChunkItems) when zero or larger.
 	MaxItems int
 	// Compactor, when set, folds the applied chunks into the store's
-	// compacted form after every CompactEvery chunks this handler applied
+	// compacted form after the first batch this handler applied and then
+	// after every CompactEvery chunks it applied
 	// (packedclicks). Its failure does not fail the batch: the counts are
 	// committed and read as they are, and the next run compacts them.
 	Compactor Compactor
@@ -165,6 +173,7 @@ type Handler struct {
 	// DefaultCompactEvery when zero.
 	CompactEvery int
 	sinceCompact atomic.Int64
+	compacted    atomic.Bool // this handler has run a compaction
 	// Attempts bounds the tries of a chunk that lost a transaction
 	// conflict; DefaultAttempts when zero.
 	Attempts int

@@ -887,3 +887,38 @@ func TestCompactionDyingUnderRedeliveryCountsOnce(t *testing.T) {
 	require.Empty(t, resp.BatchItemFailures)
 	assert.Equal(t, clean.counters(t), f.counters(t), "every counter as one clean pass of the items design")
 }
+
+// countingCompactor counts the compactions a handler asks for.
+type countingCompactor struct{ n int }
+
+func (c *countingCompactor) Compact(context.Context) (packedclicks.Compaction, error) {
+	c.n++
+	return packedclicks.Compaction{}, nil
+}
+
+// TestInstanceCompactsAfterItsFirstBatch: an instance compacts after the
+// first batch it applies, then every CompactEvery chunks. Counting only to
+// CompactEvery, an instance that a quiet stream lets Lambda recycle before
+// it applied that many chunks never compacted, and rollups never
+// compacted expire (packedclicks.DefaultRollupRetention) with no
+// CompactionLag to alarm on.
+func TestInstanceCompactsAfterItsFirstBatch(t *testing.T) {
+	ev, _ := bigBatch(t, 40, 10)
+	c := &countingCompactor{}
+	h := fakeHandler(&fakeStore{})
+	h.Compactor, h.CompactEvery = c, 3
+	var got []int
+	for i := range 4 {
+		resp, err := h.Handle(context.Background(), events.KinesisEvent{Records: ev.Records[i*10 : (i+1)*10]})
+		require.NoError(t, err)
+		require.Empty(t, resp.BatchItemFailures)
+		got = append(got, c.n)
+	}
+	assert.Equal(t, []int{1, 1, 1, 2}, got, "compactions after each batch of one chunk")
+
+	fresh := fakeHandler(&fakeStore{})
+	fresh.Compactor, fresh.CompactEvery = c, 3
+	_, err := fresh.Handle(context.Background(), events.KinesisEvent{Records: ev.Records[:10]})
+	require.NoError(t, err)
+	assert.Equal(t, 3, c.n, "a new instance's first batch compacts too")
+}

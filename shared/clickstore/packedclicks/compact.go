@@ -34,6 +34,12 @@ type Compaction struct {
 	Rollups, Items, Skipped, Merged int
 	// SegmentBytes is the encoded size of the segments it wrote.
 	SegmentBytes int
+	// Folded is how many of the Merged day items were folds of closed
+	// days (the rest are new items of chains); ChainBytes and FoldBytes
+	// their encoded sizes, LargestDayItem the largest one's; Deleted the
+	// chain items the folds replaced and deleted.
+	Folded, Deleted                       int
+	ChainBytes, FoldBytes, LargestDayItem int
 	// Lag is how long the oldest rollup it took, or the oldest closed day
 	// it left unfolded, waited: the metric to alarm on, far below
 	// Config.RollupRetention.
@@ -74,6 +80,7 @@ func (s *Store) CompactWithHook(ctx context.Context, hook Hook) (Compaction, err
 }
 
 func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
+	ctx = withLevel(ctx, LevelCompaction)
 	var res Compaction
 	m, err := s.readMeta(ctx)
 	if err != nil {
@@ -204,7 +211,8 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 			if err != nil {
 				return res, err
 			}
-			res.Merged += n
+			res.Merged, res.Folded, res.FoldBytes = res.Merged+n.items, res.Folded+n.items, res.FoldBytes+n.bytes
+			res.Deleted, res.LargestDayItem = res.Deleted+n.deleted, max(res.LargestDayItem, n.largest)
 		}
 		if open[d] >= s.cfg.Groups {
 			delete(open, d)
@@ -227,7 +235,8 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 		if err != nil {
 			return res, err
 		}
-		res.Merged += n
+		res.Merged, res.ChainBytes = res.Merged+n.items, res.ChainBytes+n.bytes
+		res.LargestDayItem = max(res.LargestDayItem, n.largest)
 		delete(pend, g)
 	}
 
@@ -254,6 +263,7 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 // bytes, each once: a part already there (written by an earlier attempt
 // of the same run, from the same rollups, so the same bytes) is skipped.
 func (s *Store) writeSegment(ctx context.Context, id segID, seg segment) (written, skipped, size int, err error) {
+	ctx = withLevel(ctx, LevelSegment)
 	parts, err := splitParts(seg, maxSegPart)
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("segment %d/%s: %w", id.group, daySK(id.day), err)
@@ -288,15 +298,20 @@ func (s *Store) writeSegment(ctx context.Context, id segID, seg segment) (writte
 // attempt of this run, leaves nothing to add). With fold, every
 // bucket-day of the group with codes in the segments becomes one item
 // from 0 to gen holding its chain and the segments past it, and the
-// chain's other items are deleted. It returns the day items written.
-func (s *Store) mergeGroup(ctx context.Context, g int, days []int64, gen int64, fold bool) (int, error) {
+// chain's other items are deleted. It returns what it wrote and deleted.
+func (s *Store) mergeGroup(ctx context.Context, g int, days []int64, gen int64, fold bool) (merged, error) {
+	level := LevelChain
+	if fold {
+		level = LevelFold
+	}
+	ctx = withLevel(ctx, level)
 	segs := map[segID]*segSet{}
 	for _, day := range days {
 		err := s.query(ctx, segPK(g), daySK(day)+"#", daySK(day)+"#~", func(item map[string]types.AttributeValue) error {
 			return addSegPart(segs, item)
 		})
 		if err != nil {
-			return 0, dynamoerr.Wrap("read segments to merge", err)
+			return merged{}, dynamoerr.Wrap("read segments to merge", err)
 		}
 	}
 	// Per bucket-day, its codes per segment generation.
@@ -306,12 +321,12 @@ func (s *Store) mergeGroup(ctx context.Context, g int, days []int64, gen int64, 
 			continue
 		}
 		if !ss.complete() {
-			return 0, fmt.Errorf("%w: segment %d/%s/%d has %d of %d parts", errCorrupt, g, daySK(id.day), id.gen, len(ss.parts), ss.of)
+			return merged{}, fmt.Errorf("%w: segment %d/%s/%d has %d of %d parts", errCorrupt, g, daySK(id.day), id.gen, len(ss.parts), ss.of)
 		}
 		for _, p := range ss.parts {
 			seg, err := decodeSegment(p, "")
 			if err != nil {
-				return 0, fmt.Errorf("segment %d/%s/%d: %w", g, daySK(id.day), id.gen, err)
+				return merged{}, fmt.Errorf("segment %d/%s/%d: %w", g, daySK(id.day), id.gen, err)
 			}
 			for d, codes := range seg {
 				for code, c := range codes {
@@ -338,8 +353,8 @@ func (s *Store) mergeGroup(ctx context.Context, g int, days []int64, gen int64, 
 		return a.bucket - b.bucket
 	})
 	var (
-		mu      sync.Mutex
-		written int
+		mu  sync.Mutex
+		out merged
 	)
 	err := each(ctx, keys, 8, func(ctx context.Context, k itemKey) error {
 		var items []dayItem
@@ -384,11 +399,12 @@ func (s *Store) mergeGroup(ctx context.Context, g int, days []int64, gen int64, 
 			keep = dayItemSK(k.day, 0, gen)
 		}
 		if len(delta) > 0 {
-			if err := s.putDayItem(ctx, k, keep, delta); err != nil {
+			size, err := s.putDayItem(ctx, k, keep, delta)
+			if err != nil {
 				return err
 			}
 			mu.Lock()
-			written++
+			out.items, out.bytes, out.largest = out.items+1, out.bytes+size, max(out.largest, size)
 			mu.Unlock()
 		}
 		if fold {
@@ -400,22 +416,32 @@ func (s *Store) mergeGroup(ctx context.Context, g int, days []int64, gen int64, 
 				if err != nil {
 					return dynamoerr.Wrap("delete a folded day item", err)
 				}
+				mu.Lock()
+				out.deleted++
+				mu.Unlock()
 			}
 		}
 		return nil
 	})
-	return written, err
+	return out, err
 }
 
-// putDayItem writes a day item once: one already there was written by an
-// earlier attempt of the same run, from the same segments.
-func (s *Store) putDayItem(ctx context.Context, k itemKey, sk string, seg segment) error {
+// merged is what a mergeGroup wrote: day items, their encoded bytes and
+// the largest's, and the chain items a fold deleted.
+type merged struct {
+	items, bytes, largest, deleted int
+}
+
+// putDayItem writes a day item once (one already there was written by an
+// earlier attempt of the same run, from the same segments) and returns its
+// encoded size.
+func (s *Store) putDayItem(ctx context.Context, k itemKey, sk string, seg segment) (int, error) {
 	data, err := seg.encode()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if len(data) > maxItemBytes {
-		return fmt.Errorf("day item %d/%s would hold %d bytes: too many codes a bucket; the table needs more buckets", k.bucket, sk, len(data))
+		return 0, fmt.Errorf("day item %d/%s would hold %d bytes: too many codes a bucket; the table needs more buckets", k.bucket, sk, len(data))
 	}
 	item := key(dayPK(k.bucket), sk)
 	item[attrData] = &types.AttributeValueMemberB{Value: data}
@@ -426,9 +452,9 @@ func (s *Store) putDayItem(ctx context.Context, k itemKey, sk string, seg segmen
 		ExpressionAttributeNames: map[string]string{"#pk": tableschema.AttrCode},
 	})
 	if isConditionFailed(err) {
-		return nil
+		return len(data), nil
 	}
-	return dynamoerr.Wrap("write day item", err)
+	return len(data), dynamoerr.Wrap("write day item", err)
 }
 
 // foldable says whether an open day is to be folded: closed for

@@ -299,7 +299,7 @@ func (s *Store) Apply(ctx context.Context, c clickstore.Chunk) error {
 		item[tableschema.AttrExpiresAt] = num(now.Add(s.cfg.RollupRetention).Unix())
 		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: &s.cfg.Table, Item: item}})
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(withLevel(ctx, LevelRollup), s.cfg.Timeout)
 	defer cancel()
 	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	var tce *types.TransactionCanceledException
@@ -367,7 +367,7 @@ func splitParts(seg segment, limit int) ([][]byte, error) {
 // Checkpoint implements clickstore.Store. The read is strongly consistent:
 // it follows a failed condition and must see the write that failed it.
 func (s *Store) Checkpoint(ctx context.Context, shard string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(withLevel(ctx, LevelRollup), s.cfg.Timeout)
 	defer cancel()
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.cfg.Table, Key: key(checkpointsPK, shard), ConsistentRead: aws.Bool(true)})
 	if err != nil {
@@ -801,7 +801,7 @@ const maxReadAttempts = 8
 // before and after; if it moved, the read starts over, so a compaction
 // cannot make a read count a rollup twice or not at all.
 func (s *Store) read(ctx context.Context, code string, from, to int64) (segment, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(withLevel(ctx, LevelRead), s.cfg.Timeout)
 	defer cancel()
 	bucket := s.bucketOf(code)
 	for range maxReadAttempts {
@@ -1079,6 +1079,7 @@ func (v *View) Breakdown(_ context.Context, code string, kind clickstore.Kind, f
 // compacted items and the rollups not yet in them. It scans the table: for
 // tests and tools, never for a request.
 func (s *Store) Counts(ctx context.Context) (map[clickstore.Key]clickstore.Counts, error) {
+	ctx = withLevel(ctx, LevelRead)
 	for range maxReadAttempts {
 		m, err := s.readMeta(ctx)
 		if err != nil {

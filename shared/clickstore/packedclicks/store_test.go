@@ -548,3 +548,99 @@ func TestOpenDaysChainAndClosedDaysFold(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want, got, "folded")
 }
+
+// recordLevels records the level of every call the store makes, by
+// operation and partition key prefix ("#d#" for "#d#3").
+type recordLevels struct {
+	*dynamodb.Client
+	mu   sync.Mutex
+	seen map[string]map[packedclicks.Level]int
+}
+
+func (r *recordLevels) note(ctx context.Context, op string, k map[string]types.AttributeValue) {
+	what := op
+	if pk, ok := k["code"].(*types.AttributeValueMemberS); ok {
+		prefix, _, _ := strings.Cut(strings.TrimPrefix(pk.Value, "#"), "#")
+		what += " #" + prefix
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen[what] == nil {
+		r.seen[what] = map[packedclicks.Level]int{}
+	}
+	r.seen[what][packedclicks.LevelOf(ctx)]++
+}
+
+func (r *recordLevels) levels() map[string]map[packedclicks.Level]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.seen
+	r.seen = map[string]map[packedclicks.Level]int{}
+	return out
+}
+
+func (r *recordLevels) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	r.note(ctx, "TransactWriteItems", nil)
+	return r.Client.TransactWriteItems(ctx, in, opts...)
+}
+
+func (r *recordLevels) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	r.note(ctx, "PutItem", in.Item)
+	return r.Client.PutItem(ctx, in, opts...)
+}
+
+func (r *recordLevels) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	r.note(ctx, "DeleteItem", in.Key)
+	return r.Client.DeleteItem(ctx, in, opts...)
+}
+
+func (r *recordLevels) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	r.note(ctx, "Query", map[string]types.AttributeValue{"code": in.ExpressionAttributeValues[":pk"]})
+	return r.Client.Query(ctx, in, opts...)
+}
+
+// TestLevelsNameEveryCall: every write the store makes carries the level
+// it belongs to (what cmd/cost splits the units by), and the compaction
+// reports the chain items, the folds and the deletes it made.
+func TestLevelsNameEveryCall(t *testing.T) {
+	f := newFixture(t, packedclicks.Config{Groups: 2, MergeBytes: 1, Buckets: 4})
+	rec := &recordLevels{Client: f.db, seen: map[string]map[packedclicks.Level]int{}}
+	s := f.another(rec)
+	ctx := context.Background()
+	cs := codes(30)
+	chained := 0
+	for i := range 3 {
+		seq := fmt.Sprint(10 * (i + 1))
+		require.NoError(t, s.Apply(ctx, chunkOf(shard0, seq, seq, cs, now, 1)))
+		res, err := s.Compact(ctx)
+		require.NoError(t, err)
+		assert.Zero(t, res.Folded, "today is not folded")
+		assert.Positive(t, res.ChainBytes, "chain items written")
+		chained += res.Merged
+	}
+	assert.Equal(t, 3*4, chained, "one chain item a bucket and compaction")
+	got := rec.levels()
+	assert.Equal(t, map[packedclicks.Level]int{packedclicks.LevelRollup: 3}, got["TransactWriteItems"], "the rollups")
+	assert.Equal(t, map[packedclicks.Level]int{packedclicks.LevelSegment: 3 * 2}, got["PutItem #s"], "a segment a group and compaction")
+	assert.Equal(t, map[packedclicks.Level]int{packedclicks.LevelChain: 3 * 4}, got["PutItem #d"], "the chain items")
+	assert.Equal(t, map[packedclicks.Level]int{packedclicks.LevelCompaction: 3 * 2}, got["PutItem #meta"], "claimed and finished")
+	assert.Empty(t, got["DeleteItem #d"], "no chain is deleted before its day's fold")
+	assert.Positive(t, got["Query #s"][packedclicks.LevelChain], "a merge reads its group's segments")
+
+	f.clock.Add(48 * time.Hour)
+	res, err := s.Compact(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 4, res.Folded, "one folded item a bucket-day")
+	assert.Equal(t, res.Folded, res.Merged)
+	assert.Equal(t, 3*4, res.Deleted, "each folded chain's three items")
+	assert.Positive(t, res.FoldBytes)
+	assert.GreaterOrEqual(t, res.LargestDayItem, res.FoldBytes/res.Folded)
+	got = rec.levels()
+	assert.Equal(t, map[packedclicks.Level]int{packedclicks.LevelFold: 4}, got["PutItem #d"], "the folded items")
+	assert.Equal(t, map[packedclicks.Level]int{packedclicks.LevelFold: 3 * 4}, got["DeleteItem #d"], "the chains' deletes")
+
+	_, err = s.Series(ctx, cs[0], clickstore.Day, now.Add(-24*time.Hour), now.Add(24*time.Hour))
+	require.NoError(t, err)
+	got = rec.levels()
+	assert.Equal(t, map[packedclicks.Level]int{packedclicks.LevelRead: 1}, got["Query #d"], "a read of the bucket's day items")
+}
