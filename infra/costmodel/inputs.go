@@ -97,40 +97,45 @@ var Current = Measured{
 	ReservationWRU:         2,
 	ReservationWRUKeyed:    4,
 	ReservedKeyedCreateWRU: 3,
-	// Not measured. 1 mark per origin read is the upper bound (every
+	// 1 mark per origin read is the upper bound, not a measurement (every
 	// origin read a code this instance has not marked within the hour);
-	// a ~100-byte item is 1 WRU by DynamoDB's rule (1 KB a unit) and a
-	// strongly consistent read of it 1 RRU (4 KB a unit).
+	// the units are measured (dynamomarks TestCapacity): 1 WRU a mark,
+	// 1 RRU a strongly consistent check.
 	MarkWritesPerOriginRead: 1,
 	MarkWRU:                 1,
 	MarkReadRRU:             1,
 }
 
 // PackedClicks are the default click layout's figures
-// (clickstore/packedclicks, SHORTENER_CLICK_STORE=packed): `go run
-// ./cmd/cost -design new -records 2000000 -codes 1000000 -span 26h`, run of
-// 2026-12-01 on the dev machine, measured 0.0365 WRU a click over a
-// simulated 26-hour day (rollup and checkpoint transactions 0.018,
-// segments 0.013 and the rest), flat by the hour; at the seed's load its
-// groups also merge into chains (about 0.009) whose folds delete them
-// (about 0.009), worked out from the measured bytes in the package
-// documentation, not measured at that volume: 0.05 in all. Reads while
-// counting: 0.002 RRU a click (the 100,000-click run). Stored, as 130-byte
-// item equivalents: segments (7.9 bytes a click, measured, kept 30 days)
-// in the hourly class and folded bucket-day items (about 1.8 bytes a
-// click at the seed's load, computed) in the daily class.
+// (clickstore/packedclicks, SHORTENER_CLICK_STORE=packed), measured by
+// level at a seed group's volume (the package documentation, "Sizes at
+// the seeds' load, measured", has the scaling argument), runs of
+// 2026-12-01 on the dev machine:
+//
+//   - `go run ./cmd/cost -design new -records 3000000 -codes 10000000
+//     -span 26h -groups 1 -buckets 64 -merge-bytes 131072 -creates 10
+//     -queries 20`: rollup and checkpoint transactions 0.0180 WRU a
+//     click, compaction state 0.0001, chain writes 0.0078, folds 0.0035,
+//     deletes of folded chains 0.0078; reads while counting 0.137 RRU a
+//     click (the chain merges' Queries of their group's day);
+//   - `go run ./cmd/cost -design new -records 2000000 -codes 1000000
+//     -span 26h -creates 10 -queries 20` (the default 128 groups, whose
+//     segment puts the one-group run cannot shape): segment puts 0.0123,
+//     state 0.0003;
+//
+// 0.050 WRU a click in all, and 0.139 RRU with the checkpoint reads
+// (0.002, the 100,000-click run). Stored, as 130-byte item equivalents:
+// segments (7.9 bytes a click, kept 30 days) in the hourly class and
+// folded bucket-day items (154 KB for 43 k clicks, 3.6 bytes a click) in
+// the daily class.
 var PackedClicks = struct {
 	ClickWRU, ClickRRU   float64
 	CounterItemsPerClick [2]float64
-}{ClickWRU: 0.05, ClickRRU: 0.002, CounterItemsPerClick: [2]float64{0.061, 0.014}}
+}{ClickWRU: 0.050, ClickRRU: 0.139, CounterItemsPerClick: [2]float64{0.061, 0.027}}
 
 // Placeholders are the inputs that are not yet the figures the goal is
 // judged on.
 var Placeholders = []Placeholder{
-	{"ClickWRU", "PackedClicks: 0.05 (0.0365 measured over a simulated day; the chain level's share computed from measured bytes)",
-		"a seed-scale run of the packed layout: a day at 333 M clicks is out of this machine's reach"},
-	{"CounterItemsPerClick", "PackedClicks: 0.061 hourly, 0.014 daily (segments measured; folded items computed)",
-		"the stored bytes of a seed-scale run"},
 	{"MarkWritesPerOriginRead", "1: every origin read writes a mark (the upper bound; the origin writes at most one per code per instance and hour)",
 		"marks per origin read on a seed-shaped stream (the per-instance, per-hour dedupe): not measured"},
 }
