@@ -1,0 +1,232 @@
+// Package sqssend sends a message to an Amazon SQS queue with one signed
+// AWS JSON 1.0 call (shared/awscall), not the SDK's SQS client: the
+// webhook functions and clicks make no other SQS call, and the client's
+// package initialisation (its schema and endpoint tables) and size were
+// a measurable part of their cold start (docs/benchmarks.md, "Cold
+// start").
+//
+// The request is the one the SDK's client (aws-sdk-go-v2/service/sqs
+// v1.53.0) sends: POST / with Content-Type application/x-amz-json-1.0,
+// X-Amz-Target AmazonSQS.SendMessage and X-Amzn-Query-Mode true, and a
+// JSON body with QueueUrl, MessageBody and DelaySeconds
+// (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessage.html,
+// https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-making-api-requests-json.html).
+// As the SDK's client does, it checks the answer's MD5OfMessageBody
+// against the body sent, and reads an error's code from
+// X-Amzn-Query-Error (the query-compatible code SQS documents) before
+// X-Amzn-ErrorType and the body's __type.
+package sqssend
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/shortlink-dev/shortener/shared/awscall"
+)
+
+// SDKID is SQS's service ID as the SDK's endpoint settings name it
+// (AWS_ENDPOINT_URL_SQS).
+const (
+	SDKID       = "SQS"
+	signingName = "sqs"
+	target      = "AmazonSQS.SendMessage"
+	contentType = "application/x-amz-json-1.0"
+)
+
+// Defaults of Client.
+const (
+	// DefaultTimeout bounds one SendMessage, retries included: a send
+	// takes tens of milliseconds, and the functions that send (stream and
+	// queue consumers) report the record failed and get it again rather
+	// than wait on SQS.
+	DefaultTimeout = 5 * time.Second
+	// DefaultAttempts is how many times a throttled, failed (5xx) or
+	// unreachable send is tried, as the SDK's standard retryer does.
+	DefaultAttempts = 3
+)
+
+// Client sends messages to SQS queues. Build it with New.
+type Client struct {
+	call     *awscall.Client
+	endpoint string
+	// Timeout bounds one SendMessage (DefaultTimeout when zero or less),
+	// and Attempts the tries within it (DefaultAttempts when zero or less).
+	Timeout  time.Duration
+	Attempts int
+	// backoff is the pause before a retry; a field so tests need not wait.
+	backoff func(attempt int) time.Duration
+}
+
+// New returns a client for cfg's Region, credentials, HTTP client and
+// configured endpoint.
+func New(cfg aws.Config) *Client {
+	suffix := "amazonaws.com"
+	if strings.HasPrefix(cfg.Region, "cn-") {
+		suffix = "amazonaws.com.cn"
+	}
+	return &Client{
+		call:     awscall.New(cfg, signingName, cfg.Region),
+		endpoint: awscall.Endpoint(cfg, SDKID, "https://sqs."+cfg.Region+"."+suffix),
+		backoff:  func(attempt int) time.Duration { return time.Duration(attempt) * 50 * time.Millisecond },
+	}
+}
+
+// Endpoint is the URL the client sends its requests to.
+func (c *Client) Endpoint() string { return c.endpoint }
+
+// Error is an error SQS answered, with its code (the query-compatible one
+// when SQS gives it: AWS.SimpleQueueService.NonExistentQueue,
+// InvalidParameterValue, RequestThrottled, ...).
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("%s (HTTP %d)", e.Code, e.Status)
+	}
+	return fmt.Sprintf("%s: %s (HTTP %d)", e.Code, e.Message, e.Status)
+}
+
+// ErrChecksum is an answer whose MD5OfMessageBody is not the MD5 of the
+// body sent. Like the SDK's check, it is not retried: the message may
+// have been queued.
+var ErrChecksum = errors.New("MD5 of the message body does not match the answer's")
+
+// throttled are the throttling codes the SDK's standard retryer retries
+// (aws/retry.DefaultThrottleErrorCodes) that SQS can answer, and its
+// query-compatible ones.
+var throttled = map[string]bool{
+	"Throttling": true, "ThrottlingException": true, "ThrottledException": true,
+	"RequestThrottledException": true, "TooManyRequestsException": true, "RequestThrottled": true,
+	"AWS.SimpleQueueService.RequestThrottled": true, "RequestLimitExceeded": true, "SlowDown": true,
+	"RequestTimeout": true, "RequestTimeoutException": true,
+}
+
+// retryable is an error worth another try: throttled or failed on SQS's
+// side, or no answer at all (a transport error, which the context's end
+// stops).
+func retryable(err error) bool {
+	if errors.Is(err, ErrChecksum) {
+		return false
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		return true
+	}
+	return e.Status >= 500 || throttled[e.Code]
+}
+
+// SendMessage queues body on the queue at queueURL, visible after
+// delaySeconds (0-900), and returns the message's ID.
+func (c *Client) SendMessage(ctx context.Context, queueURL, body string, delaySeconds int32) (string, error) {
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	attempts := c.Attempts
+	if attempts <= 0 {
+		attempts = DefaultAttempts
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := json.Marshal(struct {
+		DelaySeconds int32  `json:"DelaySeconds,omitempty"`
+		MessageBody  string `json:"MessageBody"`
+		QueueURL     string `json:"QueueUrl"`
+	}{delaySeconds, body, queueURL})
+	if err != nil {
+		return "", err
+	}
+	var id string
+	err = awscall.Retry(ctx, attempts, c.backoff, retryable, func() (err error) {
+		id, err = c.send(ctx, req, body)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("sqs SendMessage: %w", err)
+	}
+	return id, nil
+}
+
+// send makes one signed request.
+func (c *Client) send(ctx context.Context, payload []byte, body string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint+"/", bytes.NewReader(payload))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("X-Amz-Target", target)
+	req.Header.Set("X-Amzn-Query-Mode", "true")
+	status, header, raw, err := c.call.Do(req, payload)
+	if err != nil {
+		return "", err
+	}
+	if status < 200 || status > 299 {
+		return "", answerError(status, header, raw)
+	}
+	var out struct {
+		MessageID        *string `json:"MessageId"`
+		MD5OfMessageBody *string `json:"MD5OfMessageBody"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return "", fmt.Errorf("decode the answer: %w", err)
+	}
+	if out.MD5OfMessageBody != nil {
+		sum := md5.Sum([]byte(body))
+		if got := hex.EncodeToString(sum[:]); got != *out.MD5OfMessageBody {
+			return "", fmt.Errorf("%w: expected %s, got %s", ErrChecksum, *out.MD5OfMessageBody, got)
+		}
+	}
+	return aws.ToString(out.MessageID), nil
+}
+
+// answerError reads an AWS JSON error as the SDK's client does for SQS, a
+// query-compatible service: the code from X-Amzn-Query-Error
+// ("code;Sender"), else X-Amzn-ErrorType or the body's __type (or code)
+// without its namespace ("...#") or suffix (":...").
+func answerError(status int, header http.Header, raw []byte) *Error {
+	var body struct {
+		Type     string `json:"__type"`
+		Code     string `json:"code"`
+		Message  string `json:"message"`
+		MessageU string `json:"Message"`
+	}
+	_ = json.Unmarshal(raw, &body) // a body that is not JSON leaves the status alone to tell
+	code := header.Get("X-Amzn-ErrorType")
+	if code == "" {
+		code = body.Type
+	}
+	if code == "" {
+		code = body.Code
+	}
+	if i := strings.IndexByte(code, ':'); i >= 0 {
+		code = code[:i]
+	}
+	if i := strings.LastIndexByte(code, '#'); i >= 0 {
+		code = code[i+1:]
+	}
+	if q, _, _ := strings.Cut(header.Get("X-Amzn-Query-Error"), ";"); q != "" {
+		code = q
+	}
+	if code == "" {
+		code = http.StatusText(status)
+	}
+	msg := body.Message
+	if msg == "" {
+		msg = body.MessageU
+	}
+	return &Error{Status: status, Code: code, Message: msg}
+}

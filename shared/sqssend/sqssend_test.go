@@ -1,0 +1,259 @@
+package sqssend
+
+import (
+	"context"
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// received is one request as the stand-in for SQS saw it.
+type received struct {
+	method, path string
+	header       http.Header
+	body         []byte
+}
+
+// fakeSQS answers each request with the next of answers (the last one
+// repeated), noting what it received.
+type fakeSQS struct {
+	mu      sync.Mutex
+	got     []received
+	answers []func(w http.ResponseWriter, body []byte)
+}
+
+func (f *fakeSQS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	f.got = append(f.got, received{method: r.Method, path: r.URL.Path, header: r.Header.Clone(), body: b})
+	answer := f.answers[min(len(f.got), len(f.answers))-1]
+	f.mu.Unlock()
+	answer(w, b)
+}
+
+func (f *fakeSQS) requests() []received {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]received(nil), f.got...)
+}
+
+// sent answers as SQS does: the message's ID and the MD5 of the body it
+// received.
+func sent(w http.ResponseWriter, body []byte) {
+	var in struct{ MessageBody string }
+	_ = json.Unmarshal(body, &in)
+	sum := md5.Sum([]byte(in.MessageBody))
+	w.Header().Set("Content-Type", contentType)
+	_ = json.NewEncoder(w).Encode(map[string]string{"MessageId": "5fea7756-0ea4-451a-a703-a558b933e274",
+		"MD5OfMessageBody": hex.EncodeToString(sum[:])})
+}
+
+func failure(status int, body string, header ...string) func(http.ResponseWriter, []byte) {
+	return func(w http.ResponseWriter, _ []byte) {
+		for i := 0; i+1 < len(header); i += 2 {
+			w.Header().Set(header[i], header[i+1])
+		}
+		w.Header().Set("Content-Type", contentType)
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, body)
+	}
+}
+
+var signedAt = time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)
+
+func testConfig(url string) aws.Config {
+	return aws.Config{
+		Region:       "eu-west-1",
+		Credentials:  credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "session-token"),
+		BaseEndpoint: aws.String(url),
+	}
+}
+
+// client is a Client of srv with a session's credentials, no backoff.
+func client(t *testing.T, srv *httptest.Server) *Client {
+	t.Helper()
+	c := New(testConfig(srv.URL))
+	c.call.Now = func() time.Time { return signedAt }
+	c.backoff = func(int) time.Duration { return 0 }
+	return c
+}
+
+const queueURL = "https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries"
+
+// message has the characters JSON escapes, and one HTML-escaped by Go's
+// encoder, so the MD5 check must be over the body, not its encoding.
+const message = `{"event":{"type":"link.created","data":"<a & b>"},"subscription":"sub_1","attempt":1,"note":"é\n"}`
+
+// TestSendMessageSendsTheSignedJSONCall: the request is the AWS JSON 1.0
+// SendMessage call, signed with SigV4 for sqs in the client's Region with
+// the session token, and the ID is read from the answer.
+func TestSendMessageSendsTheSignedJSONCall(t *testing.T) {
+	q := &fakeSQS{answers: []func(http.ResponseWriter, []byte){sent}}
+	srv := httptest.NewServer(q)
+	defer srv.Close()
+
+	id, err := client(t, srv).SendMessage(context.Background(), queueURL, message, 900)
+	require.NoError(t, err)
+	assert.Equal(t, "5fea7756-0ea4-451a-a703-a558b933e274", id)
+
+	reqs := q.requests()
+	require.Len(t, reqs, 1)
+	r := reqs[0]
+	assert.Equal(t, http.MethodPost, r.method)
+	assert.Equal(t, "/", r.path)
+	assert.Equal(t, "AmazonSQS.SendMessage", r.header.Get("X-Amz-Target"))
+	assert.Equal(t, "application/x-amz-json-1.0", r.header.Get("Content-Type"))
+	assert.Equal(t, "true", r.header.Get("X-Amzn-Query-Mode"))
+	var body map[string]any
+	require.NoError(t, json.Unmarshal(r.body, &body))
+	assert.Equal(t, map[string]any{"QueueUrl": queueURL, "MessageBody": message, "DelaySeconds": 900.0}, body)
+	assert.Equal(t, "session-token", r.header.Get("X-Amz-Security-Token"))
+	assert.Equal(t, "20261201T070000Z", r.header.Get("X-Amz-Date"))
+	auth := r.header.Get("Authorization")
+	assert.True(t, strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261201/eu-west-1/sqs/aws4_request, SignedHeaders="), auth)
+	for _, h := range []string{"content-type", "host", "x-amz-date", "x-amz-security-token", "x-amz-target", "x-amzn-query-mode"} {
+		assert.Contains(t, auth, h, "signed")
+	}
+
+	// The signature is SigV4's over what arrived: the same request signed
+	// again by the SDK's signer carries the same Authorization.
+	again, err := http.NewRequest(r.method, srv.URL+r.path, strings.NewReader(string(r.body)))
+	require.NoError(t, err)
+	for _, h := range []string{"Content-Type", "X-Amz-Target", "X-Amzn-Query-Mode"} {
+		again.Header.Set(h, r.header.Get(h))
+	}
+	creds := aws.Credentials{AccessKeyID: "AKIDEXAMPLE", SecretAccessKey: "secret", SessionToken: "session-token"}
+	sum := sha256.Sum256(r.body)
+	require.NoError(t, v4.NewSigner().SignHTTP(context.Background(), creds, again, hex.EncodeToString(sum[:]), "sqs", "eu-west-1", signedAt))
+	assert.Equal(t, auth, again.Header.Get("Authorization"))
+}
+
+// TestSendMessageIsTheSDKsRequest: the SDK's SQS client, sending the same
+// message, sends the same method, path, protocol headers and JSON body
+// (DelaySeconds left out when zero, as the SDK leaves it out), so SQS and
+// the local twin see no difference.
+func TestSendMessageIsTheSDKsRequest(t *testing.T) {
+	for _, delay := range []int32{0, 7} {
+		q := &fakeSQS{answers: []func(http.ResponseWriter, []byte){sent}}
+		srv := httptest.NewServer(q)
+		_, err := client(t, srv).SendMessage(context.Background(), queueURL, message, delay)
+		require.NoError(t, err)
+		_, err = sqs.NewFromConfig(testConfig(srv.URL)).SendMessage(context.Background(), &sqs.SendMessageInput{
+			QueueUrl: aws.String(queueURL), MessageBody: aws.String(message), DelaySeconds: delay})
+		require.NoError(t, err)
+		srv.Close()
+
+		reqs := q.requests()
+		require.Len(t, reqs, 2)
+		ours, sdk := reqs[0], reqs[1]
+		assert.Equal(t, sdk.method, ours.method)
+		assert.Equal(t, sdk.path, ours.path)
+		for _, h := range []string{"Content-Type", "X-Amz-Target", "X-Amzn-Query-Mode", "X-Amz-Security-Token"} {
+			assert.Equal(t, sdk.header.Get(h), ours.header.Get(h), h)
+		}
+		assert.JSONEq(t, string(sdk.body), string(ours.body), "delay %d", delay)
+	}
+}
+
+// TestSendMessageMapsSQSErrors: an error SQS answers is an *Error with its
+// code, the query-compatible one first, as the SDK reads it; one a retry
+// cannot fix is not retried, and a throttled or failed (5xx) send is tried
+// DefaultAttempts times.
+func TestSendMessageMapsSQSErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		answer func(http.ResponseWriter, []byte)
+		status int
+		code   string
+		tries  int
+	}{
+		{"no such queue", failure(400, `{"__type":"com.amazonaws.sqs#QueueDoesNotExist","message":"The specified queue does not exist."}`,
+			"X-Amzn-Query-Error", "AWS.SimpleQueueService.NonExistentQueue;Sender"), 400, "AWS.SimpleQueueService.NonExistentQueue", 1},
+		{"bad parameter", failure(400, `{"__type":"com.amazonaws.sqs#InvalidParameterValue","message":"DelaySeconds"}`), 400, "InvalidParameterValue", 1},
+		{"denied by header", failure(403, `{"message":"no"}`, "X-Amzn-ErrorType", "AccessDeniedException:http://internal.amazon.com/"), 403, "AccessDeniedException", 1},
+		{"throttled", failure(400, `{"__type":"com.amazonaws.sqs#ThrottlingException"}`, "X-Amzn-Query-Error", "RequestThrottled;Sender"), 400, "RequestThrottled", DefaultAttempts},
+		{"failed", failure(500, `not json`), 500, "Internal Server Error", DefaultAttempts},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := &fakeSQS{answers: []func(http.ResponseWriter, []byte){tc.answer}}
+			srv := httptest.NewServer(q)
+			defer srv.Close()
+			_, err := client(t, srv).SendMessage(context.Background(), queueURL, message, 0)
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, tc.status, e.Status)
+			assert.Equal(t, tc.code, e.Code)
+			assert.Len(t, q.requests(), tc.tries)
+		})
+	}
+}
+
+// TestSendMessageRetriesThenSends: a throttled first try is followed by a
+// second that succeeds.
+func TestSendMessageRetriesThenSends(t *testing.T) {
+	q := &fakeSQS{answers: []func(http.ResponseWriter, []byte){failure(503, `{"__type":"ServiceUnavailable"}`), sent}}
+	srv := httptest.NewServer(q)
+	defer srv.Close()
+	id, err := client(t, srv).SendMessage(context.Background(), queueURL, message, 0)
+	require.NoError(t, err)
+	assert.NotEmpty(t, id)
+	assert.Len(t, q.requests(), 2)
+}
+
+// TestSendMessageChecksTheBodysMD5: an answer whose MD5OfMessageBody is
+// not the body's fails with ErrChecksum, and is not retried (the message
+// may be queued), as the SDK's client checks it.
+func TestSendMessageChecksTheBodysMD5(t *testing.T) {
+	q := &fakeSQS{answers: []func(http.ResponseWriter, []byte){func(w http.ResponseWriter, _ []byte) {
+		_, _ = io.WriteString(w, `{"MessageId":"m","MD5OfMessageBody":"d41d8cd98f00b204e9800998ecf8427e"}`)
+	}}}
+	srv := httptest.NewServer(q)
+	defer srv.Close()
+	_, err := client(t, srv).SendMessage(context.Background(), queueURL, message, 0)
+	require.ErrorIs(t, err, ErrChecksum)
+	assert.Len(t, q.requests(), 1)
+}
+
+// TestSendMessageIsBounded: a queue that does not answer makes the send
+// fail within the client's Timeout, retries included.
+func TestSendMessageIsBounded(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	c := client(t, srv)
+	c.Timeout = 50 * time.Millisecond
+	_, err := c.SendMessage(context.Background(), queueURL, message, 0)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, context.DeadlineExceeded), err)
+}
+
+// TestEndpoint: AWS_ENDPOINT_URL_SQS's source first, then the public
+// endpoint of the Region.
+func TestEndpoint(t *testing.T) {
+	assert.Equal(t, "https://sqs.eu-west-1.amazonaws.com", New(aws.Config{Region: "eu-west-1"}).Endpoint())
+	assert.Equal(t, "https://sqs.cn-north-1.amazonaws.com.cn", New(aws.Config{Region: "cn-north-1"}).Endpoint())
+	assert.Equal(t, "http://127.0.0.1:9", New(testConfig("http://127.0.0.1:9")).Endpoint())
+}
