@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/localsqs"
@@ -48,18 +45,6 @@ type webhookPipeline struct {
 	wg         sync.WaitGroup
 }
 
-// queues routes SendMessage by queue URL, as SQS does, to the in-process
-// queues; the functions get it as their SQS client (wire.Clients.SQS).
-type queues map[string]*localsqs.Queue
-
-func (q queues) SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
-	dst, ok := q[aws.ToString(in.QueueUrl)]
-	if !ok {
-		return nil, fmt.Errorf("send message: no queue %q", aws.ToString(in.QueueUrl))
-	}
-	return dst.SendMessage(ctx, in, optFns...)
-}
-
 // startWebhooks creates the webhooks table and the queues, gives c the
 // queues as its SQS client, and starts the delivery queue's event source
 // mapping until ctx ends. The functions are built by functions/wire, as
@@ -73,7 +58,9 @@ func startWebhooks(ctx context.Context, cfg config.Config, c *wire.Clients, log 
 	p := &webhookPipeline{dlq: localsqs.New(localsqs.Options{Name: webhookDLQURL, Log: log.With("component", "sqs")})}
 	p.queue = localsqs.New(localsqs.Options{Name: webhookQueueURL, VisibilityTimeout: webhookVisibility,
 		MaxReceiveCount: webhookMaxReceives, DeadLetters: p.dlq, Log: log.With("component", "sqs")})
-	c.SQS = queues{cfg.Webhook.QueueURL: p.queue, cfg.Webhook.DLQURL: p.dlq}
+	// The functions get the queues, routed by URL as SQS routes
+	// SendMessage, as their SQS client (wire.Clients.SQS).
+	c.SQS = localsqs.Queues{cfg.Webhook.QueueURL: p.queue, cfg.Webhook.DLQURL: p.dlq}
 	delivery, err := wire.NewWebhookDelivery(cfg, *c)
 	if err != nil {
 		return nil, err

@@ -46,8 +46,8 @@ type Clients struct {
 	// those of the Secrets Manager secret ORIGIN_SECRET_ID names.
 	OriginSecrets originauthfn.Secrets
 	// SQS sends to the webhook queues (WEBHOOK_QUEUE_URL, WEBHOOK_DLQ_URL);
-	// nil: an SQS client from AWS. The local run passes its in-process
-	// queues (internal/localsqs).
+	// nil: shared/sqssend's signed SendMessage on AWS. The local run passes
+	// its in-process queues (internal/localsqs).
 	SQS sqsqueue.API
 	// Log is the log every function writes to; each function's lines
 	// carry its name (attribute "function").

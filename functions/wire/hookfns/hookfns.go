@@ -5,34 +5,34 @@
 package hookfns
 
 import (
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-
 	"github.com/shortlink-dev/shortener/functions/webhookdelivery/webhookdeliveryfn"
 	"github.com/shortlink-dev/shortener/functions/webhookstream/webhookstreamfn"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/sqssend"
 	"github.com/shortlink-dev/shortener/shared/webhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/sqsqueue"
 )
 
 // Clients are wirecore's and the SQS client the webhook queues are sent
-// to: nil is an SQS client from AWS; the local run passes its in-process
-// queues (internal/localsqs).
+// to: nil is sqssend's signed SendMessage on AWS (not the SDK's SQS
+// client, whose package initialisation was part of these functions' cold
+// start); the local run passes its in-process queues (internal/localsqs).
 type Clients struct {
 	wirecore.Clients
 	SQS sqsqueue.API
 }
 
 // Lambda is c as a Lambda entry point has it: SQS from the SDK
-// configuration.
+// configuration (its Region, credentials and AWS_ENDPOINT_URL_SQS).
 func Lambda(c wirecore.Clients) Clients { return Clients{Clients: c} }
 
 func (c Clients) sqs() sqsqueue.API {
 	if c.SQS != nil {
 		return c.SQS
 	}
-	return sqs.NewFromConfig(c.AWS)
+	return sqssend.New(c.AWS)
 }
 
 // NewWebhookStream builds the consumer of the links table's stream that

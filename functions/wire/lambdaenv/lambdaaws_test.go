@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/shared/cfinvalidate"
+	"github.com/shortlink-dev/shortener/shared/sqssend"
 	"github.com/shortlink-dev/shortener/shared/ssmparam"
 )
 
@@ -110,4 +111,10 @@ func TestLambdaAWSEndpointVariablesReachTheParameterReader(t *testing.T) {
 	cfg, err = lambdaAWS(envOf(lambdaVars))
 	require.NoError(t, err)
 	assert.Equal(t, "https://cloudfront.amazonaws.com", cfinvalidate.New(cfg).Endpoint())
+
+	// The webhook queues' sends (sqssend), likewise.
+	assert.Equal(t, "https://sqs.eu-west-1.amazonaws.com", sqssend.New(cfg).Endpoint())
+	cfg, err = lambdaAWS(envOf(with(map[string]string{"AWS_ENDPOINT_URL_SQS": "http://127.0.0.1:9324", "AWS_ENDPOINT_URL": "http://127.0.0.1:1"})))
+	require.NoError(t, err)
+	assert.Equal(t, "http://127.0.0.1:9324", sqssend.New(cfg).Endpoint())
 }

@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-
 	"github.com/shortlink-dev/shortener/shared/webhook"
 )
 
@@ -19,9 +16,13 @@ import (
 // Due time ahead, and is sent again.
 const MaxDelay = 15 * time.Minute
 
-// API is the SQS call the queue makes.
+// API is the SQS call the queue makes: SendMessage of body to the queue
+// at queueURL, visible after delaySeconds, answering the message's ID.
+// shared/sqssend makes it on SQS, without the SDK's SQS client (whose
+// package initialisation was part of the webhook functions' cold start);
+// the local run passes its in-process queues (internal/localsqs).
 type API interface {
-	SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
+	SendMessage(ctx context.Context, queueURL, body string, delaySeconds int32) (string, error)
 }
 
 // Queue sends messages to one SQS queue.
@@ -44,9 +45,7 @@ func (q *Queue) Send(ctx context.Context, m webhook.Message, delay time.Duration
 	}
 	delay = min(max(delay, 0), MaxDelay)
 	secs := int32((delay + time.Second - 1) / time.Second)
-	_, err = q.api.SendMessage(ctx, &sqs.SendMessageInput{
-		QueueUrl: aws.String(q.url), MessageBody: aws.String(string(body)), DelaySeconds: secs,
-	})
+	_, err = q.api.SendMessage(ctx, q.url, string(body), secs)
 	if err != nil {
 		return fmt.Errorf("send message: %w", err)
 	}
