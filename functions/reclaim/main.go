@@ -13,12 +13,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/shortlink-dev/shortener/functions/wire/dbfns"
+	"github.com/shortlink-dev/shortener/functions/wire/lifecyclefns"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 )
 
 func main() {
-	h, err := wirecore.Lambda(context.Background(), dbfns.NewReclaim)
+	h, err := wirecore.Lambda(context.Background(), lifecyclefns.NewReclaim)
 	if err != nil {
 		log.Fatalf("reclaim: %v", err)
 	}

@@ -7,12 +7,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/shortlink-dev/shortener/functions/wire/dbfns"
+	"github.com/shortlink-dev/shortener/functions/wire/statsfns"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 )
 
 func main() {
-	h, err := wirecore.Lambda(context.Background(), dbfns.NewStats)
+	h, err := wirecore.Lambda(context.Background(), statsfns.NewStats)
 	if err != nil {
 		log.Fatalf("stats: %v", err)
 	}

@@ -10,12 +10,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/shortlink-dev/shortener/functions/wire/dbfns"
+	"github.com/shortlink-dev/shortener/functions/wire/lifecyclefns"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 )
 
 func main() {
-	h, err := wirecore.Lambda(context.Background(), dbfns.NewTTLStream)
+	h, err := wirecore.Lambda(context.Background(), lifecyclefns.NewTTLStream)
 	if err != nil {
 		log.Fatalf("ttlstream: %v", err)
 	}

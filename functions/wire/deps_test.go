@@ -51,3 +51,34 @@ func TestEachBootstrapLinksOnlyTheServicesItCalls(t *testing.T) {
 		assert.ElementsMatch(t, services, linked, fn)
 	}
 }
+
+// TestEachBootstrapLinksOnlyItsHandlers: a bootstrap links its own
+// function's handler package and no other function's (each package's
+// init, and the pages of code it touches, are part of every cold start
+// of a binary that links it). The webhook queue's two functions and
+// clicks share hookfns, and ttlstream and reclaim lifecyclefns; their
+// handlers add no package init of note.
+func TestEachBootstrapLinksOnlyItsHandlers(t *testing.T) {
+	want := map[string][]string{
+		"redirect": {"redirectfn"}, "stats": {"statsfn"}, "create": {"createfn"}, "manage": {"managefn"},
+		"ttlstream": {"ttlstreamfn", "reclaimfn"}, "reclaim": {"ttlstreamfn", "reclaimfn"},
+		"originauth": {"originauthfn"}, "webhooks": {"webhooksfn"},
+		"webhookstream": {"webhookstreamfn", "webhookdeliveryfn"}, "webhookdelivery": {"webhookstreamfn", "webhookdeliveryfn"},
+		"clicks": {"clicksfn", "webhookstreamfn", "webhookdeliveryfn"},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for fn, handlers := range want {
+		out, err := exec.CommandContext(ctx, "go", "list", "-deps", "-tags", "lambda.norpc", "../"+fn).Output()
+		require.NoError(t, err, fn)
+		var linked []string
+		for _, pkg := range strings.Fields(string(out)) {
+			if rest, ok := strings.CutPrefix(pkg, "github.com/shortlink-dev/shortener/functions/"); ok {
+				if _, h, ok := strings.Cut(rest, "/"); ok && strings.HasSuffix(h, "fn") && !strings.Contains(h, "/") {
+					linked = append(linked, h)
+				}
+			}
+		}
+		assert.ElementsMatch(t, handlers, linked, fn)
+	}
+}

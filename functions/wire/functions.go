@@ -18,7 +18,9 @@ import (
 	"github.com/shortlink-dev/shortener/functions/wire/edgefns"
 	"github.com/shortlink-dev/shortener/functions/wire/hookfns"
 	"github.com/shortlink-dev/shortener/functions/wire/hooksapi"
+	"github.com/shortlink-dev/shortener/functions/wire/lifecyclefns"
 	"github.com/shortlink-dev/shortener/functions/wire/sitefns"
+	"github.com/shortlink-dev/shortener/functions/wire/statsfns"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/config"
@@ -26,7 +28,8 @@ import (
 )
 
 // The constructors, each the one its Lambda entry point calls (in dbfns,
-// sitefns, edgefns, authfns or hookfns), taking this package's Clients.
+// statsfns, lifecyclefns, sitefns, edgefns, authfns or hookfns), taking
+// this package's Clients.
 
 // NewCreate: sitefns.NewCreate.
 func NewCreate(cfg config.Config, c Clients) (*createfn.Handler, error) {
@@ -43,9 +46,9 @@ func NewManage(cfg config.Config, c Clients) (*managefn.Handler, error) {
 	return edgefns.NewManage(cfg, c.edge())
 }
 
-// NewStats: dbfns.NewStats.
+// NewStats: statsfns.NewStats.
 func NewStats(cfg config.Config, c Clients) (*statsfn.Handler, error) {
-	return dbfns.NewStats(cfg, c.core())
+	return statsfns.NewStats(cfg, c.core())
 }
 
 // NewClicks: clickfns.NewClicks.
@@ -53,14 +56,14 @@ func NewClicks(cfg config.Config, c Clients) (*clicksfn.Handler, error) {
 	return clickfns.NewClicks(cfg, c.hooks())
 }
 
-// NewTTLStream: dbfns.NewTTLStream.
+// NewTTLStream: lifecyclefns.NewTTLStream.
 func NewTTLStream(cfg config.Config, c Clients) (*ttlstreamfn.Handler, error) {
-	return dbfns.NewTTLStream(cfg, c.core())
+	return lifecyclefns.NewTTLStream(cfg, c.core())
 }
 
-// NewReclaim: dbfns.NewReclaim.
+// NewReclaim: lifecyclefns.NewReclaim.
 func NewReclaim(cfg config.Config, c Clients) (*reclaimfn.Handler, error) {
-	return dbfns.NewReclaim(cfg, c.core())
+	return lifecyclefns.NewReclaim(cfg, c.core())
 }
 
 // NewOriginAuth: authfns.NewOriginAuth.

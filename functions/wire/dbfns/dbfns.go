@@ -1,16 +1,12 @@
-// Package dbfns builds the functions that call DynamoDB and no other AWS
-// service: redirect, stats, ttlstream and reclaim. See wirecore for why
-// the constructors are grouped.
+// Package dbfns builds the redirect function, which calls DynamoDB and no
+// other AWS service. The other functions on DynamoDB alone have their own
+// packages (statsfns; lifecyclefns: ttlstream and reclaim), so that none
+// links and initialises another's handler. See wirecore for why the
+// constructors are grouped.
 package dbfns
 
 import (
-	"time"
-
-	"github.com/shortlink-dev/shortener/functions/reclaim/reclaimfn"
 	"github.com/shortlink-dev/shortener/functions/redirect/redirectfn"
-	"github.com/shortlink-dev/shortener/functions/stats/statsfn"
-	"github.com/shortlink-dev/shortener/functions/ttlstream/ttlstreamfn"
-	"github.com/shortlink-dev/shortener/functions/wire/clicklayout"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
@@ -54,57 +50,4 @@ func NewRedirect(cfg config.Config, c wirecore.Clients) (*redirectfn.Handler, er
 		o.Counters = dynamocounter.New(db, cfg.CountersTable)
 	}
 	return redirectfn.New(o), nil
-}
-
-// NewStats builds the function behind GET /v1/links/{code}/stats. The
-// link and the key's owner come from this Region's replicas; the click
-// counts from the analytics table, which is in the primary Region only
-// (PRIMARY_REGION; one cross-Region round trip from any other Region), in
-// the layout the clicks function writes (clicklayout).
-func NewStats(cfg config.Config, c wirecore.Clients) (*statsfn.Handler, error) {
-	if err := wirecore.Require(cfg, "LINKS_TABLE", "KEYS_TABLE", "ANALYTICS_TABLE"); err != nil {
-		return nil, err
-	}
-	db := c.DynamoDBClient()
-	clicks, _ := clicklayout.ClickStore(c.PrimaryDynamoDB(cfg), cfg.ClickStore, cfg.AnalyticsTable, cfg.DBTimeout)
-	return &statsfn.Handler{
-		Links:   dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
-		Clicks:  clicks,
-		Now:     time.Now,
-		Log:     c.Logger("stats"),
-		Metrics: c.MetricsOf("stats"),
-		Owners:  wirecore.Owners(cfg, db),
-	}, nil
-}
-
-// NewTTLStream builds the consumer of the links table's stream: it turns
-// TTL deletions into tombstones, written to the primary Region's replica.
-func NewTTLStream(cfg config.Config, c wirecore.Clients) (*ttlstreamfn.Handler, error) {
-	if err := wirecore.Require(cfg, "LINKS_TABLE"); err != nil {
-		return nil, err
-	}
-	return &ttlstreamfn.Handler{
-		Store:   wirecore.LifecycleStore(cfg, c),
-		Grace:   cfg.TombstoneGrace,
-		Now:     time.Now,
-		Log:     c.Logger("ttlstream"),
-		Metrics: c.MetricsOf("ttlstream"),
-	}, nil
-}
-
-// NewReclaim builds the reclaim state machine's task: expired links into
-// tombstones, tombstones past their grace released, in the primary
-// Region's replica.
-func NewReclaim(cfg config.Config, c wirecore.Clients) (*reclaimfn.Handler, error) {
-	if err := wirecore.Require(cfg, "LINKS_TABLE"); err != nil {
-		return nil, err
-	}
-	return &reclaimfn.Handler{
-		// Releases give the code back in the reservation table first.
-		Store:   wirecore.Reserved(cfg, c.PrimaryDynamoDB(cfg), wirecore.LifecycleStore(cfg, c)),
-		Grace:   cfg.TombstoneGrace,
-		Now:     time.Now,
-		Log:     c.Logger("reclaim"),
-		Metrics: c.MetricsOf("reclaim"),
-	}, nil
 }

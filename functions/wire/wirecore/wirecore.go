@@ -2,11 +2,14 @@
 // clients a function talks to, the Lambda entry point, and the helpers the
 // constructors use. Of the SDK's service clients it links DynamoDB's
 // only. The constructors live in packages grouped by the services they
-// add (authfns: Secrets Manager, over lambdaenv alone; dbfns: DynamoDB only; hooksapi: the webhook subscriptions API;
-// sitefns: the edge parameter (edgesite), read without SSM's client; edgefns: CloudFront; hookfns: SQS, sent without SQS's client; clickfns:
-// the click consumer), so that each bootstrap links and initialises
-// only what its function calls (docs/benchmarks.md, "Cold start"). Package
-// wire gathers them all for the local run.
+// add (authfns: Secrets Manager, over lambdaenv alone; dbfns: redirect,
+// statsfns: stats, lifecyclefns: ttlstream and reclaim, on DynamoDB
+// only; hooksapi: the webhook subscriptions API; sitefns: the edge
+// parameter (edgesite), read without SSM's client; edgefns: CloudFront;
+// hookfns: SQS, sent without SQS's client; clickfns: the click consumer),
+// so that each bootstrap links and initialises only what its function
+// calls (docs/benchmarks.md, "Cold start"). Package wire gathers them all
+// for the local run.
 package wirecore
 
 import (
