@@ -2,10 +2,11 @@
 // SDK's service client: it resolves the service's endpoint as the SDK's
 // clients do and signs the request with the SDK's Signature Version 4
 // signer, which every function already links through DynamoDB's client.
-// The two calls the functions make outside DynamoDB and SQS, SSM's
-// GetParameter (ssmparam) and CloudFront's CreateInvalidation
-// (cfinvalidate), use it, so their bootstraps do not link and initialise
-// those services' SDK clients (docs/benchmarks.md, "Cold start").
+// The calls the functions make outside DynamoDB, SSM's GetParameter
+// (ssmparam), CloudFront's CreateInvalidation (cfinvalidate) and SQS's
+// SendMessage (sqssend), use it, so their bootstraps do not link and
+// initialise those services' SDK clients (docs/benchmarks.md, "Cold
+// start").
 package awscall
 
 import (
