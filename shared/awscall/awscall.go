@@ -24,7 +24,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 )
 
-// MaxBody bounds the answer read: both calls' answers are a few KB.
+// MaxBody bounds the answer read: the calls' answers are a few KB.
 const MaxBody = 1 << 20
 
 // serviceEndpoint is what an SDK configuration source answers about a
