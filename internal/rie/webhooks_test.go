@@ -14,13 +14,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localsqs"
 	"github.com/shortlink-dev/shortener/shared/webhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
 )
 
 // webhookEnv creates a webhooks table and returns the functions'
-// environment for it. The queue URLs point where nothing listens: these
-// cases make no SQS call, and one that did would fail.
+// environment for it. The queue URLs point where nothing listens: a case
+// that sends to the queue points AWS_ENDPOINT_URL_SQS at the local queues,
+// and one that did not would fail.
 func webhookEnv(t testing.TB, tb tables) (map[string]string, *dynamowebhook.Store) {
 	t.Helper()
 	table := testenv.UniqueName(t, "webhooks")
@@ -55,13 +57,36 @@ func testWebhooks(t *testing.T, tb tables, _ *shared) {
 }
 
 func testWebhookStream(t *testing.T, tb tables, _ *shared) {
-	e, _ := webhookEnv(t, tb)
+	e, store := webhookEnv(t, tb)
 	f := start(t, "webhookstream", env(t, "webhookstream", e))
 	// The fixture's owner has no subscription: nothing is queued.
 	res := invoke(t, f, fixture(t, "webhookstream", "insert.json", nil))
 	var resp events.DynamoDBEventResponse
 	require.NoError(t, json.Unmarshal(res.Body, &resp), "%s", res.Body)
 	assert.Empty(t, resp.BatchItemFailures)
+
+	// With a subscription, the event is sent to the queue: the bootstrap's
+	// signed SendMessage (sqssend), at the SQS endpoint the SDK's variable
+	// names, reaches the local queues as the JSON protocol.
+	queue := localsqs.New(localsqs.Options{Name: "deliveries"})
+	sqs := httptest.NewServer(localsqs.Queues{e["WEBHOOK_QUEUE_URL"]: queue})
+	defer sqs.Close()
+	require.NoError(t, store.Create(context.Background(), webhook.Subscription{ID: "wh_rie_stream", Owner: owner,
+		URL: "https://hooks.example.com/in", Events: []string{webhook.LinkCreated},
+		Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", CreatedAt: time.Now()}))
+	e["AWS_ENDPOINT_URL_SQS"] = sqs.URL
+	f = start(t, "webhookstream", env(t, "webhookstream", e))
+	res = invoke(t, f, fixture(t, "webhookstream", "insert.json", nil))
+	resp = events.DynamoDBEventResponse{}
+	require.NoError(t, json.Unmarshal(res.Body, &resp), "%s", res.Body)
+	assert.Empty(t, resp.BatchItemFailures, "%s", f.Output())
+	bodies := queue.Bodies()
+	require.Len(t, bodies, 1, "%s", f.Output())
+	var m webhook.Message
+	require.NoError(t, json.Unmarshal([]byte(bodies[0]), &m))
+	assert.Equal(t, "wh_rie_stream", m.Subscription)
+	assert.Equal(t, webhook.LinkCreated, m.Event.Type)
+	assert.Equal(t, 1, m.Attempt)
 }
 
 func testWebhookDelivery(t *testing.T, tb tables, _ *shared) {
