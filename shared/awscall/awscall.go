@@ -14,10 +14,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -125,4 +127,60 @@ func Retry(ctx context.Context, attempts int, backoff func(int) time.Duration, r
 			return fmt.Errorf("%w (after %w)", ctx.Err(), err)
 		}
 	}
+}
+
+// Error is an error a service answered: its HTTP status, its code
+// (ParameterNotFound, TooManyInvalidationsInProgress,
+// AWS.SimpleQueueService.NonExistentQueue, ThrottlingException, ...) and
+// message.
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("%s (HTTP %d)", e.Code, e.Status)
+	}
+	return fmt.Sprintf("%s: %s (HTTP %d)", e.Code, e.Message, e.Status)
+}
+
+// JSONError reads an AWS JSON 1.x error as the SDK's clients do: the code
+// from X-Amzn-ErrorType or the body's __type (or code), without its
+// namespace ("...#") or suffix (":..."); the status text when there is
+// none. A query-compatible service (SQS) gives its query code in
+// X-Amzn-Query-Error ("code;Sender"), which then wins.
+func JSONError(status int, header http.Header, raw []byte) *Error {
+	var body struct {
+		Type     string `json:"__type"`
+		Code     string `json:"code"`
+		Message  string `json:"message"`
+		MessageU string `json:"Message"`
+	}
+	_ = json.Unmarshal(raw, &body) // a body that is not JSON leaves the status alone to tell
+	code := header.Get("X-Amzn-ErrorType")
+	if code == "" {
+		code = body.Type
+	}
+	if code == "" {
+		code = body.Code
+	}
+	if i := strings.IndexByte(code, ':'); i >= 0 {
+		code = code[:i]
+	}
+	if i := strings.LastIndexByte(code, '#'); i >= 0 {
+		code = code[i+1:]
+	}
+	if q, _, _ := strings.Cut(header.Get("X-Amzn-Query-Error"), ";"); q != "" {
+		code = q
+	}
+	if code == "" {
+		code = http.StatusText(status)
+	}
+	msg := body.Message
+	if msg == "" {
+		msg = body.MessageU
+	}
+	return &Error{Status: status, Code: code, Message: msg}
 }

@@ -77,18 +77,7 @@ func (c *Client) Endpoint() string { return c.endpoint }
 // Error is an error CloudFront answered, with its code
 // (TooManyInvalidationsInProgress, NoSuchDistribution, AccessDenied,
 // Throttling, ...).
-type Error struct {
-	Status  int
-	Code    string
-	Message string
-}
-
-func (e *Error) Error() string {
-	if e.Message == "" {
-		return fmt.Sprintf("%s (HTTP %d)", e.Code, e.Status)
-	}
-	return fmt.Sprintf("%s: %s (HTTP %d)", e.Code, e.Message, e.Status)
-}
+type Error = awscall.Error
 
 func retryable(err error) bool {
 	var e *Error

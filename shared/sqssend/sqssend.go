@@ -87,18 +87,7 @@ func (c *Client) Endpoint() string { return c.endpoint }
 // Error is an error SQS answered, with its code (the query-compatible one
 // when SQS gives it: AWS.SimpleQueueService.NonExistentQueue,
 // InvalidParameterValue, RequestThrottled, ...).
-type Error struct {
-	Status  int
-	Code    string
-	Message string
-}
-
-func (e *Error) Error() string {
-	if e.Message == "" {
-		return fmt.Sprintf("%s (HTTP %d)", e.Code, e.Status)
-	}
-	return fmt.Sprintf("%s: %s (HTTP %d)", e.Code, e.Message, e.Status)
-}
+type Error = awscall.Error
 
 // ErrChecksum is an answer whose MD5OfMessageBody is not the MD5 of the
 // body sent. Like the SDK's check, it is not retried: the message may
@@ -193,40 +182,7 @@ func (c *Client) send(ctx context.Context, payload []byte, body string) (string,
 	return aws.ToString(out.MessageID), nil
 }
 
-// answerError reads an AWS JSON error as the SDK's client does for SQS, a
-// query-compatible service: the code from X-Amzn-Query-Error
-// ("code;Sender"), else X-Amzn-ErrorType or the body's __type (or code)
-// without its namespace ("...#") or suffix (":...").
+// answerError reads the service's AWS JSON error (awscall.JSONError).
 func answerError(status int, header http.Header, raw []byte) *Error {
-	var body struct {
-		Type     string `json:"__type"`
-		Code     string `json:"code"`
-		Message  string `json:"message"`
-		MessageU string `json:"Message"`
-	}
-	_ = json.Unmarshal(raw, &body) // a body that is not JSON leaves the status alone to tell
-	code := header.Get("X-Amzn-ErrorType")
-	if code == "" {
-		code = body.Type
-	}
-	if code == "" {
-		code = body.Code
-	}
-	if i := strings.IndexByte(code, ':'); i >= 0 {
-		code = code[:i]
-	}
-	if i := strings.LastIndexByte(code, '#'); i >= 0 {
-		code = code[i+1:]
-	}
-	if q, _, _ := strings.Cut(header.Get("X-Amzn-Query-Error"), ";"); q != "" {
-		code = q
-	}
-	if code == "" {
-		code = http.StatusText(status)
-	}
-	msg := body.Message
-	if msg == "" {
-		msg = body.MessageU
-	}
-	return &Error{Status: status, Code: code, Message: msg}
+	return awscall.JSONError(status, header, raw)
 }

@@ -66,18 +66,7 @@ func (c *Client) Endpoint() string { return c.endpoint }
 
 // Error is an error SSM answered, with its code (ParameterNotFound,
 // AccessDeniedException, ThrottlingException, ...).
-type Error struct {
-	Status  int
-	Code    string
-	Message string
-}
-
-func (e *Error) Error() string {
-	if e.Message == "" {
-		return fmt.Sprintf("%s (HTTP %d)", e.Code, e.Status)
-	}
-	return fmt.Sprintf("%s: %s (HTTP %d)", e.Code, e.Message, e.Status)
-}
+type Error = awscall.Error
 
 // retryable is an error worth another try: throttled or failed on SSM's
 // side, or no answer at all.
@@ -131,7 +120,7 @@ func (c *Client) get(ctx context.Context, body []byte) (string, error) {
 		return "", err
 	}
 	if status != http.StatusOK {
-		return "", answerError(status, header, raw)
+		return "", awscall.JSONError(status, header, raw)
 	}
 	var out struct {
 		Parameter *struct {
@@ -147,36 +136,3 @@ func (c *Client) get(ctx context.Context, body []byte) (string, error) {
 	return *out.Parameter.Value, nil
 }
 
-// answerError reads an AWS JSON error: the code from X-Amzn-ErrorType or
-// the body's __type (or code), without its namespace ("...#") or suffix
-// (":..."), as the SDK reads it.
-func answerError(status int, header http.Header, raw []byte) *Error {
-	var body struct {
-		Type     string `json:"__type"`
-		Code     string `json:"code"`
-		Message  string `json:"message"`
-		MessageU string `json:"Message"`
-	}
-	_ = json.Unmarshal(raw, &body) // a body that is not JSON leaves the status alone to tell
-	code := header.Get("X-Amzn-ErrorType")
-	if code == "" {
-		code = body.Type
-	}
-	if code == "" {
-		code = body.Code
-	}
-	if i := strings.IndexByte(code, ':'); i >= 0 {
-		code = code[:i]
-	}
-	if i := strings.LastIndexByte(code, '#'); i >= 0 {
-		code = code[i+1:]
-	}
-	if code == "" {
-		code = http.StatusText(status)
-	}
-	msg := body.Message
-	if msg == "" {
-		msg = body.MessageU
-	}
-	return &Error{Status: status, Code: code, Message: msg}
-}
