@@ -135,4 +135,3 @@ func (c *Client) get(ctx context.Context, body []byte) (string, error) {
 	}
 	return *out.Parameter.Value, nil
 }
-
