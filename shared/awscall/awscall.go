@@ -184,3 +184,38 @@ func JSONError(status int, header http.Header, raw []byte) *Error {
 	}
 	return &Error{Status: status, Code: code, Message: msg}
 }
+
+// RegionalEndpoint is the endpoint of a regional service whose public
+// host is prefix.<Region>.amazonaws.com (.amazonaws.com.cn in China),
+// unless one is configured (Endpoint).
+func RegionalEndpoint(cfg aws.Config, sdkID, prefix string) string {
+	suffix := "amazonaws.com"
+	if strings.HasPrefix(cfg.Region, "cn-") {
+		suffix = "amazonaws.com.cn"
+	}
+	return Endpoint(cfg, sdkID, "https://"+prefix+"."+cfg.Region+"."+suffix)
+}
+
+// PostJSON makes one signed AWS JSON request: payload POSTed to endpoint
+// with the operation in X-Amz-Target, the protocol version's contentType
+// and any extra headers. It returns the answer's body when the status is
+// 2xx, and the service's error (JSONError) otherwise.
+func (c *Client) PostJSON(ctx context.Context, endpoint, target, contentType string, payload []byte, extra map[string]string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint+"/", bytes.NewReader(payload))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("X-Amz-Target", target)
+	for k, v := range extra {
+		req.Header.Set(k, v)
+	}
+	status, header, raw, err := c.Do(req, payload)
+	if err != nil {
+		return nil, err
+	}
+	if status < 200 || status > 299 {
+		return nil, JSONError(status, header, raw)
+	}
+	return raw, nil
+}

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/shortlink-dev/shortener/shared/awscall"
 )
 
 // FuzzAnswerError: any error answer, headers and body alike, reads as an
@@ -18,7 +20,7 @@ func FuzzAnswerError(f *testing.F) {
 		h := http.Header{}
 		h.Set("X-Amzn-Query-Error", queryError)
 		h.Set("X-Amzn-ErrorType", errorType)
-		e := answerError(status, h, []byte(body))
+		e := awscall.JSONError(status, h, []byte(body))
 		if e.Status != status {
 			t.Fatalf("status %d, want %d", e.Status, status)
 		}

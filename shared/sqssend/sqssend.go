@@ -18,15 +18,12 @@
 package sqssend
 
 import (
-	"bytes"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -70,13 +67,9 @@ type Client struct {
 // New returns a client for cfg's Region, credentials, HTTP client and
 // configured endpoint.
 func New(cfg aws.Config) *Client {
-	suffix := "amazonaws.com"
-	if strings.HasPrefix(cfg.Region, "cn-") {
-		suffix = "amazonaws.com.cn"
-	}
 	return &Client{
 		call:     awscall.New(cfg, signingName, cfg.Region),
-		endpoint: awscall.Endpoint(cfg, SDKID, "https://sqs."+cfg.Region+"."+suffix),
+		endpoint: awscall.RegionalEndpoint(cfg, SDKID, signingName),
 		backoff:  func(attempt int) time.Duration { return time.Duration(attempt) * 50 * time.Millisecond },
 	}
 }
@@ -150,21 +143,13 @@ func (c *Client) SendMessage(ctx context.Context, queueURL, body string, delaySe
 	return id, nil
 }
 
-// send makes one signed request.
+// send makes one signed request. SQS answers the JSON protocol's errors
+// with its query-compatible codes when asked (X-Amzn-Query-Mode), as the
+// SDK's client asks.
 func (c *Client) send(ctx context.Context, payload []byte, body string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint+"/", bytes.NewReader(payload))
+	raw, err := c.call.PostJSON(ctx, c.endpoint, target, contentType, payload, map[string]string{"X-Amzn-Query-Mode": "true"})
 	if err != nil {
 		return "", err
-	}
-	req.Header.Set("Content-Type", contentType)
-	req.Header.Set("X-Amz-Target", target)
-	req.Header.Set("X-Amzn-Query-Mode", "true")
-	status, header, raw, err := c.call.Do(req, payload)
-	if err != nil {
-		return "", err
-	}
-	if status < 200 || status > 299 {
-		return "", answerError(status, header, raw)
 	}
 	var out struct {
 		MessageID        *string `json:"MessageId"`
@@ -180,9 +165,4 @@ func (c *Client) send(ctx context.Context, payload []byte, body string) (string,
 		}
 	}
 	return aws.ToString(out.MessageID), nil
-}
-
-// answerError reads the service's AWS JSON error (awscall.JSONError).
-func answerError(status int, header http.Header, raw []byte) *Error {
-	return awscall.JSONError(status, header, raw)
 }

@@ -1,13 +1,10 @@
 package ssmparam
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -50,13 +47,9 @@ type Client struct {
 // New returns a client for cfg's Region, credentials, HTTP client and
 // configured endpoint.
 func New(cfg aws.Config) *Client {
-	suffix := "amazonaws.com"
-	if strings.HasPrefix(cfg.Region, "cn-") {
-		suffix = "amazonaws.com.cn"
-	}
 	return &Client{
 		call:     awscall.New(cfg, signingName, cfg.Region),
-		endpoint: awscall.Endpoint(cfg, SDKID, "https://ssm."+cfg.Region+"."+suffix),
+		endpoint: awscall.RegionalEndpoint(cfg, SDKID, signingName),
 		backoff:  func(attempt int) time.Duration { return time.Duration(attempt) * 50 * time.Millisecond },
 	}
 }
@@ -109,18 +102,9 @@ func (c *Client) Get(ctx context.Context, name string) (string, error) {
 
 // get makes one signed request.
 func (c *Client) get(ctx context.Context, body []byte) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint+"/", bytes.NewReader(body))
+	raw, err := c.call.PostJSON(ctx, c.endpoint, target, contentType, body, nil)
 	if err != nil {
 		return "", err
-	}
-	req.Header.Set("Content-Type", contentType)
-	req.Header.Set("X-Amz-Target", target)
-	status, header, raw, err := c.call.Do(req, body)
-	if err != nil {
-		return "", err
-	}
-	if status != http.StatusOK {
-		return "", awscall.JSONError(status, header, raw)
 	}
 	var out struct {
 		Parameter *struct {
