@@ -124,6 +124,29 @@ func jsonString(raw string, out *string) error {
 // a second alarm fires when the clicks function keeps running but no
 // compaction finishes (the lag is then missing, not high), both to the
 // topic every other alarm notifies.
+// TestHandlerAlarms: the handler counts that mean a promise is degraded
+// (a mark not written, marks not read, a click log record not parsed)
+// alarm wherever their function runs, on the function's own dimension.
+func TestHandlerAlarms(t *testing.T) {
+	s := defaults.get(t)
+	for _, region := range s.cfg.Regions {
+		tp := s.regional(region)
+		// The names the handlers emit: redirectfn, edgecache.MetricHeldErrors
+		// (manage's purger), clicksfn.
+		for metric, fn := range map[string]string{"EdgeMarkFailures": "redirect", "EdgeMarkReadFailures": "manage", "PoisonRecords": "clicks"} {
+			found := alarmsOn(tp, monitoring.MetricsNamespace, metric)
+			if fn == "clicks" && region != s.cfg.PrimaryRegion {
+				assert.Empty(t, found, "%s: clicks runs in the primary Region only", region)
+				continue
+			}
+			require.Len(t, found, 1, "%s: one %s alarm", region, metric)
+			assert.Equal(t, `"`+fn+`"`, dimension(found[0], "function"))
+			assert.Equal(t, "Sum", found[0].Props["Statistic"])
+			assert.Equal(t, float64(1), found[0].Props["Threshold"])
+		}
+	}
+}
+
 func TestClickCompactionAlarms(t *testing.T) {
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		t.Run(s.name, func(t *testing.T) {

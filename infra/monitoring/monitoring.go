@@ -127,6 +127,21 @@ type Monitoring struct {
 }
 
 // New creates the stack's monitoring.
+// HandlerAlarm is a count a function's handler emits (shared/metrics:
+// namespace MetricsNamespace, dimension function) whose every occurrence
+// alarms.
+type HandlerAlarm struct {
+	Metric, What string
+}
+
+// HandlerAlarms are, by function, the handler counts that alarm at one
+// in five minutes: each is a promise degraded without an error.
+var HandlerAlarms = map[string][]HandlerAlarm{
+	"redirect": {{"EdgeMarkFailures", "The redirect could not write edge marks (docs/lifecycle.md, section 6): its answers get a short edge life instead of a day, so more requests reach the origin, until the marks table answers again"}},
+	"manage":   {{"EdgeMarkReadFailures", "The management API could not read edge marks: every edit and delete is invalidated (paid per path) until the marks tables answer again"}},
+	"clicks":   {{"PoisonRecords", "The clicks function skipped real-time log records it could not parse: the log configuration and the parser have drifted apart, and those clicks are not counted (the function's logs name shard and sequence number)"}},
+}
+
 func New(scope constructs.Construct, id string, p Props) *Monitoring {
 	c := constructs.NewConstruct(scope, jsii.String(id))
 	m := &Monitoring{Construct: c}
@@ -192,6 +207,13 @@ func New(scope constructs.Construct, id string, p Props) *Monitoring {
 
 	var lambdaWidgets []awscloudwatch.IWidget
 	for _, f := range p.Functions {
+		for _, h := range HandlerAlarms[f.Name] {
+			alarm(f.Name+h.Metric, h.What, awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+				Namespace: jsii.String(MetricsNamespace), MetricName: jsii.String(h.Metric),
+				DimensionsMap: &map[string]*string{"function": jsii.String(f.Name)},
+				Statistic:     jsii.String("Sum"), Period: fiveMinutes,
+			}), 1, 1)
+		}
 		alarm(f.Name+"Errors", fmt.Sprintf("The %s function failed (errors, timeouts, crashes)", f.Name), f.Fn.MetricErrors(sum), 1, 1)
 		alarm(f.Name+"Throttles", fmt.Sprintf("The %s function was throttled (concurrency limit)", f.Name), f.Fn.MetricThrottles(sum), 1, 1)
 		lambdaWidgets = append(lambdaWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
