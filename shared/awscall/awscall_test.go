@@ -7,16 +7,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/shortlink-dev/shortener/shared/awscall/awscalltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-type endpointSource map[string]string
-
-func (s endpointSource) GetServiceBaseEndpoint(_ context.Context, sdkID string) (string, bool, error) {
-	v, ok := s[sdkID]
-	return v, ok, nil
-}
 
 // TestEndpointOrder: the service's own configured endpoint, then the
 // global one, then the public one; a source that is not an endpoint
@@ -26,7 +20,7 @@ func TestEndpointOrder(t *testing.T) {
 	assert.Equal(t, public, Endpoint(aws.Config{}, "Svc", public))
 	assert.Equal(t, "http://127.0.0.1:1", Endpoint(aws.Config{BaseEndpoint: aws.String("http://127.0.0.1:1")}, "Svc", public))
 	assert.Equal(t, "http://127.0.0.1:2", Endpoint(aws.Config{BaseEndpoint: aws.String("http://127.0.0.1:1"),
-		ConfigSources: []any{"not a source", endpointSource{"Other": "http://127.0.0.1:3"}, endpointSource{"Svc": "http://127.0.0.1:2"}}}, "Svc", public))
+		ConfigSources: []any{"not a source", awscalltest.EndpointSource{"Other": "http://127.0.0.1:3"}, awscalltest.EndpointSource{"Svc": "http://127.0.0.1:2"}}}, "Svc", public))
 }
 
 var errBusy = errors.New("busy")

@@ -3,7 +3,6 @@ package sqssend
 import (
 	"context"
 	"crypto/md5"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -11,47 +10,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/shortlink-dev/shortener/shared/awscall/awscalltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// received is one request as the stand-in for SQS saw it.
-type received struct {
-	method, path string
-	header       http.Header
-	body         []byte
-}
-
-// fakeSQS answers each request with the next of answers (the last one
-// repeated), noting what it received.
-type fakeSQS struct {
-	mu      sync.Mutex
-	got     []received
-	answers []func(w http.ResponseWriter, body []byte)
-}
-
-func (f *fakeSQS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	b, _ := io.ReadAll(r.Body)
-	f.mu.Lock()
-	f.got = append(f.got, received{method: r.Method, path: r.URL.Path, header: r.Header.Clone(), body: b})
-	answer := f.answers[min(len(f.got), len(f.answers))-1]
-	f.mu.Unlock()
-	answer(w, b)
-}
-
-func (f *fakeSQS) requests() []received {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]received(nil), f.got...)
-}
 
 // sent answers as SQS does: the message's ID and the MD5 of the body it
 // received.
@@ -77,18 +44,10 @@ func failure(status int, body string, header ...string) func(http.ResponseWriter
 
 var signedAt = time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)
 
-func testConfig(url string) aws.Config {
-	return aws.Config{
-		Region:       "eu-west-1",
-		Credentials:  credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "session-token"),
-		BaseEndpoint: aws.String(url),
-	}
-}
-
 // client is a Client of srv with a session's credentials, no backoff.
 func client(t *testing.T, srv *httptest.Server) *Client {
 	t.Helper()
-	c := New(testConfig(srv.URL))
+	c := New(awscalltest.Config(srv.URL))
 	c.call.Now = func() time.Time { return signedAt }
 	c.backoff = func(int) time.Duration { return 0 }
 	return c
@@ -104,7 +63,7 @@ const message = `{"event":{"type":"link.created","data":"<a & b>"},"subscription
 // SendMessage call, signed with SigV4 for sqs in the client's Region with
 // the session token, and the ID is read from the answer.
 func TestSendMessageSendsTheSignedJSONCall(t *testing.T) {
-	q := &fakeSQS{answers: []func(http.ResponseWriter, []byte){sent}}
+	q := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){sent}}
 	srv := httptest.NewServer(q)
 	defer srv.Close()
 
@@ -112,36 +71,27 @@ func TestSendMessageSendsTheSignedJSONCall(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "5fea7756-0ea4-451a-a703-a558b933e274", id)
 
-	reqs := q.requests()
+	reqs := q.Requests()
 	require.Len(t, reqs, 1)
 	r := reqs[0]
-	assert.Equal(t, http.MethodPost, r.method)
-	assert.Equal(t, "/", r.path)
-	assert.Equal(t, "AmazonSQS.SendMessage", r.header.Get("X-Amz-Target"))
-	assert.Equal(t, "application/x-amz-json-1.0", r.header.Get("Content-Type"))
-	assert.Equal(t, "true", r.header.Get("X-Amzn-Query-Mode"))
+	assert.Equal(t, http.MethodPost, r.Method)
+	assert.Equal(t, "/", r.Path)
+	assert.Equal(t, "AmazonSQS.SendMessage", r.Header.Get("X-Amz-Target"))
+	assert.Equal(t, "application/x-amz-json-1.0", r.Header.Get("Content-Type"))
+	assert.Equal(t, "true", r.Header.Get("X-Amzn-Query-Mode"))
 	var body map[string]any
-	require.NoError(t, json.Unmarshal(r.body, &body))
+	require.NoError(t, json.Unmarshal(r.Body, &body))
 	assert.Equal(t, map[string]any{"QueueUrl": queueURL, "MessageBody": message, "DelaySeconds": 900.0}, body)
-	assert.Equal(t, "session-token", r.header.Get("X-Amz-Security-Token"))
-	assert.Equal(t, "20261201T070000Z", r.header.Get("X-Amz-Date"))
-	auth := r.header.Get("Authorization")
+	assert.Equal(t, "session-token", r.Header.Get("X-Amz-Security-Token"))
+	assert.Equal(t, "20261201T070000Z", r.Header.Get("X-Amz-Date"))
+	auth := r.Header.Get("Authorization")
 	assert.True(t, strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261201/eu-west-1/sqs/aws4_request, SignedHeaders="), auth)
 	for _, h := range []string{"content-type", "host", "x-amz-date", "x-amz-security-token", "x-amz-target", "x-amzn-query-mode"} {
 		assert.Contains(t, auth, h, "signed")
 	}
 
-	// The signature is SigV4's over what arrived: the same request signed
-	// again by the SDK's signer carries the same Authorization.
-	again, err := http.NewRequest(r.method, srv.URL+r.path, strings.NewReader(string(r.body)))
-	require.NoError(t, err)
-	for _, h := range []string{"Content-Type", "X-Amz-Target", "X-Amzn-Query-Mode"} {
-		again.Header.Set(h, r.header.Get(h))
-	}
-	creds := aws.Credentials{AccessKeyID: "AKIDEXAMPLE", SecretAccessKey: "secret", SessionToken: "session-token"}
-	sum := sha256.Sum256(r.body)
-	require.NoError(t, v4.NewSigner().SignHTTP(context.Background(), creds, again, hex.EncodeToString(sum[:]), "sqs", "eu-west-1", signedAt))
-	assert.Equal(t, auth, again.Header.Get("Authorization"))
+	// The signature is SigV4's over what arrived.
+	awscalltest.AssertSigned(t, r, srv.URL, "sqs", "eu-west-1", signedAt, "Content-Type", "X-Amz-Target", "X-Amzn-Query-Mode")
 }
 
 // TestSendMessageIsTheSDKsRequest: the SDK's SQS client, sending the same
@@ -150,24 +100,24 @@ func TestSendMessageSendsTheSignedJSONCall(t *testing.T) {
 // the local twin see no difference.
 func TestSendMessageIsTheSDKsRequest(t *testing.T) {
 	for _, delay := range []int32{0, 7} {
-		q := &fakeSQS{answers: []func(http.ResponseWriter, []byte){sent}}
+		q := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){sent}}
 		srv := httptest.NewServer(q)
 		_, err := client(t, srv).SendMessage(context.Background(), queueURL, message, delay)
 		require.NoError(t, err)
-		_, err = sqs.NewFromConfig(testConfig(srv.URL)).SendMessage(context.Background(), &sqs.SendMessageInput{
+		_, err = sqs.NewFromConfig(awscalltest.Config(srv.URL)).SendMessage(context.Background(), &sqs.SendMessageInput{
 			QueueUrl: aws.String(queueURL), MessageBody: aws.String(message), DelaySeconds: delay})
 		require.NoError(t, err)
 		srv.Close()
 
-		reqs := q.requests()
+		reqs := q.Requests()
 		require.Len(t, reqs, 2)
 		ours, sdk := reqs[0], reqs[1]
-		assert.Equal(t, sdk.method, ours.method)
-		assert.Equal(t, sdk.path, ours.path)
+		assert.Equal(t, sdk.Method, ours.Method)
+		assert.Equal(t, sdk.Path, ours.Path)
 		for _, h := range []string{"Content-Type", "X-Amz-Target", "X-Amzn-Query-Mode", "X-Amz-Security-Token"} {
-			assert.Equal(t, sdk.header.Get(h), ours.header.Get(h), h)
+			assert.Equal(t, sdk.Header.Get(h), ours.Header.Get(h), h)
 		}
-		assert.JSONEq(t, string(sdk.body), string(ours.body), "delay %d", delay)
+		assert.JSONEq(t, string(sdk.Body), string(ours.Body), "delay %d", delay)
 	}
 }
 
@@ -192,7 +142,7 @@ func TestSendMessageMapsSQSErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			q := &fakeSQS{answers: []func(http.ResponseWriter, []byte){tc.answer}}
+			q := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){tc.answer}}
 			srv := httptest.NewServer(q)
 			defer srv.Close()
 			_, err := client(t, srv).SendMessage(context.Background(), queueURL, message, 0)
@@ -200,7 +150,7 @@ func TestSendMessageMapsSQSErrors(t *testing.T) {
 			require.ErrorAs(t, err, &e)
 			assert.Equal(t, tc.status, e.Status)
 			assert.Equal(t, tc.code, e.Code)
-			assert.Len(t, q.requests(), tc.tries)
+			assert.Len(t, q.Requests(), tc.tries)
 		})
 	}
 }
@@ -208,41 +158,33 @@ func TestSendMessageMapsSQSErrors(t *testing.T) {
 // TestSendMessageRetriesThenSends: a throttled first try is followed by a
 // second that succeeds.
 func TestSendMessageRetriesThenSends(t *testing.T) {
-	q := &fakeSQS{answers: []func(http.ResponseWriter, []byte){failure(503, `{"__type":"ServiceUnavailable"}`), sent}}
+	q := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){failure(503, `{"__type":"ServiceUnavailable"}`), sent}}
 	srv := httptest.NewServer(q)
 	defer srv.Close()
 	id, err := client(t, srv).SendMessage(context.Background(), queueURL, message, 0)
 	require.NoError(t, err)
 	assert.NotEmpty(t, id)
-	assert.Len(t, q.requests(), 2)
+	assert.Len(t, q.Requests(), 2)
 }
 
 // TestSendMessageChecksTheBodysMD5: an answer whose MD5OfMessageBody is
 // not the body's fails with ErrChecksum, and is not retried (the message
 // may be queued), as the SDK's client checks it.
 func TestSendMessageChecksTheBodysMD5(t *testing.T) {
-	q := &fakeSQS{answers: []func(http.ResponseWriter, []byte){func(w http.ResponseWriter, _ []byte) {
+	q := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){func(w http.ResponseWriter, _ []byte) {
 		_, _ = io.WriteString(w, `{"MessageId":"m","MD5OfMessageBody":"d41d8cd98f00b204e9800998ecf8427e"}`)
 	}}}
 	srv := httptest.NewServer(q)
 	defer srv.Close()
 	_, err := client(t, srv).SendMessage(context.Background(), queueURL, message, 0)
 	require.ErrorIs(t, err, ErrChecksum)
-	assert.Len(t, q.requests(), 1)
+	assert.Len(t, q.Requests(), 1)
 }
 
 // TestSendMessageIsBounded: a queue that does not answer makes the send
 // fail within the client's Timeout, retries included.
 func TestSendMessageIsBounded(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}))
-	defer srv.Close()
-	defer close(release)
+	srv := awscalltest.Unanswered(t)
 	c := client(t, srv)
 	c.Timeout = 50 * time.Millisecond
 	_, err := c.SendMessage(context.Background(), queueURL, message, 0)
@@ -255,5 +197,5 @@ func TestSendMessageIsBounded(t *testing.T) {
 func TestEndpoint(t *testing.T) {
 	assert.Equal(t, "https://sqs.eu-west-1.amazonaws.com", New(aws.Config{Region: "eu-west-1"}).Endpoint())
 	assert.Equal(t, "https://sqs.cn-north-1.amazonaws.com.cn", New(aws.Config{Region: "cn-north-1"}).Endpoint())
-	assert.Equal(t, "http://127.0.0.1:9", New(testConfig("http://127.0.0.1:9")).Endpoint())
+	assert.Equal(t, "http://127.0.0.1:9", New(awscalltest.Config("http://127.0.0.1:9")).Endpoint())
 }

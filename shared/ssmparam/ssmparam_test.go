@@ -2,56 +2,22 @@ package ssmparam
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/shortlink-dev/shortener/shared/awscall/awscalltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// received is one request as the stand-in for SSM saw it.
-type received struct {
-	method, path string
-	header       http.Header
-	body         []byte
-}
-
-// fakeSSM answers each request with the next of answers (the last one
-// repeated), noting what it received.
-type fakeSSM struct {
-	mu      sync.Mutex
-	got     []received
-	answers []func(w http.ResponseWriter)
-}
-
-func (f *fakeSSM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	b, _ := io.ReadAll(r.Body)
-	f.mu.Lock()
-	f.got = append(f.got, received{method: r.Method, path: r.URL.Path, header: r.Header.Clone(), body: b})
-	answer := f.answers[min(len(f.got), len(f.answers))-1]
-	f.mu.Unlock()
-	answer(w)
-}
-
-func (f *fakeSSM) requests() []received {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]received(nil), f.got...)
-}
-
-func value(v string) func(w http.ResponseWriter) {
-	return func(w http.ResponseWriter) {
+func value(v string) func(http.ResponseWriter, []byte) {
+	return func(w http.ResponseWriter, _ []byte) {
 		w.Header().Set("Content-Type", contentType)
 		b, _ := json.Marshal(map[string]any{"Parameter": map[string]any{
 			"Name": "/Shortener/edge", "Type": "String", "Value": v, "Version": 3, "DataType": "text",
@@ -61,8 +27,8 @@ func value(v string) func(w http.ResponseWriter) {
 	}
 }
 
-func failure(status int, body string, header ...string) func(w http.ResponseWriter) {
-	return func(w http.ResponseWriter) {
+func failure(status int, body string, header ...string) func(http.ResponseWriter, []byte) {
+	return func(w http.ResponseWriter, _ []byte) {
 		for i := 0; i+1 < len(header); i += 2 {
 			w.Header().Set(header[i], header[i+1])
 		}
@@ -77,11 +43,7 @@ var signedAt = time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
 // client is a Client of srv with a session's credentials, no backoff.
 func client(t *testing.T, srv *httptest.Server) *Client {
 	t.Helper()
-	c := New(aws.Config{
-		Region:       "eu-west-1",
-		Credentials:  credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "session-token"),
-		BaseEndpoint: aws.String(srv.URL),
-	})
+	c := New(awscalltest.Config(srv.URL))
 	c.call.Now = func() time.Time { return signedAt }
 	c.backoff = func(int) time.Duration { return 0 }
 	return c
@@ -93,7 +55,7 @@ const published = `{"distributionId":"E2EXAMPLE12345","domainName":"d111111abcde
 // GetParameter call, signed with SigV4 for ssm in the client's Region
 // with the session token, and the value is read from the answer.
 func TestGetSendsTheSignedJSONCall(t *testing.T) {
-	ssm := &fakeSSM{answers: []func(http.ResponseWriter){value(published)}}
+	ssm := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){value(published)}}
 	srv := httptest.NewServer(ssm)
 	defer srv.Close()
 
@@ -101,32 +63,24 @@ func TestGetSendsTheSignedJSONCall(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, published, got)
 
-	reqs := ssm.requests()
+	reqs := ssm.Requests()
 	require.Len(t, reqs, 1)
 	r := reqs[0]
-	assert.Equal(t, http.MethodPost, r.method)
-	assert.Equal(t, "/", r.path)
-	assert.Equal(t, "AmazonSSM.GetParameter", r.header.Get("X-Amz-Target"))
-	assert.Equal(t, "application/x-amz-json-1.1", r.header.Get("Content-Type"))
-	assert.JSONEq(t, `{"Name":"/Shortener/edge"}`, string(r.body))
-	assert.Equal(t, "session-token", r.header.Get("X-Amz-Security-Token"))
-	assert.Equal(t, "20261201T060000Z", r.header.Get("X-Amz-Date"))
-	auth := r.header.Get("Authorization")
+	assert.Equal(t, http.MethodPost, r.Method)
+	assert.Equal(t, "/", r.Path)
+	assert.Equal(t, "AmazonSSM.GetParameter", r.Header.Get("X-Amz-Target"))
+	assert.Equal(t, "application/x-amz-json-1.1", r.Header.Get("Content-Type"))
+	assert.JSONEq(t, `{"Name":"/Shortener/edge"}`, string(r.Body))
+	assert.Equal(t, "session-token", r.Header.Get("X-Amz-Security-Token"))
+	assert.Equal(t, "20261201T060000Z", r.Header.Get("X-Amz-Date"))
+	auth := r.Header.Get("Authorization")
 	assert.True(t, strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261201/eu-west-1/ssm/aws4_request, SignedHeaders="), auth)
 	for _, h := range []string{"content-type", "host", "x-amz-date", "x-amz-security-token", "x-amz-target"} {
 		assert.Contains(t, auth, h, "signed")
 	}
 
-	// The signature is SigV4's over what arrived: the same request signed
-	// again by the SDK's signer carries the same Authorization.
-	again, err := http.NewRequest(r.method, srv.URL+r.path, strings.NewReader(string(r.body)))
-	require.NoError(t, err)
-	for _, h := range []string{"Content-Type", "X-Amz-Target"} {
-		again.Header.Set(h, r.header.Get(h))
-	}
-	creds := aws.Credentials{AccessKeyID: "AKIDEXAMPLE", SecretAccessKey: "secret", SessionToken: "session-token"}
-	require.NoError(t, v4.NewSigner().SignHTTP(context.Background(), creds, again, sha256Hex(r.body), "ssm", "eu-west-1", signedAt))
-	assert.Equal(t, auth, again.Header.Get("Authorization"))
+	// The signature is SigV4's over what arrived.
+	awscalltest.AssertSigned(t, r, srv.URL, "ssm", "eu-west-1", signedAt, "Content-Type", "X-Amz-Target")
 }
 
 // TestGetMapsSSMErrors: an error SSM answers is an *Error with its code,
@@ -135,7 +89,7 @@ func TestGetSendsTheSignedJSONCall(t *testing.T) {
 func TestGetMapsSSMErrors(t *testing.T) {
 	tests := []struct {
 		name     string
-		answer   func(http.ResponseWriter)
+		answer   func(http.ResponseWriter, []byte)
 		status   int
 		code     string
 		message  string
@@ -154,7 +108,7 @@ func TestGetMapsSSMErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ssm := &fakeSSM{answers: []func(http.ResponseWriter){tt.answer}}
+			ssm := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){tt.answer}}
 			srv := httptest.NewServer(ssm)
 			defer srv.Close()
 			_, err := client(t, srv).Get(context.Background(), "/Shortener/edge")
@@ -164,7 +118,7 @@ func TestGetMapsSSMErrors(t *testing.T) {
 			assert.Equal(t, tt.code, e.Code)
 			assert.Equal(t, tt.message, e.Message)
 			assert.Contains(t, err.Error(), "ssm GetParameter: "+tt.code, "the error names the call and the code")
-			assert.Len(t, ssm.requests(), tt.attempts)
+			assert.Len(t, ssm.Requests(), tt.attempts)
 		})
 	}
 }
@@ -172,20 +126,20 @@ func TestGetMapsSSMErrors(t *testing.T) {
 // TestGetRetriesAThrottledRead: a throttled read that succeeds on a retry
 // returns the value.
 func TestGetRetriesAThrottledRead(t *testing.T) {
-	ssm := &fakeSSM{answers: []func(http.ResponseWriter){failure(400, `{"__type":"ThrottlingException"}`), value(published)}}
+	ssm := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){failure(400, `{"__type":"ThrottlingException"}`), value(published)}}
 	srv := httptest.NewServer(ssm)
 	defer srv.Close()
 	got, err := client(t, srv).Get(context.Background(), "/Shortener/edge")
 	require.NoError(t, err)
 	assert.Equal(t, published, got)
-	assert.Len(t, ssm.requests(), 2)
+	assert.Len(t, ssm.Requests(), 2)
 }
 
 // TestGetRefusesAnAnswerWithoutAValue: a 200 that is not GetParameter's
 // answer is an error, not an empty value.
 func TestGetRefusesAnAnswerWithoutAValue(t *testing.T) {
 	for _, body := range []string{`{}`, `{"Parameter":{"Name":"/Shortener/edge"}}`, `<html>`} {
-		srv := httptest.NewServer(&fakeSSM{answers: []func(http.ResponseWriter){failure(200, body)}})
+		srv := httptest.NewServer(&awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){failure(200, body)}})
 		_, err := client(t, srv).Get(context.Background(), "/Shortener/edge")
 		assert.Error(t, err, body)
 		srv.Close()
@@ -195,15 +149,7 @@ func TestGetRefusesAnAnswerWithoutAValue(t *testing.T) {
 // TestGetIsBounded: a read SSM never answers gives up after Timeout, with
 // the context's error.
 func TestGetIsBounded(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}))
-	defer srv.Close()
-	defer close(release)
+	srv := awscalltest.Unanswered(t)
 	c := client(t, srv)
 	c.Timeout = 50 * time.Millisecond
 	_, err := c.Get(context.Background(), "/Shortener/edge")
@@ -212,21 +158,13 @@ func TestGetIsBounded(t *testing.T) {
 
 // TestGetNeedsCredentials: without credentials nothing is sent.
 func TestGetNeedsCredentials(t *testing.T) {
-	ssm := &fakeSSM{answers: []func(http.ResponseWriter){value(published)}}
+	ssm := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){value(published)}}
 	srv := httptest.NewServer(ssm)
 	defer srv.Close()
 	c := New(aws.Config{Region: "eu-west-1", BaseEndpoint: aws.String(srv.URL)})
 	_, err := c.Get(context.Background(), "/Shortener/edge")
 	require.ErrorContains(t, err, "credentials")
-	assert.Empty(t, ssm.requests())
-}
-
-// endpointSource is a configuration source answering for one service.
-type endpointSource map[string]string
-
-func (s endpointSource) GetServiceBaseEndpoint(_ context.Context, sdkID string) (string, bool, error) {
-	v, ok := s[sdkID]
-	return v, ok, nil
+	assert.Empty(t, ssm.Requests())
 }
 
 // TestEndpoint: SSM's own configured endpoint, then the global one, then
@@ -241,18 +179,13 @@ func TestEndpoint(t *testing.T) {
 		{name: "China", cfg: aws.Config{Region: "cn-north-1"}, want: "https://ssm.cn-north-1.amazonaws.com.cn"},
 		{name: "global", cfg: aws.Config{Region: "eu-west-1", BaseEndpoint: aws.String("http://127.0.0.1:1")}, want: "http://127.0.0.1:1"},
 		{name: "SSM's own first", cfg: aws.Config{Region: "eu-west-1", BaseEndpoint: aws.String("http://127.0.0.1:1"),
-			ConfigSources: []any{endpointSource{"SSM": "http://127.0.0.1:4583"}}}, want: "http://127.0.0.1:4583"},
+			ConfigSources: []any{awscalltest.EndpointSource{"SSM": "http://127.0.0.1:4583"}}}, want: "http://127.0.0.1:4583"},
 		{name: "another service's is not SSM's", cfg: aws.Config{Region: "eu-west-1",
-			ConfigSources: []any{endpointSource{"DynamoDB": "http://127.0.0.1:8000"}}}, want: "https://ssm.eu-west-1.amazonaws.com"},
+			ConfigSources: []any{awscalltest.EndpointSource{"DynamoDB": "http://127.0.0.1:8000"}}}, want: "https://ssm.eu-west-1.amazonaws.com"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, New(tt.cfg).Endpoint())
 		})
 	}
-}
-
-func sha256Hex(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }
