@@ -137,6 +137,41 @@ func TestConcurrentWritesLastWriterWins(t *testing.T) {
 	assert.Equal(t, int64(1), f.r.Stats().Superseded, "the losing write is dropped once")
 }
 
+// stoppedFixture is two replicas and a replicator that is not run: the
+// test hands its handlers the stream records, and each copy is made at
+// once (Delay -1) and waited for.
+func stoppedFixture(t *testing.T) *fixture {
+	t.Helper()
+	db := testenv.DynamoDBClient(t)
+	var reps []Replica
+	for i := range 2 {
+		name := testenv.UniqueName(t, "st"+strconv.Itoa(i))
+		require.NoError(t, dynamotable.Create(context.Background(), db, name, tableschema.Table{PartitionKey: tableschema.Attribute{Name: "code", Type: tableschema.String}}))
+		reps = append(reps, Replica{Region: []string{"us-east-1", "us-west-2"}[i], Table: name})
+	}
+	r, err := New(db, testenv.StreamsClient(t), Options{Tables: [][]Replica{reps}, VersionAttribute: "version", Delay: -1,
+		Log: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	return &fixture{db: db, tables: []string{reps[0].Table, reps[1].Table}, r: r}
+}
+
+// image is item "abc" at url and version.
+func image(url string, version int) map[string]events.DynamoDBAttributeValue {
+	return map[string]events.DynamoDBAttributeValue{"code": events.NewStringAttribute("abc"),
+		"url": events.NewStringAttribute(url), "version": events.NewNumberAttribute(strconv.Itoa(version))}
+}
+
+// streamed is img as replica's stream hands it over under sequence number
+// seq, to replica's handler, and the copies it starts, waited for.
+func (f *fixture) streamed(t *testing.T, replica int, seq string, img map[string]events.DynamoDBAttributeValue) {
+	t.Helper()
+	ev := events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{{EventID: "read-" + seq, Change: events.DynamoDBStreamRecord{SequenceNumber: seq,
+		Keys: map[string]events.DynamoDBAttributeValue{"code": events.NewStringAttribute("abc")}, NewImage: img}}}}
+	_, err := f.r.handler(context.Background(), f.r.groups[0], replica)(context.Background(), ev)
+	require.NoError(t, err)
+	f.r.pending.Wait()
+}
+
 // TestRecordsReadAgainAreNotCopiedAgain: a stream read again from its
 // trim horizon (the poller does so after TrimmedDataAccessException) hands
 // over records already copied. Copied again they would carry a later stamp
@@ -144,34 +179,13 @@ func TestConcurrentWritesLastWriterWins(t *testing.T) {
 // replicas, which is what made two concurrent If-Match edits both answer
 // 412 in the local run's TestIfMatchAcrossRegions.
 func TestRecordsReadAgainAreNotCopiedAgain(t *testing.T) {
-	db := testenv.DynamoDBClient(t)
-	ctx := context.Background()
-	var reps []Replica
-	for i := range 2 {
-		name := testenv.UniqueName(t, "rr"+strconv.Itoa(i))
-		require.NoError(t, dynamotable.Create(ctx, db, name, tableschema.Table{PartitionKey: tableschema.Attribute{Name: "code", Type: tableschema.String}}))
-		reps = append(reps, Replica{Region: []string{"us-east-1", "us-west-2"}[i], Table: name})
-	}
-	r, err := New(db, testenv.StreamsClient(t), Options{Tables: [][]Replica{reps}, VersionAttribute: "version", Delay: -1,
-		Log: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	f := &fixture{db: db, tables: []string{reps[0].Table, reps[1].Table}, r: r}
-	h := r.handler(ctx, r.groups[0], 0)
-	record := func(id, url string, version int) events.DynamoDBEvent {
-		return events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{{EventID: "read-" + id, Change: events.DynamoDBStreamRecord{SequenceNumber: id,
-			Keys: map[string]events.DynamoDBAttributeValue{"code": events.NewStringAttribute("abc")},
-			NewImage: map[string]events.DynamoDBAttributeValue{"code": events.NewStringAttribute("abc"),
-				"url": events.NewStringAttribute(url), "version": events.NewNumberAttribute(strconv.Itoa(version))},
-		}}}}
-	}
-	first, second := record("100", "https://example.com/1", 1), record("200", "https://example.com/2", 2)
-	for _, ev := range []events.DynamoDBEvent{first, second, first} {
-		_, err := h(ctx, ev)
-		require.NoError(t, err)
-		r.pending.Wait()
-	}
+	f := stoppedFixture(t)
+	v1, v2 := image("https://example.com/1", 1), image("https://example.com/2", 2)
+	f.streamed(t, 0, "100", v1)
+	f.streamed(t, 0, "200", v2)
+	f.streamed(t, 0, "100", v1) // read again, with a new event ID
 	assert.Equal(t, "https://example.com/2", f.url(t, 1, "abc"), "the later write stays")
-	assert.Equal(t, Stats{Applied: 2}, r.Stats())
+	assert.Equal(t, Stats{Applied: 2}, f.r.Stats())
 }
 
 // TestEveryCopysEchoIsKnown: two writes of one item in one replica are
@@ -182,45 +196,19 @@ func TestRecordsReadAgainAreNotCopiedAgain(t *testing.T) {
 // replicas, ping-pong between them: the local run's
 // TestIfMatchAcrossRegions saw both edits answer 412).
 func TestEveryCopysEchoIsKnown(t *testing.T) {
-	db := testenv.DynamoDBClient(t)
-	ctx := context.Background()
-	var reps []Replica
-	for i := range 2 {
-		name := testenv.UniqueName(t, "ec"+strconv.Itoa(i))
-		require.NoError(t, dynamotable.Create(ctx, db, name, tableschema.Table{PartitionKey: tableschema.Attribute{Name: "code", Type: tableschema.String}}))
-		reps = append(reps, Replica{Region: []string{"us-east-1", "us-west-2"}[i], Table: name})
-	}
-	r, err := New(db, testenv.StreamsClient(t), Options{Tables: [][]Replica{reps}, VersionAttribute: "version", Delay: -1,
-		Log: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	f := &fixture{db: db, tables: []string{reps[0].Table, reps[1].Table}, r: r}
-	image := func(url string, version int) map[string]events.DynamoDBAttributeValue {
-		return map[string]events.DynamoDBAttributeValue{"code": events.NewStringAttribute("abc"),
-			"url": events.NewStringAttribute(url), "version": events.NewNumberAttribute(strconv.Itoa(version))}
-	}
-	event := func(seq string, img map[string]events.DynamoDBAttributeValue) events.DynamoDBEvent {
-		return events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{{Change: events.DynamoDBStreamRecord{SequenceNumber: seq,
-			Keys: map[string]events.DynamoDBAttributeValue{"code": events.NewStringAttribute("abc")}, NewImage: img}}}}
-	}
+	f := stoppedFixture(t)
 	v1, v2 := image("https://example.com/1", 1), image("https://example.com/2", 2)
 	// Replica 0 holds v2, written after v1; its stream hands over both.
-	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(reps[0].Table), Item: attributeValues(v2)})
+	_, err := f.db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.tables[0]), Item: attributeValues(v2)})
 	require.NoError(t, err)
-	east, west := r.handler(ctx, r.groups[0], 0), r.handler(ctx, r.groups[0], 1)
-	for _, ev := range []events.DynamoDBEvent{event("100", v1), event("200", v2)} {
-		_, err := east(ctx, ev)
-		require.NoError(t, err)
-		r.pending.Wait()
-	}
+	f.streamed(t, 0, "100", v1)
+	f.streamed(t, 0, "200", v2)
 	require.Equal(t, "https://example.com/2", f.url(t, 1, "abc"))
 	// Replica 1's stream now hands over the two copies' changes.
-	for _, ev := range []events.DynamoDBEvent{event("10", v1), event("20", v2)} {
-		_, err := west(ctx, ev)
-		require.NoError(t, err)
-		r.pending.Wait()
-	}
+	f.streamed(t, 1, "10", v1)
+	f.streamed(t, 1, "20", v2)
 	assert.Equal(t, "https://example.com/2", f.url(t, 0, "abc"), "no echo copied back")
-	assert.Equal(t, Stats{Applied: 2}, r.Stats())
+	assert.Equal(t, Stats{Applied: 2}, f.r.Stats())
 }
 
 func TestFingerprintIsCanonical(t *testing.T) {
