@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/edgespec"
 )
 
 const (
@@ -60,6 +61,15 @@ type Options struct {
 	// None when nil, as on an API configured with none: a base64 response
 	// then reaches the client as base64 text, as it would on AWS.
 	BinaryMediaTypes []string
+	// UsagePlan gives every API key its throttle and quota on the routes
+	// that need a key, as the REST API's usage plan does; nil is none.
+	UsagePlan *edgespec.UsagePlan
+	// GatewayResponses answer a throttled (THROTTLED) or over-quota
+	// (QUOTA_EXCEEDED) request as the REST API's gateway responses do;
+	// without one, with API Gateway's default 429 {"message": ...}.
+	GatewayResponses []edgespec.GatewayResponse
+	// Now reads the clock for throttles and quotas; time.Now when nil.
+	Now func() time.Time
 }
 
 // Gateway is an http.Handler that plays API Gateway in front of in-process
@@ -73,6 +83,9 @@ type Gateway struct {
 	maxBody   int64
 	timeout   time.Duration
 	binary    []string
+	plan      *usagePlan
+	responses []edgespec.GatewayResponse
+	now       func() time.Time
 }
 
 // New builds a gateway. It fails on a route table API Gateway would not
@@ -88,6 +101,14 @@ func New(o Options) (*Gateway, error) {
 		maxBody:   o.MaxBodyBytes,
 		timeout:   o.Timeout,
 		binary:    o.BinaryMediaTypes,
+		responses: o.GatewayResponses,
+		now:       o.Now,
+	}
+	if o.UsagePlan != nil {
+		g.plan = newUsagePlan(*o.UsagePlan)
+	}
+	if g.now == nil {
+		g.now = time.Now
 	}
 	if g.keys == nil {
 		g.keys = StaticKeys()
@@ -190,6 +211,20 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			problem(apigw.ProblemFor(apigw.ErrForbidden))
 			return
 		}
+		// The usage plan's throttle and quota first, then the method's
+		// and the stage's: the order API Gateway applies them in.
+		if g.plan != nil {
+			if refused := g.plan.admit(keyID, g.now()); refused != "" {
+				g.tooMany(w, refused, path)
+				return
+			}
+		}
+	}
+	for _, t := range rt.Throttles {
+		if !t.take(g.now()) {
+			g.tooMany(w, edgespec.ResponseThrottled, path)
+			return
+		}
 	}
 	if !rt.ungated {
 		if err := g.ready(); err != nil {
@@ -232,6 +267,23 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	Write(w, resp)
 }
 
+// tooMany answers a request a throttle or quota refused: with the API's
+// gateway response of that type, else as API Gateway does by default
+// (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html).
+func (g *Gateway) tooMany(w http.ResponseWriter, typ, path string) {
+	for _, r := range g.responses {
+		if r.Type == typ {
+			Write(w, r.Problem(path).Response())
+			return
+		}
+	}
+	message := "Too Many Requests"
+	if typ == edgespec.ResponseQuotaExceeded {
+		message = "Limit Exceeded"
+	}
+	writeMessage(w, http.StatusTooManyRequests, message)
+}
+
 // readBody reads the whole body, at most maxBody bytes of it.
 func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if r.ContentLength > g.maxBody {
@@ -245,7 +297,13 @@ func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request) ([]byte, erro
 // taking the server down. failed is 0 when resp is the handler's answer,
 // otherwise the status to answer instead.
 func (g *Gateway) invoke(ctx context.Context, rt *Route, ev events.APIGatewayProxyRequest) (resp events.APIGatewayProxyResponse, failed int) {
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	// The route's own timeout (its API's), unless the gateway's is
+	// shorter: tests shorten it for every route.
+	timeout := g.timeout
+	if rt.Timeout > 0 {
+		timeout = min(rt.Timeout, timeout)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	type result struct {
 		resp  events.APIGatewayProxyResponse
@@ -264,7 +322,7 @@ func (g *Gateway) invoke(ctx context.Context, rt *Route, ev events.APIGatewayPro
 		}()
 		res.resp, res.err = rt.Handler(ctx, ev)
 	}()
-	timer := time.NewTimer(g.timeout)
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	attrs := []any{"request_id", ev.RequestContext.RequestID, "method", ev.HTTPMethod, "resource", ev.Resource, "path", ev.Path}
 	select {
@@ -279,7 +337,7 @@ func (g *Gateway) invoke(ctx context.Context, rt *Route, ev events.APIGatewayPro
 		}
 		return res.resp, 0
 	case <-timer.C:
-		g.log.ErrorContext(ctx, "handler timed out", append(attrs, "timeout", g.timeout.String())...)
+		g.log.ErrorContext(ctx, "handler timed out", append(attrs, "timeout", timeout.String())...)
 		return resp, http.StatusGatewayTimeout
 	}
 }

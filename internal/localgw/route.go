@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 )
@@ -36,6 +37,13 @@ type Route struct {
 	Handler Handler
 	// Authorizer, when set, must allow a request before Handler sees it.
 	Authorizer *Authorizer
+	// Timeout is the route's integration timeout; the gateway's
+	// (Options.Timeout) when zero.
+	Timeout time.Duration
+	// Throttles are the token buckets a request must find a token in,
+	// the method's and then the stage's, or be refused with 429; a
+	// stage's bucket is shared by its routes.
+	Throttles []*Throttle
 
 	// ungated routes answer before the gateway is ready (/healthz).
 	ungated bool

@@ -1,9 +1,7 @@
 package localgw
 
 import (
-	"net/http"
-
-	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/edgespec"
 )
 
 // Handlers are the shortener's functions the gateway fronts. A nil field
@@ -26,30 +24,15 @@ type Handlers struct {
 	OriginAuthorizer *Authorizer
 }
 
-// Routes is the shortener's API as the deployed APIs define it: the /v1
-// REST API's resources, methods and which of them need an API key, and
-// the redirect's HTTP API route.
+// Routes are the routes of the service's APIs as deployed
+// (edgespec.APIs with its default usage plan) with h behind them:
+// Configure's, for a gateway whose other settings the caller makes. It
+// panics where Configure fails, which the service's description never
+// makes it do (TestConfigureModelsTheServicesAPIs).
 func Routes(h Handlers) []Route {
-	all := []Route{
-		{Methods: []string{http.MethodPost}, Pattern: "/v1/links", NeedsKey: true, Handler: h.Create},
-		{Methods: []string{http.MethodGet}, Pattern: "/v1/links", NeedsKey: true, Handler: h.Manage},
-		{Methods: []string{http.MethodGet, http.MethodPatch, http.MethodDelete}, Pattern: "/v1/links/{code}", NeedsKey: true, Handler: h.Manage},
-		{Methods: []string{http.MethodPost}, Pattern: "/v1/links/batch", NeedsKey: true, Handler: h.Batch},
-		{Methods: []string{http.MethodGet}, Pattern: "/v1/links/{code}/qr", NeedsKey: true, Handler: h.QR},
-		{Methods: []string{http.MethodGet}, Pattern: "/v1/links/{code}/stats", NeedsKey: true, Handler: h.Stats},
-		{Methods: []string{http.MethodGet, http.MethodPost}, Pattern: "/v1/webhooks", NeedsKey: true, Handler: h.Webhooks},
-		{Methods: []string{http.MethodDelete}, Pattern: "/v1/webhooks/{id}", NeedsKey: true, Handler: h.Webhooks},
-		{Methods: []string{http.MethodGet}, Pattern: "/v1/webhooks/{id}/deliveries", NeedsKey: true, Handler: h.Webhooks},
-		// The redirect origin is an HTTP API (infra/api NewRedirect).
-		{Methods: []string{http.MethodGet, http.MethodHead}, Pattern: "/{code}", Handler: h.Redirect, API: HTTPAPI, Authorizer: h.OriginAuthorizer},
-		// A protected link's password form (link.UnlockPath).
-		{Methods: []string{http.MethodPost}, Pattern: link.UnlockPath("{code}"), Handler: h.Redirect, API: HTTPAPI, Authorizer: h.OriginAuthorizer},
+	o, err := Configure(edgespec.APIs(edgespec.DefaultUsagePlan), h)
+	if err != nil {
+		panic(err)
 	}
-	routes := all[:0]
-	for _, rt := range all {
-		if rt.Handler != nil {
-			routes = append(routes, rt)
-		}
-	}
-	return routes
+	return o.Routes
 }
