@@ -1,7 +1,9 @@
 package api
 
 import (
-	"time"
+	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigateway"
@@ -15,9 +17,8 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/shortlink-dev/shortener/infra/edge"
 	"github.com/shortlink-dev/shortener/shared/apigw"
-	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/edgespec"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
@@ -25,15 +26,15 @@ import (
 type RedirectProps struct {
 	Function awslambda.IFunction
 	// Authorizer is functions/originauth: it lets through only requests
-	// carrying CloudFront's origin secret (edge.OriginVerifyHeader).
+	// carrying CloudFront's origin secret (edgespec.OriginAuthHeader).
 	Authorizer awslambda.IFunction
+	// Spec is the API to build; edgespec.Redirect() when nil.
+	Spec *edgespec.API
 }
 
-// OriginAuthorizerTTL is how long API Gateway caches the authorizer's
-// answer per header value: CloudFront sends one value, so the authorizer
-// runs about once per TTL; a rotation keeps the old value accepted longer
-// than this (docs/deploy.md).
-const OriginAuthorizerTTL = 5 * time.Minute
+// OriginAuthorizerTTL is edgespec's: how long API Gateway caches the
+// origin authorizer's answer per header value.
+const OriginAuthorizerTTL = edgespec.OriginAuthorizerTTL
 
 // Redirect is the HTTP API CloudFront sends redirect misses to.
 type Redirect struct {
@@ -43,58 +44,97 @@ type Redirect struct {
 	API       awsapigatewayv2.HttpApi
 	// OriginDomain is the API's execute-api host name, for CloudFront.
 	OriginDomain *string
+	// Spec is the description it was built from.
+	Spec edgespec.API
 }
 
-// NewRedirect creates the HTTP API with GET and HEAD /{code}.
-//
-// An HTTP API, not REST: it costs $1.00 per million requests against REST's
-// $3.50 (docs/sources.md S34) and every edge miss pays it; the redirect path needs
-// none of REST's extras (keys, usage plans, validation). Payload format 1.0
-// keeps the event REST-shaped (events.APIGatewayProxyRequest), so the same
-// handler serves both APIs and the local gateway.
+// NewRedirect creates the redirect HTTP API from its description
+// (edgespec.Redirect says why it is an HTTP API and what each part is
+// for): one route per method and path, each function's Lambda proxy
+// integration shared by its routes, the Lambda authorizers. It panics on a
+// part of the description it does not build, so a synthesis never
+// deploys less than the description says.
 func NewRedirect(scope constructs.Construct, id string, p RedirectProps) *Redirect {
+	spec := edgespec.Redirect()
+	if p.Spec != nil {
+		spec = *p.Spec
+	}
+	mustBuild(spec, edgespec.HTTPAPI)
+	if spec.CORS != nil || spec.Throttle != nil {
+		unbuilt(spec, "CORS or a stage throttle on an HTTP API")
+	}
+	functions := map[edgespec.Lambda]awslambda.IFunction{edgespec.LambdaRedirect: p.Function, edgespec.LambdaOriginAuth: p.Authorizer}
 	c := constructs.NewConstruct(scope, jsii.String(id))
 	httpAPI := awsapigatewayv2.NewHttpApi(c, jsii.String("Api"), &awsapigatewayv2.HttpApiProps{
-		Description:        jsii.String("Short link redirects (CloudFront origin)"),
-		CreateDefaultStage: jsii.Bool(true),
+		Description:        jsii.String(spec.Description),
+		CreateDefaultStage: jsii.Bool(spec.Stage == "$default"),
 	})
-	integration := awsapigatewayv2integrations.NewHttpLambdaIntegration(jsii.String("Redirect"), p.Function,
-		&awsapigatewayv2integrations.HttpLambdaIntegrationProps{
-			PayloadFormatVersion: awsapigatewayv2.PayloadFormatVersion_VERSION_1_0(),
-			// Past this CloudFront has long failed the request over.
-			Timeout: awscdk.Duration_Seconds(jsii.Number(10)),
-		})
-	// Only CloudFront may get an answer: the secret
-	// header is the authorizer's identity source, so API Gateway refuses a
-	// request without it with 401 and invokes nothing, neither the
-	// authorizer nor the redirect function
-	// (https://docs.aws.amazon.com/apigatewayv2/latest/api-reference/apis-apiid-authorizers.html,
-	// IdentitySource); a wrong value is 403. Both answers are cached per
-	// header value, so a caller cycling guesses pays an authorizer run per
-	// guess and the redirect function's concurrency is never spent on it.
-	authorizer := awsapigatewayv2authorizers.NewHttpLambdaAuthorizer(jsii.String("OriginSecret"), p.Authorizer,
-		&awsapigatewayv2authorizers.HttpLambdaAuthorizerProps{
-			ResponseTypes:   &[]awsapigatewayv2authorizers.HttpLambdaResponseType{awsapigatewayv2authorizers.HttpLambdaResponseType_SIMPLE},
-			IdentitySource:  jsii.Strings("$request.header." + edge.OriginVerifyHeader),
-			ResultsCacheTtl: awscdk.Duration_Seconds(jsii.Number(OriginAuthorizerTTL.Seconds())),
-		})
-	httpAPI.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
-		Path:        jsii.String("/{code}"),
-		Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_GET, awsapigatewayv2.HttpMethod_HEAD},
-		Integration: integration,
-		Authorizer:  authorizer,
-	})
-	// A protected link's password form (link.UnlockPath), on the same
-	// function behind the same authorizer.
-	httpAPI.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
-		Path:        jsii.String(link.UnlockPath("{code}")),
-		Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_POST},
-		Integration: integration,
-		Authorizer:  authorizer,
-	})
+	if spec.Stage != "$default" {
+		unbuilt(spec, "a stage other than $default")
+	}
+	var payload awsapigatewayv2.PayloadFormatVersion
+	switch spec.PayloadFormatVersion {
+	case "1.0":
+		payload = awsapigatewayv2.PayloadFormatVersion_VERSION_1_0()
+	case "2.0":
+		payload = awsapigatewayv2.PayloadFormatVersion_VERSION_2_0()
+	default:
+		unbuilt(spec, "payload format version "+strconv.Quote(spec.PayloadFormatVersion))
+	}
+	integrations := map[edgespec.Lambda]awsapigatewayv2integrations.HttpLambdaIntegration{}
+	integration := func(r edgespec.Route) awsapigatewayv2integrations.HttpLambdaIntegration {
+		fn := r.Integration.Function
+		if in, ok := integrations[fn]; ok {
+			return in
+		}
+		props := &awsapigatewayv2integrations.HttpLambdaIntegrationProps{PayloadFormatVersion: payload}
+		if spec.IntegrationTimeout > 0 {
+			props.Timeout = awscdk.Duration_Millis(jsii.Number(float64(spec.IntegrationTimeout.Milliseconds())))
+		}
+		in := awsapigatewayv2integrations.NewHttpLambdaIntegration(jsii.String(constructName(string(fn))), functions[fn], props)
+		integrations[fn] = in
+		return in
+	}
+	authorizers := map[string]awsapigatewayv2authorizers.HttpLambdaAuthorizer{}
+	for _, a := range spec.Authorizers {
+		var response awsapigatewayv2authorizers.HttpLambdaResponseType
+		switch a.Response {
+		case edgespec.SimpleResponse:
+			response = awsapigatewayv2authorizers.HttpLambdaResponseType_SIMPLE
+		case edgespec.IAMPolicyResponse:
+			response = awsapigatewayv2authorizers.HttpLambdaResponseType_IAM
+		default:
+			unbuilt(spec, "authorizer response "+string(a.Response))
+		}
+		if a.Type != edgespec.RequestAuthorizer || a.PayloadFormatVersion != "2.0" || functions[a.Function] == nil {
+			unbuilt(spec, "authorizer "+a.Name+": only REQUEST Lambda authorizers, payload 2.0, of a function given")
+		}
+		authorizers[a.Name] = awsapigatewayv2authorizers.NewHttpLambdaAuthorizer(jsii.String(a.Name), functions[a.Function],
+			&awsapigatewayv2authorizers.HttpLambdaAuthorizerProps{
+				ResponseTypes:   &[]awsapigatewayv2authorizers.HttpLambdaResponseType{response},
+				IdentitySource:  jsii.Strings(a.IdentitySources...),
+				ResultsCacheTtl: awscdk.Duration_Seconds(jsii.Number(a.ResultTTL.Seconds())),
+			})
+	}
+	for _, r := range spec.Routes {
+		if r.Integration.Kind != edgespec.LambdaProxy || functions[r.Integration.Function] == nil {
+			unbuilt(spec, "route "+r.Key()+": only Lambda proxy integrations of a function given")
+		}
+		opts := &awsapigatewayv2.AddRoutesOptions{
+			Path:        jsii.String(r.Path),
+			Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod(r.Method)},
+			Integration: integration(r),
+		}
+		if r.Authorizer != "" {
+			opts.Authorizer = authorizers[r.Authorizer]
+		}
+		// One route per method: AddRoutes names each route by method and
+		// path, whatever it is given at once.
+		httpAPI.AddRoutes(opts)
+	}
 	stack := awscdk.Stack_Of(c)
 	domain := jsii.String(*httpAPI.ApiId() + ".execute-api." + *stack.Region() + "." + *stack.UrlSuffix())
-	return &Redirect{Construct: c, API: httpAPI, OriginDomain: domain}
+	return &Redirect{Construct: c, API: httpAPI, OriginDomain: domain, Spec: spec}
 }
 
 // ManagementProps configure the /v1 API.
@@ -110,12 +150,16 @@ type ManagementProps struct {
 	// replica in this Region; nil leaves the route out.
 	HealthTable awsdynamodb.ITableV2
 
-	// Per API key.
+	// Per API key: the usage plan of edgespec.Management.
 	RateLimit   float64
 	BurstLimit  float64
 	QuotaPerDay float64
 
 	Retention awslogs.RetentionDays
+
+	// Spec is the API to build; edgespec.Management with the usage plan
+	// above when nil.
+	Spec *edgespec.API
 }
 
 // Management is the REST API and its usage plan.
@@ -128,153 +172,244 @@ type Management struct {
 	// OriginDomain and OriginPath locate the stage for CloudFront.
 	OriginDomain *string
 	OriginPath   string
+	// Spec is the description it was built from.
+	Spec edgespec.API
 }
 
 // StageName is the management API's stage; CloudFront prefixes it.
-const StageName = "prod"
+const StageName = edgespec.ManagementStage
 
-// Stage-wide throttle: the create path is provisioned for 1,000/s (the sizing in docs/cost-model.md).
-const (
-	// ProblemBase is shared/apigw's: API Gateway's own problems point
-	// into the same page (GET /v1/problems) as the functions' do.
-	ProblemBase = apigw.ProblemBase
+// ProblemBase is shared/apigw's: API Gateway's own problems point into
+// the same page (GET /v1/problems) as the functions' do.
+const ProblemBase = apigw.ProblemBase
 
-	stageRateLimit  = 1000
-	stageBurstLimit = 2000
-)
+// HealthPath is the health endpoint under the API's stage: what Route 53
+// health checks ask each Region (infra/failover), and what the local edge
+// asks each local Region.
+const HealthPath = edgespec.HealthPath
 
-// NewManagement creates the /v1 REST API. Every method but GET
-// /v1/problems (a static page; see addProblemsPage) requires an API key in
-// the usage plan, which gives each key its throttle and daily quota. That
-// is all API Gateway's keys are for: the handlers find the caller's owner
-// by the key in the keys table (shared/apikey), since a key's ID changes
-// with every new key and differs per Region. Only REST APIs
-// have keys and usage plans (docs/sources.md S33), and /v1 carries 1 % of the
-// traffic, so REST's higher price is small here (docs/cost-model.md).
+// UsagePlan is edgespec.DefaultUsagePlan with p's per-key throttle and
+// daily quota.
+func (p ManagementProps) UsagePlan() edgespec.UsagePlan {
+	plan := edgespec.DefaultUsagePlan
+	plan.Throttle = edgespec.Throttle{RateLimit: p.RateLimit, BurstLimit: int(p.BurstLimit)}
+	plan.Quota = int(p.QuotaPerDay)
+	return plan
+}
+
+// gatewayResponseIDs keep the construct IDs (and so the logical IDs) the
+// gateway responses had before they came from the description.
+var gatewayResponseIDs = map[string]string{
+	edgespec.ResponseMissingAuthenticationToken: "UnknownRoute",
+	edgespec.ResponseInvalidAPIKey:              "BadKey",
+	edgespec.ResponseQuotaExceeded:              "Quota",
+	edgespec.ResponseThrottled:                  "Throttled",
+}
+
+// NewManagement creates the /v1 REST API from its description
+// (edgespec.Management says what each part is for): the resource tree and
+// one method per route, in the description's order, each function's
+// Lambda proxy integration, the problems page and the health check that
+// API Gateway answers itself, the stage and method throttles, the gateway
+// responses and the usage plan. A route of a function not given (or the
+// health route without HealthTable) is left out; any other part it does
+// not build panics, so a synthesis never deploys less than the
+// description says.
 func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Management {
+	spec := edgespec.Management(p.UsagePlan())
+	if p.Spec != nil {
+		spec = *p.Spec
+	}
+	mustBuild(spec, edgespec.RESTAPI)
+	if spec.CORS != nil || len(spec.Authorizers) > 0 {
+		unbuilt(spec, "CORS or authorizers on the REST API")
+	}
+	if spec.PayloadFormatVersion != "" && spec.PayloadFormatVersion != "1.0" {
+		unbuilt(spec, "a REST API's Lambda proxy payload is 1.0")
+	}
+	functions := map[edgespec.Lambda]awslambda.IFunction{
+		edgespec.LambdaCreate: p.Create, edgespec.LambdaManage: p.Manage, edgespec.LambdaStats: p.Stats, edgespec.LambdaWebhooks: p.Webhooks,
+	}
 	c := constructs.NewConstruct(scope, jsii.String(id))
 	access := awslogs.NewLogGroup(c, jsii.String("AccessLogs"), &awslogs.LogGroupProps{
 		Retention:     p.Retention,
 		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
 	})
+	var keySource awsapigateway.ApiKeySourceType
+	switch spec.APIKeySource {
+	case "HEADER":
+		keySource = awsapigateway.ApiKeySourceType_HEADER
+	case "AUTHORIZER":
+		keySource = awsapigateway.ApiKeySourceType_AUTHORIZER
+	default:
+		unbuilt(spec, "API key source "+strconv.Quote(spec.APIKeySource))
+	}
+	stage := &awsapigateway.StageOptions{
+		StageName:            jsii.String(spec.Stage),
+		AccessLogDestination: awsapigateway.NewLogGroupLogDestination(access),
+		AccessLogFormat:      awsapigateway.AccessLogFormat_Custom(jsii.String(accessLogFormat)),
+		LoggingLevel:         awsapigateway.MethodLoggingLevel_ERROR,
+		DataTraceEnabled:     jsii.Bool(false),
+		MetricsEnabled:       jsii.Bool(false),
+	}
+	if t := spec.Throttle; t != nil {
+		stage.ThrottlingRateLimit, stage.ThrottlingBurstLimit = jsii.Number(t.RateLimit), jsii.Number(float64(t.BurstLimit))
+	}
+	methodThrottles := map[string]*awsapigateway.MethodDeploymentOptions{}
+	for _, r := range spec.Routes {
+		if t := r.Throttle; t != nil {
+			// The stage's method settings address a method as
+			// resource path and method.
+			methodThrottles[r.Path+"/"+r.Method] = &awsapigateway.MethodDeploymentOptions{
+				ThrottlingRateLimit: jsii.Number(t.RateLimit), ThrottlingBurstLimit: jsii.Number(float64(t.BurstLimit)),
+			}
+		}
+	}
+	if len(methodThrottles) > 0 {
+		stage.MethodOptions = &methodThrottles
+	}
 	rest := awsapigateway.NewRestApi(c, jsii.String("Api"), &awsapigateway.RestApiProps{
-		Description:      jsii.String("Short link management API (/v1), behind CloudFront"),
+		Description:      jsii.String(spec.Description),
 		EndpointTypes:    &[]awsapigateway.EndpointType{awsapigateway.EndpointType_REGIONAL},
-		ApiKeySourceType: awsapigateway.ApiKeySourceType_HEADER,
-		// QR codes leave the manage function base64-encoded. API Gateway
-		// decodes them only for a request whose first Accept media type
-		// matches a binary media type, and "*/*" matches every request;
-		// apigw.BinaryMediaTypes says why and what it costs.
-		BinaryMediaTypes: jsii.Strings(apigw.BinaryMediaTypes...),
+		ApiKeySourceType: keySource,
+		BinaryMediaTypes: jsii.Strings(spec.BinaryMediaTypes...),
 		// The account-level role API Gateway needs to write any log.
 		CloudWatchRole: jsii.Bool(true),
-		DefaultMethodOptions: &awsapigateway.MethodOptions{
-			ApiKeyRequired: jsii.Bool(true),
-		},
-		DeployOptions: &awsapigateway.StageOptions{
-			StageName:            jsii.String(StageName),
-			AccessLogDestination: awsapigateway.NewLogGroupLogDestination(access),
-			AccessLogFormat:      awsapigateway.AccessLogFormat_Custom(jsii.String(accessLogFormat)),
-			LoggingLevel:         awsapigateway.MethodLoggingLevel_ERROR,
-			DataTraceEnabled:     jsii.Bool(false),
-			MetricsEnabled:       jsii.Bool(false),
-			ThrottlingRateLimit:  jsii.Number(stageRateLimit),
-			ThrottlingBurstLimit: jsii.Number(stageBurstLimit),
-		},
+		DeployOptions:  stage,
 	})
 	// Bodies are validated by the handlers, which answer problem+json
 	// (RFC 9457); API Gateway checks the path parameters.
 	validator := rest.AddRequestValidator(jsii.String("PathParameters"), &awsapigateway.RequestValidatorOptions{
 		ValidateRequestParameters: jsii.Bool(true),
 	})
-	integrate := func(fn awslambda.IFunction) awsapigateway.Integration {
-		return awsapigateway.NewLambdaIntegration(fn, &awsapigateway.LambdaIntegrationOptions{
+	integrations := map[edgespec.Lambda]awsapigateway.Integration{}
+	integrate := func(fn edgespec.Lambda) awsapigateway.Integration {
+		if in, ok := integrations[fn]; ok {
+			return in
+		}
+		in := awsapigateway.NewLambdaIntegration(functions[fn], &awsapigateway.LambdaIntegrationOptions{
 			Proxy:           jsii.Bool(true),
 			AllowTestInvoke: jsii.Bool(false),
 		})
+		integrations[fn] = in
+		return in
 	}
-	withCode := &awsapigateway.MethodOptions{
-		RequestValidator:  validator,
-		RequestParameters: &map[string]*bool{"method.request.path.code": jsii.Bool(true)},
-	}
-	plain := &awsapigateway.MethodOptions{RequestValidator: validator}
-
-	links := rest.Root().AddResource(jsii.String("v1"), nil).AddResource(jsii.String("links"), nil)
-	create, manage := integrate(p.Create), integrate(p.Manage)
-	links.AddMethod(jsii.String("POST"), create, plain)
-	links.AddMethod(jsii.String("GET"), manage, plain)
-	// The static resource wins over {code}; "batch" is a reserved alias.
-	links.AddResource(jsii.String("batch"), nil).AddMethod(jsii.String("POST"), create, plain)
-	one := links.AddResource(jsii.String("{code}"), nil)
-	for _, m := range []string{"GET", "PATCH", "DELETE"} {
-		one.AddMethod(jsii.String(m), manage, withCode)
-	}
-	one.AddResource(jsii.String("qr"), nil).AddMethod(jsii.String("GET"), manage, withCode)
-	one.AddResource(jsii.String("stats"), nil).AddMethod(jsii.String("GET"), integrate(p.Stats), withCode)
-	addProblemsPage(links.ParentResource())
-	if p.HealthTable != nil {
-		addHealth(c, links.ParentResource(), p.HealthTable)
-	}
-	if p.Webhooks != nil {
-		hooks := links.ParentResource().AddResource(jsii.String("webhooks"), nil)
-		wh := integrate(p.Webhooks)
-		hooks.AddMethod(jsii.String("POST"), wh, plain)
-		hooks.AddMethod(jsii.String("GET"), wh, plain)
-		withID := &awsapigateway.MethodOptions{
-			RequestValidator:  validator,
-			RequestParameters: &map[string]*bool{"method.request.path.id": jsii.Bool(true)},
+	resources := map[string]awsapigateway.IResource{"/": rest.Root()}
+	var resource func(path string) awsapigateway.IResource
+	resource = func(path string) awsapigateway.IResource {
+		if res, ok := resources[path]; ok {
+			return res
 		}
-		one := hooks.AddResource(jsii.String("{id}"), nil)
-		one.AddMethod(jsii.String("DELETE"), wh, withID)
-		one.AddResource(jsii.String("deliveries"), nil).AddMethod(jsii.String("GET"), wh, withID)
+		i := strings.LastIndex(path, "/")
+		parent := path[:i]
+		if parent == "" {
+			parent = "/"
+		}
+		res := resource(parent).AddResource(jsii.String(path[i+1:]), nil)
+		resources[path] = res
+		return res
+	}
+	for _, r := range spec.Routes {
+		switch in := r.Integration; in.Kind {
+		case edgespec.LambdaProxy:
+			fn, known := functions[in.Function]
+			if !known {
+				unbuilt(spec, "route "+r.Key()+": function "+string(in.Function))
+			}
+			if fn == nil {
+				continue
+			}
+			opts := &awsapigateway.MethodOptions{RequestValidator: validator, ApiKeyRequired: jsii.Bool(r.APIKeyRequired)}
+			if params := r.PathParameters(); len(params) > 0 {
+				required := map[string]*bool{}
+				for _, name := range params {
+					required["method.request.path."+name] = jsii.Bool(true)
+				}
+				opts.RequestParameters = &required
+			}
+			resource(r.Path).AddMethod(jsii.String(r.Method), integrate(in.Function), opts)
+		case edgespec.MockIntegration:
+			if in.Page != edgespec.ProblemsPage || r.Method != "GET" || r.APIKeyRequired {
+				unbuilt(spec, "route "+r.Key()+": a mock integration other than GET of the problems page without a key")
+			}
+			addProblemsPage(resource(r.Path))
+		case edgespec.ServiceIntegration:
+			if in.Action != edgespec.HealthAction || r.Method != "GET" || r.APIKeyRequired {
+				unbuilt(spec, "route "+r.Key()+": a service integration other than the health check's GetItem without a key")
+			}
+			if p.HealthTable != nil {
+				addHealth(c, resource(r.Path), p.HealthTable)
+			}
+		}
 	}
 
-	// API Gateway refuses a missing or unknown key itself, before any
-	// function runs, and tells the two apart no more than INVALID_API_KEY
-	// does (both 403; the local run can say 401 for a missing one).
-	// Answer these as the rest of the API answers errors.
-	for _, r := range []struct {
-		id, status, title string
-		kind              awsapigateway.ResponseType
-		slug, detail      string
-	}{
-		{"UnknownRoute", "404", "Not found", awsapigateway.ResponseType_MISSING_AUTHENTICATION_TOKEN(), "not-found", "no such resource"},
-		{"BadKey", "403", "Missing or unknown API key", awsapigateway.ResponseType_INVALID_API_KEY(), "forbidden", "send a valid API key in the x-api-key header"},
-		{"Quota", "429", "Quota exceeded", awsapigateway.ResponseType_QUOTA_EXCEEDED(), "rate-limited", "this API key has used its quota for today"},
-		{"Throttled", "429", "Too many requests", awsapigateway.ResponseType_THROTTLED(), "rate-limited", "slow down and retry"},
-	} {
-		rest.AddGatewayResponse(jsii.String("Problem"+r.id), &awsapigateway.GatewayResponseOptions{
-			Type:       r.kind,
-			StatusCode: jsii.String(r.status),
+	for _, g := range spec.GatewayResponses {
+		id, ok := gatewayResponseIDs[g.Type]
+		if !ok {
+			id = g.Type
+		}
+		status := strconv.Itoa(g.Status)
+		rest.AddGatewayResponse(jsii.String("Problem"+id), &awsapigateway.GatewayResponseOptions{
+			Type:       awsapigateway.ResponseType_Of(jsii.String(g.Type)),
+			StatusCode: jsii.String(status),
 			ResponseHeaders: &map[string]*string{
-				"Content-Type": jsii.String("'application/problem+json'"),
+				"Content-Type": jsii.String("'" + apigw.ContentTypeProblem + "'"),
 			},
 			Templates: &map[string]*string{
-				"application/json": jsii.String(`{"type":"` + ProblemBase + r.slug + `","title":"` + r.title +
-					`","status":` + r.status + `,"detail":"` + r.detail + `","instance":"$context.path"}`),
+				"application/json": jsii.String(`{"type":"` + ProblemBase + g.Slug + `","title":"` + g.Title +
+					`","status":` + status + `,"detail":"` + g.Detail + `","instance":"$context.path"}`),
 			},
 		})
 	}
 
-	plan := rest.AddUsagePlan(jsii.String("UsagePlan"), &awsapigateway.UsagePlanProps{
-		Description: jsii.String("Per API key throttle and daily quota for /v1"),
-		Throttle: &awsapigateway.ThrottleSettings{
-			RateLimit:  jsii.Number(p.RateLimit),
-			BurstLimit: jsii.Number(p.BurstLimit),
-		},
-		Quota: &awsapigateway.QuotaSettings{
-			Limit:  jsii.Number(p.QuotaPerDay),
-			Period: awsapigateway.Period_DAY,
-		},
-		ApiStages: &[]*awsapigateway.UsagePlanPerApiStage{{Api: rest, Stage: rest.DeploymentStage()}},
-	})
+	var plan awsapigateway.UsagePlan
+	if u := spec.UsagePlan; u != nil {
+		if u.QuotaPeriod != edgespec.QuotaPerDay {
+			unbuilt(spec, "quota period "+string(u.QuotaPeriod))
+		}
+		plan = rest.AddUsagePlan(jsii.String("UsagePlan"), &awsapigateway.UsagePlanProps{
+			Description: jsii.String(u.Description),
+			Throttle: &awsapigateway.ThrottleSettings{
+				RateLimit:  jsii.Number(u.Throttle.RateLimit),
+				BurstLimit: jsii.Number(float64(u.Throttle.BurstLimit)),
+			},
+			Quota: &awsapigateway.QuotaSettings{
+				Limit:  jsii.Number(float64(u.Quota)),
+				Period: awsapigateway.Period_DAY,
+			},
+			ApiStages: &[]*awsapigateway.UsagePlanPerApiStage{{Api: rest, Stage: rest.DeploymentStage()}},
+		})
+	}
 	// No API key in the template: a key only works once it is in the keys
 	// table too, so keys are issued with `shortener keys add` and then
 	// added to this plan (docs/deploy.md).
 
 	stack := awscdk.Stack_Of(c)
 	domain := jsii.String(*rest.RestApiId() + ".execute-api." + *stack.Region() + "." + *stack.UrlSuffix())
-	return &Management{Construct: c, API: rest, UsagePlan: plan, OriginDomain: domain, OriginPath: "/" + StageName}
+	return &Management{Construct: c, API: rest, UsagePlan: plan, OriginDomain: domain, OriginPath: "/" + spec.Stage, Spec: spec}
+}
+
+// mustBuild panics unless spec is a valid description of kind.
+func mustBuild(spec edgespec.API, kind edgespec.APIKind) {
+	if err := spec.Validate(); err != nil {
+		panic(err)
+	}
+	if spec.Kind != kind {
+		unbuilt(spec, "kind "+string(spec.Kind))
+	}
+}
+
+// unbuilt panics: the description has a part this package does not build.
+func unbuilt(spec edgespec.API, what string) {
+	panic(fmt.Sprintf("infra/api: API %q: %s is not built", spec.Name, what))
+}
+
+// constructName is a function's name as a construct ID: "Redirect".
+func constructName(fn string) string {
+	if fn == "" {
+		return fn
+	}
+	return strings.ToUpper(fn[:1]) + fn[1:]
 }
 
 // addProblemsPage answers GET /v1/problems, the page every problem type
@@ -283,9 +418,9 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 // function runs and no API key is needed to read what an error means.
 // The page holds no '#' or '$', which the template language (VTL) would
 // read as syntax; shared/apigw's tests keep it so.
-func addProblemsPage(v1 awsapigateway.IResource) {
+func addProblemsPage(res awsapigateway.IResource) {
 	page := jsii.String(apigw.ProblemsPage())
-	v1.AddResource(jsii.String("problems"), nil).AddMethod(jsii.String("GET"),
+	res.AddMethod(jsii.String("GET"),
 		awsapigateway.NewMockIntegration(&awsapigateway.IntegrationOptions{
 			RequestTemplates: &map[string]*string{"application/json": jsii.String(`{"statusCode": 200}`)},
 			IntegrationResponses: &[]*awsapigateway.IntegrationResponse{{
@@ -311,11 +446,6 @@ func addProblemsPage(v1 awsapigateway.IResource) {
 		})
 }
 
-// HealthPath is the health endpoint under the API's stage: what Route 53
-// health checks ask each Region (infra/failover), and what the local edge
-// asks each local Region.
-const HealthPath = "/v1/health"
-
 // addHealth answers GET /v1/health from API Gateway itself: an AWS
 // integration reads one item of the links table's replica in this Region
 // (GetItem of the reserved alias "health", which no link can hold,
@@ -325,7 +455,7 @@ const HealthPath = "/v1/health"
 // 53's health checkers call it about once a second in all (docs/deploy.md,
 // "Failover"), so it must cost next to nothing and say whether this Region
 // can serve /v1.
-func addHealth(scope constructs.Construct, v1 awsapigateway.IResource, table awsdynamodb.ITableV2) {
+func addHealth(scope constructs.Construct, res awsapigateway.IResource, table awsdynamodb.ITableV2) {
 	role := awsiam.NewRole(scope, jsii.String("HealthRole"), &awsiam.RoleProps{
 		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("apigateway.amazonaws.com"), nil),
 		Description: jsii.String("GET /v1/health: one GetItem on the links table's replica in this Region"),
@@ -335,7 +465,7 @@ func addHealth(scope constructs.Construct, v1 awsapigateway.IResource, table aws
 	request := `{"TableName":"` + *table.TableName() + `","Key":{"` + tableschema.AttrCode + `":{"S":"health"}},` +
 		`"ProjectionExpression":"` + tableschema.AttrCode + `","ConsistentRead":false}`
 	noStore := map[string]*string{"method.response.header.Cache-Control": jsii.String("'no-store'")}
-	v1.AddResource(jsii.String("health"), nil).AddMethod(jsii.String("GET"),
+	res.AddMethod(jsii.String("GET"),
 		awsapigateway.NewAwsIntegration(&awsapigateway.AwsIntegrationProps{
 			Service: jsii.String("dynamodb"),
 			Action:  jsii.String("GetItem"),
