@@ -198,10 +198,14 @@ func startLocal(ctx context.Context, c settings, out io.Writer, bin string, env 
 	analytics := "load-analytics-" + suffix
 	e := map[string]string{
 		"SHORTENER_API_KEYS": apiKey + "=" + owner,
-		"LINKS_TABLE":        tables.LinksTable,
-		"IDEMPOTENCY_TABLE":  tables.IdempotencyTable,
-		"ANALYTICS_TABLE":    analytics,
-		"CLICKS_STREAM":      "load-clicks-" + suffix,
+		// One key makes every create: a usage plan that measures the
+		// create path, not the default plan's 100/s per key.
+		"SHORTENER_API_RATE_LIMIT":  "1000000",
+		"SHORTENER_API_BURST_LIMIT": "1000000",
+		"LINKS_TABLE":               tables.LinksTable,
+		"IDEMPOTENCY_TABLE":         tables.IdempotencyTable,
+		"ANALYTICS_TABLE":           analytics,
+		"CLICKS_STREAM":             "load-clicks-" + suffix,
 		// Only the developer's access log: the edge's real-time log records
 		// still go to Kinesis, as CloudFront's do.
 		"SHORTENER_ACCESS_LOG": c.accessLog,

@@ -128,11 +128,11 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
-	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
+	"github.com/shortlink-dev/shortener/shared/edgespec"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/missbudget/dynamomisses"
 )
@@ -213,7 +213,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	var healthDB atomic.Pointer[dynamodb.Client]
 	gws := make([]http.Handler, len(bs))
 	for i, b := range bs {
-		gw, err := newGateway(b, lock, log)
+		gw, err := newGateway(b, lock, s.usagePlan, log)
 		if err != nil {
 			ln.Close()
 			return err
@@ -495,18 +495,18 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	}
 }
 
-// newGateway is one Region's local API Gateway in front of b's handlers.
-func newGateway(b *backends, lock originLock, log *slog.Logger) (*localgw.Gateway, error) {
-	routes := b.handlers()
-	routes.OriginAuthorizer = lock.authorizer
-	return localgw.New(localgw.Options{
-		Routes:  localgw.Routes(routes),
-		APIKeys: b,
-		Ready:   b.ready,
-		Log:     log,
-		// The /v1 REST API's, as deployed (infra/api).
-		BinaryMediaTypes: apigw.BinaryMediaTypes,
-	})
+// newGateway is one Region's local API Gateway in front of b's handlers:
+// the APIs as deployed (infra/api builds them from the same
+// description), with plan as the /v1 usage plan.
+func newGateway(b *backends, lock originLock, plan edgespec.UsagePlan, log *slog.Logger) (*localgw.Gateway, error) {
+	h := b.handlers()
+	h.OriginAuthorizer = lock.authorizer
+	o, err := localgw.Configure(edgespec.APIs(plan), h)
+	if err != nil {
+		return nil, fmt.Errorf("local gateway: %w", err)
+	}
+	o.APIKeys, o.Ready, o.Log = b, b.ready, log
+	return localgw.New(o)
 }
 
 // backends holds the handlers once DynamoDB and its tables are up. The

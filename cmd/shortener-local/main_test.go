@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/shared/edgespec"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -57,7 +58,7 @@ func TestLoadSettings(t *testing.T) {
 	tests := []settingsCase[settings]{
 		{
 			name: "defaults",
-			want: settings{addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute,
+			want: settings{usagePlan: edgespec.DefaultUsagePlan, addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute,
 				accessLog: accessLogOn, consoleDir: "build/console", invalidationTime: 5 * time.Second},
 		},
 		{
@@ -67,25 +68,25 @@ func TestLoadSettings(t *testing.T) {
 				"SHORTENER_DYNAMODB_ENDPOINT": "http://127.0.0.1:8001", "SHORTENER_DYNAMODB_PORT": "0",
 				"SHORTENER_RECLAIM_INTERVAL": "5s", "SHORTENER_ACCESS_LOG": "errors", "SHORTENER_CONSOLE_DIR": "/srv/console", "SHORTENER_EDGE_INVALIDATION_TIME": "90s",
 			},
-			want: settings{addr: ":9090", apiKeys: map[string]string{"a": "x", "b": "y"}, dynamoEndpoint: "http://127.0.0.1:8001", dynamoPort: 0,
+			want: settings{usagePlan: edgespec.DefaultUsagePlan, addr: ":9090", apiKeys: map[string]string{"a": "x", "b": "y"}, dynamoEndpoint: "http://127.0.0.1:8001", dynamoPort: 0,
 				reclaimEvery: 5 * time.Second, accessLog: accessLogErrors, consoleDir: "/srv/console", invalidationTime: 90 * time.Second},
 		},
 		{
 			name: "access log off",
 			env:  map[string]string{"SHORTENER_ACCESS_LOG": "off"},
-			want: settings{addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute,
+			want: settings{usagePlan: edgespec.DefaultUsagePlan, addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute,
 				accessLog: accessLogOff, consoleDir: "build/console", invalidationTime: 5 * time.Second},
 		},
 		{
 			name: "access log on",
 			env:  map[string]string{"SHORTENER_ACCESS_LOG": "on"},
-			want: settings{addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute,
+			want: settings{usagePlan: edgespec.DefaultUsagePlan, addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute,
 				accessLog: accessLogOn, consoleDir: "build/console", invalidationTime: 5 * time.Second},
 		},
 		{
 			name: "invalidations at once",
 			env:  map[string]string{"SHORTENER_EDGE_INVALIDATION_TIME": "0s"},
-			want: settings{addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute,
+			want: settings{usagePlan: edgespec.DefaultUsagePlan, addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute,
 				accessLog: accessLogOn, consoleDir: "build/console"},
 		},
 		{name: "invalidation time negative", env: map[string]string{"SHORTENER_EDGE_INVALIDATION_TIME": "-1s"}, wantErr: "SHORTENER_EDGE_INVALIDATION_TIME"},
@@ -98,6 +99,17 @@ func TestLoadSettings(t *testing.T) {
 		{name: "access log level", env: map[string]string{"SHORTENER_ACCESS_LOG": "error"}, wantErr: "SHORTENER_ACCESS_LOG"},
 		{name: "bad port", env: map[string]string{"SHORTENER_DYNAMODB_PORT": "eighty"}, wantErr: "SHORTENER_DYNAMODB_PORT"},
 		{name: "port out of range", env: map[string]string{"SHORTENER_DYNAMODB_PORT": "70000"}, wantErr: "SHORTENER_DYNAMODB_PORT"},
+		{
+			name: "usage plan",
+			env:  map[string]string{"SHORTENER_API_RATE_LIMIT": "5000", "SHORTENER_API_BURST_LIMIT": "6000", "SHORTENER_API_QUOTA_PER_DAY": "9"},
+			want: settings{addr: "127.0.0.1:8080", apiKeys: map[string]string{"dev-key": "dev"}, dynamoPort: 8000, reclaimEvery: time.Minute,
+				accessLog: accessLogOn, consoleDir: "build/console", invalidationTime: 5 * time.Second,
+				usagePlan: edgespec.UsagePlan{Description: edgespec.DefaultUsagePlan.Description,
+					Throttle: edgespec.Throttle{RateLimit: 5000, BurstLimit: 6000}, Quota: 9, QuotaPeriod: edgespec.QuotaPerDay}},
+		},
+		{name: "rate limit zero", env: map[string]string{"SHORTENER_API_RATE_LIMIT": "0"}, wantErr: "SHORTENER_API_RATE_LIMIT"},
+		{name: "burst limit a fraction", env: map[string]string{"SHORTENER_API_BURST_LIMIT": "1.5"}, wantErr: "SHORTENER_API_BURST_LIMIT"},
+		{name: "quota negative", env: map[string]string{"SHORTENER_API_QUOTA_PER_DAY": "-1"}, wantErr: "SHORTENER_API_QUOTA_PER_DAY"},
 	}
 	runSettingsCases(t, loadSettings, tests)
 }

@@ -4,17 +4,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
-	"time"
 
 	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
 	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/config"
 )
-
-// originAuthorizerTTL is how long the deployed redirect API caches its
-// authorizer's answer per header value (infra/api NewRedirect).
-const originAuthorizerTTL = 5 * time.Minute
 
 // originLock is the redirect origin's lock-down as deployed: the edge adds
 // a secret header to every redirect origin request (CloudFront origin
@@ -37,8 +32,10 @@ func newOriginLock(cfg config.Config, log *slog.Logger) (originLock, error) {
 		return originLock{}, err
 	}
 	return originLock{
-		secret:     secret,
-		authorizer: &localgw.Authorizer{Header: originauthfn.HeaderName, Handler: h.Handle, TTL: originAuthorizerTTL},
+		secret: secret,
+		// The gateway caches its answers for the deployed authorizer's
+		// result TTL (localgw.Configure takes it from edgespec).
+		authorizer: &localgw.Authorizer{Header: originauthfn.HeaderName, Handler: h.Handle},
 	}, nil
 }
 

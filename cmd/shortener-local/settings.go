@@ -9,6 +9,7 @@ import (
 	"github.com/shortlink-dev/shortener/console"
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
+	"github.com/shortlink-dev/shortener/shared/edgespec"
 )
 
 // Defaults of the local run. The tables get the names the README uses;
@@ -58,6 +59,12 @@ type settings struct {
 	// local CloudFront takes to complete an invalidation
 	// (localedge.DefaultInvalidationDelay; 0s: at once).
 	invalidationTime time.Duration
+	// usagePlan is the /v1 usage plan the gateway plays:
+	// edgespec.DefaultUsagePlan, as a deployment gets it, with
+	// SHORTENER_API_RATE_LIMIT, SHORTENER_API_BURST_LIMIT and
+	// SHORTENER_API_QUOTA_PER_DAY in place of the context's apiRateLimit,
+	// apiBurstLimit and apiQuotaPerDay (a load test's one key needs more).
+	usagePlan edgespec.UsagePlan
 }
 
 // accessLogMode says which answers the local run's access log writes.
@@ -84,6 +91,7 @@ func loadSettings(getenv func(string) string) (settings, error) {
 		consoleDir:     or(getenv("SHORTENER_CONSOLE_DIR"), console.BuildDir),
 
 		invalidationTime: localedge.DefaultInvalidationDelay,
+		usagePlan:        edgespec.DefaultUsagePlan,
 	}
 	if v := getenv("SHORTENER_RECLAIM_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -111,6 +119,22 @@ func loadSettings(getenv func(string) string) (settings, error) {
 		return settings{}, fmt.Errorf("SHORTENER_API_KEYS: %w", err)
 	}
 	s.apiKeys = keys
+	for _, l := range []struct {
+		name string
+		set  func(int)
+	}{
+		{"SHORTENER_API_RATE_LIMIT", func(n int) { s.usagePlan.Throttle.RateLimit = float64(n) }},
+		{"SHORTENER_API_BURST_LIMIT", func(n int) { s.usagePlan.Throttle.BurstLimit = n }},
+		{"SHORTENER_API_QUOTA_PER_DAY", func(n int) { s.usagePlan.Quota = n }},
+	} {
+		if v := getenv(l.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return settings{}, fmt.Errorf("%s: %q is not a positive whole number", l.name, v)
+			}
+			l.set(n)
+		}
+	}
 	if v := getenv("SHORTENER_DYNAMODB_PORT"); v != "" {
 		port, err := strconv.Atoi(v)
 		if err != nil || port < 0 || port > 65535 {

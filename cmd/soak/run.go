@@ -108,10 +108,14 @@ func run(ctx context.Context, c config) (sum *summary, err error) {
 	}
 	lr, err := localrun.Start(ctx, bin, map[string]string{
 		"SHORTENER_API_KEYS": apiKey + "=" + owner,
-		"LINKS_TABLE":        "soak-links-" + suffix,
-		"IDEMPOTENCY_TABLE":  "soak-idem-" + suffix,
-		"ANALYTICS_TABLE":    analytics,
-		"CLICKS_STREAM":      "soak-clicks-" + suffix,
+		// One key makes every /v1 call: a usage plan above -rate, not the
+		// default plan's 100/s per key.
+		"SHORTENER_API_RATE_LIMIT":  "1000000",
+		"SHORTENER_API_BURST_LIMIT": "1000000",
+		"LINKS_TABLE":               "soak-links-" + suffix,
+		"IDEMPOTENCY_TABLE":         "soak-idem-" + suffix,
+		"ANALYTICS_TABLE":           analytics,
+		"CLICKS_STREAM":             "soak-clicks-" + suffix,
 		// The analytics layout under test: the default, or the one
 		// SHORTENER_CLICK_STORE names (make soak passes it through).
 		"SHORTENER_CLICK_STORE": clickLayout,
