@@ -6,6 +6,16 @@
 // handler's events.APIGatewayProxyResponse back into HTTP. The handlers
 // are the same code the Lambdas run, called in-process.
 //
+// It is configured from the APIs' description in shared/edgespec, the
+// value infra/api builds the deployed APIs from (Configure; Routes is its
+// route table): routes and methods, which function answers each, API
+// keys, the origin authorizer, binary media types, payload format,
+// integration timeouts, the usage plan, stage and method throttles and
+// the gateway responses for 429s. Configure refuses (ErrUnmodelled) any
+// part of the description it does not play, such as CORS, payload format
+// 2.0 or another kind of integration or authorizer, rather than run
+// without it.
+//
 // What it copies from API Gateway, because the handlers or their callers
 // can tell the difference:
 //
@@ -35,18 +45,27 @@
 //     keys table (shared/apikey), on AWS and here alike.
 //   - A handler error, a panic or a malformed response is a 502 with
 //     {"message": "Internal server error"}; a handler still running after
-//     the integration timeout (29 s) is a 504.
+//     the integration timeout (29 s unless the API sets one) is a 504.
 //   - A client that goes away does not cancel the handler's context: the
 //     invocation runs on to its answer or the timeout, as in AWS.
 //   - A route's Lambda authorizer (the redirect origin's, HTTP API style):
 //     a request without the identity header is 401 without invoking it, a
 //     deny is 403, and answers are cached per header value (Authorizer).
+//   - Throttling as token buckets (throttle.go): the usage plan's per API
+//     key, then the method's and the stage's; a key's daily quota counted
+//     per UTC day. A refused request is 429, with the REST API's THROTTLED
+//     or QUOTA_EXCEEDED gateway response (problem+json), or API Gateway's
+//     default {"message": ...} where the API sets none.
+//   - Each API's integration timeout (the redirect's 10 s), or the
+//     gateway's when shorter.
 //
 // What it does differently, on purpose: missing and unknown API keys are
 // 401 and 403 problem+json, unknown paths a 404 problem and a wrong method a
 // 405 problem, in the vocabulary of shared/apigw, where bare API Gateway
 // answers 403 {"message": ...} to all of them; requests are capped at 1 MiB
 // (413); non-UTF-8 request bodies are sent base64-encoded even when no
-// binary media type matches (API Gateway would mangle them); and until the readiness check passes, every route
-// but /healthz answers 503.
+// binary media type matches (API Gateway would mangle them); until the
+// readiness check passes, every route but /healthz answers 503; and the
+// health route's DynamoDB GetItem is its caller's to answer, in front of
+// the gateway (shortener-local does).
 package localgw
