@@ -1,10 +1,12 @@
 package localgw
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -286,4 +288,25 @@ func TestThrottleRefillsAtTheRateUpToTheBurst(t *testing.T) {
 		taken++
 	}
 	assert.Equal(t, 3, taken, "never more than the burst")
+}
+
+// TestAPIIntegrationTimeout: a route gets its API's integration timeout,
+// the redirect's shorter than the gateway's 29 s; the handler's context
+// carries it.
+func TestAPIIntegrationTimeout(t *testing.T) {
+	api := edgespec.Redirect()
+	api.IntegrationTimeout = 20 * time.Millisecond
+	deadlines := make(chan time.Duration, 1)
+	blocked := func(ctx context.Context, _ events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+		d, _ := ctx.Deadline()
+		deadlines <- time.Until(d)
+		<-ctx.Done()
+		return events.APIGatewayProxyResponse{}, ctx.Err()
+	}
+	o, err := Configure([]edgespec.API{api}, Handlers{Redirect: blocked})
+	require.NoError(t, err)
+	f := newFixture(t, o)
+	rec := f.do("GET", "/abc1234", "", nil)
+	assert.Equal(t, http.StatusGatewayTimeout, rec.Code)
+	assert.LessOrEqual(t, <-deadlines, 20*time.Millisecond, "the API's timeout, not the gateway's")
 }
