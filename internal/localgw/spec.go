@@ -98,7 +98,9 @@ func Configure(apis []edgespec.API, h Handlers) (Options, error) {
 		if a.Throttle != nil {
 			stage = NewThrottle(*a.Throttle)
 		}
-		prev := ""
+		// last is the index in o.Routes of a's last route that may take
+		// more methods, lastKey the handler it has (Handlers.key).
+		last, lastKey := -1, ""
 		for _, r := range a.Routes {
 			handler, known := h.handler(r)
 			if !known {
@@ -119,21 +121,23 @@ func Configure(apis []edgespec.API, h Handlers) (Options, error) {
 			if r.Authorizer != "" {
 				rt.Authorizer = authorizers[r.Authorizer]
 			}
+			if r.Throttle == nil && last >= 0 && lastKey == h.key(r) && sameResource(o.Routes[last], rt) {
+				// One Route per resource and handler, as the table was
+				// written by hand: GET and HEAD /{code} are one.
+				o.Routes[last].Methods = append(o.Routes[last].Methods, r.Method)
+				continue
+			}
 			if r.Throttle != nil {
 				rt.Throttles = append(rt.Throttles, NewThrottle(*r.Throttle))
-			} else if n := len(o.Routes); n > 0 && sameBut(o.Routes[n-1], rt) && prev == h.key(r) {
-				// One Route per resource and function, as the table was
-				// written by hand: GET and HEAD /{code} are one.
-				o.Routes[n-1].Methods = append(o.Routes[n-1].Methods, r.Method)
-				continue
 			}
 			if stage != nil {
 				rt.Throttles = append(rt.Throttles, stage)
 			}
 			o.Routes = append(o.Routes, rt)
-			prev = h.key(r)
-			if r.Throttle != nil {
-				prev = ""
+			last, lastKey = -1, ""
+			if r.Throttle == nil {
+				// A method with a throttle of its own keeps its Route.
+				last, lastKey = len(o.Routes)-1, h.key(r)
 			}
 		}
 	}
@@ -181,10 +185,10 @@ func authorizersOf(a edgespec.API, h Handlers) (map[string]*Authorizer, error) {
 	return out, errors.Join(errs...)
 }
 
-// sameBut reports whether next may join prev's methods: same resource,
-// API and key and authorizer requirement (the handler is compared by
-// Handlers.key).
-func sameBut(prev, next Route) bool {
+// sameResource reports whether next may join prev's methods: the same
+// resource, API, key and authorizer requirement and timeout (the handler
+// is compared by Handlers.key).
+func sameResource(prev, next Route) bool {
 	return prev.Pattern == next.Pattern && prev.API == next.API && prev.NeedsKey == next.NeedsKey &&
 		prev.Authorizer == next.Authorizer && prev.Timeout == next.Timeout
 }

@@ -61,6 +61,9 @@ func TestConfigureModelsTheServicesAPIs(t *testing.T) {
 		}
 	}
 	assert.ElementsMatch(t, want, keysOf(got))
+	assert.Equal(t, []string{"GET", "HEAD"}, got["GET /{code}"].Methods, "one Route per resource and handler")
+	assert.Equal(t, []string{"GET", "PATCH", "DELETE"}, got["GET /v1/links/{code}"].Methods)
+	assert.Equal(t, []string{"GET"}, got["GET /v1/links/{code}/qr"].Methods, "QR is a handler of its own")
 	assert.Equal(t, []string{"*/*"}, o.BinaryMediaTypes)
 	assert.Equal(t, &edgespec.DefaultUsagePlan, o.UsagePlan)
 	assert.Len(t, o.GatewayResponses, 4)
