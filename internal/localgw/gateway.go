@@ -37,7 +37,8 @@ const (
 // are a 404 from the gateway rather than a lookup of code "v1".
 var reservedRoots = []string{"v1", "_local", "healthz"}
 
-// Options configure a Gateway.
+// Options configure a Gateway. Configure makes them from the APIs'
+// description (shared/edgespec); a test may write them by hand.
 type Options struct {
 	// Routes are the API's methods; /healthz is added to them.
 	Routes []Route
