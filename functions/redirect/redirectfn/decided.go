@@ -19,6 +19,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkcounter"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/missbudget"
 	"github.com/shortlink-dev/shortener/shared/viewer"
 )
 
@@ -88,21 +89,40 @@ func decidedStatus(s int) int {
 	return s
 }
 
-// checkPassword checks the form's password, counting the attempt against
-// the code's window first, so that even a burst of guesses sent at once
-// gets at most linkcounter.MaxAttempts verified; a right one is forgiven.
+// checkPassword checks the form's password. The attempt is counted
+// first against the viewer's own budget (linkcounter.ViewerLimit, keyed
+// on the address CloudFront writes, which a viewer cannot forge), then
+// against the code's (linkcounter.CodeLimit), both before the password is
+// checked, so that even a burst of guesses sent at once gets no more than
+// the limits verified. One viewer spends its own budget long before the
+// code's, so it cannot lock everyone else out; only guessing spread over
+// many addresses reaches the code's cap. A right password is forgiven on
+// both, and an attempt the code refused is given back to the viewer: it
+// was never checked.
 func (h *Handler) checkPassword(ctx context.Context, req *events.APIGatewayProxyRequest, l link.Link, now time.Time) (events.APIGatewayProxyResponse, bool) {
 	if h.Counters == nil || h.Verify == nil {
 		return unavailable(), false
 	}
-	retry, err := h.Counters.Attempt(ctx, l.Code, now)
+	// A request without the header did not come through the edge; all
+	// such share one budget rather than have none.
+	viewerKey := linkcounter.ViewerKey(l.Code, missbudget.Client(apigw.Header(req, missbudget.ViewerAddressHeader)))
+	codeKey := linkcounter.CodeKey(l.Code)
+	retry, err := h.Counters.Attempt(ctx, viewerKey, linkcounter.ViewerLimit, now)
 	switch {
 	case errors.Is(err, linkcounter.ErrLimited):
-		h.Metrics.Add("PasswordLimited", metrics.Count, 1)
-		resp := formPage(http.StatusTooManyRequests, unlockAction(req, l), "Too many attempts. Try again in a minute.")
-		resp.Headers["Retry-After"] = strconv.Itoa(int((retry + time.Second - 1) / time.Second))
-		return resp, false
+		h.Metrics.Add("PasswordViewerLimited", metrics.Count, 1)
+		return tooManyAttempts(req, l, retry), false
 	case err != nil:
+		h.Log.ErrorContext(ctx, "count a viewer's password attempt", "code", l.Code, "error", err.Error())
+		return unavailable(), false
+	}
+	retry, err = h.Counters.Attempt(ctx, codeKey, linkcounter.CodeLimit, now)
+	if err != nil {
+		h.forgive(ctx, l, viewerKey, now)
+		if errors.Is(err, linkcounter.ErrLimited) {
+			h.Metrics.Add("PasswordLimited", metrics.Count, 1)
+			return tooManyAttempts(req, l, retry), false
+		}
 		h.Log.ErrorContext(ctx, "count a password attempt", "code", l.Code, "error", err.Error())
 		return unavailable(), false
 	}
@@ -118,10 +138,31 @@ func (h *Handler) checkPassword(ctx context.Context, req *events.APIGatewayProxy
 		h.Metrics.Add("PasswordWrong", metrics.Count, 1)
 		return formPage(http.StatusForbidden, unlockAction(req, l), "Wrong password."), false
 	}
-	if err := h.Counters.Forgive(ctx, l.Code, now); err != nil {
-		h.Log.WarnContext(ctx, "forgive a right password attempt", "code", l.Code, "error", err.Error())
-	}
+	h.forgive(ctx, l, viewerKey, now)
+	h.forgive(ctx, l, codeKey, now)
 	return events.APIGatewayProxyResponse{}, true
+}
+
+// forgive gives an attempt on key back; failing costs the viewer one
+// attempt of its budget, so it is only logged (without the key, which may
+// hold the viewer's address).
+func (h *Handler) forgive(ctx context.Context, l link.Link, key string, now time.Time) {
+	if err := h.Counters.Forgive(ctx, key, now); err != nil {
+		h.Log.WarnContext(ctx, "forgive a password attempt", "code", l.Code, "error", err.Error())
+	}
+}
+
+// tooManyAttempts is the form again, 429 with Retry-After until the
+// window that refused the attempt ends (RFC 6585, section 4).
+func tooManyAttempts(req *events.APIGatewayProxyRequest, l link.Link, retry time.Duration) events.APIGatewayProxyResponse {
+	secs := max(int((retry+time.Second-1)/time.Second), 1)
+	wait := "a minute"
+	if mins := (secs + 59) / 60; mins > 1 {
+		wait = strconv.Itoa(mins) + " minutes"
+	}
+	resp := formPage(http.StatusTooManyRequests, unlockAction(req, l), "Too many attempts. Try again in "+wait+".")
+	resp.Headers["Retry-After"] = strconv.Itoa(secs)
+	return resp
 }
 
 // useClick takes one of the link's clicks for a human; a bot, a link

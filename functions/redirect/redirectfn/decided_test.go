@@ -3,7 +3,9 @@ package redirectfn
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -98,26 +100,77 @@ func TestPasswordLink(t *testing.T) {
 	}
 }
 
-// TestPasswordAttemptsLimited: the eleventh wrong try within a minute is
-// 429 with Retry-After, and so is even the right password then, until the
-// window ends; right passwords do not use the allowance up.
+// postFrom is post from the viewer at address (CloudFront-Viewer-Address).
+func postFrom(t *testing.T, code, pw, address string) events.APIGatewayProxyRequest {
+	return request(t, "POST", code, url.Values{"password": {pw}}.Encode(),
+		"content-type", "application/x-www-form-urlencoded", "CloudFront-Viewer-Address", address)
+}
+
+// TestPasswordAttemptsLimited: a viewer's wrong tries past
+// ViewerLimit.Max are 429 with Retry-After until its window ends, the
+// right password included; right passwords do not use the allowance up;
+// and the viewer's refusals cost no one else anything.
 func TestPasswordAttemptsLimited(t *testing.T) {
 	f, _ := newDecidedFixture(t)
 	f.put(t, link.Link{Code: "secret2", Features: link.Features{PasswordHash: "plain:right-one"}})
-	for range 5 {
-		require.Equal(t, 303, f.do(t, post(t, "secret2", "right-one")).StatusCode)
+	const guesser, other = "198.51.100.7:40001", "203.0.113.9:50002"
+	for range 2 * linkcounter.ViewerLimit.Max {
+		require.Equal(t, 303, f.do(t, postFrom(t, "secret2", "right-one", guesser)).StatusCode)
 	}
-	for i := range linkcounter.MaxAttempts {
-		require.Equal(t, 403, f.do(t, post(t, "secret2", "guess")).StatusCode, "try %d", i+1)
+	for i := range linkcounter.ViewerLimit.Max {
+		require.Equal(t, 403, f.do(t, postFrom(t, "secret2", "guess", guesser)).StatusCode, "try %d", i+1)
 		f.clock.Add(time.Second)
 	}
-	resp := f.do(t, post(t, "secret2", "guess"))
-	assert.Equal(t, 429, resp.StatusCode)
-	assert.Equal(t, "50", resp.Headers["Retry-After"])
+	resp := f.do(t, postFrom(t, "secret2", "guess", "198.51.100.7:40999"))
+	assert.Equal(t, 429, resp.StatusCode, "the viewer is its address, whatever its port")
+	assert.Equal(t, strconv.Itoa(int((linkcounter.ViewerLimit.Window-5*time.Second)/time.Second)), resp.Headers["Retry-After"])
 	assert.Equal(t, "no-store", resp.Headers["Cache-Control"])
-	assert.Equal(t, 429, f.do(t, post(t, "secret2", "right-one")).StatusCode, "no guess is checked while limited")
-	f.clock.Add(50 * time.Second)
-	assert.Equal(t, 303, f.do(t, post(t, "secret2", "right-one")).StatusCode)
+	assert.Contains(t, resp.Body, `name="password"`, "the form again")
+	assert.Contains(t, resp.Body, "Try again in 15 minutes.")
+	assert.Equal(t, 429, f.do(t, postFrom(t, "secret2", "right-one", guesser)).StatusCode, "no guess is checked while limited")
+	assert.Equal(t, 303, f.do(t, postFrom(t, "secret2", "right-one", other)).StatusCode, "another viewer gets in")
+	f.clock.Add(linkcounter.ViewerLimit.Window - 5*time.Second)
+	assert.Equal(t, 303, f.do(t, postFrom(t, "secret2", "right-one", guesser)).StatusCode, "a new window")
+}
+
+// TestPasswordCodeLimit: guesses spread over many viewers, each within its
+// own budget, reach the code's cap: then every viewer is refused until the
+// code's window ends, and a refused attempt costs a viewer nothing of its
+// own budget.
+func TestPasswordCodeLimit(t *testing.T) {
+	f, _ := newDecidedFixture(t)
+	f.put(t, link.Link{Code: "secret4", Features: link.Features{PasswordHash: "plain:right-one"}})
+	per := linkcounter.ViewerLimit.Max - 1 // each viewer within its budget
+	viewers := linkcounter.CodeLimit.Max/per + 1
+	var got []int
+	for v := range viewers {
+		for range per {
+			got = append(got, f.do(t, postFrom(t, "secret4", "guess", fmt.Sprintf("192.0.2.%d:1234", v+1))).StatusCode)
+		}
+	}
+	assert.Equal(t, linkcounter.CodeLimit.Max, countOf(got, 403), "checked: %v", got)
+	assert.Equal(t, viewers*per-linkcounter.CodeLimit.Max, countOf(got, 429), "refused once the code's cap is reached: %v", got)
+
+	const owner = "[2001:db8:1:2::9]:443"
+	for range linkcounter.ViewerLimit.Max + 1 {
+		resp := f.do(t, postFrom(t, "secret4", "right-one", owner))
+		require.Equal(t, 429, resp.StatusCode, "even the right password, while the code is locked")
+		assert.Equal(t, "60", resp.Headers["Retry-After"])
+		assert.Contains(t, resp.Body, "Try again in a minute.")
+	}
+	f.clock.Add(linkcounter.CodeLimit.Window)
+	assert.Equal(t, 303, f.do(t, postFrom(t, "secret4", "right-one", owner)).StatusCode,
+		"the code's refusals did not spend the owner's own budget")
+}
+
+func countOf(got []int, status int) int {
+	n := 0
+	for _, g := range got {
+		if g == status {
+			n++
+		}
+	}
+	return n
 }
 
 func TestPasswordWithoutCountersIsUnavailable(t *testing.T) {

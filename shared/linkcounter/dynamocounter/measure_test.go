@@ -66,13 +66,13 @@ func TestUnitsPerDecidedClick(t *testing.T) {
 
 	m.read, m.write = 0, 0
 	now := time.Now()
-	_, err = s.Attempt(ctx, "pw12345", now) // opens the window: a failed ADD, then the SET
+	_, err = s.Attempt(ctx, linkcounter.CodeKey("pw12345"), linkcounter.CodeLimit, now) // opens the window: a failed ADD, then the SET
 	require.NoError(t, err)
 	first := m.write
 	m.write = 0
-	_, err = s.Attempt(ctx, "pw12345", now)
+	_, err = s.Attempt(ctx, linkcounter.CodeKey("pw12345"), linkcounter.CodeLimit, now)
 	require.NoError(t, err)
-	require.NoError(t, s.Forgive(ctx, "pw12345", now))
+	require.NoError(t, s.Forgive(ctx, linkcounter.CodeKey("pw12345"), now))
 	t.Logf("password: first attempt of a window %.1f WRU, a later one plus its forgiving %.1f WRU", first, m.write)
 	assert.Equal(t, 2.0, m.write)
 }
