@@ -13,8 +13,88 @@ import (
 )
 
 // The redirect rules' promises against a client that chooses its method,
-// its User-Agent and its address: one viewer's wrong passwords lock out no
-// other.
+// its User-Agent and its address: a click limit reveals the destination
+// only with a click, and one viewer's wrong passwords lock out no other.
+
+const (
+	googleAgent = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+	curlAgent   = "curl/8.5.0"
+)
+
+// probe is one request a client may send a link: a method and a
+// User-Agent.
+type probe struct{ method, agent string }
+
+func (p probe) String() string {
+	name := map[string]string{browserAgent: "browser", googleAgent: "bot", slackAgent: "previewer", curlAgent: "curl"}[p.agent]
+	return p.method + " " + name
+}
+
+// reveals reports whether an answer tells where the link goes: a Location,
+// or the destination anywhere in the body or another header.
+func reveals(h http.Header, body []byte, dest string) bool {
+	if h.Get("Location") != "" || strings.Contains(string(body), dest) {
+		return true
+	}
+	for _, vs := range h {
+		for _, v := range vs {
+			if strings.Contains(v, dest) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestClickLimitOfOneRevealsOnceThroughTheLocalRun: a link with
+// max_clicks 1 is asked for by every method (GET, HEAD) and User-Agent
+// (browser, bot, previewer, curl), in several orders; whatever the order,
+// the destination is revealed at most once, to the browser's GET, and
+// every answer that reveals nothing is no-store.
+func TestClickLimitOfOneRevealsOnceThroughTheLocalRun(t *testing.T) {
+	r := startLocal(t, nil)
+	var all []probe
+	for _, m := range []string{"GET", "HEAD"} {
+		for _, a := range []string{browserAgent, googleAgent, slackAgent, curlAgent} {
+			all = append(all, probe{m, a})
+		}
+	}
+	browserGET := probe{"GET", browserAgent}
+	orders := map[string][]probe{
+		"browser last":  append(without(all, browserGET), browserGET),
+		"browser first": all,
+		"browser in the middle, twice": append(append(append([]probe{}, all[4:]...), browserGET),
+			append(without(all[:4], browserGET), browserGET)...),
+	}
+	for name, order := range orders {
+		t.Run(name, func(t *testing.T) {
+			dest := "https://example.com/only-once-" + strings.ReplaceAll(name, " ", "-")
+			code := r.createLink(t, fmt.Sprintf(`{"url":%q,"max_clicks":1}`, dest))
+			var revealedTo []string
+			for _, p := range order {
+				status, h, body := r.do(t, p.method, "/"+code, "", "", "User-Agent", p.agent)
+				if reveals(h, body, dest) {
+					revealedTo = append(revealedTo, fmt.Sprintf("%s (%d)", p, status))
+					continue
+				}
+				assert.Equal(t, "no-store", h.Get("Cache-Control"), "%s: %d", p, status)
+				assert.Contains(t, []int{200, 410}, status, p.String())
+			}
+			assert.Equal(t, []string{"GET browser (302)"}, revealedTo,
+				"max_clicks 1: the destination was revealed %d times", len(revealedTo))
+		})
+	}
+}
+
+func without(ps []probe, drop probe) []probe {
+	var out []probe
+	for _, p := range ps {
+		if p != drop {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // postPasswordFrom posts pw to code's unlock path from client (viewerAt:
 // another viewer address).

@@ -43,6 +43,13 @@ const maxFormBytes = 4096
 // click limit, rules or targets). Every answer is no-store: it was made
 // for this viewer and this click, and neither the edge nor a browser may
 // give it to anyone else or keep it.
+//
+// A link with a click limit gives its destination only with a click it
+// uses: "exactly max_clicks redirects" must hold whatever the client
+// chooses to send. A HEAD, or a bot or link previewer by its User-Agent
+// (clicklog's list, the one the click counts use), follows nothing and
+// uses no click, so it gets a page that names no destination (see
+// lookOnly); a client that claims to be a browser uses a click like one.
 func (h *Handler) decide(ctx context.Context, req *events.APIGatewayProxyRequest, l link.Link, now time.Time) events.APIGatewayProxyResponse {
 	get := headerLookup(req)
 	human := req.HTTPMethod != http.MethodHead && !clicklog.IsBotAgent(get("User-Agent"))
@@ -60,7 +67,10 @@ func (h *Handler) decide(ctx context.Context, req *events.APIGatewayProxyRequest
 		return methodNotAllowed()
 	}
 	if l.MaxClicks > 0 {
-		if resp, ok := h.useClick(ctx, l, human); !ok {
+		if !human {
+			return h.lookOnly(ctx, l)
+		}
+		if resp, ok := h.useClick(ctx, l); !ok {
 			return resp
 		}
 	}
@@ -165,34 +175,57 @@ func tooManyAttempts(req *events.APIGatewayProxyRequest, l link.Link, retry time
 	return resp
 }
 
-// useClick takes one of the link's clicks for a human; a bot, a link
-// previewer or a HEAD only looks whether one is left.
-func (h *Handler) useClick(ctx context.Context, l link.Link, human bool) (events.APIGatewayProxyResponse, bool) {
+// useClick takes one of the link's clicks for a human about to be given
+// its destination.
+func (h *Handler) useClick(ctx context.Context, l link.Link) (events.APIGatewayProxyResponse, bool) {
 	if h.Counters == nil {
 		return unavailable(), false
 	}
-	key := linkcounter.ClickKey(l.Code, l.CreatedAt)
-	var left bool
-	var err error
-	if human {
-		// Forgotten a day after the link's expiry, when nothing reads it.
-		left, err = h.Counters.UseClick(ctx, key, l.MaxClicks, l.ExpiresAt.Add(24*time.Hour))
-	} else {
-		var used int64
-		used, err = h.Counters.ClicksUsed(ctx, key)
-		left = used < l.MaxClicks
-	}
+	// Forgotten a day after the link's expiry, when nothing reads it.
+	left, err := h.Counters.UseClick(ctx, linkcounter.ClickKey(l.Code, l.CreatedAt), l.MaxClicks, l.ExpiresAt.Add(24*time.Hour))
 	if err != nil {
 		h.Log.ErrorContext(ctx, "use a click", "code", l.Code, "error", err.Error())
 		return unavailable(), false
 	}
 	if !left {
-		h.Metrics.Add("ClickLimitReached", metrics.Count, 1)
-		return events.APIGatewayProxyResponse{StatusCode: http.StatusGone,
-			Headers: map[string]string{"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"},
-			Body:    limitPage}, false
+		return h.limitReached(), false
 	}
 	return events.APIGatewayProxyResponse{}, true
+}
+
+// lookOnly answers a HEAD, a bot or a link previewer asking for a link
+// with a click limit: it uses no click, so it gets no destination, in no
+// header and no body. 200 with a small page while a click is left (a
+// link checker sees the link alive, a previewer shows a title), 410 once
+// none is; no-store, like every decided answer. It is no redirect, so the
+// click log does not count it (shared/clicklog counts only a link's
+// redirects). RFC 9110 asks a HEAD for the header fields a GET would get
+// (section 9.3.2, a SHOULD): a HEAD does not follow the link, and the
+// GET's Location is the one thing the click limit holds back.
+func (h *Handler) lookOnly(ctx context.Context, l link.Link) events.APIGatewayProxyResponse {
+	if h.Counters == nil {
+		return unavailable()
+	}
+	used, err := h.Counters.ClicksUsed(ctx, linkcounter.ClickKey(l.Code, l.CreatedAt))
+	if err != nil {
+		h.Log.ErrorContext(ctx, "read the clicks used", "code", l.Code, "error", err.Error())
+		return unavailable()
+	}
+	if used >= l.MaxClicks {
+		return h.limitReached()
+	}
+	h.Metrics.Add("ClickLimitLooks", metrics.Count, 1)
+	return events.APIGatewayProxyResponse{StatusCode: http.StatusOK,
+		Headers: map[string]string{"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store",
+			"X-Robots-Tag": "noindex"},
+		Body: lookPage}
+}
+
+func (h *Handler) limitReached() events.APIGatewayProxyResponse {
+	h.Metrics.Add("ClickLimitReached", metrics.Count, 1)
+	return events.APIGatewayProxyResponse{StatusCode: http.StatusGone,
+		Headers: map[string]string{"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"},
+		Body:    limitPage}
 }
 
 // expired answers a link past its expiry that has an expired URL: a 302
@@ -294,6 +327,11 @@ const formHead = `<!doctype html>
 <body><h1>This link is protected</h1>`
 
 const formTail = `<label>Password <input type="password" name="password" required minlength="8" maxlength="128" autocomplete="current-password" autofocus></label> <button type="submit">Continue</button></form></body></html>
+`
+
+const lookPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>Limited link</title></head>
+<body><h1>Limited link</h1><p>This link may be followed a limited number of times. Open it in a browser to follow it.</p></body></html>
 `
 
 const limitPage = `<!doctype html>
