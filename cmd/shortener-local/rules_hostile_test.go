@@ -6,10 +6,13 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/shared/linkcounter"
 )
 
 // The redirect rules' promises against a client that chooses its method,
@@ -124,6 +127,7 @@ func TestOneViewerCannotLockOutAnotherThroughTheLocalRun(t *testing.T) {
 		status, _ := r.postPasswordFrom(t, attacker, code, fmt.Sprintf("guess %d", i))
 		got = append(got, status)
 	}
+	t.Logf("30 wrong guesses from 127.0.0.2: %v", got)
 	assert.Equal(t, 403, got[0], "a wrong guess is checked: %v", got)
 	assert.Equal(t, 429, got[len(got)-1], "the attacker runs out of attempts: %v", got)
 
@@ -133,4 +137,41 @@ func TestOneViewerCannotLockOutAnotherThroughTheLocalRun(t *testing.T) {
 
 	status, _ = r.postPasswordFrom(t, attacker, code, "correct horse")
 	assert.Equal(t, 429, status, "the attacker's own budget is spent, even for the right password")
+}
+
+// TestGuessesFromManyViewersReachTheCodeCapThroughTheLocalRun: a burst of
+// guesses spread over viewers that each stay within their own budget (4 of
+// 5) is still checked no more than the code's cap, however the guesses
+// race; then the code refuses every viewer, a new one too, until its
+// window ends.
+func TestGuessesFromManyViewersReachTheCodeCapThroughTheLocalRun(t *testing.T) {
+	r := startLocal(t, nil)
+	code := r.createLink(t, `{"url":"https://example.com/many-guessers","password":"correct horse"}`)
+	per := linkcounter.ViewerLimit.Max - 1
+	viewers := linkcounter.CodeLimit.Max/per + 2
+	var mu sync.Mutex
+	got := map[int]int{}
+	var wg sync.WaitGroup
+	for v := range viewers {
+		client := viewerAt(fmt.Sprintf("127.0.0.%d", 10+v))
+		for i := range per {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				status, _ := r.postPasswordFrom(t, client, code, fmt.Sprintf("guess %d-%d", v, i))
+				mu.Lock()
+				got[status]++
+				mu.Unlock()
+			}()
+		}
+	}
+	wg.Wait()
+	t.Logf("%d viewers x %d guesses at once: %v", viewers, per, got)
+	assert.Equal(t, map[int]int{403: linkcounter.CodeLimit.Max, 429: viewers*per - linkcounter.CodeLimit.Max}, got,
+		"exactly the code's cap checked")
+
+	status, h := r.postPasswordFrom(t, viewerAt("127.0.0.3"), code, "correct horse")
+	assert.Equal(t, 429, status, "the code is locked for every viewer until its window ends")
+	require.NotEmpty(t, h.Get("Retry-After"))
+	assert.Regexp(t, `^([1-9]|[1-5][0-9]|60)$`, h.Get("Retry-After"), "at most the code's window, 60 s")
 }

@@ -153,9 +153,9 @@ func (h *Handler) checkPassword(ctx context.Context, req *events.APIGatewayProxy
 	return events.APIGatewayProxyResponse{}, true
 }
 
-// forgive gives an attempt on key back; failing costs the viewer one
-// attempt of its budget, so it is only logged (without the key, which may
-// hold the viewer's address).
+// forgive gives an attempt on key back. A failure costs only one attempt
+// of that budget, so it is logged, without the key: a ViewerKey holds the
+// viewer's address.
 func (h *Handler) forgive(ctx context.Context, l link.Link, key string, now time.Time) {
 	if err := h.Counters.Forgive(ctx, key, now); err != nil {
 		h.Log.WarnContext(ctx, "forgive a password attempt", "code", l.Code, "error", err.Error())
