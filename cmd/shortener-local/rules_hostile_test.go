@@ -89,6 +89,38 @@ func TestClickLimitOfOneRevealsOnceThroughTheLocalRun(t *testing.T) {
 	}
 }
 
+// TestClickLimitUnderAMixedBurstThroughTheLocalRun: 80 requests at once
+// on a max_clicks 5 link, 20 each of a browser's GET, a browser's HEAD, a
+// bot's GET and curl's GET, reveal the destination exactly 5 times, each
+// to a browser's GET.
+func TestClickLimitUnderAMixedBurstThroughTheLocalRun(t *testing.T) {
+	r := startLocal(t, nil)
+	const dest = "https://example.com/limited-burst"
+	code := r.createLink(t, fmt.Sprintf(`{"url":%q,"max_clicks":5}`, dest))
+	var mu sync.Mutex
+	revealed := map[string]int{}
+	answers := map[string]int{}
+	var wg sync.WaitGroup
+	for range 20 {
+		for _, p := range []probe{{"GET", browserAgent}, {"HEAD", browserAgent}, {"GET", googleAgent}, {"GET", curlAgent}} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				status, h, body := r.do(t, p.method, "/"+code, "", "", "User-Agent", p.agent)
+				mu.Lock()
+				defer mu.Unlock()
+				answers[fmt.Sprintf("%s %d", p, status)]++
+				if reveals(h, body, dest) {
+					revealed[p.String()]++
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	t.Logf("80 requests at once on max_clicks 5: %v", answers)
+	assert.Equal(t, map[string]int{"GET browser": 5}, revealed)
+}
+
 func without(ps []probe, drop probe) []probe {
 	var out []probe
 	for _, p := range ps {
