@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/shared/linkcounter"
 )
 
 // The redirect rules (issue 14) through the local run: the edge, the
@@ -34,7 +36,7 @@ func (r *localRun) postPassword(t *testing.T, code, pw string) (int, map[string]
 
 // TestPasswordLinkThroughTheLocalRun: the form (no target in it,
 // no-store), a wrong password 403, the right one 303 to the target, and
-// the eleventh wrong try within a minute 429 with Retry-After.
+// a viewer's wrong try past its budget 429 with Retry-After.
 func TestPasswordLinkThroughTheLocalRun(t *testing.T) {
 	r := startLocal(t, nil)
 	code := r.createLink(t, `{"url":"https://example.com/behind-the-door","password":"open sesame 1"}`)
@@ -72,27 +74,29 @@ func TestPasswordLinkThroughTheLocalRun(t *testing.T) {
 	assert.Equal(t, int64(1), st.Totals.Human)
 
 	locked := r.createLink(t, `{"url":"https://example.com/vault","password":"correct horse"}`)
-	for i := range 10 {
+	for i := range linkcounter.ViewerLimit.Max {
 		status, _, _ := r.postPassword(t, locked, fmt.Sprintf("guess %d", i))
 		require.Equal(t, 403, status, "wrong try %d", i+1)
 	}
-	status, h, _ = r.postPassword(t, locked, "guess 11")
-	assert.Equal(t, 429, status, "the eleventh wrong try within a minute")
+	status, h, _ = r.postPassword(t, locked, "one guess too many")
+	assert.Equal(t, 429, status, "the viewer's wrong try past its budget")
 	require.NotEmpty(t, h["Retry-After"])
-	assert.Regexp(t, `^[1-9][0-9]?$`, h["Retry-After"][0])
+	assert.Regexp(t, `^[1-9][0-9]{0,2}$`, h["Retry-After"][0], "at most the viewer's window, 900 s")
 	status, _, _ = r.postPassword(t, locked, "correct horse")
-	assert.Equal(t, 429, status, "no guess is checked while the code is locked")
+	assert.Equal(t, 429, status, "no guess of this viewer is checked while it is limited")
 }
 
 // TestClickLimitThroughTheLocalRun: a max_clicks 5 link clicked 20 times
-// answers 5 redirects then 410s (a link previewer's clicks use none up);
-// 50 concurrent clicks on a fresh one give exactly 5 redirects.
+// answers 5 redirects then 410s (a link previewer uses none up, and is
+// not redirected); 50 concurrent clicks on a fresh one give exactly 5
+// redirects.
 func TestClickLimitThroughTheLocalRun(t *testing.T) {
 	r := startLocal(t, nil)
 	code := r.createLink(t, `{"url":"https://example.com/limited","max_clicks":5}`)
 	for range 3 {
-		status, _, _ := r.do(t, "GET", "/"+code, "", "", "User-Agent", slackAgent)
-		require.Equal(t, 302, status, "a previewer is redirected and uses no click up")
+		status, h, _ := r.do(t, "GET", "/"+code, "", "", "User-Agent", slackAgent)
+		require.Equal(t, 200, status, "a previewer uses no click up")
+		assert.Empty(t, h.Get("Location"), "and gets no destination")
 	}
 	var got []int
 	for range 20 {

@@ -19,6 +19,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkcounter"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/missbudget"
 	"github.com/shortlink-dev/shortener/shared/viewer"
 )
 
@@ -42,6 +43,13 @@ const maxFormBytes = 4096
 // click limit, rules or targets). Every answer is no-store: it was made
 // for this viewer and this click, and neither the edge nor a browser may
 // give it to anyone else or keep it.
+//
+// A link with a click limit gives its destination only with a click it
+// uses: "exactly max_clicks redirects" must hold whatever the client
+// chooses to send. A HEAD, or a bot or link previewer by its User-Agent
+// (clicklog's list, the one the click counts use), follows nothing and
+// uses no click, so it gets a page that names no destination (see
+// lookOnly); a client that claims to be a browser uses a click like one.
 func (h *Handler) decide(ctx context.Context, req *events.APIGatewayProxyRequest, l link.Link, now time.Time) events.APIGatewayProxyResponse {
 	get := headerLookup(req)
 	human := req.HTTPMethod != http.MethodHead && !clicklog.IsBotAgent(get("User-Agent"))
@@ -59,7 +67,10 @@ func (h *Handler) decide(ctx context.Context, req *events.APIGatewayProxyRequest
 		return methodNotAllowed()
 	}
 	if l.MaxClicks > 0 {
-		if resp, ok := h.useClick(ctx, l, human); !ok {
+		if !human {
+			return h.lookOnly(ctx, l)
+		}
+		if resp, ok := h.useClick(ctx, l); !ok {
 			return resp
 		}
 	}
@@ -88,21 +99,40 @@ func decidedStatus(s int) int {
 	return s
 }
 
-// checkPassword checks the form's password, counting the attempt against
-// the code's window first, so that even a burst of guesses sent at once
-// gets at most linkcounter.MaxAttempts verified; a right one is forgiven.
+// checkPassword checks the form's password. The attempt is counted
+// first against the viewer's own budget (linkcounter.ViewerLimit, keyed
+// on the address CloudFront writes, which a viewer cannot forge), then
+// against the code's (linkcounter.CodeLimit), both before the password is
+// checked, so that even a burst of guesses sent at once gets no more than
+// the limits verified. One viewer spends its own budget long before the
+// code's, so it cannot lock everyone else out; only guessing spread over
+// many addresses reaches the code's cap. A right password is forgiven on
+// both, and an attempt the code refused is given back to the viewer: it
+// was never checked.
 func (h *Handler) checkPassword(ctx context.Context, req *events.APIGatewayProxyRequest, l link.Link, now time.Time) (events.APIGatewayProxyResponse, bool) {
 	if h.Counters == nil || h.Verify == nil {
 		return unavailable(), false
 	}
-	retry, err := h.Counters.Attempt(ctx, l.Code, now)
+	// A request without the header did not come through the edge; all
+	// such share one budget rather than have none.
+	viewerKey := linkcounter.ViewerKey(l.Code, missbudget.Client(apigw.Header(req, missbudget.ViewerAddressHeader)))
+	codeKey := linkcounter.CodeKey(l.Code)
+	retry, err := h.Counters.Attempt(ctx, viewerKey, linkcounter.ViewerLimit, now)
 	switch {
 	case errors.Is(err, linkcounter.ErrLimited):
-		h.Metrics.Add("PasswordLimited", metrics.Count, 1)
-		resp := formPage(http.StatusTooManyRequests, unlockAction(req, l), "Too many attempts. Try again in a minute.")
-		resp.Headers["Retry-After"] = strconv.Itoa(int((retry + time.Second - 1) / time.Second))
-		return resp, false
+		h.Metrics.Add("PasswordViewerLimited", metrics.Count, 1)
+		return tooManyAttempts(req, l, retry), false
 	case err != nil:
+		h.Log.ErrorContext(ctx, "count a viewer's password attempt", "code", l.Code, "error", err.Error())
+		return unavailable(), false
+	}
+	retry, err = h.Counters.Attempt(ctx, codeKey, linkcounter.CodeLimit, now)
+	if err != nil {
+		h.forgive(ctx, l, viewerKey, now)
+		if errors.Is(err, linkcounter.ErrLimited) {
+			h.Metrics.Add("PasswordLimited", metrics.Count, 1)
+			return tooManyAttempts(req, l, retry), false
+		}
 		h.Log.ErrorContext(ctx, "count a password attempt", "code", l.Code, "error", err.Error())
 		return unavailable(), false
 	}
@@ -118,40 +148,84 @@ func (h *Handler) checkPassword(ctx context.Context, req *events.APIGatewayProxy
 		h.Metrics.Add("PasswordWrong", metrics.Count, 1)
 		return formPage(http.StatusForbidden, unlockAction(req, l), "Wrong password."), false
 	}
-	if err := h.Counters.Forgive(ctx, l.Code, now); err != nil {
-		h.Log.WarnContext(ctx, "forgive a right password attempt", "code", l.Code, "error", err.Error())
-	}
+	h.forgive(ctx, l, viewerKey, now)
+	h.forgive(ctx, l, codeKey, now)
 	return events.APIGatewayProxyResponse{}, true
 }
 
-// useClick takes one of the link's clicks for a human; a bot, a link
-// previewer or a HEAD only looks whether one is left.
-func (h *Handler) useClick(ctx context.Context, l link.Link, human bool) (events.APIGatewayProxyResponse, bool) {
+// forgive gives an attempt on key back. A failure costs only one attempt
+// of that budget, so it is logged, without the key: a ViewerKey holds the
+// viewer's address.
+func (h *Handler) forgive(ctx context.Context, l link.Link, key string, now time.Time) {
+	if err := h.Counters.Forgive(ctx, key, now); err != nil {
+		h.Log.WarnContext(ctx, "forgive a password attempt", "code", l.Code, "error", err.Error())
+	}
+}
+
+// tooManyAttempts is the form again, 429 with Retry-After until the
+// window that refused the attempt ends (RFC 6585, section 4).
+func tooManyAttempts(req *events.APIGatewayProxyRequest, l link.Link, retry time.Duration) events.APIGatewayProxyResponse {
+	secs := max(int((retry+time.Second-1)/time.Second), 1)
+	wait := "a minute"
+	if mins := (secs + 59) / 60; mins > 1 {
+		wait = strconv.Itoa(mins) + " minutes"
+	}
+	resp := formPage(http.StatusTooManyRequests, unlockAction(req, l), "Too many attempts. Try again in "+wait+".")
+	resp.Headers["Retry-After"] = strconv.Itoa(secs)
+	return resp
+}
+
+// useClick takes one of the link's clicks for a human about to be given
+// its destination.
+func (h *Handler) useClick(ctx context.Context, l link.Link) (events.APIGatewayProxyResponse, bool) {
 	if h.Counters == nil {
 		return unavailable(), false
 	}
-	key := linkcounter.ClickKey(l.Code, l.CreatedAt)
-	var left bool
-	var err error
-	if human {
-		// Forgotten a day after the link's expiry, when nothing reads it.
-		left, err = h.Counters.UseClick(ctx, key, l.MaxClicks, l.ExpiresAt.Add(24*time.Hour))
-	} else {
-		var used int64
-		used, err = h.Counters.ClicksUsed(ctx, key)
-		left = used < l.MaxClicks
-	}
+	// Forgotten a day after the link's expiry, when nothing reads it.
+	left, err := h.Counters.UseClick(ctx, linkcounter.ClickKey(l.Code, l.CreatedAt), l.MaxClicks, l.ExpiresAt.Add(24*time.Hour))
 	if err != nil {
 		h.Log.ErrorContext(ctx, "use a click", "code", l.Code, "error", err.Error())
 		return unavailable(), false
 	}
 	if !left {
-		h.Metrics.Add("ClickLimitReached", metrics.Count, 1)
-		return events.APIGatewayProxyResponse{StatusCode: http.StatusGone,
-			Headers: map[string]string{"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"},
-			Body:    limitPage}, false
+		return h.limitReached(), false
 	}
 	return events.APIGatewayProxyResponse{}, true
+}
+
+// lookOnly answers a HEAD, a bot or a link previewer asking for a link
+// with a click limit: it uses no click, so it gets no destination, in no
+// header and no body. 200 with a small page while a click is left (a
+// link checker sees the link alive, a previewer shows a title), 410 once
+// none is; no-store, like every decided answer. It is no redirect, so the
+// click log does not count it (shared/clicklog counts only a link's
+// redirects). RFC 9110 asks a HEAD for the header fields a GET would get
+// (section 9.3.2, a SHOULD): a HEAD does not follow the link, and the
+// GET's Location is the one thing the click limit holds back.
+func (h *Handler) lookOnly(ctx context.Context, l link.Link) events.APIGatewayProxyResponse {
+	if h.Counters == nil {
+		return unavailable()
+	}
+	used, err := h.Counters.ClicksUsed(ctx, linkcounter.ClickKey(l.Code, l.CreatedAt))
+	if err != nil {
+		h.Log.ErrorContext(ctx, "read the clicks used", "code", l.Code, "error", err.Error())
+		return unavailable()
+	}
+	if used >= l.MaxClicks {
+		return h.limitReached()
+	}
+	h.Metrics.Add("ClickLimitLooks", metrics.Count, 1)
+	return events.APIGatewayProxyResponse{StatusCode: http.StatusOK,
+		Headers: map[string]string{"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store",
+			"X-Robots-Tag": "noindex"},
+		Body: lookPage}
+}
+
+func (h *Handler) limitReached() events.APIGatewayProxyResponse {
+	h.Metrics.Add("ClickLimitReached", metrics.Count, 1)
+	return events.APIGatewayProxyResponse{StatusCode: http.StatusGone,
+		Headers: map[string]string{"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"},
+		Body:    limitPage}
 }
 
 // expired answers a link past its expiry that has an expired URL: a 302
@@ -253,6 +327,11 @@ const formHead = `<!doctype html>
 <body><h1>This link is protected</h1>`
 
 const formTail = `<label>Password <input type="password" name="password" required minlength="8" maxlength="128" autocomplete="current-password" autofocus></label> <button type="submit">Continue</button></form></body></html>
+`
+
+const lookPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>Limited link</title></head>
+<body><h1>Limited link</h1><p>This link may be followed a limited number of times. Open it in a browser to follow it.</p></body></html>
 `
 
 const limitPage = `<!doctype html>

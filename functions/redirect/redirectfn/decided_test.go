@@ -3,7 +3,10 @@ package redirectfn
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -98,26 +101,77 @@ func TestPasswordLink(t *testing.T) {
 	}
 }
 
-// TestPasswordAttemptsLimited: the eleventh wrong try within a minute is
-// 429 with Retry-After, and so is even the right password then, until the
-// window ends; right passwords do not use the allowance up.
+// postFrom is post from the viewer at address (CloudFront-Viewer-Address).
+func postFrom(t *testing.T, code, pw, address string) events.APIGatewayProxyRequest {
+	return request(t, "POST", code, url.Values{"password": {pw}}.Encode(),
+		"content-type", "application/x-www-form-urlencoded", "CloudFront-Viewer-Address", address)
+}
+
+// TestPasswordAttemptsLimited: a viewer's wrong tries past
+// ViewerLimit.Max are 429 with Retry-After until its window ends, the
+// right password included; right passwords do not use the allowance up;
+// and the viewer's refusals cost no one else anything.
 func TestPasswordAttemptsLimited(t *testing.T) {
 	f, _ := newDecidedFixture(t)
 	f.put(t, link.Link{Code: "secret2", Features: link.Features{PasswordHash: "plain:right-one"}})
-	for range 5 {
-		require.Equal(t, 303, f.do(t, post(t, "secret2", "right-one")).StatusCode)
+	const guesser, other = "198.51.100.7:40001", "203.0.113.9:50002"
+	for range 2 * linkcounter.ViewerLimit.Max {
+		require.Equal(t, 303, f.do(t, postFrom(t, "secret2", "right-one", guesser)).StatusCode)
 	}
-	for i := range linkcounter.MaxAttempts {
-		require.Equal(t, 403, f.do(t, post(t, "secret2", "guess")).StatusCode, "try %d", i+1)
+	for i := range linkcounter.ViewerLimit.Max {
+		require.Equal(t, 403, f.do(t, postFrom(t, "secret2", "guess", guesser)).StatusCode, "try %d", i+1)
 		f.clock.Add(time.Second)
 	}
-	resp := f.do(t, post(t, "secret2", "guess"))
-	assert.Equal(t, 429, resp.StatusCode)
-	assert.Equal(t, "50", resp.Headers["Retry-After"])
+	resp := f.do(t, postFrom(t, "secret2", "guess", "198.51.100.7:40999"))
+	assert.Equal(t, 429, resp.StatusCode, "the viewer is its address, whatever its port")
+	assert.Equal(t, strconv.Itoa(int((linkcounter.ViewerLimit.Window-5*time.Second)/time.Second)), resp.Headers["Retry-After"])
 	assert.Equal(t, "no-store", resp.Headers["Cache-Control"])
-	assert.Equal(t, 429, f.do(t, post(t, "secret2", "right-one")).StatusCode, "no guess is checked while limited")
-	f.clock.Add(50 * time.Second)
-	assert.Equal(t, 303, f.do(t, post(t, "secret2", "right-one")).StatusCode)
+	assert.Contains(t, resp.Body, `name="password"`, "the form again")
+	assert.Contains(t, resp.Body, "Try again in 15 minutes.")
+	assert.Equal(t, 429, f.do(t, postFrom(t, "secret2", "right-one", guesser)).StatusCode, "no guess is checked while limited")
+	assert.Equal(t, 303, f.do(t, postFrom(t, "secret2", "right-one", other)).StatusCode, "another viewer gets in")
+	f.clock.Add(linkcounter.ViewerLimit.Window - 5*time.Second)
+	assert.Equal(t, 303, f.do(t, postFrom(t, "secret2", "right-one", guesser)).StatusCode, "a new window")
+}
+
+// TestPasswordCodeLimit: guesses spread over many viewers, each within its
+// own budget, reach the code's cap: then every viewer is refused until the
+// code's window ends, and a refused attempt costs a viewer nothing of its
+// own budget.
+func TestPasswordCodeLimit(t *testing.T) {
+	f, _ := newDecidedFixture(t)
+	f.put(t, link.Link{Code: "secret4", Features: link.Features{PasswordHash: "plain:right-one"}})
+	per := linkcounter.ViewerLimit.Max - 1 // each viewer within its budget
+	viewers := linkcounter.CodeLimit.Max/per + 1
+	var got []int
+	for v := range viewers {
+		for range per {
+			got = append(got, f.do(t, postFrom(t, "secret4", "guess", fmt.Sprintf("192.0.2.%d:1234", v+1))).StatusCode)
+		}
+	}
+	assert.Equal(t, linkcounter.CodeLimit.Max, countOf(got, 403), "checked: %v", got)
+	assert.Equal(t, viewers*per-linkcounter.CodeLimit.Max, countOf(got, 429), "refused once the code's cap is reached: %v", got)
+
+	const owner = "[2001:db8:1:2::9]:443"
+	for range linkcounter.ViewerLimit.Max + 1 {
+		resp := f.do(t, postFrom(t, "secret4", "right-one", owner))
+		require.Equal(t, 429, resp.StatusCode, "even the right password, while the code is locked")
+		assert.Equal(t, "60", resp.Headers["Retry-After"])
+		assert.Contains(t, resp.Body, "Try again in a minute.")
+	}
+	f.clock.Add(linkcounter.CodeLimit.Window)
+	assert.Equal(t, 303, f.do(t, postFrom(t, "secret4", "right-one", owner)).StatusCode,
+		"the code's refusals did not spend the owner's own budget")
+}
+
+func countOf(got []int, status int) int {
+	n := 0
+	for _, g := range got {
+		if g == status {
+			n++
+		}
+	}
+	return n
 }
 
 func TestPasswordWithoutCountersIsUnavailable(t *testing.T) {
@@ -127,13 +181,20 @@ func TestPasswordWithoutCountersIsUnavailable(t *testing.T) {
 }
 
 // TestClickLimit: five human clicks redirect, the sixth is 410; bots,
-// previewers and HEAD never use one up, and get 410 once none is left.
+// previewers and HEAD never use one up, get no destination (200 while one
+// is left), and get 410 once none is left.
 func TestClickLimit(t *testing.T) {
 	f, _ := newDecidedFixture(t)
-	f.put(t, link.Link{Code: "limit05", Features: link.Features{MaxClicks: 5}})
+	l := f.put(t, link.Link{Code: "limit05", Features: link.Features{MaxClicks: 5}})
 	for range 3 {
-		assert.Equal(t, 302, f.do(t, request(t, "HEAD", "limit05", "")).StatusCode)
-		assert.Equal(t, 302, f.do(t, request(t, "GET", "limit05", "", "User-Agent", "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)")).StatusCode)
+		for _, ev := range []events.APIGatewayProxyRequest{
+			request(t, "HEAD", "limit05", ""),
+			request(t, "GET", "limit05", "", "User-Agent", "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"),
+		} {
+			resp := f.do(t, ev)
+			assert.Equal(t, 200, resp.StatusCode, ev.HTTPMethod)
+			assertNoDestination(t, resp, l.URL)
+		}
 	}
 	var got []int
 	for range 8 {
@@ -145,6 +206,87 @@ func TestClickLimit(t *testing.T) {
 	resp := f.do(t, request(t, "GET", "limit05", ""))
 	assert.Contains(t, resp.Body, "Click limit reached")
 	assert.Equal(t, 410, f.do(t, request(t, "HEAD", "limit05", "")).StatusCode, "and for bots too")
+}
+
+// assertNoDestination: resp tells nothing of where the link goes (no
+// Location, no destination label, the URL in no header and not in the
+// body) and no cache may keep it.
+func assertNoDestination(t *testing.T, resp events.APIGatewayProxyResponse, dest string) {
+	t.Helper()
+	assert.Empty(t, resp.Headers["Location"])
+	assert.Empty(t, destination(resp))
+	assert.NotContains(t, resp.Body, dest)
+	for k, v := range resp.Headers {
+		assert.NotContains(t, v, dest, k)
+	}
+	assert.Equal(t, "no-store", resp.Headers["Cache-Control"])
+}
+
+// TestClickLimitOfOneWhateverTheClientSends: a link with max_clicks 1,
+// asked for by every method and User-Agent in every rotation of their
+// order, reveals its destination exactly once, to the first human GET.
+func TestClickLimitOfOneWhateverTheClientSends(t *testing.T) {
+	agents := []string{
+		"Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0",
+		"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+		"Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+		"facebookexternalhit/1.1",
+		"curl/8.5.0",
+		"",
+	}
+	type probe struct{ method, agent string }
+	var probes []probe
+	for _, m := range []string{"GET", "HEAD"} {
+		for _, a := range agents {
+			probes = append(probes, probe{m, a})
+		}
+	}
+	for shift := range probes {
+		order := append(slices.Clone(probes[shift:]), probes[:shift]...)
+		t.Run(fmt.Sprintf("from %d", shift), func(t *testing.T) {
+			f, c := newDecidedFixture(t)
+			l := f.put(t, link.Link{Code: "once001", URL: "https://example.com/only-once", Features: link.Features{MaxClicks: 1}})
+			var revealed []probe
+			for _, p := range order {
+				resp := f.do(t, request(t, p.method, "once001", "", "User-Agent", p.agent))
+				if resp.Headers["Location"] != "" {
+					revealed = append(revealed, p)
+					assert.Equal(t, "no-store", resp.Headers["Cache-Control"])
+					continue
+				}
+				assertNoDestination(t, resp, l.URL)
+			}
+			assert.Equal(t, []probe{{"GET", agents[0]}}, revealed)
+			used, err := c.ClicksUsed(context.Background(), linkcounter.ClickKey(l.Code, l.CreatedAt))
+			require.NoError(t, err)
+			assert.Equal(t, int64(1), used, "one click used, by the one redirect")
+		})
+	}
+}
+
+// TestPasswordAndClickLimit: a right password is a click like a GET: a
+// browser's uses one and gets the destination, a bot's or curl's gets
+// neither, and past the limit the right password is 410.
+func TestPasswordAndClickLimit(t *testing.T) {
+	f, c := newDecidedFixture(t)
+	l := f.put(t, link.Link{Code: "pwonce1", URL: "https://example.com/once-behind-a-door",
+		Features: link.Features{PasswordHash: "plain:right-one", MaxClicks: 1}})
+	for _, agent := range []string{"curl/8.5.0", "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"} {
+		ev := postFrom(t, "pwonce1", "right-one", "192.0.2.1:1")
+		ev.Headers["User-Agent"], ev.MultiValueHeaders["User-Agent"] = agent, []string{agent}
+		resp := f.do(t, ev)
+		assert.Equal(t, 200, resp.StatusCode, agent)
+		assertNoDestination(t, resp, l.URL)
+	}
+	resp := f.do(t, postFrom(t, "pwonce1", "right-one", "192.0.2.1:1"))
+	assert.Equal(t, 303, resp.StatusCode)
+	assert.Equal(t, l.URL, resp.Headers["Location"])
+	resp = f.do(t, postFrom(t, "pwonce1", "right-one", "192.0.2.1:1"))
+	assert.Equal(t, 410, resp.StatusCode)
+	assertNoDestination(t, resp, l.URL)
+	used, err := c.ClicksUsed(context.Background(), linkcounter.ClickKey(l.Code, l.CreatedAt))
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), used)
 }
 
 func TestClickLimitConcurrent(t *testing.T) {

@@ -43,8 +43,8 @@ func (m *meter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns .
 
 // TestUnitsPerDecidedClick measures what docs/cost-model.md prices: a
 // human click on a click-limited link is one write unit, a bot's look one
-// half read unit, a password attempt one write unit and a right one a
-// second (the attempt given back).
+// half read unit, a password attempt one write unit per budget and a right
+// one a second per budget (the attempt given back).
 func TestUnitsPerDecidedClick(t *testing.T) {
 	db := testenv.DynamoDBClient(t)
 	table := testenv.UniqueName(t, "units")
@@ -66,13 +66,28 @@ func TestUnitsPerDecidedClick(t *testing.T) {
 
 	m.read, m.write = 0, 0
 	now := time.Now()
-	_, err = s.Attempt(ctx, "pw12345", now) // opens the window: a failed ADD, then the SET
+	_, err = s.Attempt(ctx, linkcounter.CodeKey("pw12345"), linkcounter.CodeLimit, now) // opens the window: a failed ADD, then the SET
 	require.NoError(t, err)
 	first := m.write
 	m.write = 0
-	_, err = s.Attempt(ctx, "pw12345", now)
+	_, err = s.Attempt(ctx, linkcounter.CodeKey("pw12345"), linkcounter.CodeLimit, now)
 	require.NoError(t, err)
-	require.NoError(t, s.Forgive(ctx, "pw12345", now))
+	require.NoError(t, s.Forgive(ctx, linkcounter.CodeKey("pw12345"), now))
 	t.Logf("password: first attempt of a window %.1f WRU, a later one plus its forgiving %.1f WRU", first, m.write)
 	assert.Equal(t, 2.0, m.write)
+
+	// A right password as the redirect counts it: against the viewer's
+	// budget and the code's, both given back.
+	viewer := linkcounter.ViewerKey("pw12345", "192.0.2.1")
+	_, err = s.Attempt(ctx, viewer, linkcounter.ViewerLimit, now) // opens the viewer's window
+	require.NoError(t, err)
+	m.write = 0
+	_, err = s.Attempt(ctx, viewer, linkcounter.ViewerLimit, now)
+	require.NoError(t, err)
+	_, err = s.Attempt(ctx, linkcounter.CodeKey("pw12345"), linkcounter.CodeLimit, now)
+	require.NoError(t, err)
+	require.NoError(t, s.Forgive(ctx, viewer, now))
+	require.NoError(t, s.Forgive(ctx, linkcounter.CodeKey("pw12345"), now))
+	t.Logf("password: a right one, on both budgets and given back, %.1f WRU", m.write)
+	assert.Equal(t, 4.0, m.write)
 }

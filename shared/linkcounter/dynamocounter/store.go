@@ -103,13 +103,15 @@ func readN(item map[string]types.AttributeValue, name string) (int64, bool) {
 	return n, err == nil
 }
 
-// Attempt counts within the open window (n+1 if n < max and the window
+// Attempt counts within the open window of lim (n+1 if n < max and the window
 // has not ended), else opens a new one (n = 1 if the window has ended or
 // there is none), each a conditional UpdateItem; when both conditions
 // fail the window is open and full. Opening races with counting only at a
-// window's end: a few rounds settle it.
-func (s *Store) Attempt(ctx context.Context, code string, now time.Time) (time.Duration, error) {
-	pk := "pw#" + code
+// window's end: a few rounds settle it. Its errors do not name k: a
+// ViewerKey holds the viewer's address, which stays out of the logs (the
+// caller names the code).
+func (s *Store) Attempt(ctx context.Context, k string, lim linkcounter.Limit, now time.Time) (time.Duration, error) {
+	pk := "pw#" + k
 	names := map[string]string{"#n": attrN, "#until": attrUntil, "#exp": tableschema.AttrExpiresAt}
 	nowMS := now.UnixMilli()
 	for range 3 {
@@ -118,15 +120,15 @@ func (s *Store) Attempt(ctx context.Context, code string, now time.Time) (time.D
 			UpdateExpression:          aws.String("ADD #n :one"),
 			ConditionExpression:       aws.String("#until > :now AND #n < :max"),
 			ExpressionAttributeNames:  map[string]string{"#n": attrN, "#until": attrUntil},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":one": num(1), ":now": num(nowMS), ":max": num(linkcounter.MaxAttempts)},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":one": num(1), ":now": num(nowMS), ":max": num(int64(lim.Max))},
 		})
 		if err == nil {
 			return 0, nil
 		}
 		if !failedCondition(err) {
-			return 0, fmt.Errorf("count a password attempt on %q: %w", code, err)
+			return 0, fmt.Errorf("count a password attempt: %w", err)
 		}
-		until := now.Add(linkcounter.Window)
+		until := now.Add(lim.Window)
 		_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: &s.table, Key: key(pk),
 			UpdateExpression:         aws.String("SET #n = :one, #until = :until, #exp = :exp"),
@@ -139,15 +141,15 @@ func (s *Store) Attempt(ctx context.Context, code string, now time.Time) (time.D
 			return 0, nil
 		}
 		if !failedCondition(err) {
-			return 0, fmt.Errorf("open a password window on %q: %w", code, err)
+			return 0, fmt.Errorf("open a password window: %w", err)
 		}
 		out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(pk), ConsistentRead: aws.Bool(true)})
 		if err != nil {
-			return 0, fmt.Errorf("read the password window of %q: %w", code, err)
+			return 0, fmt.Errorf("read a password window: %w", err)
 		}
 		n, _ := readN(out.Item, attrN)
 		u, ok := readN(out.Item, attrUntil)
-		if ok && u > nowMS && n >= linkcounter.MaxAttempts {
+		if ok && u > nowMS && n >= int64(lim.Max) {
 			return max(time.Duration(u-nowMS)*time.Millisecond, time.Second), linkcounter.ErrLimited
 		}
 	}
@@ -155,16 +157,16 @@ func (s *Store) Attempt(ctx context.Context, code string, now time.Time) (time.D
 }
 
 // Forgive takes an attempt back within the window it was counted in.
-func (s *Store) Forgive(ctx context.Context, code string, now time.Time) error {
+func (s *Store) Forgive(ctx context.Context, k string, now time.Time) error {
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.table, Key: key("pw#" + code),
+		TableName: &s.table, Key: key("pw#" + k),
 		UpdateExpression:          aws.String("ADD #n :minus"),
 		ConditionExpression:       aws.String("#until > :now AND #n > :zero"),
 		ExpressionAttributeNames:  map[string]string{"#n": attrN, "#until": attrUntil},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":minus": num(-1), ":now": num(now.UnixMilli()), ":zero": num(0)},
 	})
 	if err != nil && !failedCondition(err) {
-		return fmt.Errorf("forgive a password attempt on %q: %w", code, err)
+		return fmt.Errorf("forgive a password attempt: %w", err)
 	}
 	return nil
 }

@@ -70,39 +70,58 @@ func TestUseClickIsExactUnderConcurrency(t *testing.T) {
 	}
 }
 
-// TestAttemptWindow: ten attempts in a window, the eleventh limited until
-// the window ends; a forgiven attempt frees a place; a new window opens
-// after the end.
+// TestAttemptWindow: for each budget, Max attempts in a window, the next
+// limited until the window ends; a forgiven attempt frees a place; a new
+// window opens after the end; another key has its own window.
 func TestAttemptWindow(t *testing.T) {
+	limits := []struct {
+		name string
+		lim  linkcounter.Limit
+	}{
+		{"code", linkcounter.CodeLimit},
+		{"viewer", linkcounter.ViewerLimit},
+		{"three in twelve seconds", linkcounter.Limit{Max: 3, Window: 12 * time.Second}},
+	}
 	for name, newStore := range stores(t) {
-		t.Run(name, func(t *testing.T) {
-			s := newStore()
-			ctx := context.Background()
-			t0 := time.Date(2026, 12, 1, 3, 0, 59, 0, time.UTC) // straddles a minute: the window is not the clock's
-			for i := range linkcounter.MaxAttempts {
-				_, err := s.Attempt(ctx, "pw1", t0.Add(time.Duration(i)*time.Second))
-				require.NoError(t, err, "attempt %d", i+1)
-			}
-			retry, err := s.Attempt(ctx, "pw1", t0.Add(20*time.Second))
-			require.ErrorIs(t, err, linkcounter.ErrLimited)
-			assert.Equal(t, 40*time.Second, retry)
-			_, err = s.Attempt(ctx, "other", t0.Add(20*time.Second))
-			assert.NoError(t, err, "another code has its own window")
+		for _, tt := range limits {
+			t.Run(name+"/"+tt.name, func(t *testing.T) {
+				s := newStore()
+				ctx := context.Background()
+				lim := tt.lim
+				key := linkcounter.ViewerKey("pw1", "192.0.2.7")
+				// Straddles a minute (the window is not the clock's), and
+				// lies ahead, so that no item's TTL has passed when an
+				// emulator that honours TTL looks.
+				t0 := time.Now().UTC().Truncate(time.Minute).Add(time.Hour + 59*time.Second)
+				step := lim.Window / time.Duration(2*lim.Max)
+				for i := range lim.Max {
+					_, err := s.Attempt(ctx, key, lim, t0.Add(time.Duration(i)*step))
+					require.NoError(t, err, "attempt %d", i+1)
+				}
+				at := t0.Add(time.Duration(lim.Max) * step)
+				retry, err := s.Attempt(ctx, key, lim, at)
+				require.ErrorIs(t, err, linkcounter.ErrLimited)
+				assert.Equal(t, lim.Window-time.Duration(lim.Max)*step, retry)
+				_, err = s.Attempt(ctx, linkcounter.ViewerKey("pw1", "192.0.2.8"), lim, at)
+				assert.NoError(t, err, "another viewer has its own window")
+				_, err = s.Attempt(ctx, linkcounter.CodeKey("pw1"), lim, at)
+				assert.NoError(t, err, "and so has the code")
 
-			require.NoError(t, s.Forgive(ctx, "pw1", t0.Add(21*time.Second)))
-			_, err = s.Attempt(ctx, "pw1", t0.Add(22*time.Second))
-			assert.NoError(t, err, "a forgiven attempt frees its place")
-			_, err = s.Attempt(ctx, "pw1", t0.Add(23*time.Second))
-			assert.ErrorIs(t, err, linkcounter.ErrLimited)
+				require.NoError(t, s.Forgive(ctx, key, at.Add(step/4)))
+				_, err = s.Attempt(ctx, key, lim, at.Add(step/2))
+				assert.NoError(t, err, "a forgiven attempt frees its place")
+				_, err = s.Attempt(ctx, key, lim, at.Add(step/2))
+				assert.ErrorIs(t, err, linkcounter.ErrLimited)
 
-			_, err = s.Attempt(ctx, "pw1", t0.Add(linkcounter.Window))
-			assert.NoError(t, err, "a new window after the end")
-		})
+				_, err = s.Attempt(ctx, key, lim, t0.Add(lim.Window))
+				assert.NoError(t, err, "a new window after the end")
+			})
+		}
 	}
 }
 
 // TestAttemptsRace: 30 racing attempts at one moment reserve exactly
-// MaxAttempts.
+// CodeLimit.Max.
 func TestAttemptsRace(t *testing.T) {
 	for name, newStore := range stores(t) {
 		t.Run(name, func(t *testing.T) {
@@ -110,17 +129,17 @@ func TestAttemptsRace(t *testing.T) {
 			now := time.Now()
 			var ok atomic.Int64
 			var wg sync.WaitGroup
-			for range 30 {
+			for range 3 * linkcounter.CodeLimit.Max {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if _, err := s.Attempt(context.Background(), "race", now); err == nil {
+					if _, err := s.Attempt(context.Background(), linkcounter.CodeKey("race"), linkcounter.CodeLimit, now); err == nil {
 						ok.Add(1)
 					}
 				}()
 			}
 			wg.Wait()
-			assert.Equal(t, int64(linkcounter.MaxAttempts), ok.Load())
+			assert.Equal(t, int64(linkcounter.CodeLimit.Max), ok.Load())
 		})
 	}
 }
