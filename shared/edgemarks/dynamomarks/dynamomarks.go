@@ -81,9 +81,11 @@ const (
 // A mark that only a fence's keep stands above is written, lowering the
 // item's TTL to the mark: the fence is no longer needed once a redirect
 // of the Region has read the changed data, and the mark still keeps it
-// an hour at least (edgemarks.DefaultSlack).
+// an hour at least (edgemarks.DefaultSlack). Every mark written drops the
+// keep's record, so that a mark equal to the keep, to the second, still
+// reads as a mark.
 var (
-	raise     = "SET #u = :u"
+	raise     = "SET #u = :u REMOVE #k"
 	raiseOnly = "(attribute_not_exists(#u) OR #u < :u OR #u = #k) AND (attribute_not_exists(#f) OR #f <= :s)"
 	names     = map[string]string{"#u": tableschema.AttrHeldUntil, "#f": AttrFencedAt, "#k": AttrFenceKeep}
 )

@@ -180,6 +180,14 @@ func TestFence(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, now.Add(2*time.Hour), before, "a third change sees the answer's mark")
 
+	// A mark that lands on the fence's keep to the second is a mark.
+	_, err = s.Fence(ctx, "keep000", changed, now.Add(24*time.Hour))
+	require.NoError(t, err)
+	require.NoError(t, s.Mark(ctx, "keep000", changed, now.Add(24*time.Hour)))
+	before, err = s.Fence(ctx, "keep000", changed.Add(time.Second), now.Add(24*time.Hour+time.Minute))
+	require.NoError(t, err)
+	assert.Equal(t, now.Add(24*time.Hour), before, "the mark equal to the keep is seen")
+
 	// A held code: the mark reaches past the fence's life, and is what
 	// the fence reports; a later change's fence is never lowered.
 	require.NoError(t, s.Mark(ctx, "aB3dE5f", stamp, now.Add(25*time.Hour)))
