@@ -85,8 +85,10 @@ type Handler struct {
 	// failure answers 503.
 	BaseURL linkapi.BaseURLFunc
 	// Marks, when set, are the edge marks of every Region whose redirect
-	// serves the edge: a change is invalidated only when one of them
-	// says an edge may still hold the link, or cannot be read
+	// serves the edge. Each change fences them (so no Region's redirect
+	// gives the old data a long edge life from then on, whatever its
+	// replica lags) and is invalidated only when one of them said an edge
+	// may still hold the link, or could not be fenced
 	// (docs/lifecycle.md, "Which changes need an invalidation"). nil:
 	// every change is invalidated.
 	Marks *edgemarks.Check
