@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/infra/monitoring"
+	"github.com/shortlink-dev/shortener/shared/config"
 )
 
 // alarmsOn returns the single-metric alarms of tp on namespace/metric.
@@ -100,7 +101,18 @@ func TestEstateAlarms(t *testing.T) {
 					var r string
 					require.NoError(t, jsonString(dimension(a, "ReceivingRegion"), &r), a.ID)
 					receiving[r] = a.Props["Threshold"].(float64)
+					// Any minute's largest lag alarms, and so does a minute
+					// with none: a stalled replication publishes nothing.
+					assert.Equal(t, "Maximum", a.Props["Statistic"], a.ID)
+					assert.Equal(t, float64(60), a.Props["Period"], a.ID)
+					assert.Equal(t, float64(1), a.Props["EvaluationPeriods"], a.ID)
+					assert.Equal(t, "breaching", a.Props["TreatMissingData"], a.ID)
 				}
+				// Below what breaks the takedown bound in a lagging Region:
+				// lag + SHORTENER_CACHE_TTL within the 30 s promise.
+				defaults, err := config.Load(func(string) string { return "" })
+				require.NoError(t, err)
+				assert.Less(t, float64(monitoring.ReplicationLatencyAlarmSeconds), (config.ChangesShowWithin - defaults.CacheTTL).Seconds())
 				wantReceiving := map[string]float64{}
 				if primary {
 					for _, r := range s.cfg.SecondaryRegions() {

@@ -17,8 +17,9 @@ import (
 // (shared/edgemarks), named the same everywhere, regional, on demand, with
 // its TTL and no stream or point-in-time recovery; its redirect may only
 // UpdateItem it, and no other Region's; each management API may only
-// GetItem the marks tables of the Regions the edge's redirect origin group
-// reaches, by exact ARN, which EDGE_MARKS_TABLES lists.
+// UpdateItem (fence, which returns the mark it replaced) the marks tables
+// of the Regions the edge's redirect origin group reaches, by exact ARN,
+// which EDGE_MARKS_TABLES lists.
 func TestEdgeMarksEstate(t *testing.T) {
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		name := s.cfg.EdgeMarksTableName()
@@ -72,10 +73,10 @@ func TestEdgeMarksEstate(t *testing.T) {
 					for _, st := range stmts {
 						if strings.Contains(st.Resources, arn) && strings.Contains(st.Resources, "table/"+name) {
 							read = true
-							assert.Equal(t, []string{"dynamodb:GetItem"}, st.Actions, "manage only reads marks")
+							assert.Equal(t, []string{"dynamodb:UpdateItem"}, st.Actions, "manage only fences marks")
 						}
 					}
-					assert.True(t, read, "manage may read %s's marks", r)
+					assert.True(t, read, "manage may fence %s's marks", r)
 				}
 				assert.Equal(t, len(origins), strings.Count(list, "table/"+name), "the origin group's Regions, no others")
 				for _, st := range stmts {

@@ -523,13 +523,15 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	}
 	rs.Invalidators = append(rs.Invalidators, manage)
 	// manage invalidates a change only when the edge may hold the link:
-	// it reads the marks of every Region the edge's redirect origin group
+	// it fences the marks of every Region the edge's redirect origin group
 	// reaches, each by its exact ARN (a fixed name, so no cross-Region
-	// reference), strongly consistently.
+	// reference), with one conditional UpdateItem that returns the mark
+	// it replaced (shared/edgemarks: a lagging replica's redirect cannot
+	// mark old data after it). It reads nothing else there.
 	var marks []string
 	for _, r := range RedirectOriginRegions(cfg) {
 		t := tables.In(st, "EdgeMarks-"+r, jsii.String(cfg.EdgeMarksTableName()), r)
-		t.Grant(manage.Role, jsii.String("dynamodb:GetItem"))
+		t.Grant(manage.Role, jsii.String("dynamodb:UpdateItem"))
 		marks = append(marks, *t.TableArn())
 	}
 	manage.Fn.AddEnvironment(jsii.String("EDGE_MARKS_TABLES"), awscdk.Fn_Join(jsii.String(","), jsii.Strings(marks...)), nil)

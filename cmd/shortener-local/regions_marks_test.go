@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -87,4 +88,88 @@ func TestFailoverRegionsMarksAreRead(t *testing.T) {
 	assert.Equal(t, int64(1), invalidated(), "the first Region's manage read the second Region's mark")
 	status, h, _ = r.do(t, "GET", "/failed0", "", "")
 	assert.Equal(t, http.StatusGone, status, "%s %s", h.Get("X-Cache"), h.Get("Location"))
+}
+
+// TestLaggingReplicaKeepsNoStaleRedirect is the failover-Region race with
+// a replica lag longer than the invalidation settle time: a DELETE in the
+// first Region, of a link nobody asked for, is saved and answered (no
+// invalidation: no mark said an edge held it); the first Region then
+// fails, and the edge's redirect fails over to the second Region, whose
+// replica has not got the delete yet. That Region's answer is the old
+// redirect, which no invalidation will ever remove: it must not get a long
+// edge life. Once the replica has the delete and that short life has run
+// out, the edge answers 410.
+func TestLaggingReplicaKeepsNoStaleRedirect(t *testing.T) {
+	const lag = 8 * time.Second // SHORTENER_INVALIDATION_SETTLE is 2s
+	links := testenv.UniqueName(t, "links")
+	r := startLocal(t, map[string]string{
+		"LINKS_TABLE":                       links,
+		"SHORTENER_LOCAL_REGIONS":           strings.Join(threeRegions, ","),
+		"SHORTENER_LOCAL_HEALTH_INTERVAL":   "50ms",
+		"SHORTENER_LOCAL_HEALTH_THRESHOLD":  "2",
+		"SHORTENER_EDGE_INVALIDATION_TIME":  "0s",
+		"SHORTENER_LOCAL_REPLICATION_DELAY": lag.String(),
+		"SHORTENER_CACHE_TTL":               "5s",
+	})
+	r.waitRegions(t, func(s regionsState) bool {
+		for _, rg := range s.Regions {
+			if rg.Passes < 1 {
+				return false
+			}
+		}
+		return true
+	})
+	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
+	created := time.Now().Add(-2 * time.Minute).UTC().Truncate(time.Millisecond)
+	failover := dynamostore.New(db, dynamostore.Config{LinksTable: links + "-" + threeRegions[1], ConsistentReads: true})
+	// An old link, past the new-link window, written in the first Region
+	// and replicated to the others as any write is.
+	require.NoError(t, dynamostore.New(db, dynamostore.Config{LinksTable: links}).Create(context.Background(), link.Link{
+		Code: "lagged0", Owner: "e2e-owner", URL: "https://example.com/lagged0",
+		CreatedAt: created, UpdatedAt: created, ExpiresAt: created.Add(30 * 24 * time.Hour), Status: link.StatusActive,
+		Version: 1, RedirectStatus: 302}, nil))
+	r.waitRegions(t, func(s regionsState) bool { return s.Replication.Applied >= 2 })
+	_, err := failover.Get(context.Background(), "lagged0")
+	require.NoError(t, err, "replicated to %s", threeRegions[1])
+
+	status, _, body := r.do(t, "DELETE", "/v1/links/lagged0", r.key, "")
+	require.Equal(t, http.StatusNoContent, status, string(body))
+	status, _, body = r.do(t, "POST", regionsPath+"/"+threeRegions[0]+"/stop", "", "")
+	require.Equal(t, http.StatusNoContent, status, string(body))
+
+	status, h, _ := r.do(t, "GET", "/lagged0", "", "")
+	l, err := failover.Get(context.Background(), "lagged0")
+	require.NoError(t, err)
+	require.Equal(t, link.StatusActive, l.Status, "the race needs the second Region's replica still without the delete")
+	require.Equal(t, http.StatusFound, status, "answered by %s from its lagging replica", threeRegions[1])
+	maxAge := sMaxAge(t, h.Get("Cache-Control"))
+	assert.LessOrEqual(t, maxAge, 5, "an answer the replica's lag made stale, sent after the marks were read: %q", h.Get("Cache-Control"))
+
+	// The replica gets the delete; then the stale answer's own edge life
+	// runs out, and nothing but the tombstone is left to serve.
+	deadline := time.Now().Add(time.Minute)
+	for l.Status == link.StatusActive {
+		require.True(t, time.Now().Before(deadline), "the delete never reached %s: %+v", threeRegions[1], r.regions(t).Replication)
+		time.Sleep(50 * time.Millisecond)
+		l, err = failover.Get(context.Background(), "lagged0")
+		require.NoError(t, err)
+	}
+	if maxAge <= 5 {
+		time.Sleep(time.Duration(maxAge)*time.Second + time.Second)
+	}
+	status, h, _ = r.do(t, "GET", "/lagged0", "", "")
+	assert.Equal(t, http.StatusGone, status, "%s %s", h.Get("X-Cache"), h.Get("Location"))
+}
+
+// sMaxAge is the s-maxage of a Cache-Control value; 0 without one.
+func sMaxAge(t *testing.T, cc string) int {
+	t.Helper()
+	for d := range strings.SplitSeq(cc, ",") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(d), "s-maxage="); ok {
+			n, err := strconv.Atoi(v)
+			require.NoError(t, err, cc)
+			return n
+		}
+	}
+	return 0
 }

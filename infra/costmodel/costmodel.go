@@ -222,7 +222,7 @@ type Assumptions struct {
 	// read's long-lived 302; after an edit or delete, manage reads the
 	// marks (one strongly consistent GetItem per Region) and invalidates
 	// only if an edge may hold the link. The units are M's
-	// (MarkWritesPerOriginRead, MarkWRU, MarkReadRRU).
+	// (MarkWritesPerOriginRead, MarkWRU, MarkFenceWRU).
 	EdgeMarks bool
 	// InvalidatedChangeShare is the share of changed links an edge may
 	// hold (a mark younger than the edge TTL): the ones that are
@@ -371,10 +371,11 @@ func AllProposalsShorterHistory() Assumptions {
 	return a
 }
 
-// MarkReadsPerChange is what manage reads, after an edit or delete, to
-// learn whether an edge may hold the link: one Region's mark each.
-func (a Assumptions) MarkReadsPerChange() float64 {
-	return float64(a.Regions) * a.M.MarkReadRRU
+// MarkFencesPerChange is what manage writes, after an edit or delete, to
+// fence the link's marks and learn whether an edge may hold it: one
+// conditional write per Region.
+func (a Assumptions) MarkFencesPerChange() float64 {
+	return float64(a.Regions) * a.M.MarkFenceWRU
 }
 
 // ownerIndexBytes is one by-owner entry as stored: the whole item (ALL),
@@ -545,7 +546,7 @@ func Compute(l Load, ph Phase, hit float64, p Prices, a Assumptions) Estimate {
 		kept := math.Min(marks*(24+1)/hoursPerMon, float64(a.Regions)*l.Creates*math.Min(ph.Months, a.MonthsOfLinksKept))
 		add(Serving, "DynamoDB edge marks (origin writes, reads on changes, storage)",
 			wru(marks*m.MarkWRU)+marks*a.RedirectMemGB*a.MarkWriteMs/1000*p.LambdaGBSecond.USD+
-				rru(changes*a.MarkReadsPerChange())+kept*a.MarkItemBytes/gb*p.DynamoStorageGBMonth.USD)
+				wru(changes*a.MarkFencesPerChange())+kept*a.MarkItemBytes/gb*p.DynamoStorageGBMonth.USD)
 	}
 	if a.InvalidateNewAliases {
 		paths += l.Creates * a.AliasShare
@@ -842,7 +843,7 @@ func MeasuredTable(m Measured) string {
 		{"`EnumWRUPerUnknownMiss`: the miss-only defence per unknown code", fmt.Sprint(m.EnumWRUPerUnknownMiss)},
 		{"`ReservationWRU`, `ReservationWRUKeyed`: reservation-table writes per create, without and with a key", fmt.Sprint(m.ReservationWRU, ", ", m.ReservationWRUKeyed)},
 		{"`ReservedKeyedCreateWRU`: a keyed create's links-table writes through the reservation table", fmt.Sprint(m.ReservedKeyedCreateWRU)},
-		{"`MarkWritesPerOriginRead`, `MarkWRU`, `MarkReadRRU`: edge marks per origin read, WRU per mark, RRU per Region's mark read", fmt.Sprint(m.MarkWritesPerOriginRead, ", ", m.MarkWRU, ", ", m.MarkReadRRU)},
+		{"`MarkWritesPerOriginRead`, `MarkWRU`, `MarkFenceWRU`: edge marks per origin read, WRU per mark, WRU per Region's fence of a changed link's mark", fmt.Sprint(m.MarkWritesPerOriginRead, ", ", m.MarkWRU, ", ", m.MarkFenceWRU)},
 	} {
 		fmt.Fprintf(&b, "| %s | %s |\n", r[0], r[1])
 	}
@@ -902,7 +903,7 @@ func AssumptionTable(a Assumptions) string {
 		{"MRSC reservation table; stored bytes per reservation; replicas with PITR", fmt.Sprint(a.Reservations, "; ", a.ReservationItemBytes, "; ", a.ReservationPITRRegions)},
 		{"Invalidations: creates with a custom alias; new aliases invalidated; edits and deletes per create; paths per change", fmt.Sprint(a.AliasShare, "; ", a.InvalidateNewAliases, "; ", a.ChangesPerCreate, "; ", a.PathsPerChange)},
 		{"Edge marks; share of changed links an edge may hold (invalidated with marks; **not measured**: no data says how many changed links were clicked in the last day)", fmt.Sprint(a.EdgeMarks, "; ", a.InvalidatedChangeShare)},
-		{"Edge marks: marks per origin read (**upper bound**), WRU per mark, RRU per change (one strongly consistent read per Region), stored bytes per mark, billed ms per mark write", fmt.Sprint(a.M.MarkWritesPerOriginRead, ", ", a.M.MarkWRU, ", ", a.MarkReadsPerChange(), ", ", a.MarkItemBytes, ", ", a.MarkWriteMs)},
+		{"Edge marks: marks per origin read (**upper bound**), WRU per mark, WRU per change (one fence per Region), stored bytes per mark, billed ms per mark write", fmt.Sprint(a.M.MarkWritesPerOriginRead, ", ", a.M.MarkWRU, ", ", a.MarkFencesPerChange(), ", ", a.MarkItemBytes, ", ", a.MarkWriteMs)},
 		{"API key reads per /v1 request (the functions' key cache misses); origin authorizer runs per Region a month", fmt.Sprint(a.KeyReadsPerAPICall, "; ", a.AuthorizerRunsPerRegion)},
 		{"Webhooks: distinct codes and owners per clicks batch; share of events subscribed to (link events: 1 + edits and deletes per create, + 1 expiry in year 5)",
 			fmt.Sprint(a.ClickCodesPerBatch, ", ", a.ClickOwnersPerBatch, "; ", a.SubscribedShare)},

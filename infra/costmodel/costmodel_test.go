@@ -76,10 +76,10 @@ func TestEdgeMarks(t *testing.T) {
 	// 2.2 M paths of edits and deletes, 30 % of them; no new aliases.
 	assert.InDelta(t, (100e6*0.02*1.1*0.3-1000)*0.005, line("CloudFront invalidations"), 0.01)
 	// 1 B misses, 95 % of them found (a 302), one 1-WRU mark each and
-	// 4 ms more of a 256 MB redirect; 2 M changes x 2 Regions x 1 RRU;
+	// 4 ms more of a 256 MB redirect; 2 M changes x 2 Regions x 1 WRU (a fence);
 	// the last 25 hours' marks, 100 bytes each.
 	marks := 1e9 * 0.95
-	assert.InDelta(t, marks/1e6*0.625+marks*0.25*0.004*0.0000133334+2e6*2/1e6*0.125+marks*25/730*100/1e9*0.25,
+	assert.InDelta(t, marks/1e6*0.625+marks*0.25*0.004*0.0000133334+2e6*2/1e6*0.625+marks*25/730*100/1e9*0.25,
 		line("DynamoDB edge marks (origin writes, reads on changes, storage)"), 0.01)
 
 	a := DefaultAssumptions()
@@ -89,7 +89,7 @@ func TestEdgeMarks(t *testing.T) {
 	for _, ln := range Compute(SeedLoad, Year5, 0.90, DefaultPrices(), a).Lines {
 		assert.NotContains(t, ln.Component, "edge marks")
 	}
-	assert.Equal(t, 2.0, a.MarkReadsPerChange(), "one strongly consistent read per Region")
+	assert.Equal(t, 2.0, a.MarkFencesPerChange(), "one fence per Region")
 }
 
 // TestYearOne: in the twelfth month a fifth of the links are live and

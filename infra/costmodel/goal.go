@@ -78,7 +78,7 @@ var Verdicts = []Verdict{
 	{"Decided clicks at the origin", PerUse, all,
 		"A link with a password, click limit or rules is answered no-store, so each click is decided, and a click limit counted, at the origin (1 % of clicks assumed)."},
 	{"DynamoDB edge marks", Takedowns, none,
-		"By an unmeasured amount: 1 mark per origin read is the upper bound, and the origin writes at most one per code per instance and hour. The marks are what keep the invalidation line at the share an edge may hold."},
+		"Every origin answer with a long edge life writes its mark (1 per origin read is an upper bound only for the reads that answer short), and every change fences each Region's mark (1 WRU). The marks keep the invalidation line at the share an edge may hold; the fences keep a lagging replica's old answers off the edge for long (docs/lifecycle.md)."},
 	{"CloudFront invalidations", Takedowns, all,
 		"A changed link must leave the edge within 30 s and the edge keeps a 302 a day, so each changed link an edge may hold pays for its paths (S25); new aliases go without. The share is assumed, not measured (see the sensitivity table)."},
 	{"WAF", Optional, none, "The miss budget defends against enumeration for misses only."},

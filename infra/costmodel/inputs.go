@@ -50,15 +50,18 @@ type Measured struct {
 
 	// MarkWritesPerOriginRead is how many edge marks the redirect origin
 	// writes per redirect that reads the link from DynamoDB and answers a
-	// long-lived 302. The origin writes at most one per code per Lambda
-	// instance per hour, so the true figure is below 1; MarkWRU is what
-	// one mark's conditional UpdateItem consumes; MarkReadRRU what
-	// manage's strongly consistent GetItem of one Region's mark consumes.
-	// Both measured on DynamoDB Local with ReturnConsumedCapacity:
+	// long-lived 302: one each (a process no longer skips the marks it
+	// wrote within the hour, since only the table sees a fence written
+	// since: docs/lifecycle.md, "A replica that lags"). MarkWRU is what
+	// one mark's conditional UpdateItem consumes; MarkFenceWRU what
+	// manage's fence of one Region's mark consumes after a change (the
+	// fence returns the mark it replaced, so nothing is read). Both
+	// measured on DynamoDB Local with ReturnConsumedCapacity:
 	// `scripts/with-emulators.sh go test -count=1 -v -run TestCapacity
-	// ./shared/edgemarks/dynamomarks/` (1 WRU a mark, 1 RRU a check,
-	// whether the mark exists or not).
-	MarkWritesPerOriginRead, MarkWRU, MarkReadRRU float64
+	// ./shared/edgemarks/dynamomarks/` (1 WRU a mark; 1 WRU a fence, 2
+	// when the link's mark reaches past the fence's day, which only a
+	// mark written in the hour before the change does).
+	MarkWritesPerOriginRead, MarkWRU, MarkFenceWRU float64
 }
 
 // Placeholder marks an input the lead replaces at merge with the figure
@@ -97,13 +100,14 @@ var Current = Measured{
 	ReservationWRU:         2,
 	ReservationWRUKeyed:    4,
 	ReservedKeyedCreateWRU: 3,
-	// 1 mark per origin read is the upper bound, not a measurement (every
-	// origin read a code this instance has not marked within the hour);
+	// 1 mark per origin read: every origin read of a known code that
+	// answers with a long edge life writes one (an upper bound only for
+	// the reads that answer short: links decided per click, new links);
 	// the units are measured (dynamomarks TestCapacity): 1 WRU a mark,
-	// 1 RRU a strongly consistent check.
+	// 1 WRU a fence.
 	MarkWritesPerOriginRead: 1,
 	MarkWRU:                 1,
-	MarkReadRRU:             1,
+	MarkFenceWRU:            1,
 }
 
 // PackedClicks are the default click layout's figures
@@ -136,6 +140,6 @@ var PackedClicks = struct {
 // Placeholders are the inputs that are not yet the figures the goal is
 // judged on.
 var Placeholders = []Placeholder{
-	{"MarkWritesPerOriginRead", "1: every origin read writes a mark (the upper bound; the origin writes at most one per code per instance and hour)",
-		"marks per origin read on a seed-shaped stream (the per-instance, per-hour dedupe): not measured"},
+	{"MarkWritesPerOriginRead", "1: every origin read writes a mark (each long-lived answer does; the reads that answer short, decided or new links, write none)",
+		"the share of origin reads that answer with a long edge life, on a seed-shaped stream: not measured"},
 }

@@ -114,9 +114,11 @@ const ChangesShowWithin = 30 * time.Second
 
 // Bounds and default of SHORTENER_INVALIDATION_SETTLE. The least is
 // FreshRead plus a second for what a redirect's clock cannot see: the
-// answer's way from the function to the edge, and the lag of the replica
-// it read. The most keeps a PATCH or DELETE well inside the management
-// function's timeout.
+// answer's way from the function to the edge. Another Region's replica
+// lag is not in it: the edge marks' fence refuses long edge lives to data
+// older than the change (docs/lifecycle.md, "A replica that lags"). The
+// most keeps a PATCH or DELETE well inside the management function's
+// timeout.
 const (
 	MinInvalidationSettle     = FreshRead + time.Second
 	DefaultInvalidationSettle = MinInvalidationSettle

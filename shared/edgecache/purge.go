@@ -64,7 +64,9 @@ type Purger struct {
 	// Held, when set, is asked once Settle has passed whether an edge may
 	// still hold an answer for the paths (shared/edgemarks): false, with
 	// no error, skips the invalidation. An error sends it (fail safe), and
-	// so does a Settle the deadline cut short, without asking.
+	// so does a Settle the deadline cut short, without asking. The
+	// management API learns the answer when it fences the marks, before
+	// Settle, and Held hands it over.
 	Held func(ctx context.Context) (bool, error)
 }
 

@@ -1,5 +1,6 @@
 // Package edgemarks lets the management API skip the CloudFront
-// invalidation of a link no edge can hold.
+// invalidation of a link no edge can hold, and keeps a Region whose
+// replica lags behind a change from giving the old link a long edge life.
 //
 // An edge can keep an answer past the bounds docs/lifecycle.md ("How fast
 // a change shows") gives without an invalidation only when the redirect
@@ -8,22 +9,31 @@
 // records for the link's code "the edge may hold an answer until U" in its
 // Region's marks table (Marker, over dynamomarks.Store), and the answer
 // leaves only once the mark is durable; a mark it cannot write makes the
-// answer short-lived instead. After a change and its settle time, the
-// management API reads the code's mark in the marks table of every Region
-// whose redirect serves the edge, strongly consistently (Check); it
-// invalidates when any mark still runs, when any read fails, and skips the
-// invalidation (and its price, $0.005 a path past the first 1,000 a month)
-// otherwise. docs/lifecycle.md, "Which changes need an invalidation", has
-// the argument.
+// answer short-lived instead.
+//
+// When the management API saves a change, it fences the code in the marks
+// table of every Region whose redirect serves the edge (Check.Fence): one
+// atomic write per Region that records the change's time and returns the
+// mark as it stood. A mark is conditional on the fence being no later
+// than the data its answer was built from, so an answer built from the
+// link before the change either marked before the fence, and the fence
+// returns its mark, or is refused (ErrFenced) and leaves short-lived,
+// however far that Region's replica lags. After its settle time, the API
+// invalidates when any returned mark still runs or any fence failed, and
+// skips the invalidation (and its price, $0.005 a path past the first
+// 1,000 a month) otherwise. docs/lifecycle.md, "Which changes need an
+// invalidation" and "A replica that lags", has the argument.
 //
 // What it costs, measured on DynamoDB Local with ReturnConsumedCapacity
 // (dynamomarks' tests, TestCapacity): a mark is one UpdateItem of 1 WRU
-// (its item holds a code and a number, far below 1 KB), conditional on
-// raising the mark; a mark that fails its condition is billed 1 WRU too
+// (its item holds a code and a few numbers, far below 1 KB), written for
+// every answer that needs one (a process cannot remember its marks: only
+// the table sees a fence written since); a mark that fails its condition
+// is billed 1 WRU too
 // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html:
-// the SDK's error carries no consumed capacity to measure); a Region's check is one strongly consistent GetItem of 1 RRU,
-// whether the mark exists or not. A redirect instance writes a code's mark
-// at most about once an hour (Marker remembers what it wrote and marks an
-// hour beyond what it needs), so a popular link costs one write per
-// instance and hour, not one per edge miss.
+// the SDK's error carries no consumed capacity to measure). A fence is
+// one UpdateItem of 1 WRU per Region and change, and a second when the
+// code's mark reaches past the fence's life (the first then fails its
+// condition); it reads nothing, since the write returns the mark it
+// replaced.
 package edgemarks

@@ -107,7 +107,10 @@ type Tombstone struct {
 // AsLink is the tombstone as a redirect reads it: a link with status
 // tombstone (410), or its after-expiry URL (Features.ExpiredURL).
 func (t Tombstone) AsLink() Link {
-	return Link{Code: t.Code, Status: StatusTombstone, Features: Features{ExpiredURL: t.ExpiredURL}, ReclaimAfter: t.ReclaimAfter}
+	// UpdatedAt is the tombstone's time: the change the redirect's edge
+	// marks compare with the management API's fence (shared/edgemarks).
+	return Link{Code: t.Code, Status: StatusTombstone, Features: Features{ExpiredURL: t.ExpiredURL}, ReclaimAfter: t.ReclaimAfter,
+		UpdatedAt: t.TombstonedAt}
 }
 
 // Tombstone reasons.

@@ -85,8 +85,10 @@ type Handler struct {
 	// failure answers 503.
 	BaseURL linkapi.BaseURLFunc
 	// Marks, when set, are the edge marks of every Region whose redirect
-	// serves the edge: a change is invalidated only when one of them
-	// says an edge may still hold the link, or cannot be read
+	// serves the edge. Each change fences them (so no Region's redirect
+	// gives the old data a long edge life from then on, whatever its
+	// replica lags) and is invalidated only when one of them said an edge
+	// may still hold the link, or could not be fenced
 	// (docs/lifecycle.md, "Which changes need an invalidation"). nil:
 	// every change is invalidated.
 	Marks *edgemarks.Check
@@ -233,7 +235,7 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 		return h.detail(old), nil // nothing changes: no write, no version, no invalidation
 	}
 	l.Version = old.Version + 1
-	l.UpdatedAt = now.Truncate(time.Millisecond)
+	l.UpdatedAt = changedAt(now, old)
 	// Conditional on the version read, with or without If-Match: a writer
 	// that read the same version and wrote first makes this one a 412,
 	// never a silent overwrite.
@@ -244,7 +246,7 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 		}
 		return events.APIGatewayProxyResponse{}, err
 	}
-	h.invalidate(ctx, req, l)
+	h.invalidate(ctx, req, l, l.UpdatedAt)
 	return h.detail(l), nil
 }
 
@@ -268,14 +270,14 @@ func (h *Handler) delete(ctx context.Context, req *events.APIGatewayProxyRequest
 	if cond != nil && !cond.any {
 		expect = l.Version
 	}
-	t := link.NewTombstone(l.Code, owner, link.ReasonDeleted, h.Now().UTC(), h.Grace)
+	t := link.NewTombstone(l.Code, owner, link.ReasonDeleted, changedAt(h.Now().UTC(), l), h.Grace)
 	if err := h.Store.Delete(ctx, owner, l.Code, expect, t); err != nil {
 		if errors.Is(err, link.ErrPrecondition) {
 			return events.APIGatewayProxyResponse{}, &link.DetailError{Kind: link.ErrPrecondition, Detail: "the link changed since it was read; GET it and retry"}
 		}
 		return events.APIGatewayProxyResponse{}, err
 	}
-	h.invalidate(ctx, req, l)
+	h.invalidate(ctx, req, l, t.TombstonedAt)
 	return events.APIGatewayProxyResponse{StatusCode: http.StatusNoContent, Headers: map[string]string{"Cache-Control": "no-store"}}, nil
 }
 
@@ -419,15 +421,37 @@ func (ch changes) apply(l link.Link) link.Link {
 }
 
 // invalidate asks the edge to drop l's cached answers, when its marks say
-// an edge may hold one; see edgecache.Purger.
-func (h *Handler) invalidate(ctx context.Context, req *events.APIGatewayProxyRequest, l link.Link) {
+// an edge may hold one; see edgecache.Purger. changed is the change's
+// time as saved: the new UpdatedAt, or the tombstone's time.
+//
+// The marks are read by fencing them, at once and before the settle time
+// (edgemarks.Check.Fence): from then on no Region's redirect can give a
+// long edge life to an answer built from the data before the change,
+// however far its replica lags behind this one, and every such answer
+// marked earlier is in what the fence returns. The settle time then lets
+// those answers reach the edge before the invalidation is sent
+// (docs/lifecycle.md, "A replica that lags").
+func (h *Handler) invalidate(ctx context.Context, req *events.APIGatewayProxyRequest, l link.Link, changed time.Time) {
 	p := edgecache.Purger{Edge: h.Edge, Settle: h.EdgeSettle, Sleep: h.EdgeSleep, Timeout: h.EdgeTimeout, Log: h.Log, Metrics: h.Metrics}
 	if h.Marks != nil {
-		// Read once the settle time has passed: every mark written for an
-		// answer read before the change is durable by then.
-		p.Held = func(ctx context.Context) (bool, error) { return h.Marks.Held(ctx, l.Code, h.Now()) }
+		// Not cut short by the request's cancellation: the change is saved.
+		held, err := h.Marks.Fence(context.WithoutCancel(ctx), l.Code, changed, h.Now())
+		p.Held = func(context.Context) (bool, error) { return held, err }
 	}
 	p.Purge(ctx, req.RequestContext.RequestID, l.EdgePaths()...)
+}
+
+// changedAt is the time a change of old saved at now carries: now, to the
+// store's millisecond, or just after old's own when that is later (another
+// clock's, by a hair). A link's times only rise, so an answer built from
+// old data is always older than the fence of a change since
+// (shared/edgemarks).
+func changedAt(now time.Time, old link.Link) time.Time {
+	at := now.Truncate(time.Millisecond)
+	if next := old.UpdatedAt.Truncate(time.Millisecond).Add(time.Millisecond); at.Before(next) {
+		return next
+	}
+	return at
 }
 
 func (h *Handler) detail(l link.Link) events.APIGatewayProxyResponse {

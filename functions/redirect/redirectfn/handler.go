@@ -267,9 +267,8 @@ func (h *Handler) held(ctx context.Context, c cached, ttl int, now time.Time) in
 	if life <= entryLeft {
 		return ttl
 	}
-	if err := h.Marks.Hold(ctx, c.link.Code, now, life); err != nil {
-		h.Metrics.Add("EdgeMarkFailures", metrics.Count, 1)
-		h.Log.WarnContext(ctx, "edge mark not written; the answer gets a short edge life", "code", c.link.Code, "error", err.Error())
+	if err := h.Marks.Hold(ctx, c.link.Code, c.link.UpdatedAt, now, life); err != nil {
+		h.markRefused(ctx, c.link.Code, err)
 		return max(min(ttl, int(entryLeft/time.Second)), 0)
 	}
 	return ttl

@@ -107,12 +107,18 @@ func unmarshalLink(item map[string]types.AttributeValue) (link.Link, error) {
 	l.Code, err = getS(item, tableschema.AttrCode, err)
 	if s, ok := item[tableschema.AttrStatus].(*types.AttributeValueMemberS); ok && s.Value == string(link.StatusTombstone) && err == nil {
 		// A tombstone keeps no target; the redirect only needs to know it
-		// is one, an expired link's after-expiry URL, and when the code
-		// may be released (its 410 must leave the edge by then).
+		// is one, an expired link's after-expiry URL, when the code may be
+		// released (its 410 must leave the edge by then), and when it was
+		// written.
 		t := link.Tombstone{Code: l.Code}
 		t.ExpiredURL, _ = getS(item, tableschema.AttrExpiredURL, nil)
 		if after, err := getN(item, tableschema.AttrReclaimAfter, nil); err == nil {
 			t.ReclaimAfter = time.Unix(after, 0).UTC()
+		}
+		// Its time is the change its edge mark is compared with
+		// (shared/edgemarks): without it every 410 would be fenced.
+		if at, err := getN(item, tableschema.AttrTombstonedAt, nil); err == nil {
+			t.TombstonedAt = time.UnixMilli(at).UTC()
 		}
 		return t.AsLink(), nil
 	}

@@ -509,7 +509,7 @@ func RunLifecycle(t *testing.T, newStore Factory) {
 		got, err := s.Get(ctx, l.Code)
 		require.NoError(t, err)
 		assert.Equal(t, link.Link{Code: l.Code, Status: link.StatusTombstone, Features: link.Features{ExpiredURL: l.ExpiredURL},
-			ReclaimAfter: tb.ReclaimAfter}, got, "the redirect bounds its 410 by the release")
+			ReclaimAfter: tb.ReclaimAfter, UpdatedAt: tb.TombstonedAt}, got, "the redirect bounds its 410 by the release; its edge mark compares the tombstone's time")
 		gotTomb, err := s.GetTombstone(ctx, l.Code)
 		require.NoError(t, err)
 		assert.Equal(t, l.ExpiredURL, gotTomb.ExpiredURL)
