@@ -6,7 +6,7 @@ GO_BUILD  := CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build -tags lambda.norpc -
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: dev test prereqs build lint bench fuzz synth clean
+.PHONY: dev test prereqs build lint bench fuzz synth synth-all clean
 
 ## dev: install what is missing, then run everything on 127.0.0.1:8080: DynamoDB Local, kinesalite, the local CloudFront (cache, real-time log to Kinesis), API Gateway and the stream pollers (Ctrl-C stops all)
 dev: prereqs
@@ -53,11 +53,22 @@ fuzz:
 CDK_ENV = HOME=$(CURDIR)/build/cdk-home GOENV=$(shell go env GOENV) GOPATH=$(shell go env GOPATH) \
 	GOMODCACHE=$(shell go env GOMODCACHE) GOCACHE=$(shell go env GOCACHE) NPM_CONFIG_UPDATE_NOTIFIER=false
 
+# SYNTH_FLAGS adds context to make synth, SYNTH_OUT moves its output.
+SYNTH_OUT ?= build/cdk.out
+SYNTH_FLAGS ?=
+# Every optional feature on, with placeholder values (docs/deploy.md, "Context").
+SYNTH_ALL = -c waf=true -c alarmEmail=ops@example.com -c hostedZoneId=Z0123456789EXAMPLE -c hostedZoneName=sho.rt \
+	-c domainName=sho.rt -c certificateArn=arn:aws:acm:us-east-1:123456789012:certificate/0b5c2a8e-1111-2222-3333-444455556666
+
 ## synth: every stack's template in build/cdk.out, cdk-nag included (offline: a placeholder account), then checked with CloudFormation Guard's Control Tower rules
 synth: build
 	@mkdir -p build/cdk-home
-	$(CDK_ENV) npx --no-install cdk synth -c account=123456789012 -o build/cdk.out -q
-	scripts/guard.sh build/cdk.out
+	$(CDK_ENV) npx --no-install cdk synth -c account=123456789012 $(SYNTH_FLAGS) -o $(SYNTH_OUT) -q
+	scripts/guard.sh $(SYNTH_OUT)
+
+## synth-all: make synth with every optional feature on (WAF, custom domain and certificate, hosted zone, alarm e-mail), into build/cdk.out-all
+synth-all:
+	$(MAKE) synth SYNTH_OUT=build/cdk.out-all SYNTH_FLAGS='$(SYNTH_ALL)'
 
 clean:
 	rm -rf build .dev

@@ -655,7 +655,7 @@ func TestIAMPerFunction(t *testing.T) {
 					got := map[string]bool{}
 					for _, st := range stmts {
 						require.Equal(t, "Allow", st.Effect)
-						res := strings.ToLower(st.Resources)
+						res := strings.ToLower(s.resolvedResources(st))
 						assert.NotContains(t, st.Resources, `"*"`, "no wildcard resource for %v", st.Actions)
 						for _, a := range st.Actions {
 							got[a] = true

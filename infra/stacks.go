@@ -119,9 +119,12 @@ type DataStack struct {
 	Tables *tables.Tables
 	// OriginSecret is CloudFront's header value for the redirect origins,
 	// replicated to every region and to the edge's; OriginSecretARN is its
-	// ARN for the other stacks (edge.OriginSecretARNIn gives a replica's).
+	// ARN in the primary region. Other stacks read a region's copy with
+	// OriginSecretARNIn.
 	OriginSecret    awssecretsmanager.Secret
 	OriginSecretARN *string
+	// originSecretOutputs are the outputs OriginSecretARNIn made, by region.
+	originSecretOutputs map[string]awscdk.CfnOutput
 	// Reservation is where the reservation table was built: a Region
 	// takes /v1 writes only where it has a replica.
 	Reservation Reservation
@@ -155,7 +158,45 @@ func NewDataStack(app awscdk.App, cfg Config) *DataStack {
 	arn := edge.OriginSecretARN(secret)
 	out(st, "KeysTableName", t.Keys.TableName(), "API keys (hash -> owner): shortener keys --keys-table <this>")
 	out(st, "OriginSecretArn", arn, "Origin secret, replicated to every region (rotation: docs/deploy.md)")
-	return &DataStack{Stack: st, Tables: t, OriginSecret: secret, OriginSecretARN: arn, Reservation: res}
+	return &DataStack{Stack: st, Tables: t, OriginSecret: secret, OriginSecretARN: arn, Reservation: res,
+		originSecretOutputs: map[string]awscdk.CfnOutput{}}
+}
+
+// OriginSecretARNIn is the ARN of the origin secret's copy in region, for
+// a resource of consumer (another stack): the value of the data stack's
+// output OriginSecretArn<Region>, read with a plain Fn::GetStackOutput. The
+// data stack builds the replica's ARN from its own reference to the secret
+// (edge.OriginSecretARNIn); built in the consumer, it would split the weak
+// reference, and Fn::Split takes no Fn::GetStackOutput: CloudFormation
+// refuses the template
+// (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/intrinsic-function-reference-split.html).
+// The output is made on first use, so there is one for each region whose
+// stacks read the secret.
+func (d *DataStack) OriginSecretARNIn(consumer awscdk.Stack, region string) *string {
+	o, ok := d.originSecretOutputs[region]
+	if !ok {
+		o = awscdk.NewCfnOutput(d.Stack, jsii.String("OriginSecretArn"+regionPart(region)), &awscdk.CfnOutputProps{
+			Value:       edge.OriginSecretARNIn(d.OriginSecretARN, region),
+			Description: jsii.String("The origin secret's copy in " + region + ", which that region's stacks read"),
+		})
+		d.originSecretOutputs[region] = o
+	}
+	// An explicit reference: CDK sees no token of the data stack in it.
+	consumer.AddStackDependency(d.Stack, jsii.String("it reads the origin secret's ARN in "+region))
+	// Same account: the consumer's own execution role reads the output
+	// (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/intrinsic-function-reference-getstackoutput.html).
+	return awscdk.Fn_GetStackOutput(d.StackName(), o.LogicalId(), d.Region(), nil)
+}
+
+// regionPart is region as a part of a logical ID: "us-west-2" -> "UsWest2".
+func regionPart(region string) string {
+	var b strings.Builder
+	for _, p := range strings.Split(region, "-") {
+		if p != "" {
+			b.WriteString(strings.ToUpper(p[:1]) + p[1:])
+		}
+	}
+	return b.String()
 }
 
 // originSecretReplicas are the regions that read the origin secret besides
@@ -351,7 +392,7 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	// Only CloudFront's requests reach it: the authorizer reads the origin
 	// secret's replica in this region.
 	originAuth := fn("originauth")
-	secretHere := edge.OriginSecretARNIn(data.OriginSecretARN, region)
+	secretHere := data.OriginSecretARNIn(st, region)
 	originAuth.Fn.AddEnvironment(jsii.String("ORIGIN_SECRET_ID"), secretHere, nil)
 	awssecretsmanager.Secret_FromSecretCompleteArn(st, jsii.String("OriginSecret"), secretHere).GrantRead(originAuth.Role, nil)
 	rs.Redirect = api.NewRedirect(st, "RedirectApi", api.RedirectProps{Function: redirect.Fn, Authorizer: originAuth.Fn})
@@ -635,7 +676,7 @@ func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
 		RedirectOrigins:      origins,
 		ManagementOrigin:     apiOrigin,
 		ManagementOriginPath: apiOriginPath,
-		OriginSecretARN:      edge.OriginSecretARNIn(s.Data.OriginSecretARN, EdgeRegion),
+		OriginSecretARN:      s.Data.OriginSecretARNIn(st, EdgeRegion),
 		OriginSecretVersion:  cfg.OriginSecretVersion,
 		ClickStreamARN:       primary.Clicks.Stream.StreamArn(),
 		LogFields:            clicklog.Fields,

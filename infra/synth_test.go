@@ -28,7 +28,8 @@ import (
 //     primary (a reservation table over three replicas, the /v1 API in
 //     each; the edge's us-east-1 is none of them), a custom domain and
 //     certificate, a hosted zone (so /v1 fails over by DNS), WAF on, the
-//     origin secret pinned to a version; its recorded deployment
+//     alarm e-mail, the origin secret pinned to a version (every optional
+//     feature on); its recorded deployment
 //     (docs/deploy.md) has one region fewer and predates the reservation
 //     table (a new table is no loss).
 var (
@@ -44,6 +45,7 @@ var (
 		infra.CtxHostedZoneID:   "Z0123456789EXAMPLE",
 		infra.CtxHostedZoneName: "sho.rt",
 		infra.CtxWAF:            true,
+		infra.CtxAlarmEmail:     "ops@example.com",
 		infra.CtxCodeLength:     9,
 		// Recorded before the by-owner projection was a setting: its
 		// index projects ALL, and keeps doing so.

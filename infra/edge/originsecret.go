@@ -48,6 +48,10 @@ func OriginSecretARN(secret awssecretsmanager.Secret) *string {
 
 // OriginSecretARNIn is the ARN of the secret's replica in region: a
 // replica keeps the primary's name and suffix, only the region differs.
+// arn must be OriginSecretARN in the secret's own stack, which publishes
+// the result as an output: in another stack arn is a Fn::GetStackOutput,
+// which Fn::Split does not take, and CloudFormation refuses the template
+// (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/intrinsic-function-reference-split.html).
 func OriginSecretARNIn(arn *string, region string) *string {
 	parts := awscdk.Fn_Split(jsii.String(":"), arn, nil)
 	part := func(i float64) *string { return awscdk.Fn_Select(jsii.Number(i), parts) }

@@ -425,14 +425,12 @@ func New(scope constructs.Construct, id string, p Props) *Monitoring {
 		}))
 	}
 	if p.Distribution != nil {
-		// CloudFront publishes in us-east-1 with Region=Global.
-		avg := &awscloudwatch.MetricOptions{Statistic: jsii.String("Average"), Period: fiveMinutes}
-		errRate := p.Distribution.Metric5xxErrorRate(avg)
+		errRate := CloudFrontMetric(p.Distribution, "5xxErrorRate", "Average", fiveMinutes)
 		alarm("Edge5xx", fmt.Sprintf("More than %g %% of viewer requests answered 5xx", p.FiveXXPercent), errRate, p.FiveXXPercent, 2)
 		apiWidgets = append(apiWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
 			Title: jsii.String("CloudFront: requests and error rates"),
-			Left:  &[]awscloudwatch.IMetric{p.Distribution.MetricRequests(sum)},
-			Right: &[]awscloudwatch.IMetric{errRate, p.Distribution.Metric4xxErrorRate(avg)},
+			Left:  &[]awscloudwatch.IMetric{CloudFrontMetric(p.Distribution, "Requests", "Sum", fiveMinutes)},
+			Right: &[]awscloudwatch.IMetric{errRate, CloudFrontMetric(p.Distribution, "4xxErrorRate", "Average", fiveMinutes)},
 			Width: jsii.Number(8),
 		}))
 	}
@@ -476,4 +474,24 @@ func New(scope constructs.Construct, id string, p Props) *Monitoring {
 		}
 	}
 	return m
+}
+
+// CloudFrontMetric is one of distribution's metrics with both dimensions
+// CloudFront publishes it with, DistributionId and Region=Global, in
+// us-east-1 (the edge stack's Region)
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/programming-cloudwatch-metrics.html).
+// CDK's own Distribution.Metric* name DistributionId only
+// (https://github.com/aws/aws-cdk/issues/19245): such a metric has no
+// data, so an alarm on it never fires and its graph stays empty.
+func CloudFrontMetric(distribution awscloudfront.IDistribution, name, statistic string, period awscdk.Duration) awscloudwatch.Metric {
+	return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+		Namespace:  jsii.String("AWS/CloudFront"),
+		MetricName: jsii.String(name),
+		DimensionsMap: &map[string]*string{
+			"DistributionId": distribution.DistributionId(),
+			"Region":         jsii.String("Global"),
+		},
+		Statistic: jsii.String(statistic),
+		Period:    period,
+	})
 }
