@@ -620,9 +620,12 @@ func Distribution(o Options) Spec {
 			TargetOrigin: ManagementOriginID,
 			// HTTPS only rather than a redirect to it: a 301 answered to
 			// a POST turns into a GET in many clients.
-			ViewerProtocol:        HTTPSOnly,
-			AllowedMethods:        MethodsAll,
-			CachedMethods:         MethodsGetHead,
+			ViewerProtocol: HTTPSOnly,
+			AllowedMethods: MethodsAll,
+			CachedMethods:  MethodsGetHead,
+			// JSON compresses well; CloudFront compresses only for a
+			// viewer that asks (Accept-Encoding).
+			Compress:              true,
 			CachePolicy:           CachingDisabled,
 			OriginRequestPolicy:   APIRequests(),
 			ResponseHeadersPolicy: headers,
