@@ -518,8 +518,8 @@ const HSTSMaxAgeSeconds = 730 * 24 * 60 * 60
 // load, nothing may frame it, and no form may be sent from it.
 const StrictCSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
-// SecurityHeadersPolicy is the response headers policy of the redirect, unlock
-// and /v1 behaviours.
+// SecurityHeadersPolicy is the response headers policy of the /v1
+// behaviour: every security header overrides whatever the API sent.
 func SecurityHeadersPolicy() *ResponseHeadersPolicy {
 	return &ResponseHeadersPolicy{
 		Name:    "SecurityHeaders",
@@ -533,6 +533,31 @@ func SecurityHeadersPolicy() *ResponseHeadersPolicy {
 			XSSProtection:           &XSSProtection{Protection: true, ModeBlock: true, Override: true},
 		},
 	}
+}
+
+// RedirectSecurityHeadersPolicy is the response headers policy of the
+// redirect and unlock behaviours: the security headers of
+// SecurityHeadersPolicy, but Content-Security-Policy and Referrer-Policy
+// without override, so a page of the redirect origin that sets its own
+// keeps them and every other answer still gets the strict ones. CloudFront
+// adds a header without override only when the origin's answer lacks it
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/understanding-response-headers-policies.html).
+//
+// The password form needs both. Its CSP must let the form be sent: with
+// form-action 'none' Chromium refuses to submit it, and Chromium checks
+// form-action again on the 303 that answers the right password with the
+// destination, which the form's page may not name before the password is
+// given. So the form sets its own, with form-action open to 'self' and to
+// http(s) URLs (functions/redirect/redirectfn formPage). And its
+// Referrer-Policy, no-referrer, keeps the short link out of the
+// destination's Referer.
+func RedirectSecurityHeadersPolicy() *ResponseHeadersPolicy {
+	p := SecurityHeadersPolicy()
+	p.Name = "RedirectSecurityHeaders"
+	p.Comment = "Security headers on every redirect answer; the redirect origin's own CSP and Referrer-Policy are kept"
+	p.Security.ContentSecurityPolicy.Override = false
+	p.Security.ReferrerPolicy.Override = false
+	return p
 }
 
 // ConsoleHeadersPolicy is a console behaviour's response headers policy:
@@ -585,7 +610,7 @@ func Distribution(o Options) Spec {
 		ConnectionAttempts: 3, ConnectionTimeoutSeconds: 10, ReadTimeoutSeconds: 30,
 	})
 
-	headers := SecurityHeadersPolicy()
+	redirectHeaders := RedirectSecurityHeadersPolicy()
 	redirects := RedirectRequests()
 	d := Spec{
 		Comment: "URL shortener: redirects, the /v1 API and the /console web console",
@@ -597,7 +622,7 @@ func Distribution(o Options) Spec {
 			CachedMethods:         MethodsGetHead,
 			CachePolicy:           RedirectCache(),
 			OriginRequestPolicy:   redirects,
-			ResponseHeadersPolicy: headers,
+			ResponseHeadersPolicy: redirectHeaders,
 			RealtimeLog:           true,
 		},
 		Behaviors: []Behavior{{
@@ -613,7 +638,7 @@ func Distribution(o Options) Spec {
 			CachedMethods:         MethodsGetHead,
 			CachePolicy:           CachingDisabled,
 			OriginRequestPolicy:   redirects,
-			ResponseHeadersPolicy: headers,
+			ResponseHeadersPolicy: redirectHeaders,
 			RealtimeLog:           true,
 		}, {
 			PathPattern:  ManagementPathPattern,
@@ -628,7 +653,7 @@ func Distribution(o Options) Spec {
 			Compress:              true,
 			CachePolicy:           CachingDisabled,
 			OriginRequestPolicy:   APIRequests(),
-			ResponseHeadersPolicy: headers,
+			ResponseHeadersPolicy: SecurityHeadersPolicy(),
 		}},
 		RealtimeLog: RealtimeLog{Name: "ClickLog", SamplingRate: 100, Fields: slices.Clone(clicklog.Fields)},
 	}
