@@ -2,7 +2,6 @@ package edge
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscertificatemanager"
@@ -14,6 +13,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/shortlink-dev/shortener/shared/edgespec"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/viewer"
 )
@@ -339,7 +339,7 @@ const WAFRateRuleName = "RedirectRatePerIP"
 // edge (internal/localedge) plays either.
 const (
 	WAFCanonicalPathRuleName = "CanonicalRedirectPath"
-	NonCanonicalPathBody     = "This short link is spelt with percent-encoding; use it as it was given.\n"
+	NonCanonicalPathBody     = edgespec.NonCanonicalPathBody
 	nonCanonicalPathBodyKey  = "NonCanonicalPath"
 )
 
@@ -426,7 +426,8 @@ func newWebACL(scope constructs.Construct, limit int) awswafv2.CfnWebACL {
 // (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/adding-cloudfront-headers.html).
 const ViewerAddressHeader = "CloudFront-Viewer-Address"
 
-// CanonicalPathFunctionCode is the viewer-request CloudFront Function that
+// CanonicalPathFunctionCode is the source of the viewer-request CloudFront
+// Function (shared/edgespec functions/canonical-path.js) that
 // answers a redirect path holding a "%" as the web ACL's canonical-path
 // rule does (400, NonCanonicalPathBody), when there is no web ACL. A
 // function sees the URI as the viewer sent it, still percent-encoded
@@ -436,21 +437,7 @@ const ViewerAddressHeader = "CloudFront-Viewer-Address"
 // It runs on every viewer request of the redirect behaviour, hits included:
 // $0.10 per million (https://aws.amazon.com/cloudfront/pricing/), a sixth
 // of what WAF bills for inspecting the same requests.
-var CanonicalPathFunctionCode = `function handler(event) {
-  if (event.request.uri.indexOf('%') === -1) {
-    return event.request;
-  }
-  return {
-    statusCode: 400,
-    statusDescription: 'Bad Request',
-    headers: {
-      'content-type': { value: 'text/plain' },
-      'cache-control': { value: 'no-store' }
-    },
-    body: { encoding: 'text', data: ` + strconv.Quote(NonCanonicalPathBody) + ` }
-  };
-}
-`
+var CanonicalPathFunctionCode = edgespec.MustFunctionSource(edgespec.CanonicalPathFunction)
 
 func newCanonicalPathFunction(scope constructs.Construct) awscloudfront.Function {
 	return awscloudfront.NewFunction(scope, jsii.String("CanonicalPath"), &awscloudfront.FunctionProps{
