@@ -160,7 +160,7 @@ func checkBehavior(t *testing.T, tp tpl, d map[string]any, sb edgespec.Behavior,
 func functionName(fn resource) string {
 	switch code := fn.Props["FunctionCode"].(string); {
 	case code == edge.CanonicalPathFunctionCode:
-		return edgespec.CanonicalPathFunctionName
+		return edgespec.CanonicalPathFunction
 	case strings.Contains(code, "'/console/index.html'"):
 		return edgespec.ConsoleRewriteFunctionName
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscertificatemanager"
@@ -161,7 +160,7 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 		RedirectPolicy:   b.cachePolicies[spec.Default.CachePolicy.Name],
 		RedirectRequests: b.requestPolicies[spec.Default.OriginRequestPolicy.Name],
 		APIRequests:      b.requestPolicies[edgespec.APIRequests().Name],
-		CanonicalPath:    b.functions[edgespec.CanonicalPathFunctionName],
+		CanonicalPath:    b.functions[edgespec.CanonicalPathFunction],
 	}
 	return e
 }
@@ -469,7 +468,7 @@ func (b *builder) function(name string) awscloudfront.IFunction {
 	}
 	var f awscloudfront.IFunction
 	switch name {
-	case edgespec.CanonicalPathFunctionName:
+	case edgespec.CanonicalPathFunction:
 		f = newCanonicalPathFunction(b.scope)
 	default:
 		panic(fmt.Sprintf("edge: no CloudFront Function %q", name))
@@ -615,7 +614,7 @@ const WAFRateRuleName = edgespec.WAFRateRuleName
 // edge (internal/localedge) plays either.
 const (
 	WAFCanonicalPathRuleName = edgespec.WAFCanonicalPathRuleName
-	NonCanonicalPathBody     = "This short link is spelt with percent-encoding; use it as it was given.\n"
+	NonCanonicalPathBody     = edgespec.NonCanonicalPathBody
 	nonCanonicalPathBodyKey  = "NonCanonicalPath"
 )
 
@@ -702,7 +701,8 @@ func newWebACL(scope constructs.Construct, acl edgespec.WebACL) awswafv2.CfnWebA
 // (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/adding-cloudfront-headers.html).
 const ViewerAddressHeader = edgespec.ViewerAddressHeader
 
-// CanonicalPathFunctionCode is the viewer-request CloudFront Function that
+// CanonicalPathFunctionCode is the source of the viewer-request CloudFront
+// Function (shared/edgespec functions/canonical-path.js) that
 // answers a redirect path holding a "%" as the web ACL's canonical-path
 // rule does (400, NonCanonicalPathBody), when there is no web ACL. A
 // function sees the URI as the viewer sent it, still percent-encoded
@@ -712,21 +712,7 @@ const ViewerAddressHeader = edgespec.ViewerAddressHeader
 // It runs on every viewer request of the redirect behaviour, hits included:
 // $0.10 per million (https://aws.amazon.com/cloudfront/pricing/), a sixth
 // of what WAF bills for inspecting the same requests.
-var CanonicalPathFunctionCode = `function handler(event) {
-  if (event.request.uri.indexOf('%') === -1) {
-    return event.request;
-  }
-  return {
-    statusCode: 400,
-    statusDescription: 'Bad Request',
-    headers: {
-      'content-type': { value: 'text/plain' },
-      'cache-control': { value: 'no-store' }
-    },
-    body: { encoding: 'text', data: ` + strconv.Quote(NonCanonicalPathBody) + ` }
-  };
-}
-`
+var CanonicalPathFunctionCode = edgespec.MustFunctionSource(edgespec.CanonicalPathFunction)
 
 func newCanonicalPathFunction(scope constructs.Construct) awscloudfront.IFunction {
 	return awscloudfront.NewFunction(scope, jsii.String("CanonicalPath"), &awscloudfront.FunctionProps{

@@ -48,7 +48,7 @@ type viewerRequestFunc func(w http.ResponseWriter, r *http.Request) (next *http.
 
 // functions are the CloudFront Functions the local edge plays, by name.
 var functions = map[string]viewerRequestFunc{
-	edgespec.CanonicalPathFunctionName:  canonicalPathFunction,
+	edgespec.CanonicalPathFunction:      canonicalPathFunction,
 	edgespec.ConsoleRewriteFunctionName: consoleRewriteFunction,
 }
 

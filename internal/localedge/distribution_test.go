@@ -22,10 +22,10 @@ func TestNewRefusesWhatItDoesNotModel(t *testing.T) {
 		options Options
 	}{
 		{name: "a viewer-response function", change: func(d *edgespec.Spec) {
-			d.Default.Functions = append(d.Default.Functions, edgespec.FunctionAssociation{EventType: edgespec.ViewerResponse, Function: edgespec.CanonicalPathFunctionName})
+			d.Default.Functions = append(d.Default.Functions, edgespec.FunctionAssociation{EventType: edgespec.ViewerResponse, Function: edgespec.CanonicalPathFunction})
 		}},
 		{name: "an unknown event type", change: func(d *edgespec.Spec) {
-			d.Default.Functions = []edgespec.FunctionAssociation{{EventType: "origin-request", Function: edgespec.CanonicalPathFunctionName}}
+			d.Default.Functions = []edgespec.FunctionAssociation{{EventType: "origin-request", Function: edgespec.CanonicalPathFunction}}
 		}},
 		{name: "an unknown function", change: func(d *edgespec.Spec) {
 			d.Behaviors[0].Functions = []edgespec.FunctionAssociation{{EventType: edgespec.ViewerRequest, Function: "geo-redirect"}}

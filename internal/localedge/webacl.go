@@ -4,12 +4,13 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/shortlink-dev/shortener/shared/edgespec"
 )
 
-// NonCanonicalPathBody is the web ACL's answer to a percent-encoded
-// redirect path, as infra/edge sets it (edge.NonCanonicalPathBody; a test
-// there keeps the two equal).
-const NonCanonicalPathBody = "This short link is spelt with percent-encoding; use it as it was given.\n"
+// NonCanonicalPathBody is the web ACL's and the canonical-path function's
+// answer to a percent-encoded redirect path (edgespec.NonCanonicalPathBody).
+const NonCanonicalPathBody = edgespec.NonCanonicalPathBody
 
 // nonCanonical reports whether the deployed edge refuses a
 // redirect-behaviour request for escapedPath, the path as the viewer spelt

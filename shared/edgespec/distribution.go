@@ -418,11 +418,10 @@ const (
 // FailoverStatusCodes send a redirect to the fallback Region.
 var FailoverStatusCodes = []int{500, 502, 503, 504}
 
-// The CloudFront Functions the distribution runs (FunctionSource).
-const (
-	CanonicalPathFunctionName  = "canonical-path"
-	ConsoleRewriteFunctionName = "console-rewrite"
-)
+// ConsoleRewriteFunctionName is the console's viewer-request function,
+// as CanonicalPathFunction is the redirects'. Its source is still
+// infra/webconsole's.
+const ConsoleRewriteFunctionName = "console-rewrite"
 
 // ForwardedAPIHeaders are the viewer headers /v1 needs at the origin. The
 // viewer's Host is never forwarded: API Gateway routes on its own host
@@ -662,7 +661,7 @@ func Distribution(o Options) Spec {
 	} else {
 		// Without the web ACL's canonical-path rule, this function refuses
 		// percent-encoded redirect paths, before the cache.
-		d.Default.Functions = []FunctionAssociation{{EventType: ViewerRequest, Function: CanonicalPathFunctionName}}
+		d.Default.Functions = []FunctionAssociation{{EventType: ViewerRequest, Function: CanonicalPathFunction}}
 	}
 	if o.Console {
 		origins = append(origins, Origin{ID: ConsoleOriginID, Kind: ConsoleBucket, OriginAccessControl: true})

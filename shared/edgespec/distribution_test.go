@@ -51,7 +51,7 @@ func TestDistributionVariants(t *testing.T) {
 			name: "defaults", opts: Options{},
 			patterns:  []string{UnlockPathPattern, ManagementPathPattern},
 			target:    RedirectOriginID,
-			functions: []FunctionAssociation{{EventType: ViewerRequest, Function: CanonicalPathFunctionName}},
+			functions: []FunctionAssociation{{EventType: ViewerRequest, Function: CanonicalPathFunction}},
 		},
 		{
 			name: "everything", opts: Options{WAF: true, WAFRateLimit: 500, Failover: true, Console: true},
