@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"net"
@@ -19,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/shortlink-dev/shortener/internal/cloudfrontjs"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/viewer"
@@ -156,6 +158,9 @@ type Edge struct {
 	log       *slog.Logger
 	// originHeaders are RedirectOriginHeaders, keys in canonical form.
 	originHeaders http.Header
+	// viewerRequest is the redirect behaviour's CloudFront Function
+	// (functions.go).
+	viewerRequest *cloudfrontjs.Function
 
 	invalidationDelay time.Duration
 	afterFunc         func(time.Duration, func())
@@ -206,6 +211,11 @@ func New(o Options) (*Edge, error) {
 	if o.Policy != nil {
 		e.policy = *o.Policy
 	}
+	vr, err := newRedirectViewerRequest()
+	if err != nil {
+		return nil, fmt.Errorf("localedge: %w", err)
+	}
+	e.viewerRequest = vr
 	if len(o.RedirectOriginHeaders) > 0 {
 		e.originHeaders = http.Header{}
 		for k, v := range o.RedirectOriginHeaders {
@@ -303,6 +313,20 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if first != link.UnlockPrefix && !viewerUsedHTTP(r) {
+		// The redirect behaviour's viewer-request function, before the
+		// cache (functions.go); CloudFront's 301 to https comes first.
+		next, status, result, done := e.runViewerRequest(w, r, id)
+		if done {
+			e.emit(r, path, status, result, id, headerValue(h, "Content-Type"), e.now())
+			return
+		}
+		if next != r {
+			r, path = next, next.URL.EscapedPath()
+			first, rest = firstSegment(path)
+		}
+	}
+
 	// answered is when the edge answered, for the log record: a hit reads
 	// the clock once, for its lookup, its Age and its record.
 	var status int
@@ -314,10 +338,6 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRedirectToHTTPS(w, r)
 		answered = e.now()
 		e.toHTTPS.Add(1)
-	case nonCanonical(path):
-		status, result = http.StatusBadRequest, ResultError
-		writeNonCanonical(w)
-		answered = e.now()
 	case r.Method != http.MethodGet && r.Method != http.MethodHead && first != link.UnlockPrefix:
 		// The redirect behaviour allows GET and HEAD only: CloudFront
 		// refuses any other method on a behaviour whose target is an
