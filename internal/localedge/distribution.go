@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shortlink-dev/shortener/internal/cloudfrontjs"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/edgespec"
 	"github.com/shortlink-dev/shortener/shared/viewer"
@@ -36,19 +37,23 @@ type behavior struct {
 	forwardQuery   bool
 	originHeaders  http.Header // the origin's custom headers
 	responseHeader []edgespec.Header
-	// viewerRequest is the viewer-request function, nil when none.
-	viewerRequest viewerRequestFunc
-	log           bool
+	// function is the viewer-request CloudFront Function, run from the
+	// JavaScript infra deploys (edgespec.FunctionSource, cloudfrontjs);
+	// goFunction one played in Go, for a function whose source is not in
+	// shared/edgespec. Both nil when the behaviour has none.
+	function   *cloudfrontjs.Function
+	goFunction viewerRequestFunc
+	log        bool
 }
 
-// viewerRequestFunc plays a viewer-request CloudFront Function: it either
-// answers the viewer itself (answered true, with the status it wrote) or
-// hands on the request, possibly with another URI.
+// viewerRequestFunc plays a viewer-request CloudFront Function in Go: it
+// either answers the viewer itself (answered true, with the status it
+// wrote) or hands on the request, possibly with another URI.
 type viewerRequestFunc func(w http.ResponseWriter, r *http.Request) (next *http.Request, status int, answered bool)
 
-// functions are the CloudFront Functions the local edge plays, by name.
-var functions = map[string]viewerRequestFunc{
-	edgespec.CanonicalPathFunction:      canonicalPathFunction,
+// goFunctions are the CloudFront Functions played in Go, by name: the
+// console's rewrite, whose JavaScript is still infra/webconsole's.
+var goFunctions = map[string]viewerRequestFunc{
 	edgespec.ConsoleRewriteFunctionName: consoleRewriteFunction,
 }
 
@@ -198,14 +203,22 @@ func compileBehavior(d edgespec.Spec, sb edgespec.Behavior, o Options) (*behavio
 		if f.EventType != edgespec.ViewerRequest {
 			return nil, fail("function %q on %q (viewer-request only)", f.Function, f.EventType)
 		}
-		fn, ok := functions[f.Function]
+		if b.function != nil || b.goFunction != nil {
+			return nil, fail("two viewer-request functions")
+		}
+		if src, err := edgespec.FunctionSource(f.Function); err == nil {
+			fn, err := cloudfrontjs.Compile(f.Function, src)
+			if err != nil {
+				return nil, fmt.Errorf("localedge: behaviour %q: %w", sb.PathPattern, err)
+			}
+			b.function = fn
+			continue
+		}
+		fn, ok := goFunctions[f.Function]
 		if !ok {
 			return nil, fail("function %q", f.Function)
 		}
-		if b.viewerRequest != nil {
-			return nil, fail("two viewer-request functions")
-		}
-		b.viewerRequest = fn
+		b.goFunction = fn
 	}
 
 	kind, err := targetKind(d, sb.TargetOrigin)

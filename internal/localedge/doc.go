@@ -53,10 +53,14 @@
 //   - 400, 403, 405, 412 and 415: only when the origin sends Cache-Control.
 //   - anything else: not kept.
 //
-// A redirect path with a "%" in it is answered 400 before the cache, as
-// the deployed canonical-path function (or, with WAF, the web ACL's rule)
-// answers it (functions.go, webacl.go): the origin would decode it to a
-// code whose invalidations never reach the spelling's cache entry.
+// A redirect path with a "%" in it is answered 400 before the cache by the
+// deployed canonical-path function, its JavaScript run by
+// internal/cloudfrontjs (functions.go; with WAF the web ACL's rule gives
+// the same answer): the origin would decode it to a code whose
+// invalidations never reach the spelling's cache entry. Every function of
+// the description whose source shared/edgespec holds runs that way; the
+// console's rewrite, whose source is still infra/webconsole's, is played
+// in Go.
 //
 // Every request the redirect behaviour sends to the origin carries the
 // redirect origin's custom headers (Options.RedirectOriginHeaders), as

@@ -322,7 +322,7 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPSOnly(w)
 		answered = e.now()
 	default:
-		status, result, answered = e.serve(w, r, path, b)
+		status, result, answered = e.serve(w, r, id, b)
 	}
 	if b.log {
 		if result != ResultRedirect && isRedirect(status) {
@@ -335,9 +335,16 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serve answers an https viewer's request on behaviour b: its
 // viewer-request function, its allowed methods, then the cache or the
 // origin.
-func (e *Edge) serve(w http.ResponseWriter, r *http.Request, path string, b *behavior) (int, string, time.Time) {
-	if b.viewerRequest != nil {
-		next, status, answered := b.viewerRequest(w, r)
+func (e *Edge) serve(w http.ResponseWriter, r *http.Request, id string, b *behavior) (int, string, time.Time) {
+	switch {
+	case b.function != nil:
+		next, status, result, answered := e.runViewerRequest(w, r, id, b.function)
+		if answered {
+			return status, result, e.now()
+		}
+		r = next
+	case b.goFunction != nil:
+		next, status, answered := b.goFunction(w, r)
 		if answered {
 			return status, resultFor(status, false), e.now()
 		}
