@@ -120,3 +120,31 @@ func TestResponseHeadersAsCloudFrontWritesThem(t *testing.T) {
 		{"Cache-Control", "no-store", true},
 	}, p.Headers())
 }
+
+// TestRedirectPagesKeepTheirOwnCSPAndReferrerPolicy: on the redirect and
+// unlock behaviours the origin's Content-Security-Policy and
+// Referrer-Policy win (the password form's must), every other security
+// header overrides as on /v1, and answers without their own still get the
+// strict ones.
+func TestRedirectPagesKeepTheirOwnCSPAndReferrerPolicy(t *testing.T) {
+	d := Distribution(Options{})
+	unlock := d.Match("/unlock/abc")
+	require.Equal(t, UnlockPathPattern, unlock.PathPattern)
+	api := d.Match("/v1/links")
+	for _, b := range []Behavior{d.Default, unlock} {
+		require.NotNil(t, b.ResponseHeadersPolicy, b.PathPattern)
+		got := b.ResponseHeadersPolicy.Headers()
+		want := api.ResponseHeadersPolicy.Headers()
+		require.Len(t, got, len(want))
+		for i, h := range got {
+			assert.Equal(t, want[i].Name, h.Name)
+			assert.Equal(t, want[i].Value, h.Value, h.Name)
+			keep := h.Name == "Content-Security-Policy" || h.Name == "Referrer-Policy"
+			assert.Equal(t, !keep, h.Override, "%s %s", b.PathPattern, h.Name)
+		}
+	}
+	for _, h := range api.ResponseHeadersPolicy.Headers() {
+		assert.True(t, h.Override, "/v1 %s", h.Name)
+	}
+	assert.Contains(t, StrictCSP, "form-action 'none'", "the default for pages without their own")
+}
