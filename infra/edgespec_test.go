@@ -46,6 +46,9 @@ func TestDistributionMatchesTheDescription(t *testing.T) {
 			def := d["DefaultCacheBehavior"].(map[string]any)
 			assert.Nil(t, def["PathPattern"])
 			checkBehavior(t, tp, d, spec.Default, def)
+			if t.Failed() {
+				t.Logf("the distribution: %s", toJSON(d))
+			}
 
 			var responses []edgespec.ErrorResponse
 			for _, r := range asSlice(d["CustomErrorResponses"]) {
@@ -93,7 +96,7 @@ func checkBehavior(t *testing.T, tp tpl, d map[string]any, sb edgespec.Behavior,
 	if cp := sb.CachePolicy; cp.Managed != "" {
 		assert.Equal(t, cp.ManagedID, b["CachePolicyId"], name)
 	} else {
-		res := tp.resource(get(b, "CachePolicyId", "Ref").(string))
+		res := tp.resource(refID(t, b["CachePolicyId"]))
 		require.Equal(t, "AWS::CloudFront::CachePolicy", res.Type, name)
 		c := get(res.Props, "CachePolicyConfig").(map[string]any)
 		assert.Equal(t, cp.Comment, c["Comment"], name)
@@ -111,7 +114,7 @@ func checkBehavior(t *testing.T, tp tpl, d map[string]any, sb edgespec.Behavior,
 	if rp := sb.OriginRequestPolicy; rp == nil {
 		assert.Nil(t, b["OriginRequestPolicyId"], name)
 	} else {
-		res := tp.resource(get(b, "OriginRequestPolicyId", "Ref").(string))
+		res := tp.resource(refID(t, b["OriginRequestPolicyId"]))
 		require.Equal(t, "AWS::CloudFront::OriginRequestPolicy", res.Type, name)
 		c := get(res.Props, "OriginRequestPolicyConfig").(map[string]any)
 		assert.Equal(t, rp.Comment, c["Comment"], name)
@@ -124,7 +127,7 @@ func checkBehavior(t *testing.T, tp tpl, d map[string]any, sb edgespec.Behavior,
 	if hp := sb.ResponseHeadersPolicy; hp == nil {
 		assert.Nil(t, b["ResponseHeadersPolicyId"], name)
 	} else {
-		res := tp.resource(get(b, "ResponseHeadersPolicyId", "Ref").(string))
+		res := tp.resource(refID(t, b["ResponseHeadersPolicyId"]))
 		require.Equal(t, "AWS::CloudFront::ResponseHeadersPolicy", res.Type, name)
 		c := get(res.Props, "ResponseHeadersPolicyConfig").(map[string]any)
 		assert.Equal(t, hp.Comment, c["Comment"], name)
@@ -133,18 +136,18 @@ func checkBehavior(t *testing.T, tp tpl, d map[string]any, sb edgespec.Behavior,
 
 	var assocs []edgespec.FunctionAssociation
 	for _, a := range asSlice(get(b, "FunctionAssociations")) {
-		fn := tp.resource(get(a, "FunctionARN", "Fn::GetAtt", 0).(string))
+		fn := tp.resource(refID(t, get(a, "FunctionARN")))
 		require.Equal(t, "AWS::CloudFront::Function", fn.Type, name)
 		assert.Equal(t, "cloudfront-js-2.0", get(fn.Props, "FunctionConfig", "Runtime"), name)
 		assocs = append(assocs, edgespec.FunctionAssociation{
-			EventType: edgespec.FunctionEventType(get(a, "EventType").(string)),
+			EventType: edgespec.FunctionEventType(fmt.Sprint(get(a, "EventType"))),
 			Function:  functionName(fn),
 		})
 	}
 	assert.Equal(t, sb.Functions, assocs, name)
 
 	if sb.RealtimeLog {
-		res := tp.resource(get(b, "RealtimeLogConfigArn", "Fn::GetAtt", 0).(string))
+		res := tp.resource(refID(t, b["RealtimeLogConfigArn"]))
 		require.Equal(t, "AWS::CloudFront::RealtimeLogConfig", res.Type, name)
 		assert.Equal(t, strs(edgespec.Distribution(edgespec.Options{}).RealtimeLog.Fields), res.Props["Fields"], name)
 		assert.Equal(t, 100.0, res.Props["SamplingRate"], name)
@@ -152,13 +155,26 @@ func checkBehavior(t *testing.T, tp tpl, d map[string]any, sb edgespec.Behavior,
 		assert.Nil(t, b["RealtimeLogConfigArn"], name)
 	}
 
-	checkTarget(t, d, name, sb.TargetOrigin, b["TargetOriginId"].(string))
+	checkTarget(t, d, name, sb.TargetOrigin, fmt.Sprint(b["TargetOriginId"]))
+}
+
+// refID is the logical ID a Ref or Fn::GetAtt names.
+func refID(t *testing.T, v any) string {
+	t.Helper()
+	if id, ok := get(v, "Ref").(string); ok {
+		return id
+	}
+	if id, ok := get(v, "Fn::GetAtt", 0).(string); ok {
+		return id
+	}
+	t.Errorf("not a reference to a resource: %s", toJSON(v))
+	return ""
 }
 
 // functionName tells which of the description's functions a template's
 // function is, by its code.
 func functionName(fn resource) string {
-	switch code := fn.Props["FunctionCode"].(string); {
+	switch code, _ := fn.Props["FunctionCode"].(string); {
 	case code == edge.CanonicalPathFunctionCode:
 		return edgespec.CanonicalPathFunction
 	case strings.Contains(code, "'/console/index.html'"):
@@ -187,8 +203,8 @@ func checkTarget(t *testing.T, d map[string]any, name, id, targetID string) {
 		assert.ElementsMatch(t, g.FailoverStatusCodes, codes, name)
 		members := asSlice(get(group, "Members", "Items"))
 		require.Len(t, members, 2, name)
-		checkOrigin(t, d, name+" primary", g.Primary, get(members[0], "OriginId").(string))
-		checkOrigin(t, d, name+" fallback", g.Fallback, get(members[1], "OriginId").(string))
+		checkOrigin(t, d, name+" primary", g.Primary, fmt.Sprint(get(members[0], "OriginId")))
+		checkOrigin(t, d, name+" fallback", g.Fallback, fmt.Sprint(get(members[1], "OriginId")))
 		return
 	}
 	checkOrigin(t, d, name, id, targetID)
@@ -220,10 +236,10 @@ func checkOrigin(t *testing.T, d map[string]any, name, id, originID string) {
 	}
 	var headers []string
 	for _, h := range asSlice(o["OriginCustomHeaders"]) {
-		headers = append(headers, get(h, "HeaderName").(string))
+		headers = append(headers, fmt.Sprint(get(h, "HeaderName")))
 	}
 	assert.Equal(t, so.CustomHeaders, headers, name)
-	c := o["CustomOriginConfig"].(map[string]any)
+	c, _ := o["CustomOriginConfig"].(map[string]any)
 	assert.Equal(t, "https-only", c["OriginProtocolPolicy"], name)
 	assert.Equal(t, []any{"TLSv1.2"}, c["OriginSSLProtocols"], name)
 	assert.Equal(t, float64(so.ReadTimeoutSeconds), c["OriginReadTimeout"], name)
@@ -238,7 +254,7 @@ func checkKey(t *testing.T, what string, want edgespec.KeyValues, behavior, name
 	assert.Equal(t, string(want.Behavior), behavior, what)
 	var got []string
 	for _, n := range asSlice(names) {
-		got = append(got, strings.ToLower(n.(string)))
+		got = append(got, strings.ToLower(fmt.Sprint(n)))
 	}
 	var wantNames []string
 	for _, n := range want.Names {
