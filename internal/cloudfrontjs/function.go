@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -158,6 +159,9 @@ func (f *Function) Name() string { return f.name }
 // the request to go on with or the response it generated.
 func (f *Function) ViewerRequest(ctx context.Context, ev Event) (RequestResult, error) {
 	ev.Version, ev.Context.EventType, ev.Response = EventVersion, EventViewerRequest, nil
+	// The function sees only the headers it may; what it returns is
+	// checked against those.
+	ev.Request.Headers = visibleHeaders(ev.Request.Headers)
 	out, err := f.invoke(ctx, func(vm *goja.Runtime, handler goja.Callable) (goja.Value, error) {
 		return handler(goja.Undefined(), eventToJS(vm, ev))
 	})
@@ -235,6 +239,8 @@ func (e *engine) end() {
 	e.vm.ClearInterrupt()
 }
 
+var promiseType = reflect.TypeFor[*goja.Promise]()
+
 // budgetExceeded is the value an interrupt for the budget carries.
 type budgetExceeded struct{}
 
@@ -291,7 +297,10 @@ func (f *Function) invoke(ctx context.Context, call func(vm *goja.Runtime, handl
 	if err != nil {
 		return nil, f.runError(inv, err)
 	}
-	if p, ok := v.Export().(*goja.Promise); ok {
+	// ExportType, not Export: exporting a plain object builds all of it,
+	// which the caller does once below.
+	if o, ok := v.(*goja.Object); ok && o.ExportType() == promiseType {
+		p := o.Export().(*goja.Promise)
 		switch p.State() {
 		case goja.PromiseStateFulfilled:
 			v = p.Result()
