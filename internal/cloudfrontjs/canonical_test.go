@@ -48,3 +48,17 @@ func TestCanonicalPathFunction(t *testing.T) {
 		})
 	}
 }
+
+// TestEdgespecFunctionsLoad: every CloudFront Function infra deploys loads
+// under cloudfront-js-2.0's rules (size, syntax, features, handler), so a
+// function that CloudFront would refuse at deploy time fails here first.
+func TestEdgespecFunctionsLoad(t *testing.T) {
+	names := edgespec.FunctionNames()
+	require.NotEmpty(t, names)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			_, err := Compile(name, edgespec.MustFunctionSource(name))
+			assert.NoError(t, err)
+		})
+	}
+}

@@ -33,9 +33,12 @@
 //   - 400, 403, 405, 412 and 415: only when the origin sends Cache-Control.
 //   - anything else: not kept.
 //
-// A redirect path with a "%" in it is answered 400 before the cache, as
-// the deployed web ACL's canonical-path rule answers it (webacl.go): the
-// origin would decode it to a code whose invalidations never reach the
+// Every request of the redirect behaviour runs its viewer-request
+// CloudFront Function before the cache: the JavaScript infra deploys
+// (shared/edgespec functions/canonical-path.js), run by
+// internal/cloudfrontjs (functions.go). It answers a path with a "%" in it
+// 400, as the web ACL's canonical-path rule does with WAF on: the origin
+// would decode it to a code whose invalidations never reach the
 // spelling's cache entry.
 //
 // Every request the redirect behaviour sends to the origin carries the
