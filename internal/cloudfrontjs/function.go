@@ -14,13 +14,16 @@ import (
 	"github.com/dop251/goja/parser"
 )
 
-// Limits of cloudfront-js-2.0 that Compile and the calls enforce
+// Limits that Compile and the calls enforce
 // (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/cloudfront-limits.html#limits-functions).
 const (
 	// MaxSourceBytes is the largest function: 10 KB of code.
 	MaxSourceBytes = 10 * 1024
 	// MaxGeneratedResponseBytes bounds a response a function generates,
-	// headers and body: 40 KB.
+	// headers and body: 40 KB. AWS states it for the responses Lambda@Edge
+	// viewer functions generate (#limits-lambda-at-edge); for CloudFront
+	// Functions, whose generated responses travel the same viewer path,
+	// this package applies the same bound rather than none.
 	MaxGeneratedResponseBytes = 40 * 1024
 	// MaxLogBytes is where CloudFront truncates an invocation's logs
 	// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/cloudfront-function-restrictions.html).

@@ -83,7 +83,7 @@ func parseRequest(m map[string]any, orig *Request) (*Request, error) {
 	}
 	req.URI = uri
 	var err error
-	if req.Querystring, err = parseValues(m["querystring"], "request.querystring", queryField); err != nil {
+	if req.Querystring, err = parseQuerystring(m["querystring"]); err != nil {
 		return nil, err
 	}
 	if req.Headers, err = parseValues(m["headers"], "request.headers", headerField); err != nil {
@@ -96,6 +96,30 @@ func parseRequest(m map[string]any, orig *Request) (*Request, error) {
 		return nil, err
 	}
 	return req, nil
+}
+
+// parseQuerystring reads request.querystring: the event's object, or the
+// string cloudfront-js-2.0 also takes there ("a=1&b=2", a leading "?"
+// allowed), as the functions that rebuild a query string set it
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/functions-javascript-runtime-20.html).
+func parseQuerystring(v any) (Values, error) {
+	s, ok := v.(string)
+	if !ok {
+		return parseValues(v, "request.querystring", queryField)
+	}
+	q := parseRawQuery(strings.TrimPrefix(s, "?"))
+	for name, val := range q {
+		where := func() string { return fmt.Sprintf("request.querystring %q", s) }
+		if err := checkName(queryField, where(), name); err != nil {
+			return nil, err
+		}
+		for _, one := range val.All() {
+			if err := checkValue(queryField, where, one); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return q, nil
 }
 
 // parseResponse reads a response: one a viewer-request function generated
