@@ -322,8 +322,12 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if next != r {
+			// CloudFront chose the behaviour before the function ran, so
+			// first stays; the changed path is what the cache keys on and
+			// the origin gets.
 			r, path = next, next.URL.EscapedPath()
-			first, rest = firstSegment(path)
+			seg, more := firstSegment(path)
+			rest = seg == "" || more
 		}
 	}
 
