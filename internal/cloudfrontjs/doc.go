@@ -26,6 +26,11 @@
 // cloudfront (KeyValueStore, origin helpers) and Buffer are refused with an
 // error that says so, since nothing here models them yet.
 //
+// Not filtered: the methods of the built-in objects that are there. The
+// engine has a few later than AWS's list (String.prototype.at and
+// replaceAll, Array.prototype.flat, Object.hasOwn, ...), which a function
+// should not rely on until AWS lists them.
+//
 // Not modelled: the 2 MB memory limit (a runaway allocation usually hits
 // the compute budget first) and CloudFront's exact compute scale; the
 // budget here is a generous wall-clock bound (DefaultBudget), so a function

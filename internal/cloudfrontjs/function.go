@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -13,13 +14,16 @@ import (
 	"github.com/dop251/goja/parser"
 )
 
-// Limits of cloudfront-js-2.0 that Compile and the calls enforce
+// Limits that Compile and the calls enforce
 // (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/cloudfront-limits.html#limits-functions).
 const (
 	// MaxSourceBytes is the largest function: 10 KB of code.
 	MaxSourceBytes = 10 * 1024
 	// MaxGeneratedResponseBytes bounds a response a function generates,
-	// headers and body: 40 KB.
+	// headers and body: 40 KB. AWS states it for the responses Lambda@Edge
+	// viewer functions generate (#limits-lambda-at-edge); for CloudFront
+	// Functions, whose generated responses travel the same viewer path,
+	// this package applies the same bound rather than none.
 	MaxGeneratedResponseBytes = 40 * 1024
 	// MaxLogBytes is where CloudFront truncates an invocation's logs
 	// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/cloudfront-function-restrictions.html).
@@ -158,6 +162,9 @@ func (f *Function) Name() string { return f.name }
 // the request to go on with or the response it generated.
 func (f *Function) ViewerRequest(ctx context.Context, ev Event) (RequestResult, error) {
 	ev.Version, ev.Context.EventType, ev.Response = EventVersion, EventViewerRequest, nil
+	// The function sees only the headers it may; what it returns is
+	// checked against those.
+	ev.Request.Headers = visibleHeaders(ev.Request.Headers)
 	out, err := f.invoke(ctx, func(vm *goja.Runtime, handler goja.Callable) (goja.Value, error) {
 		return handler(goja.Undefined(), eventToJS(vm, ev))
 	})
@@ -235,6 +242,8 @@ func (e *engine) end() {
 	e.vm.ClearInterrupt()
 }
 
+var promiseType = reflect.TypeFor[*goja.Promise]()
+
 // budgetExceeded is the value an interrupt for the budget carries.
 type budgetExceeded struct{}
 
@@ -291,7 +300,10 @@ func (f *Function) invoke(ctx context.Context, call func(vm *goja.Runtime, handl
 	if err != nil {
 		return nil, f.runError(inv, err)
 	}
-	if p, ok := v.Export().(*goja.Promise); ok {
+	// ExportType, not Export: exporting a plain object builds all of it,
+	// which the caller does once below.
+	if o, ok := v.(*goja.Object); ok && o.ExportType() == promiseType {
+		p := o.Export().(*goja.Promise)
 		switch p.State() {
 		case goja.PromiseStateFulfilled:
 			v = p.Result()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -82,7 +83,7 @@ func parseRequest(m map[string]any, orig *Request) (*Request, error) {
 	}
 	req.URI = uri
 	var err error
-	if req.Querystring, err = parseValues(m["querystring"], "request.querystring", queryField); err != nil {
+	if req.Querystring, err = parseQuerystring(m["querystring"]); err != nil {
 		return nil, err
 	}
 	if req.Headers, err = parseValues(m["headers"], "request.headers", headerField); err != nil {
@@ -95,6 +96,30 @@ func parseRequest(m map[string]any, orig *Request) (*Request, error) {
 		return nil, err
 	}
 	return req, nil
+}
+
+// parseQuerystring reads request.querystring: the event's object, or the
+// string cloudfront-js-2.0 also takes there ("a=1&b=2", a leading "?"
+// allowed), as the functions that rebuild a query string set it
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/functions-javascript-runtime-20.html).
+func parseQuerystring(v any) (Values, error) {
+	s, ok := v.(string)
+	if !ok {
+		return parseValues(v, "request.querystring", queryField)
+	}
+	q := parseRawQuery(strings.TrimPrefix(s, "?"))
+	for name, val := range q {
+		where := func() string { return fmt.Sprintf("request.querystring %q", s) }
+		if err := checkName(queryField, where(), name); err != nil {
+			return nil, err
+		}
+		for _, one := range val.All() {
+			if err := checkValue(queryField, where, one); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return q, nil
 }
 
 // parseResponse reads a response: one a viewer-request function generated
@@ -228,7 +253,7 @@ func parseValues(v any, where string, f field) (Values, error) {
 		if err := checkName(f, where, name); err != nil {
 			return nil, err
 		}
-		val, err := parseValue(e, fmt.Sprintf("%s[%q]", where, name), f)
+		val, err := parseValue(e, where, name, f)
 		if err != nil {
 			return nil, err
 		}
@@ -237,25 +262,29 @@ func parseValues(v any, where string, f field) (Values, error) {
 	return out, nil
 }
 
-func parseValue(v any, where string, f field) (Value, error) {
+// parseValue reads the entry name of the object in (request.headers, say);
+// the entry's path for messages is built only for an error, as a hit's
+// result has a dozen entries and no error.
+func parseValue(v any, in, name string, f field) (Value, error) {
+	where := func() string { return fmt.Sprintf("%s[%q]", in, name) }
 	m, ok := v.(map[string]any)
 	if !ok {
-		return Value{}, invalid("%s is %s, not {value}", where, kindOf(v))
+		return Value{}, invalid("%s is %s, not {value}", where(), kindOf(v))
 	}
 	var out Value
 	if mv, ok := m["multiValue"]; ok && mv != nil {
 		items, ok := mv.([]any)
 		if !ok {
-			return Value{}, invalid("%s.multiValue is %s, not an array", where, kindOf(mv))
+			return Value{}, invalid("%s.multiValue is %s, not an array", where(), kindOf(mv))
 		}
 		for i, it := range items {
 			im, ok := it.(map[string]any)
 			if !ok {
-				return Value{}, invalid("%s.multiValue[%d] is %s, not {value}", where, i, kindOf(it))
+				return Value{}, invalid("%s.multiValue[%d] is %s, not {value}", where(), i, kindOf(it))
 			}
 			s, ok := im["value"].(string)
 			if !ok {
-				return Value{}, invalid("%s.multiValue[%d].value is %s, not a string", where, i, kindOf(im["value"]))
+				return Value{}, invalid("%s.multiValue[%d].value is %s, not a string", where(), i, kindOf(im["value"]))
 			}
 			if err := checkValue(f, where, s); err != nil {
 				return Value{}, err
@@ -272,7 +301,7 @@ func parseValue(v any, where string, f field) (Value, error) {
 	case len(out.MultiValue) > 0 && m["value"] == nil:
 		out.Value = out.MultiValue[0].Value
 	default:
-		return Value{}, invalid("%s.value is %s, not a string", where, kindOf(m["value"]))
+		return Value{}, invalid("%s.value is %s, not a string", where(), kindOf(m["value"]))
 	}
 	return out, nil
 }
@@ -296,7 +325,7 @@ func parseResponseCookies(v any) (ResponseCookies, error) {
 		if !ok {
 			return Cookie{}, invalid("%s.value is %s, not a string", where, kindOf(cm["value"]))
 		}
-		if err := checkValue(cookieField, where, s); err != nil {
+		if err := checkValue(cookieField, func() string { return where }, s); err != nil {
 			return Cookie{}, err
 		}
 		c.Value = s
@@ -356,11 +385,19 @@ func checkHeaders(h Values, eventType, where string, before Values) error {
 	for _, name := range readOnlyHeaders[eventType] {
 		was, had := before[name]
 		now, has := h[name]
-		if had != has || !reflect.DeepEqual(was.All(), now.All()) {
+		if had != has || !sameValue(was, now) {
 			return invalid("%s: %s is read-only", where, name)
 		}
 	}
 	return nil
+}
+
+// sameValue reports whether a and b hold the same values.
+func sameValue(a, b Value) bool {
+	if len(a.MultiValue) == 0 && len(b.MultiValue) == 0 {
+		return a.Value == b.Value
+	}
+	return slices.Equal(a.All(), b.All())
 }
 
 // checkURI keeps the URI a path: CloudFront sends it to the origin as the
@@ -391,7 +428,7 @@ func checkName(f field, where, name string) error {
 	return nil
 }
 
-func checkValue(f field, where, s string) error {
+func checkValue(f field, where func() string, s string) error {
 	ok := printable(s)
 	switch f {
 	case queryField:
@@ -402,7 +439,7 @@ func checkValue(f field, where, s string) error {
 		ok = ok && !strings.Contains(s, ";")
 	}
 	if !ok {
-		return invalid("%s: %q is not a valid value", where, s)
+		return invalid("%s: %q is not a valid value", where(), s)
 	}
 	return nil
 }

@@ -28,6 +28,12 @@ func TestViewerRequestResultValidation(t *testing.T) {
 		{"header with several values", "r.headers['x-v'] = { value: 'a', multiValue: [{ value: 'a' }, { value: 'b' }] }; return r;", ""},
 		{"header removed", "delete r.headers['user-agent']; return r;", ""},
 		{"query parameter added", "r.querystring.ref = { value: 'x' }; return r;", ""},
+		{"query string as a string", "r.querystring = 'a=1&b=2&a=3'; return r;", ""},
+		{"query string as a string with ?", "r.querystring = '?a=1'; return r;", ""},
+		{"query string as an empty string", "r.querystring = ''; return r;", ""},
+		{"query string as a string with a space", "r.querystring = 'a=b c'; return r;", "is not a valid value"},
+		{"query string as a string with a line break", "r.querystring = 'a=b\\r\\nx: y'; return r;", "is not a valid"},
+		{"query string a number", "r.querystring = 5; return r;", "request.querystring is a number"},
 		{"cookie changed", "r.cookies.session = { value: 's2' }; return r;", ""},
 		{"generated response", "return { statusCode: 302, statusDescription: 'Found', headers: { location: { value: 'https://example.com/' } } };", ""},
 		{"generated response just under 40 KB", "return { statusCode: 200, body: { data: 'a'.repeat(40 * 1024 - 100) } };", ""},
@@ -150,4 +156,18 @@ func TestViewerResponse(t *testing.T) {
 	require.NoError(t, err)
 	_, err = f.ViewerResponse(context.Background(), testEvent())
 	assert.Error(t, err, "a viewer-response event without a response")
+}
+
+// TestQuerystringAsString: a query string the function rebuilt as a
+// string is read back into its parameters, raw as sent.
+func TestQuerystringAsString(t *testing.T) {
+	f, err := Compile("qs", returning("r.querystring = '?utm=a%20b&x=1&x=2&flag'; return r;"))
+	require.NoError(t, err)
+	res, err := f.ViewerRequest(context.Background(), testEvent())
+	require.NoError(t, err)
+	assert.Equal(t, Values{
+		"utm":  {Value: "a%20b"},
+		"x":    {Value: "1", MultiValue: []Value{{Value: "1"}, {Value: "2"}}},
+		"flag": {Value: ""},
+	}, res.Request.Querystring)
 }

@@ -1,7 +1,6 @@
 package cloudfrontjs
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -104,10 +103,6 @@ func (f *Function) consoleLog(inv *invocation, args []goja.Value) {
 	f.log(f.name, line)
 }
 
-// errUnknownModule is the answer to a require of a module the runtime
-// does not have.
-var errUnknownModule = errors.New("module")
-
 // module returns the built-in module name.
 func module(vm *goja.Runtime, name string, refuse func(what string)) (goja.Value, error) {
 	switch name {
@@ -116,10 +111,10 @@ func module(vm *goja.Runtime, name string, refuse func(what string)) (goja.Value
 	case "querystring":
 		return querystringModule(vm), nil
 	case "cloudfront":
-		return nil, fmt.Errorf("%w %q (KeyValueStore and origin helpers are not modelled locally)", errUnknownModule, name)
+		return nil, fmt.Errorf("module %q (KeyValueStore and origin helpers are not modelled locally)", name)
 	case "buffer":
-		return nil, fmt.Errorf("%w %q (Buffer is not modelled locally)", errUnknownModule, name)
+		return nil, fmt.Errorf("module %q (Buffer is not modelled locally)", name)
 	default:
-		return nil, fmt.Errorf("%w %q (cloudfront-js-2.0 has crypto, querystring, buffer and cloudfront)", errUnknownModule, name)
+		return nil, fmt.Errorf("module %q (cloudfront-js-2.0 has crypto, querystring, buffer and cloudfront)", name)
 	}
 }

@@ -84,6 +84,10 @@ func TestViewerRequestFunctionChangesTheRequest(t *testing.T) {
   if (r.uri === '/moved01') {
     return { statusCode: 301, statusDescription: 'Moved Permanently', headers: { location: { value: 'https://example.com/new' } } };
   }
+  if (r.uri === '/tounlock') {
+    r.uri = '/unlock/abc1234';
+    return r;
+  }
   r.uri = r.uri.toLowerCase();
   r.headers['x-variant'] = { value: 'b' };
   return r;
@@ -101,8 +105,10 @@ func TestViewerRequestFunctionChangesTheRequest(t *testing.T) {
 		assert.Equal(t, ResultFunctionGeneratedResponse+" from cloudfront", moved.Header.Get("X-Cache"))
 	}
 	assert.Zero(t, f.origin.count("/moved01"))
+	post := f.do("POST", "/tounlock")
+	assert.Equal(t, http.StatusForbidden, post.StatusCode, "the behaviour was chosen before the function rewrote the path")
 	recs := f.flushed(t)
-	require.Len(t, recs, 4)
+	require.Len(t, recs, 5)
 	assert.Equal(t, ResultFunctionGeneratedResponse, recs[3].ResultType)
 	assert.Equal(t, 301, recs[3].Status)
 }
