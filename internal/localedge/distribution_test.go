@@ -183,3 +183,30 @@ func TestResponseHeadersPolicyAsCloudFrontAppliesIt(t *testing.T) {
 	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://sho.rt/v1/links", nil))
 	assert.Equal(t, edgespec.StrictCSP, rec.Header().Get("Content-Security-Policy"))
 }
+
+// TestDeployedHeadersKeepThePageCSP: with the deployed description the
+// redirect and unlock behaviours keep a page's own CSP and Referrer-Policy
+// (the password form's) and give the strict ones to answers without;
+// /v1 overrides them.
+func TestDeployedHeadersKeepThePageCSP(t *testing.T) {
+	form := http.Header{"Content-Security-Policy": {"form-action 'self' https: http:"}, "Referrer-Policy": {"no-referrer"}, "Cache-Control": {"no-store"}}
+	origin := headersOrigin{"/form001": form, "/unlock/form001": form, "/v1/links": form, "/plain01": {"Cache-Control": {"s-maxage=60"}}}
+	e, err := New(Options{Origin: origin, Log: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = e.Close(t.Context()) })
+	tests := []struct {
+		method, path, csp, referrer string
+	}{
+		{"GET", "/form001", "form-action 'self' https: http:", "no-referrer"},
+		{"POST", "/unlock/form001", "form-action 'self' https: http:", "no-referrer"},
+		{"GET", "/plain01", edgespec.StrictCSP, "strict-origin-when-cross-origin"},
+		{"GET", "/v1/links", edgespec.StrictCSP, "strict-origin-when-cross-origin"},
+	}
+	for _, tt := range tests {
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, httptest.NewRequest(tt.method, "http://sho.rt"+tt.path, nil))
+		assert.Equal(t, tt.csp, rec.Header().Get("Content-Security-Policy"), tt.path)
+		assert.Equal(t, tt.referrer, rec.Header().Get("Referrer-Policy"), tt.path)
+		assert.Equal(t, "DENY", rec.Header().Get("X-Frame-Options"), tt.path)
+	}
+}
