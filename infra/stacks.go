@@ -27,7 +27,6 @@ import (
 	"github.com/shortlink-dev/shortener/infra/tables"
 	"github.com/shortlink-dev/shortener/infra/webconsole"
 	"github.com/shortlink-dev/shortener/infra/webhooks"
-	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/reclaimflow"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
@@ -679,12 +678,11 @@ func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
 		OriginSecretARN:      s.Data.OriginSecretARNIn(st, EdgeRegion),
 		OriginSecretVersion:  cfg.OriginSecretVersion,
 		ClickStreamARN:       primary.Clicks.Stream.StreamArn(),
-		LogFields:            clicklog.Fields,
 		DomainName:           cfg.DomainName,
 		CertificateARN:       cfg.CertificateARN,
 		WAF:                  cfg.WAF,
 		WAFRateLimit:         cfg.WAFRateLimit,
-		Behaviors:            wc.Behaviors,
+		Console:              wc.Edge,
 	})
 	checks := map[string]*string{}
 	for r, rs := range s.Regional {

@@ -123,7 +123,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/shortlink-dev/shortener/console"
 	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localedge"
@@ -237,8 +236,13 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	// through the recorder, which starts an invalidation at the edge that
 	// completes s.invalidationTime later; create invalidates nothing.
 	var sink lateSink
+	// The distribution as deployed (shared/edgespec), with the failover
+	// Region's origin group when there are Regions to fail over between.
+	dist := edgespec.Distribution(edgespec.Options{Failover: regions != nil, Console: true})
 	edge, err := localedge.New(localedge.Options{
 		Origin:            originLog(log, s.accessLog, edgeOrigin),
+		ConsoleOrigin:     localedge.Bucket(s.consoleDir),
+		Distribution:      &dist,
 		Sink:              &sink,
 		Country:           cs.country,
 		Log:               log.With("component", "edge"),
@@ -255,8 +259,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	// Local-only routes sit beside the edge, as the AWS console and
 	// schedules sit beside the distribution there.
 	var reclaim lateReclaim
-	top := beside(beside(
-		consoleBeside(edge, localedge.Console(s.consoleDir)), edgeStatsPath, edgeStats(edge.Stats)), "/_local/reclaim", &reclaim)
+	top := beside(beside(edge, edgeStatsPath, edgeStats(edge.Stats)), "/_local/reclaim", &reclaim)
 	if regions != nil {
 		top = besidePrefix(top, regionsPath, regions.admin())
 	}
@@ -635,19 +638,6 @@ func beside(edge http.Handler, path string, local http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == path {
 			local.ServeHTTP(w, r)
-			return
-		}
-		edge.ServeHTTP(w, r)
-	})
-}
-
-// consoleBeside serves the console's paths with c, as the distribution's
-// /console/* behaviours send them to the console bucket, and everything
-// else with edge.
-func consoleBeside(edge, c http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p := r.URL.Path; p == "/console" || strings.HasPrefix(p, console.PathPrefix) {
-			c.ServeHTTP(w, r)
 			return
 		}
 		edge.ServeHTTP(w, r)

@@ -1,8 +1,9 @@
 package edge
 
 import (
+	"fmt"
+	"maps"
 	"slices"
-	"strconv"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscertificatemanager"
@@ -14,49 +15,22 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/shortlink-dev/shortener/shared/link"
-	"github.com/shortlink-dev/shortener/shared/viewer"
+	"github.com/shortlink-dev/shortener/shared/edgespec"
 )
 
-// ManagementPathPattern is the behaviour served by the primary region's
-// /v1 API; everything else is a redirect.
-const ManagementPathPattern = "/v1/*"
+// The behaviours' path patterns (shared/edgespec).
+const ManagementPathPattern = edgespec.ManagementPathPattern
 
 // UnlockPathPattern is the behaviour of the password forms' POSTs
 // (link.UnlockPath).
-var UnlockPathPattern = link.UnlockPath("*")
+var UnlockPathPattern = edgespec.UnlockPathPattern
 
-// Cache TTL bounds of the redirect policy. The origin's Cache-Control
-// (s-maxage) decides within them: MinTTL 0 so a short or zero s-maxage for
-// a young or expiring link is honoured, MaxTTL one year for immutable links.
+// Cache TTL bounds of the redirect policy (edgespec.RedirectCache).
 const (
-	RedirectMinTTLSeconds     = 0
-	RedirectDefaultTTLSeconds = 60 // only when the origin sends no Cache-Control
-	RedirectMaxTTLSeconds     = 365 * 24 * 60 * 60
+	RedirectMinTTLSeconds     = edgespec.RedirectMinTTLSeconds
+	RedirectDefaultTTLSeconds = edgespec.RedirectDefaultTTLSeconds
+	RedirectMaxTTLSeconds     = edgespec.RedirectMaxTTLSeconds
 )
-
-// ForwardedAPIHeaders are the viewer headers /v1 needs at the origin. The
-// viewer's Host is never forwarded: API Gateway routes on its own host name.
-// Accept is: the REST API picks binary answers (the QR code's PNG) by the
-// request's Accept, and CloudFront sends the origin only the headers listed
-// here. With the API's "*/*" binary media type any Accept will do, but an
-// Accept that never arrives leaves the choice to API Gateway's handling of
-// a missing header.
-// RedirectOriginHeaders are the viewer headers the redirect and unlock
-// behaviours forward to their origin: the CloudFront headers and
-// Accept-Language the redirect rules read, User-Agent (bots never use up a
-// click limit; the desktop OS), and Content-Type, which a protected link's
-// password form POSTs with. They are in the origin request policy, not the cache key, so
-// links without rules keep one cache entry per path; the answers that
-// depend on them are no-store.
-func RedirectOriginHeaders() []string {
-	return append(slices.Clone(viewer.OriginHeaders), "Content-Type")
-}
-
-var ForwardedAPIHeaders = []string{"x-api-key", "Idempotency-Key", "If-Match", "Content-Type", "Accept"}
-
-// FailoverStatusCodes send a redirect to the fallback region.
-var FailoverStatusCodes = []float64{500, 502, 503, 504}
 
 // Props configure the edge.
 type Props struct {
@@ -76,9 +50,8 @@ type Props struct {
 	OriginSecretARN     *string
 	OriginSecretVersion string
 
-	// ClickStreamARN receives the real-time logs, with LogFields in order.
+	// ClickStreamARN receives the real-time logs.
 	ClickStreamARN *string
-	LogFields      []string
 
 	DomainName     string // optional
 	CertificateARN string // required with DomainName
@@ -86,206 +59,85 @@ type Props struct {
 	WAF          bool
 	WAFRateLimit int // per IP per 5 minutes, on redirect paths
 
-	// Behaviors are more behaviours (the web console's), added after /v1
-	// in this order: CloudFront takes the first pattern that matches.
-	Behaviors []Behavior
+	// Console is the web console's part (infra/webconsole); nil leaves its
+	// behaviours out.
+	Console *Console
 }
 
-// Behavior is a cache behaviour for a path pattern.
-type Behavior struct {
-	PathPattern string
-	Origin      awscloudfront.IOrigin
-	Options     *awscloudfront.AddBehaviorOptions
+// Console is what the console's behaviours need that its own package
+// builds: the bucket origin, the response headers policies of its
+// behaviours by name (edgespec.ConsoleHTMLHeaders, ConsoleAssetHeaders) and
+// its CloudFront Functions by name.
+type Console struct {
+	Origin                  awscloudfront.IOrigin
+	ResponseHeadersPolicies map[string]awscloudfront.IResponseHeadersPolicy
+	Functions               map[string]awscloudfront.IFunction
 }
 
 // Edge is the distribution and what it is built from.
 type Edge struct {
 	// Construct is the scope of its resources. (A named field, not an
 	// embedded one: a Go struct embedding a construct is not a jsii object.)
-	Construct      constructs.Construct
+	Construct constructs.Construct
+	// Spec is the description the distribution was built from.
+	Spec           edgespec.Spec
 	Distribution   awscloudfront.Distribution
-	RedirectPolicy awscloudfront.CachePolicy
-	APIRequests    awscloudfront.OriginRequestPolicy
+	RedirectPolicy awscloudfront.ICachePolicy
+	APIRequests    awscloudfront.IOriginRequestPolicy
 	LogConfig      awscloudfront.RealtimeLogConfig
 	WebACL         awswafv2.CfnWebACL // nil when off
 	// RedirectRequests is the redirect behaviour's origin request policy:
 	// the viewer headers the redirect rules and the click limit read, and
 	// the viewer's address for the budget of unknown codes; all outside
 	// the cache key.
-	RedirectRequests awscloudfront.OriginRequestPolicy
+	RedirectRequests awscloudfront.IOriginRequestPolicy
 	// CanonicalPath refuses percent-encoded redirect paths when WAF is
 	// off (nil when on: the web ACL's rule does it).
-	CanonicalPath awscloudfront.Function
+	CanonicalPath awscloudfront.IFunction
 }
 
-// New creates the distribution. It must be in a us-east-1 stack when WAF or
-// a custom domain is on (CLOUDFRONT-scope web ACLs and viewer certificates
-// live there).
+// SpecOptions are the description's options for p.
+func SpecOptions(p Props) edgespec.Options {
+	return edgespec.Options{
+		WAF: p.WAF, WAFRateLimit: p.WAFRateLimit,
+		Failover: len(p.RedirectOrigins) > 1 && p.RedirectOrigins[1] != nil,
+		Console:  p.Console != nil,
+	}
+}
+
+// New creates the distribution edgespec.Distribution describes for p. It
+// must be in a us-east-1 stack when WAF or a custom domain is on
+// (CLOUDFRONT-scope web ACLs and viewer certificates live there).
 func New(scope constructs.Construct, id string, p Props) *Edge {
 	c := constructs.NewConstruct(scope, jsii.String(id))
-
-	redirectPolicy := awscloudfront.NewCachePolicy(c, jsii.String("RedirectCache"), &awscloudfront.CachePolicyProps{
-		Comment:    jsii.String("Redirects: cached by path only, for as long as the origin's s-maxage says"),
-		MinTtl:     awscdk.Duration_Seconds(jsii.Number(RedirectMinTTLSeconds)),
-		DefaultTtl: awscdk.Duration_Seconds(jsii.Number(RedirectDefaultTTLSeconds)),
-		MaxTtl:     awscdk.Duration_Seconds(jsii.Number(RedirectMaxTTLSeconds)),
-		// Nothing but the path in the key: one cached answer per code, so
-		// query strings, cookies and headers cannot split (or bust) it.
-		HeaderBehavior:      awscloudfront.CacheHeaderBehavior_None(),
-		CookieBehavior:      awscloudfront.CacheCookieBehavior_None(),
-		QueryStringBehavior: awscloudfront.CacheQueryStringBehavior_None(),
-		// A redirect's body is a few bytes; Accept-Encoding in the key
-		// would only split the cache.
-		EnableAcceptEncodingGzip:   jsii.Bool(false),
-		EnableAcceptEncodingBrotli: jsii.Bool(false),
-	})
-	fwd := make([]*string, len(ForwardedAPIHeaders))
-	for i, h := range ForwardedAPIHeaders {
-		fwd[i] = jsii.String(h)
+	spec := edgespec.Distribution(SpecOptions(p))
+	b := &builder{scope: c, spec: spec, p: p,
+		cachePolicies:   map[string]awscloudfront.ICachePolicy{},
+		requestPolicies: map[string]awscloudfront.IOriginRequestPolicy{},
+		headerPolicies:  map[string]awscloudfront.IResponseHeadersPolicy{},
+		functions:       map[string]awscloudfront.IFunction{},
+		origins:         map[string]awscloudfront.IOrigin{},
 	}
-	apiRequests := awscloudfront.NewOriginRequestPolicy(c, jsii.String("ApiRequests"), &awscloudfront.OriginRequestPolicyProps{
-		Comment:             jsii.String("/v1: the API key, idempotency, precondition, content type and Accept headers, the query string; never Host"),
-		HeaderBehavior:      awscloudfront.OriginRequestHeaderBehavior_AllowList(fwd...),
-		QueryStringBehavior: awscloudfront.OriginRequestQueryStringBehavior_All(),
-		CookieBehavior:      awscloudfront.OriginRequestCookieBehavior_None(),
-	})
-	// The redirect origin reads the viewer headers of the redirect rules
-	// and counts unknown codes per viewer address (shared/missbudget), so
-	// CloudFront adds them to its origin requests; none is in the cache
-	// key, so every viewer of a plain link still shares one cached answer.
-	redirectRequests := awscloudfront.NewOriginRequestPolicy(c, jsii.String("RedirectRequests"), &awscloudfront.OriginRequestPolicyProps{
-		Comment:             jsii.String("Redirects: the viewer headers the redirect rules read and the viewer's address for the miss budget; never Host, cookies or the query"),
-		HeaderBehavior:      awscloudfront.OriginRequestHeaderBehavior_AllowList(*jsii.Strings(append(RedirectOriginHeaders(), ViewerAddressHeader)...)...),
-		QueryStringBehavior: awscloudfront.OriginRequestQueryStringBehavior_None(),
-		CookieBehavior:      awscloudfront.OriginRequestCookieBehavior_None(),
-	})
-	headers := awscloudfront.NewResponseHeadersPolicy(c, jsii.String("SecurityHeaders"), &awscloudfront.ResponseHeadersPolicyProps{
-		Comment: jsii.String("Security headers on every response"),
-		SecurityHeadersBehavior: &awscloudfront.ResponseSecurityHeadersBehavior{
-			StrictTransportSecurity: &awscloudfront.ResponseHeadersStrictTransportSecurity{
-				AccessControlMaxAge: awscdk.Duration_Days(jsii.Number(730)),
-				IncludeSubdomains:   jsii.Bool(true),
-				Override:            jsii.Bool(true),
-			},
-			ContentTypeOptions: &awscloudfront.ResponseHeadersContentTypeOptions{Override: jsii.Bool(true)},
-			FrameOptions: &awscloudfront.ResponseHeadersFrameOptions{
-				FrameOption: awscloudfront.HeadersFrameOption_DENY, Override: jsii.Bool(true),
-			},
-			ReferrerPolicy: &awscloudfront.ResponseHeadersReferrerPolicy{
-				ReferrerPolicy: awscloudfront.HeadersReferrerPolicy_STRICT_ORIGIN_WHEN_CROSS_ORIGIN, Override: jsii.Bool(true),
-			},
-			// The service serves JSON and a tiny "link expired" page with
-			// inline style: nothing else may load, nothing may frame it.
-			ContentSecurityPolicy: &awscloudfront.ResponseHeadersContentSecurityPolicy{
-				ContentSecurityPolicy: jsii.String("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"),
-				Override:              jsii.Bool(true),
-			},
-			XssProtection: &awscloudfront.ResponseHeadersXSSProtection{
-				Protection: jsii.Bool(true), ModeBlock: jsii.Bool(true), Override: jsii.Bool(true),
-			},
-		},
-	})
-
-	// Real-time logs: every edge request, hit or miss (100 % sampling), so
-	// clicks served from the cache are counted too.
-	logRole := awsiam.NewRole(c, jsii.String("RealtimeLogRole"), &awsiam.RoleProps{
-		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("cloudfront.amazonaws.com"), nil),
-		Description: jsii.String("Lets CloudFront write real-time log records to the click stream"),
-	})
-	stream := awskinesis.Stream_FromStreamArn(c, jsii.String("ClickStream"), p.ClickStreamARN)
-	fields := make([]*string, len(p.LogFields))
-	for i, f := range p.LogFields {
-		fields[i] = jsii.String(f)
+	if p.Console != nil {
+		maps.Copy(b.headerPolicies, p.Console.ResponseHeadersPolicies)
+		maps.Copy(b.functions, p.Console.Functions)
 	}
-	logConfig := awscloudfront.NewRealtimeLogConfig(c, jsii.String("ClickLog"), &awscloudfront.RealtimeLogConfigProps{
-		EndPoints:    &[]awscloudfront.Endpoint{awscloudfront.Endpoint_FromKinesisStream(stream, logRole)},
-		Fields:       &fields,
-		SamplingRate: jsii.Number(100),
-	})
-
-	secret := originSecretValue(p.OriginSecretARN, p.OriginSecretVersion)
-	var redirectOrigin awscloudfront.IOrigin = redirectAPIOrigin(p.RedirectOrigins[0], secret)
-	if len(p.RedirectOrigins) > 1 && p.RedirectOrigins[1] != nil {
-		statuses := make([]*float64, len(FailoverStatusCodes))
-		for i := range FailoverStatusCodes {
-			statuses[i] = &FailoverStatusCodes[i]
-		}
-		redirectOrigin = awscloudfrontorigins.NewOriginGroup(&awscloudfrontorigins.OriginGroupProps{
-			PrimaryOrigin:       redirectOrigin,
-			FallbackOrigin:      redirectAPIOrigin(p.RedirectOrigins[1], secret),
-			FallbackStatusCodes: &statuses,
-		})
-	}
-	var originPath *string // none: the API's stage is mapped at a custom domain's root
-	if p.ManagementOriginPath != "" {
-		originPath = jsii.String(p.ManagementOriginPath)
-	}
-	managementOrigin := awscloudfrontorigins.NewHttpOrigin(p.ManagementOrigin, &awscloudfrontorigins.HttpOriginProps{
-		OriginPath:         originPath,
-		ProtocolPolicy:     awscloudfront.OriginProtocolPolicy_HTTPS_ONLY,
-		OriginSslProtocols: &[]awscloudfront.OriginSslPolicy{awscloudfront.OriginSslPolicy_TLS_V1_2},
-		ReadTimeout:        awscdk.Duration_Seconds(jsii.Number(30)),
-	})
+	b.logConfig = b.realtimeLog()
 
 	var webACL awswafv2.CfnWebACL
 	var webACLArn *string
-	var canonical awscloudfront.Function
-	var functions *[]*awscloudfront.FunctionAssociation
-	if p.WAF {
-		webACL = newWebACL(c, p.WAFRateLimit)
+	if spec.WebACL != nil {
+		webACL = newWebACL(c, *spec.WebACL)
 		webACLArn = webACL.AttrArn()
-	} else {
-		canonical = newCanonicalPathFunction(c)
-		functions = &[]*awscloudfront.FunctionAssociation{{
-			EventType: awscloudfront.FunctionEventType_VIEWER_REQUEST,
-			Function:  canonical,
-		}}
 	}
 
 	props := &awscloudfront.DistributionProps{
-		Comment:     jsii.String("URL shortener: redirects, the /v1 API and the /console web console"),
-		HttpVersion: awscloudfront.HttpVersion_HTTP2_AND_3,
-		EnableIpv6:  jsii.Bool(true),
-		WebAclId:    webACLArn,
-		DefaultBehavior: &awscloudfront.BehaviorOptions{
-			Origin:                redirectOrigin,
-			ViewerProtocolPolicy:  awscloudfront.ViewerProtocolPolicy_REDIRECT_TO_HTTPS,
-			AllowedMethods:        awscloudfront.AllowedMethods_ALLOW_GET_HEAD(),
-			CachedMethods:         awscloudfront.CachedMethods_CACHE_GET_HEAD(),
-			CachePolicy:           redirectPolicy,
-			OriginRequestPolicy:   redirectRequests,
-			ResponseHeadersPolicy: headers,
-			RealtimeLogConfig:     logConfig,
-			FunctionAssociations:  functions,
-			Compress:              jsii.Bool(false),
-		},
-		AdditionalBehaviors: &map[string]*awscloudfront.BehaviorOptions{
-			// A protected link's password form posts here. CloudFront
-			// refuses POST on a behaviour whose target is an origin group,
-			// so this one goes to the primary Region's redirect API alone,
-			// uncached, logged like the redirects (the 303 answering the
-			// right password is a click).
-			UnlockPathPattern: {
-				Origin:                redirectAPIOrigin(p.RedirectOrigins[0], secret),
-				ViewerProtocolPolicy:  awscloudfront.ViewerProtocolPolicy_HTTPS_ONLY,
-				AllowedMethods:        awscloudfront.AllowedMethods_ALLOW_ALL(),
-				CachePolicy:           awscloudfront.CachePolicy_CACHING_DISABLED(),
-				OriginRequestPolicy:   redirectRequests,
-				ResponseHeadersPolicy: headers,
-				RealtimeLogConfig:     logConfig,
-				Compress:              jsii.Bool(false),
-			},
-			ManagementPathPattern: {
-				Origin: managementOrigin,
-				// HTTPS only rather than a redirect to it: a 301 answered
-				// to a POST turns into a GET in many clients.
-				ViewerProtocolPolicy:  awscloudfront.ViewerProtocolPolicy_HTTPS_ONLY,
-				AllowedMethods:        awscloudfront.AllowedMethods_ALLOW_ALL(),
-				CachePolicy:           awscloudfront.CachePolicy_CACHING_DISABLED(),
-				OriginRequestPolicy:   apiRequests,
-				ResponseHeadersPolicy: headers,
-			},
-		},
+		Comment:         jsii.String(spec.Comment),
+		HttpVersion:     awscloudfront.HttpVersion_HTTP2_AND_3,
+		EnableIpv6:      jsii.Bool(true),
+		WebAclId:        webACLArn,
+		DefaultBehavior: b.behavior(spec.Default),
+		ErrorResponses:  errorResponses(spec.ErrorResponses),
 	}
 	if p.DomainName != "" {
 		props.DomainNames = jsii.Strings(p.DomainName)
@@ -293,30 +145,453 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 		props.MinimumProtocolVersion = awscloudfront.SecurityPolicyProtocol_TLS_V1_2_2021
 	}
 	dist := awscloudfront.NewDistribution(c, jsii.String("Distribution"), props)
-	for _, b := range p.Behaviors {
-		dist.AddBehavior(jsii.String(b.PathPattern), b.Origin, b.Options)
+	// AddBehavior keeps the description's order, which CloudFront matches
+	// in; a map of additional behaviours would not.
+	for _, sb := range spec.Behaviors {
+		o := b.behavior(sb)
+		dist.AddBehavior(jsii.String(sb.PathPattern), o.Origin, &awscloudfront.AddBehaviorOptions{
+			AllowedMethods: o.AllowedMethods, CachedMethods: o.CachedMethods, CachePolicy: o.CachePolicy,
+			Compress: o.Compress, FunctionAssociations: o.FunctionAssociations, OriginRequestPolicy: o.OriginRequestPolicy,
+			RealtimeLogConfig: o.RealtimeLogConfig, ResponseHeadersPolicy: o.ResponseHeadersPolicy,
+			ViewerProtocolPolicy: o.ViewerProtocolPolicy,
+		})
 	}
-	return &Edge{Construct: c, Distribution: dist, RedirectPolicy: redirectPolicy, APIRequests: apiRequests, LogConfig: logConfig,
-		WebACL: webACL, RedirectRequests: redirectRequests, CanonicalPath: canonical}
+	e := &Edge{Construct: c, Spec: spec, Distribution: dist, LogConfig: b.logConfig, WebACL: webACL,
+		RedirectPolicy:   b.cachePolicies[spec.Default.CachePolicy.Name],
+		RedirectRequests: b.requestPolicies[spec.Default.OriginRequestPolicy.Name],
+		APIRequests:      b.requestPolicies[edgespec.APIRequests().Name],
+		CanonicalPath:    b.functions[edgespec.CanonicalPathFunction],
+	}
+	return e
 }
 
-// redirectAPIOrigin is one region's redirect HTTP API. Short timeouts: a
-// region that does not answer should fail over in seconds, not the default
-// 3 x 10 s (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/high_availability_origin_failover.html). Every request carries the origin secret,
-// without which the API answers 401 or 403 (infra/api NewRedirect).
-func redirectAPIOrigin(domain, secret *string) awscloudfront.IOrigin {
-	return awscloudfrontorigins.NewHttpOrigin(domain, &awscloudfrontorigins.HttpOriginProps{
-		CustomHeaders:      &map[string]*string{OriginVerifyHeader: secret},
-		ProtocolPolicy:     awscloudfront.OriginProtocolPolicy_HTTPS_ONLY,
-		OriginSslProtocols: &[]awscloudfront.OriginSslPolicy{awscloudfront.OriginSslPolicy_TLS_V1_2},
-		ConnectionAttempts: jsii.Number(2),
-		ConnectionTimeout:  awscdk.Duration_Seconds(jsii.Number(3)),
-		ReadTimeout:        awscdk.Duration_Seconds(jsii.Number(10)),
+// builder maps the description's plain values onto CDK props, making
+// each policy, function and origin once however many behaviours use it.
+type builder struct {
+	scope     constructs.Construct
+	spec      edgespec.Spec
+	p         Props
+	logConfig awscloudfront.RealtimeLogConfig
+	secret    *string
+
+	cachePolicies   map[string]awscloudfront.ICachePolicy
+	requestPolicies map[string]awscloudfront.IOriginRequestPolicy
+	headerPolicies  map[string]awscloudfront.IResponseHeadersPolicy
+	functions       map[string]awscloudfront.IFunction
+	origins         map[string]awscloudfront.IOrigin
+}
+
+func (b *builder) behavior(sb edgespec.Behavior) *awscloudfront.BehaviorOptions {
+	o := &awscloudfront.BehaviorOptions{
+		Origin:               b.target(sb.TargetOrigin),
+		ViewerProtocolPolicy: viewerProtocol(sb.ViewerProtocol),
+		AllowedMethods:       allowedMethods(sb.AllowedMethods),
+		CachedMethods:        cachedMethods(sb.CachedMethods),
+		CachePolicy:          b.cachePolicy(sb.CachePolicy),
+		Compress:             jsii.Bool(sb.Compress),
+	}
+	if sb.OriginRequestPolicy != nil {
+		o.OriginRequestPolicy = b.originRequestPolicy(*sb.OriginRequestPolicy)
+	}
+	if sb.ResponseHeadersPolicy != nil {
+		o.ResponseHeadersPolicy = b.responseHeadersPolicy(*sb.ResponseHeadersPolicy)
+	}
+	if sb.RealtimeLog {
+		o.RealtimeLogConfig = b.logConfig
+	}
+	if len(sb.Functions) > 0 {
+		assocs := make([]*awscloudfront.FunctionAssociation, len(sb.Functions))
+		for i, f := range sb.Functions {
+			assocs[i] = &awscloudfront.FunctionAssociation{EventType: functionEvent(f.EventType), Function: b.function(f.Function)}
+		}
+		o.FunctionAssociations = &assocs
+	}
+	return o
+}
+
+func viewerProtocol(v edgespec.ViewerProtocol) awscloudfront.ViewerProtocolPolicy {
+	switch v {
+	case edgespec.RedirectToHTTPS:
+		return awscloudfront.ViewerProtocolPolicy_REDIRECT_TO_HTTPS
+	case edgespec.HTTPSOnly:
+		return awscloudfront.ViewerProtocolPolicy_HTTPS_ONLY
+	case edgespec.AllowAll:
+		return awscloudfront.ViewerProtocolPolicy_ALLOW_ALL
+	}
+	panic(fmt.Sprintf("edge: viewer protocol policy %q", v))
+}
+
+func allowedMethods(ms []string) awscloudfront.AllowedMethods {
+	switch {
+	case slices.Equal(ms, edgespec.MethodsGetHead):
+		return awscloudfront.AllowedMethods_ALLOW_GET_HEAD()
+	case slices.Equal(ms, edgespec.MethodsGetHeadOptions):
+		return awscloudfront.AllowedMethods_ALLOW_GET_HEAD_OPTIONS()
+	case slices.Equal(ms, edgespec.MethodsAll):
+		return awscloudfront.AllowedMethods_ALLOW_ALL()
+	}
+	panic(fmt.Sprintf("edge: CloudFront has no allowed methods set %v", ms))
+}
+
+func cachedMethods(ms []string) awscloudfront.CachedMethods {
+	switch {
+	case slices.Equal(ms, edgespec.MethodsGetHead):
+		return awscloudfront.CachedMethods_CACHE_GET_HEAD()
+	case slices.Equal(ms, edgespec.MethodsGetHeadOptions):
+		return awscloudfront.CachedMethods_CACHE_GET_HEAD_OPTIONS()
+	}
+	panic(fmt.Sprintf("edge: CloudFront has no cached methods set %v", ms))
+}
+
+func functionEvent(t edgespec.FunctionEventType) awscloudfront.FunctionEventType {
+	switch t {
+	case edgespec.ViewerRequest:
+		return awscloudfront.FunctionEventType_VIEWER_REQUEST
+	case edgespec.ViewerResponse:
+		return awscloudfront.FunctionEventType_VIEWER_RESPONSE
+	}
+	panic(fmt.Sprintf("edge: function event type %q", t))
+}
+
+func seconds(n int) awscdk.Duration { return awscdk.Duration_Seconds(jsii.Number(float64(n))) }
+
+func (b *builder) cachePolicy(cp edgespec.CachePolicy) awscloudfront.ICachePolicy {
+	key := cp.Name
+	if cp.Managed != "" {
+		key = cp.Managed
+	}
+	if p, ok := b.cachePolicies[key]; ok {
+		return p
+	}
+	var p awscloudfront.ICachePolicy
+	if cp.Managed != "" {
+		p = awscloudfront.CachePolicy_FromCachePolicyId(b.scope, jsii.String("Managed"+cp.Managed), jsii.String(cp.ManagedID))
+	} else {
+		p = awscloudfront.NewCachePolicy(b.scope, jsii.String(cp.Name), &awscloudfront.CachePolicyProps{
+			Comment:                    jsii.String(cp.Comment),
+			MinTtl:                     seconds(cp.MinTTLSeconds),
+			DefaultTtl:                 seconds(cp.DefaultTTLSeconds),
+			MaxTtl:                     seconds(cp.MaxTTLSeconds),
+			HeaderBehavior:             cacheHeaders(cp.Headers),
+			CookieBehavior:             cacheCookies(cp.Cookies),
+			QueryStringBehavior:        cacheQuery(cp.QueryStrings),
+			EnableAcceptEncodingGzip:   jsii.Bool(cp.AcceptEncodingGzip),
+			EnableAcceptEncodingBrotli: jsii.Bool(cp.AcceptEncodingBrotli),
+		})
+	}
+	b.cachePolicies[key] = p
+	return p
+}
+
+func cacheHeaders(k edgespec.KeyValues) awscloudfront.CacheHeaderBehavior {
+	switch k.Behavior {
+	case edgespec.KeyNone:
+		return awscloudfront.CacheHeaderBehavior_None()
+	case edgespec.KeyAllowList:
+		return awscloudfront.CacheHeaderBehavior_AllowList(*jsii.Strings(k.Names...)...)
+	}
+	panic(fmt.Sprintf("edge: cache key header behaviour %q", k.Behavior))
+}
+
+func cacheCookies(k edgespec.KeyValues) awscloudfront.CacheCookieBehavior {
+	switch k.Behavior {
+	case edgespec.KeyNone:
+		return awscloudfront.CacheCookieBehavior_None()
+	case edgespec.KeyAll:
+		return awscloudfront.CacheCookieBehavior_All()
+	case edgespec.KeyAllowList:
+		return awscloudfront.CacheCookieBehavior_AllowList(*jsii.Strings(k.Names...)...)
+	case edgespec.KeyAllExcept:
+		return awscloudfront.CacheCookieBehavior_DenyList(*jsii.Strings(k.Names...)...)
+	}
+	panic(fmt.Sprintf("edge: cache key cookie behaviour %q", k.Behavior))
+}
+
+func cacheQuery(k edgespec.KeyValues) awscloudfront.CacheQueryStringBehavior {
+	switch k.Behavior {
+	case edgespec.KeyNone:
+		return awscloudfront.CacheQueryStringBehavior_None()
+	case edgespec.KeyAll:
+		return awscloudfront.CacheQueryStringBehavior_All()
+	case edgespec.KeyAllowList:
+		return awscloudfront.CacheQueryStringBehavior_AllowList(*jsii.Strings(k.Names...)...)
+	case edgespec.KeyAllExcept:
+		return awscloudfront.CacheQueryStringBehavior_DenyList(*jsii.Strings(k.Names...)...)
+	}
+	panic(fmt.Sprintf("edge: cache key query string behaviour %q", k.Behavior))
+}
+
+func (b *builder) originRequestPolicy(rp edgespec.OriginRequestPolicy) awscloudfront.IOriginRequestPolicy {
+	if p, ok := b.requestPolicies[rp.Name]; ok {
+		return p
+	}
+	var headers awscloudfront.OriginRequestHeaderBehavior
+	switch rp.Headers.Behavior {
+	case edgespec.KeyNone:
+		if len(rp.CloudFrontHeaders) > 0 {
+			headers = awscloudfront.OriginRequestHeaderBehavior_AllowList(*jsii.Strings(rp.CloudFrontHeaders...)...)
+		} else {
+			headers = awscloudfront.OriginRequestHeaderBehavior_None()
+		}
+	case edgespec.KeyAllowList:
+		headers = awscloudfront.OriginRequestHeaderBehavior_AllowList(*jsii.Strings(rp.HeaderNames()...)...)
+	case edgespec.KeyAllViewer:
+		headers = awscloudfront.OriginRequestHeaderBehavior_All()
+	case edgespec.KeyAllViewerCloudFront:
+		headers = awscloudfront.OriginRequestHeaderBehavior_All(*jsii.Strings(rp.CloudFrontHeaders...)...)
+	default:
+		panic(fmt.Sprintf("edge: origin request header behaviour %q", rp.Headers.Behavior))
+	}
+	var cookies awscloudfront.OriginRequestCookieBehavior
+	switch rp.Cookies.Behavior {
+	case edgespec.KeyNone:
+		cookies = awscloudfront.OriginRequestCookieBehavior_None()
+	case edgespec.KeyAll:
+		cookies = awscloudfront.OriginRequestCookieBehavior_All()
+	case edgespec.KeyAllowList:
+		cookies = awscloudfront.OriginRequestCookieBehavior_AllowList(*jsii.Strings(rp.Cookies.Names...)...)
+	default:
+		panic(fmt.Sprintf("edge: origin request cookie behaviour %q", rp.Cookies.Behavior))
+	}
+	var query awscloudfront.OriginRequestQueryStringBehavior
+	switch rp.QueryStrings.Behavior {
+	case edgespec.KeyNone:
+		query = awscloudfront.OriginRequestQueryStringBehavior_None()
+	case edgespec.KeyAll:
+		query = awscloudfront.OriginRequestQueryStringBehavior_All()
+	case edgespec.KeyAllowList:
+		query = awscloudfront.OriginRequestQueryStringBehavior_AllowList(*jsii.Strings(rp.QueryStrings.Names...)...)
+	default:
+		panic(fmt.Sprintf("edge: origin request query string behaviour %q", rp.QueryStrings.Behavior))
+	}
+	p := awscloudfront.NewOriginRequestPolicy(b.scope, jsii.String(rp.Name), &awscloudfront.OriginRequestPolicyProps{
+		Comment:             jsii.String(rp.Comment),
+		HeaderBehavior:      headers,
+		CookieBehavior:      cookies,
+		QueryStringBehavior: query,
+	})
+	b.requestPolicies[rp.Name] = p
+	return p
+}
+
+func (b *builder) responseHeadersPolicy(hp edgespec.ResponseHeadersPolicy) awscloudfront.IResponseHeadersPolicy {
+	if p, ok := b.headerPolicies[hp.Name]; ok {
+		return p
+	}
+	p := NewResponseHeadersPolicy(b.scope, hp)
+	b.headerPolicies[hp.Name] = p
+	return p
+}
+
+// NewResponseHeadersPolicy creates the response headers policy hp
+// describes, with hp.Name as its construct ID.
+func NewResponseHeadersPolicy(scope constructs.Construct, hp edgespec.ResponseHeadersPolicy) awscloudfront.ResponseHeadersPolicy {
+	s := hp.Security
+	sec := &awscloudfront.ResponseSecurityHeadersBehavior{}
+	if h := s.StrictTransportSecurity; h != nil {
+		sec.StrictTransportSecurity = &awscloudfront.ResponseHeadersStrictTransportSecurity{
+			AccessControlMaxAge: seconds(h.MaxAgeSeconds), IncludeSubdomains: jsii.Bool(h.IncludeSubdomains),
+			Preload: jsii.Bool(h.Preload), Override: jsii.Bool(h.Override),
+		}
+	}
+	if h := s.ContentTypeOptions; h != nil {
+		sec.ContentTypeOptions = &awscloudfront.ResponseHeadersContentTypeOptions{Override: jsii.Bool(h.Override)}
+	}
+	if h := s.FrameOptions; h != nil {
+		sec.FrameOptions = &awscloudfront.ResponseHeadersFrameOptions{FrameOption: frameOption(h.Option), Override: jsii.Bool(h.Override)}
+	}
+	if h := s.ReferrerPolicy; h != nil {
+		sec.ReferrerPolicy = &awscloudfront.ResponseHeadersReferrerPolicy{ReferrerPolicy: referrerPolicy(h.Policy), Override: jsii.Bool(h.Override)}
+	}
+	if h := s.ContentSecurityPolicy; h != nil {
+		sec.ContentSecurityPolicy = &awscloudfront.ResponseHeadersContentSecurityPolicy{
+			ContentSecurityPolicy: jsii.String(h.Policy), Override: jsii.Bool(h.Override),
+		}
+	}
+	if h := s.XSSProtection; h != nil {
+		x := &awscloudfront.ResponseHeadersXSSProtection{
+			Protection: jsii.Bool(h.Protection), ModeBlock: jsii.Bool(h.ModeBlock), Override: jsii.Bool(h.Override),
+		}
+		if h.ReportURI != "" {
+			x.ReportUri = jsii.String(h.ReportURI)
+		}
+		sec.XssProtection = x
+	}
+	props := &awscloudfront.ResponseHeadersPolicyProps{Comment: jsii.String(hp.Comment), SecurityHeadersBehavior: sec}
+	if len(hp.Custom) > 0 {
+		custom := make([]*awscloudfront.ResponseCustomHeader, len(hp.Custom))
+		for i, h := range hp.Custom {
+			custom[i] = &awscloudfront.ResponseCustomHeader{Header: jsii.String(h.Name), Value: jsii.String(h.Value), Override: jsii.Bool(h.Override)}
+		}
+		props.CustomHeadersBehavior = &awscloudfront.ResponseCustomHeadersBehavior{CustomHeaders: &custom}
+	}
+	return awscloudfront.NewResponseHeadersPolicy(scope, jsii.String(hp.Name), props)
+}
+
+func frameOption(o string) awscloudfront.HeadersFrameOption {
+	switch o {
+	case "DENY":
+		return awscloudfront.HeadersFrameOption_DENY
+	case "SAMEORIGIN":
+		return awscloudfront.HeadersFrameOption_SAMEORIGIN
+	}
+	panic(fmt.Sprintf("edge: frame option %q", o))
+}
+
+func referrerPolicy(p string) awscloudfront.HeadersReferrerPolicy {
+	switch p {
+	case "no-referrer":
+		return awscloudfront.HeadersReferrerPolicy_NO_REFERRER
+	case "no-referrer-when-downgrade":
+		return awscloudfront.HeadersReferrerPolicy_NO_REFERRER_WHEN_DOWNGRADE
+	case "origin":
+		return awscloudfront.HeadersReferrerPolicy_ORIGIN
+	case "origin-when-cross-origin":
+		return awscloudfront.HeadersReferrerPolicy_ORIGIN_WHEN_CROSS_ORIGIN
+	case "same-origin":
+		return awscloudfront.HeadersReferrerPolicy_SAME_ORIGIN
+	case "strict-origin":
+		return awscloudfront.HeadersReferrerPolicy_STRICT_ORIGIN
+	case "strict-origin-when-cross-origin":
+		return awscloudfront.HeadersReferrerPolicy_STRICT_ORIGIN_WHEN_CROSS_ORIGIN
+	case "unsafe-url":
+		return awscloudfront.HeadersReferrerPolicy_UNSAFE_URL
+	}
+	panic(fmt.Sprintf("edge: referrer policy %q", p))
+}
+
+// function is the CloudFront Function name, made here unless the console
+// brought it.
+func (b *builder) function(name string) awscloudfront.IFunction {
+	if f, ok := b.functions[name]; ok {
+		return f
+	}
+	var f awscloudfront.IFunction
+	switch name {
+	case edgespec.CanonicalPathFunction:
+		f = newCanonicalPathFunction(b.scope)
+	default:
+		panic(fmt.Sprintf("edge: no CloudFront Function %q", name))
+	}
+	b.functions[name] = f
+	return f
+}
+
+// target is the origin or origin group with id; a group is made once.
+func (b *builder) target(id string) awscloudfront.IOrigin {
+	if o, ok := b.origins[id]; ok {
+		return o
+	}
+	var o awscloudfront.IOrigin
+	if g, ok := b.spec.Group(id); ok {
+		statuses := make([]*float64, len(g.FailoverStatusCodes))
+		for i, s := range g.FailoverStatusCodes {
+			statuses[i] = jsii.Number(float64(s))
+		}
+		o = awscloudfrontorigins.NewOriginGroup(&awscloudfrontorigins.OriginGroupProps{
+			PrimaryOrigin:       b.origin(g.Primary),
+			FallbackOrigin:      b.origin(g.Fallback),
+			FallbackStatusCodes: &statuses,
+		})
+		b.origins[id] = o // groups only
+		return o
+	}
+	return b.origin(id)
+}
+
+// origin makes the origin with id. Each use gets its own: CDK hands a
+// behaviour whose origin object is also an origin group's member the
+// group's ID, and the unlock behaviour must reach the primary redirect API
+// alone (CloudFront refuses POST on an origin group).
+func (b *builder) origin(id string) awscloudfront.IOrigin {
+	so, ok := b.spec.Origin(id)
+	if !ok {
+		panic(fmt.Sprintf("edge: no origin %q", id))
+	}
+	var o awscloudfront.IOrigin
+	switch so.Kind {
+	case edgespec.RedirectAPI:
+		if b.secret == nil {
+			b.secret = originSecretValue(b.p.OriginSecretARN, b.p.OriginSecretVersion)
+		}
+		headers := map[string]*string{}
+		for _, h := range so.CustomHeaders {
+			if h != OriginVerifyHeader {
+				panic(fmt.Sprintf("edge: no value for the redirect origin's header %q", h))
+			}
+			headers[h] = b.secret
+		}
+		o = awscloudfrontorigins.NewHttpOrigin(b.p.RedirectOrigins[so.Region], &awscloudfrontorigins.HttpOriginProps{
+			CustomHeaders:      &headers,
+			ProtocolPolicy:     originProtocol(so),
+			OriginSslProtocols: &[]awscloudfront.OriginSslPolicy{awscloudfront.OriginSslPolicy_TLS_V1_2},
+			ConnectionAttempts: jsii.Number(float64(so.ConnectionAttempts)),
+			ConnectionTimeout:  seconds(so.ConnectionTimeoutSeconds),
+			ReadTimeout:        seconds(so.ReadTimeoutSeconds),
+		})
+	case edgespec.ManagementAPI:
+		var originPath *string // none: the API's stage is mapped at a custom domain's root
+		if b.p.ManagementOriginPath != "" {
+			originPath = jsii.String(b.p.ManagementOriginPath)
+		}
+		o = awscloudfrontorigins.NewHttpOrigin(b.p.ManagementOrigin, &awscloudfrontorigins.HttpOriginProps{
+			OriginPath:         originPath,
+			ProtocolPolicy:     originProtocol(so),
+			OriginSslProtocols: &[]awscloudfront.OriginSslPolicy{awscloudfront.OriginSslPolicy_TLS_V1_2},
+			ConnectionAttempts: jsii.Number(float64(so.ConnectionAttempts)),
+			ConnectionTimeout:  seconds(so.ConnectionTimeoutSeconds),
+			ReadTimeout:        seconds(so.ReadTimeoutSeconds),
+		})
+	case edgespec.ConsoleBucket:
+		if b.p.Console == nil || b.p.Console.Origin == nil {
+			panic("edge: the description has the console's bucket and Props.Console has no origin")
+		}
+		o = b.p.Console.Origin
+	default:
+		panic(fmt.Sprintf("edge: origin kind %q", so.Kind))
+	}
+	if so.MinTLS != "" && so.MinTLS != "TLSv1.2" {
+		panic(fmt.Sprintf("edge: origin %q: TLS %q", id, so.MinTLS))
+	}
+	return o
+}
+
+func originProtocol(o edgespec.Origin) awscloudfront.OriginProtocolPolicy {
+	if o.HTTPSOnly {
+		return awscloudfront.OriginProtocolPolicy_HTTPS_ONLY
+	}
+	return awscloudfront.OriginProtocolPolicy_MATCH_VIEWER
+}
+
+func errorResponses(rs []edgespec.ErrorResponse) *[]*awscloudfront.ErrorResponse {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]*awscloudfront.ErrorResponse, len(rs))
+	for i, r := range rs {
+		out[i] = &awscloudfront.ErrorResponse{HttpStatus: jsii.Number(float64(r.Status)), Ttl: seconds(r.CachingMinTTLSeconds)}
+	}
+	return &out
+}
+
+// realtimeLog is the real-time log configuration: every edge request, hit
+// or miss, so clicks served from the cache are counted too.
+func (b *builder) realtimeLog() awscloudfront.RealtimeLogConfig {
+	rl := b.spec.RealtimeLog
+	logRole := awsiam.NewRole(b.scope, jsii.String("RealtimeLogRole"), &awsiam.RoleProps{
+		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("cloudfront.amazonaws.com"), nil),
+		Description: jsii.String("Lets CloudFront write real-time log records to the click stream"),
+	})
+	stream := awskinesis.Stream_FromStreamArn(b.scope, jsii.String("ClickStream"), b.p.ClickStreamARN)
+	return awscloudfront.NewRealtimeLogConfig(b.scope, jsii.String(rl.Name), &awscloudfront.RealtimeLogConfigProps{
+		EndPoints:    &[]awscloudfront.Endpoint{awscloudfront.Endpoint_FromKinesisStream(stream, logRole)},
+		Fields:       jsii.Strings(rl.Fields...),
+		SamplingRate: jsii.Number(float64(rl.SamplingRate)),
 	})
 }
 
 // WAFRateRuleName is the rate-based rule against code enumeration.
-const WAFRateRuleName = "RedirectRatePerIP"
+const WAFRateRuleName = edgespec.WAFRateRuleName
 
 // WAFCanonicalPathRuleName is the rule that refuses percent-encoded
 // spellings of redirect paths, and NonCanonicalPathBody its answer's body.
@@ -338,8 +613,8 @@ const WAFRateRuleName = "RedirectRatePerIP"
 // refuses them (newCanonicalPathFunction), with the same answer. The local
 // edge (internal/localedge) plays either.
 const (
-	WAFCanonicalPathRuleName = "CanonicalRedirectPath"
-	NonCanonicalPathBody     = "This short link is spelt with percent-encoding; use it as it was given.\n"
+	WAFCanonicalPathRuleName = edgespec.WAFCanonicalPathRuleName
+	NonCanonicalPathBody     = edgespec.NonCanonicalPathBody
 	nonCanonicalPathBodyKey  = "NonCanonicalPath"
 )
 
@@ -348,7 +623,7 @@ const (
 // "Short codes and guessing"), a person clicking links does not. /v1 is left to
 // the usage plan's per-key throttle. It also answers 400 to a redirect
 // path with a "%" in it (see WAFCanonicalPathRuleName).
-func newWebACL(scope constructs.Construct, limit int) awswafv2.CfnWebACL {
+func newWebACL(scope constructs.Construct, acl edgespec.WebACL) awswafv2.CfnWebACL {
 	visibility := func(name string) *awswafv2.CfnWebACL_VisibilityConfigProperty {
 		return &awswafv2.CfnWebACL_VisibilityConfigProperty{
 			CloudWatchMetricsEnabled: jsii.Bool(true),
@@ -390,20 +665,20 @@ func newWebACL(scope constructs.Construct, limit int) awswafv2.CfnWebACL {
 			nonCanonicalPathBodyKey: {ContentType: jsii.String("TEXT_PLAIN"), Content: jsii.String(NonCanonicalPathBody)},
 		},
 		Rules: []*awswafv2.CfnWebACL_RuleProperty{{
-			Name:     jsii.String(WAFRateRuleName),
+			Name:     jsii.String(acl.RateRule),
 			Priority: jsii.Number(0),
 			Action:   &awswafv2.CfnWebACL_RuleActionProperty{Block: map[string]any{}},
 			Statement: &awswafv2.CfnWebACL_StatementProperty{
 				RateBasedStatement: &awswafv2.CfnWebACL_RateBasedStatementProperty{
 					AggregateKeyType:    jsii.String("IP"),
-					Limit:               jsii.Number(float64(limit)),
+					Limit:               jsii.Number(float64(acl.RateLimit)),
 					EvaluationWindowSec: jsii.Number(300),
 					ScopeDownStatement:  notAPI,
 				},
 			},
-			VisibilityConfig: visibility(WAFRateRuleName),
+			VisibilityConfig: visibility(acl.RateRule),
 		}, {
-			Name:     jsii.String(WAFCanonicalPathRuleName),
+			Name:     jsii.String(acl.CanonicalPathRule),
 			Priority: jsii.Number(1),
 			Action: &awswafv2.CfnWebACL_RuleActionProperty{Block: &awswafv2.CfnWebACL_BlockActionProperty{
 				CustomResponse: &awswafv2.CfnWebACL_CustomResponseProperty{
@@ -416,7 +691,7 @@ func newWebACL(scope constructs.Construct, limit int) awswafv2.CfnWebACL {
 					Statements: []*awswafv2.CfnWebACL_StatementProperty{notAPI, hasPercent},
 				},
 			},
-			VisibilityConfig: visibility(WAFCanonicalPathRuleName),
+			VisibilityConfig: visibility(acl.CanonicalPathRule),
 		}},
 	})
 }
@@ -424,9 +699,10 @@ func newWebACL(scope constructs.Construct, limit int) awswafv2.CfnWebACL {
 // ViewerAddressHeader is the header CloudFront adds to the redirect's
 // origin requests: the viewer's IP address and source port
 // (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/adding-cloudfront-headers.html).
-const ViewerAddressHeader = "CloudFront-Viewer-Address"
+const ViewerAddressHeader = edgespec.ViewerAddressHeader
 
-// CanonicalPathFunctionCode is the viewer-request CloudFront Function that
+// CanonicalPathFunctionCode is the source of the viewer-request CloudFront
+// Function (shared/edgespec functions/canonical-path.js) that
 // answers a redirect path holding a "%" as the web ACL's canonical-path
 // rule does (400, NonCanonicalPathBody), when there is no web ACL. A
 // function sees the URI as the viewer sent it, still percent-encoded
@@ -436,23 +712,9 @@ const ViewerAddressHeader = "CloudFront-Viewer-Address"
 // It runs on every viewer request of the redirect behaviour, hits included:
 // $0.10 per million (https://aws.amazon.com/cloudfront/pricing/), a sixth
 // of what WAF bills for inspecting the same requests.
-var CanonicalPathFunctionCode = `function handler(event) {
-  if (event.request.uri.indexOf('%') === -1) {
-    return event.request;
-  }
-  return {
-    statusCode: 400,
-    statusDescription: 'Bad Request',
-    headers: {
-      'content-type': { value: 'text/plain' },
-      'cache-control': { value: 'no-store' }
-    },
-    body: { encoding: 'text', data: ` + strconv.Quote(NonCanonicalPathBody) + ` }
-  };
-}
-`
+var CanonicalPathFunctionCode = edgespec.MustFunctionSource(edgespec.CanonicalPathFunction)
 
-func newCanonicalPathFunction(scope constructs.Construct) awscloudfront.Function {
+func newCanonicalPathFunction(scope constructs.Construct) awscloudfront.IFunction {
 	return awscloudfront.NewFunction(scope, jsii.String("CanonicalPath"), &awscloudfront.FunctionProps{
 		Comment: jsii.String("Refuses percent-encoded spellings of redirect paths (400), which the edge would cache out of reach of invalidations"),
 		Code:    awscloudfront.FunctionCode_FromInline(jsii.String(CanonicalPathFunctionCode)),

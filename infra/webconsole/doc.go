@@ -4,5 +4,7 @@
 // serve it at /console/ on the same distribution as the redirects and the
 // /v1 API, with the headers the console package defines: a strict
 // Content-Security-Policy with no inline script, the HTML never cached,
-// the content-hashed assets cached for a year as immutable.
+// the content-hashed assets cached for a year as immutable. The behaviours
+// and their response headers policies are as shared/edgespec describes
+// them; infra/edge adds the behaviours to the distribution from there.
 package webconsole

@@ -14,14 +14,15 @@ import (
 
 	"github.com/shortlink-dev/shortener/console"
 	"github.com/shortlink-dev/shortener/infra/edge"
+	"github.com/shortlink-dev/shortener/shared/edgespec"
 )
 
-// The behaviours' path patterns. "/console" alone is its own behaviour so
-// that a short link such as /consolation stays a redirect.
+// The behaviours' path patterns (shared/edgespec). "/console" alone is its
+// own behaviour so that a short link such as /consolation stays a redirect.
 const (
-	RootPathPattern   = "/console"
-	HTMLPathPattern   = "/console/*"
-	AssetsPathPattern = "/console/assets/*"
+	RootPathPattern   = edgespec.ConsoleRootPattern
+	HTMLPathPattern   = edgespec.ConsoleHTMLPattern
+	AssetsPathPattern = edgespec.ConsoleAssetsPattern
 )
 
 // KeyPrefix is where the build goes in the bucket: CloudFront asks S3 for
@@ -45,9 +46,10 @@ type Console struct {
 	Rewrite      awscloudfront.Function
 	HTMLHeaders  awscloudfront.ResponseHeadersPolicy
 	AssetHeaders awscloudfront.ResponseHeadersPolicy
-	// Behaviors go into the distribution, in this order: the assets'
-	// pattern before /console/*, which would match them too.
-	Behaviors []edge.Behavior
+	// Edge is what the distribution's console behaviours, which the edge
+	// builds from the description (edgespec.Distribution with Console),
+	// take from here: the bucket origin, the policies, the function.
+	Edge *edge.Console
 }
 
 // rewriteCode is the viewer-request function: /console answers a 301 to
@@ -109,71 +111,25 @@ func New(scope constructs.Construct, id string, p Props) *Console {
 		Runtime: awscloudfront.FunctionRuntime_JS_2_0(),
 		Comment: jsii.String("Console: /console -> /console/, /console/ -> index.html"),
 	})
-	htmlHeaders := headersPolicy(c, "HTMLHeaders", "Console HTML: strict CSP, never cached", console.HTMLCacheControl)
-	assetHeaders := headersPolicy(c, "AssetHeaders", "Console assets: strict CSP, content-hashed so immutable", console.AssetCacheControl)
+	// The console's own policies, as the description has them: its CSP
+	// and security headers and its Cache-Control, overriding the bucket's.
+	htmlHeaders := edge.NewResponseHeadersPolicy(c, *edgespec.ConsoleHTMLHeaders())
+	assetHeaders := edge.NewResponseHeadersPolicy(c, *edgespec.ConsoleAssetHeaders())
 
 	origin := awscloudfrontorigins.S3BucketOrigin_WithOriginAccessControl(bucket, &awscloudfrontorigins.S3BucketOriginWithOACProps{
 		OriginAccessLevels: &[]awscloudfront.AccessLevel{awscloudfront.AccessLevel_READ},
 	})
-	htmlBehavior := &awscloudfront.AddBehaviorOptions{
-		ViewerProtocolPolicy:  awscloudfront.ViewerProtocolPolicy_REDIRECT_TO_HTTPS,
-		AllowedMethods:        awscloudfront.AllowedMethods_ALLOW_GET_HEAD(),
-		CachedMethods:         awscloudfront.CachedMethods_CACHE_GET_HEAD(),
-		CachePolicy:           awscloudfront.CachePolicy_CACHING_DISABLED(),
-		ResponseHeadersPolicy: htmlHeaders,
-		Compress:              jsii.Bool(true),
-		FunctionAssociations: &[]*awscloudfront.FunctionAssociation{{
-			EventType: awscloudfront.FunctionEventType_VIEWER_REQUEST, Function: rewrite,
-		}},
-	}
-	assetBehavior := &awscloudfront.AddBehaviorOptions{
-		ViewerProtocolPolicy:  awscloudfront.ViewerProtocolPolicy_REDIRECT_TO_HTTPS,
-		AllowedMethods:        awscloudfront.AllowedMethods_ALLOW_GET_HEAD(),
-		CachedMethods:         awscloudfront.CachedMethods_CACHE_GET_HEAD(),
-		CachePolicy:           awscloudfront.CachePolicy_CACHING_OPTIMIZED(),
-		ResponseHeadersPolicy: assetHeaders,
-		Compress:              jsii.Bool(true),
-	}
 	return &Console{
 		Construct: c, Bucket: bucket, Deployment: html, Rewrite: rewrite,
 		HTMLHeaders: htmlHeaders, AssetHeaders: assetHeaders,
-		Behaviors: []edge.Behavior{
-			{PathPattern: AssetsPathPattern, Origin: origin, Options: assetBehavior},
-			{PathPattern: HTMLPathPattern, Origin: origin, Options: htmlBehavior},
-			{PathPattern: RootPathPattern, Origin: origin, Options: htmlBehavior},
+		Edge: &edge.Console{
+			Origin: origin,
+			ResponseHeadersPolicies: map[string]awscloudfront.IResponseHeadersPolicy{
+				*htmlHeaders.Node().Id(): htmlHeaders, *assetHeaders.Node().Id(): assetHeaders,
+			},
+			Functions: map[string]awscloudfront.IFunction{edgespec.ConsoleRewriteFunctionName: rewrite},
 		},
 	}
-}
-
-// headersPolicy sets the console's security headers and Cache-Control,
-// overriding whatever the origin sent. A Cache-Control added by a response
-// headers policy reaches viewers only; it does not change how CloudFront
-// caches (the cache policy does):
-// https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/modifying-response-headers.html
-func headersPolicy(scope constructs.Construct, id, comment, cacheControl string) awscloudfront.ResponseHeadersPolicy {
-	return awscloudfront.NewResponseHeadersPolicy(scope, jsii.String(id), &awscloudfront.ResponseHeadersPolicyProps{
-		Comment: jsii.String(comment),
-		SecurityHeadersBehavior: &awscloudfront.ResponseSecurityHeadersBehavior{
-			ContentSecurityPolicy: &awscloudfront.ResponseHeadersContentSecurityPolicy{
-				ContentSecurityPolicy: jsii.String(console.ContentSecurityPolicy), Override: jsii.Bool(true),
-			},
-			StrictTransportSecurity: &awscloudfront.ResponseHeadersStrictTransportSecurity{
-				AccessControlMaxAge: awscdk.Duration_Days(jsii.Number(730)), IncludeSubdomains: jsii.Bool(true), Override: jsii.Bool(true),
-			},
-			ContentTypeOptions: &awscloudfront.ResponseHeadersContentTypeOptions{Override: jsii.Bool(true)},
-			FrameOptions: &awscloudfront.ResponseHeadersFrameOptions{
-				FrameOption: awscloudfront.HeadersFrameOption_DENY, Override: jsii.Bool(true),
-			},
-			ReferrerPolicy: &awscloudfront.ResponseHeadersReferrerPolicy{
-				ReferrerPolicy: awscloudfront.HeadersReferrerPolicy_NO_REFERRER, Override: jsii.Bool(true),
-			},
-		},
-		CustomHeadersBehavior: &awscloudfront.ResponseCustomHeadersBehavior{
-			CustomHeaders: &[]*awscloudfront.ResponseCustomHeader{{
-				Header: jsii.String("Cache-Control"), Value: jsii.String(cacheControl), Override: jsii.Bool(true),
-			}},
-		},
-	})
 }
 
 // BuildDir is the console's build below a make build asset folder.

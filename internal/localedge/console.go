@@ -12,37 +12,26 @@ import (
 	"github.com/shortlink-dev/shortener/console"
 )
 
-// Console serves the web console's build output in dir as the deployed
-// /console/* behaviours do (infra/edge): the S3 origin behind an origin
-// access control, a CloudFront Function that maps /console and /console/
-// to index.html (/console with a 301 to /console/), and response headers policies that set the console's
-// Content-Security-Policy and security headers, "Cache-Control: no-store"
-// on the HTML and a year's immutable caching on the hashed assets.
+// Bucket plays the console's S3 bucket behind CloudFront's origin access
+// control, holding the build output in dir below the console/ prefix, as
+// infra/webconsole deploys it: each object with the Cache-Control its
+// deployment sets (console.HTMLCacheControl, console.AssetCacheControl on
+// the hashed assets). The edge in front of it plays the rest of the
+// /console behaviours as the description has them (shared/edgespec): the
+// rewrite function (/console to /console/, /console/ to index.html) and
+// the console's response headers policies.
 //
 // A key that is not in the bucket answers 403, as S3 does for a missing
 // object when the caller (here CloudFront's origin access control) may not
 // list the bucket: https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html
 // ("If you don't have the s3:ListBucket permission, Amazon S3 returns an
-// HTTP status code 403"). Only GET and HEAD are allowed, as on the
-// behaviour. A dir that does not exist answers 503 saying how to build it.
-func Console(dir string) http.Handler {
+// HTTP status code 403"). A dir that does not exist answers 503 saying how
+// to build it.
+func Bucket(dir string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", console.ContentSecurityPolicy)
-		for k, v := range console.SecurityHeaders {
-			h.Set(k, v)
-		}
-		h.Set("Via", "1.1 local.cloudfront.net (CloudFront)")
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			writeMethodNotAllowed(w)
-			return
-		}
-		if r.URL.Path == "/console" {
-			// The viewer-request function's answer: relative links need
-			// the trailing slash.
-			h.Set("Location", console.PathPrefix)
-			h.Set("Cache-Control", console.HTMLCacheControl)
-			w.WriteHeader(http.StatusMovedPermanently)
+			consoleDenied(w)
 			return
 		}
 		key, ok := consoleKey(r.URL.Path)
@@ -76,7 +65,6 @@ func Console(dir string) http.Handler {
 		if ct := mime.TypeByExtension(path.Ext(key)); ct != "" {
 			h.Set("Content-Type", ct)
 		}
-		h.Set("X-Cache", "Miss from cloudfront")
 		// No If-Modified-Since games: the zero time keeps ServeContent from
 		// sending Last-Modified, so the HTML is fetched whole each time.
 		http.ServeContent(w, r, key, time.Time{}, f)
@@ -99,7 +87,6 @@ func consoleKey(p string) (key string, ok bool) {
 
 func consoleDenied(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "application/xml")
-	w.Header().Set("X-Cache", "Error from cloudfront")
 	w.WriteHeader(http.StatusForbidden)
 	_, _ = w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?>` + "\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>"))
 }

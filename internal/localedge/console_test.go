@@ -1,6 +1,7 @@
 package localedge
 
 import (
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,13 +14,20 @@ import (
 	"github.com/shortlink-dev/shortener/console"
 )
 
+// TestConsoleServesTheBuildWithItsHeaders: the console's behaviours as
+// the description has them, through the edge in front of the bucket: the
+// rewrite function, S3's answers, the console's response headers policies
+// on every answer from the bucket (not on the function's 301 nor on
+// CloudFront's own 403).
 func TestConsoleServesTheBuildWithItsHeaders(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "assets"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "index.html"), []byte("<!doctype html><title>c</title>"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "assets", "app-ABC123.js"), []byte("console.log(1)"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("outside"), 0o644))
-	h := Console(dir)
+	h, err := New(Options{Origin: newOrigin(), ConsoleOrigin: Bucket(dir), Log: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = h.Close(t.Context()) })
 
 	tests := []struct {
 		name, method, path string
@@ -28,16 +36,17 @@ func TestConsoleServesTheBuildWithItsHeaders(t *testing.T) {
 		contentType        string
 		body               string
 		location           string
+		policy             bool
 	}{
-		{"index", "GET", "/console/", 200, console.HTMLCacheControl, "text/html; charset=utf-8", "<!doctype html><title>c</title>", ""},
-		{"index by name", "GET", "/console/index.html", 200, console.HTMLCacheControl, "text/html; charset=utf-8", "<!doctype html><title>c</title>", ""},
-		{"no slash", "GET", "/console", 301, console.HTMLCacheControl, "", "", "/console/"},
-		{"hashed asset", "GET", "/console/assets/app-ABC123.js", 200, console.AssetCacheControl, "text/javascript; charset=utf-8", "console.log(1)", ""},
-		{"head", "HEAD", "/console/assets/app-ABC123.js", 200, console.AssetCacheControl, "text/javascript; charset=utf-8", "", ""},
-		{"missing key is S3's 403", "GET", "/console/assets/nope.js", 403, "", "application/xml", "", ""},
-		{"folder", "GET", "/console/assets/", 403, "", "application/xml", "", ""},
-		{"climbing out", "GET", "/console/../secret.txt", 403, "", "application/xml", "", ""},
-		{"post", "POST", "/console/", 403, "", "text/html", "", ""},
+		{"index", "GET", "/console/", 200, console.HTMLCacheControl, "text/html; charset=utf-8", "<!doctype html><title>c</title>", "", true},
+		{"index by name", "GET", "/console/index.html", 200, console.HTMLCacheControl, "text/html; charset=utf-8", "<!doctype html><title>c</title>", "", true},
+		{"no slash", "GET", "/console", 301, "no-store", "", "", "/console/", false},
+		{"hashed asset", "GET", "/console/assets/app-ABC123.js", 200, console.AssetCacheControl, "text/javascript; charset=utf-8", "console.log(1)", "", true},
+		{"head", "HEAD", "/console/assets/app-ABC123.js", 200, console.AssetCacheControl, "text/javascript; charset=utf-8", "", "", true},
+		{"missing key is S3's 403", "GET", "/console/assets/nope.js", 403, "", "application/xml", "", "", true},
+		{"folder", "GET", "/console/assets/", 403, "", "application/xml", "", "", true},
+		{"climbing out", "GET", "/console/../secret.txt", 403, "", "application/xml", "", "", true},
+		{"post", "POST", "/console/", 403, "", "text/html", "", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,9 +55,12 @@ func TestConsoleServesTheBuildWithItsHeaders(t *testing.T) {
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
 			assert.Equal(t, tt.status, rec.Code)
-			assert.Equal(t, console.ContentSecurityPolicy, rec.Header().Get("Content-Security-Policy"))
-			assert.Equal(t, "nosniff", rec.Header().Get("X-Content-Type-Options"))
-			assert.Equal(t, "DENY", rec.Header().Get("X-Frame-Options"))
+			if tt.policy {
+				assert.Equal(t, console.ContentSecurityPolicy, rec.Header().Get("Content-Security-Policy"))
+				assert.Equal(t, "nosniff", rec.Header().Get("X-Content-Type-Options"))
+				assert.Equal(t, "DENY", rec.Header().Get("X-Frame-Options"))
+				assert.Equal(t, "no-referrer", rec.Header().Get("Referrer-Policy"))
+			}
 			if tt.cacheControl != "" {
 				assert.Equal(t, tt.cacheControl, rec.Header().Get("Cache-Control"))
 			}
@@ -68,7 +80,7 @@ func TestConsoleServesTheBuildWithItsHeaders(t *testing.T) {
 
 func TestConsoleNotBuiltSaysHow(t *testing.T) {
 	rec := httptest.NewRecorder()
-	Console(filepath.Join(t.TempDir(), "missing")).ServeHTTP(rec, httptest.NewRequest("GET", "/console/", nil))
+	Bucket(filepath.Join(t.TempDir(), "missing")).ServeHTTP(rec, httptest.NewRequest("GET", "/console/", nil))
 	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
 	assert.Contains(t, rec.Body.String(), "make dev")
 }

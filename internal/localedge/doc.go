@@ -1,13 +1,33 @@
-// Package localedge plays CloudFront in front of the local gateway, as the
-// deployed distribution is configured (infra/edge): the redirect behaviour
-// caches by path only and feeds a real-time log, the /v1/* behaviour
-// passes everything through uncached. It is an http.Handler wrapping the
-// origin (the localgw.Gateway); the handlers behind it never know.
+// Package localedge plays CloudFront in front of the local gateway. It is
+// built from the same description of the distribution as infra/edge and
+// infra/webconsole (shared/edgespec, Options.Distribution): each request
+// goes to the first behaviour whose path pattern matches it, else the
+// default, and gets that behaviour's viewer protocol policy, its
+// viewer-request function, its allowed methods (CloudFront's 403 for any
+// other), its cache policy, its origin request policy, its response
+// headers policy and, where the behaviour has one, its real-time log. New
+// refuses a description with anything it does not play (ErrUnmodelled):
+// a web ACL, a key beyond the path, cookies to the origin, a function it
+// does not know or on another event, custom error responses. It is an
+// http.Handler wrapping the origins (the localgw.Gateway for the APIs,
+// Bucket for the console); the handlers behind it never know.
+//
+// # Response headers
+//
+// A behaviour's response headers policy is applied as CloudFront applies
+// it, to the answers from the origin and from the cache: a header with
+// override replaces the origin's, one without is added only when the
+// origin sent none of that name
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/understanding-response-headers-policies.html).
+// The answers CloudFront makes itself (its 403s, its 301 to https) and a
+// function's own answers are left as they are. Compress is accepted and
+// answers stay uncompressed: an encoding of the bytes on the wire, which
+// every viewer takes either way.
 //
 // # Caching
 //
-// A GET of a redirect path, one segment that is not v1, _local or healthz,
-// is looked up by its path alone: the query string, headers and cookies are
+// A GET of a path of a caching behaviour (the default one, the redirects;
+// the console's assets) is looked up by its path alone: the query string, headers and cookies are
 // not in the key, as the RedirectCache policy (no headers, cookies or query
 // strings) has it in AWS. The origin gets, as the RedirectRequests origin
 // request policy has it, only the headers the redirect rules read: the
@@ -33,10 +53,14 @@
 //   - 400, 403, 405, 412 and 415: only when the origin sends Cache-Control.
 //   - anything else: not kept.
 //
-// A redirect path with a "%" in it is answered 400 before the cache, as
-// the deployed web ACL's canonical-path rule answers it (webacl.go): the
-// origin would decode it to a code whose invalidations never reach the
-// spelling's cache entry.
+// A redirect path with a "%" in it is answered 400 before the cache by the
+// deployed canonical-path function, its JavaScript run by
+// internal/cloudfrontjs (functions.go; with WAF the web ACL's rule gives
+// the same answer): the origin would decode it to a code whose
+// invalidations never reach the spelling's cache entry. Every function of
+// the description whose source shared/edgespec holds runs that way; the
+// console's rewrite, whose source is still infra/webconsole's, is played
+// in Go.
 //
 // Every request the redirect behaviour sends to the origin carries the
 // redirect origin's custom headers (Options.RedirectOriginHeaders), as
@@ -70,7 +94,7 @@
 // # Viewer protocol
 //
 // The redirect behaviour's ViewerProtocolPolicy is redirect-to-https and
-// the /v1/* behaviour's https-only (infra/edge). The local run listens on
+// the /v1/* and /unlock/* behaviours' https-only (shared/edgespec). The local run listens on
 // plain http in place of the distribution's https endpoint, so a request
 // counts as an http viewer's only when its X-Forwarded-Proto header
 // (ViewerProtocolHeader) says http. Such a request gets what CloudFront
@@ -91,10 +115,10 @@
 //
 // # Real-time log
 //
-// Every request of the redirect behaviour, hit, miss or error, becomes a
-// clicklog.Record, as the real-time log configuration attached to that
-// behaviour writes one; /v1/* has no log configuration in AWS and none
-// here. The record holds the fields of clicklog.Fields and never the
+// Every request of a behaviour with the real-time log (the redirects and
+// /unlock/*), hit, miss or error, becomes a clicklog.Record, as the
+// real-time log configuration attached to it writes one; /v1/* and the
+// console have no log configuration in AWS and none here. The record holds the fields of clicklog.Fields and never the
 // client's address; c-country comes from a CloudFront-Viewer-Country
 // header when the caller sends one (a test hook: in AWS CloudFront sets it
 // from the address), else from Options.Country. Records wait in a buffer

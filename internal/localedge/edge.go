@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/shortlink-dev/shortener/shared/clicklog"
-	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/edgespec"
 	"github.com/shortlink-dev/shortener/shared/viewer"
 )
 
@@ -74,11 +74,18 @@ const viewerCountryKey = "Cloudfront-Viewer-Country"
 type Options struct {
 	// Origin answers what the edge does not: the local gateway.
 	Origin http.Handler
-	// Sink receives a record per request of the redirect behaviour; nil
-	// logs nothing.
+	// ConsoleOrigin plays the console's bucket (Bucket); required when
+	// the distribution has the console's behaviours.
+	ConsoleOrigin http.Handler
+	// Distribution is the description the edge plays; nil is the
+	// deployed default, edgespec.Distribution with the console when
+	// ConsoleOrigin is set. New refuses one with a part it does not play
+	// (ErrUnmodelled). Origin plays every API origin of it, an origin
+	// group included (OriginGroup).
+	Distribution *edgespec.Spec
+	// Sink receives a record per request of the behaviours with a
+	// real-time log; nil logs nothing.
 	Sink Sink
-	// Policy bounds the cache; nil is DeployedPolicy().
-	Policy *Policy
 	// MaxEntries caps the cached answers (DefaultMaxEntries).
 	MaxEntries int
 	// MaxBodyBytes is the largest body kept (DefaultMaxBodyBytes).
@@ -141,12 +148,15 @@ type Stats struct {
 // Edge plays a CloudFront distribution in front of Origin. It is safe for
 // concurrent use.
 type Edge struct {
-	origin  http.Handler
-	sink    Sink
-	policy  Policy
-	cache   *cache
-	maxBody int
-	country string
+	origin http.Handler
+	sink   Sink
+	cache  *cache
+	// behaviors are the description's in CloudFront's order, and
+	// defaultBehavior the one for every other path.
+	behaviors       []*behavior
+	defaultBehavior *behavior
+	maxBody         int
+	country         string
 	// via and pop are the Via and X-Amz-Cf-Pop headers every answer
 	// shares: one-element slices, so an append to them copies.
 	via       []string
@@ -154,8 +164,6 @@ type Edge struct {
 	now       func() time.Time
 	requestID func() string
 	log       *slog.Logger
-	// originHeaders are RedirectOriginHeaders, keys in canonical form.
-	originHeaders http.Header
 
 	invalidationDelay time.Duration
 	afterFunc         func(time.Duration, func())
@@ -189,28 +197,28 @@ func New(o Options) (*Edge, error) {
 	if o.Origin == nil {
 		return nil, errors.New("localedge: Origin is required")
 	}
+	d := edgespec.Distribution(edgespec.Options{Console: o.ConsoleOrigin != nil})
+	if o.Distribution != nil {
+		d = *o.Distribution
+	}
+	behaviors, def, err := compile(d, o)
+	if err != nil {
+		return nil, err
+	}
 	e := &Edge{
-		origin:    o.Origin,
-		sink:      o.Sink,
-		policy:    DeployedPolicy(),
-		maxBody:   o.MaxBodyBytes,
-		country:   o.Country,
-		now:       o.Now,
-		requestID: o.RequestID,
-		log:       o.Log,
-		afterFunc: o.AfterFunc,
-		stop:      make(chan struct{}),
-		drained:   make(chan struct{}),
-		reported:  make(chan struct{}),
-	}
-	if o.Policy != nil {
-		e.policy = *o.Policy
-	}
-	if len(o.RedirectOriginHeaders) > 0 {
-		e.originHeaders = http.Header{}
-		for k, v := range o.RedirectOriginHeaders {
-			e.originHeaders.Set(k, v)
-		}
+		origin:          o.Origin,
+		sink:            o.Sink,
+		behaviors:       behaviors,
+		defaultBehavior: def,
+		maxBody:         o.MaxBodyBytes,
+		country:         o.Country,
+		now:             o.Now,
+		requestID:       o.RequestID,
+		log:             o.Log,
+		afterFunc:       o.AfterFunc,
+		stop:            make(chan struct{}),
+		drained:         make(chan struct{}),
+		reported:        make(chan struct{}),
 	}
 	if o.MaxEntries <= 0 {
 		o.MaxEntries = DefaultMaxEntries
@@ -290,58 +298,75 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h["X-Amz-Cf-Pop"] = e.pop
 	h["X-Amz-Cf-Id"] = []string{id}
 	path := r.URL.EscapedPath()
-	first, rest := firstSegment(path)
-	if first == "v1" || first == "_local" || first == "healthz" {
-		// The /v1/* behaviour: CachingDisabled, https-only, no real-time
-		// log. /_local and /healthz are the local run's own and pass
-		// through too.
-		if first == "v1" && viewerUsedHTTP(r) {
-			writeHTTPSOnly(w)
-			return
-		}
+	if first, _ := firstSegment(path); first == "_local" || first == "healthz" {
+		// The local run's own routes, no part of the distribution.
 		e.origin.ServeHTTP(&resultWriter{ResponseWriter: w}, r)
 		return
 	}
+	b := e.match(path)
 
 	// answered is when the edge answered, for the log record: a hit reads
 	// the clock once, for its lookup, its Age and its record.
 	var status int
 	var result string
 	var answered time.Time
+	plain := viewerUsedHTTP(r)
 	switch {
-	case viewerUsedHTTP(r):
+	case plain && b.spec.ViewerProtocol == edgespec.RedirectToHTTPS:
 		status, result = http.StatusMovedPermanently, ResultRedirect
 		writeRedirectToHTTPS(w, r)
 		answered = e.now()
 		e.toHTTPS.Add(1)
-	case nonCanonical(path):
-		status, result = http.StatusBadRequest, ResultError
-		writeNonCanonical(w)
-		answered = e.now()
-	case r.Method != http.MethodGet && r.Method != http.MethodHead && first != link.UnlockPrefix:
-		// The redirect behaviour allows GET and HEAD only: CloudFront
-		// refuses any other method on a behaviour whose target is an
-		// origin group.
+	case plain && b.spec.ViewerProtocol == edgespec.HTTPSOnly:
 		status, result = http.StatusForbidden, ResultError
-		writeMethodNotAllowed(w)
+		writeHTTPSOnly(w)
 		answered = e.now()
-	case first != "" && !rest:
-		status, result, answered = e.serveCacheable(w, r, path)
 	default:
-		// Longer paths; among them the password forms' behaviour
-		// (/unlock/*: every method, CachingDisabled), which goes to the
-		// same origin with the same origin request policy.
-		rw := &resultWriter{ResponseWriter: w}
+		status, result, answered = e.serve(w, r, id, b)
+	}
+	if b.log {
+		if result != ResultRedirect && isRedirect(status) {
+			e.redirects.Add(1)
+		}
+		e.emit(r, path, status, result, id, headerValue(h, "Content-Type"), answered)
+	}
+}
+
+// serve answers an https viewer's request on behaviour b: its
+// viewer-request function, its allowed methods, then the cache or the
+// origin.
+func (e *Edge) serve(w http.ResponseWriter, r *http.Request, id string, b *behavior) (int, string, time.Time) {
+	switch {
+	case b.function != nil:
+		next, status, result, answered := e.runViewerRequest(w, r, id, b.function)
+		if answered {
+			return status, result, e.now()
+		}
+		r = next
+	case b.goFunction != nil:
+		next, status, answered := b.goFunction(w, r)
+		if answered {
+			return status, resultFor(status, false), e.now()
+		}
+		r = next
+	}
+	if !b.spec.Allows(r.Method) {
+		// CloudFront refuses a method the behaviour does not allow (on
+		// the redirects' behaviour: any but GET and HEAD, since its
+		// target is an origin group).
+		writeMethodNotAllowed(w)
+		return http.StatusForbidden, ResultError, e.now()
+	}
+	if b.caches && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		return e.serveCacheable(w, r, r.URL.EscapedPath(), b)
+	}
+	rw := &resultWriter{ResponseWriter: w, behavior: b}
+	if b.log {
 		e.misses.Add(1)
-		e.origin.ServeHTTP(rw, e.originRequest(r, false))
-		status = rw.status()
-		result = resultFor(status, false)
-		answered = e.now()
 	}
-	if result != ResultRedirect && isRedirect(status) {
-		e.redirects.Add(1)
-	}
-	e.emit(r, path, status, result, id, headerValue(h, "Content-Type"), answered)
+	b.origin.ServeHTTP(rw, e.originRequest(r, b))
+	status := rw.status()
+	return status, resultFor(status, false), e.now()
 }
 
 func isRedirect(status int) bool {
@@ -361,7 +386,7 @@ func firstSegment(path string) (string, bool) {
 // serveCacheable answers a GET or HEAD of a redirect path from the cache,
 // or from the origin, keeping what CloudFront would keep. It returns the
 // status, the x-edge-result-type and when the answer was ready.
-func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path string) (int, string, time.Time) {
+func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path string, b *behavior) (int, string, time.Time) {
 	now := e.now()
 	if ent := e.cache.get(path, now); ent != nil {
 		e.hits.Add(1)
@@ -381,17 +406,22 @@ func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path strin
 		return ent.status, ent.result, now
 	}
 
-	e.misses.Add(1)
+	if b.log {
+		e.misses.Add(1)
+	}
 	epoch := e.epoch.Load()
 	cw := &captureWriter{header: http.Header{}}
-	e.origin.ServeHTTP(cw, e.originRequest(r, true))
+	b.origin.ServeHTTP(cw, e.originRequest(r, b))
 	status := cw.status()
 	stored := e.now()
-	if r.Method == http.MethodGet && cw.body.Len() <= e.maxBody {
-		if ttl := e.policy.TTL(status, cw.header); ttl > 0 {
-			ent := newEntry(path, status, cw.header, cw.body.Bytes(), stored, ttl)
-			e.cache.put(ent, func() bool { return e.epoch.Load() == epoch })
-		}
+	ttl := b.policy.TTL(status, cw.header)
+	// The policy's headers are set on the kept answer once: they depend
+	// on the origin's headers and the behaviour alone, and the path, the
+	// cache key, always picks the same behaviour.
+	b.applyResponseHeaders(cw.header)
+	if r.Method == http.MethodGet && cw.body.Len() <= e.maxBody && ttl > 0 {
+		ent := newEntry(path, status, cw.header, cw.body.Bytes(), stored, ttl)
+		e.cache.put(ent, func() bool { return e.epoch.Load() == epoch })
 	}
 	h := w.Header()
 	copyHeader(h, cw.header)
@@ -402,43 +432,48 @@ func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path strin
 	return status, result, stored
 }
 
-// originRequest is the request the redirect behaviour sends its origin
-// for the viewer's r, as the deployed origin request policy shapes it
-// (infra/edge RedirectOriginHeaders): of the viewer's headers only
-// forwardedHeaders, then the headers CloudFront adds itself (the device
-// type headers derived from the User-Agent, CloudFront-Viewer-Country,
-// CloudFront-Viewer-Address),
+// originRequest is the request behaviour b sends its origin for the
+// viewer's r, as its origin request policy shapes it: of the viewer's
+// headers only those the policy lists, then the headers CloudFront adds
+// itself when the policy names them (the device type headers derived from
+// the User-Agent, CloudFront-Viewer-Country, CloudFront-Viewer-Address),
 // then the origin's custom headers
 // (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/adding-cloudfront-headers.html,
 // https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/controlling-origin-requests.html).
-// None of them is in the cache key: an answer that depends on them must
-// be no-store. The query string never reaches it either (keyOnly: the
-// cacheable path's key holds nothing else).
-func (e *Edge) originRequest(r *http.Request, keyOnly bool) *http.Request {
+// None of them is in a cache key: an answer that depends on them must be
+// no-store. The query string goes along only when the policy forwards it.
+// The Host stays the viewer's: the local origins serve one host, and the
+// local gateway's answers name it.
+func (e *Edge) originRequest(r *http.Request, b *behavior) *http.Request {
 	out := r.Clone(r.Context())
-	if keyOnly {
+	if !b.forwardQuery {
 		out.URL.RawQuery, out.URL.ForceQuery = "", false
 		out.RequestURI = out.URL.RequestURI()
 	}
-	out.Header = make(http.Header, len(forwardedHeaders)+len(viewer.DeviceHeaders)+len(e.originHeaders)+1)
-	for _, k := range forwardedHeaders {
+	out.Header = make(http.Header, len(b.forward)+len(viewer.DeviceHeaders)+len(b.originHeaders)+2)
+	for _, k := range b.forward {
 		if vs := r.Header[k]; len(vs) > 0 {
 			out.Header[k] = vs
 		}
 	}
-	for _, kv := range viewer.FromUserAgent(headerValue(r.Header, "User-Agent")).Headers() {
-		if slices.Contains(viewer.OriginHeaders, kv[0]) { // the policy's only
-			out.Header.Set(kv[0], kv[1])
+	if b.deviceHeaders {
+		for _, kv := range viewer.FromUserAgent(headerValue(r.Header, "User-Agent")).Headers() {
+			if slices.Contains(viewer.OriginHeaders, kv[0]) { // the policy's only
+				out.Header.Set(kv[0], kv[1])
+			}
 		}
 	}
-	out.Header.Del(viewerCountryKey)
-	if c := e.viewerCountry(r); c != "" {
-		out.Header[viewerCountryKey] = []string{c}
+	if b.countryHeader {
+		if c := e.viewerCountry(r); c != "" {
+			out.Header[viewerCountryKey] = []string{c}
+		}
 	}
-	if v := viewerAddress(r.RemoteAddr); v != "" {
-		out.Header[viewerAddressKey] = []string{v}
+	if b.addressHeader {
+		if v := viewerAddress(r.RemoteAddr); v != "" {
+			out.Header[viewerAddressKey] = []string{v}
+		}
 	}
-	for k, vs := range e.originHeaders {
+	for k, vs := range b.originHeaders {
 		out.Header[k] = vs
 	}
 	return out
@@ -466,21 +501,6 @@ func viewerAddress(remoteAddr string) string {
 	}
 	return host + ":" + port
 }
-
-// forwardedHeaders are the viewer's headers the origin request policy
-// forwards, in canonical form: viewer.OriginHeaders and Content-Type, as
-// infra/edge RedirectOriginHeaders lists them. The CloudFront-* ones among
-// them are set by the edge itself, never taken from the viewer, except
-// the country a test (or a person) sends to play a viewer elsewhere.
-var forwardedHeaders = func() []string {
-	var out []string
-	for _, h := range append(slices.Clone(viewer.OriginHeaders), "Content-Type") {
-		if !strings.HasPrefix(strings.ToLower(h), "cloudfront-") {
-			out = append(out, http.CanonicalHeaderKey(h))
-		}
-	}
-	return out
-}()
 
 // resultFor is x-edge-result-type: CloudFront reports every 4xx and 5xx
 // as Error, whether or not it came from the cache.
@@ -754,16 +774,21 @@ func (c *captureWriter) replay(w http.ResponseWriter) {
 	_, _ = w.Write(c.body.Bytes())
 }
 
-// resultWriter adds X-Cache to an answer passed through uncached.
+// resultWriter adds X-Cache and the behaviour's response headers policy
+// (none when nil) to an answer passed through uncached.
 type resultWriter struct {
 	http.ResponseWriter
-	code int
+	behavior *behavior
+	code     int
 }
 
 func (w *resultWriter) WriteHeader(status int) {
 	if w.code == 0 {
 		w.code = status
 		w.Header().Set("X-Cache", resultFor(status, false)+" from cloudfront")
+		if w.behavior != nil {
+			w.behavior.applyResponseHeaders(w.Header())
+		}
 	}
 	w.ResponseWriter.WriteHeader(status)
 }

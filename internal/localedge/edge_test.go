@@ -249,8 +249,10 @@ func TestWhatIsCached(t *testing.T) {
 			wantCalls: 3, wantCache: []string{"Error from cloudfront", "Error from cloudfront", "Error from cloudfront"}},
 		{name: "the API is never cached", method: "GET", path: "/v1/links/abc", answer: &answer{status: 200, cc: "s-maxage=60", body: "{}"},
 			wantCalls: 3, wantCache: []string{"Miss from cloudfront", "Miss from cloudfront", "Miss from cloudfront"}},
-		{name: "nor is a path of two segments", method: "GET", path: "/a/b", wantCalls: 3,
-			wantCache: []string{"Miss from cloudfront", "Miss from cloudfront", "Miss from cloudfront"}},
+		// The default behaviour's "*" matches it: CloudFront keeps it
+		// under the redirect policy like any other path.
+		{name: "a path of two segments is the default behaviour's too", method: "GET", path: "/a/b", wantCalls: 1,
+			wantCache: []string{"Miss from cloudfront", "Hit from cloudfront", "Hit from cloudfront"}},
 		{name: "HEAD misses are not kept", method: "HEAD", path: "/headonly", wantCalls: 3,
 			wantCache: []string{"Miss from cloudfront", "Miss from cloudfront", "Miss from cloudfront"}},
 		{name: "the health check passes through", method: "GET", path: "/healthz", answer: &answer{status: 200, cc: "s-maxage=60"}, wantCalls: 3,

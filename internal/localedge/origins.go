@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"slices"
 	"time"
+
+	"github.com/shortlink-dev/shortener/shared/edgespec"
 )
 
 // CloudFront's custom origin timeouts, at their defaults
@@ -19,8 +21,9 @@ const (
 )
 
 // FailoverStatusCodes are the origin group's failover criteria, as the
-// deployed distribution sets them (infra/edge FailoverStatusCodes).
-var FailoverStatusCodes = []int{500, 502, 503, 504}
+// description sets them (edgespec.FailoverStatusCodes); New refuses a
+// group with others.
+var FailoverStatusCodes = slices.Clone(edgespec.FailoverStatusCodes)
 
 // HTTPOrigin is a custom origin CloudFront reaches over the network: a
 // Region's API, served on its own address by the multi-Region local run.

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shortlink-dev/shortener/shared/edgespec"
 )
 
 // Policy is a cache policy's TTL bounds and the distribution's error
@@ -23,14 +25,13 @@ type Policy struct {
 	ErrorCachingMinTTL time.Duration
 }
 
-// The deployed redirect behaviour: infra/edge's RedirectCache policy
-// (RedirectMinTTLSeconds, RedirectDefaultTTLSeconds, RedirectMaxTTLSeconds)
-// and CloudFront's default error caching minimum.
+// The deployed redirect behaviour: the RedirectCache policy
+// (edgespec.RedirectCache) and CloudFront's default error caching minimum.
 const (
-	DefaultMinTTL             = 0
-	DefaultDefaultTTL         = 60 * time.Second
-	DefaultMaxTTL             = 365 * 24 * time.Hour
-	DefaultErrorCachingMinTTL = 10 * time.Second
+	DefaultMinTTL             = edgespec.RedirectMinTTLSeconds * time.Second
+	DefaultDefaultTTL         = edgespec.RedirectDefaultTTLSeconds * time.Second
+	DefaultMaxTTL             = edgespec.RedirectMaxTTLSeconds * time.Second
+	DefaultErrorCachingMinTTL = edgespec.DefaultErrorCachingMinTTLSeconds * time.Second
 )
 
 // DeployedPolicy is the policy of the deployed redirect behaviour.

@@ -310,12 +310,16 @@ func formPage(status int, action, message string) events.APIGatewayProxyResponse
 	if message != "" {
 		msg = `<p role="alert">` + html.EscapeString(message) + `</p>`
 	}
+	// The edge keeps this page's CSP and Referrer-Policy. form-action
+	// governs the POST and the 303 after it to the destination, which this
+	// page may not name: 'self' and any http(s) URL (shared/edgespec
+	// RedirectSecurityHeadersPolicy).
 	return events.APIGatewayProxyResponse{
 		StatusCode: status,
 		Headers: map[string]string{
 			"Content-Type":            "text/html; charset=utf-8",
 			"Cache-Control":           "no-store",
-			"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+			"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self' https: http:",
 			"Referrer-Policy":         "no-referrer",
 		},
 		Body: formHead + msg + `<form method="post" action="` + html.EscapeString(action) + `">` + formTail,

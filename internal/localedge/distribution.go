@@ -1,0 +1,291 @@
+package localedge
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shortlink-dev/shortener/internal/cloudfrontjs"
+	"github.com/shortlink-dev/shortener/shared/clicklog"
+	"github.com/shortlink-dev/shortener/shared/edgespec"
+	"github.com/shortlink-dev/shortener/shared/viewer"
+)
+
+// ErrUnmodelled is the error New returns for a part of the distribution's
+// description the local edge does not play: it refuses to start rather
+// than answer differently from CloudFront.
+var ErrUnmodelled = errors.New("localedge: not modelled")
+
+// behavior is a cache behaviour of the description, ready to serve.
+type behavior struct {
+	spec edgespec.Behavior
+	// origin answers the behaviour's origin requests.
+	origin http.Handler
+	// caches: the cache policy keeps answers (for GET; a HEAD is answered
+	// from a kept GET); policy holds its TTL bounds.
+	caches bool
+	policy Policy
+	// The origin request policy: the viewer headers forwarded (canonical
+	// keys), the CloudFront headers added, whether the query goes along.
+	forward        []string
+	deviceHeaders  bool
+	countryHeader  bool
+	addressHeader  bool
+	forwardQuery   bool
+	originHeaders  http.Header // the origin's custom headers
+	responseHeader []edgespec.Header
+	// function is the viewer-request CloudFront Function, run from the
+	// JavaScript infra deploys (edgespec.FunctionSource, cloudfrontjs);
+	// goFunction one played in Go, for a function whose source is not in
+	// shared/edgespec. Both nil when the behaviour has none.
+	function   *cloudfrontjs.Function
+	goFunction viewerRequestFunc
+	log        bool
+}
+
+// viewerRequestFunc plays a viewer-request CloudFront Function in Go: it
+// either answers the viewer itself (answered true, with the status it
+// wrote) or hands on the request, possibly with another URI.
+type viewerRequestFunc func(w http.ResponseWriter, r *http.Request) (next *http.Request, status int, answered bool)
+
+// goFunctions are the CloudFront Functions played in Go, by name: the
+// console's rewrite, whose JavaScript is still infra/webconsole's.
+var goFunctions = map[string]viewerRequestFunc{
+	edgespec.ConsoleRewriteFunctionName: consoleRewriteFunction,
+}
+
+// compile checks d against what the local edge plays and builds its
+// behaviours: every unknown or unmodelled value is an error wrapping
+// ErrUnmodelled, naming it.
+func compile(d edgespec.Spec, o Options) ([]*behavior, *behavior, error) {
+	if d.WebACL != nil {
+		return nil, nil, fmt.Errorf("%w: the web ACL (its rate-based rule %q)", ErrUnmodelled, d.WebACL.RateRule)
+	}
+	if len(d.ErrorResponses) > 0 {
+		return nil, nil, fmt.Errorf("%w: custom error responses %v (only CloudFront's %d s error caching minimum)",
+			ErrUnmodelled, d.ErrorResponses, edgespec.DefaultErrorCachingMinTTLSeconds)
+	}
+	logs := false
+	for _, b := range d.AllBehaviors() {
+		logs = logs || b.RealtimeLog
+	}
+	if logs {
+		if rl := d.RealtimeLog; rl.SamplingRate != 100 || !slices.Equal(rl.Fields, clicklog.Fields) {
+			return nil, nil, fmt.Errorf("%w: real-time log sampling %d%% with fields %v (the records carry clicklog.Fields, every request)",
+				ErrUnmodelled, rl.SamplingRate, rl.Fields)
+		}
+	}
+	for _, g := range d.OriginGroups {
+		if !slices.Equal(g.FailoverStatusCodes, FailoverStatusCodes) {
+			return nil, nil, fmt.Errorf("%w: origin group %q fails over on %v (OriginGroup: %v)", ErrUnmodelled, g.ID, g.FailoverStatusCodes, FailoverStatusCodes)
+		}
+	}
+	// The origin custom headers the local run gives values for must be
+	// the redirect origins' own.
+	var named []string
+	for _, og := range d.Origins {
+		if og.Kind == edgespec.RedirectAPI {
+			named = append(named, og.CustomHeaders...)
+		}
+	}
+	for k := range o.RedirectOriginHeaders {
+		if !slices.ContainsFunc(named, func(n string) bool { return strings.EqualFold(n, k) }) {
+			return nil, nil, fmt.Errorf("%w: origin custom header %q is not in the description (%v)", ErrUnmodelled, k, named)
+		}
+	}
+	var out []*behavior
+	for _, sb := range d.Behaviors {
+		if sb.PathPattern == "" || sb.PathPattern == edgespec.DefaultPathPattern {
+			return nil, nil, fmt.Errorf("%w: behaviour with path pattern %q besides the default", ErrUnmodelled, sb.PathPattern)
+		}
+		b, err := compileBehavior(d, sb, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, b)
+	}
+	if d.Default.PathPattern != edgespec.DefaultPathPattern {
+		return nil, nil, fmt.Errorf("%w: default behaviour with path pattern %q", ErrUnmodelled, d.Default.PathPattern)
+	}
+	def, err := compileBehavior(d, d.Default, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, def, nil
+}
+
+func compileBehavior(d edgespec.Spec, sb edgespec.Behavior, o Options) (*behavior, error) {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%w: behaviour %q: %s", ErrUnmodelled, sb.PathPattern, fmt.Sprintf(format, args...))
+	}
+	b := &behavior{spec: sb, log: sb.RealtimeLog}
+	switch sb.ViewerProtocol {
+	case edgespec.RedirectToHTTPS, edgespec.HTTPSOnly, edgespec.AllowAll:
+	default:
+		return nil, fail("viewer protocol policy %q", sb.ViewerProtocol)
+	}
+	if !slices.Equal(sb.AllowedMethods, edgespec.MethodsGetHead) && !slices.Equal(sb.AllowedMethods, edgespec.MethodsGetHeadOptions) &&
+		!slices.Equal(sb.AllowedMethods, edgespec.MethodsAll) {
+		return nil, fail("allowed methods %v", sb.AllowedMethods)
+	}
+	if !slices.Equal(sb.CachedMethods, edgespec.MethodsGetHead) {
+		return nil, fail("cached methods %v (GET and HEAD only)", sb.CachedMethods)
+	}
+
+	cp := sb.CachePolicy
+	if cp.Caches() {
+		if cp.Headers.Behavior != edgespec.KeyNone || cp.Cookies.Behavior != edgespec.KeyNone || cp.QueryStrings.Behavior != edgespec.KeyNone {
+			return nil, fail("cache policy %q keys on headers %v, cookies %v or query strings %v (the path only)",
+				cp.Name+cp.Managed, cp.Headers, cp.Cookies, cp.QueryStrings)
+		}
+		b.caches = true
+		b.policy = Policy{
+			MinTTL:             time.Duration(cp.MinTTLSeconds) * time.Second,
+			DefaultTTL:         time.Duration(cp.DefaultTTLSeconds) * time.Second,
+			MaxTTL:             time.Duration(cp.MaxTTLSeconds) * time.Second,
+			ErrorCachingMinTTL: edgespec.DefaultErrorCachingMinTTLSeconds * time.Second,
+		}
+	}
+	// Compression is a transfer matter of the viewer connection: the
+	// local edge always answers uncompressed, which every viewer takes.
+	// CloudFront compresses only where the cache policy puts the encoding
+	// in the key (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/ServingCompressedFiles.html).
+
+	if rp := sb.OriginRequestPolicy; rp != nil {
+		switch rp.Headers.Behavior {
+		case edgespec.KeyNone:
+		case edgespec.KeyAllowList:
+			for _, h := range rp.Headers.Names {
+				if strings.HasPrefix(strings.ToLower(h), "cloudfront-") {
+					return nil, fail("viewer header %q is CloudFront's own", h)
+				}
+				b.forward = append(b.forward, http.CanonicalHeaderKey(h))
+			}
+		default:
+			return nil, fail("origin request header behaviour %q", rp.Headers.Behavior)
+		}
+		for _, h := range rp.CloudFrontHeaders {
+			switch {
+			case strings.EqualFold(h, viewer.CountryHeader):
+				b.countryHeader = true
+			case strings.EqualFold(h, edgespec.ViewerAddressHeader):
+				b.addressHeader = true
+			case slices.ContainsFunc(viewer.DeviceHeaders, func(d string) bool { return strings.EqualFold(d, h) }):
+				b.deviceHeaders = true
+			default:
+				return nil, fail("CloudFront header %q", h)
+			}
+		}
+		if rp.Cookies.Behavior != edgespec.KeyNone {
+			return nil, fail("origin request cookies %v", rp.Cookies)
+		}
+		switch rp.QueryStrings.Behavior {
+		case edgespec.KeyNone:
+		case edgespec.KeyAll:
+			b.forwardQuery = true
+		default:
+			return nil, fail("origin request query strings %v", rp.QueryStrings)
+		}
+		if b.caches && b.forwardQuery {
+			return nil, fail("a cached behaviour forwarding the query string")
+		}
+	}
+	if hp := sb.ResponseHeadersPolicy; hp != nil {
+		for _, h := range hp.Headers() {
+			h.Name = http.CanonicalHeaderKey(h.Name)
+			b.responseHeader = append(b.responseHeader, h)
+		}
+	}
+	for _, f := range sb.Functions {
+		if f.EventType != edgespec.ViewerRequest {
+			return nil, fail("function %q on %q (viewer-request only)", f.Function, f.EventType)
+		}
+		if b.function != nil || b.goFunction != nil {
+			return nil, fail("two viewer-request functions")
+		}
+		if src, err := edgespec.FunctionSource(f.Function); err == nil {
+			fn, err := cloudfrontjs.Compile(f.Function, src)
+			if err != nil {
+				return nil, fmt.Errorf("localedge: behaviour %q: %w", sb.PathPattern, err)
+			}
+			b.function = fn
+			continue
+		}
+		fn, ok := goFunctions[f.Function]
+		if !ok {
+			return nil, fail("function %q", f.Function)
+		}
+		b.goFunction = fn
+	}
+
+	kind, err := targetKind(d, sb.TargetOrigin)
+	if err != nil {
+		return nil, fail("%v", err)
+	}
+	switch kind {
+	case edgespec.RedirectAPI:
+		b.origin = o.Origin
+		if len(o.RedirectOriginHeaders) > 0 {
+			b.originHeaders = http.Header{}
+			for k, v := range o.RedirectOriginHeaders {
+				b.originHeaders.Set(k, v)
+			}
+		}
+	case edgespec.ManagementAPI:
+		b.origin = o.Origin
+	case edgespec.ConsoleBucket:
+		if o.ConsoleOrigin == nil {
+			return nil, fail("the console's bucket and no Options.ConsoleOrigin")
+		}
+		b.origin = o.ConsoleOrigin
+	default:
+		return nil, fail("origin kind %q", kind)
+	}
+	return b, nil
+}
+
+// targetKind is the kind of origin id names, through an origin group (whose
+// members must be of one kind: Options.Origin plays the group).
+func targetKind(d edgespec.Spec, id string) (edgespec.OriginKind, error) {
+	if g, ok := d.Group(id); ok {
+		p, okp := d.Origin(g.Primary)
+		f, okf := d.Origin(g.Fallback)
+		if !okp || !okf || p.Kind != f.Kind {
+			return "", fmt.Errorf("origin group %q of %q and %q", id, g.Primary, g.Fallback)
+		}
+		return p.Kind, nil
+	}
+	og, ok := d.Origin(id)
+	if !ok {
+		return "", fmt.Errorf("no origin %q", id)
+	}
+	return og.Kind, nil
+}
+
+// match is the behaviour CloudFront picks for path: the first whose
+// pattern matches, else the default.
+func (e *Edge) match(path string) *behavior {
+	for _, b := range e.behaviors {
+		if edgespec.MatchPattern(b.spec.PathPattern, path) {
+			return b
+		}
+	}
+	return e.defaultBehavior
+}
+
+// applyResponseHeaders sets the behaviour's response headers policy on an
+// answer's header h, as CloudFront does: a header with Override replaces
+// the origin's; one without is added only when the origin sent none of
+// that name
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/understanding-response-headers-policies.html).
+func (b *behavior) applyResponseHeaders(h http.Header) {
+	for _, rh := range b.responseHeader {
+		if _, sent := h[rh.Name]; sent && !rh.Override {
+			continue
+		}
+		h[rh.Name] = []string{rh.Value}
+	}
+}

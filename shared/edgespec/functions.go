@@ -1,0 +1,64 @@
+package edgespec
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+)
+
+// functionFiles holds the CloudFront Functions' JavaScript, one file per
+// function, as infra deploys it and the local edge runs it.
+//
+//go:embed functions/*.js
+var functionFiles embed.FS
+
+// CanonicalPathFunction is the viewer-request function of the redirect
+// behaviour that refuses a percent-encoded path with a 400 and
+// NonCanonicalPathBody when the edge has no web ACL to do it.
+const CanonicalPathFunction = "canonical-path"
+
+// NonCanonicalPathBody is the body of the 400 that both the web ACL's
+// canonical-path rule and CanonicalPathFunction answer to a redirect path
+// spelt with percent-encoding.
+const NonCanonicalPathBody = "This short link is spelt with percent-encoding; use it as it was given.\n"
+
+// ErrUnknownFunction is returned by FunctionSource for a name with no file
+// in functions/.
+var ErrUnknownFunction = errors.New("unknown CloudFront Function")
+
+// FunctionSource returns the JavaScript source of the CloudFront Function
+// name (a file name.js in functions/).
+func FunctionSource(name string) (string, error) {
+	if name == "" || strings.ContainsAny(name, `/\.`) {
+		return "", fmt.Errorf("%w %q", ErrUnknownFunction, name)
+	}
+	b, err := fs.ReadFile(functionFiles, "functions/"+name+".js")
+	if err != nil {
+		return "", fmt.Errorf("%w %q", ErrUnknownFunction, name)
+	}
+	return string(b), nil
+}
+
+// MustFunctionSource is FunctionSource for names that are constants of this
+// package: a missing file is a build mistake, so it panics.
+func MustFunctionSource(name string) string {
+	src, err := FunctionSource(name)
+	if err != nil {
+		panic(err)
+	}
+	return src
+}
+
+// FunctionNames lists the functions in functions/, sorted.
+func FunctionNames() []string {
+	entries, _ := fs.ReadDir(functionFiles, "functions")
+	var names []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ".js"); ok && !e.IsDir() {
+			names = append(names, n)
+		}
+	}
+	return names
+}
