@@ -397,8 +397,8 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		// GetItem: the subscription; UpdateItem: disable on 410; PutItem:
 		// the attempt's record.
 		hooks.Table.Grant(delivery.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:PutItem"))
-		// GetItem: the subscriptions' version, once a batch.
-		hooks.Table.Grant(hookStream.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:GetItem"))
+		// The subscriptions without their secrets, and their version, once a batch.
+		hooks.GrantFanOut(hookStream.Role)
 	}
 
 	if v1 {
@@ -442,8 +442,8 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		// link.clicked: a code's owner from the links table, the owner's
 		// subscriptions, and the queue.
 		links.Grant(clicks.Role, jsii.String("dynamodb:GetItem"))
-		// GetItem: the subscriptions' version, read once a batch.
-		hooks.Table.Grant(clicks.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:GetItem"))
+		// The subscriptions without their secrets, and their version, read once a batch.
+		hooks.GrantFanOut(clicks.Role)
 		clicks.Fn.AddEnvironment(jsii.String("WEBHOOKS_TABLE"), hooks.Table.TableName(), nil)
 		clicks.Fn.AddEnvironment(jsii.String("WEBHOOK_QUEUE_URL"), hooks.Queue.QueueUrl(), nil)
 		hooks.Queue.GrantSendMessages(clicks.Role)

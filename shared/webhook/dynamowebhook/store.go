@@ -80,6 +80,10 @@ const (
 // (apikey.CheckOwner), so it is no owner's item and no owner's Query
 // reads it.
 const (
+	// VersionOwner is the version item's partition key, exported so the
+	// fan-out functions' grant (infra/webhooks) can name the one item
+	// they may GetItem.
+	VersionOwner = versionOwner
 	versionOwner = " subscriptions"
 	versionSK    = "version"
 	attrVersion  = "v"
