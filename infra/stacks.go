@@ -515,12 +515,9 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	// needed, and grants the invalidation itself (NewEdgeStack). create
 	// invalidates nothing (a new alias's cached 404 leaves the edge
 	// within the promise by itself: docs/lifecycle.md, section 6), and
-	// reads the parameter only for the short links' host, which a custom
-	// domain gives it instead.
-	readEdgeParameter(st, cfg.EdgeParameterName(), manage)
-	if cfg.BaseURL() == "" {
-		readEdgeParameter(st, cfg.EdgeParameterName(), create)
-	}
+	// reads the parameter for the distribution's own host: the short
+	// links' host without a custom domain, one to refuse links to beside it.
+	readEdgeParameter(st, cfg.EdgeParameterName(), manage, create)
 	rs.Invalidators = append(rs.Invalidators, manage)
 	// manage invalidates a change only when the edge may hold the link:
 	// it reads the marks of every Region the edge's redirect origin group

@@ -84,6 +84,10 @@ type Handler struct {
 	// place of Present's (the distribution's host, learnt at run time); a
 	// failure answers 503.
 	BaseURL linkapi.BaseURLFunc
+	// EdgeHosts, when set, gives per request the hosts the edge answers
+	// on besides the base URL's (the distribution's own name beside a
+	// custom domain), refused as long URLs; a failure answers 503.
+	EdgeHosts linkapi.HostsFunc
 	// Marks, when set, are the edge marks of every Region whose redirect
 	// serves the edge: a change is invalidated only when one of them
 	// says an edge may still hold the link, or cannot be read
@@ -129,15 +133,19 @@ func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest)
 	return events.APIGatewayProxyResponse{}, fmt.Errorf("no route %s %s: %w", req.HTTPMethod, req.Resource, link.ErrNotFound)
 }
 
-// underBaseURL is h, or with BaseURL set a copy of h presenting and
-// validating under the base URL BaseURL gives.
+// underBaseURL is h, or with BaseURL or EdgeHosts set a copy of h
+// presenting and validating under the base URL BaseURL gives and refusing
+// the hosts EdgeHosts gives.
 func (h *Handler) underBaseURL(ctx context.Context) (*Handler, error) {
-	if h.BaseURL == nil {
+	if h.BaseURL == nil && h.EdgeHosts == nil {
 		return h, nil
 	}
 	c := *h
 	var err error
 	if c.Present, c.Rules, err = h.BaseURL.Site(ctx, h.Present, h.Rules); err != nil {
+		return nil, err
+	}
+	if c.Rules, err = h.EdgeHosts.Refuse(ctx, c.Rules); err != nil {
 		return nil, err
 	}
 	return &c, nil
