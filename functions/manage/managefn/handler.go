@@ -39,6 +39,9 @@ type Store interface {
 	Update(ctx context.Context, l link.Link, expect int64) error
 	List(ctx context.Context, owner string, limit int, cursor string) ([]link.Link, string, error)
 	Delete(ctx context.Context, owner, code string, expect int64, t link.Tombstone) error
+	// GetTombstone reads a dead code's tombstone, for PATCH to tell its
+	// former owner 410 rather than 404.
+	GetTombstone(ctx context.Context, code string) (link.Tombstone, error)
 }
 
 var _ Store = (linkstore.Store)(nil)
@@ -211,6 +214,13 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 	}
 
 	old, err := h.owned(ctx, owner, code)
+	if errors.Is(err, link.ErrNotFound) {
+		if gone, terr := h.tombstoned(ctx, owner, code); terr != nil {
+			return events.APIGatewayProxyResponse{}, terr
+		} else if gone {
+			return events.APIGatewayProxyResponse{}, &link.DetailError{Kind: link.ErrGone, Detail: "the link has expired or was deleted; create a new one"}
+		}
+	}
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
@@ -290,6 +300,27 @@ func (h *Handler) delete(ctx context.Context, req *events.APIGatewayProxyRequest
 // owned returns the caller's live link named by code; see linkstore.GetOwned.
 func (h *Handler) owned(ctx context.Context, owner, code string) (link.Link, error) {
 	return linkstore.GetOwned(ctx, h.Store, owner, code)
+}
+
+// tombstoned reports whether segment names a code whose tombstone was
+// owner's link: deleted, or expired and tombstoned, and held back from
+// reuse. Another owner's tombstone, like any other owner's link, is not
+// told apart from a code that never was (404), so PATCH's 410 says
+// nothing about other owners.
+func (h *Handler) tombstoned(ctx context.Context, owner, segment string) (bool, error) {
+	for _, key := range link.LookupKeys(segment) {
+		t, err := h.Store.GetTombstone(ctx, key)
+		if errors.Is(err, link.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return false, fmt.Errorf("tombstone %q: %w", key, err)
+		}
+		if t.PrevOwner == owner {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // changes is a validated patch.
