@@ -168,3 +168,13 @@ func FuzzAllowed(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkAllowed: the check runs on every dial of every delivery.
+func BenchmarkAllowed(b *testing.B) {
+	deployed := webhook.Guard{}
+	addrs := []netip.Addr{netip.MustParseAddr("93.184.215.14"), netip.MustParseAddr("2606:4700:4700::1111"),
+		netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("::ffff:169.254.169.254")}
+	for i := 0; b.Loop(); i++ {
+		deployed.Allowed(addrs[i%len(addrs)])
+	}
+}
