@@ -437,8 +437,8 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		// GetItem: the subscription; UpdateItem: disable on 410; PutItem:
 		// the attempt's record.
 		hooks.Table.Grant(delivery.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:PutItem"))
-		// GetItem: the subscriptions' version, once a batch.
-		hooks.Table.Grant(hookStream.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:GetItem"))
+		// The subscriptions without their secrets, and their version, once a batch.
+		hooks.GrantFanOut(hookStream.Role)
 	}
 
 	if v1 {
@@ -482,8 +482,8 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		// link.clicked: a code's owner from the links table, the owner's
 		// subscriptions, and the queue.
 		links.Grant(clicks.Role, jsii.String("dynamodb:GetItem"))
-		// GetItem: the subscriptions' version, read once a batch.
-		hooks.Table.Grant(clicks.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:GetItem"))
+		// The subscriptions without their secrets, and their version, read once a batch.
+		hooks.GrantFanOut(clicks.Role)
 		clicks.Fn.AddEnvironment(jsii.String("WEBHOOKS_TABLE"), hooks.Table.TableName(), nil)
 		clicks.Fn.AddEnvironment(jsii.String("WEBHOOK_QUEUE_URL"), hooks.Queue.QueueUrl(), nil)
 		hooks.Queue.GrantSendMessages(clicks.Role)
@@ -555,12 +555,9 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	// needed, and grants the invalidation itself (NewEdgeStack). create
 	// invalidates nothing (a new alias's cached 404 leaves the edge
 	// within the promise by itself: docs/lifecycle.md, section 6), and
-	// reads the parameter only for the short links' host, which a custom
-	// domain gives it instead.
-	readEdgeParameter(st, cfg.EdgeParameterName(), manage)
-	if cfg.BaseURL() == "" {
-		readEdgeParameter(st, cfg.EdgeParameterName(), create)
-	}
+	// reads the parameter for the distribution's own host: the short
+	// links' host without a custom domain, one to refuse links to beside it.
+	readEdgeParameter(st, cfg.EdgeParameterName(), manage, create)
 	rs.Invalidators = append(rs.Invalidators, manage)
 	// manage invalidates a change only when the edge may hold the link:
 	// it fences the marks of every Region the edge's redirect origin group

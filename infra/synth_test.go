@@ -290,6 +290,7 @@ type statement struct {
 	Effect    string
 	Actions   []string
 	Resources string
+	Condition map[string]any
 }
 
 // roleStatements gathers every statement a function's role grants: the
@@ -319,7 +320,8 @@ func (t tpl) roleStatements(fn resource) (stmts []statement, managed []string) {
 			for _, a := range asSlice(s["Action"]) {
 				actions = append(actions, a.(string))
 			}
-			stmts = append(stmts, statement{Effect: s["Effect"].(string), Actions: actions, Resources: toJSON(s["Resource"])})
+			cond, _ := s["Condition"].(map[string]any)
+			stmts = append(stmts, statement{Effect: s["Effect"].(string), Actions: actions, Resources: toJSON(s["Resource"]), Condition: cond})
 		}
 	}
 	return stmts, managed

@@ -76,10 +76,10 @@ var constructors = []struct {
 	build    func(config.Config, Clients) (any, error)
 	requires []string
 }{
-	// With SHORTENER_BASE_URL, create needs no edge parameter: it
-	// invalidates nothing (TestCreateNeedsTheEdgeParameterOnlyForTheHost).
+	// create invalidates nothing, but learns the distribution's own host
+	// from the edge parameter (TestCreateNeedsTheEdgeParameterForTheHosts).
 	{"create", func(c config.Config, cl Clients) (any, error) { return NewCreate(c, cl) },
-		[]string{"LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE"}},
+		[]string{"LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "EDGE_PARAMETER"}},
 	{"redirect", func(c config.Config, cl Clients) (any, error) { return NewRedirect(c, cl) }, []string{"LINKS_TABLE"}},
 	{"manage", func(c config.Config, cl Clients) (any, error) { return NewManage(c, cl) },
 		[]string{"LINKS_TABLE", "KEYS_TABLE", "EDGE_PARAMETER"}},
@@ -136,18 +136,22 @@ func TestLocalClientsStandInForSettings(t *testing.T) {
 	assert.Equal(t, originauthfn.Static{"s3cr3t"}, h.Secrets)
 }
 
-// TestCreateNeedsTheEdgeParameterOnlyForTheHost: create invalidates
-// nothing (docs/lifecycle.md, "How fast a change shows"), so with a custom
-// domain (SHORTENER_BASE_URL) it starts without the edge parameter, and
-// without one it refuses to start lacking the parameter it learns the
-// short links' host from.
-func TestCreateNeedsTheEdgeParameterOnlyForTheHost(t *testing.T) {
-	h, err := NewCreate(load(t, "EDGE_PARAMETER"), lambdaClients())
+// TestCreateNeedsTheEdgeParameterForTheHosts: create invalidates nothing
+// (docs/lifecycle.md, "How fast a change shows"), but in Lambda it learns
+// the distribution's own host from the edge parameter: the short links'
+// host without a custom domain, and beside one (SHORTENER_BASE_URL) a host
+// it must refuse links to. So it refuses to start without the parameter
+// either way; the local run's own edge answers on the base URL alone.
+func TestCreateNeedsTheEdgeParameterForTheHosts(t *testing.T) {
+	h, err := NewCreate(load(t), lambdaClients())
 	require.NoError(t, err)
 	assert.Nil(t, h.BaseURL, "SHORTENER_BASE_URL is the host")
+	assert.NotNil(t, h.EdgeHosts, "the distribution's own host is refused beside it")
 
-	_, err = NewCreate(load(t, "EDGE_PARAMETER", "SHORTENER_BASE_URL"), lambdaClients())
-	require.ErrorContains(t, err, "EDGE_PARAMETER is not set")
+	for _, without := range [][]string{{"EDGE_PARAMETER"}, {"EDGE_PARAMETER", "SHORTENER_BASE_URL"}} {
+		_, err = NewCreate(load(t, without...), lambdaClients())
+		require.ErrorContains(t, err, "EDGE_PARAMETER is not set", "without %v", without)
+	}
 }
 
 // countingSource is the edge parameter, counting its reads.

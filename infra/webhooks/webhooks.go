@@ -3,6 +3,7 @@ package webhooks
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
@@ -94,4 +95,38 @@ func New(scope constructs.Construct, id string, p Props) *Webhooks {
 		MaxRecordAge:     awscdk.Duration_Hours(jsii.Number(12)),
 	})
 	return &Webhooks{Construct: c, Table: table, Queue: queue, DeadLetters: dlq, StreamConsumer: consumer}
+}
+
+// GrantFanOut lets a function that only fans events out to subscriptions
+// (webhookstream, clicks) read them without their signing secrets: Query
+// an owner's subscriptions and GetItem the version item, each held by IAM
+// to dynamowebhook.ReadableAttributes. DynamoDB returns every attribute to
+// a read that names none, whatever dynamodb:Attributes allows, so the
+// Query must also ask for SPECIFIC_ATTRIBUTES (dynamodb:Select), and
+// GetItem, which has no Select, is held to the version item's partition
+// (dynamodb:LeadingKeys), which holds no secret
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html,
+// "Ensuring attribute-based restrictions are enforced"). Only the webhooks
+// API and the delivery function get unconditioned grants.
+func (w *Webhooks) GrantFanOut(grantee awsiam.IGrantable) {
+	attrs := map[string]any{"dynamodb:Attributes": dynamowebhook.ReadableAttributes}
+	grantee.GrantPrincipal().AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("dynamodb:Query"),
+		Resources: &[]*string{w.Table.TableArn()},
+		Conditions: &map[string]any{
+			"ForAllValues:StringEquals": attrs,
+			"StringEquals":              map[string]any{"dynamodb:Select": "SPECIFIC_ATTRIBUTES"},
+		},
+	}))
+	grantee.GrantPrincipal().AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("dynamodb:GetItem"),
+		Resources: &[]*string{w.Table.TableArn()},
+		Conditions: &map[string]any{
+			"ForAllValues:StringEquals": map[string]any{
+				"dynamodb:Attributes":  dynamowebhook.ReadableAttributes,
+				"dynamodb:LeadingKeys": []string{dynamowebhook.VersionOwner},
+			},
+			"StringEqualsIfExists": map[string]any{"dynamodb:Select": "SPECIFIC_ATTRIBUTES"},
+		},
+	}))
 }

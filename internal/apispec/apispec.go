@@ -8,9 +8,10 @@
 // the operation does not list is an error (no default response exists in
 // the document), responses kin-openapi does not look at (HEAD, and the
 // 301, 307 and 308 redirects) still have their headers checked, a
-// response the document gives no content must have no body, and a method
-// or path the document does not have must be answered with its 405 or 404
-// problem, the 405 naming exactly the methods the document lists.
+// response the document gives no content must have no body, a path the
+// document does not have must be answered with its 404 problem, and a
+// method a path does not list with the 405 every operation of that path
+// declares, naming exactly the methods the document lists.
 package apispec
 
 import (
@@ -169,25 +170,47 @@ func (c *Checker) checkResponse(ctx context.Context, in *openapi3filter.RequestV
 }
 
 // checkMethodNotAllowed: a method the document does not list for a path
-// must be answered with the MethodNotAllowed problem, naming in Allow
+// must be answered with the MethodNotAllowed problem, which every
+// operation of that path declares among its answers, naming in Allow
 // exactly the methods the document lists.
 func (c *Checker) checkMethodNotAllowed(ctx context.Context, req *http.Request, x Exchange) error {
-	err := c.checkComponent(ctx, req, x, "MethodNotAllowed", http.StatusMethodNotAllowed)
-	var methods []string
+	var item *openapi3.PathItem
+	var path string
 	for _, p := range c.doc.Paths.InMatchingOrder() {
 		if c.matches(p, req) {
-			for m := range c.doc.Paths.Value(p).Operations() {
-				methods = append(methods, m)
-			}
+			item, path = c.doc.Paths.Value(p), p
 			break
 		}
 	}
+	if item == nil {
+		return fmt.Errorf("no path of the document takes %s", req.URL.Path)
+	}
+	ops := item.Operations()
+	var methods []string
+	for m := range ops {
+		methods = append(methods, m)
+	}
 	slices.Sort(methods)
+	var errs []error
+	if x.Status != http.StatusMethodNotAllowed {
+		errs = append(errs, fmt.Errorf("status %d where a method %s does not list is 405", x.Status, path))
+	}
+	for _, m := range methods {
+		if ops[m].Responses.Status(http.StatusMethodNotAllowed) == nil {
+			errs = append(errs, fmt.Errorf("%s %s does not declare the 405 its path answers", m, path))
+		}
+	}
+	if x.Status == http.StatusMethodNotAllowed {
+		// The answer is the gateway's problem, whatever 405 of its own an
+		// operation also declares (POST /unlock/{code}'s, for a link
+		// without a password).
+		errs = append(errs, c.checkComponent(ctx, req, x, "MethodNotAllowed", http.StatusMethodNotAllowed))
+	}
 	want := strings.Join(methods, ", ")
 	if got := x.Header.Get("Allow"); got != want {
-		err = errors.Join(err, fmt.Errorf("header Allow is %q; the document lists %q", got, want))
+		errs = append(errs, fmt.Errorf("header Allow is %q; the document lists %q", got, want))
 	}
-	return err
+	return errors.Join(errs...)
 }
 
 // matches reports whether the document path p is the one req's path takes.

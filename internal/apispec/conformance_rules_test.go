@@ -47,6 +47,14 @@ func TestConformanceRedirectRules(t *testing.T) {
 	assert.True(t, created.Protected)
 	assert.Equal(t, int64(5), created.MaxClicks)
 
+	// device and os in any case: the document accepts what the service
+	// accepts, and the service answers the lower-case form.
+	mixed := `{"url":"https://example.com/","rules":[{"url":"https://m.example.com/","device":["Mobile","TABLET"],"os":["iOS","MacOS","Linux"]}]}`
+	b = post("/v1/links", mixed, 201, false)
+	assert.Contains(t, string(b), `"device":["mobile","tablet"]`)
+	assert.Contains(t, string(b), `"os":["ios","macos","linux"]`)
+	assert.Equal(t, "rules[0].os[0]", field(post("/v1/links", `{"url":"https://example.com/","rules":[{"url":"https://x.example.com/","os":["iPadOS"]}]}`, 400, true)))
+
 	b = get("/v1/links/" + created.Code)
 	assert.Contains(t, string(b), `"protected":true`)
 	assert.NotContains(t, string(b), "correct-horse")

@@ -3,6 +3,7 @@ package apispec_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -199,13 +201,35 @@ func newEnv(t *testing.T) *env {
 		BinaryMediaTypes: apigw.BinaryMediaTypes,
 	})
 	require.NoError(t, err)
-	e.srv = httptest.NewServer(gw)
+	e.srv = httptest.NewServer(withHealth(gw, e.store))
 	t.Cleanup(e.srv.Close)
 	e.client = &http.Client{Timeout: 30 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	e.checker, err = apispec.New(doc, e.srv.URL)
 	require.NoError(t, err)
 	return e
+}
+
+// withHealth answers GET /v1/health in front of the gateway as the deployed
+// API does from API Gateway itself (infra/api addHealth, played by
+// cmd/shortener-local's withHealth): one read of the reserved code
+// "health", {"status":"ok"} when the store answers (not found included),
+// {"status":"unavailable"} and 503 when it fails.
+func withHealth(gw http.Handler, store *faultStore) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/health" || r.Method != http.MethodGet {
+			gw.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		if _, err := store.Get(r.Context(), "health"); err != nil && !errors.Is(err, link.ErrNotFound) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, `{"status":"unavailable"}`)
+			return
+		}
+		io.WriteString(w, `{"status":"ok"}`)
+	})
 }
 
 // call is one request and what the document and the handlers must make of it.
@@ -402,6 +426,18 @@ func TestConformance(t *testing.T) {
 	e.clock.Add(2 * time.Minute)
 	patch("/v1/links/"+short, `{"ttl_seconds":3600}`, 410, false)
 	e.do(call{method: "PATCH", path: "/v1/links/" + code, key: "nobody", body: `{"status":"active"}`, status: 403})
+	// A deleted link cannot be revived: 410, as the document says, to its
+	// owner; to anyone else it is 404 like any code that is not theirs.
+	deleted := e.create(keyA, `{"url":"https://example.com/deleted"}`)
+	e.do(call{method: "DELETE", path: "/v1/links/" + deleted, key: keyA, status: 204})
+	patch("/v1/links/"+deleted, `{"url":"https://example.com/revived"}`, 410, false)
+	e.do(call{method: "PATCH", path: "/v1/links/" + deleted, key: keyB, body: `{"status":"active"}`, status: 404})
+
+	// GET /v1/health: no API key, answered without a function.
+	e.do(call{method: "GET", path: "/v1/health", status: 200})
+	e.store.fail(fmt.Errorf("get: %w", link.ErrUnavailable))
+	e.do(call{method: "GET", path: "/v1/health", status: 503})
+	e.store.fail(nil)
 
 	// GET /v1/links/{code}/qr
 	h, b = get("/v1/links/"+code+"/qr", keyA, 200, false, "Accept", "image/png")
@@ -409,6 +445,8 @@ func TestConformance(t *testing.T) {
 	assert.Equal(t, "\x89PNG", string(b[:4]), "the gateway decodes the base64 body")
 	_, b = get("/v1/links/"+code+"/qr", keyA, 200, false, "Accept", "text/html,*/*;q=0.8")
 	assert.Equal(t, "\x89PNG", string(b[:4]), "bytes for a browser's Accept too")
+	_, b = get("/v1/links/"+code+"/qr", keyA, 200, false, "Accept", "*/*")
+	assert.Equal(t, "\x89PNG", string(b[:4]), "bytes for curl's Accept: */* is the binary media type")
 	h, _ = get("/v1/links/Summer-Sale/qr?format=svg&size=512", keyA, 200, false)
 	assert.Equal(t, "image/svg+xml", h.Get("Content-Type"))
 	get("/v1/links/"+code+"/qr?size=10", keyA, 400, true)
@@ -571,8 +609,11 @@ func TestDocumentHasEveryRoute(t *testing.T) {
 			routes = append(routes, m+" "+rt.Pattern)
 		}
 	}
-	// The gateway answers the problems page itself, as API Gateway does.
-	routes = append(routes, "GET /v1/problems")
+	// The gateway answers the problems page itself, as API Gateway does,
+	// and the health check is answered in front of it, as API Gateway
+	// does with no function (infra/api addHealth; withHealth here and in
+	// cmd/shortener-local).
+	routes = append(routes, "GET /v1/problems", "GET /v1/health")
 	var documented []string
 	for op := range operations(t) {
 		documented = append(documented, op)
@@ -606,5 +647,45 @@ func TestProblemTypesAreAnsweredHere(t *testing.T) {
 		h, body := e.do(call{method: "GET", path: page.Path, status: 200})
 		assert.Equal(t, "text/html; charset=utf-8", h.Get("Content-Type"))
 		assert.Contains(t, string(body), `id="`+page.Fragment+`"`)
+	}
+}
+
+// TestQRDescriptionSaysWhatIsDeployed: the QR operation's text names the
+// binary media types the API is deployed with (apigw.BinaryMediaTypes, set
+// by infra/api), so a reader is not told to send an Accept that is not
+// needed, nor that the API lists one it does not.
+func TestQRDescriptionSaysWhatIsDeployed(t *testing.T) {
+	doc, err := apispec.Load(context.Background(), apispec.Path())
+	require.NoError(t, err)
+	op := doc.Paths.Value("/v1/links/{code}/qr").Get
+	require.NotNil(t, op)
+	for _, mt := range apigw.BinaryMediaTypes {
+		assert.Contains(t, op.Description, "`"+mt+"`", "the deployed binary media type %s is named", mt)
+	}
+	if !slices.Contains(apigw.BinaryMediaTypes, "image/png") {
+		assert.NotContains(t, op.Description, "lists image/png", "the API does not list image/png")
+	}
+}
+
+// TestEveryRoutedOperationDeclaresItsPathsMethodNotAllowed: the gateway
+// answers any method a path does not list with the MethodNotAllowed
+// problem, so every operation of every path it routes declares it, with
+// its Allow header.
+func TestEveryRoutedOperationDeclaresItsPathsMethodNotAllowed(t *testing.T) {
+	doc, err := apispec.Load(context.Background(), apispec.Path())
+	require.NoError(t, err)
+	mna := doc.Components.Responses["MethodNotAllowed"]
+	require.NotNil(t, mna)
+	assert.Contains(t, mna.Value.Headers, "Allow")
+	for path, item := range doc.Paths.Map() {
+		if path == "/v1/health" {
+			continue // answered in front of the gateway, which routes it nowhere
+		}
+		for m, op := range item.Operations() {
+			r := op.Responses.Status(http.StatusMethodNotAllowed)
+			if assert.NotNil(t, r, "%s %s declares 405", m, path) {
+				assert.Contains(t, r.Value.Headers, "Allow", "%s %s: its 405 names the methods in Allow", m, path)
+			}
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -131,6 +132,15 @@ func env(t testing.TB, fn string, extra map[string]string) map[string]string {
 	}
 	for k, v := range extra {
 		e[k] = v
+	}
+	if _, ok := e["AWS_ENDPOINT_URL_SSM"]; !ok && e["EDGE_PARAMETER"] != "" && (fn == "create" || fn == "manage") {
+		// create and manage learn the distribution's own host from the
+		// edge parameter even beside a custom domain (they refuse links
+		// to it): the edge stack's parameter, as published.
+		srv := httptest.NewServer(&ssmStandIn{params: map[string]string{
+			e["EDGE_PARAMETER"]: `{"distributionId":"E2EXAMPLE12345","domainName":"d111111abcdef8.cloudfront.net"}`}})
+		t.Cleanup(srv.Close)
+		e["AWS_ENDPOINT_URL_SSM"] = srv.URL
 	}
 	return e
 }

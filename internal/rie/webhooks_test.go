@@ -46,7 +46,10 @@ func testWebhooks(t *testing.T, tb tables, _ *shared) {
 	require.NoError(t, err)
 	require.Len(t, subs, 1)
 	assert.Equal(t, out.ID, subs[0].ID)
-	assert.Equal(t, out.Secret, subs[0].Secret)
+	assert.Empty(t, subs[0].Secret, "listing reads no secret")
+	kept, err := store.Get(context.Background(), owner, out.ID)
+	require.NoError(t, err)
+	assert.Equal(t, out.Secret, kept.Secret)
 
 	// As deployed, a loopback receiver is refused.
 	resp = apiResponse(t, invoke(t, f, fixture(t, "webhooks", "create-request.json", func(ev map[string]any) {

@@ -81,6 +81,30 @@ func (f BaseURLFunc) Site(ctx context.Context, p Presenter, r link.Rules) (Prese
 	return p, r, nil
 }
 
+// HostsFunc gives, at run time, hosts the edge answers on that no setting
+// names: the distribution's own *.cloudfront.net name, which still serves
+// every short link when a custom domain is set (shared/edgeinfo).
+type HostsFunc func(ctx context.Context) ([]string, error)
+
+// Refuse is r refusing long URLs on the hosts f gives, or r as it is when
+// f is nil. Hosts that cannot be learnt are link.ErrUnavailable: the API
+// answers 503 and writes nothing, rather than let a loop through.
+func (f HostsFunc) Refuse(ctx context.Context, r link.Rules) (link.Rules, error) {
+	if f == nil {
+		return r, nil
+	}
+	hosts, err := f(ctx)
+	if err != nil {
+		return r, fmt.Errorf("%w: the edge's hosts: %w", link.ErrUnavailable, err)
+	}
+	for _, h := range hosts {
+		if h != "" {
+			r = r.WithShortDomain(h)
+		}
+	}
+	return r, nil
+}
+
 // Under is p and r for short links under base: p shows them under it, and
 // r refuses long URLs on its host, which would loop.
 func Under(base string, p Presenter, r link.Rules) (Presenter, link.Rules, error) {

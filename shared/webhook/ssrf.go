@@ -36,38 +36,73 @@ type Guard struct {
 	Resolver Resolver
 }
 
-// Non-public ranges netip's predicates do not cover: IANA's special-purpose
-// registries (RFC 6890 and its updates,
-// https://www.iana.org/assignments/iana-ipv4-special-registry/ and
-// .../iana-ipv6-special-registry/).
-var blocked = []netip.Prefix{
+// globalUnicast6 is the only IPv6 space a receiver may be in: global
+// unicast (RFC 4291 section 2.4, https://www.rfc-editor.org/rfc/rfc4291#section-2.4).
+// Everything outside it is refused without a list: ::/96 (unspecified,
+// loopback and the deprecated IPv4-compatible form, which would smuggle
+// ::10.0.0.1 through), ::ffff:0:0:0/96 (IPv4-translated), 64:ff9b::/96 and
+// 64:ff9b:1::/48 (NAT64: they reach the IPv4 address inside through a
+// translator, and no deployed function resolves through DNS64), 100::/64,
+// 5f00::/16 (SRv6 SIDs), fc00::/7, fec0::/10 (deprecated site-local),
+// fe80::/10, ff00::/8 and the unassigned rest. IPv4-mapped addresses
+// (::ffff:0:0/96) are unmapped first and judged as the IPv4 they carry.
+var globalUnicast6 = netip.MustParsePrefix("2000::/3")
+
+// special is every row of IANA's special-purpose address registries that is
+// not already outside globalUnicast6
+// (https://www.iana.org/assignments/iana-ipv4-special-registry/,
+// https://www.iana.org/assignments/iana-ipv6-special-registry/), plus the
+// IPv4 multicast and reserved blocks. All are refused, the rows marked
+// "globally reachable: true" too, because none is where a receiver's HTTPS
+// server lives: the anycast rows (PCP, TURN, DNS-SD SRP, AMT, AS112) are
+// answered by the nearest operator's box, for PCP the caller's own gateway,
+// so a request there lands inside the network it leaves; ORCHIDv2 and the
+// drone tags are identifiers, not locators. Ordinary global addresses next
+// to them (2001:4860::/32, say) are not in the registries and pass.
+var special = []netip.Prefix{
+	// IPv4.
 	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
-	netip.MustParsePrefix("100.64.0.0/10"),   // CGNAT, RFC 6598
-	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("10.0.0.0/8"),      // private, RFC 1918
+	netip.MustParsePrefix("100.64.0.0/10"),   // shared address space (CGNAT), RFC 6598
+	netip.MustParsePrefix("127.0.0.0/8"),     // loopback
+	netip.MustParsePrefix("169.254.0.0/16"),  // link local, the instance metadata service
+	netip.MustParsePrefix("172.16.0.0/12"),   // private, RFC 1918
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments, PCP and TURN anycast among them
 	netip.MustParsePrefix("192.0.2.0/24"),    // TEST-NET-1
+	netip.MustParsePrefix("192.31.196.0/24"), // AS112-v4 (globally reachable: a DNS sink)
+	netip.MustParsePrefix("192.52.193.0/24"), // AMT relay anycast (globally reachable)
+	netip.MustParsePrefix("192.88.99.0/24"),  // deprecated 6to4 relay anycast, RFC 7526
+	netip.MustParsePrefix("192.168.0.0/16"),  // private, RFC 1918
+	netip.MustParsePrefix("192.175.48.0/24"), // AS112 direct delegation (globally reachable: a DNS sink)
 	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
 	netip.MustParsePrefix("198.51.100.0/24"), // TEST-NET-2
 	netip.MustParsePrefix("203.0.113.0/24"),  // TEST-NET-3
-	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and broadcast
-	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64: reaches IPv4 inside
-	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
-	netip.MustParsePrefix("100::/64"),        // discard-only
-	netip.MustParsePrefix("2001::/23"),       // IETF protocol assignments (Teredo, ...)
-	netip.MustParsePrefix("2001:db8::/32"),   // documentation
-	netip.MustParsePrefix("2002::/16"),       // 6to4: reaches IPv4 inside
+	netip.MustParsePrefix("224.0.0.0/4"),     // multicast
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and the limited broadcast 255.255.255.255
+
+	// IPv6 rows inside 2000::/3.
+	netip.MustParsePrefix("2001::/23"),         // IETF protocol assignments: Teredo (IPv4 inside), PCP/TURN/SRP anycast, benchmarking, AMT, AS112-v6, ORCHID, drone tags
+	netip.MustParsePrefix("2001:db8::/32"),     // documentation
+	netip.MustParsePrefix("2002::/16"),         // 6to4: reaches the IPv4 address inside
+	netip.MustParsePrefix("2620:4f:8000::/48"), // AS112 direct delegation (globally reachable: a DNS sink)
+	netip.MustParsePrefix("3fff::/20"),         // documentation, RFC 9637
 }
 
-// Allowed reports whether a receiver at ip may be called.
+// Allowed reports whether a receiver at ip may be called: a global unicast
+// address in no special-purpose range, or a loopback one when AllowLoopback
+// is set. An address with a zone is refused: a zone names a local link.
 func (g Guard) Allowed(ip netip.Addr) bool {
+	if !ip.IsValid() || ip.Zone() != "" {
+		return false
+	}
 	ip = ip.Unmap()
 	if g.AllowLoopback && ip.IsLoopback() {
 		return true
 	}
-	if !ip.IsValid() || !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.IsLoopback() ||
-		ip.IsLinkLocalUnicast() || ip.IsMulticast() || ip.IsUnspecified() {
+	if ip.Is6() && !globalUnicast6.Contains(ip) {
 		return false
 	}
-	for _, p := range blocked {
+	for _, p := range special {
 		if p.Contains(ip) {
 			return false
 		}

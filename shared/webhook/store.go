@@ -16,7 +16,11 @@ import (
 // MaxSubscriptions already) and link.ErrUnavailable.
 type Store interface {
 	Create(ctx context.Context, s Subscription) error
+	// List answers an owner's subscriptions without their secrets: the
+	// functions that only fan events out read it, and the API lists it.
 	List(ctx context.Context, owner string) ([]Subscription, error)
+	// Get answers one subscription with its secret, for the delivery
+	// function to sign with.
 	Get(ctx context.Context, owner, id string) (Subscription, error)
 	Delete(ctx context.Context, owner, id string) error
 	// Disable marks a subscription whose receiver answered 410 Gone.
@@ -78,6 +82,8 @@ func (m *Memory) List(_ context.Context, owner string) ([]Subscription, error) {
 	var out []Subscription
 	for k, s := range m.subs {
 		if strings.HasPrefix(k, owner+"/") {
+			s.Secret = ""
+			s.Events = slices.Clone(s.Events)
 			out = append(out, s)
 		}
 	}

@@ -49,6 +49,10 @@ type Handler struct {
 	// place of Present's (the distribution's host, learnt at run time); a
 	// failure answers 503.
 	BaseURL linkapi.BaseURLFunc
+	// EdgeHosts, when set, gives per request the hosts the edge answers
+	// on besides the base URL's (the distribution's own name beside a
+	// custom domain), refused as long URLs; a failure answers 503.
+	EdgeHosts linkapi.HostsFunc
 	// HashPassword hashes a link's password; password.Hash when nil.
 	HashPassword func(pw string) (string, error)
 }
@@ -106,15 +110,19 @@ func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest)
 	return h.single(ctx, req)
 }
 
-// underBaseURL is h, or with BaseURL set a copy of h presenting and
-// validating under the base URL BaseURL gives.
+// underBaseURL is h, or with BaseURL or EdgeHosts set a copy of h
+// presenting and validating under the base URL BaseURL gives and refusing
+// the hosts EdgeHosts gives.
 func (h *Handler) underBaseURL(ctx context.Context) (*Handler, error) {
-	if h.BaseURL == nil {
+	if h.BaseURL == nil && h.EdgeHosts == nil {
 		return h, nil
 	}
 	c := *h
 	var err error
 	if c.Present, c.Rules, err = h.BaseURL.Site(ctx, h.Present, h.Rules); err != nil {
+		return nil, err
+	}
+	if c.Rules, err = h.EdgeHosts.Refuse(ctx, c.Rules); err != nil {
 		return nil, err
 	}
 	return &c, nil

@@ -27,6 +27,9 @@ type Options struct {
 	// BaseURL, when set, gives the base URL per request instead of
 	// Config.BaseURL: the distribution's host, learnt at run time.
 	BaseURL linkapi.BaseURLFunc
+	// EdgeHosts, when set, gives the hosts the edge answers on besides
+	// the base URL's, refused as long URLs (Handler.EdgeHosts).
+	EdgeHosts linkapi.HostsFunc
 }
 
 // New builds a handler from the configuration, drawing codes from crypto/rand.
@@ -40,14 +43,15 @@ func New(o Options) (*Handler, error) {
 		now = time.Now
 	}
 	return &Handler{
-		Store:   o.Store,
-		Codes:   codes,
-		Rules:   o.Config.Rules(),
-		Present: linkapi.Presenter{BaseURL: o.Config.BaseURL},
-		Now:     now,
-		Log:     o.Log,
-		Metrics: o.Metrics,
-		Owners:  o.Owners,
-		BaseURL: o.BaseURL,
+		Store:     o.Store,
+		Codes:     codes,
+		Rules:     o.Config.Rules(),
+		Present:   linkapi.Presenter{BaseURL: o.Config.BaseURL},
+		Now:       now,
+		Log:       o.Log,
+		Metrics:   o.Metrics,
+		Owners:    o.Owners,
+		BaseURL:   o.BaseURL,
+		EdgeHosts: o.EdgeHosts,
 	}, nil
 }

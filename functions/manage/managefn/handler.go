@@ -39,6 +39,9 @@ type Store interface {
 	Update(ctx context.Context, l link.Link, expect int64) error
 	List(ctx context.Context, owner string, limit int, cursor string) ([]link.Link, string, error)
 	Delete(ctx context.Context, owner, code string, expect int64, t link.Tombstone) error
+	// GetTombstone reads a dead code's tombstone, for PATCH to tell its
+	// former owner 410 rather than 404.
+	GetTombstone(ctx context.Context, code string) (link.Tombstone, error)
 }
 
 var _ Store = (linkstore.Store)(nil)
@@ -84,6 +87,10 @@ type Handler struct {
 	// place of Present's (the distribution's host, learnt at run time); a
 	// failure answers 503.
 	BaseURL linkapi.BaseURLFunc
+	// EdgeHosts, when set, gives per request the hosts the edge answers
+	// on besides the base URL's (the distribution's own name beside a
+	// custom domain), refused as long URLs; a failure answers 503.
+	EdgeHosts linkapi.HostsFunc
 	// Marks, when set, are the edge marks of every Region whose redirect
 	// serves the edge. Each change fences them (so no Region's redirect
 	// gives the old data a long edge life from then on, whatever its
@@ -131,15 +138,19 @@ func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest)
 	return events.APIGatewayProxyResponse{}, fmt.Errorf("no route %s %s: %w", req.HTTPMethod, req.Resource, link.ErrNotFound)
 }
 
-// underBaseURL is h, or with BaseURL set a copy of h presenting and
-// validating under the base URL BaseURL gives.
+// underBaseURL is h, or with BaseURL or EdgeHosts set a copy of h
+// presenting and validating under the base URL BaseURL gives and refusing
+// the hosts EdgeHosts gives.
 func (h *Handler) underBaseURL(ctx context.Context) (*Handler, error) {
-	if h.BaseURL == nil {
+	if h.BaseURL == nil && h.EdgeHosts == nil {
 		return h, nil
 	}
 	c := *h
 	var err error
 	if c.Present, c.Rules, err = h.BaseURL.Site(ctx, h.Present, h.Rules); err != nil {
+		return nil, err
+	}
+	if c.Rules, err = h.EdgeHosts.Refuse(ctx, c.Rules); err != nil {
 		return nil, err
 	}
 	return &c, nil
@@ -205,6 +216,13 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 	}
 
 	old, err := h.owned(ctx, owner, code)
+	if errors.Is(err, link.ErrNotFound) {
+		if gone, terr := h.tombstoned(ctx, owner, code); terr != nil {
+			return events.APIGatewayProxyResponse{}, terr
+		} else if gone {
+			return events.APIGatewayProxyResponse{}, &link.DetailError{Kind: link.ErrGone, Detail: "the link has expired or was deleted; create a new one"}
+		}
+	}
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
@@ -284,6 +302,27 @@ func (h *Handler) delete(ctx context.Context, req *events.APIGatewayProxyRequest
 // owned returns the caller's live link named by code; see linkstore.GetOwned.
 func (h *Handler) owned(ctx context.Context, owner, code string) (link.Link, error) {
 	return linkstore.GetOwned(ctx, h.Store, owner, code)
+}
+
+// tombstoned reports whether segment names a code whose tombstone was
+// owner's link: deleted, or expired and tombstoned, and held back from
+// reuse. Another owner's tombstone, like any other owner's link, is not
+// told apart from a code that never was (404), so PATCH's 410 says
+// nothing about other owners.
+func (h *Handler) tombstoned(ctx context.Context, owner, segment string) (bool, error) {
+	for _, key := range link.LookupKeys(segment) {
+		t, err := h.Store.GetTombstone(ctx, key)
+		if errors.Is(err, link.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return false, fmt.Errorf("tombstone %q: %w", key, err)
+		}
+		if t.PrevOwner == owner {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // changes is a validated patch.

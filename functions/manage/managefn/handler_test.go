@@ -780,7 +780,7 @@ func TestDelete(t *testing.T) {
 	list := f.do(t, event(t, "list-links.json"))
 	assert.JSONEq(t, `{"links":[]}`, list.Body)
 	requireProblem(t, f.do(t, event(t, "delete-link.json")), 404, "")
-	requireProblem(t, f.do(t, event(t, "patch-link.json")), 404, "")
+	requireProblem(t, f.do(t, event(t, "patch-link.json")), 410, "") // cannot be revived (TestPatchDeletedIsGone)
 	assert.Len(t, f.edge.Invalidations(), 1)
 }
 

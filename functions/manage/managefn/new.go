@@ -34,6 +34,9 @@ type Options struct {
 	// BaseURL, when set, gives the base URL per request instead of
 	// Config.BaseURL: the distribution's host, learnt at run time.
 	BaseURL linkapi.BaseURLFunc
+	// EdgeHosts, when set, gives the hosts the edge answers on besides
+	// the base URL's, refused as long URLs (Handler.EdgeHosts).
+	EdgeHosts linkapi.HostsFunc
 	// Marks are the edge marks of the Regions whose redirects serve the
 	// edge; nil invalidates every change.
 	Marks *edgemarks.Check
@@ -59,6 +62,7 @@ func New(o Options) *Handler {
 		EdgeSettle: o.Config.InvalidationSettle,
 		EdgeSleep:  o.Sleep,
 		BaseURL:    o.BaseURL,
+		EdgeHosts:  o.EdgeHosts,
 		Marks:      o.Marks,
 	}
 }

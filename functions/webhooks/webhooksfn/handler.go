@@ -119,8 +119,8 @@ type createRequest struct {
 	HumanOnly bool     `json:"human_only"`
 }
 
-// Subscription is a subscription as the API shows it; Secret only in the
-// answer to its creation.
+// Subscription is a subscription as the API lists it. It has no secret
+// field at all, so no listing can carry one.
 type Subscription struct {
 	ID        string   `json:"id"`
 	URL       string   `json:"url"`
@@ -128,7 +128,13 @@ type Subscription struct {
 	HumanOnly bool     `json:"human_only"`
 	Disabled  bool     `json:"disabled"`
 	CreatedAt string   `json:"created_at"`
-	Secret    string   `json:"secret,omitempty"`
+}
+
+// Created is the answer to a subscription's creation: the only answer
+// that shows its signing secret.
+type Created struct {
+	Subscription
+	Secret string `json:"secret"`
 }
 
 func present(s webhook.Subscription) Subscription {
@@ -174,8 +180,7 @@ func (h *Handler) create(ctx context.Context, req *events.APIGatewayProxyRequest
 		return events.APIGatewayProxyResponse{}, err
 	}
 	h.o.Metrics.Add("WebhookCreated", metrics.Count, 1)
-	out := present(sub)
-	out.Secret = secret
+	out := Created{Subscription: present(sub), Secret: secret}
 	return apigw.JSON(http.StatusCreated, out, map[string]string{"Location": ResourceWebhooks + "/" + id}), nil
 }
 

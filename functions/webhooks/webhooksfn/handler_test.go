@@ -91,12 +91,14 @@ func TestCreate(t *testing.T) {
 				}
 				return
 			}
-			var out webhooksfn.Subscription
+			var out webhooksfn.Created
 			require.NoError(t, json.Unmarshal([]byte(resp.Body), &out))
 			assert.Regexp(t, `^wh_[a-z2-7]{26}$`, out.ID)
 			assert.Regexp(t, `^whsec_[A-Za-z0-9+/]{43}=$`, out.Secret)
 			require.Len(t, subs, 1)
-			assert.Equal(t, out.Secret, subs[0].Secret, "the secret is kept for signing")
+			kept, err := store.Get(context.Background(), "alice", out.ID)
+			require.NoError(t, err)
+			assert.Equal(t, out.Secret, kept.Secret, "the secret is kept for signing")
 			assert.Equal(t, out.Events, subs[0].Events)
 		})
 	}

@@ -32,7 +32,7 @@ func Lambda(c wirecore.Clients) Clients { return edgesite.Lambda(c) }
 func NewManage(cfg config.Config, c Clients) (*managefn.Handler, error) {
 	// Without a distribution to invalidate, a change would keep being
 	// served from the edge for up to a day: it refuses to start instead.
-	edge, baseURL, err := edgeSite(cfg, c, "LINKS_TABLE", "KEYS_TABLE")
+	edge, baseURL, edgeHosts, err := edgeSite(cfg, c, "LINKS_TABLE", "KEYS_TABLE")
 	if err != nil {
 		return nil, err
 	}
@@ -42,13 +42,14 @@ func NewManage(cfg config.Config, c Clients) (*managefn.Handler, error) {
 		Store: wirecore.Reserved(cfg, db, dynamostore.New(db, dynamostore.Config{
 			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true,
 		})),
-		Edge:    edge,
-		BaseURL: baseURL,
-		Config:  cfg,
-		Grace:   cfg.TombstoneGrace,
-		Log:     c.Logger("manage"),
-		Metrics: c.MetricsOf("manage"),
-		Marks:   edgeMarks(cfg, c),
+		Edge:      edge,
+		BaseURL:   baseURL,
+		EdgeHosts: edgeHosts,
+		Config:    cfg,
+		Grace:     cfg.TombstoneGrace,
+		Log:       c.Logger("manage"),
+		Metrics:   c.MetricsOf("manage"),
+		Marks:     edgeMarks(cfg, c),
 	}), nil
 }
 
@@ -72,22 +73,24 @@ func edgeMarks(cfg config.Config, c Clients) *edgemarks.Check {
 
 // edgeSite checks the settings of a function that invalidates the edge
 // and shows short URLs, and returns the edge and, when the short links'
-// host is learnt at run time, where to learn it. Given an edge of its own
+// host is learnt at run time, where to learn it, and otherwise where to
+// learn the distribution's own host beside the custom domain, whose links
+// would loop too. Given an edge of its own
 // (the local run's), the caller gives SHORTENER_BASE_URL too. Otherwise
 // EDGE_PARAMETER names the SSM parameter the edge stack publishes the
 // distribution in; it is read when first needed, never at start-up
 // (docs/deploy.md, "How the functions learn about the distribution").
-func edgeSite(cfg config.Config, c Clients, names ...string) (edgecache.Invalidator, linkapi.BaseURLFunc, error) {
+func edgeSite(cfg config.Config, c Clients, names ...string) (edgecache.Invalidator, linkapi.BaseURLFunc, linkapi.HostsFunc, error) {
 	if c.Edge != nil {
 		names = append(names, "SHORTENER_BASE_URL")
 	} else if c.EdgeInfo == nil {
 		names = append(names, "EDGE_PARAMETER")
 	}
 	if err := wirecore.Require(cfg, names...); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if c.Edge != nil {
-		return c.Edge, nil, nil
+		return c.Edge, nil, nil, nil
 	}
 	info := c.Source(cfg)
 	edge := &edgecache.Deferred{API: cfinvalidate.New(c.AWS), ID: func(ctx context.Context) (string, error) {
@@ -95,7 +98,7 @@ func edgeSite(cfg config.Config, c Clients, names ...string) (edgecache.Invalida
 		return in.DistributionID, err
 	}}
 	if cfg.BaseURL != "" {
-		return edge, nil, nil
+		return edge, nil, edgesite.EdgeHosts(info), nil
 	}
-	return edge, edgesite.BaseURL(info), nil
+	return edge, edgesite.BaseURL(info), nil, nil
 }

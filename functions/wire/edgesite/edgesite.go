@@ -47,3 +47,19 @@ func BaseURL(info edgeinfo.Source) linkapi.BaseURLFunc {
 		return in.BaseURL(), err
 	}
 }
+
+// EdgeHosts are the hosts the distribution answers on that configuration
+// does not name, learnt from info: its own *.cloudfront.net name, which
+// serves every short link beside a custom domain, so a long URL on it
+// loops as one on the custom domain does. (The custom domain is the
+// distribution's only alternate domain name, and SHORTENER_BASE_URL names
+// it.)
+func EdgeHosts(info edgeinfo.Source) linkapi.HostsFunc {
+	return func(ctx context.Context) ([]string, error) {
+		in, err := info.Info(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return []string{in.DomainName}, nil
+	}
+}

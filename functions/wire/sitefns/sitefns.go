@@ -26,8 +26,10 @@ func Lambda(c wirecore.Clients) Clients { return edgesite.Lambda(c) }
 // custom alias whose 404 the edge may hold: CloudFront keeps that 404 at
 // most its error caching minimum TTL, so the alias shows within the
 // promise without one (docs/lifecycle.md, "How fast a change shows").
-// It needs the edge parameter only to learn the short links' host, when
-// SHORTENER_BASE_URL is not set.
+// It needs the edge parameter to learn the distribution's own host: the
+// short links' host when SHORTENER_BASE_URL is not set, and beside a
+// custom domain a host whose links would loop all the same. Given an edge
+// of its own (the local run's), the base URL is the only host.
 func NewCreate(cfg config.Config, c Clients) (*createfn.Handler, error) {
 	// With the reservation table, Idempotency-Key claims live there (a
 	// retry in another Region meets them) and the idempotency table is
@@ -36,15 +38,20 @@ func NewCreate(cfg config.Config, c Clients) (*createfn.Handler, error) {
 	if cfg.ReservationTable == "" {
 		names = append(names, "IDEMPOTENCY_TABLE")
 	}
-	if cfg.BaseURL == "" && c.EdgeInfo == nil {
+	learn := c.Edge == nil || cfg.BaseURL == ""
+	if learn && c.EdgeInfo == nil {
 		names = append(names, "EDGE_PARAMETER")
 	}
 	if err := wirecore.Require(cfg, names...); err != nil {
 		return nil, err
 	}
 	var baseURL linkapi.BaseURLFunc
-	if cfg.BaseURL == "" {
+	var edgeHosts linkapi.HostsFunc
+	switch {
+	case cfg.BaseURL == "":
 		baseURL = edgesite.BaseURL(c.Source(cfg))
+	case learn:
+		edgeHosts = edgesite.EdgeHosts(c.Source(cfg))
 	}
 	db := c.DynamoDBClient()
 	return createfn.New(createfn.Options{
@@ -52,9 +59,10 @@ func NewCreate(cfg config.Config, c Clients) (*createfn.Handler, error) {
 		Store: wirecore.Reserved(cfg, db, dynamostore.New(db, dynamostore.Config{
 			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
 		})),
-		Config:  cfg,
-		BaseURL: baseURL,
-		Log:     c.Logger("create"),
-		Metrics: c.MetricsOf("create"),
+		Config:    cfg,
+		BaseURL:   baseURL,
+		EdgeHosts: edgeHosts,
+		Log:       c.Logger("create"),
+		Metrics:   c.MetricsOf("create"),
 	})
 }

@@ -9,7 +9,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -43,6 +45,28 @@ const (
 	attrNext      = "next_retry"
 )
 
+// ReadableAttributes are the attributes a reader that fans events out may
+// read: every attribute of a subscription and of the version item but the
+// signing secret. List and Version project onto them, and infra/webhooks
+// conditions the grants of webhookstream and clicks on them
+// (dynamodb:Attributes, https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html),
+// so only the webhooks API (which writes the secret) and the delivery
+// function (Get, to sign) ever read a secret.
+var ReadableAttributes = []string{AttrOwner, AttrSK, attrURL, attrEvents, attrHumanOnly, attrCreatedAt, attrDisabled, attrVersion}
+
+// listProjection is the projection of List: a subscription without its
+// secret, each name a placeholder (url is a reserved word).
+var listProjection, listNames = func() (string, map[string]string) {
+	names := map[string]string{}
+	var expr []string
+	for i, a := range []string{AttrOwner, AttrSK, attrURL, attrEvents, attrHumanOnly, attrCreatedAt, attrDisabled} {
+		ph := "#p" + strconv.Itoa(i)
+		names[ph] = a
+		expr = append(expr, ph)
+	}
+	return strings.Join(expr, ", "), names
+}()
+
 const (
 	subPrefix = "sub#"
 	dlvPrefix = "dlv#"
@@ -56,6 +80,10 @@ const (
 // (apikey.CheckOwner), so it is no owner's item and no owner's Query
 // reads it.
 const (
+	// VersionOwner is the version item's partition key, exported so the
+	// fan-out functions' grant (infra/webhooks) can name the one item
+	// they may GetItem.
+	VersionOwner = versionOwner
 	versionOwner = " subscriptions"
 	versionSK    = "version"
 	attrVersion  = "v"
@@ -95,7 +123,8 @@ func (st *Store) Version(ctx context.Context) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
 	defer cancel()
 	out, err := st.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &st.cfg.Table,
-		Key: itemKey(versionOwner, versionSK), ConsistentRead: aws.Bool(true)})
+		Key: itemKey(versionOwner, versionSK), ConsistentRead: aws.Bool(true),
+		ProjectionExpression: aws.String("#v"), ExpressionAttributeNames: map[string]string{"#v": attrVersion}})
 	if err != nil {
 		return 0, wrap("subscriptions version", err)
 	}
@@ -189,17 +218,24 @@ func (st *Store) Create(ctx context.Context, sub webhook.Subscription) error {
 }
 
 // List implements webhook.Store, strongly consistent so a subscription
-// created a moment ago receives the next event.
+// created a moment ago receives the next event. It reads no secret: the
+// projection names ReadableAttributes only, with Select
+// SPECIFIC_ATTRIBUTES, which is what the fan-out functions' IAM condition
+// requires.
 func (st *Store) List(ctx context.Context, owner string) ([]webhook.Subscription, error) {
 	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
 	defer cancel()
 	var subs []webhook.Subscription
+	names := maps.Clone(listNames)
+	names["#o"], names["#sk"] = AttrOwner, AttrSK
 	in := &dynamodb.QueryInput{
 		TableName:                 &st.cfg.Table,
 		KeyConditionExpression:    aws.String("#o = :o AND begins_with(#sk, :p)"),
-		ExpressionAttributeNames:  map[string]string{"#o": AttrOwner, "#sk": AttrSK},
+		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: map[string]types.AttributeValue{":o": s(owner), ":p": s(subPrefix)},
 		ConsistentRead:            aws.Bool(true),
+		Select:                    types.SelectSpecificAttributes,
+		ProjectionExpression:      aws.String(listProjection),
 	}
 	for {
 		out, err := st.db.Query(ctx, in)
@@ -211,6 +247,7 @@ func (st *Store) List(ctx context.Context, owner string) ([]webhook.Subscription
 			if err != nil {
 				return nil, err
 			}
+			sub.Secret = "" // never passed on, even from a table that ignored the projection
 			subs = append(subs, sub)
 		}
 		if len(out.LastEvaluatedKey) == 0 {

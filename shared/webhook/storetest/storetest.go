@@ -47,6 +47,22 @@ func Run(t *testing.T, newStore func(t *testing.T) webhook.Store) {
 		assert.Empty(t, list)
 	})
 
+	// The fan-out (webhookstream, clicks) and the API's listing read List;
+	// only Get, for the delivery function, carries the signing secret.
+	t.Run("list leaves the secret out, get has it", func(t *testing.T) {
+		s := newStore(t)
+		require.NoError(t, s.Create(ctx, sub("alice", "wh_1")))
+		list, err := s.List(ctx, "alice")
+		require.NoError(t, err)
+		require.Len(t, list, 1)
+		want := sub("alice", "wh_1")
+		want.Secret = ""
+		assert.Equal(t, want, list[0], "every other field, no secret")
+		got, err := s.Get(ctx, "alice", "wh_1")
+		require.NoError(t, err)
+		assert.Equal(t, "whsec_c2VjcmV0", got.Secret)
+	})
+
 	t.Run("delete and disable", func(t *testing.T) {
 		s := newStore(t)
 		require.NoError(t, s.Create(ctx, sub("alice", "wh_1")))
