@@ -225,9 +225,9 @@ func checkOrigin(t *testing.T, d map[string]any, name, id, originID string) {
 	require.NotNil(t, o, "%s: origin %s", name, originID)
 	domain := toJSON(o["DomainName"])
 	switch so.Kind {
-	case edgespec.RedirectAPI:
+	case edgespec.RedirectOrigin:
 		assert.Contains(t, domain, "RedirectApi", name)
-	case edgespec.ManagementAPI:
+	case edgespec.ManagementOrigin:
 		assert.NotContains(t, domain, "RedirectApi", name)
 	case edgespec.ConsoleBucket:
 		assert.NotNil(t, o["S3OriginConfig"], name)

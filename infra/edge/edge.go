@@ -510,7 +510,7 @@ func (b *builder) origin(id string) awscloudfront.IOrigin {
 	}
 	var o awscloudfront.IOrigin
 	switch so.Kind {
-	case edgespec.RedirectAPI:
+	case edgespec.RedirectOrigin:
 		if b.secret == nil {
 			b.secret = originSecretValue(b.p.OriginSecretARN, b.p.OriginSecretVersion)
 		}
@@ -529,7 +529,7 @@ func (b *builder) origin(id string) awscloudfront.IOrigin {
 			ConnectionTimeout:  seconds(so.ConnectionTimeoutSeconds),
 			ReadTimeout:        seconds(so.ReadTimeoutSeconds),
 		})
-	case edgespec.ManagementAPI:
+	case edgespec.ManagementOrigin:
 		var originPath *string // none: the API's stage is mapped at a custom domain's root
 		if b.p.ManagementOriginPath != "" {
 			originPath = jsii.String(b.p.ManagementOriginPath)

@@ -87,7 +87,7 @@ func compile(d edgespec.Spec, o Options) ([]*behavior, *behavior, error) {
 	// the redirect origins' own.
 	var named []string
 	for _, og := range d.Origins {
-		if og.Kind == edgespec.RedirectAPI {
+		if og.Kind == edgespec.RedirectOrigin {
 			named = append(named, og.CustomHeaders...)
 		}
 	}
@@ -226,7 +226,7 @@ func compileBehavior(d edgespec.Spec, sb edgespec.Behavior, o Options) (*behavio
 		return nil, fail("%v", err)
 	}
 	switch kind {
-	case edgespec.RedirectAPI:
+	case edgespec.RedirectOrigin:
 		b.origin = o.Origin
 		if len(o.RedirectOriginHeaders) > 0 {
 			b.originHeaders = http.Header{}
@@ -234,7 +234,7 @@ func compileBehavior(d edgespec.Spec, sb edgespec.Behavior, o Options) (*behavio
 				b.originHeaders.Set(k, v)
 			}
 		}
-	case edgespec.ManagementAPI:
+	case edgespec.ManagementOrigin:
 		b.origin = o.Origin
 	case edgespec.ConsoleBucket:
 		if o.ConsoleOrigin == nil {

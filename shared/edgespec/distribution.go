@@ -317,9 +317,9 @@ type OriginKind string
 
 // The origins the distribution has.
 const (
-	RedirectAPI   OriginKind = "redirect-api"
-	ManagementAPI OriginKind = "management-api"
-	ConsoleBucket OriginKind = "console-bucket"
+	RedirectOrigin   OriginKind = "redirect-api"
+	ManagementOrigin OriginKind = "management-api"
+	ConsoleBucket    OriginKind = "console-bucket"
 )
 
 // Origin is an origin. The custom origins' timeouts are CloudFront's
@@ -605,7 +605,7 @@ func Distribution(o Options) Spec {
 		redirectTarget = RedirectGroupID
 	}
 	origins = append(origins, Origin{
-		ID: ManagementOriginID, Kind: ManagementAPI, HTTPSOnly: true, MinTLS: "TLSv1.2",
+		ID: ManagementOriginID, Kind: ManagementOrigin, HTTPSOnly: true, MinTLS: "TLSv1.2",
 		ConnectionAttempts: 3, ConnectionTimeoutSeconds: 10, ReadTimeoutSeconds: 30,
 	})
 
@@ -703,7 +703,7 @@ func Distribution(o Options) Spec {
 // answers 401 or 403.
 func redirectOrigin(id string, region int) Origin {
 	return Origin{
-		ID: id, Kind: RedirectAPI, Region: region,
+		ID: id, Kind: RedirectOrigin, Region: region,
 		CustomHeaders: []string{OriginVerifyHeader},
 		HTTPSOnly:     true, MinTLS: "TLSv1.2",
 		ConnectionAttempts: 2, ConnectionTimeoutSeconds: 3, ReadTimeoutSeconds: 10,
