@@ -15,7 +15,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -88,11 +90,11 @@ func ms(t time.Time) types.AttributeValue {
 }
 
 // Put keeps p, in parts if its batch is large. Its key is derived from
-// the batch's ID and p.Since, so the same batch kept twice (a retried
-// invocation) is one item.
+// the batch's ID, so the same batch kept twice (a retried invocation) is
+// one item.
 func (s *Store) Put(ctx context.Context, p webhook.PendingClicks) error {
 	h := sha256.Sum256([]byte(p.Batch.ID))
-	base := fmt.Sprintf("%013d#%s", p.Since.UnixMilli(), hex.EncodeToString(h[:12]))
+	base := hex.EncodeToString(h[:12])
 	parts, err := split(p.Batch)
 	if err != nil {
 		return err
@@ -138,7 +140,8 @@ func split(b webhook.ClickBatch) ([][]byte, error) {
 }
 
 // Due returns up to limit kept batches whose due time is at or before
-// now, oldest first.
+// now, oldest (by Since) first. It reads the whole partition, which holds
+// only what waits.
 func (s *Store) Due(ctx context.Context, now time.Time, limit int) ([]webhook.PendingClicks, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
@@ -161,14 +164,19 @@ func (s *Store) Due(ctx context.Context, now time.Time, limit int) ([]webhook.Pe
 			if err != nil {
 				return nil, err
 			}
-			if due = append(due, p); len(due) == limit {
-				return due, nil
-			}
+			due = append(due, p)
 		}
 		if start = out.LastEvaluatedKey; start == nil {
-			return due, nil
+			break
 		}
 	}
+	slices.SortStableFunc(due, func(a, b webhook.PendingClicks) int {
+		if c := a.Since.Compare(b.Since); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key) // a batch's parts in order
+	})
+	return due[:min(len(due), limit)], nil
 }
 
 func decode(item map[string]types.AttributeValue) (webhook.PendingClicks, error) {
