@@ -236,8 +236,9 @@ func shape(t *testing.T, r events.DynamoDBEventRecord) []string {
 // (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_StreamRecord.html),
 // not to the minute, as DynamoDB Local reports it. Writes are spread over
 // a few seconds so that at least one falls past a minute's first second.
+// Not parallel: its table's creation, beside the others', slows DynamoDB
+// Local past TestLinksTableDeletions' first write's 2 s.
 func TestCreationTimeToTheSecond(t *testing.T) {
-	t.Parallel()
 	endpoint := testenv.DynamoDBEndpoint(t)
 	db := emulator.NewDynamoDBClient(endpoint)
 	cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), Timeout: 10 * time.Second}
