@@ -139,7 +139,11 @@ type HandlerAlarm struct {
 var HandlerAlarms = map[string][]HandlerAlarm{
 	"redirect": {{"EdgeMarkFailures", "The redirect could not write edge marks (docs/lifecycle.md, section 6): its answers get a short edge life instead of a day, so more requests reach the origin, until the marks table answers again"}},
 	"manage":   {{"EdgeMarkReadFailures", "The management API could not read edge marks: every edit and delete is invalidated (paid per path) until the marks tables answer again"}},
-	"clicks":   {{"PoisonRecords", "The clicks function skipped real-time log records it could not parse: the log configuration and the parser have drifted apart, and those clicks are not counted (the function's logs name shard and sequence number)"}},
+	"clicks": {
+		{"PoisonRecords", "The clicks function skipped real-time log records it could not parse: the log configuration and the parser have drifted apart, and those clicks are not counted (the function's logs name shard and sequence number)"},
+		{"ClickEventsDeferred", "The clicks function could not queue link.clicked events (the webhook queue, the links table or the webhooks table failed) and kept them in its outbox: clicks are counted, and the events are queued when the queue works again, within minutes after"},
+		{"ClickEventsFailures", "The clicks function could neither queue nor keep link.clicked events, so their batch is retried (its clicks are counted once): the events are late, and lost if the batch's retries run out"},
+	},
 }
 
 func New(scope constructs.Construct, id string, p Props) *Monitoring {
