@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/infra/monitoring"
 )
 
 // TestClickEventsRetrySchedule: in the primary Region, a rule invokes the
@@ -45,5 +47,12 @@ func TestClickEventsRetrySchedule(t *testing.T) {
 		}
 		require.Len(t, perms, 1)
 		assert.Equal(t, `{"Fn::GetAtt":["`+r.ID+`","Arn"]}`, toJSON(perms[0].Props["SourceArn"]), "only the rule invokes it")
+
+		age := alarmsOn(tp, monitoring.MetricsNamespace, "ClickEventsPendingAge")
+		require.Len(t, age, 1, "one alarm on the kept events' wait")
+		assert.Equal(t, `"clicks"`, dimension(age[0], "function"))
+		assert.Equal(t, "Maximum", age[0].Props["Statistic"])
+		assert.Equal(t, float64(monitoring.ClickEventsPendingAlarmMinutes*60*1000), age[0].Props["Threshold"])
+		assert.NotEmpty(t, age[0].Props["AlarmActions"])
 	}
 }

@@ -35,6 +35,13 @@ const ReplicationLatencyAlarmSeconds = 30
 // (packedclicks.DefaultRollupRetention).
 const CompactionLagAlarmHours = 24
 
+// ClickEventsPendingAlarmMinutes is the wait of a kept link.clicked event
+// that alarms: once the queue works again, the clicks function queues it
+// within about 6 minutes (5 minutes of backoff at most, and a minute to
+// the retry rule's next invocation), so a quarter hour means the outage
+// goes on, or the retries do not run.
+const ClickEventsPendingAlarmMinutes = 15
+
 // StalledCompactionInvocations is how many invocations of the clicks
 // function in six hours, with no compaction finished in them, make one
 // breaching period of the alarm on compactions missing (four in a row, a
@@ -372,6 +379,17 @@ func New(scope constructs.Construct, id string, p Props) *Monitoring {
 			Namespace: jsii.String(MetricsNamespace), MetricName: jsii.String("CompactionLag"), DimensionsMap: dims,
 			Statistic: jsii.String("Maximum"), Period: hour,
 		})
+		// The link.clicked events kept while the webhook queue failed
+		// (clicksfn): the wait of the oldest one due, sampled at every
+		// look at the outbox. It stays low while the queue recovers
+		// (backoff to 5 minutes, a look every minute at least); past
+		// ClickEventsPendingAlarmMinutes the events are stuck.
+		pending := awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+			Namespace: jsii.String(MetricsNamespace), MetricName: jsii.String("ClickEventsPendingAge"), DimensionsMap: dims,
+			Statistic: jsii.String("Maximum"), Period: fiveMinutes,
+		})
+		alarm(f.Name+"ClickEventsPendingAge", fmt.Sprintf("link.clicked events have waited more than %d minutes in the %s function's outbox: the webhook queue (or the links or webhooks table) still fails, or the retry rule does not run (see ClickEventsDeferred and the function's logs)", ClickEventsPendingAlarmMinutes, f.Name),
+			pending, ClickEventsPendingAlarmMinutes*60*1000, 1)
 		alarm(f.Name+"CompactionLag", fmt.Sprintf("Click compaction is more than %d hours behind: rollups and segments not compacted expire 30 days after their write (see CompactionFailures and the %s function's logs)", CompactionLagAlarmHours, f.Name),
 			lag, CompactionLagAlarmHours*3600*1000, 1)
 		// The lag goes missing, not high, when compactions stop finishing
