@@ -47,7 +47,9 @@ const ClickEventsPendingAlarmMinutes = 15
 // breaching period of the alarm on compactions missing (four in a row, a
 // day, alarm). The function compacts every 16 batches it applied
 // (clicksfn.DefaultCompactEvery), so at that rate compactions are due
-// many times over.
+// many times over. The retry rule's invocations (360 in six hours, with
+// no records) compact once an hour (clicksfn.DefaultScheduledCompactEvery),
+// so a quiet stream does not breach.
 const StalledCompactionInvocations = 100
 
 // alarmSuffix turns a region into a construct ID part: "us-west-2" -> "UsWest2".

@@ -276,3 +276,22 @@ func TestBackoff(t *testing.T) {
 		assert.LessOrEqual(t, d, maxBackoff, "try %d", n)
 	}
 }
+
+// TestScheduledInvocationsCompactHourly: the retry rule's invocations (no
+// records) compact at most once an hour per instance, so that on a quiet
+// stream the function's invocations, which the alarm on compactions
+// missing counts, come with compactions.
+func TestScheduledInvocationsCompactHourly(t *testing.T) {
+	c := &countingCompactor{}
+	now := noon
+	h := fakeHandler(&fakeStore{})
+	h.Compactor, h.Now = c, func() time.Time { return now }
+	var got []int
+	for _, step := range []time.Duration{0, time.Minute, 58 * time.Minute, time.Minute, time.Minute} {
+		now = now.Add(step)
+		_, err := h.Handle(context.Background(), events.KinesisEvent{})
+		require.NoError(t, err)
+		got = append(got, c.n)
+	}
+	assert.Equal(t, []int{1, 1, 1, 2, 2}, got, "at once on a new instance, then after an hour")
+}

@@ -133,8 +133,31 @@ func (h *Handler) compact(ctx context.Context, applied int) {
 	if h.sinceCompact.Add(int64(applied)) < int64(every) && h.compacted.Load() {
 		return
 	}
+	h.runCompaction(ctx)
+}
+
+// DefaultScheduledCompactEvery bounds how often invocations with no
+// records (the retry rule's, every minute) compact.
+const DefaultScheduledCompactEvery = time.Hour
+
+// compactScheduled compacts on an invocation with no records, at most
+// once per DefaultScheduledCompactEvery per instance: the alarm on
+// compactions missing counts the function's invocations, and on a quiet
+// stream the retry rule's invocations would otherwise be many with none.
+func (h *Handler) compactScheduled(ctx context.Context) {
+	if h.Compactor == nil {
+		return
+	}
+	if last := h.lastCompact.Load(); last != 0 && h.now().Sub(time.Unix(0, last)) < DefaultScheduledCompactEvery {
+		return
+	}
+	h.runCompaction(ctx)
+}
+
+func (h *Handler) runCompaction(ctx context.Context) {
 	h.compacted.Store(true)
 	h.sinceCompact.Store(0)
+	h.lastCompact.Store(h.now().UnixNano())
 	res, err := h.Compactor.Compact(ctx)
 	if err != nil {
 		h.Metrics.Add("CompactionFailures", metrics.Count, 1)
@@ -195,7 +218,8 @@ type Handler struct {
 	// DefaultCompactEvery when zero.
 	CompactEvery int
 	sinceCompact atomic.Int64
-	compacted    atomic.Bool // this handler has run a compaction
+	compacted    atomic.Bool  // this handler has run a compaction
+	lastCompact  atomic.Int64 // unix nanoseconds of its last compaction
 	// Attempts bounds the tries of a chunk that lost a transaction
 	// conflict; DefaultAttempts when zero.
 	Attempts int
@@ -243,6 +267,9 @@ func (h *Handler) Handle(ctx context.Context, ev events.KinesisEvent) (events.Ki
 			{ItemIdentifier: ev.Records[0].Kinesis.SequenceNumber}}}
 	}
 	h.compact(ctx, b.applied)
+	if len(ev.Records) == 0 {
+		h.compactScheduled(ctx)
+	}
 	h.retryPending(ctx, len(ev.Records) == 0)
 	if err := h.Metrics.Flush(); err != nil {
 		h.Log.WarnContext(ctx, "flush metrics", "error", err.Error())
