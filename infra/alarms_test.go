@@ -145,7 +145,8 @@ func TestHandlerAlarms(t *testing.T) {
 		tp := s.regional(region)
 		// The names the handlers emit: redirectfn, edgecache.MetricHeldErrors
 		// (manage's purger), clicksfn.
-		for metric, fn := range map[string]string{"EdgeMarkFailures": "redirect", "EdgeMarkReadFailures": "manage", "PoisonRecords": "clicks"} {
+		for metric, fn := range map[string]string{"EdgeMarkFailures": "redirect", "EdgeMarkReadFailures": "manage", "PoisonRecords": "clicks",
+			"ClickEventsDeferred": "clicks", "ClickEventsFailures": "clicks"} {
 			found := alarmsOn(tp, monitoring.MetricsNamespace, metric)
 			if fn == "clicks" && region != s.cfg.PrimaryRegion {
 				assert.Empty(t, found, "%s: clicks runs in the primary Region only", region)

@@ -488,6 +488,9 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		clicks.Fn.AddEnvironment(jsii.String("WEBHOOK_QUEUE_URL"), hooks.Queue.QueueUrl(), nil)
 		hooks.Queue.GrantSendMessages(clicks.Role)
 		rs.Clicks = clickpipeline.New(st, "Clicks", clickpipeline.Props{Function: clicks.Fn, Shards: cfg.KinesisShards})
+		// The link.clicked events kept while the queue failed are queued
+		// even when no clicks come.
+		clickpipeline.NewEventsRetry(st, "ClickEventsRetry", clicks.Fn)
 
 		mon.StateMachine = rs.Reclaim.StateMachine
 		mon.ReplicaRegions = cfg.SecondaryRegions()

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/kinesis"
 
 	"github.com/shortlink-dev/shortener/functions/wire"
@@ -31,6 +32,11 @@ const (
 	clicksBatchSize   = 1000
 	clicksBatchWindow = 5 * time.Second
 	clicksMaxRetries  = 10
+	// clickEventsRetry is the period of the schedule that invokes the
+	// clicks function with no records, so that it queues the link.clicked
+	// events it kept while the queue failed (clicksfn.Handler.Outbox) even
+	// when no clicks come.
+	clickEventsRetry = time.Minute
 )
 
 // clickSettings are the local run's settings for the click pipeline.
@@ -51,6 +57,10 @@ type clickSettings struct {
 	// country is SHORTENER_EDGE_COUNTRY: the c-country the edge logs when
 	// a request carries no CloudFront-Viewer-Country header.
 	country string
+	// eventsRetry is SHORTENER_CLICK_EVENTS_RETRY, the schedule's period
+	// (clickEventsRetry), and how often the function looks at its kept
+	// events while batches come.
+	eventsRetry time.Duration
 }
 
 func loadClickSettings(getenv func(string) string) (clickSettings, error) {
@@ -60,6 +70,14 @@ func loadClickSettings(getenv func(string) string) (clickSettings, error) {
 		stream:          or(getenv("CLICKS_STREAM"), defaultClicksStream),
 		batchWindow:     clicksBatchWindow,
 		country:         getenv("SHORTENER_EDGE_COUNTRY"),
+		eventsRetry:     clickEventsRetry,
+	}
+	if v := getenv("SHORTENER_CLICK_EVENTS_RETRY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second || d > time.Hour {
+			return clickSettings{}, fmt.Errorf("SHORTENER_CLICK_EVENTS_RETRY: %q is not a duration from 1s to 1h", v)
+		}
+		s.eventsRetry = d
 	}
 	if v := getenv("SHORTENER_KINESIS_PORT"); v != "" {
 		port, err := strconv.Atoi(v)
@@ -127,7 +145,27 @@ func startClicks(ctx context.Context, s clickSettings, cfg config.Config, c wire
 			log.Error("kinesis poller stopped", "error", err.Error())
 		}
 	})
+	if clicks.Outbox != nil {
+		clicks.RetryEvery = s.eventsRetry
+		p.wg.Go(func() { schedule(pctx, s.eventsRetry, clicks.Handle) })
+	}
 	return p, nil
+}
+
+// schedule plays the schedule that invokes the clicks function with no
+// records every period (an EventBridge rule's input of {} is an
+// events.KinesisEvent with none) until ctx ends.
+func schedule(ctx context.Context, period time.Duration, h func(context.Context, events.KinesisEvent) (events.KinesisEventResponse, error)) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_, _ = h(ctx, events.KinesisEvent{}) // it logs its own failures
+		}
+	}
 }
 
 // stop flushes the records still waiting for the stream, then stops the

@@ -37,6 +37,9 @@
 //	SHORTENER_CLICKS_BATCH_WINDOW  how long the clicks mapping gathers records
 //	                               before it calls the function (5s, as
 //	                               deployed; 0s: at once)
+//	SHORTENER_CLICK_EVENTS_RETRY   how often the schedule asks the clicks
+//	                               function to queue the link.clicked events
+//	                               it kept (1m, as deployed)
 //	SHORTENER_EDGE_COUNTRY         the viewer country (c-country logged, and
 //	                               CloudFront-Viewer-Country to the origin for
 //	                               redirect rules) of requests that send no
@@ -260,6 +263,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	// schedules sit beside the distribution there.
 	var reclaim lateReclaim
 	top := beside(beside(edge, edgeStatsPath, edgeStats(edge.Stats)), "/_local/reclaim", &reclaim)
+	var sqsOutage lateOutage
+	top = beside(top, sqsOutagePath, &sqsOutage)
 	if regions != nil {
 		top = besidePrefix(top, regionsPath, regions.admin())
 	}
@@ -420,6 +425,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		}
 		return fmt.Errorf("webhooks table: %w", err)
 	}
+	sqsOutage.set(hooks)
 	setPhase("creating the click stream")
 	clicks, err = startClicks(ctx, cs, cfg, clients, emulator.NewKinesisClient(kinesisEndpoint), log)
 	if err != nil {

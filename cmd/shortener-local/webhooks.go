@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -97,4 +99,36 @@ func bothStreamHandlers(a, b localstream.Handler) localstream.Handler {
 		ra.BatchItemFailures = append(ra.BatchItemFailures, rb.BatchItemFailures...)
 		return ra, nil
 	}
+}
+
+// sqsOutagePath switches an outage of the delivery queue on (POST) and off
+// (DELETE): while it lasts, every SendMessage to it fails as SQS's 503
+// does (localsqs.Queue.Fail), so the producers' handling of it can be
+// tried and tested end to end. Messages already queued are still delivered.
+const sqsOutagePath = "/_local/sqs/outage"
+
+// lateOutage serves sqsOutagePath once the webhook pipeline runs.
+type lateOutage struct {
+	q atomic.Pointer[localsqs.Queue]
+}
+
+func (o *lateOutage) set(p *webhookPipeline) { o.q.Store(p.queue) }
+
+func (o *lateOutage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	q := o.q.Load()
+	if q == nil {
+		http.Error(w, "not ready", http.StatusServiceUnavailable)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		q.Fail(true)
+	case http.MethodDelete:
+		q.Fail(false)
+	default:
+		w.Header().Set("Allow", "POST, DELETE")
+		http.Error(w, "POST starts the outage, DELETE ends it", http.StatusMethodNotAllowed)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }

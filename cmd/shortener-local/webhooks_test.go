@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -195,4 +196,139 @@ func TestWebhooksThroughTheLocalRun(t *testing.T) {
 	assert.Equal(t, 3, retrying)
 
 	assert.Empty(t, theirs.deliveries(), "another API key's subscription sees nothing of ours")
+}
+
+// switchable is a receiver that answers 503, as a receiver that is down
+// does behind its load balancer, while down is set, and records every
+// delivery.
+func newSwitchable(t *testing.T) (*receiver, *atomic.Bool) {
+	var down atomic.Bool
+	r := &receiver{}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		status := http.StatusNoContent
+		if down.Load() {
+			status = http.StatusServiceUnavailable
+		}
+		r.mu.Lock()
+		r.got = append(r.got, delivery{header: req.Header.Clone(), body: body, status: status, at: time.Now()})
+		r.mu.Unlock()
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(r.srv.Close)
+	return r, &down
+}
+
+// clicked sums the link.clicked events the receiver accepted for code,
+// once per webhook-id, and counts how often each id was accepted.
+func (r *receiver) clicked(t *testing.T, code string) (total int64, accepted map[string]int) {
+	t.Helper()
+	accepted = map[string]int{}
+	for _, d := range r.deliveries() {
+		var b struct {
+			Type string
+			Data struct {
+				Code  string
+				Total int64
+			}
+		}
+		require.NoError(t, json.Unmarshal(d.body, &b), string(d.body))
+		if d.status >= 300 || b.Type != "link.clicked" || b.Data.Code != code {
+			continue
+		}
+		id := d.header.Get("webhook-id")
+		if accepted[id] == 0 {
+			total += b.Data.Total
+		}
+		accepted[id]++
+	}
+	return total, accepted
+}
+
+// clickHooksRun starts the local run with a link.clicked subscription of
+// the run's key to url, and returns it with a new link's code.
+func clickHooksRun(t *testing.T, url string) (*localRun, string) {
+	r := startLocal(t, map[string]string{
+		"WEBHOOKS_TABLE": testenv.UniqueName(t, "webhooks"),
+		// About 40 s of retries: longer than the receiver stays down.
+		"WEBHOOK_RETRY_SCHEDULE":        "1s,2s,2s,5s,5s,5s,5s,5s,5s,5s",
+		"SHORTENER_CLICKS_BATCH_WINDOW": "0s",
+		"SHORTENER_CLICK_EVENTS_RETRY":  "1s",
+	})
+	status, _, body := r.do(t, "POST", "/v1/webhooks", r.key, `{"url":"`+url+`","events":["link.clicked"]}`)
+	require.Equal(t, 201, status, string(body))
+	return r, r.create(t, "https://example.com/counted")
+}
+
+// clickN follows code n times as a browser.
+func (r *localRun) clickN(t *testing.T, code string, n int) {
+	t.Helper()
+	for range n {
+		status, _, _ := r.do(t, "GET", "/"+code, "", "", "User-Agent", browserAgent)
+		require.Equal(t, 302, status)
+	}
+}
+
+// TestClicksCountedWhileTheQueueIsDown: with SQS refusing every message,
+// clicks are still counted, exactly, and the link.clicked events of those
+// clicks reach the receiver once SQS works again, each once.
+func TestClicksCountedWhileTheQueueIsDown(t *testing.T) {
+	hook := newReceiver(t, 0)
+	r, code := clickHooksRun(t, hook.srv.URL+"/hook")
+	outage := func(method string) {
+		req, err := http.NewRequest(method, r.base+sqsOutagePath, nil)
+		require.NoError(t, err)
+		resp, err := r.client.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusNoContent, resp.StatusCode)
+	}
+	outage(http.MethodPost)
+	r.clickN(t, code, 5)
+	require.Eventually(t, func() bool { return r.totals(t, code).Total >= 5 }, 30*time.Second, 250*time.Millisecond,
+		"clicks are counted while SQS is down")
+	time.Sleep(2 * time.Second) // room for a batch counted twice
+	assert.Equal(t, int64(5), r.totals(t, code).Total, "each click counted once")
+	total, _ := hook.clicked(t, code)
+	assert.Zero(t, total, "no event can reach the receiver while SQS is down")
+
+	outage(http.MethodDelete)
+	back := time.Now()
+	require.Eventually(t, func() bool { total, _ := hook.clicked(t, code); return total >= 5 }, 60*time.Second, 250*time.Millisecond,
+		"the link.clicked events arrive once SQS works again")
+	t.Logf("the kept events arrived %.1f s after SQS came back (schedule every 1s, backoff from 5s)", time.Since(back).Seconds())
+	time.Sleep(2 * time.Second) // room for a duplicate
+	total, accepted := hook.clicked(t, code)
+	assert.Equal(t, int64(5), total, "the events carry every click once")
+	for id, n := range accepted {
+		assert.Equal(t, 1, n, "event %s delivered once", id)
+	}
+	assert.Equal(t, int64(5), r.totals(t, code).Total)
+}
+
+// TestClicksCountedWhileTheReceiverIsDown: with the receiver answering
+// 503, clicks are counted exactly, and the link.clicked events arrive,
+// each once, when it is back.
+func TestClicksCountedWhileTheReceiverIsDown(t *testing.T) {
+	hook, down := newSwitchable(t)
+	down.Store(true)
+	r, code := clickHooksRun(t, hook.srv.URL+"/hook")
+	r.clickN(t, code, 5)
+	require.Eventually(t, func() bool { return r.totals(t, code).Total >= 5 }, 30*time.Second, 250*time.Millisecond,
+		"clicks are counted while the receiver is down")
+	time.Sleep(2 * time.Second)
+	assert.Equal(t, int64(5), r.totals(t, code).Total, "each click counted once")
+	total, _ := hook.clicked(t, code)
+	require.Zero(t, total)
+
+	down.Store(false)
+	require.Eventually(t, func() bool { total, _ := hook.clicked(t, code); return total >= 5 }, 60*time.Second, 250*time.Millisecond,
+		"the link.clicked events arrive once the receiver is back")
+	time.Sleep(2 * time.Second)
+	total, accepted := hook.clicked(t, code)
+	assert.Equal(t, int64(5), total)
+	for id, n := range accepted {
+		assert.Equal(t, 1, n, "event %s accepted once", id)
+	}
+	assert.Equal(t, int64(5), r.totals(t, code).Total)
 }

@@ -41,12 +41,21 @@ const ReplicationLatencyAlarmSeconds = 5
 // (packedclicks.DefaultRollupRetention).
 const CompactionLagAlarmHours = 24
 
+// ClickEventsPendingAlarmMinutes is the wait of a kept link.clicked event
+// that alarms: once the queue works again, the clicks function queues it
+// within about 6 minutes (5 minutes of backoff at most, and a minute to
+// the retry rule's next invocation), so a quarter hour means the outage
+// goes on, or the retries do not run.
+const ClickEventsPendingAlarmMinutes = 15
+
 // StalledCompactionInvocations is how many invocations of the clicks
 // function in six hours, with no compaction finished in them, make one
 // breaching period of the alarm on compactions missing (four in a row, a
 // day, alarm). The function compacts every 16 batches it applied
 // (clicksfn.DefaultCompactEvery), so at that rate compactions are due
-// many times over.
+// many times over. The retry rule's invocations (360 in six hours, with
+// no records) compact once an hour (clicksfn.DefaultScheduledCompactEvery),
+// so a quiet stream does not breach.
 const StalledCompactionInvocations = 100
 
 // alarmSuffix turns a region into a construct ID part: "us-west-2" -> "UsWest2".
@@ -145,7 +154,11 @@ type HandlerAlarm struct {
 var HandlerAlarms = map[string][]HandlerAlarm{
 	"redirect": {{"EdgeMarkFailures", "The redirect could not write edge marks (docs/lifecycle.md, section 6): its answers get a short edge life instead of a day, so more requests reach the origin, until the marks table answers again"}},
 	"manage":   {{"EdgeMarkReadFailures", "The management API could not read edge marks: every edit and delete is invalidated (paid per path) until the marks tables answer again"}},
-	"clicks":   {{"PoisonRecords", "The clicks function skipped real-time log records it could not parse: the log configuration and the parser have drifted apart, and those clicks are not counted (the function's logs name shard and sequence number)"}},
+	"clicks": {
+		{"PoisonRecords", "The clicks function skipped real-time log records it could not parse: the log configuration and the parser have drifted apart, and those clicks are not counted (the function's logs name shard and sequence number)"},
+		{"ClickEventsDeferred", "The clicks function could not queue link.clicked events (the webhook queue, the links table or the webhooks table failed) and kept them in its outbox: clicks are counted, and the events are queued when the queue works again, within minutes after"},
+		{"ClickEventsFailures", "The clicks function could neither queue nor keep link.clicked events, so their batch is retried (its clicks are counted once): the events are late, and lost if the batch's retries run out"},
+	},
 }
 
 func New(scope constructs.Construct, id string, p Props) *Monitoring {
@@ -391,6 +404,17 @@ func New(scope constructs.Construct, id string, p Props) *Monitoring {
 			Namespace: jsii.String(MetricsNamespace), MetricName: jsii.String("CompactionLag"), DimensionsMap: dims,
 			Statistic: jsii.String("Maximum"), Period: hour,
 		})
+		// The link.clicked events kept while the webhook queue failed
+		// (clicksfn): the wait of the oldest one due, sampled at every
+		// look at the outbox. It stays low while the queue recovers
+		// (backoff to 5 minutes, a look every minute at least); past
+		// ClickEventsPendingAlarmMinutes the events are stuck.
+		pending := awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+			Namespace: jsii.String(MetricsNamespace), MetricName: jsii.String("ClickEventsPendingAge"), DimensionsMap: dims,
+			Statistic: jsii.String("Maximum"), Period: fiveMinutes,
+		})
+		alarm(f.Name+"ClickEventsPendingAge", fmt.Sprintf("link.clicked events have waited more than %d minutes in the %s function's outbox: the webhook queue (or the links or webhooks table) still fails, or the retry rule does not run (see ClickEventsDeferred and the function's logs)", ClickEventsPendingAlarmMinutes, f.Name),
+			pending, ClickEventsPendingAlarmMinutes*60*1000, 1)
 		alarm(f.Name+"CompactionLag", fmt.Sprintf("Click compaction is more than %d hours behind: rollups and segments not compacted expire 30 days after their write (see CompactionFailures and the %s function's logs)", CompactionLagAlarmHours, f.Name),
 			lag, CompactionLagAlarmHours*3600*1000, 1)
 		// The lag goes missing, not high, when compactions stop finishing

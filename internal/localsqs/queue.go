@@ -12,12 +12,16 @@
 //     queue, as a redrive policy does
 //     (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html);
 //   - delivery is at least once and unordered, as on a standard queue.
+//
+// Queue.Fail plays an outage of SQS itself for tests: SendMessage answers
+// ServiceUnavailable until it ends.
 package localsqs
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -62,6 +66,21 @@ type Queue struct {
 	msgs map[string]*message
 	seq  int
 	wake chan struct{}
+	down bool // Fail
+}
+
+// ErrUnavailable is SendMessage's answer during an outage (Fail).
+var ErrUnavailable = &Error{Status: http.StatusServiceUnavailable, Type: "ServiceUnavailable",
+	Code: "ServiceUnavailable", Message: "The request has failed due to a temporary failure of the server."}
+
+// Fail starts (down) or ends an outage of the queue: while it lasts,
+// SendMessage fails with ErrUnavailable and sends nothing, as SQS does when
+// it answers 503 (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/CommonErrors.html).
+// Messages already in the queue are still delivered.
+func (q *Queue) Fail(down bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.down = down
 }
 
 // New returns an empty queue.
@@ -94,6 +113,10 @@ func (q *Queue) SendMessage(_ context.Context, in *sqs.SendMessageInput, _ ...fu
 		return nil, fmt.Errorf("InvalidParameterValue: the message body must be 1 byte to 256 KiB")
 	}
 	q.mu.Lock()
+	if q.down {
+		q.mu.Unlock()
+		return nil, ErrUnavailable
+	}
 	q.seq++
 	id := q.o.Name + "-" + strconv.Itoa(q.seq)
 	q.msgs[id] = &message{id: id, body: body, visibleAt: q.o.Now().Add(time.Duration(in.DelaySeconds) * time.Second)}

@@ -57,3 +57,26 @@ func TestRedrive(t *testing.T) {
 	defer mu.Unlock()
 	assert.Equal(t, map[string]int{"good": 1, "bad": 3}, receives)
 }
+
+// TestOutage: during an outage SendMessage fails with ServiceUnavailable
+// and queues nothing, through the Go call and through SQS's JSON protocol;
+// after it, sending works again.
+func TestOutage(t *testing.T) {
+	ctx := context.Background()
+	q := localsqs.New(localsqs.Options{Name: "q"})
+	qs := localsqs.Queues{"https://sqs.local/q": q}
+	q.Fail(true)
+	_, err := q.SendMessage(ctx, &sqs.SendMessageInput{MessageBody: aws.String("x")})
+	assert.ErrorIs(t, err, localsqs.ErrUnavailable)
+	_, err = qs.SendMessage(ctx, "https://sqs.local/q", "x", 0)
+	var e *localsqs.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, 503, e.Status)
+	assert.Equal(t, "ServiceUnavailable", e.Code)
+	assert.Equal(t, 0, q.Len(), "nothing queued during the outage")
+
+	q.Fail(false)
+	_, err = qs.SendMessage(ctx, "https://sqs.local/q", "x", 0)
+	require.NoError(t, err)
+	assert.Equal(t, 1, q.Len())
+}

@@ -50,6 +50,9 @@ func (qs Queues) SendMessage(ctx context.Context, queueURL, body string, delaySe
 			Code: "AWS.SimpleQueueService.NonExistentQueue", Message: "The specified queue does not exist."}
 	}
 	out, err := dst.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(queueURL), MessageBody: aws.String(body), DelaySeconds: delaySeconds})
+	if e := (*Error)(nil); errors.As(err, &e) {
+		return "", e
+	}
 	if err != nil {
 		return "", &Error{Status: http.StatusBadRequest, Type: "InvalidParameterValue", Code: "InvalidParameterValue", Message: err.Error()}
 	}

@@ -230,3 +230,45 @@ func shape(t *testing.T, r events.DynamoDBEventRecord) []string {
 	sort.Strings(paths)
 	return paths
 }
+
+// TestCreationTimeToTheSecond: a record's ApproximateCreationDateTime is
+// its write time rounded down to the second, as AWS documents it
+// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_StreamRecord.html),
+// not to the minute, as DynamoDB Local reports it. Writes are spread over
+// a few seconds so that at least one falls past a minute's first second.
+// Not parallel: its table's creation, beside the others', slows DynamoDB
+// Local past TestLinksTableDeletions' first write's 2 s.
+func TestCreationTimeToTheSecond(t *testing.T) {
+	endpoint := testenv.DynamoDBEndpoint(t)
+	db := emulator.NewDynamoDBClient(endpoint)
+	cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), Timeout: 10 * time.Second}
+	ctx := context.Background()
+	require.NoError(t, dynamostore.CreateTables(ctx, db, cfg))
+	store := dynamostore.New(db, cfg)
+	rec := newRecorder()
+	start(t, db, endpoint, Options{Table: cfg.LinksTable, Handler: rec.handle})
+
+	type write struct {
+		code          string
+		before, after time.Time
+	}
+	var writes []write
+	for i := range 3 {
+		now := time.Now().UTC()
+		code := fmt.Sprintf("when%03d", i)
+		before := now.Truncate(time.Second)
+		require.NoError(t, store.Create(ctx, link.Link{Code: code, URL: "https://example.com/", Owner: "o",
+			CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(time.Hour), Status: link.StatusActive, Version: 1, RedirectStatus: 302}, nil))
+		writes = append(writes, write{code: code, before: before, after: time.Now()})
+		time.Sleep(1100 * time.Millisecond)
+	}
+	for _, w := range writes {
+		require.Eventually(t, func() bool { return len(rec.records(w.code)) == 1 }, 20*time.Second, 50*time.Millisecond)
+		got := rec.records(w.code)[0].Change.ApproximateCreationDateTime.Time
+		assert.Equal(t, got.Truncate(time.Second), got, "%s: whole seconds", w.code)
+		assert.False(t, got.Before(w.before), "%s: written at %s or later, stamped %s", w.code, w.before.Format(time.RFC3339), got.Format(time.RFC3339))
+		// The poller reads a shard four times a second: a record is
+		// stamped when it is first read, at most a poll after its write.
+		assert.False(t, got.After(w.after.Add(2*time.Second)), "%s: written by %s, stamped %s", w.code, w.after.Format(time.RFC3339Nano), got.Format(time.RFC3339))
+	}
+}

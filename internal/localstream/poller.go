@@ -107,7 +107,7 @@ func New(db DynamoDBAPI, streams StreamsAPI, opts Options) (*Poller, error) {
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
-	p := &Poller{db: db, opts: opts, src: &source{api: streams, region: opts.Region}}
+	p := &Poller{db: db, opts: opts, src: &source{api: streams, region: opts.Region, now: time.Now}}
 	m, err := localmapping.New(p.src, opts.Handler, localmapping.Options[events.DynamoDBEventRecord]{
 		Name: "localstream", BatchSize: opts.BatchSize, MaxRetries: opts.MaxRetries, RetryDelay: opts.RetryDelay,
 		PollInterval: opts.PollInterval, StartingPosition: localmapping.StartingPosition(opts.StartingPosition),
@@ -161,6 +161,8 @@ type source struct {
 	streamARN string
 	region    string
 	sweeper   *sweeper // nil when not sweeping
+	now       func() time.Time
+	stamps    stamps
 }
 
 var _ localmapping.Source[events.DynamoDBEventRecord, events.DynamoDBEvent, events.DynamoDBEventResponse] = (*source)(nil)
@@ -212,6 +214,7 @@ func (s *source) Read(ctx context.Context, _ string, iterator *string, limit int
 		page.Records = make([]events.DynamoDBEventRecord, len(out.Records))
 		for i, r := range out.Records {
 			page.Records[i] = eventRecord(r, s.streamARN, s.region)
+			s.stamps.refine(&page.Records[i], s.now())
 			if s.sweeper.claim(&page.Records[i]) {
 				page.Records[i].UserIdentity = &events.DynamoDBUserIdentity{Type: ttlIdentityType, PrincipalID: ttlPrincipal}
 			}

@@ -99,24 +99,28 @@ func TestClickPublisherCachesOwners(t *testing.T) {
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	p := &webhook.ClickPublisher{Links: lk, Publisher: &webhook.Publisher{Subscriptions: store, Queue: q},
 		OwnerTTL: time.Minute, Now: func() time.Time { return now }}
-	batch := []webhook.Clicks{{Code: "abc", Total: 1}, {Code: "def", Total: 1}, {Code: "old", Total: 1}, {Code: "new", Total: 1}}
+	codes := []webhook.CodeClicks{humans("abc", now), humans("def", now), humans("old", now), humans("new", now)}
+	clicked := func(p *webhook.ClickPublisher, id string, codes []webhook.CodeClicks) error {
+		_, err := p.Clicked(ctx, webhook.ClickBatch{ID: id, Codes: codes})
+		return err
+	}
 
-	require.NoError(t, p.Clicked(ctx, "b1", batch))
+	require.NoError(t, clicked(p, "b1", codes))
 	assert.Equal(t, 4, lk.gets)
 	now = now.Add(59 * time.Second)
-	require.NoError(t, p.Clicked(ctx, "b2", batch))
+	require.NoError(t, clicked(p, "b2", codes))
 	assert.Equal(t, 6, lk.gets, "the two live codes' owners kept; the tombstone and the absent code read again")
 	assert.Len(t, q.msgs, 4, "alice's two codes, twice")
 
 	lk.links["new"] = "alice" // created since
 	now = now.Add(time.Second)
-	require.NoError(t, p.Clicked(ctx, "b3", batch))
+	require.NoError(t, clicked(p, "b3", codes))
 	assert.Equal(t, 10, lk.gets, "past OwnerTTL every code is read again")
 	assert.Len(t, q.msgs, 7, "the new link's clicks too")
 
 	off := &webhook.ClickPublisher{Links: lk, Publisher: &webhook.Publisher{Subscriptions: store, Queue: q}, OwnerTTL: -1}
-	require.NoError(t, off.Clicked(ctx, "b4", batch[:1]))
-	require.NoError(t, off.Clicked(ctx, "b5", batch[:1]))
+	require.NoError(t, clicked(off, "b4", codes[:1]))
+	require.NoError(t, clicked(off, "b5", codes[:1]))
 	assert.Equal(t, 12, lk.gets, "a negative OwnerTTL keeps nothing")
 }
 

@@ -30,6 +30,27 @@ func (l links) Get(_ context.Context, code string) (link.Link, error) {
 	return link.Link{Code: code, Owner: owner}, nil
 }
 
+func (l links) GetTombstone(context.Context, string) (link.Tombstone, error) {
+	return link.Tombstone{}, link.ErrNotFound
+}
+
+// humans is code's human clicks at the given times.
+func humans(code string, at ...time.Time) webhook.CodeClicks {
+	c := webhook.CodeClicks{Code: code}
+	for _, t := range at {
+		c.Human = append(c.Human, t.UnixMilli())
+	}
+	return c
+}
+
+// bots adds bot clicks at the given times to c.
+func bots(c webhook.CodeClicks, at ...time.Time) webhook.CodeClicks {
+	for _, t := range at {
+		c.Bot = append(c.Bot, t.UnixMilli())
+	}
+	return c
+}
+
 func TestClickPublisher(t *testing.T) {
 	ctx := context.Background()
 	store := webhook.NewMemory()
@@ -45,11 +66,13 @@ func TestClickPublisher(t *testing.T) {
 	lists := &countingLister{Lister: store}
 	p := &webhook.ClickPublisher{Links: links{"abc": "alice", "bots": "alice"}, Publisher: &webhook.Publisher{Subscriptions: lists, Queue: q}}
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	require.NoError(t, p.Clicked(ctx, "shard|1|9", []webhook.Clicks{
-		{Code: "abc", Total: 3, Human: 2, Bot: 1, From: at, To: at.Add(time.Second)},
-		{Code: "bots", Total: 2, Bot: 2, From: at, To: at},
-		{Code: "gone", Total: 1, Human: 1, From: at, To: at},
-	}))
+	rest, err := p.Clicked(ctx, webhook.ClickBatch{ID: "shard|1|9", Codes: []webhook.CodeClicks{
+		bots(humans("abc", at, at.Add(time.Second)), at),
+		bots(webhook.CodeClicks{Code: "bots"}, at, at),
+		humans("gone", at),
+	}})
+	require.NoError(t, err)
+	assert.Empty(t, rest.Codes)
 	var got []string
 	for _, m := range q.msgs {
 		var c webhook.Clicks
@@ -57,6 +80,10 @@ func TestClickPublisher(t *testing.T) {
 		got = append(got, m.Subscription+":"+c.Code)
 		assert.Equal(t, webhook.LinkClicked, m.Event.Type)
 		assert.Equal(t, webhook.EventID("shard|1|9", c.Code), m.Event.ID)
+		if c.Code == "abc" {
+			assert.Equal(t, webhook.Clicks{Code: "abc", Total: 3, Human: 2, Bot: 1, From: at, To: at.Add(time.Second)}, c)
+			assert.Equal(t, at.Add(time.Second), m.Event.Timestamp, "stamped with the code's last click")
+		}
 	}
 	assert.ElementsMatch(t, []string{"wh_all:abc", "wh_human:abc", "wh_all:bots"}, got,
 		"human_only drops the bot-only batch; other types and other owners get nothing")

@@ -3,6 +3,7 @@ package clicksfn
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -127,4 +128,26 @@ func BenchmarkParseClassifyAggregate(b *testing.B) {
 		n += len(records)
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "records/s")
+}
+
+// BenchmarkClickBatch is the work the link.clicked path adds to a batch
+// of 10,000 records: the per-code click times handed to the publisher,
+// and their JSON, the size of an outbox item when they are kept.
+func BenchmarkClickBatch(b *testing.B) {
+	records := benchRecords(10_000)
+	h := &Handler{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	bt := h.reduce(context.Background(), records)
+	var size int
+	n := 0
+	for b.Loop() {
+		cb := bt.clickBatch(len(bt.entries))
+		body, err := json.Marshal(cb)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(body)
+		n += len(records)
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "records/s")
+	b.ReportMetric(float64(size), "outbox-bytes/batch")
 }

@@ -51,6 +51,28 @@
 // transaction conflict (a hot link counted from several shards at once) is
 // retried a few times first.
 //
+// # link.clicked events
+//
+// Once a batch is counted, the clicks of the records it counted (all of
+// them, or those before the chunk it failed on) go to Events as one
+// webhook.ClickBatch named by their shard and sequence range, and become
+// link.clicked events on the delivery queue. Counting goes first and never
+// waits on them: whatever the queue, the owners' links or the webhooks
+// table do, the shard moves on. Events that cannot be queued within
+// PublishTimeout are kept in the Outbox (dynamooutbox: a partition of the
+// analytics table) and queued later by retryPending: by any handler at
+// most every RetryEvery while batches come, and by every invocation with
+// no records, which a schedule sends so that a quiet stream's outbox
+// empties too. A kept batch is claimed before it is tried, so one try at a
+// time has it, and tried again after a backoff (5 s doubling to 5 min)
+// while the queue fails. So the delay of an event is bounded by the
+// outage, plus the backoff, plus the next look (RetryEvery, or the
+// schedule's period); ClickEventsPendingAge, the wait of the oldest event
+// due, is what to alarm on. Only when the outbox cannot keep them either
+// (DynamoDB failing too) is the batch reported failed from its first
+// record: the checkpoint skips what was counted, and the events go again
+// under the same IDs.
+//
 // # Poison records
 //
 // A record that does not parse is counted in the PoisonRecords metric,
@@ -111,8 +133,31 @@ func (h *Handler) compact(ctx context.Context, applied int) {
 	if h.sinceCompact.Add(int64(applied)) < int64(every) && h.compacted.Load() {
 		return
 	}
+	h.runCompaction(ctx)
+}
+
+// DefaultScheduledCompactEvery bounds how often invocations with no
+// records (the retry rule's, every minute) compact.
+const DefaultScheduledCompactEvery = time.Hour
+
+// compactScheduled compacts on an invocation with no records, at most
+// once per DefaultScheduledCompactEvery per instance: the alarm on
+// compactions missing counts the function's invocations, and on a quiet
+// stream the retry rule's invocations would otherwise be many with none.
+func (h *Handler) compactScheduled(ctx context.Context) {
+	if h.Compactor == nil {
+		return
+	}
+	if last := h.lastCompact.Load(); last != 0 && h.now().Sub(time.Unix(0, last)) < DefaultScheduledCompactEvery {
+		return
+	}
+	h.runCompaction(ctx)
+}
+
+func (h *Handler) runCompaction(ctx context.Context) {
 	h.compacted.Store(true)
 	h.sinceCompact.Store(0)
+	h.lastCompact.Store(h.now().UnixNano())
 	res, err := h.Compactor.Compact(ctx)
 	if err != nil {
 		h.Metrics.Add("CompactionFailures", metrics.Count, 1)
@@ -173,7 +218,8 @@ type Handler struct {
 	// DefaultCompactEvery when zero.
 	CompactEvery int
 	sinceCompact atomic.Int64
-	compacted    atomic.Bool // this handler has run a compaction
+	compacted    atomic.Bool  // this handler has run a compaction
+	lastCompact  atomic.Int64 // unix nanoseconds of its last compaction
 	// Attempts bounds the tries of a chunk that lost a transaction
 	// conflict; DefaultAttempts when zero.
 	Attempts int
@@ -182,24 +228,49 @@ type Handler struct {
 	Backoff time.Duration
 	Log     *slog.Logger
 	Metrics *metrics.Emitter
-	// Events, when set, hears of each batch's clicks per code before they
+	// Events, when set, hears of each batch's clicks per code once they
 	// are counted (link.clicked webhooks, events.go).
 	Events ClickEvents
+	// Outbox, when set, keeps the events Events could not queue, for
+	// retryPending; without it such a batch is retried (not recounted).
+	Outbox Outbox
+	// PublishTimeout bounds one try to queue a batch's events;
+	// DefaultPublishTimeout when zero.
+	PublishTimeout time.Duration
+	// RetryEvery is how often the handler looks at the outbox while
+	// batches come; DefaultRetryEvery when zero.
+	RetryEvery time.Duration
+	// Now is the clock; time.Now when nil.
+	Now      func() time.Time
+	lastLook atomic.Int64 // unix nanoseconds of the last look at the outbox; 0: look at the next batch
 }
 
-// Handle counts the clicks of one Kinesis batch.
+func (h *Handler) now() time.Time {
+	if h.Now == nil {
+		return time.Now()
+	}
+	return h.Now()
+}
+
+// Handle counts the clicks of one Kinesis batch, then publishes them as
+// link.clicked events (events.go). An event with no records, which the
+// schedule sends, only queues the outbox's pending events.
 func (h *Handler) Handle(ctx context.Context, ev events.KinesisEvent) (events.KinesisEventResponse, error) {
 	b := h.reduce(ctx, ev.Records)
-	if err := h.publish(ctx, b); err != nil {
-		h.Log.ErrorContext(ctx, "queue link.clicked events; the batch is retried", "error", err.Error())
-		if ferr := h.Metrics.Flush(); ferr != nil {
-			h.Log.WarnContext(ctx, "flush metrics", "error", ferr.Error())
-		}
-		return events.KinesisEventResponse{BatchItemFailures: []events.KinesisBatchItemFailure{
-			{ItemIdentifier: ev.Records[0].Kinesis.SequenceNumber}}}, nil
+	resp, end := h.apply(ctx, b)
+	if err := h.publish(ctx, b, end); err != nil {
+		// Neither queued nor kept: the batch comes again from its first
+		// record, whose counted clicks the checkpoint skips.
+		h.Metrics.Add("ClickEventsFailures", metrics.Count, 1)
+		h.Log.ErrorContext(ctx, "queue or keep link.clicked events; the batch is retried", "error", err.Error())
+		resp = events.KinesisEventResponse{BatchItemFailures: []events.KinesisBatchItemFailure{
+			{ItemIdentifier: ev.Records[0].Kinesis.SequenceNumber}}}
 	}
-	resp := h.apply(ctx, b)
 	h.compact(ctx, b.applied)
+	if len(ev.Records) == 0 {
+		h.compactScheduled(ctx)
+	}
+	h.retryPending(ctx, len(ev.Records) == 0)
 	if err := h.Metrics.Flush(); err != nil {
 		h.Log.WarnContext(ctx, "flush metrics", "error", err.Error())
 	}
@@ -445,8 +516,9 @@ func (a *aggregator) bump(h uint64, k clickstore.Key, bot bool) {
 }
 
 // apply writes the batch chunk by chunk and reports the first record of
-// the first chunk that failed.
-func (h *Handler) apply(ctx context.Context, b *batch) events.KinesisEventResponse {
+// the first chunk that failed, and how many records, from the first, are
+// counted (applied now or before).
+func (h *Handler) apply(ctx context.Context, b *batch) (events.KinesisEventResponse, int) {
 	maxItems := h.maxItems()
 	for i := 0; i < len(b.entries); {
 		c, next := b.chunk(i, maxItems)
@@ -455,7 +527,7 @@ func (h *Handler) apply(ctx context.Context, b *batch) events.KinesisEventRespon
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return h.fail(ctx, b, i, fmt.Errorf("stopped before chunk %s..%s: %w", c.First, c.Last, err))
+			return h.fail(ctx, b, i, fmt.Errorf("stopped before chunk %s..%s: %w", c.First, c.Last, err)), i
 		}
 		err := h.applyChunk(ctx, c)
 		switch {
@@ -468,22 +540,22 @@ func (h *Handler) apply(ctx context.Context, b *batch) events.KinesisEventRespon
 			// checkpoint covers and go on from the first record past it.
 			cp, cerr := h.Store.Checkpoint(ctx, c.Shard)
 			if cerr != nil {
-				return h.fail(ctx, b, i, cerr)
+				return h.fail(ctx, b, i, cerr), i
 			}
 			j := i
 			for j < len(b.entries) && b.entries[j].shard == b.entries[i].shard && clickstore.CompareSequence(b.seq(j), cp) <= 0 {
 				j++
 			}
 			if j == i {
-				return h.fail(ctx, b, i, fmt.Errorf("chunk %s..%s failed its condition, yet the checkpoint is %s", c.First, c.Last, cp))
+				return h.fail(ctx, b, i, fmt.Errorf("chunk %s..%s failed its condition, yet the checkpoint is %s", c.First, c.Last, cp)), i
 			}
 			h.Metrics.Add("RecordsAlreadyApplied", metrics.Count, float64(j-i))
 			i = j
 		default:
-			return h.fail(ctx, b, i, err)
+			return h.fail(ctx, b, i, err), i
 		}
 	}
-	return events.KinesisEventResponse{}
+	return events.KinesisEventResponse{}, len(b.entries)
 }
 
 // applyChunk applies c, retrying a few times when it lost a transaction

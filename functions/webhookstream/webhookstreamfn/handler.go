@@ -59,7 +59,11 @@ type LinkData struct {
 	Status         string `json:"status"`
 	ExpiresAt      string `json:"expires_at"`
 	RedirectStatus int    `json:"redirect_status"`
-	Version        int64  `json:"version"`
+	// Version is what orders a link's events for a receiver (they arrive
+	// in no order, and the event's timestamp, the stream record's
+	// ApproximateCreationDateTime, is to the second): it goes up by one
+	// on every change, and link.deleted and link.expired carry the last.
+	Version int64 `json:"version"`
 }
 
 // Handle handles one batch and reports the records that failed.

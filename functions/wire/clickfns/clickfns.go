@@ -12,6 +12,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/webhook"
+	"github.com/shortlink-dev/shortener/shared/webhook/dynamooutbox"
 )
 
 // NewClicks builds the consumer of the click stream (CloudFront's
@@ -50,6 +51,10 @@ func NewClicks(cfg config.Config, c hookfns.Clients) (*clicksfn.Handler, error) 
 			Publisher: pub,
 			OwnerTTL:  webhook.OwnerTTLFor(cfg.TombstoneGrace),
 		}
+		// Events that cannot be queued wait in the analytics table, which
+		// the function writes anyway, and are queued by a later
+		// invocation: counting never waits on the webhook path.
+		h.Outbox = dynamooutbox.New(db, dynamooutbox.Config{Table: cfg.AnalyticsTable, Timeout: cfg.DBTimeout})
 	}
 	return h, nil
 }

@@ -98,13 +98,16 @@ func TestClickEventReads(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, h.Events)
 
-	batch := make([]webhook.Clicks, codes)
+	require.NotNil(t, h.Outbox)
+	batch := make([]webhook.CodeClicks, codes)
 	for i := range batch {
-		batch[i] = webhook.Clicks{Code: fmt.Sprintf("c%06d", i), Total: 1, Human: 1, From: now, To: now}
+		batch[i] = webhook.CodeClicks{Code: fmt.Sprintf("c%06d", i), Human: []int64{now.UnixMilli()}}
 	}
 	publish := func(id string) (capacity.Usage, int) {
 		before, sent := meter.Usage(), q.count()
-		require.NoError(t, h.Events.Clicked(ctx, id, batch))
+		rest, err := h.Events.Clicked(ctx, webhook.ClickBatch{ID: id, Codes: batch})
+		require.NoError(t, err)
+		require.Empty(t, rest.Codes)
 		return meter.Usage().Sub(before), q.count() - sent
 	}
 
