@@ -657,7 +657,10 @@ func TestIAMPerFunction(t *testing.T) {
 						assert.NotContains(t, st.Resources, `"*"`, "no wildcard resource for %v", st.Actions)
 						for _, a := range st.Actions {
 							got[a] = true
-							if frag, ok := g[a]; ok && frag != "" {
+							// manage's UpdateItem on the origin Regions' edge-marks
+							// tables (the fence) is TestEdgeMarksEstate's to check.
+							fence := name == "manage" && a == "dynamodb:UpdateItem" && strings.Contains(res, "edge-marks")
+							if frag, ok := g[a]; ok && frag != "" && !fence {
 								for _, f := range strings.Split(frag, "|") {
 									assert.Contains(t, res, strings.ToLower(f), "%s on %s", a, st.Resources)
 								}

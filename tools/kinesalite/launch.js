@@ -51,7 +51,11 @@ const server = kinesalite({
   createStreamMs: 0,
   deleteStreamMs: 0,
   updateStreamMs: 0,
-  shardLimit: 100
+  // The test suite shares one kinesalite and gives every test a stream of
+  // its own, so the account-wide shard limit is AWS's default quota for the
+  // largest Regions (500), not kinesalite's 100:
+  // https://docs.aws.amazon.com/streams/latest/dev/service-sizes-and-limits.html
+  shardLimit: 500
 })
 
 server.on('error', (err) => {
