@@ -52,22 +52,6 @@ type Console struct {
 	Edge *edge.Console
 }
 
-// rewriteCode is the viewer-request function: /console answers a 301 to
-// /console/ (the page's relative links need the slash) and /console/ is
-// index.html, since S3 has no directory index behind an origin access
-// control. https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/example-function-add-index.html
-const rewriteCode = `function handler(event) {
-  var r = event.request;
-  if (r.uri === '/console') {
-    return { statusCode: 301, statusDescription: 'Moved Permanently',
-      headers: { location: { value: '/console/' }, 'cache-control': { value: 'no-store' } } };
-  }
-  if (r.uri === '/console/') {
-    r.uri = '/console/index.html';
-  }
-  return r;
-}`
-
 // New creates the console's bucket, deployment, function and policies. It
 // must be in the distribution's stack: the origin access control's bucket
 // policy names the distribution.
@@ -107,7 +91,7 @@ func New(scope constructs.Construct, id string, p Props) *Console {
 	html.Node().AddDependency(assets)
 
 	rewrite := awscloudfront.NewFunction(c, jsii.String("Rewrite"), &awscloudfront.FunctionProps{
-		Code:    awscloudfront.FunctionCode_FromInline(jsii.String(rewriteCode)),
+		Code:    awscloudfront.FunctionCode_FromInline(jsii.String(edgespec.MustFunctionSource(edgespec.ConsoleRewriteFunctionName))),
 		Runtime: awscloudfront.FunctionRuntime_JS_2_0(),
 		Comment: jsii.String("Console: /console -> /console/, /console/ -> index.html"),
 	})

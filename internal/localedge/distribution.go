@@ -39,22 +39,9 @@ type behavior struct {
 	responseHeader []edgespec.Header
 	// function is the viewer-request CloudFront Function, run from the
 	// JavaScript infra deploys (edgespec.FunctionSource, cloudfrontjs);
-	// goFunction one played in Go, for a function whose source is not in
-	// shared/edgespec. Both nil when the behaviour has none.
-	function   *cloudfrontjs.Function
-	goFunction viewerRequestFunc
-	log        bool
-}
-
-// viewerRequestFunc plays a viewer-request CloudFront Function in Go: it
-// either answers the viewer itself (answered true, with the status it
-// wrote) or hands on the request, possibly with another URI.
-type viewerRequestFunc func(w http.ResponseWriter, r *http.Request) (next *http.Request, status int, answered bool)
-
-// goFunctions are the CloudFront Functions played in Go, by name: the
-// console's rewrite, whose JavaScript is still infra/webconsole's.
-var goFunctions = map[string]viewerRequestFunc{
-	edgespec.ConsoleRewriteFunctionName: consoleRewriteFunction,
+	// nil when the behaviour has none.
+	function *cloudfrontjs.Function
+	log      bool
 }
 
 // compile checks d against what the local edge plays and builds its
@@ -203,22 +190,18 @@ func compileBehavior(d edgespec.Spec, sb edgespec.Behavior, o Options) (*behavio
 		if f.EventType != edgespec.ViewerRequest {
 			return nil, fail("function %q on %q (viewer-request only)", f.Function, f.EventType)
 		}
-		if b.function != nil || b.goFunction != nil {
+		if b.function != nil {
 			return nil, fail("two viewer-request functions")
 		}
-		if src, err := edgespec.FunctionSource(f.Function); err == nil {
-			fn, err := cloudfrontjs.Compile(f.Function, src)
-			if err != nil {
-				return nil, fmt.Errorf("localedge: behaviour %q: %w", sb.PathPattern, err)
-			}
-			b.function = fn
-			continue
+		src, err := edgespec.FunctionSource(f.Function)
+		if err != nil {
+			return nil, fail("function %q (no JavaScript for it in shared/edgespec)", f.Function)
 		}
-		fn, ok := goFunctions[f.Function]
-		if !ok {
-			return nil, fail("function %q", f.Function)
+		fn, err := cloudfrontjs.Compile(f.Function, src)
+		if err != nil {
+			return nil, fmt.Errorf("localedge: behaviour %q: %w", sb.PathPattern, err)
 		}
-		b.goFunction = fn
+		b.function = fn
 	}
 
 	kind, err := targetKind(d, sb.TargetOrigin)

@@ -336,17 +336,10 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // viewer-request function, its allowed methods, then the cache or the
 // origin.
 func (e *Edge) serve(w http.ResponseWriter, r *http.Request, id string, b *behavior) (int, string, time.Time) {
-	switch {
-	case b.function != nil:
+	if b.function != nil {
 		next, status, result, answered := e.runViewerRequest(w, r, id, b.function)
 		if answered {
 			return status, result, e.now()
-		}
-		r = next
-	case b.goFunction != nil:
-		next, status, answered := b.goFunction(w, r)
-		if answered {
-			return status, resultFor(status, false), e.now()
 		}
 		r = next
 	}

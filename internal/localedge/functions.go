@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/shortlink-dev/shortener/console"
 	"github.com/shortlink-dev/shortener/internal/cloudfrontjs"
 	"github.com/shortlink-dev/shortener/shared/edgespec"
 )
@@ -113,26 +112,4 @@ func writeFunctionError(w http.ResponseWriter, status int, err error) {
 	h["X-Cache"] = []string{ResultError + " from cloudfront"}
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(body))
-}
-
-// consoleRewriteFunction plays the console's rewrite function in Go:
-// /console answers a 301 to /console/ (the page's relative links need the
-// slash), and /console/ asks the bucket for index.html, since S3 has no
-// directory index behind an origin access control
-// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/example-function-add-index.html).
-func consoleRewriteFunction(w http.ResponseWriter, r *http.Request) (*http.Request, int, bool) {
-	switch r.URL.Path {
-	case "/console":
-		h := w.Header()
-		h.Set("Location", console.PathPrefix)
-		h.Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusMovedPermanently)
-		return r, http.StatusMovedPermanently, true
-	case console.PathPrefix:
-		out := r.Clone(r.Context())
-		out.URL.Path, out.URL.RawPath = console.PathPrefix+"index.html", ""
-		out.RequestURI = out.URL.RequestURI()
-		return out, 0, false
-	}
-	return r, 0, false
 }
