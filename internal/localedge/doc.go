@@ -58,9 +58,9 @@
 // internal/cloudfrontjs (functions.go; with WAF the web ACL's rule gives
 // the same answer): the origin would decode it to a code whose
 // invalidations never reach the spelling's cache entry. Every function of
-// the description whose source shared/edgespec holds runs that way; the
-// console's rewrite, whose source is still infra/webconsole's, is played
-// in Go.
+// the description runs that way, the console's rewrite too, from the
+// JavaScript in shared/edgespec/functions that infra deploys; a function
+// with no source there is refused (ErrUnmodelled).
 //
 // Every request the redirect behaviour sends to the origin carries the
 // redirect origin's custom headers (Options.RedirectOriginHeaders), as
