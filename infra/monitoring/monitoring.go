@@ -141,7 +141,6 @@ type Monitoring struct {
 	Dashboard awscloudwatch.Dashboard
 }
 
-// New creates the stack's monitoring.
 // HandlerAlarm is a count a function's handler emits (shared/metrics:
 // namespace MetricsNamespace, dimension function) whose every occurrence
 // alarms.
@@ -161,14 +160,38 @@ var HandlerAlarms = map[string][]HandlerAlarm{
 	},
 }
 
+// New creates the stack's monitoring: the alarm topic, an alarm on every
+// promise Props names, and a dashboard of them.
 func New(scope constructs.Construct, id string, p Props) *Monitoring {
-	c := constructs.NewConstruct(scope, jsii.String(id))
-	m := &Monitoring{Construct: c}
-	fiveMinutes := awscdk.Duration_Minutes(jsii.Number(5))
 	if p.FiveXXPercent == 0 {
 		p.FiveXXPercent = 1
 	}
+	c := constructs.NewConstruct(scope, jsii.String(id))
+	m := &Monitoring{Construct: c, Topic: newTopic(c, p.AlarmEmail)}
+	fiveMinutes := awscdk.Duration_Minutes(jsii.Number(5))
+	b := &builder{
+		scope: c, m: m, p: p, action: awscloudwatchactions.NewSnsAction(m.Topic),
+		fiveMinutes: fiveMinutes,
+		sum:         &awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: fiveMinutes},
+		maximum:     &awscloudwatch.MetricOptions{Statistic: jsii.String("Maximum"), Period: fiveMinutes},
+	}
+	b.functions()
+	b.consumers()
+	b.apis()
+	b.tables()
+	b.clickStream()
+	if p.ClickCompaction != nil {
+		b.clickCompaction(*p.ClickCompaction)
+	}
+	b.distribution()
+	b.healthChecks()
+	b.dashboard()
+	return m
+}
 
+// newTopic is the alarm topic, encrypted with a key of its own, with the
+// alarm e-mail subscribed when there is one.
+func newTopic(c constructs.Construct, email string) awssns.Topic {
 	// A customer managed key: CloudWatch cannot publish to a topic
 	// encrypted with the AWS managed aws/sns key, whose policy it cannot
 	// be added to.
@@ -199,283 +222,303 @@ func New(scope constructs.Construct, id string, p Props) *Monitoring {
 			"aws:PrincipalIsAWSService": "false",
 		}},
 	}), nil)
-	m.Topic = awssns.NewTopic(c, jsii.String("Alarms"), &awssns.TopicProps{
+	topic := awssns.NewTopic(c, jsii.String("Alarms"), &awssns.TopicProps{
 		DisplayName: jsii.String("URL shortener alarms"),
 		MasterKey:   key,
 		EnforceSSL:  jsii.Bool(true),
 	})
-	if p.AlarmEmail != "" {
-		m.Topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(p.AlarmEmail), nil))
+	if email != "" {
+		topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(email), nil))
 	}
-	action := awscloudwatchactions.NewSnsAction(m.Topic)
-	alarm := func(id, what string, metric awscloudwatch.IMetric, threshold float64, periods float64) {
-		a := awscloudwatch.NewAlarm(c, jsii.String(id), &awscloudwatch.AlarmProps{
-			Metric:             metric,
-			AlarmDescription:   jsii.String(what),
-			Threshold:          jsii.Number(threshold),
-			EvaluationPeriods:  jsii.Number(periods),
-			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-		})
-		a.AddAlarmAction(action)
-		a.AddOkAction(action)
-		m.Alarms = append(m.Alarms, a)
-	}
-	sum := &awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: fiveMinutes}
-	maximum := &awscloudwatch.MetricOptions{Statistic: jsii.String("Maximum"), Period: fiveMinutes}
+	return topic
+}
 
-	var lambdaWidgets []awscloudwatch.IWidget
-	for _, f := range p.Functions {
+// builder holds what every alarm and widget of one Monitoring shares: the
+// scope, the topic's action, the statistics, and the dashboard's rows as
+// they fill.
+type builder struct {
+	scope       constructs.Construct
+	m           *Monitoring
+	p           Props
+	action      awscloudwatch.IAlarmAction
+	fiveMinutes awscdk.Duration
+	sum         *awscloudwatch.MetricOptions
+	maximum     *awscloudwatch.MetricOptions
+
+	apiWidgets, streamWidgets, lambdaWidgets []awscloudwatch.IWidget
+}
+
+// add creates an alarm that notifies the topic when it fires and when it
+// is OK again.
+func (b *builder) add(id string, props *awscloudwatch.AlarmProps) {
+	a := awscloudwatch.NewAlarm(b.scope, jsii.String(id), props)
+	a.AddAlarmAction(b.action)
+	a.AddOkAction(b.action)
+	b.m.Alarms = append(b.m.Alarms, a)
+}
+
+// alarm fires when metric reaches threshold for periods in a row; missing
+// data does not breach.
+func (b *builder) alarm(id, what string, metric awscloudwatch.IMetric, threshold float64, periods float64) {
+	b.add(id, &awscloudwatch.AlarmProps{
+		Metric:             metric,
+		AlarmDescription:   jsii.String(what),
+		Threshold:          jsii.Number(threshold),
+		EvaluationPeriods:  jsii.Number(periods),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
+}
+
+// graph is a dashboard widget of one third of a row.
+func graph(title string, left, right []awscloudwatch.IMetric) awscloudwatch.IWidget {
+	props := &awscloudwatch.GraphWidgetProps{Title: jsii.String(title), Left: &left, Width: jsii.Number(8)}
+	if right != nil {
+		props.Right = &right
+	}
+	return awscloudwatch.NewGraphWidget(props)
+}
+
+// handlerMetric is one of the counts a function's handler emits.
+func (b *builder) handlerMetric(function, name, statistic string, period awscdk.Duration) awscloudwatch.Metric {
+	return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+		Namespace: jsii.String(MetricsNamespace), MetricName: jsii.String(name),
+		DimensionsMap: &map[string]*string{"function": jsii.String(function)},
+		Statistic:     jsii.String(statistic), Period: period,
+	})
+}
+
+// functions alarms on every function's errors, throttles and handler
+// alarms, and graphs its invocations and service metrics.
+func (b *builder) functions() {
+	sum := b.sum
+	for _, f := range b.p.Functions {
 		for _, h := range HandlerAlarms[f.Name] {
-			alarm(f.Name+h.Metric, h.What, awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
-				Namespace: jsii.String(MetricsNamespace), MetricName: jsii.String(h.Metric),
-				DimensionsMap: &map[string]*string{"function": jsii.String(f.Name)},
-				Statistic:     jsii.String("Sum"), Period: fiveMinutes,
-			}), 1, 1)
+			b.alarm(f.Name+h.Metric, h.What, b.handlerMetric(f.Name, h.Metric, "Sum", b.fiveMinutes), 1, 1)
 		}
-		alarm(f.Name+"Errors", fmt.Sprintf("The %s function failed (errors, timeouts, crashes)", f.Name), f.Fn.MetricErrors(sum), 1, 1)
-		alarm(f.Name+"Throttles", fmt.Sprintf("The %s function was throttled (concurrency limit)", f.Name), f.Fn.MetricThrottles(sum), 1, 1)
-		lambdaWidgets = append(lambdaWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String(f.Name + ": invocations, errors, throttles"),
-			Left:  &[]awscloudwatch.IMetric{f.Fn.MetricInvocations(sum), f.Fn.MetricErrors(sum), f.Fn.MetricThrottles(sum)},
-			Right: &[]awscloudwatch.IMetric{
-				f.Fn.MetricDuration(&awscloudwatch.MetricOptions{Statistic: jsii.String("p95"), Period: fiveMinutes}),
-			},
-			Width: jsii.Number(8),
-		}), awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+		b.alarm(f.Name+"Errors", fmt.Sprintf("The %s function failed (errors, timeouts, crashes)", f.Name), f.Fn.MetricErrors(sum), 1, 1)
+		b.alarm(f.Name+"Throttles", fmt.Sprintf("The %s function was throttled (concurrency limit)", f.Name), f.Fn.MetricThrottles(sum), 1, 1)
+		b.lambdaWidgets = append(b.lambdaWidgets,
+			graph(f.Name+": invocations, errors, throttles",
+				[]awscloudwatch.IMetric{f.Fn.MetricInvocations(sum), f.Fn.MetricErrors(sum), f.Fn.MetricThrottles(sum)},
+				[]awscloudwatch.IMetric{f.Fn.MetricDuration(&awscloudwatch.MetricOptions{Statistic: jsii.String("p95"), Period: b.fiveMinutes})}),
 			// Every metric the handler emits, whatever it names them.
-			Title: jsii.String(f.Name + ": service metrics"),
-			Left: &[]awscloudwatch.IMetric{awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+			graph(f.Name+": service metrics", []awscloudwatch.IMetric{awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
 				Expression: jsii.String(fmt.Sprintf(`SEARCH('{%s,function} function="%s"', 'Sum', 300)`, MetricsNamespace, f.Name)),
 				Label:      jsii.String(f.Name),
-				Period:     fiveMinutes,
-			})},
-			Width: jsii.Number(8),
-		}))
+				Period:     b.fiveMinutes,
+			})}, nil))
 	}
-	var streamWidgets []awscloudwatch.IWidget
-	for _, s := range p.Consumers {
-		age := s.Fn.Metric(jsii.String("IteratorAge"), maximum)
-		alarm(s.Name+"IteratorAge", fmt.Sprintf("The %s consumer is more than %s behind its stream", s.Name, *s.MaxIteratorAge.ToHumanString()),
+}
+
+// consumers alarms on every stream consumer falling behind or giving up
+// on a batch, and on every dead-letter queue holding a message.
+func (b *builder) consumers() {
+	for _, s := range b.p.Consumers {
+		age := s.Fn.Metric(jsii.String("IteratorAge"), b.maximum)
+		b.alarm(s.Name+"IteratorAge", fmt.Sprintf("The %s consumer is more than %s behind its stream", s.Name, *s.MaxIteratorAge.ToHumanString()),
 			age, *s.MaxIteratorAge.ToMilliseconds(nil), 2)
-		depth := s.DeadLetters.MetricApproximateNumberOfMessagesVisible(maximum)
-		alarm(s.Name+"DeadLetters", fmt.Sprintf("The %s consumer gave up on a batch: replay it from the stream within 24 hours", s.Name), depth, 1, 1)
-		streamWidgets = append(streamWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String(s.Name + ": iterator age and dead letters"),
-			Left:  &[]awscloudwatch.IMetric{age},
-			Right: &[]awscloudwatch.IMetric{depth},
-			Width: jsii.Number(8),
-		}))
+		depth := s.DeadLetters.MetricApproximateNumberOfMessagesVisible(b.maximum)
+		b.alarm(s.Name+"DeadLetters", fmt.Sprintf("The %s consumer gave up on a batch: replay it from the stream within 24 hours", s.Name), depth, 1, 1)
+		b.streamWidgets = append(b.streamWidgets, graph(s.Name+": iterator age and dead letters", []awscloudwatch.IMetric{age}, []awscloudwatch.IMetric{depth}))
 	}
-	for _, q := range p.DeadLetterQueues {
-		depth := q.Queue.MetricApproximateNumberOfMessagesVisible(maximum)
-		alarm(q.Name+"DeadLetters", q.What, depth, 1, 1)
-		streamWidgets = append(streamWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String(q.Name + ": dead letters"),
-			Left:  &[]awscloudwatch.IMetric{depth},
-			Width: jsii.Number(8),
-		}))
+	for _, q := range b.p.DeadLetterQueues {
+		depth := q.Queue.MetricApproximateNumberOfMessagesVisible(b.maximum)
+		b.alarm(q.Name+"DeadLetters", q.What, depth, 1, 1)
+		b.streamWidgets = append(b.streamWidgets, graph(q.Name+": dead letters", []awscloudwatch.IMetric{depth}, nil))
 	}
-	var apiWidgets []awscloudwatch.IWidget
-	rate := func(id, what string, errs, count awscloudwatch.IMetric) awscloudwatch.IMetric {
-		expr := awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
-			Expression:   jsii.String("IF(requests > 0, 100 * errors / requests, 0)"),
-			UsingMetrics: &map[string]awscloudwatch.IMetric{"errors": errs, "requests": count},
-			Label:        jsii.String("5xx %"),
-			Period:       fiveMinutes,
-		})
-		alarm(id, what, expr, p.FiveXXPercent, 2)
-		return expr
-	}
+}
+
+// rate is the share of 5xx answers, alarmed on at FiveXXPercent.
+func (b *builder) rate(id, what string, errs, count awscloudwatch.IMetric) awscloudwatch.IMetric {
+	expr := awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+		Expression:   jsii.String("IF(requests > 0, 100 * errors / requests, 0)"),
+		UsingMetrics: &map[string]awscloudwatch.IMetric{"errors": errs, "requests": count},
+		Label:        jsii.String("5xx %"),
+		Period:       b.fiveMinutes,
+	})
+	b.alarm(id, what, expr, b.p.FiveXXPercent, 2)
+	return expr
+}
+
+// apis alarms on both APIs' 5xx rates and on failed reclaim runs.
+func (b *builder) apis() {
+	p, sum := b.p, b.sum
 	if p.RedirectAPI != nil {
-		r := rate("RedirectApi5xx", fmt.Sprintf("More than %g %% of redirect origin requests answered 5xx", p.FiveXXPercent),
+		r := b.rate("RedirectApi5xx", fmt.Sprintf("More than %g %% of redirect origin requests answered 5xx", p.FiveXXPercent),
 			p.RedirectAPI.MetricServerError(sum), p.RedirectAPI.MetricCount(sum))
-		apiWidgets = append(apiWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String("Redirect API: requests and 5xx %"),
-			Left:  &[]awscloudwatch.IMetric{p.RedirectAPI.MetricCount(sum)},
-			Right: &[]awscloudwatch.IMetric{r},
-			Width: jsii.Number(8),
-		}))
+		b.apiWidgets = append(b.apiWidgets, graph("Redirect API: requests and 5xx %", []awscloudwatch.IMetric{p.RedirectAPI.MetricCount(sum)}, []awscloudwatch.IMetric{r}))
 	}
 	if p.RestAPI != nil {
-		r := rate("ManagementApi5xx", fmt.Sprintf("More than %g %% of /v1 requests answered 5xx", p.FiveXXPercent),
+		r := b.rate("ManagementApi5xx", fmt.Sprintf("More than %g %% of /v1 requests answered 5xx", p.FiveXXPercent),
 			p.RestAPI.MetricServerError(sum), p.RestAPI.MetricCount(sum))
-		apiWidgets = append(apiWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String("/v1 API: requests, 4xx and 5xx %"),
-			Left:  &[]awscloudwatch.IMetric{p.RestAPI.MetricCount(sum), p.RestAPI.MetricClientError(sum)},
-			Right: &[]awscloudwatch.IMetric{r},
-			Width: jsii.Number(8),
-		}))
+		b.apiWidgets = append(b.apiWidgets, graph("/v1 API: requests, 4xx and 5xx %",
+			[]awscloudwatch.IMetric{p.RestAPI.MetricCount(sum), p.RestAPI.MetricClientError(sum)}, []awscloudwatch.IMetric{r}))
 	}
 	if p.StateMachine != nil {
 		failed := p.StateMachine.MetricFailed(sum)
-		alarm("ReclaimFailed", "A reclaim run failed: due tombstones stay until the next run succeeds", failed, 1, 1)
+		b.alarm("ReclaimFailed", "A reclaim run failed: due tombstones stay until the next run succeeds", failed, 1, 1)
 		timedOut := p.StateMachine.MetricTimedOut(sum)
-		alarm("ReclaimTimedOut", "A reclaim run timed out", timedOut, 1, 1)
-		apiWidgets = append(apiWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String("Reclaim runs"),
-			Left:  &[]awscloudwatch.IMetric{p.StateMachine.MetricSucceeded(sum), failed, timedOut},
-			Width: jsii.Number(8),
-		}))
+		b.alarm("ReclaimTimedOut", "A reclaim run timed out", timedOut, 1, 1)
+		b.apiWidgets = append(b.apiWidgets, graph("Reclaim runs", []awscloudwatch.IMetric{p.StateMachine.MetricSucceeded(sum), failed, timedOut}, nil))
 	}
-	// throttles alarms on a table's read and write throttling and graphs
-	// them beside its system errors.
-	throttles := func(table awsdynamodb.ITable, id, title, readWhat, writeWhat string) {
-		reads := table.Metric(jsii.String("ReadThrottleEvents"), sum)
-		writes := table.Metric(jsii.String("WriteThrottleEvents"), sum)
-		alarm(id+"ReadThrottles", readWhat, reads, 1, 1)
-		alarm(id+"WriteThrottles", writeWhat, writes, 1, 1)
-		apiWidgets = append(apiWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String(title + ": throttles and errors"),
-			Left:  &[]awscloudwatch.IMetric{reads, writes, table.Metric(jsii.String("SystemErrors"), sum)},
-			Width: jsii.Number(8),
-		}))
-	}
+}
+
+// throttles alarms on a table's read and write throttling and graphs
+// them beside its system errors.
+func (b *builder) throttles(table awsdynamodb.ITable, id, title, readWhat, writeWhat string) {
+	reads := table.Metric(jsii.String("ReadThrottleEvents"), b.sum)
+	writes := table.Metric(jsii.String("WriteThrottleEvents"), b.sum)
+	b.alarm(id+"ReadThrottles", readWhat, reads, 1, 1)
+	b.alarm(id+"WriteThrottles", writeWhat, writes, 1, 1)
+	b.apiWidgets = append(b.apiWidgets, graph(title+": throttles and errors",
+		[]awscloudwatch.IMetric{reads, writes, table.Metric(jsii.String("SystemErrors"), b.sum)}, nil))
+}
+
+// tables alarms on the links and analytics tables' throttling and on the
+// links table's replication to its replicas.
+func (b *builder) tables() {
+	p := b.p
 	if p.Links != nil {
-		throttles(p.Links, "Links", "Links table", "Reads of the links table were throttled", "Writes to the links table were throttled")
+		b.throttles(p.Links, "Links", "Links table", "Reads of the links table were throttled", "Writes to the links table were throttled")
 	}
 	if p.Links != nil && len(p.ReplicaRegions) > 0 {
-		// Every write happens in this region (docs/deploy.md), so this
-		// region's ReplicationLatency, per receiving region, is how stale a
-		// replica's redirects and TTL stream are. Edits must show everywhere
-		// within 30 s (README); MREC usually replicates within a second.
-		//
-		// The largest of each minute, not a five-minute average, which a
-		// burst of late writes hides in; one minute is enough to alarm.
-		// No data alarms too: DynamoDB publishes the metric for the writes
-		// that reach the replica, so a replication that stalls publishes
-		// nothing (an idle table does the same, and cannot be told apart:
-		// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/V2globaltables_monitoring.html).
-		var lags []awscloudwatch.IMetric
-		for _, r := range p.ReplicaRegions {
-			lag := p.Links.Metric(jsii.String("ReplicationLatency"), &awscloudwatch.MetricOptions{
-				Statistic:     jsii.String("Maximum"),
-				Period:        awscdk.Duration_Minutes(jsii.Number(1)),
-				DimensionsMap: &map[string]*string{"TableName": p.Links.TableName(), "ReceivingRegion": jsii.String(r)},
-			})
-			a := awscloudwatch.NewAlarm(c, jsii.String("LinksReplicationLatency"+alarmSuffix(r)), &awscloudwatch.AlarmProps{
-				Metric: lag,
-				AlarmDescription: jsii.String(fmt.Sprintf("Links table writes take %d s or more to reach the %s replica, or none arrive: "+
-					"takedowns there may take longer than 30 s", ReplicationLatencyAlarmSeconds, r)),
-				Threshold:          jsii.Number(ReplicationLatencyAlarmSeconds * 1000),
-				EvaluationPeriods:  jsii.Number(1),
-				ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-				TreatMissingData:   awscloudwatch.TreatMissingData_BREACHING,
-			})
-			a.AddAlarmAction(action)
-			a.AddOkAction(action)
-			m.Alarms = append(m.Alarms, a)
-			lags = append(lags, lag)
-		}
-		apiWidgets = append(apiWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String("Links table: replication latency (ms) by receiving region"),
-			Left:  &lags,
-			Width: jsii.Number(8),
-		}))
+		b.replication()
 	}
 	if p.Analytics != nil {
-		throttles(p.Analytics, "Analytics", "Analytics table",
+		b.throttles(p.Analytics, "Analytics", "Analytics table",
 			"Reads of the analytics table were throttled: stats requests failed or slowed",
 			"Writes to the analytics table were throttled: click batches are retried and fall behind")
 	}
-	if p.ClickStream != nil {
-		// CloudFront writes its real-time log records with PutRecords; a
-		// throttled record is a click never counted (best-effort delivery).
-		throttled := p.ClickStream.MetricPutRecordsThrottledRecords(sum)
-		exceeded := p.ClickStream.MetricWriteProvisionedThroughputExceeded(sum)
-		alarm("ClickStreamThrottledRecords", "Kinesis throttled real-time log records on the click stream: clicks may be lost", throttled, 1, 1)
-		alarm("ClickStreamWriteThroughputExceeded", "Writes to the click stream exceeded its throughput", exceeded, 1, 1)
-		streamWidgets = append(streamWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String("Click stream: records in and throttled"),
-			Left:  &[]awscloudwatch.IMetric{p.ClickStream.MetricPutRecordsSuccessfulRecords(sum)},
-			Right: &[]awscloudwatch.IMetric{throttled, exceeded},
-			Width: jsii.Number(8),
-		}))
-	}
-	if f := p.ClickCompaction; f != nil {
-		// The handler emits CompactionLag once per finished compaction
-		// (shared/metrics: namespace MetricsNamespace, one dimension,
-		// function). No sample is no compaction, which is not a lag (a
-		// quiet stream compacts nothing): missing data does not breach
-		// here, and the next alarm watches for it.
-		dims := &map[string]*string{"function": jsii.String(f.Name)}
-		hour := awscdk.Duration_Hours(jsii.Number(1))
-		lag := awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
-			Namespace: jsii.String(MetricsNamespace), MetricName: jsii.String("CompactionLag"), DimensionsMap: dims,
-			Statistic: jsii.String("Maximum"), Period: hour,
-		})
-		// The link.clicked events kept while the webhook queue failed
-		// (clicksfn): the wait of the oldest one due, sampled at every
-		// look at the outbox. It stays low while the queue recovers
-		// (backoff to 5 minutes, a look every minute at least); past
-		// ClickEventsPendingAlarmMinutes the events are stuck.
-		pending := awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
-			Namespace: jsii.String(MetricsNamespace), MetricName: jsii.String("ClickEventsPendingAge"), DimensionsMap: dims,
-			Statistic: jsii.String("Maximum"), Period: fiveMinutes,
-		})
-		alarm(f.Name+"ClickEventsPendingAge", fmt.Sprintf("link.clicked events have waited more than %d minutes in the %s function's outbox: the webhook queue (or the links or webhooks table) still fails, or the retry rule does not run (see ClickEventsDeferred and the function's logs)", ClickEventsPendingAlarmMinutes, f.Name),
-			pending, ClickEventsPendingAlarmMinutes*60*1000, 1)
-		alarm(f.Name+"CompactionLag", fmt.Sprintf("Click compaction is more than %d hours behind: rollups and segments not compacted expire 30 days after their write (see CompactionFailures and the %s function's logs)", CompactionLagAlarmHours, f.Name),
-			lag, CompactionLagAlarmHours*3600*1000, 1)
-		// The lag goes missing, not high, when compactions stop finishing
-		// while batches keep coming (every one failing, or a deployment
-		// without the compactor): a six-hour period with at least
-		// StalledCompactionInvocations invocations and no CompactionLag
-		// sample breaches, four in a row alarm. FILL turns a period
-		// without samples into 0
-		// (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/using-metric-math.html);
-		// a period with neither is not breaching. CloudWatch takes periods
-		// of an hour or more over up to seven days
-		// (https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html).
-		sixHours := awscdk.Duration_Hours(jsii.Number(6))
-		stalled := awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
-			Expression: jsii.String(fmt.Sprintf("IF(FILL(invocations, 0) >= %d AND FILL(compactions, 0) == 0, 1, 0)", StalledCompactionInvocations)),
-			UsingMetrics: &map[string]awscloudwatch.IMetric{
-				"invocations": f.Fn.MetricInvocations(&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: sixHours}),
-				"compactions": awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
-					Namespace: jsii.String(MetricsNamespace), MetricName: jsii.String("CompactionLag"), DimensionsMap: dims,
-					Statistic: jsii.String("SampleCount"), Period: sixHours,
-				}),
-			},
-			Label:  jsii.String("six hours of batches without a finished compaction"),
-			Period: sixHours,
-		})
-		alarm(f.Name+"CompactionStalled", fmt.Sprintf("The %s function ran all day and no click compaction finished: rollups pile up and expire 30 days after their write (see CompactionFailures and the function's logs)", f.Name),
-			stalled, 1, 4)
-		streamWidgets = append(streamWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String("Click compaction: lag (ms)"),
-			Left:  &[]awscloudwatch.IMetric{lag},
-			Width: jsii.Number(8),
-		}))
-	}
-	if p.Distribution != nil {
-		errRate := CloudFrontMetric(p.Distribution, "5xxErrorRate", "Average", fiveMinutes)
-		alarm("Edge5xx", fmt.Sprintf("More than %g %% of viewer requests answered 5xx", p.FiveXXPercent), errRate, p.FiveXXPercent, 2)
-		apiWidgets = append(apiWidgets, awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String("CloudFront: requests and error rates"),
-			Left:  &[]awscloudwatch.IMetric{CloudFrontMetric(p.Distribution, "Requests", "Sum", fiveMinutes)},
-			Right: &[]awscloudwatch.IMetric{errRate, CloudFrontMetric(p.Distribution, "4xxErrorRate", "Average", fiveMinutes)},
-			Width: jsii.Number(8),
-		}))
-	}
+}
 
-	// A region whose /v1 health check fails has left the DNS answers: /v1
-	// has failed over, and the region needs a look.
-	regions := make([]string, 0, len(p.APIHealthChecks))
-	for r := range p.APIHealthChecks {
+// replication alarms on the links table's writes reaching a replica late,
+// or not at all.
+func (b *builder) replication() {
+	// Every write happens in this region (docs/deploy.md), so this
+	// region's ReplicationLatency, per receiving region, is how stale a
+	// replica's redirects and TTL stream are. Edits must show everywhere
+	// within 30 s (docs/lifecycle.md, section 6); MREC usually replicates
+	// within a second.
+	//
+	// The largest of each minute, not a five-minute average, which a
+	// burst of late writes hides in; one minute is enough to alarm.
+	// No data alarms too: DynamoDB publishes the metric for the writes
+	// that reach the replica, so a replication that stalls publishes
+	// nothing (an idle table does the same, and cannot be told apart:
+	// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/V2globaltables_monitoring.html).
+	links := b.p.Links
+	var lags []awscloudwatch.IMetric
+	for _, r := range b.p.ReplicaRegions {
+		lag := links.Metric(jsii.String("ReplicationLatency"), &awscloudwatch.MetricOptions{
+			Statistic:     jsii.String("Maximum"),
+			Period:        awscdk.Duration_Minutes(jsii.Number(1)),
+			DimensionsMap: &map[string]*string{"TableName": links.TableName(), "ReceivingRegion": jsii.String(r)},
+		})
+		b.add("LinksReplicationLatency"+alarmSuffix(r), &awscloudwatch.AlarmProps{
+			Metric: lag,
+			AlarmDescription: jsii.String(fmt.Sprintf("Links table writes take %d s or more to reach the %s replica, or none arrive: "+
+				"takedowns there may take longer than 30 s", ReplicationLatencyAlarmSeconds, r)),
+			Threshold:          jsii.Number(ReplicationLatencyAlarmSeconds * 1000),
+			EvaluationPeriods:  jsii.Number(1),
+			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+			TreatMissingData:   awscloudwatch.TreatMissingData_BREACHING,
+		})
+		lags = append(lags, lag)
+	}
+	b.apiWidgets = append(b.apiWidgets, graph("Links table: replication latency (ms) by receiving region", lags, nil))
+}
+
+// clickStream alarms on Kinesis throttling the real-time log records.
+func (b *builder) clickStream() {
+	s := b.p.ClickStream
+	if s == nil {
+		return
+	}
+	// CloudFront writes its real-time log records with PutRecords; a
+	// throttled record is a click never counted (best-effort delivery).
+	throttled := s.MetricPutRecordsThrottledRecords(b.sum)
+	exceeded := s.MetricWriteProvisionedThroughputExceeded(b.sum)
+	b.alarm("ClickStreamThrottledRecords", "Kinesis throttled real-time log records on the click stream: clicks may be lost", throttled, 1, 1)
+	b.alarm("ClickStreamWriteThroughputExceeded", "Writes to the click stream exceeded its throughput", exceeded, 1, 1)
+	b.streamWidgets = append(b.streamWidgets, graph("Click stream: records in and throttled",
+		[]awscloudwatch.IMetric{s.MetricPutRecordsSuccessfulRecords(b.sum)}, []awscloudwatch.IMetric{throttled, exceeded}))
+}
+
+// clickCompaction alarms on the packed click layout's compaction lagging
+// or stalling, and on link.clicked events waiting in the outbox.
+func (b *builder) clickCompaction(f Function) {
+	// The handler emits CompactionLag once per finished compaction
+	// (shared/metrics: namespace MetricsNamespace, one dimension,
+	// function). No sample is no compaction, which is not a lag (a
+	// quiet stream compacts nothing): missing data does not breach
+	// here, and the next alarm watches for it.
+	lag := b.handlerMetric(f.Name, "CompactionLag", "Maximum", awscdk.Duration_Hours(jsii.Number(1)))
+	// The link.clicked events kept while the webhook queue failed
+	// (clicksfn): the wait of the oldest one due, sampled at every
+	// look at the outbox. It stays low while the queue recovers
+	// (backoff to 5 minutes, a look every minute at least); past
+	// ClickEventsPendingAlarmMinutes the events are stuck.
+	pending := b.handlerMetric(f.Name, "ClickEventsPendingAge", "Maximum", b.fiveMinutes)
+	b.alarm(f.Name+"ClickEventsPendingAge", fmt.Sprintf("link.clicked events have waited more than %d minutes in the %s function's outbox: the webhook queue (or the links or webhooks table) still fails, or the retry rule does not run (see ClickEventsDeferred and the function's logs)", ClickEventsPendingAlarmMinutes, f.Name),
+		pending, ClickEventsPendingAlarmMinutes*60*1000, 1)
+	b.alarm(f.Name+"CompactionLag", fmt.Sprintf("Click compaction is more than %d hours behind: rollups and segments not compacted expire 30 days after their write (see CompactionFailures and the %s function's logs)", CompactionLagAlarmHours, f.Name),
+		lag, CompactionLagAlarmHours*3600*1000, 1)
+	// The lag goes missing, not high, when compactions stop finishing
+	// while batches keep coming (every one failing, or a deployment
+	// without the compactor): a six-hour period with at least
+	// StalledCompactionInvocations invocations and no CompactionLag
+	// sample breaches, four in a row alarm. FILL turns a period
+	// without samples into 0
+	// (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/using-metric-math.html);
+	// a period with neither is not breaching. CloudWatch takes periods
+	// of an hour or more over up to seven days
+	// (https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html).
+	sixHours := awscdk.Duration_Hours(jsii.Number(6))
+	stalled := awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+		Expression: jsii.String(fmt.Sprintf("IF(FILL(invocations, 0) >= %d AND FILL(compactions, 0) == 0, 1, 0)", StalledCompactionInvocations)),
+		UsingMetrics: &map[string]awscloudwatch.IMetric{
+			"invocations": f.Fn.MetricInvocations(&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: sixHours}),
+			"compactions": b.handlerMetric(f.Name, "CompactionLag", "SampleCount", sixHours),
+		},
+		Label:  jsii.String("six hours of batches without a finished compaction"),
+		Period: sixHours,
+	})
+	b.alarm(f.Name+"CompactionStalled", fmt.Sprintf("The %s function ran all day and no click compaction finished: rollups pile up and expire 30 days after their write (see CompactionFailures and the function's logs)", f.Name),
+		stalled, 1, 4)
+	b.streamWidgets = append(b.streamWidgets, graph("Click compaction: lag (ms)", []awscloudwatch.IMetric{lag}, nil))
+}
+
+// distribution alarms on the edge's 5xx rate.
+func (b *builder) distribution() {
+	d := b.p.Distribution
+	if d == nil {
+		return
+	}
+	errRate := CloudFrontMetric(d, "5xxErrorRate", "Average", b.fiveMinutes)
+	b.alarm("Edge5xx", fmt.Sprintf("More than %g %% of viewer requests answered 5xx", b.p.FiveXXPercent), errRate, b.p.FiveXXPercent, 2)
+	b.apiWidgets = append(b.apiWidgets, graph("CloudFront: requests and error rates",
+		[]awscloudwatch.IMetric{CloudFrontMetric(d, "Requests", "Sum", b.fiveMinutes)},
+		[]awscloudwatch.IMetric{errRate, CloudFrontMetric(d, "4xxErrorRate", "Average", b.fiveMinutes)}))
+}
+
+// healthChecks alarms on a region whose /v1 health check fails: it has
+// left the DNS answers, /v1 has failed over, and the region needs a look.
+func (b *builder) healthChecks() {
+	regions := make([]string, 0, len(b.p.APIHealthChecks))
+	for r := range b.p.APIHealthChecks {
 		regions = append(regions, r)
 	}
 	slices.Sort(regions)
 	for _, region := range regions {
-		status := awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
-			Namespace:     jsii.String("AWS/Route53"),
-			MetricName:    jsii.String("HealthCheckStatus"),
-			DimensionsMap: &map[string]*string{"HealthCheckId": p.APIHealthChecks[region]},
-			Statistic:     jsii.String("Minimum"),
-			Period:        awscdk.Duration_Minutes(jsii.Number(1)),
-		})
-		a := awscloudwatch.NewAlarm(c, jsii.String("ApiHealth"+alarmSuffix(region)), &awscloudwatch.AlarmProps{
-			Metric:             status,
+		b.add("ApiHealth"+alarmSuffix(region), &awscloudwatch.AlarmProps{
+			Metric: awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+				Namespace:     jsii.String("AWS/Route53"),
+				MetricName:    jsii.String("HealthCheckStatus"),
+				DimensionsMap: &map[string]*string{"HealthCheckId": b.p.APIHealthChecks[region]},
+				Statistic:     jsii.String("Minimum"),
+				Period:        awscdk.Duration_Minutes(jsii.Number(1)),
+			}),
 			AlarmDescription:   jsii.String("The /v1 API in " + region + " fails its Route 53 health check: /v1 is answered by the other regions"),
 			Threshold:          jsii.Number(1),
 			EvaluationPeriods:  jsii.Number(1),
@@ -484,20 +527,20 @@ func New(scope constructs.Construct, id string, p Props) *Monitoring {
 			// an alarm, not OK either.
 			TreatMissingData: awscloudwatch.TreatMissingData_MISSING,
 		})
-		a.AddAlarmAction(action)
-		a.AddOkAction(action)
-		m.Alarms = append(m.Alarms, a)
 	}
+}
 
-	m.Dashboard = awscloudwatch.NewDashboard(c, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
+// dashboard lays the widgets out three to a row: the APIs and tables,
+// the streams, the functions.
+func (b *builder) dashboard() {
+	b.m.Dashboard = awscloudwatch.NewDashboard(b.scope, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
 		DefaultInterval: awscdk.Duration_Hours(jsii.Number(3)),
 	})
-	for _, row := range [][]awscloudwatch.IWidget{apiWidgets, streamWidgets, lambdaWidgets} {
+	for _, row := range [][]awscloudwatch.IWidget{b.apiWidgets, b.streamWidgets, b.lambdaWidgets} {
 		for i := 0; i < len(row); i += 3 {
-			m.Dashboard.AddWidgets(row[i:min(i+3, len(row))]...)
+			b.m.Dashboard.AddWidgets(row[i:min(i+3, len(row))]...)
 		}
 	}
-	return m
 }
 
 // CloudFrontMetric is one of distribution's metrics with both dimensions
