@@ -302,30 +302,85 @@ func RedirectOriginRegions(cfg Config) []string {
 func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack, primaryStack *RegionalStack) (*RegionalStack, error) {
 	primary := region == cfg.PrimaryRegion
 	v1 := slices.Contains(V1Regions(cfg), region)
+	if err := checkRegional(cfg, region, data, primaryStack, primary, v1); err != nil {
+		return nil, err
+	}
+	st := newStack(app, cfg, "Regional-"+region, region, regionalDescription(region, primary, v1))
+	rs := &RegionalStack{Stack: st, Region: region, Primary: primary, Functions: map[string]*golambda.Function{}}
+	b := newRegional(st, cfg, rs, data, v1)
+	b.redirects()
+	b.ttlStream()
+	if primary {
+		b.webhooks()
+	}
+	if v1 {
+		b.v1API(primaryStack)
+	}
+	if primary {
+		if err := b.reclaim(); err != nil {
+			return nil, err
+		}
+		b.clicks()
+		out(st, "ReclaimStateMachineArn", rs.Reclaim.StateMachine.StateMachineArn(), "Reclaim state machine")
+	}
+	useReservations(st, data, region, b.writeLinks, rs.Functions)
+	for _, name := range sortedKeys(rs.Functions) {
+		b.mon.Functions = append(b.mon.Functions, monitoring.Function{Name: name, Fn: rs.Functions[name].Fn})
+	}
+	monitoring.New(st, "Monitoring", b.mon)
+	out(st, "RedirectOrigin", rs.Redirect.OriginDomain, "Redirect HTTP API host (CloudFront origin)")
+	return rs, nil
+}
+
+// checkRegional refuses a Region that would take creates without a
+// replica of the reservation table, and a secondary Region built before
+// the primary.
+func checkRegional(cfg Config, region string, data *DataStack, primaryStack *RegionalStack, primary, v1 bool) error {
 	// A Region taking creates without a replica of the reservation table
 	// would check uniqueness against nothing: refuse it.
 	if res := data.Reservation; v1 && res.Enabled() && !slices.Contains(res.Replicas, region) {
-		return nil, fmt.Errorf("regions: %s would have the /v1 API, but the reservation table has no replica there "+
+		return fmt.Errorf("regions: %s would have the /v1 API, but the reservation table has no replica there "+
 			"(replicas %v): its creates would not be checked against the other Regions' codes", region, res.Replicas)
 	}
 	if !primary && primaryStack == nil {
-		return nil, fmt.Errorf("regional stack %s: the primary Region's stack (%s) must be built first", region, cfg.PrimaryRegion)
+		return fmt.Errorf("regional stack %s: the primary Region's stack (%s) must be built first", region, cfg.PrimaryRegion)
 	}
-	desc := "URL shortener: redirects and the TTL stream consumer in " + region
+	return nil
+}
+
+// regionalDescription is the regional stack's description: what runs in
+// the Region.
+func regionalDescription(region string, primary, v1 bool) string {
 	switch {
 	case primary:
-		desc = "URL shortener: primary region (/v1 API, reclaim, clicks, webhook delivery) and redirects in " + region
+		return "URL shortener: primary region (/v1 API, reclaim, clicks, webhook delivery) and redirects in " + region
 	case v1:
-		desc = "URL shortener: /v1 API, redirects and the TTL stream consumer in " + region
+		return "URL shortener: /v1 API, redirects and the TTL stream consumer in " + region
 	}
-	st := newStack(app, cfg, "Regional-"+region, region, desc)
-	rs := &RegionalStack{Stack: st, Region: region, Primary: primary, Functions: map[string]*golambda.Function{}}
-	retention := retentionDays(cfg.LogRetentionDays)
-	linksName := data.Tables.Links.TableName()
+	return "URL shortener: redirects and the TTL stream consumer in " + region
+}
 
-	// This region's replica (reads, its stream, and the /v1 writes made
-	// here, after the reservation table) and the primary's (ttlstream's
-	// tombstones).
+// regional is one regional stack while it is built: the tables its
+// functions use, the function maker, and the monitoring it gathers.
+type regional struct {
+	st        awscdk.Stack
+	cfg       Config
+	rs        *RegionalStack
+	data      *DataStack
+	retention awslogs.RetentionDays
+	// links is this Region's replica (reads, its stream, and the /v1
+	// writes made here, after the reservation table); writeLinks the
+	// primary's (ttlstream's tombstones).
+	links, writeLinks awsdynamodb.ITableV2
+	env               env
+	mon               monitoring.Props
+}
+
+// newRegional opens the tables of rs's Region and the environment its
+// functions share.
+func newRegional(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, v1 bool) *regional {
+	primary, region := rs.Primary, rs.Region
+	linksName := data.Tables.Links.TableName()
 	var linksStream *string
 	if primary {
 		linksStream = data.Tables.Links.TableStreamArn()
@@ -335,7 +390,6 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	if !primary {
 		writeLinks = tables.LinksIn(st, "PrimaryLinks", linksName, cfg.PrimaryRegion, nil, false)
 	}
-
 	// Each function gets only the names of the tables it uses (fn).
 	tableEnv := map[string]*string{"LINKS_TABLE": linksName}
 	if v1 || primary {
@@ -344,43 +398,55 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 		tableEnv["ANALYTICS_TABLE"] = tables.Name(data.Tables.Analytics)
 		tableEnv["KEYS_TABLE"] = tables.Name(data.Tables.Keys)
 	}
-	env, _ := functionEnv(cfg, tableEnv) // checked in Build
-	fn := func(name string, tables ...string) *golambda.Function {
-		e := map[string]string{}
-		for k, v := range env.common {
-			e[k] = v
-		}
-		for _, t := range tables {
-			e[t] = env.tables[t]
-		}
-		size := functionSizes[name]
-		f := golambda.New(st, fnID(name), golambda.Props{
-			Name:           name,
-			AssetDir:       cfg.AssetDir,
-			Description:    functionDescriptions[name],
-			MemoryMB:       size.memoryMB,
-			Timeout:        awscdk.Duration_Seconds(jsii.Number(size.timeout.Seconds())),
-			Environment:    e,
-			Retention:      retention,
-			SystemLogLevel: cfg.SystemLogLevel,
-		})
-		rs.Functions[name] = f
-		return f
+	e, _ := functionEnv(cfg, tableEnv) // checked in Build
+	return &regional{
+		st: st, cfg: cfg, rs: rs, data: data, retention: retentionDays(cfg.LogRetentionDays),
+		links: links, writeLinks: writeLinks, env: e,
 	}
+}
 
+// fn creates the function name with the common environment and the names
+// of the tables it uses.
+func (b *regional) fn(name string, tables ...string) *golambda.Function {
+	e := map[string]string{}
+	for k, v := range b.env.common {
+		e[k] = v
+	}
+	for _, t := range tables {
+		e[t] = b.env.tables[t]
+	}
+	size := functionSizes[name]
+	f := golambda.New(b.st, fnID(name), golambda.Props{
+		Name:           name,
+		AssetDir:       b.cfg.AssetDir,
+		Description:    functionDescriptions[name],
+		MemoryMB:       size.memoryMB,
+		Timeout:        awscdk.Duration_Seconds(jsii.Number(size.timeout.Seconds())),
+		Environment:    e,
+		Retention:      b.retention,
+		SystemLogLevel: b.cfg.SystemLogLevel,
+	})
+	b.rs.Functions[name] = f
+	return f
+}
+
+// redirects adds the redirect function, its misses and edge marks
+// tables, its authorizer and its HTTP API.
+func (b *regional) redirects() {
+	st, data, links := b.st, b.data, b.links
 	// Redirects: read this region's replica, and count misses in this
 	// region's misses table (one UpdateItem each), nothing else.
 	misses := tables.NewMisses(st, "Misses")
-	redirect := fn("redirect", "LINKS_TABLE")
+	redirect := b.fn("redirect", "LINKS_TABLE")
 	redirect.Fn.AddEnvironment(jsii.String("MISSES_TABLE"), misses.TableName(), nil)
 	links.Grant(redirect.Role, jsii.String("dynamodb:GetItem"))
 	misses.Grant(redirect.Role, jsii.String("dynamodb:UpdateItem"))
 	// And marks the links the edge may hold in this Region's marks table
 	// (shared/edgemarks), one UpdateItem per code and hour at most.
-	marks := tables.NewEdgeMarks(st, "EdgeMarks", cfg.EdgeMarksTableName())
+	marks := tables.NewEdgeMarks(st, "EdgeMarks", b.cfg.EdgeMarksTableName())
 	redirect.Fn.AddEnvironment(jsii.String("EDGE_MARKS_TABLE"), marks.TableName(), nil)
 	marks.Grant(redirect.Role, jsii.String("dynamodb:UpdateItem"))
-	if primary {
+	if b.rs.Primary {
 		// Click limits and password attempts: small counter items in the
 		// idempotency table's key space (shared/linkcounter/dynamocounter),
 		// one table for the whole service so the bounds hold globally. A
@@ -390,133 +456,139 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 	}
 	// Only CloudFront's requests reach it: the authorizer reads the origin
 	// secret's replica in this region.
-	originAuth := fn("originauth")
-	secretHere := data.OriginSecretARNIn(st, region)
+	originAuth := b.fn("originauth")
+	secretHere := data.OriginSecretARNIn(st, b.rs.Region)
 	originAuth.Fn.AddEnvironment(jsii.String("ORIGIN_SECRET_ID"), secretHere, nil)
 	awssecretsmanager.Secret_FromSecretCompleteArn(st, jsii.String("OriginSecret"), secretHere).GrantRead(originAuth.Role, nil)
-	rs.Redirect = api.NewRedirect(st, "RedirectApi", api.RedirectProps{Function: redirect.Fn, Authorizer: originAuth.Fn})
+	b.rs.Redirect = api.NewRedirect(st, "RedirectApi", api.RedirectProps{Function: redirect.Fn, Authorizer: originAuth.Fn})
+}
 
+// ttlStream adds the consumer of this Region's TTL deletions, and starts
+// the monitoring with it and the redirects.
+func (b *regional) ttlStream() {
 	// TTL deletions happen in every region and are recognisable only where
 	// they happened (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/time-to-live-ttl-streams.html), so every region consumes its own
 	// stream; the tombstone is written to the primary (PRIMARY_REGION).
-	ttl := fn("ttlstream", "LINKS_TABLE")
+	ttl := b.fn("ttlstream", "LINKS_TABLE")
 	// UpdateItem: the tombstone is written in place, keeping an expired
 	// link's after-expiry URL (dynamostore.Store.Tombstone).
-	writeLinks.Grant(ttl.Role, jsii.String("dynamodb:UpdateItem"))
-	ttlConsumer := lifecycle.NewTTLConsumer(st, "TTLStream", lifecycle.TTLConsumerProps{Function: ttl.Fn, Links: links})
-	rs.TTLStream = ttlConsumer
-
-	mon := monitoring.Props{
-		AlarmEmail:  cfg.AlarmEmail,
-		RedirectAPI: rs.Redirect.API,
-		Links:       links,
+	b.writeLinks.Grant(ttl.Role, jsii.String("dynamodb:UpdateItem"))
+	ttlConsumer := lifecycle.NewTTLConsumer(b.st, "TTLStream", lifecycle.TTLConsumerProps{Function: ttl.Fn, Links: b.links})
+	b.rs.TTLStream = ttlConsumer
+	b.mon = monitoring.Props{
+		AlarmEmail:  b.cfg.AlarmEmail,
+		RedirectAPI: b.rs.Redirect.API,
+		Links:       b.links,
 		Consumers: []monitoring.Consumer{{
 			Name: "ttlstream", Fn: ttl.Fn, DeadLetters: ttlConsumer.DeadLetters,
 			MaxIteratorAge: awscdk.Duration_Minutes(jsii.Number(10)),
 		}},
 	}
+}
 
-	if primary {
-		// Webhooks: the links stream's webhook consumer and the delivery
-		// function behind the queue, once for all Regions; the
-		// subscriptions table is read by every Region's webhooks API.
-		delivery := fn("webhookdelivery")
-		hookStream := fn("webhookstream")
-		rs.Webhooks = webhooks.New(st, "Webhooks", webhooks.Props{
-			Delivery: delivery.Fn, DeliveryTimeout: awscdk.Duration_Seconds(jsii.Number(functionSizes["webhookdelivery"].timeout.Seconds())),
-			Stream: hookStream.Fn, Links: links,
-		})
-		hooks := rs.Webhooks
-		for _, f := range []*golambda.Function{delivery, hookStream} {
-			f.Fn.AddEnvironment(jsii.String("WEBHOOKS_TABLE"), hooks.Table.TableName(), nil)
-			f.Fn.AddEnvironment(jsii.String("WEBHOOK_QUEUE_URL"), hooks.Queue.QueueUrl(), nil)
-			hooks.Queue.GrantSendMessages(f.Role)
-		}
-		delivery.Fn.AddEnvironment(jsii.String("WEBHOOK_DLQ_URL"), hooks.DeadLetters.QueueUrl(), nil)
-		hooks.DeadLetters.GrantSendMessages(delivery.Role)
-		// GetItem: the subscription; UpdateItem: disable on 410; PutItem:
-		// the attempt's record.
-		hooks.Table.Grant(delivery.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:PutItem"))
-		// The subscriptions without their secrets, and their version, once a batch.
-		hooks.GrantFanOut(hookStream.Role)
+// webhooks adds, in the primary Region, the links stream's webhook
+// consumer and the delivery function behind the queue, once for all
+// Regions; the subscriptions table is read by every Region's webhooks API.
+func (b *regional) webhooks() {
+	delivery := b.fn("webhookdelivery")
+	hookStream := b.fn("webhookstream")
+	b.rs.Webhooks = webhooks.New(b.st, "Webhooks", webhooks.Props{
+		Delivery: delivery.Fn, DeliveryTimeout: awscdk.Duration_Seconds(jsii.Number(functionSizes["webhookdelivery"].timeout.Seconds())),
+		Stream: hookStream.Fn, Links: b.links,
+	})
+	hooks := b.rs.Webhooks
+	for _, f := range []*golambda.Function{delivery, hookStream} {
+		f.Fn.AddEnvironment(jsii.String("WEBHOOKS_TABLE"), hooks.Table.TableName(), nil)
+		f.Fn.AddEnvironment(jsii.String("WEBHOOK_QUEUE_URL"), hooks.Queue.QueueUrl(), nil)
+		hooks.Queue.GrantSendMessages(f.Role)
 	}
+	delivery.Fn.AddEnvironment(jsii.String("WEBHOOK_DLQ_URL"), hooks.DeadLetters.QueueUrl(), nil)
+	hooks.DeadLetters.GrantSendMessages(delivery.Role)
+	// GetItem: the subscription; UpdateItem: disable on 410; PutItem:
+	// the attempt's record.
+	hooks.Table.Grant(delivery.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:PutItem"))
+	// The subscriptions without their secrets, and their version, once a batch.
+	hooks.GrantFanOut(hookStream.Role)
+}
 
-	if v1 {
-		var hooksTable awsdynamodb.ITableV2
-		var hooksName *string
-		if primary {
-			hooksTable, hooksName = rs.Webhooks.Table, rs.Webhooks.Table.TableName()
-		} else {
-			hooksName = tables.Name(primaryStack.Webhooks.Table)
-			hooksTable = tables.In(st, "PrimaryWebhooks", hooksName, cfg.PrimaryRegion)
-		}
-		newV1(st, cfg, rs, data, links, hooksTable, hooksName, fn, retention)
-		mon.RestAPI = rs.Management.API
+// v1API adds the /v1 API on the webhooks table of the primary Region,
+// this one's or primaryStack's.
+func (b *regional) v1API(primaryStack *RegionalStack) {
+	var hooksTable awsdynamodb.ITableV2
+	var hooksName *string
+	if b.rs.Primary {
+		hooksTable, hooksName = b.rs.Webhooks.Table, b.rs.Webhooks.Table.TableName()
+	} else {
+		hooksName = tables.Name(primaryStack.Webhooks.Table)
+		hooksTable = tables.In(b.st, "PrimaryWebhooks", hooksName, b.cfg.PrimaryRegion)
 	}
+	newV1(b.st, b.cfg, b.rs, b.data, b.links, hooksTable, hooksName, b.fn, b.retention)
+	b.mon.RestAPI = b.rs.Management.API
+}
 
-	if primary {
-		hooks := rs.Webhooks
-		reclaim := fn("reclaim", "LINKS_TABLE")
-		grantIndexQuery(reclaim.Role, links, tableschema.IndexDueTombstones)
-		grantIndexQuery(reclaim.Role, links, tableschema.IndexExpiringLinks)
-		// UpdateItem: an expired link's tombstone, written in place and
-		// conditioned on its expiry; DeleteItem: a due tombstone,
-		// conditioned on its grace.
-		links.Grant(reclaim.Role, jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:DeleteItem"))
-		definition, err := reclaimflow.Definition(*reclaim.Fn.FunctionArn())
-		if err != nil {
-			return nil, fmt.Errorf("reclaim state machine definition: %w", err)
-		}
-		rs.Reclaim = lifecycle.NewReclaim(st, "Reclaim", lifecycle.ReclaimProps{
-			Function: reclaim.Fn, Definition: definition, Schedule: cfg.ReclaimSchedule, Retention: retention,
-		})
-
-		clicks := fn("clicks", "ANALYTICS_TABLE", "LINKS_TABLE")
-		// The packed layout (clickstore/packedclicks): UpdateItem the
-		// checkpoints, PutItem rollups (in the checkpoint's transaction),
-		// segments, day items and the compaction's state, GetItem and Query
-		// them back, DeleteItem the day items a closed day's fold replaced.
-		data.Tables.Analytics.Grant(clicks.Role, jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:PutItem"),
-			jsii.String("dynamodb:DeleteItem"), jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:Query"))
-		clicks.Fn.AddEnvironment(jsii.String("SHORTENER_CLICK_STORE"), jsii.String(config.ClickStorePacked), nil)
-		// link.clicked: a code's owner from the links table, the owner's
-		// subscriptions, and the queue.
-		links.Grant(clicks.Role, jsii.String("dynamodb:GetItem"))
-		// The subscriptions without their secrets, and their version, read once a batch.
-		hooks.GrantFanOut(clicks.Role)
-		clicks.Fn.AddEnvironment(jsii.String("WEBHOOKS_TABLE"), hooks.Table.TableName(), nil)
-		clicks.Fn.AddEnvironment(jsii.String("WEBHOOK_QUEUE_URL"), hooks.Queue.QueueUrl(), nil)
-		hooks.Queue.GrantSendMessages(clicks.Role)
-		rs.Clicks = clickpipeline.New(st, "Clicks", clickpipeline.Props{Function: clicks.Fn, Shards: cfg.KinesisShards})
-		// The link.clicked events kept while the queue failed are queued
-		// even when no clicks come.
-		clickpipeline.NewEventsRetry(st, "ClickEventsRetry", clicks.Fn)
-
-		mon.StateMachine = rs.Reclaim.StateMachine
-		mon.ReplicaRegions = cfg.SecondaryRegions()
-		mon.Analytics = data.Tables.Analytics
-		mon.ClickStream = rs.Clicks.Stream
-		mon.ClickCompaction = &monitoring.Function{Name: "clicks", Fn: clicks.Fn}
-		mon.Consumers = append(mon.Consumers, monitoring.Consumer{
-			Name: "clicks", Fn: clicks.Fn, DeadLetters: rs.Clicks.Consumer.DeadLetters,
-			MaxIteratorAge: awscdk.Duration_Minutes(jsii.Number(5)),
-		}, monitoring.Consumer{
-			Name: "webhookstream", Fn: rs.Functions["webhookstream"].Fn, DeadLetters: hooks.StreamConsumer.DeadLetters,
-			MaxIteratorAge: awscdk.Duration_Minutes(jsii.Number(10)),
-		})
-		mon.DeadLetterQueues = append(mon.DeadLetterQueues, monitoring.DeadLetterQueue{
-			Name: "webhookdelivery", Queue: hooks.DeadLetters,
-			What: "Webhook deliveries gave up (retries spent, or the function kept failing): read the messages, redrive them once the cause is fixed",
-		})
-		out(st, "ReclaimStateMachineArn", rs.Reclaim.StateMachine.StateMachineArn(), "Reclaim state machine")
+// reclaim adds, in the primary Region, the reclaim function and its state
+// machine.
+func (b *regional) reclaim() error {
+	links := b.links
+	reclaim := b.fn("reclaim", "LINKS_TABLE")
+	grantIndexQuery(reclaim.Role, links, tableschema.IndexDueTombstones)
+	grantIndexQuery(reclaim.Role, links, tableschema.IndexExpiringLinks)
+	// UpdateItem: an expired link's tombstone, written in place and
+	// conditioned on its expiry; DeleteItem: a due tombstone,
+	// conditioned on its grace.
+	links.Grant(reclaim.Role, jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:DeleteItem"))
+	definition, err := reclaimflow.Definition(*reclaim.Fn.FunctionArn())
+	if err != nil {
+		return fmt.Errorf("reclaim state machine definition: %w", err)
 	}
-	useReservations(st, data, region, writeLinks, rs.Functions)
-	for _, name := range sortedKeys(rs.Functions) {
-		mon.Functions = append(mon.Functions, monitoring.Function{Name: name, Fn: rs.Functions[name].Fn})
-	}
-	monitoring.New(st, "Monitoring", mon)
-	out(st, "RedirectOrigin", rs.Redirect.OriginDomain, "Redirect HTTP API host (CloudFront origin)")
-	return rs, nil
+	b.rs.Reclaim = lifecycle.NewReclaim(b.st, "Reclaim", lifecycle.ReclaimProps{
+		Function: reclaim.Fn, Definition: definition, Schedule: b.cfg.ReclaimSchedule, Retention: b.retention,
+	})
+	return nil
+}
+
+// clicks adds, in the primary Region, the click pipeline and its
+// function, and the primary's share of the monitoring.
+func (b *regional) clicks() {
+	st, data, links, hooks := b.st, b.data, b.links, b.rs.Webhooks
+	clicks := b.fn("clicks", "ANALYTICS_TABLE", "LINKS_TABLE")
+	// The packed layout (clickstore/packedclicks): UpdateItem the
+	// checkpoints, PutItem rollups (in the checkpoint's transaction),
+	// segments, day items and the compaction's state, GetItem and Query
+	// them back, DeleteItem the day items a closed day's fold replaced.
+	data.Tables.Analytics.Grant(clicks.Role, jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:PutItem"),
+		jsii.String("dynamodb:DeleteItem"), jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:Query"))
+	clicks.Fn.AddEnvironment(jsii.String("SHORTENER_CLICK_STORE"), jsii.String(config.ClickStorePacked), nil)
+	// link.clicked: a code's owner from the links table, the owner's
+	// subscriptions, and the queue.
+	links.Grant(clicks.Role, jsii.String("dynamodb:GetItem"))
+	// The subscriptions without their secrets, and their version, read once a batch.
+	hooks.GrantFanOut(clicks.Role)
+	clicks.Fn.AddEnvironment(jsii.String("WEBHOOKS_TABLE"), hooks.Table.TableName(), nil)
+	clicks.Fn.AddEnvironment(jsii.String("WEBHOOK_QUEUE_URL"), hooks.Queue.QueueUrl(), nil)
+	hooks.Queue.GrantSendMessages(clicks.Role)
+	b.rs.Clicks = clickpipeline.New(st, "Clicks", clickpipeline.Props{Function: clicks.Fn, Shards: b.cfg.KinesisShards})
+	// The link.clicked events kept while the queue failed are queued
+	// even when no clicks come.
+	clickpipeline.NewEventsRetry(st, "ClickEventsRetry", clicks.Fn)
+
+	mon := &b.mon
+	mon.StateMachine = b.rs.Reclaim.StateMachine
+	mon.ReplicaRegions = b.cfg.SecondaryRegions()
+	mon.Analytics = data.Tables.Analytics
+	mon.ClickStream = b.rs.Clicks.Stream
+	mon.ClickCompaction = &monitoring.Function{Name: "clicks", Fn: clicks.Fn}
+	mon.Consumers = append(mon.Consumers, monitoring.Consumer{
+		Name: "clicks", Fn: clicks.Fn, DeadLetters: b.rs.Clicks.Consumer.DeadLetters,
+		MaxIteratorAge: awscdk.Duration_Minutes(jsii.Number(5)),
+	}, monitoring.Consumer{
+		Name: "webhookstream", Fn: b.rs.Functions["webhookstream"].Fn, DeadLetters: hooks.StreamConsumer.DeadLetters,
+		MaxIteratorAge: awscdk.Duration_Minutes(jsii.Number(10)),
+	})
+	mon.DeadLetterQueues = append(mon.DeadLetterQueues, monitoring.DeadLetterQueue{
+		Name: "webhookdelivery", Queue: hooks.DeadLetters,
+		What: "Webhook deliveries gave up (retries spent, or the function kept failing): read the messages, redrive them once the cause is fixed",
+	})
 }
 
 // newV1 adds the /v1 REST API and its functions to rs's stack: create,
