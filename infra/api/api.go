@@ -220,6 +220,36 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 	if p.Spec != nil {
 		spec = *p.Spec
 	}
+	checkManagement(spec)
+	c := constructs.NewConstruct(scope, jsii.String(id))
+	access := awslogs.NewLogGroup(c, jsii.String("AccessLogs"), &awslogs.LogGroupProps{
+		Retention:     p.Retention,
+		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
+	})
+	rest := awsapigateway.NewRestApi(c, jsii.String("Api"), &awsapigateway.RestApiProps{
+		Description:      jsii.String(spec.Description),
+		EndpointTypes:    &[]awsapigateway.EndpointType{awsapigateway.EndpointType_REGIONAL},
+		ApiKeySourceType: keySource(spec),
+		BinaryMediaTypes: jsii.Strings(spec.BinaryMediaTypes...),
+		// The account-level role API Gateway needs to write any log.
+		CloudWatchRole: jsii.Bool(true),
+		DeployOptions:  stageOptions(spec, access),
+	})
+	newRestRoutes(c, rest, spec, p).add()
+	addGatewayResponses(rest, spec)
+	plan := addUsagePlan(rest, spec)
+	// No API key in the template: a key only works once it is in the keys
+	// table too, so keys are issued with `shortener keys add` and then
+	// added to this plan (docs/deploy.md).
+
+	stack := awscdk.Stack_Of(c)
+	domain := jsii.String(*rest.RestApiId() + ".execute-api." + *stack.Region() + "." + *stack.UrlSuffix())
+	return &Management{Construct: c, API: rest, UsagePlan: plan, OriginDomain: domain, OriginPath: "/" + spec.Stage, Spec: spec}
+}
+
+// checkManagement refuses a spec with what a REST API is not built with
+// here.
+func checkManagement(spec edgespec.API) {
 	mustBuild(spec, edgespec.RESTAPI)
 	if spec.CORS != nil || len(spec.Authorizers) > 0 {
 		unbuilt(spec, "CORS or authorizers on the REST API")
@@ -227,23 +257,23 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 	if spec.PayloadFormatVersion != "" && spec.PayloadFormatVersion != "1.0" {
 		unbuilt(spec, "a REST API's Lambda proxy payload is 1.0")
 	}
-	functions := map[edgespec.Lambda]awslambda.IFunction{
-		edgespec.LambdaCreate: p.Create, edgespec.LambdaManage: p.Manage, edgespec.LambdaStats: p.Stats, edgespec.LambdaWebhooks: p.Webhooks,
-	}
-	c := constructs.NewConstruct(scope, jsii.String(id))
-	access := awslogs.NewLogGroup(c, jsii.String("AccessLogs"), &awslogs.LogGroupProps{
-		Retention:     p.Retention,
-		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
-	})
-	var keySource awsapigateway.ApiKeySourceType
+}
+
+// keySource is where the REST API reads API keys from.
+func keySource(spec edgespec.API) awsapigateway.ApiKeySourceType {
 	switch spec.APIKeySource {
 	case "HEADER":
-		keySource = awsapigateway.ApiKeySourceType_HEADER
+		return awsapigateway.ApiKeySourceType_HEADER
 	case "AUTHORIZER":
-		keySource = awsapigateway.ApiKeySourceType_AUTHORIZER
-	default:
-		unbuilt(spec, "API key source "+strconv.Quote(spec.APIKeySource))
+		return awsapigateway.ApiKeySourceType_AUTHORIZER
 	}
+	unbuilt(spec, "API key source "+strconv.Quote(spec.APIKeySource))
+	return ""
+}
+
+// stageOptions is the stage: its access log, and the spec's throttling
+// of the stage and of single methods.
+func stageOptions(spec edgespec.API, access awslogs.ILogGroup) *awsapigateway.StageOptions {
 	stage := &awsapigateway.StageOptions{
 		StageName:            jsii.String(spec.Stage),
 		AccessLogDestination: awsapigateway.NewLogGroupLogDestination(access),
@@ -268,81 +298,113 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 	if len(methodThrottles) > 0 {
 		stage.MethodOptions = &methodThrottles
 	}
-	rest := awsapigateway.NewRestApi(c, jsii.String("Api"), &awsapigateway.RestApiProps{
-		Description:      jsii.String(spec.Description),
-		EndpointTypes:    &[]awsapigateway.EndpointType{awsapigateway.EndpointType_REGIONAL},
-		ApiKeySourceType: keySource,
-		BinaryMediaTypes: jsii.Strings(spec.BinaryMediaTypes...),
-		// The account-level role API Gateway needs to write any log.
-		CloudWatchRole: jsii.Bool(true),
-		DeployOptions:  stage,
-	})
-	// Bodies are validated by the handlers, which answer problem+json
-	// (RFC 9457); API Gateway checks the path parameters.
-	validator := rest.AddRequestValidator(jsii.String("PathParameters"), &awsapigateway.RequestValidatorOptions{
-		ValidateRequestParameters: jsii.Bool(true),
-	})
-	integrations := map[edgespec.Lambda]awsapigateway.Integration{}
-	integrate := func(fn edgespec.Lambda) awsapigateway.Integration {
-		if in, ok := integrations[fn]; ok {
-			return in
-		}
-		in := awsapigateway.NewLambdaIntegration(functions[fn], &awsapigateway.LambdaIntegrationOptions{
-			Proxy:           jsii.Bool(true),
-			AllowTestInvoke: jsii.Bool(false),
-		})
-		integrations[fn] = in
+	return stage
+}
+
+// restRoutes adds a spec's routes to a REST API: its resources, made once
+// per path, and one Lambda integration per function.
+type restRoutes struct {
+	scope        constructs.Construct
+	rest         awsapigateway.RestApi
+	spec         edgespec.API
+	healthTable  awsdynamodb.ITableV2
+	functions    map[edgespec.Lambda]awslambda.IFunction
+	validator    awsapigateway.RequestValidator
+	integrations map[edgespec.Lambda]awsapigateway.Integration
+	resources    map[string]awsapigateway.IResource
+}
+
+// newRestRoutes is the routes of spec on rest, to p's functions.
+func newRestRoutes(c constructs.Construct, rest awsapigateway.RestApi, spec edgespec.API, p ManagementProps) *restRoutes {
+	return &restRoutes{
+		scope: c, rest: rest, spec: spec, healthTable: p.HealthTable,
+		functions: map[edgespec.Lambda]awslambda.IFunction{
+			edgespec.LambdaCreate: p.Create, edgespec.LambdaManage: p.Manage, edgespec.LambdaStats: p.Stats, edgespec.LambdaWebhooks: p.Webhooks,
+		},
+		integrations: map[edgespec.Lambda]awsapigateway.Integration{},
+		resources:    map[string]awsapigateway.IResource{"/": rest.Root()},
+	}
+}
+
+// integrate is fn's proxy integration.
+func (r *restRoutes) integrate(fn edgespec.Lambda) awsapigateway.Integration {
+	if in, ok := r.integrations[fn]; ok {
 		return in
 	}
-	resources := map[string]awsapigateway.IResource{"/": rest.Root()}
-	var resource func(path string) awsapigateway.IResource
-	resource = func(path string) awsapigateway.IResource {
-		if res, ok := resources[path]; ok {
-			return res
-		}
-		i := strings.LastIndex(path, "/")
-		parent := path[:i]
-		if parent == "" {
-			parent = "/"
-		}
-		res := resource(parent).AddResource(jsii.String(path[i+1:]), nil)
-		resources[path] = res
+	in := awsapigateway.NewLambdaIntegration(r.functions[fn], &awsapigateway.LambdaIntegrationOptions{
+		Proxy:           jsii.Bool(true),
+		AllowTestInvoke: jsii.Bool(false),
+	})
+	r.integrations[fn] = in
+	return in
+}
+
+// resource is path's resource, its parents made first.
+func (r *restRoutes) resource(path string) awsapigateway.IResource {
+	if res, ok := r.resources[path]; ok {
 		return res
 	}
-	for _, r := range spec.Routes {
-		switch in := r.Integration; in.Kind {
+	i := strings.LastIndex(path, "/")
+	parent := path[:i]
+	if parent == "" {
+		parent = "/"
+	}
+	res := r.resource(parent).AddResource(jsii.String(path[i+1:]), nil)
+	r.resources[path] = res
+	return res
+}
+
+// add adds every route of the spec.
+func (r *restRoutes) add() {
+	// Bodies are validated by the handlers, which answer problem+json
+	// (RFC 9457); API Gateway checks the path parameters.
+	r.validator = r.rest.AddRequestValidator(jsii.String("PathParameters"), &awsapigateway.RequestValidatorOptions{
+		ValidateRequestParameters: jsii.Bool(true),
+	})
+	spec := r.spec
+	for _, route := range spec.Routes {
+		switch in := route.Integration; in.Kind {
 		case edgespec.LambdaProxy:
-			fn, known := functions[in.Function]
-			if !known {
-				unbuilt(spec, "route "+r.Key()+": function "+string(in.Function))
-			}
-			if fn == nil {
-				continue
-			}
-			opts := &awsapigateway.MethodOptions{RequestValidator: validator, ApiKeyRequired: jsii.Bool(r.APIKeyRequired)}
-			if params := r.PathParameters(); len(params) > 0 {
-				required := map[string]*bool{}
-				for _, name := range params {
-					required["method.request.path."+name] = jsii.Bool(true)
-				}
-				opts.RequestParameters = &required
-			}
-			resource(r.Path).AddMethod(jsii.String(r.Method), integrate(in.Function), opts)
+			r.lambdaProxy(route, in.Function)
 		case edgespec.MockIntegration:
-			if in.Page != edgespec.ProblemsPage || r.Method != "GET" || r.APIKeyRequired {
-				unbuilt(spec, "route "+r.Key()+": a mock integration other than GET of the problems page without a key")
+			if in.Page != edgespec.ProblemsPage || route.Method != "GET" || route.APIKeyRequired {
+				unbuilt(spec, "route "+route.Key()+": a mock integration other than GET of the problems page without a key")
 			}
-			addProblemsPage(resource(r.Path))
+			addProblemsPage(r.resource(route.Path))
 		case edgespec.ServiceIntegration:
-			if in.Action != edgespec.HealthAction || r.Method != "GET" || r.APIKeyRequired {
-				unbuilt(spec, "route "+r.Key()+": a service integration other than the health check's GetItem without a key")
+			if in.Action != edgespec.HealthAction || route.Method != "GET" || route.APIKeyRequired {
+				unbuilt(spec, "route "+route.Key()+": a service integration other than the health check's GetItem without a key")
 			}
-			if p.HealthTable != nil {
-				addHealth(c, resource(r.Path), p.HealthTable)
+			if r.healthTable != nil {
+				addHealth(r.scope, r.resource(route.Path), r.healthTable)
 			}
 		}
 	}
+}
 
+// lambdaProxy adds a route to function, unless the stack has no such
+// function.
+func (r *restRoutes) lambdaProxy(route edgespec.Route, function edgespec.Lambda) {
+	fn, known := r.functions[function]
+	if !known {
+		unbuilt(r.spec, "route "+route.Key()+": function "+string(function))
+	}
+	if fn == nil {
+		return
+	}
+	opts := &awsapigateway.MethodOptions{RequestValidator: r.validator, ApiKeyRequired: jsii.Bool(route.APIKeyRequired)}
+	if params := route.PathParameters(); len(params) > 0 {
+		required := map[string]*bool{}
+		for _, name := range params {
+			required["method.request.path."+name] = jsii.Bool(true)
+		}
+		opts.RequestParameters = &required
+	}
+	r.resource(route.Path).AddMethod(jsii.String(route.Method), r.integrate(function), opts)
+}
+
+// addGatewayResponses makes API Gateway's own refusals problem+json.
+func addGatewayResponses(rest awsapigateway.RestApi, spec edgespec.API) {
 	for _, g := range spec.GatewayResponses {
 		id, ok := gatewayResponseIDs[g.Type]
 		if !ok {
@@ -361,32 +423,29 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 			},
 		})
 	}
+}
 
-	var plan awsapigateway.UsagePlan
-	if u := spec.UsagePlan; u != nil {
-		if u.QuotaPeriod != edgespec.QuotaPerDay {
-			unbuilt(spec, "quota period "+string(u.QuotaPeriod))
-		}
-		plan = rest.AddUsagePlan(jsii.String("UsagePlan"), &awsapigateway.UsagePlanProps{
-			Description: jsii.String(u.Description),
-			Throttle: &awsapigateway.ThrottleSettings{
-				RateLimit:  jsii.Number(u.Throttle.RateLimit),
-				BurstLimit: jsii.Number(float64(u.Throttle.BurstLimit)),
-			},
-			Quota: &awsapigateway.QuotaSettings{
-				Limit:  jsii.Number(float64(u.Quota)),
-				Period: awsapigateway.Period_DAY,
-			},
-			ApiStages: &[]*awsapigateway.UsagePlanPerApiStage{{Api: rest, Stage: rest.DeploymentStage()}},
-		})
+// addUsagePlan adds the spec's usage plan, if it has one.
+func addUsagePlan(rest awsapigateway.RestApi, spec edgespec.API) awsapigateway.UsagePlan {
+	u := spec.UsagePlan
+	if u == nil {
+		return nil
 	}
-	// No API key in the template: a key only works once it is in the keys
-	// table too, so keys are issued with `shortener keys add` and then
-	// added to this plan (docs/deploy.md).
-
-	stack := awscdk.Stack_Of(c)
-	domain := jsii.String(*rest.RestApiId() + ".execute-api." + *stack.Region() + "." + *stack.UrlSuffix())
-	return &Management{Construct: c, API: rest, UsagePlan: plan, OriginDomain: domain, OriginPath: "/" + spec.Stage, Spec: spec}
+	if u.QuotaPeriod != edgespec.QuotaPerDay {
+		unbuilt(spec, "quota period "+string(u.QuotaPeriod))
+	}
+	return rest.AddUsagePlan(jsii.String("UsagePlan"), &awsapigateway.UsagePlanProps{
+		Description: jsii.String(u.Description),
+		Throttle: &awsapigateway.ThrottleSettings{
+			RateLimit:  jsii.Number(u.Throttle.RateLimit),
+			BurstLimit: jsii.Number(float64(u.Throttle.BurstLimit)),
+		},
+		Quota: &awsapigateway.QuotaSettings{
+			Limit:  jsii.Number(float64(u.Quota)),
+			Period: awsapigateway.Period_DAY,
+		},
+		ApiStages: &[]*awsapigateway.UsagePlanPerApiStage{{Api: rest, Stage: rest.DeploymentStage()}},
+	})
 }
 
 // mustBuild panics unless spec is a valid description of kind.
