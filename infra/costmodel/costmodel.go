@@ -472,35 +472,87 @@ func kinesis(l Load, a Assumptions, p Prices) float64 {
 
 // Compute prices one load, in one phase, at one hit ratio.
 func Compute(l Load, ph Phase, hit float64, p Prices, a Assumptions) Estimate {
-	e := Estimate{Load: l, Phase: ph, HitRatio: hit, ByGroup: map[Group]float64{}}
-	add := func(g Group, name string, usd float64) { e.Lines = append(e.Lines, Line{g, name, usd}) }
-	m := a.M
-
-	api := l.Creates * a.APICallsPerCreate
-	misses := l.Redirects * (1 - hit)
-	viewer := l.Redirects + api
-	expiring := ph.Months >= a.MonthsOfLinksKept
-	expiries := 0.0
-	if expiring {
-		expiries = l.Creates
+	c := newMonth(l, ph, hit, p, a)
+	c.e.Floor = l.Redirects / 1e4 * p.CloudFrontHTTPSPer10k.USD
+	c.serving()
+	c.invalidations()
+	c.analytics()
+	c.lifecycle()
+	c.platform()
+	c.webhooks()
+	for _, ln := range c.e.Lines {
+		c.e.Total += ln.USD
+		c.e.ByGroup[ln.Group] += ln.USD
 	}
-	others := float64(a.Regions - 1)
-	linksReq, linksGB := classFactor(a.LinksClass, p)
-	clicksReq, clicksGB := classFactor(a.AnalyticsClass, p)
-	wru := func(units float64) float64 { return units / million * p.DynamoWRUPerMillion.USD }
-	rru := func(units float64) float64 { return units / million * p.DynamoRRUPerMillion.USD }
-	lambda := func(invocations, memGB, ms float64) float64 {
-		return invocations/million*p.LambdaPerMillion.USD + invocations*memGB*ms/1000*p.LambdaGBSecond.USD
-	}
+	return c.e
+}
 
-	e.Floor = l.Redirects / 1e4 * p.CloudFrontHTTPSPer10k.USD
-	add(Serving, "CloudFront requests", viewer/1e4*p.CloudFrontHTTPSPer10k.USD)
-	add(Serving, "CloudFront data out", (l.Redirects*a.RedirectRespBytes+api*a.APIRespBytes)/gb*p.CloudFrontGBOut.USD)
-	add(Serving, "API Gateway HTTP API (redirect misses)", tiered(misses/million, 300, p.HTTPAPIPerMillion, p.HTTPAPIPerMillionOver))
-	add(Serving, "API Gateway REST API (/v1)", tiered(api/million, 333, p.RESTPerMillion, p.RESTPerMillionOver))
-	add(Serving, "Lambda: redirect, create, manage, stats", lambda(misses, a.RedirectMemGB, a.RedirectMs)+lambda(api, a.APIMemGB, a.APIMs))
-	add(Serving, "Lambda: origin authorizer (answers cached 5 min)", lambda(float64(a.Regions)*a.AuthorizerRunsPerRegion, 0.125, 5))
-	add(Serving, "DynamoDB redirect reads", linksReq*rru(misses*(1-a.InProcessCacheHits)*m.MissRRU))
+// month is one Compute while it adds its lines: the inputs, and the
+// volumes every group derives from them.
+type month struct {
+	e   Estimate
+	l   Load
+	ph  Phase
+	hit float64
+	p   Prices
+	a   Assumptions
+	m   Measured
+
+	api, misses, viewer float64 // /v1 calls, redirects at the origin, viewer requests
+	expiring            bool    // links expire as fast as they are created
+	expiries            float64
+	others              float64 // Regions besides the primary
+	linksReq, linksGB   float64 // the links table's storage class factors
+	clicksReq, clicksGB float64 // the analytics table's
+}
+
+// newMonth derives the month's volumes from the load and assumptions.
+func newMonth(l Load, ph Phase, hit float64, p Prices, a Assumptions) *month {
+	c := &month{e: Estimate{Load: l, Phase: ph, HitRatio: hit, ByGroup: map[Group]float64{}}, l: l, ph: ph, hit: hit, p: p, a: a, m: a.M}
+	c.api = l.Creates * a.APICallsPerCreate
+	c.misses = l.Redirects * (1 - hit)
+	c.viewer = l.Redirects + c.api
+	c.expiring = ph.Months >= a.MonthsOfLinksKept
+	if c.expiring {
+		c.expiries = l.Creates
+	}
+	c.others = float64(a.Regions - 1)
+	c.linksReq, c.linksGB = classFactor(a.LinksClass, p)
+	c.clicksReq, c.clicksGB = classFactor(a.AnalyticsClass, p)
+	return c
+}
+
+// add adds a line to the estimate.
+func (c *month) add(g Group, name string, usd float64) {
+	c.e.Lines = append(c.e.Lines, Line{g, name, usd})
+}
+
+// wru and rru are what DynamoDB write and read units cost.
+func (c *month) wru(units float64) float64 { return units / million * c.p.DynamoWRUPerMillion.USD }
+func (c *month) rru(units float64) float64 { return units / million * c.p.DynamoRRUPerMillion.USD }
+
+// lambda is what invocations of memGB running ms each cost.
+func (c *month) lambda(invocations, memGB, ms float64) float64 {
+	return invocations/million*c.p.LambdaPerMillion.USD + invocations*memGB*ms/1000*c.p.LambdaGBSecond.USD
+}
+
+// httpAPI is what requests to the HTTP API cost.
+func (c *month) httpAPI(requests float64) float64 {
+	return tiered(requests/million, 300, c.p.HTTPAPIPerMillion, c.p.HTTPAPIPerMillionOver)
+}
+
+// serving adds the request path: the edge, both APIs, the functions, the
+// redirect's reads and the writes of links and reservations.
+func (c *month) serving() {
+	l, p, a, m := c.l, c.p, c.a, c.m
+	api, misses := c.api, c.misses
+	c.add(Serving, "CloudFront requests", c.viewer/1e4*p.CloudFrontHTTPSPer10k.USD)
+	c.add(Serving, "CloudFront data out", (l.Redirects*a.RedirectRespBytes+api*a.APIRespBytes)/gb*p.CloudFrontGBOut.USD)
+	c.add(Serving, "API Gateway HTTP API (redirect misses)", c.httpAPI(misses))
+	c.add(Serving, "API Gateway REST API (/v1)", tiered(api/million, 333, p.RESTPerMillion, p.RESTPerMillionOver))
+	c.add(Serving, "Lambda: redirect, create, manage, stats", c.lambda(misses, a.RedirectMemGB, a.RedirectMs)+c.lambda(api, a.APIMemGB, a.APIMs))
+	c.add(Serving, "Lambda: origin authorizer (answers cached 5 min)", c.lambda(float64(a.Regions)*a.AuthorizerRunsPerRegion, 0.125, 5))
+	c.add(Serving, "DynamoDB redirect reads", c.linksReq*c.rru(misses*(1-a.InProcessCacheHits)*m.MissRRU))
 	// A create in the primary Region as measured (item, by-owner and
 	// expiring-links entries; with an Idempotency-Key the record, in a
 	// transaction); in every other Region one replicated write and that
@@ -512,25 +564,31 @@ func Compute(l Load, ph Phase, hit float64, p Prices, a Assumptions) Estimate {
 		keyed = m.ReservedKeyedCreateWRU
 	}
 	primary := (1-a.IdempotentShare)*m.CreateWRU + a.IdempotentShare*keyed
-	perCreate := primary + others*3*a.ItemKB
-	add(Serving, "DynamoDB link writes (creates, all Regions)", linksReq*(wru(l.Creates*perCreate)+rru(l.Creates*a.IdempotentShare*m.KeyedCreateRRU)))
-	add(Serving, "DynamoDB API key reads (key cache misses)", rru(api*a.KeyReadsPerAPICall*0.5))
+	perCreate := primary + c.others*3*a.ItemKB
+	c.add(Serving, "DynamoDB link writes (creates, all Regions)", c.linksReq*(c.wru(l.Creates*perCreate)+c.rru(l.Creates*a.IdempotentShare*m.KeyedCreateRRU)))
+	c.add(Serving, "DynamoDB API key reads (key cache misses)", c.rru(api*a.KeyReadsPerAPICall*0.5))
 	if a.Reservations {
 		// Per create the reservation writes as measured; an edit or delete
 		// advances the code's version, a release (expiry) gives it back:
 		// one write each. Every write is billed again in the other replica.
 		res := l.Creates*((1-a.IdempotentShare)*m.ReservationWRU+a.IdempotentShare*m.ReservationWRUKeyed) +
-			l.Creates*a.ChangesPerCreate + expiries
-		add(Serving, "DynamoDB reservation writes (MRSC, every replica)", wru(float64(a.Regions)*res))
+			l.Creates*a.ChangesPerCreate + c.expiries
+		c.add(Serving, "DynamoDB reservation writes (MRSC, every replica)", c.wru(float64(a.Regions)*res))
 	}
 	// Decided clicks reach the origin even when the edge would have had
 	// them: the ones beyond the misses pay the origin's request, and every
 	// decided click its counters.
 	decided := l.Redirects * a.DecidedClickShare
-	extra := decided * hit
-	add(Serving, "Decided clicks at the origin (rules, click limits, passwords)",
-		tiered((misses+extra)/million, 300, p.HTTPAPIPerMillion, p.HTTPAPIPerMillionOver)-tiered(misses/million, 300, p.HTTPAPIPerMillion, p.HTTPAPIPerMillionOver)+
-			lambda(extra, a.RedirectMemGB, a.RedirectMs)+wru(decided*a.DecidedCounterWRU))
+	extra := decided * c.hit
+	c.add(Serving, "Decided clicks at the origin (rules, click limits, passwords)",
+		c.httpAPI(misses+extra)-c.httpAPI(misses)+
+			c.lambda(extra, a.RedirectMemGB, a.RedirectMs)+c.wru(decided*a.DecidedCounterWRU))
+}
+
+// invalidations adds what takedowns cost: the edge marks that spare most
+// changes an invalidation, and the invalidated paths.
+func (c *month) invalidations() {
+	l, p, a, m := c.l, c.p, c.a, c.m
 	changes := l.Creates * a.ChangesPerCreate
 	paths := changes * a.PathsPerChange
 	if a.EdgeMarks {
@@ -542,97 +600,110 @@ func Compute(l Load, ph Phase, hit float64, p Prices, a Assumptions) Estimate {
 		// answers), each adding its PutItem's ms to the redirect; the
 		// marks manage reads after a change; and the marks kept, the
 		// last day and hour's, at most one per live code and Region.
-		marks := misses * (1 - a.InProcessCacheHits) * (1 - a.UnknownMissShare) * m.MarkWritesPerOriginRead
-		kept := math.Min(marks*(24+1)/hoursPerMon, float64(a.Regions)*l.Creates*math.Min(ph.Months, a.MonthsOfLinksKept))
-		add(Serving, "DynamoDB edge marks (origin writes, reads on changes, storage)",
-			wru(marks*m.MarkWRU)+marks*a.RedirectMemGB*a.MarkWriteMs/1000*p.LambdaGBSecond.USD+
-				wru(changes*a.MarkFencesPerChange())+kept*a.MarkItemBytes/gb*p.DynamoStorageGBMonth.USD)
+		marks := c.misses * (1 - a.InProcessCacheHits) * (1 - a.UnknownMissShare) * m.MarkWritesPerOriginRead
+		kept := math.Min(marks*(24+1)/hoursPerMon, float64(a.Regions)*l.Creates*math.Min(c.ph.Months, a.MonthsOfLinksKept))
+		c.add(Serving, "DynamoDB edge marks (origin writes, reads on changes, storage)",
+			c.wru(marks*m.MarkWRU)+marks*a.RedirectMemGB*a.MarkWriteMs/1000*p.LambdaGBSecond.USD+
+				c.wru(changes*a.MarkFencesPerChange())+kept*a.MarkItemBytes/gb*p.DynamoStorageGBMonth.USD)
 	}
 	if a.InvalidateNewAliases {
 		paths += l.Creates * a.AliasShare
 	}
-	add(Serving, "CloudFront invalidations", math.Max(0, paths-p.InvalidationFreePaths)*p.InvalidationPath.USD)
+	c.add(Serving, "CloudFront invalidations", math.Max(0, paths-p.InvalidationFreePaths)*p.InvalidationPath.USD)
+}
 
-	add(Analytics, "Real-time logs", l.Redirects/million*p.RealtimeLogPerMillion.USD)
+// analytics adds click counting: the real-time logs, the stream, the
+// clicks function and the analytics table.
+func (c *month) analytics() {
+	l, p, a, m := c.l, c.p, c.a, c.m
+	c.add(Analytics, "Real-time logs", l.Redirects/million*p.RealtimeLogPerMillion.USD)
 	mode := "on demand"
 	if a.KinesisProvisioned {
 		mode = "provisioned"
 	}
-	add(Analytics, "Kinesis ("+mode+")", kinesis(l, a, p))
-	add(Analytics, "Lambda: clicks", lambda(l.Redirects/a.ClicksBatch, a.ClicksMemGB, a.ClicksMs))
-	add(Analytics, "DynamoDB click counting (counters, checkpoints)", clicksReq*(wru(l.Redirects*m.ClickWRU)+rru(l.Redirects*m.ClickRRU)))
+	c.add(Analytics, "Kinesis ("+mode+")", kinesis(l, a, p))
+	c.add(Analytics, "Lambda: clicks", c.lambda(l.Redirects/a.ClicksBatch, a.ClicksMemGB, a.ClicksMs))
+	c.add(Analytics, "DynamoDB click counting (counters, checkpoints)", c.clicksReq*(c.wru(l.Redirects*m.ClickWRU)+c.rru(l.Redirects*m.ClickRRU)))
 	// Items kept: a month's new items times the months they are kept (no
 	// longer than the phase has run).
-	kept := m.CounterItemsPerClick[0]*math.Min(a.HourRetentionMonths, ph.Months) +
-		m.CounterItemsPerClick[1]*math.Min(a.DayRetentionMonths, ph.Months)
+	kept := m.CounterItemsPerClick[0]*math.Min(a.HourRetentionMonths, c.ph.Months) +
+		m.CounterItemsPerClick[1]*math.Min(a.DayRetentionMonths, c.ph.Months)
 	clicksStored := l.Redirects * kept * m.CounterItemBytes / gb
-	add(Analytics, fmt.Sprintf("DynamoDB analytics storage (%g/%g months kept)", a.HourRetentionMonths, a.DayRetentionMonths), clicksStored*clicksGB)
+	c.add(Analytics, fmt.Sprintf("DynamoDB analytics storage (%g/%g months kept)", a.HourRetentionMonths, a.DayRetentionMonths), clicksStored*c.clicksGB)
 	if a.PITRAnalytics {
-		add(Analytics, "PITR analytics table", clicksStored*p.DynamoPITRGBMonth.USD)
+		c.add(Analytics, "PITR analytics table", clicksStored*p.DynamoPITRGBMonth.USD)
 	}
+}
 
+// lifecycle adds expiry: tombstones, releases and the reclaim runs.
+func (c *month) lifecycle() {
+	p, a := c.p, c.a
 	// An expiry, in every Region: the tombstone put in place of the link
 	// (the item, and three index writes: out of by-owner and
 	// expiring-links, into due-tombstones) and, after the grace, its
 	// delete (the item and its due-tombstones entry). TTL deletes nothing
 	// while the reclaim run keeps up (docs/lifecycle.md).
 	perExpiry := float64(a.Regions) * a.ItemKB * (tombstoneWrites + releaseWrites)
-	add(Lifecycle, "DynamoDB lifecycle writes", linksReq*wru(expiries*perExpiry))
+	c.add(Lifecycle, "DynamoDB lifecycle writes", c.linksReq*c.wru(c.expiries*perExpiry))
 	// ttlstream is invoked only for the backstop's deletions, none in the
 	// steady state; reclaim handles each expiry twice (tombstone, release).
-	add(Lifecycle, "Lambda: ttlstream, reclaim", lambda(2*expiries/a.ReclaimPerInvocation, a.ReclaimMemGB, a.ReclaimMs))
+	c.add(Lifecycle, "Lambda: ttlstream, reclaim", c.lambda(2*c.expiries/a.ReclaimPerInvocation, a.ReclaimMemGB, a.ReclaimMs))
 	// Reclaim: three transitions per loop (Reclaim, Count, MoreDue) plus
 	// the start and end states of an hourly run.
-	transitions := 2*expiries/a.ReclaimPerInvocation*3 + hoursPerMon*4
-	add(Lifecycle, "Step Functions (reclaim)", transitions/1000*p.StepFunctionsPer1000.USD)
+	transitions := 2*c.expiries/a.ReclaimPerInvocation*3 + hoursPerMon*4
+	c.add(Lifecycle, "Step Functions (reclaim)", transitions/1000*p.StepFunctionsPer1000.USD)
+}
 
-	live := l.Creates * math.Min(ph.Months, a.MonthsOfLinksKept) / gb // G links per replica
+// platform adds what holds the rest up: storage and backups of the links
+// and reservation tables, logs, and the enumeration defence.
+func (c *month) platform() {
+	l, p, a, m := c.l, c.p, c.a, c.m
+	live := l.Creates * math.Min(c.ph.Months, a.MonthsOfLinksKept) / gb // G links per replica
 	regions := float64(a.Regions)
-	add(Platform, "DynamoDB links table storage (all Regions)", regions*live*a.StoredItemBytes*linksGB)
-	add(Platform, "DynamoDB by-owner index storage ("+a.OwnerProjection+")", regions*live*a.ownerIndexBytes()*linksGB)
-	add(Platform, "DynamoDB expiring-links index storage", regions*live*a.ExpiringIndexBytes*linksGB)
-	add(Platform, fmt.Sprintf("PITR links table (%d of %d Regions)", a.PITRLinksRegions, a.Regions), float64(a.PITRLinksRegions)*live*a.StoredItemBytes*p.DynamoPITRGBMonth.USD)
+	c.add(Platform, "DynamoDB links table storage (all Regions)", regions*live*a.StoredItemBytes*c.linksGB)
+	c.add(Platform, "DynamoDB by-owner index storage ("+a.OwnerProjection+")", regions*live*a.ownerIndexBytes()*c.linksGB)
+	c.add(Platform, "DynamoDB expiring-links index storage", regions*live*a.ExpiringIndexBytes*c.linksGB)
+	c.add(Platform, fmt.Sprintf("PITR links table (%d of %d Regions)", a.PITRLinksRegions, a.Regions), float64(a.PITRLinksRegions)*live*a.StoredItemBytes*p.DynamoPITRGBMonth.USD)
 	if a.Reservations {
 		// One item per live code in every replica, Standard class; PITR
 		// on the replicas context pitrReservations names.
-		add(Platform, fmt.Sprintf("DynamoDB reservation table storage, PITR on %d of %d replicas", a.ReservationPITRRegions, a.Regions),
+		c.add(Platform, fmt.Sprintf("DynamoDB reservation table storage, PITR on %d of %d replicas", a.ReservationPITRRegions, a.Regions),
 			regions*live*a.ReservationItemBytes*p.DynamoStorageGBMonth.USD+
 				float64(a.ReservationPITRRegions)*live*a.ReservationItemBytes*p.DynamoPITRGBMonth.USD)
 	}
-	invocations := misses + api + l.Redirects/a.ClicksBatch + 2*expiries/a.ReclaimPerInvocation
+	invocations := c.misses + c.api + l.Redirects/a.ClicksBatch + 2*c.expiries/a.ReclaimPerInvocation
 	logBytes := 0.0
 	if !a.PlatformLogsOff {
 		logBytes += invocations * a.PlatformLogBytes
 	}
 	if a.AccessLogs {
-		logBytes += api * a.AccessLogBytes
+		logBytes += c.api * a.AccessLogBytes
 	}
-	add(Platform, "CloudWatch Logs", logBytes/gb*p.CloudWatchLogsGB.USD)
+	c.add(Platform, "CloudWatch Logs", logBytes/gb*p.CloudWatchLogsGB.USD)
 	if a.WAF {
-		add(Platform, "WAF (context waf=true)", viewer/million*p.WAFPerMillion.USD+p.WAFMonthlyFixed.USD)
+		c.add(Platform, "WAF (context waf=true)", c.viewer/million*p.WAFPerMillion.USD+p.WAFMonthlyFixed.USD)
 	}
 	if a.MissOnlyDefence {
-		add(Platform, "Miss-only enumeration defence (unknown codes)", wru(misses*a.UnknownMissShare*m.EnumWRUPerUnknownMiss))
+		c.add(Platform, "Miss-only enumeration defence (unknown codes)", c.wru(c.misses*a.UnknownMissShare*m.EnumWRUPerUnknownMiss))
 	}
 	if !a.WAF {
-		add(Platform, "CloudFront Function: canonical paths (WAF off)", l.Redirects/million*p.CloudFrontFunctions.USD)
+		c.add(Platform, "CloudFront Function: canonical paths (WAF off)", l.Redirects/million*p.CloudFrontFunctions.USD)
 	}
+}
 
+// webhooks adds the webhook events' lookups and their deliveries.
+func (c *month) webhooks() {
+	l, p, a := c.l, c.p, c.a
 	linkEvents := l.Creates * (1 + a.ChangesPerCreate)
-	if expiring {
-		linkEvents += expiries
+	if c.expiring {
+		linkEvents += c.expiries
 	}
 	clickEvents := l.Redirects / a.ClicksBatch * a.ClickCodesPerBatch
 	deliveries := (linkEvents + clickEvents) * a.SubscribedShare
-	add(Webhooks, "DynamoDB webhook lookups (every event)", rru(linkEvents*1+clickEvents*0.5+l.Redirects/a.ClicksBatch*a.ClickOwnersPerBatch))
-	add(Webhooks, "Lambda: webhookstream", lambda(linkEvents/100, a.ReclaimMemGB, a.ReclaimMs/10))
-	add(Webhooks, "Webhook deliveries (SQS, Lambda, DynamoDB)", deliveries*3/million*p.SQSPerMillion.USD+
-		lambda(deliveries/10, a.DeliveryMemGB, a.DeliveryMs)+rru(deliveries)+wru(deliveries))
-	for _, ln := range e.Lines {
-		e.Total += ln.USD
-		e.ByGroup[ln.Group] += ln.USD
-	}
-	return e
+	c.add(Webhooks, "DynamoDB webhook lookups (every event)", c.rru(linkEvents*1+clickEvents*0.5+l.Redirects/a.ClicksBatch*a.ClickOwnersPerBatch))
+	c.add(Webhooks, "Lambda: webhookstream", c.lambda(linkEvents/100, a.ReclaimMemGB, a.ReclaimMs/10))
+	c.add(Webhooks, "Webhook deliveries (SQS, Lambda, DynamoDB)", deliveries*3/million*p.SQSPerMillion.USD+
+		c.lambda(deliveries/10, a.DeliveryMemGB, a.DeliveryMs)+c.rru(deliveries)+c.wru(deliveries))
 }
 
 // HitRatios are the edge hit ratios the document compares.
