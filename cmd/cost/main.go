@@ -268,7 +268,57 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	if !opt.old() && !opt.packed() {
 		return r, fmt.Errorf("-design %q: want old, new or both", opt.Designs)
 	}
-	creates, queries := opt.Creates, opt.Queries
+	c, err := newCostRun(ctx, db, meter, sp, opt, &r)
+	if err != nil {
+		return r, err
+	}
+	stores, packed, err := c.clicks()
+	if err != nil {
+		return r, err
+	}
+	made, err := c.creates()
+	if err != nil {
+		return r, err
+	}
+	if err := c.multiRegionCreates(); err != nil {
+		return r, err
+	}
+	if err := c.redirects(made); err != nil {
+		return r, err
+	}
+	if err := c.stats(stores); err != nil {
+		return r, err
+	}
+	if packed != nil {
+		if err := c.compactRest(packed); err != nil {
+			return r, err
+		}
+	}
+	err = c.check(stores, packed)
+	return r, err
+}
+
+// costRun is one run of the command: the tables it made, the handlers'
+// shared parts, the stream, and the report it fills.
+type costRun struct {
+	ctx    context.Context
+	db     *dynamodb.Client
+	meter  *capacity.Meter
+	sp     streamSpec
+	opt    options
+	r      *report
+	suffix string // of every table's name
+	cfg    config.Config
+	links  *dynamostore.Store
+	owners *apikey.Resolver
+	quiet  *slog.Logger
+	clock  *simClock
+	st     stream
+}
+
+// newCostRun creates the links and idempotency tables and generates the
+// stream.
+func newCostRun(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp streamSpec, opt options, r *report) (*costRun, error) {
 	suffix := strconv.FormatInt(time.Now().UnixNano(), 36)
 	env := map[string]string{
 		"LINKS_TABLE": "cost-links-" + suffix, "IDEMPOTENCY_TABLE": "cost-idem-" + suffix,
@@ -279,173 +329,202 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	}
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	if err != nil {
-		return r, err
+		return nil, err
 	}
 	if err := dynamostore.CreateTables(ctx, db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable}); err != nil {
-		return r, err
+		return nil, err
 	}
-	clock := &simClock{t: sp.Start}
-	// The stores' clock: the stream's time (the new design closes days by
-	// it).
-	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	// The keys table in memory: a function reads a key's owner once per
-	// key and instance every SHORTENER_KEY_CACHE_TTL (half a unit), which
-	// is no per-operation cost.
-	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{apiKey: owner}), apikey.ResolverOptions{})
-	mx := func(fn string) *metrics.Emitter { return metrics.New(io.Discard, "Shortener", fn) }
-	links := dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: 10 * time.Second})
-
-	// Clicks: the same stream through each design, each on its own table.
-	st, err := generate(sp)
-	if err != nil {
-		return r, err
+	c := &costRun{
+		ctx: ctx, db: db, meter: meter, sp: sp, opt: opt, r: r, suffix: suffix, cfg: cfg,
+		// The stores' clock: the stream's time (the new design closes
+		// days by it).
+		clock: &simClock{t: sp.Start},
+		quiet: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		// The keys table in memory: a function reads a key's owner once
+		// per key and instance every SHORTENER_KEY_CACHE_TTL (half a
+		// unit), which is no per-operation cost.
+		owners: apikey.NewResolver(apikey.NewMemory(map[string]string{apiKey: owner}), apikey.ResolverOptions{}),
+		links:  dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: 10 * time.Second}),
 	}
+	if c.st, err = generate(sp); err != nil {
+		return nil, err
+	}
+	st := c.st
 	r.Stream.Records, r.Stream.Clicks, r.Stream.Bots, r.Stream.Codes = sp.Records, st.Clicks, st.Bots, sp.Codes
 	r.Stream.Batches, r.Stream.Shards, r.Stream.BatchSize = len(st.Batches), sp.Shards, sp.BatchSize
 	r.Stream.Zipf, r.Stream.WindowSeconds = sp.Zipf, sp.Window.Seconds()
 	r.Buckets, r.Groups, r.CompactEvery = opt.Buckets, opt.Groups, opt.CompactEvery
-	count := func(store clicksfn.Store, compactor *packedclicks.Store) (*clickFigures, error) {
-		ch := &clicksfn.Handler{Store: store, Log: quiet, Metrics: mx("clicks")}
-		cc := &countingCompactor{store: compactor}
-		if compactor != nil {
-			ch.Compactor, ch.CompactEvery = cc, opt.CompactEvery
+	return c, nil
+}
+
+// mx is a function's metrics, discarded.
+func mx(fn string) *metrics.Emitter { return metrics.New(io.Discard, "Shortener", fn) }
+
+// measure runs f n times and answers the units per run.
+func (c *costRun) measure(n int, f func(i int) error) (wru, rru float64, err error) {
+	before := c.meter.Usage()
+	for i := range n {
+		if err := f(i); err != nil {
+			return 0, 0, err
 		}
-		before := meter.Usage()
-		hourStart, hour, hourClicks := before, -1, 0
-		var hours []hourFigures
-		endHour := func() {
-			if hour >= 0 && hourClicks > 0 {
-				u := meter.Usage().Sub(hourStart)
-				hours = append(hours, hourFigures{Hour: hour, Clicks: hourClicks, WRU: u.WRU, RRU: u.RRU, WRUPerClick: u.WRU / float64(hourClicks), ByLevel: u.ByTag})
-			}
-			hourStart, hourClicks = meter.Usage(), 0
-		}
-		for _, b := range st.Batches {
-			// The new design's clock follows the stream: its days close
-			// as the stream's do, not as the wall clock's.
-			at := b.Records[len(b.Records)-1].Kinesis.ApproximateArrivalTimestamp.Time
-			clock.set(at)
-			if sp.Span > 0 {
-				if h := int(at.Sub(sp.Start) / time.Hour); h != hour {
-					endHour()
-					hour = h
-				}
-				hourClicks += len(b.Records)
-			}
-			resp, err := ch.Handle(ctx, b)
-			if err != nil {
-				return nil, err
-			}
-			if len(resp.BatchItemFailures) > 0 {
-				return nil, fmt.Errorf("clicks: a batch reported a failure from %s", resp.BatchItemFailures[0].ItemIdentifier)
-			}
-		}
-		endHour()
-		u := meter.Usage().Sub(before)
-		return &clickFigures{WRU: u.WRU, RRU: u.RRU, WRUPerClick: u.WRU / float64(st.Clicks), RRUPerClick: u.RRU / float64(st.Clicks),
-			Calls: u.Calls, ByOperation: u.ByOperation, Compactions: cc.runs, Hours: hours,
-			SegmentBytes: cc.segmentBytes, Merged: cc.merged, Days: cc.days, ByLevel: u.ByTag}, nil
 	}
+	u := c.meter.Usage().Sub(before)
+	if *verbose {
+		log.Printf("%d calls: %v", n, u.ByOperation)
+	}
+	return u.WRU / float64(n), u.RRU / float64(n), nil
+}
+
+// clicks sends the same stream through each design, each on its own
+// table, and answers the stores the stats are asked of.
+func (c *costRun) clicks() ([]statsStore, *packedclicks.Store, error) {
+	ctx, db, r := c.ctx, c.db, c.r
+	var err error
 	var stores []statsStore
-	if opt.old() {
-		table := "cost-analytics-" + suffix
+	if c.opt.old() {
+		table := "cost-analytics-" + c.suffix
 		if err := dynamoclicks.CreateTable(ctx, db, table); err != nil {
-			return r, err
+			return nil, nil, err
 		}
 		s := dynamoclicks.New(db, dynamoclicks.Config{Table: table, Timeout: 10 * time.Second})
-		if r.Clicks, err = count(s, nil); err != nil {
-			return r, err
+		if r.Clicks, err = c.count(s, nil); err != nil {
+			return nil, nil, err
 		}
 		r.Stats = &statsFigures{}
 		stores = append(stores, statsStore{s, r.Stats})
 	}
 	var packed *packedclicks.Store
-	if opt.packed() {
-		table := "cost-packed-" + suffix
+	if c.opt.packed() {
+		table := "cost-packed-" + c.suffix
 		if err := dynamoclicks.CreateTable(ctx, db, table); err != nil {
-			return r, err
+			return nil, nil, err
 		}
-		pc := packedclicks.Config{Table: table, Timeout: 30 * time.Second, Buckets: opt.Buckets, Groups: opt.Groups, MergeBytes: opt.MergeBytes, Now: clock.now}
+		opt := c.opt
+		pc := packedclicks.Config{Table: table, Timeout: 30 * time.Second, Buckets: opt.Buckets, Groups: opt.Groups, MergeBytes: opt.MergeBytes, Now: c.clock.now}
 		packed = packedclicks.New(db, pc)
 		// The compaction of the rollups left at the end waits for the
 		// stats queries below, which read them as they would read those a
 		// steady stream always leaves; it is billed to the clicks after.
-		if r.Packed, err = count(packed, packed); err != nil {
-			return r, err
+		if r.Packed, err = c.count(packed, packed); err != nil {
+			return nil, nil, err
 		}
 		r.PackedStats = &statsFigures{}
 		stores = append(stores, statsStore{packed, r.PackedStats})
 	}
+	return stores, packed, nil
+}
 
-	// Creates, with and without an Idempotency-Key, and a replay.
-	cr, err := createfn.New(createfn.Options{Store: links, Config: cfg, Log: quiet, Metrics: mx("create"), Owners: owners})
-	if err != nil {
-		return r, err
+// count sends the stream through the clicks handler on store, compacting
+// with compactor when there is one, and answers what it consumed, in all
+// and (with -span) hour by hour.
+func (c *costRun) count(store clicksfn.Store, compactor *packedclicks.Store) (*clickFigures, error) {
+	meter, sp, st := c.meter, c.sp, c.st
+	ch := &clicksfn.Handler{Store: store, Log: c.quiet, Metrics: mx("clicks")}
+	cc := &countingCompactor{store: compactor}
+	if compactor != nil {
+		ch.Compactor, ch.CompactEvery = cc, c.opt.CompactEvery
 	}
-	createWith := func(cr *createfn.Handler, i int, key string) (string, error) {
-		req := apiRequest("POST", "/v1/links", nil)
-		req.Body = fmt.Sprintf(`{"url":"https://example.com/landing/%d?utm_source=newsletter&utm_medium=email"}`, i)
-		if key != "" {
-			req.Headers["Idempotency-Key"] = key
+	before := meter.Usage()
+	hourStart, hour, hourClicks := before, -1, 0
+	var hours []hourFigures
+	endHour := func() {
+		if hour >= 0 && hourClicks > 0 {
+			u := meter.Usage().Sub(hourStart)
+			hours = append(hours, hourFigures{Hour: hour, Clicks: hourClicks, WRU: u.WRU, RRU: u.RRU, WRUPerClick: u.WRU / float64(hourClicks), ByLevel: u.ByTag})
 		}
-		resp, err := cr.Handle(ctx, req)
-		if err != nil {
-			return "", err
-		}
-		if resp.StatusCode != 201 {
-			return "", fmt.Errorf("create: %d %s", resp.StatusCode, resp.Body)
-		}
-		var out struct{ Code string }
-		return out.Code, json.Unmarshal([]byte(resp.Body), &out)
+		hourStart, hourClicks = meter.Usage(), 0
 	}
-	createOne := func(i int, key string) (string, error) { return createWith(cr, i, key) }
-	measure := func(n int, f func(i int) error) (wru, rru float64, err error) {
-		before := meter.Usage()
-		for i := range n {
-			if err := f(i); err != nil {
-				return 0, 0, err
+	for _, b := range st.Batches {
+		// The new design's clock follows the stream: its days close
+		// as the stream's do, not as the wall clock's.
+		at := b.Records[len(b.Records)-1].Kinesis.ApproximateArrivalTimestamp.Time
+		c.clock.set(at)
+		if sp.Span > 0 {
+			if h := int(at.Sub(sp.Start) / time.Hour); h != hour {
+				endHour()
+				hour = h
 			}
+			hourClicks += len(b.Records)
 		}
-		u := meter.Usage().Sub(before)
-		if *verbose {
-			log.Printf("%d calls: %v", n, u.ByOperation)
+		resp, err := ch.Handle(c.ctx, b)
+		if err != nil {
+			return nil, err
 		}
-		return u.WRU / float64(n), u.RRU / float64(n), nil
+		if len(resp.BatchItemFailures) > 0 {
+			return nil, fmt.Errorf("clicks: a batch reported a failure from %s", resp.BatchItemFailures[0].ItemIdentifier)
+		}
+	}
+	endHour()
+	u := meter.Usage().Sub(before)
+	return &clickFigures{WRU: u.WRU, RRU: u.RRU, WRUPerClick: u.WRU / float64(st.Clicks), RRUPerClick: u.RRU / float64(st.Clicks),
+		Calls: u.Calls, ByOperation: u.ByOperation, Compactions: cc.runs, Hours: hours,
+		SegmentBytes: cc.segmentBytes, Merged: cc.merged, Days: cc.days, ByLevel: u.ByTag}, nil
+}
+
+// create creates the i-th link through cr, under key when there is one,
+// and answers its code.
+func (c *costRun) create(cr *createfn.Handler, i int, key string) (string, error) {
+	req := apiRequest("POST", "/v1/links", nil)
+	req.Body = fmt.Sprintf(`{"url":"https://example.com/landing/%d?utm_source=newsletter&utm_medium=email"}`, i)
+	if key != "" {
+		req.Headers["Idempotency-Key"] = key
+	}
+	resp, err := cr.Handle(c.ctx, req)
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != 201 {
+		return "", fmt.Errorf("create: %d %s", resp.StatusCode, resp.Body)
+	}
+	var out struct{ Code string }
+	return out.Code, json.Unmarshal([]byte(resp.Body), &out)
+}
+
+// creates measures creates, with and without an Idempotency-Key, and a
+// replay, and answers the codes made without a key.
+func (c *costRun) creates() ([]string, error) {
+	r, creates := c.r, c.opt.Creates
+	cr, err := createfn.New(createfn.Options{Store: c.links, Config: c.cfg, Log: c.quiet, Metrics: mx("create"), Owners: c.owners})
+	if err != nil {
+		return nil, err
 	}
 	var made []string
-	if r.Create.WRUPerCreate, r.Create.RRUPerCreate, err = measure(creates, func(i int) error {
-		code, err := createOne(i, "")
+	if r.Create.WRUPerCreate, r.Create.RRUPerCreate, err = c.measure(creates, func(i int) error {
+		code, err := c.create(cr, i, "")
 		made = append(made, code)
 		return err
 	}); err != nil {
-		return r, err
+		return nil, err
 	}
-	if r.Create.WRUPerKeyedCreate, r.Create.RRUPerKeyed, err = measure(creates, func(i int) error {
-		_, err := createOne(creates+i, "cost-"+strconv.Itoa(i))
+	keyed := func(i int) error {
+		_, err := c.create(cr, creates+i, "cost-"+strconv.Itoa(i))
 		return err
-	}); err != nil {
-		return r, err
 	}
-	if r.Create.WRUPerReplay, r.Create.RRUPerReplay, err = measure(creates, func(i int) error {
-		_, err := createOne(creates+i, "cost-"+strconv.Itoa(i))
-		return err
-	}); err != nil {
-		return r, err
+	if r.Create.WRUPerKeyedCreate, r.Create.RRUPerKeyed, err = c.measure(creates, keyed); err != nil {
+		return nil, err
 	}
+	if r.Create.WRUPerReplay, r.Create.RRUPerReplay, err = c.measure(creates, keyed); err != nil {
+		return nil, err
+	}
+	return made, nil
+}
 
-	// The same creates in a deployment that takes writes in every Region:
-	// the reservation table first (dynamostore.Ledger), metered apart too.
-	resTable := "cost-reservations-" + suffix
-	if err := dynamostore.CreateLedgerTable(ctx, db, resTable); err != nil {
-		return r, err
+// multiRegionCreates measures the same creates in a deployment that takes
+// writes in every Region: the reservation table first
+// (dynamostore.Ledger), metered apart too.
+func (c *costRun) multiRegionCreates() error {
+	creates := c.opt.Creates
+	resTable := "cost-reservations-" + c.suffix
+	if err := dynamostore.CreateLedgerTable(c.ctx, c.db, resTable); err != nil {
+		return err
 	}
 	var resMeter capacity.Meter
-	ledger := dynamostore.NewLedger(dynamodb.New(db.Options(), resMeter.Options), dynamostore.LedgerConfig{Table: resTable, Timeout: 10 * time.Second})
-	crm, err := createfn.New(createfn.Options{Store: linkstore.NewReserved(links, ledger, nil), Config: cfg, Log: quiet, Metrics: mx("create"), Owners: owners})
+	ledger := dynamostore.NewLedger(dynamodb.New(c.db.Options(), resMeter.Options), dynamostore.LedgerConfig{Table: resTable, Timeout: 10 * time.Second})
+	crm, err := createfn.New(createfn.Options{Store: linkstore.NewReserved(c.links, ledger, nil), Config: c.cfg, Log: c.quiet, Metrics: mx("create"), Owners: c.owners})
 	if err != nil {
-		return r, err
+		return err
 	}
-	mr := &r.Create.MultiRegion
+	mr := &c.r.Create.MultiRegion
 	for _, m := range []struct {
 		wru, rru, res, calls *float64
 		offset               int
@@ -456,15 +535,15 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		{&mr.WRUPerReplay, &mr.RRUPerReplay, nil, &mr.CallsPerReplay, 4 * creates, "mr-cost-"},
 	} {
 		before := resMeter.Usage()
-		if *m.wru, *m.rru, err = measure(creates, func(i int) error {
+		if *m.wru, *m.rru, err = c.measure(creates, func(i int) error {
 			key := ""
 			if m.key != "" {
 				key = m.key + strconv.Itoa(i)
 			}
-			_, err := createWith(crm, m.offset+i, key)
+			_, err := c.create(crm, m.offset+i, key)
 			return err
 		}); err != nil {
-			return r, err
+			return err
 		}
 		used := resMeter.Usage().Sub(before)
 		if m.res != nil {
@@ -472,12 +551,15 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		}
 		*m.calls = float64(used.Calls) / float64(creates)
 	}
+	return nil
+}
 
-	// Redirect misses: each code once through a cold in-process cache, then
-	// codes that do not exist.
-	rd := redirectfn.New(redirectfn.Options{Store: links, Config: cfg, Log: quiet, Metrics: mx("redirect")})
+// redirects measures redirect misses: each code made once through a cold
+// in-process cache, then codes that do not exist.
+func (c *costRun) redirects(made []string) error {
+	rd := redirectfn.New(redirectfn.Options{Store: c.links, Config: c.cfg, Log: c.quiet, Metrics: mx("redirect")})
 	follow := func(code string, want int) error {
-		resp, err := rd.Handle(ctx, events.APIGatewayProxyRequest{HTTPMethod: "GET", Path: "/" + code,
+		resp, err := rd.Handle(c.ctx, events.APIGatewayProxyRequest{HTTPMethod: "GET", Path: "/" + code,
 			PathParameters: map[string]string{"code": code}})
 		if err != nil {
 			return err
@@ -487,24 +569,27 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		}
 		return nil
 	}
-	if _, r.Redirect.RRUPerMiss, err = measure(len(made), func(i int) error { return follow(made[i], 302) }); err != nil {
-		return r, err
+	var err error
+	if _, c.r.Redirect.RRUPerMiss, err = c.measure(len(made), func(i int) error { return follow(made[i], 302) }); err != nil {
+		return err
 	}
-	if _, r.Redirect.RRUPerUnknown, err = measure(creates, func(i int) error {
+	_, c.r.Redirect.RRUPerUnknown, err = c.measure(c.opt.Creates, func(i int) error {
 		return follow(fmt.Sprintf("zz%05d", i), 404)
-	}); err != nil {
-		return r, err
-	}
+	})
+	return err
+}
 
-	// Stats: the link must exist and be the caller's; the most clicked
-	// code and one from the tail, over the default range and 90 days
-	// hourly (the longest hourly range the API takes), in each design.
+// stats measures stats queries: the link must exist and be the caller's;
+// the most clicked code and one from the tail, over the default range and
+// 90 days hourly (the longest hourly range the API takes), in each design.
+func (c *costRun) stats(stores []statsStore) error {
+	sp, st := c.sp, c.st
 	top, tail := st.Codes[0], st.Codes[len(st.Codes)/2]
 	for _, code := range []string{top, tail} {
 		l := link.Link{Code: code, URL: "https://example.com/" + code, Owner: owner, Status: link.StatusActive,
 			CreatedAt: sp.Start.Add(-24 * time.Hour), ExpiresAt: sp.Start.Add(365 * 24 * time.Hour), RedirectStatus: 302, Version: 1}
-		if err := links.Create(ctx, l, nil); err != nil {
-			return r, fmt.Errorf("seed link %s: %w", code, err)
+		if err := c.links.Create(c.ctx, l, nil); err != nil {
+			return fmt.Errorf("seed link %s: %w", code, err)
 		}
 	}
 	// The queries are asked an hour into the stream or, with -span, at its
@@ -516,13 +601,13 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	hourly := map[string]string{"granularity": "hour", "from": end.Add(-(89*24 + 1) * time.Hour).Format(time.RFC3339),
 		"to": end.Format(time.RFC3339)}
 	for _, ss := range stores {
-		sh := &statsfn.Handler{Links: links, Clicks: ss.clicks, Owners: owners,
-			Now: func() time.Time { return end }, Log: quiet, Metrics: mx("stats")}
+		sh := &statsfn.Handler{Links: c.links, Clicks: ss.clicks, Owners: c.owners,
+			Now: func() time.Time { return end }, Log: c.quiet, Metrics: mx("stats")}
 		query := func(code string, params map[string]string) func(int) error {
 			return func(int) error {
 				req := apiRequest("GET", "/v1/links/"+code+"/stats", params)
 				req.PathParameters = map[string]string{"code": code}
-				resp, err := sh.Handle(ctx, req)
+				resp, err := sh.Handle(c.ctx, req)
 				if err != nil {
 					return err
 				}
@@ -540,47 +625,55 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 			{&ss.figures.RRUPerDefault, tail, nil}, {&ss.figures.RRUPerDefaultTop, top, nil},
 			{&ss.figures.RRUPer90DayHourly, tail, hourly}, {&ss.figures.RRUPer90DayHourTop, top, hourly},
 		} {
-			if _, *q.dst, err = measure(queries, query(q.code, q.params)); err != nil {
-				return r, err
+			var err error
+			if _, *q.dst, err = c.measure(c.opt.Queries, query(q.code, q.params)); err != nil {
+				return err
 			}
 		}
 	}
-	if packed != nil {
-		// Bill the compaction of the rollups left, as the next batches
-		// would have.
-		// With -span, also every merge the closed days are due.
-		before := meter.Usage()
-		p := r.Packed
-		for range 1000 {
-			res, err := packed.Compact(ctx)
-			if err != nil {
-				return r, err
-			}
-			if res.Rollups > 0 {
-				p.Compactions++
-			}
-			p.SegmentBytes += res.SegmentBytes
-			p.Merged += res.Merged
-			p.Days.add(res)
-			if sp.Span == 0 || res.Gen == 0 || res.Busy {
-				break
-			}
+	return nil
+}
+
+// compactRest bills the compaction of the rollups left to the packed
+// design's clicks, as the next batches would have; with -span, also every
+// merge the closed days are due.
+func (c *costRun) compactRest(packed *packedclicks.Store) error {
+	before := c.meter.Usage()
+	p := c.r.Packed
+	for range 1000 {
+		res, err := packed.Compact(c.ctx)
+		if err != nil {
+			return err
 		}
-		u := meter.Usage().Sub(before)
-		p.WRU, p.RRU, p.Calls = p.WRU+u.WRU, p.RRU+u.RRU, p.Calls+u.Calls
-		p.WRUPerClick, p.RRUPerClick = p.WRU/float64(st.Clicks), p.RRU/float64(st.Clicks)
-		for op, n := range u.ByOperation {
-			p.ByOperation[op] += n
+		if res.Rollups > 0 {
+			p.Compactions++
 		}
-		for k, n := range u.ByTag {
-			p.ByLevel[k] += n
+		p.SegmentBytes += res.SegmentBytes
+		p.Merged += res.Merged
+		p.Days.add(res)
+		if c.sp.Span == 0 || res.Gen == 0 || res.Busy {
+			break
 		}
 	}
-	// Both designs must have counted the same, or the one measured what a
-	// count in memory of the same stream counted: the top links, the
-	// tail's, and a sample in between.
+	u := c.meter.Usage().Sub(before)
+	p.WRU, p.RRU, p.Calls = p.WRU+u.WRU, p.RRU+u.RRU, p.Calls+u.Calls
+	p.WRUPerClick, p.RRUPerClick = p.WRU/float64(c.st.Clicks), p.RRU/float64(c.st.Clicks)
+	for op, n := range u.ByOperation {
+		p.ByOperation[op] += n
+	}
+	for k, n := range u.ByTag {
+		p.ByLevel[k] += n
+	}
+	return nil
+}
+
+// check holds both designs to the same counts, or the one measured to
+// what a count in memory of the same stream counted: the top links, the
+// tail's, and a sample in between.
+func (c *costRun) check(stores []statsStore, packed *packedclicks.Store) error {
+	sp, st, r := c.sp, c.st, c.r
 	var sample []string
-	for i := 0; i < len(st.Codes); i += max(1, len(st.Codes)/max(1, opt.Check)) {
+	for i := 0; i < len(st.Codes); i += max(1, len(st.Codes)/max(1, c.opt.Check)) {
 		sample = append(sample, st.Codes[i])
 	}
 	sample = append(sample, st.Codes[:min(50, len(st.Codes))]...)
@@ -590,10 +683,10 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 		want, r.CheckedAgainst = stores[0].clicks.(clickstore.Store), "today's design"
 	} else {
 		mem := clickstore.NewMemory(0)
-		ch := &clicksfn.Handler{Store: mem, Log: quiet, Metrics: mx("clicks")}
+		ch := &clicksfn.Handler{Store: mem, Log: c.quiet, Metrics: mx("clicks")}
 		for _, b := range st.Batches {
-			if _, err := ch.Handle(ctx, b); err != nil {
-				return r, err
+			if _, err := ch.Handle(c.ctx, b); err != nil {
+				return err
 			}
 		}
 		want, r.CheckedAgainst = mem, "a count in memory"
@@ -602,11 +695,11 @@ func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp str
 	if packed == nil {
 		got = stores[0].clicks.(clickstore.Store)
 	}
-	if err := sameCounts(ctx, want, got, sample, from, to); err != nil {
-		return r, fmt.Errorf("the counts disagree with %s: %w", r.CheckedAgainst, err)
+	if err := sameCounts(c.ctx, want, got, sample, from, to); err != nil {
+		return fmt.Errorf("the counts disagree with %s: %w", r.CheckedAgainst, err)
 	}
 	r.Checked = len(sample)
-	return r, nil
+	return nil
 }
 
 // simClock is the new design's clock: the stream's time.
