@@ -1,7 +1,3 @@
-// Package config reads the service's settings from the environment, the
-// way Lambda hands them over, with the defaults the README documents. Every
-// function and the local gateway read the same names, so a setting means
-// the same thing everywhere.
 package config
 
 import (
@@ -106,7 +102,7 @@ type Config struct {
 // argument.
 const FreshRead = time.Second
 
-// ChangesShowWithin is the README's promise: after a 2xx PATCH or DELETE,
+// ChangesShowWithin is the promise docs/api.md makes: after a 2xx PATCH or DELETE,
 // every path serves the new state within this long (plus CloudFront's own
 // invalidation time on AWS). The redirect's in-process cache, fresh and
 // stale together, never keeps an entry longer.
@@ -148,63 +144,92 @@ func Load(getenv Getenv) (Config, error) {
 		OriginSecretID:   getenv("ORIGIN_SECRET_ID"),
 		MissesTable:      getenv("MISSES_TABLE"),
 		EdgeMarksTable:   getenv("EDGE_MARKS_TABLE"),
+		EdgeParameter:    getenv("EDGE_PARAMETER"),
 		BaseURL:          strings.TrimSuffix(getenv("SHORTENER_BASE_URL"), "/"),
 	}
-	var errs []error
+	r := &reader{getenv: getenv}
 	switch c.ClickStore {
 	case "":
 		c.ClickStore = ClickStorePacked
 	case ClickStoreItems, ClickStorePacked:
 	default:
-		errs = append(errs, fmt.Errorf("SHORTENER_CLICK_STORE: %q is not %s or %s", c.ClickStore, ClickStoreItems, ClickStorePacked))
+		r.fail(fmt.Errorf("SHORTENER_CLICK_STORE: %q is not %s or %s", c.ClickStore, ClickStoreItems, ClickStorePacked))
 	}
 	wc, err := webhook.LoadConfig(getenv)
-	if err != nil {
-		errs = append(errs, err)
-	}
+	r.fail(err)
 	c.Webhook = wc
-	num := func(name string, def int) int {
-		v := getenv(name)
-		if v == "" {
-			return def
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %q is not a whole number", name, v))
-			return def // reported once; the range checks below see the default
-		}
-		return n
-	}
-	dur := func(name string, def time.Duration) time.Duration {
-		v := getenv(name)
-		if v == "" {
-			return def
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			errs = append(errs, fmt.Errorf("%s: %q is not a positive duration such as 30s or 720h", name, v))
-		}
-		return d
-	}
-	c.CodeLength = num("SHORTENER_CODE_LENGTH", shortcode.DefaultLength)
-	c.MaxURLBytes = num("SHORTENER_MAX_URL_BYTES", link.DefaultMaxURLBytes)
-	c.CacheSize = num("SHORTENER_CACHE_SIZE", 50_000)
-	c.EdgeTTL = num("SHORTENER_EDGE_TTL", 24*60*60)
-	c.DefaultTTL = dur("SHORTENER_DEFAULT_TTL", link.DefaultTTL)
-	c.DBTimeout = dur("SHORTENER_DB_TIMEOUT", 2*time.Second)
-	c.RedirectTimeout = dur("SHORTENER_REDIRECT_DB_TIMEOUT", 500*time.Millisecond)
-	c.CacheTTL = dur("SHORTENER_CACHE_TTL", 20*time.Second)
-	c.NegativeCacheTTL = dur("SHORTENER_NEGATIVE_CACHE_TTL", 10*time.Second)
-	c.TombstoneGrace = dur("SHORTENER_TOMBSTONE_GRACE", link.DefaultTombstoneGrace)
-	c.EdgeParameter = getenv("EDGE_PARAMETER")
-	c.KeyCacheTTL = dur("SHORTENER_KEY_CACHE_TTL", apikey.DefaultCacheTTL)
-	c.InvalidationSettle = dur("SHORTENER_INVALIDATION_SETTLE", DefaultInvalidationSettle)
-	c.MissBudget = num("SHORTENER_MISS_BUDGET", missbudget.DefaultBudget)
-	c.MissWindow = dur("SHORTENER_MISS_WINDOW", missbudget.DefaultWindow)
-	if c.EdgeMarksTables, err = edgemarks.ParseTables(getenv("EDGE_MARKS_TABLES")); err != nil {
-		errs = append(errs, fmt.Errorf("EDGE_MARKS_TABLES: %w", err))
-	}
+	r.settings(&c)
+	r.errs = append(r.errs, checkRanges(c, getenv)...)
+	r.shortDomains(&c)
+	return c, errors.Join(r.errs...)
+}
 
+// reader reads settings and gathers what is wrong with them, so Load
+// reports every bad setting at once.
+type reader struct {
+	getenv Getenv
+	errs   []error
+}
+
+// fail records err, if there is one.
+func (r *reader) fail(err error) {
+	if err != nil {
+		r.errs = append(r.errs, err)
+	}
+}
+
+// num is the whole number name holds, def when it is unset or bad.
+func (r *reader) num(name string, def int) int {
+	v := r.getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		r.fail(fmt.Errorf("%s: %q is not a whole number", name, v))
+		return def // reported once; the range checks see the default
+	}
+	return n
+}
+
+// dur is the positive duration name holds, def when it is unset.
+func (r *reader) dur(name string, def time.Duration) time.Duration {
+	v := r.getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		r.fail(fmt.Errorf("%s: %q is not a positive duration such as 30s or 720h", name, v))
+	}
+	return d
+}
+
+// settings reads the numbers, durations and the edge marks tables.
+func (r *reader) settings(c *Config) {
+	c.CodeLength = r.num("SHORTENER_CODE_LENGTH", shortcode.DefaultLength)
+	c.MaxURLBytes = r.num("SHORTENER_MAX_URL_BYTES", link.DefaultMaxURLBytes)
+	c.CacheSize = r.num("SHORTENER_CACHE_SIZE", 50_000)
+	c.EdgeTTL = r.num("SHORTENER_EDGE_TTL", 24*60*60)
+	c.DefaultTTL = r.dur("SHORTENER_DEFAULT_TTL", link.DefaultTTL)
+	c.DBTimeout = r.dur("SHORTENER_DB_TIMEOUT", 2*time.Second)
+	c.RedirectTimeout = r.dur("SHORTENER_REDIRECT_DB_TIMEOUT", 500*time.Millisecond)
+	c.CacheTTL = r.dur("SHORTENER_CACHE_TTL", 20*time.Second)
+	c.NegativeCacheTTL = r.dur("SHORTENER_NEGATIVE_CACHE_TTL", 10*time.Second)
+	c.TombstoneGrace = r.dur("SHORTENER_TOMBSTONE_GRACE", link.DefaultTombstoneGrace)
+	c.KeyCacheTTL = r.dur("SHORTENER_KEY_CACHE_TTL", apikey.DefaultCacheTTL)
+	c.InvalidationSettle = r.dur("SHORTENER_INVALIDATION_SETTLE", DefaultInvalidationSettle)
+	c.MissBudget = r.num("SHORTENER_MISS_BUDGET", missbudget.DefaultBudget)
+	c.MissWindow = r.dur("SHORTENER_MISS_WINDOW", missbudget.DefaultWindow)
+	var err error
+	if c.EdgeMarksTables, err = edgemarks.ParseTables(r.getenv("EDGE_MARKS_TABLES")); err != nil {
+		r.fail(fmt.Errorf("EDGE_MARKS_TABLES: %w", err))
+	}
+}
+
+// checkRanges is what is out of range in c's numbers and durations.
+func checkRanges(c Config, getenv Getenv) []error {
+	var errs []error
 	if c.CodeLength < shortcode.MinLength || c.CodeLength > shortcode.MaxLength {
 		errs = append(errs, fmt.Errorf("SHORTENER_CODE_LENGTH: %d is outside %d-%d", c.CodeLength, shortcode.MinLength, shortcode.MaxLength))
 	}
@@ -221,7 +246,8 @@ func Load(getenv Getenv) (Config, error) {
 		errs = append(errs, fmt.Errorf("SHORTENER_DEFAULT_TTL: %s is longer than 10 years", c.DefaultTTL))
 	}
 	if c.CacheTTL > ChangesShowWithin {
-		// Changes must show within 30 s on every path (lifecycle issue).
+		// Changes must show within 30 s on every path (docs/lifecycle.md,
+		// section 6).
 		errs = append(errs, fmt.Errorf("SHORTENER_CACHE_TTL: %s is longer than %s", c.CacheTTL, ChangesShowWithin))
 	}
 	if c.NegativeCacheTTL < 5*time.Second || c.NegativeCacheTTL > 30*time.Second {
@@ -243,23 +269,28 @@ func Load(getenv Getenv) (Config, error) {
 		// Windows start at whole seconds from the epoch (the counter's key).
 		errs = append(errs, fmt.Errorf("SHORTENER_MISS_WINDOW: %q is not whole seconds within 1s-24h", getenv("SHORTENER_MISS_WINDOW")))
 	}
+	return errs
+}
+
+// shortDomains checks the base URL and gathers the hosts refused as link
+// targets: the base URL's and SHORTENER_SHORT_DOMAINS.
+func (r *reader) shortDomains(c *Config) {
 	if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)
 		// An origin: no path, query, fragment or user info, since short
 		// URLs are this plus "/" and a code.
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Path != "" ||
 			strings.ContainsAny(c.BaseURL, "?#") || u.User != nil {
-			errs = append(errs, fmt.Errorf("SHORTENER_BASE_URL: %q must be an http(s) origin such as https://sho.rt", c.BaseURL))
+			r.fail(fmt.Errorf("SHORTENER_BASE_URL: %q must be an http(s) origin such as https://sho.rt", c.BaseURL))
 		} else {
 			c.ShortDomains = append(c.ShortDomains, u.Hostname())
 		}
 	}
-	for _, d := range strings.Split(getenv("SHORTENER_SHORT_DOMAINS"), ",") {
+	for _, d := range strings.Split(r.getenv("SHORTENER_SHORT_DOMAINS"), ",") {
 		if d = strings.TrimSpace(d); d != "" {
 			c.ShortDomains = append(c.ShortDomains, d)
 		}
 	}
-	return c, errors.Join(errs...)
 }
 
 // Rules are the validation rules the configuration sets.
