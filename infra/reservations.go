@@ -11,6 +11,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/infra/golambda"
 	"github.com/shortlink-dev/shortener/infra/tables"
+	"github.com/shortlink-dev/shortener/shared/mrsc"
 )
 
 // CtxReservations turns the reservation table off (false): then only the
@@ -21,16 +22,6 @@ const CtxReservations = "reservations"
 // CtxWitnessRegion names the MRSC witness of the reservation table when
 // regions lists two Regions; absent, the first other Region of their set.
 const CtxWitnessRegion = "witnessRegion"
-
-// mrscSets are the Region sets a multi-Region strongly consistent (MRSC)
-// global table can span: all three of its Regions (replicas, or two
-// replicas and a witness) must come from one of them
-// (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-properties-dynamodb-globaltable-globaltablewitness.html).
-var mrscSets = [][]string{
-	{"us-east-1", "us-east-2", "us-west-2"},
-	{"eu-west-1", "eu-west-2", "eu-west-3", "eu-central-1"},
-	{"ap-northeast-1", "ap-northeast-2", "ap-northeast-3"},
-}
 
 // Reservation is where the reservation table (the MRSC table every
 // Region's creates, edits and deletes go through first) lives: Replicas
@@ -70,7 +61,7 @@ func (c Config) Reservation() (Reservation, error) {
 			"or deploy with -c reservations=false to keep every write in the primary Region (docs/deploy.md)",
 			c.Regions, len(c.Regions), setsText())
 	}
-	set := mrscSetOf(c.Regions)
+	set := mrsc.SetOf(c.Regions...)
 	if set == nil {
 		return Reservation{}, fmt.Errorf("regions: %v are not all from one MRSC Region set (%s). The reservation table "+
 			"that keeps codes unique across Regions is an MRSC global table, and AWS allows its three Regions only within one "+
@@ -101,22 +92,9 @@ func (c Config) Reservation() (Reservation, error) {
 	return r, nil
 }
 
-func mrscSetOf(regions []string) []string {
-	for _, set := range mrscSets {
-		all := true
-		for _, r := range regions {
-			all = all && slices.Contains(set, r)
-		}
-		if all {
-			return set
-		}
-	}
-	return nil
-}
-
 func setsText() string {
 	var parts []string
-	for _, s := range mrscSets {
+	for _, s := range mrsc.Sets {
 		parts = append(parts, strings.Join(s, ", "))
 	}
 	return strings.Join(parts, "; ")

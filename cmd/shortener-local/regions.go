@@ -27,6 +27,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgemarks"
 	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
+	"github.com/shortlink-dev/shortener/shared/mrsc"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
 	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
 )
@@ -56,17 +57,6 @@ const (
 	// health checks ask (infra/api HealthPath).
 	healthPath = "/v1/health"
 )
-
-// mrscRegionSets are the Region sets a multi-Region strongly consistent
-// global table may span: every Region of one table comes from one set
-// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-global-table-design.html,
-// "Key facts about MRSC"). The reservation table stands for such a table,
-// so the local Regions obey the same rule.
-var mrscRegionSets = [][]string{
-	{"us-east-1", "us-east-2", "us-west-2"},
-	{"eu-west-1", "eu-west-2", "eu-west-3", "eu-central-1"},
-	{"ap-northeast-1", "ap-northeast-2", "ap-northeast-3"},
-}
 
 // regionSettings are the multi-Region twin's settings.
 type regionSettings struct {
@@ -128,15 +118,12 @@ func checkRegions(names []string) error {
 	if len(names) > 3 {
 		return errors.New("at most three Regions (an MRSC table has three)")
 	}
-	var set []string
-	for _, s := range mrscRegionSets {
-		if slices.Contains(s, names[0]) {
-			set = s
-		}
-	}
+	// The local Regions obey the rule of the MRSC table the reservation
+	// table stands for.
+	set := mrsc.SetOf(names[0])
 	if set == nil {
 		return fmt.Errorf("%q is in no MRSC Region set (US: %s; EU: %s; AP: %s)", names[0],
-			strings.Join(mrscRegionSets[0], ", "), strings.Join(mrscRegionSets[1], ", "), strings.Join(mrscRegionSets[2], ", "))
+			strings.Join(mrsc.Sets[0], ", "), strings.Join(mrsc.Sets[1], ", "), strings.Join(mrsc.Sets[2], ", "))
 	}
 	for i, n := range names {
 		if !slices.Contains(set, n) {
