@@ -157,7 +157,7 @@ func DefaultConfig() Config {
 		EdgeTTLSeconds: 24 * 60 * 60,
 		CacheTTL:       20 * time.Second,
 		// Off: WAF bills every viewer request, the miss budget only misses
-		// (README, "Short codes and guessing"; docs/cost-model.md).
+		// (docs/codes.md; docs/cost-model.md).
 		WAF:              false,
 		WAFRateLimit:     1000,
 		MissBudget:       missbudget.DefaultBudget,

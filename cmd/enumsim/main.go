@@ -12,7 +12,7 @@
 // cache or from the origin), the live links it would have found without
 // the budget, both per hour, and the legitimate client's success rate and
 // latency against its run alone; then the finds per hour at the seed load
-// that the budget allows (README, "Short codes and guessing").
+// that the budget allows (docs/codes.md, "Enumeration: the miss budget").
 //
 // Bounded: each phase lasts -duration and the scanner sends at most -max
 // requests.

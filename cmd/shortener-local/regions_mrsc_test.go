@@ -16,7 +16,7 @@ import (
 // through the multi-Region twin, whose links and idempotency tables are
 // MREC replicas (internal/localglobaltable): they hold only because every
 // create reserves its code in the MRSC reservation table first, and edits
-// and idempotency records go through it (issue 16).
+// and idempotency records go through it (docs/lifecycle.md, section 7).
 
 // at is the run seen from a viewer whose /v1 domain resolves to region:
 // requests go to that Region's API directly.

@@ -15,7 +15,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/linkcounter"
 )
 
-// The redirect rules (issue 14) through the local run: the edge, the
+// The redirect rules (docs/api.md, "Redirect rules") through the local run: the edge, the
 // gateway, the real handlers, DynamoDB Local and the click pipeline.
 
 func (r *localRun) createLink(t *testing.T, body string) string {

@@ -354,7 +354,7 @@ func (s *soaker) redirect(ctx context.Context, l *linkState, head, judge bool) (
 		// backstop. A 404 here means the code was absent, as it was
 		// between a TTL deletion and ttlstream's tombstone before the
 		// expiry step existed; the 404 is then cached (edge and redirect,
-		// 10 s). The README promises 410.
+		// 10 s). docs/api.md promises 410.
 		s.t.ttlGap.Add(1)
 		s.t.fail("%s /%s: 404 (%s): an expired code was absent", method, l.code, before.describe(sent))
 	case !redirected && status != http.StatusGone && status < 500:

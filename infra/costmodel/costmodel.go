@@ -710,7 +710,7 @@ func (c *month) webhooks() {
 var HitRatios = []float64{0.70, 0.90, 0.99}
 
 // Goals are the ratios the seed load's all-in cost must stay under at
-// 90 % edge hits (issue "Near the floor"), by phase.
+// 90 % edge hits (docs/cost-model.md, "Goal"), by phase.
 var Goals = map[string]float64{Year1.Name: 1.3, Year5.Name: 1.5}
 
 // Markdown renders the document's computed section: one table per load

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// The goal's constraints (issue "Near the floor", and issue 16 for the
-// Regions): every click counted exactly once, every stats answer
+// The goal's constraints (docs/cost-model.md, "Goal"; the Regions' are
+// docs/lifecycle.md's, section 7): every click counted exactly once, every stats answer
 // unchanged, API Gateway in front of every function, a change leaves the
 // edge within 30 s, and every link lives in two Regions that both take
 // creates. A line's floor is what it costs at the least without breaking
@@ -71,10 +71,10 @@ var Verdicts = []Verdict{
 	{"Lambda: origin authorizer", RequestPath, all, "Cents: answers cached 5 minutes."},
 	{"DynamoDB redirect reads", RequestPath, all, "A miss reads its link once."},
 	{"DynamoDB link writes", RequestPath, all,
-		"Every link is written in both Regions (issue 16) with the two index entries listings and expiry read."},
+		"Every link is written in both Regions (both take creates) with the two index entries listings and expiry read."},
 	{"DynamoDB API key reads", RequestPath, all, "Cents: the key cache's misses."},
 	{"DynamoDB reservation writes", TwoRegions, all,
-		"Creates in either Region take their code in the MRSC reservation table, billed in both replicas (issue 16); reserve and confirm are the protocol's writes."},
+		"Creates in either Region take their code in the MRSC reservation table, billed in both replicas; reserve and confirm are the protocol's writes."},
 	{"Decided clicks at the origin", PerUse, all,
 		"A link with a password, click limit or rules is answered no-store, so each click is decided, and a click limit counted, at the origin (1 % of clicks assumed)."},
 	{"DynamoDB edge marks", Takedowns, none,
@@ -98,7 +98,7 @@ var Verdicts = []Verdict{
 	{"Lambda: ttlstream, reclaim", Expiry, all, "Cents: the expiry step's invocations."},
 	{"Step Functions", Expiry, all, "Cents: the hourly reclaim runs."},
 	{"DynamoDB links table storage", TwoRegions, all,
-		"Every link in both Regions (issue 16), in the cheaper Standard-IA class already."},
+		"Every link in both Regions, in the cheaper Standard-IA class already."},
 	{"DynamoDB by-owner index storage", TwoRegions, under(func(a *Assumptions) { a.OwnerProjection = ProjectKeys }),
 		"Listings need the index; KEYS_ONLY (160 bytes an entry) keeps their answers, each listed link then read (0.5 RRU): the floor."},
 	{"DynamoDB expiring-links index storage", Expiry, all,
@@ -106,12 +106,12 @@ var Verdicts = []Verdict{
 	{"PITR links table", Optional, none,
 		"Backups are not among the constraints: one replica's PITR keeps the links restorable, by choice."},
 	{"DynamoDB reservation table storage", TwoRegions, under(func(a *Assumptions) { a.ReservationPITRRegions = 0 }),
-		"One item per live code in both replicas (MRSC, issue 16); the primary's PITR is a backup choice, left out of the floor."},
+		"One item per live code in both replicas (MRSC); the primary's PITR is a backup choice, left out of the floor."},
 	{"CloudWatch Logs", Optional, under(func(a *Assumptions) { a.AccessLogs = false }),
 		"Cents: the /v1 access log could go."},
 	{"Miss-only enumeration defence", PerUse, all, "The enumeration defence, one write per unknown-code miss."},
 	{"CloudFront Function: canonical paths", Optional, none,
-		"It keeps percent-encoded spellings out of the cache so a takedown reaches every cached spelling (30 s promise; issue 17, item 9). Purging the spellings the click log shows were served would keep the promise without a per-request fee: not built."},
+		"It keeps percent-encoded spellings out of the cache so a takedown reaches every cached spelling (the 30 s promise; docs/deploy.md, context waf). Purging the spellings the click log shows were served would keep the promise without a per-request fee: not built."},
 	{"DynamoDB webhook lookups", Optional, none,
 		"Every link and click event needs its owner's subscriptions. The consumers now cache owners (10 minutes) and subscriptions (until a subscription version item changes, one strong read a batch), which spares most of these reads; the hit rate is not measured, so the line still prices every lookup, an upper bound."},
 	{"Lambda: webhookstream", PerUse, all, "Cents."},

@@ -619,8 +619,8 @@ const (
 )
 
 // newWebACL blocks an IP that asks for more than limit redirect paths in
-// five minutes: enumerating codes takes many requests per hit (README,
-// "Short codes and guessing"), a person clicking links does not. /v1 is left to
+// five minutes: enumerating codes takes many requests per hit
+// (docs/codes.md), a person clicking links does not. /v1 is left to
 // the usage plan's per-key throttle. It also answers 400 to a redirect
 // path with a "%" in it (see WAFCanonicalPathRuleName).
 func newWebACL(scope constructs.Construct, acl edgespec.WebACL) awswafv2.CfnWebACL {

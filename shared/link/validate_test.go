@@ -293,7 +293,8 @@ func TestNormalizeAliasReserved(t *testing.T) {
 }
 
 func TestNormalizeAliasReservedSpellings(t *testing.T) {
-	// The spellings the brief calls out, independent of the list's contents.
+	// The reserved words in other capitals, and the paths the service itself
+	// serves, listed here independent of the list's contents.
 	tests := []struct {
 		name  string
 		alias string
