@@ -375,41 +375,33 @@ func (s *soaker) redirect(ctx context.Context, l *linkState, head, judge bool) (
 
 func (s *soaker) edit(ctx context.Context, l *linkState, rng *rand.Rand) {
 	url := fmt.Sprintf("https://example.com/soak/%s?v=%d", l.code, rng.Uint32())
-	l.changing()
-	status, _, body := s.do(ctx, http.MethodPatch, "/v1/links/"+l.code, map[string]any{"url": url}, true)
-	s.t.edits.Add(1)
-	if status == 0 || status >= 500 {
-		s.resync(ctx, l) // it may have happened all the same
-		return
-	}
-	if status != http.StatusOK {
-		s.t.unexpected.Add(1)
-		s.t.fail("PATCH /v1/links/%s: %d %s", l.code, status, body)
-		return
-	}
-	now := time.Now()
-	l.mu.Lock()
-	l.url, l.changed = url, now
-	l.mu.Unlock()
-	s.t.changedAt(now)
+	s.change(ctx, l, http.MethodPatch, map[string]any{"url": url}, http.StatusOK, &s.t.edits, func() { l.url = url })
 }
 
 func (s *soaker) delete(ctx context.Context, l *linkState) {
+	s.change(ctx, l, http.MethodDelete, nil, http.StatusNoContent, &s.t.deletes, func() { l.deleted = true })
+}
+
+// change sends an edit or delete of l, counted in sent, and when it
+// answers want applies it to l under its lock; a 5xx or no answer leaves
+// the outcome to resync.
+func (s *soaker) change(ctx context.Context, l *linkState, method string, body any, want int, sent *atomic.Int64, apply func()) {
 	l.changing()
-	status, _, body := s.do(ctx, http.MethodDelete, "/v1/links/"+l.code, nil, true)
-	s.t.deletes.Add(1)
+	status, _, answer := s.do(ctx, method, "/v1/links/"+l.code, body, true)
+	sent.Add(1)
 	if status == 0 || status >= 500 {
 		s.resync(ctx, l) // it may have happened all the same
 		return
 	}
-	if status != http.StatusNoContent {
+	if status != want {
 		s.t.unexpected.Add(1)
-		s.t.fail("DELETE /v1/links/%s: %d %s", l.code, status, body)
+		s.t.fail("%s /v1/links/%s: %d %s", method, l.code, status, answer)
 		return
 	}
 	now := time.Now()
 	l.mu.Lock()
-	l.deleted, l.changed = true, now
+	apply()
+	l.changed = now
 	l.mu.Unlock()
 	s.t.changedAt(now)
 }
