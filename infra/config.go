@@ -445,43 +445,45 @@ func (r *ctxReader) list(key string, def []string) []string {
 	return out
 }
 
+// integer reads key as a whole number, from JSON or a string.
 func (r *ctxReader) integer(key string, def int) int {
-	switch v := r.get(key).(type) {
-	case nil:
-		return def
-	case float64:
-		if v != float64(int(v)) {
+	return scalar(r, key, def, "a whole number", "a number", strconv.Atoi, func(v any) (int, bool) {
+		f, ok := v.(float64)
+		if ok && f != float64(int(f)) {
 			r.errs = append(r.errs, fmt.Errorf("%s: %v is not a whole number", key, v))
 		}
-		return int(v)
-	case string:
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			r.errs = append(r.errs, fmt.Errorf("%s: %q is not a whole number", key, v))
-			return def
-		}
-		return n
-	default:
-		r.errs = append(r.errs, fmt.Errorf("%s: want a number, got %v", key, v))
-		return def
-	}
+		return int(f), ok
+	})
 }
 
+// boolean reads key as true or false, from JSON or a string.
 func (r *ctxReader) boolean(key string, def bool) bool {
+	return scalar(r, key, def, "true or false", "true or false", strconv.ParseBool, func(v any) (bool, bool) {
+		b, ok := v.(bool)
+		return b, ok
+	})
+}
+
+// scalar reads key as a T: a JSON value fromJSON takes, or a string
+// parse reads (context from the command line arrives as one). Absent, it is
+// def; anything else is def and an error saying it is not notA, or that
+// want was wanted.
+func scalar[T any](r *ctxReader, key string, def T, notA, want string, parse func(string) (T, error), fromJSON func(any) (T, bool)) T {
 	switch v := r.get(key).(type) {
 	case nil:
 		return def
-	case bool:
-		return v
 	case string:
-		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		x, err := parse(strings.TrimSpace(v))
 		if err != nil {
-			r.errs = append(r.errs, fmt.Errorf("%s: %q is not true or false", key, v))
+			r.errs = append(r.errs, fmt.Errorf("%s: %q is not %s", key, v, notA))
 			return def
 		}
-		return b
+		return x
 	default:
-		r.errs = append(r.errs, fmt.Errorf("%s: want true or false, got %v", key, v))
+		if x, ok := fromJSON(v); ok {
+			return x
+		}
+		r.errs = append(r.errs, fmt.Errorf("%s: want %s, got %v", key, want, v))
 		return def
 	}
 }
