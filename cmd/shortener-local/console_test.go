@@ -279,7 +279,11 @@ type fullStats struct {
 // a CSV import with its per-row report, and the CSV export of the list.
 func TestConsoleInABrowser(t *testing.T) {
 	dir := buildConsole(t)
-	r := startLocal(t, map[string]string{"SHORTENER_CONSOLE_DIR": dir, "SHORTENER_CLICKS_BATCH_WINDOW": "0s"})
+	// The reclaim runs hourly here, not each minute: the link that expires
+	// in a second must still be listed, with its expired badge, when the
+	// test comes to it however slow the machine (a reclaim run would turn
+	// it into a tombstone, which the listing leaves out).
+	r := startLocal(t, map[string]string{"SHORTENER_CONSOLE_DIR": dir, "SHORTENER_CLICKS_BATCH_WINDOW": "0s", "SHORTENER_RECLAIM_INTERVAL": "1h"})
 	shots := screenshotDir(t)
 
 	// What the local edge sends with the console, as the distribution does.
@@ -551,8 +555,19 @@ func TestConsoleInABrowser(t *testing.T) {
 	p.run("Enter on 24 h", chromedp.KeyEvent("\r"))
 	p.run("24 h pressed", chromedp.Poll[chromedp.Void](`document.querySelector('#preset-24h').getAttribute('aria-pressed') === 'true'`, chromedp.WithPollingTimeout(10*time.Second)))
 	p.waitText("#total-total", strconv.FormatInt(api.Totals.Total, 10))
+	p.run("24 h series loaded", chromedp.Poll[chromedp.Void](`!document.querySelector('#export-stats').disabled`, chromedp.WithPollingTimeout(30*time.Second)))
+	// The stats answers now come 5 s late, as over a slow network, so the
+	// 24 h series is still on the page while the 7 d one loads: the export
+	// must wait for the series the range names, not offer the old one.
+	var slowed bool
+	p.eval(`(() => { const f = window.fetch; window.fastFetch = f; window.fetch = (u, o) => f(u, o).then(r => String(u).includes('/stats') ? new Promise(ok => setTimeout(() => ok(r), 5000)) : r); return true })()`, &slowed)
 	p.click("#preset-7d")
 	p.run("7 d pressed", chromedp.Poll[chromedp.Void](`document.querySelector('#preset-7d').getAttribute('aria-pressed') === 'true'`, chromedp.WithPollingTimeout(10*time.Second)))
+	var stale bool
+	p.eval(`document.querySelector('#export-stats').disabled`, &stale)
+	assert.True(t, stale, "Export CSV is offered while the 7 d series loads (it would export the 24 h one)")
+	p.run("7 d series loaded", chromedp.Poll[chromedp.Void](`!document.querySelector('#export-stats').disabled`, chromedp.WithPollingTimeout(30*time.Second)))
+	p.eval(`(() => { window.fetch = window.fastFetch; return true })()`, &slowed)
 	p.screenshot(shots, "console-analytics.png", 1280, 1000)
 	p.screenshot(shots, "console-analytics-360.png", 360, 1000)
 
@@ -624,9 +639,28 @@ func TestConsoleInABrowser(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "links.csv")
 	require.NoError(t, os.WriteFile(file, []byte(rowsCSV.String()), 0o644))
+	// A slow moment of the API, as a real import meets one: the first batch
+	// call's sixth row answers 503 (the call itself succeeded), and the
+	// second call answers 503 whole, once. The import sends each again
+	// under its Idempotency-Key and loses no row.
+	var faulty bool
+	p.eval(`(() => { const f = window.fetch; let calls = 0;
+		window.fetch = async (u, o) => {
+			if (!String(u).endsWith('/v1/links/batch')) return f(u, o);
+			calls++;
+			if (calls === 2) return new Response(JSON.stringify({type: '/v1/problems#unavailable', title: 'Temporarily unavailable', status: 503}), {status: 503, headers: {'content-type': 'application/problem+json', 'retry-after': '1'}});
+			const r = await f(u, o);
+			if (calls !== 1) return r;
+			const body = await r.json();
+			body.results[5] = {index: 5, status: 503, problem: {title: 'Temporarily unavailable', status: 503}};
+			return new Response(JSON.stringify(body), {status: r.status, headers: r.headers});
+		};
+		window.restoreFetch = () => { window.fetch = f; return true };
+		return true })()`, &faulty)
 	p.click("#import-toggle")
 	p.run("choose the file", chromedp.SetUploadFiles(chromedp.CSS("#import-file"), []string{file}))
 	p.waitText("#import-summary", "150 of 150 rows sent; 148 created, 2 failed")
+	p.eval(`window.restoreFetch()`, &faulty)
 	var report [][]string
 	p.eval(`[...document.querySelectorAll('#import-report tbody tr')].slice(0, 4).map(r => [...r.cells].map(c => c.textContent))`, &report)
 	require.Len(t, report, 4)

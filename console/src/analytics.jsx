@@ -118,6 +118,10 @@ export function Analytics({ code, onAuthError }) {
   const [prev, setPrev] = useState(null);
   const [err, setErr] = useState('');
   const [loading, setLoading] = useState(false);
+  // shown names the range whose series is on the page; until the chosen
+  // range's answer arrives, the page still shows the previous one.
+  const [shown, setShown] = useState('');
+  const chosen = [code, preset, granularity, custom.from, custom.to].join('|');
 
   function range() {
     if (preset === 'custom') {
@@ -135,8 +139,13 @@ export function Analytics({ code, onAuthError }) {
   const r = range();
   const tooLong = r && granularity === 'hour' && r.to - r.from > MAX_HOURLY;
 
+  // Only the newest load may set the page: a range chosen while another
+  // loads must not be overwritten by the older answer arriving last.
+  const latest = useRef(0);
   async function load() {
     if (!r || tooLong) return;
+    const seq = ++latest.current;
+    const key = chosen;
     setLoading(true);
     setErr('');
     try {
@@ -144,12 +153,14 @@ export function Analytics({ code, onAuthError }) {
         api.stats(code, iso(r.from), iso(r.to), granularity),
         api.stats(code, iso(r.prevFrom), iso(r.prevTo), granularity),
       ]);
+      if (seq !== latest.current) return;
       setCur(a);
       setPrev(b);
+      setShown(key);
     } catch (ex) {
-      if (!onAuthError(ex)) setErr(ex.message);
+      if (seq === latest.current && !onAuthError(ex)) setErr(ex.message);
     } finally {
-      setLoading(false);
+      if (seq === latest.current) setLoading(false);
     }
   }
   useEffect(() => { load(); }, [code, preset, granularity, custom.from, custom.to]);
@@ -176,7 +187,7 @@ export function Analytics({ code, onAuthError }) {
         </select>
         <label class="check"><input type="checkbox" id="hide-bots" checked={hideBots} onChange={(e) => setHideBots(e.currentTarget.checked)} /> Hide bots</label>
         <button type="button" id="refresh" onClick={load}>Refresh</button>
-        <button type="button" id="export-stats" disabled={!cur} onClick={() => downloadBlob(new Blob([statsCSV(cur, prev, hideBots)], { type: 'text/csv' }), `${code}-${granularity}.csv`)}>Export CSV</button>
+        <button type="button" id="export-stats" disabled={!cur || shown !== chosen} title={cur && shown !== chosen ? 'Loading the chosen range first' : undefined} onClick={() => downloadBlob(new Blob([statsCSV(cur, prev, hideBots)], { type: 'text/csv' }), `${code}-${granularity}.csv`)}>Export CSV</button>
       </div>
       {preset === 'custom' && (
         <div class="toolbar">

@@ -17,10 +17,12 @@ export function signOut() {
 // ApiError is a non-2xx answer: status, and the problem details when the
 // API sent them (RFC 9457).
 export class ApiError extends Error {
-  constructor(status, problem) {
+  constructor(status, problem, retryAfter = 0) {
     super(describe(status, problem));
     this.status = status;
     this.problem = problem || null;
+    // retryAfter is the answer's Retry-After in seconds (0 when absent).
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -59,7 +61,7 @@ export async function request(method, path, opts = {}) {
     } catch {
       /* not JSON */
     }
-    throw new ApiError(res.status, problem);
+    throw new ApiError(res.status, problem, Number(res.headers.get('Retry-After')) || 0);
   }
   if (opts.raw) return res;
   const text = await res.text();

@@ -195,6 +195,34 @@ function QRPanel({ link, onClose, onAuthError }) {
   );
 }
 
+// What the API answers when a call may succeed if sent again: no answer,
+// 429 (throttled) and 503 (a dependency slow or unavailable).
+const RETRYABLE = new Set([0, 429, 503]);
+const ATTEMPTS = 4;
+
+const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+const backoff = (retryAfter, attempt) => Math.min(10e3, retryAfter > 0 ? retryAfter * 1e3 : 500 * 2 ** (attempt - 1));
+
+// sendChunk creates a chunk's links in one batch call, and sends the
+// chunk again under the same Idempotency-Key while the call, or some of
+// its rows, answer that they may succeed later: the rows already created
+// are replayed, not created twice (docs/api.md, "Many at once"), so a slow
+// moment costs a few seconds, not rows reported as failed.
+async function sendChunk(reqs, key) {
+  for (let attempt = 1; ; attempt++) {
+    let res;
+    try {
+      res = await api.batchCreate(reqs, key);
+    } catch (ex) {
+      if (!RETRYABLE.has(ex.status) || attempt === ATTEMPTS) throw ex;
+      await sleep(backoff(ex.retryAfter, attempt));
+      continue;
+    }
+    if (attempt === ATTEMPTS || !res.results.some((r) => RETRYABLE.has(r.status))) return res;
+    await sleep(backoff(0, attempt));
+  }
+}
+
 function Importer({ onDone, onAuthError }) {
   const [progress, setProgress] = useState(null); // {done, total}
   const [report, setReport] = useState([]);
@@ -212,7 +240,7 @@ function Importer({ onDone, onAuthError }) {
     for (let i = 0; i < rows.length; i += 100) {
       const chunk = rows.slice(i, i + 100);
       try {
-        const res = await api.batchCreate(chunk.map((r) => r.req), api.newKey());
+        const res = await sendChunk(chunk.map((r) => r.req), api.newKey());
         for (const r of res.results) {
           const row = chunk[r.index];
           out.push({ line: row.line, status: r.status, code: r.link ? r.link.code : '', message: r.problem ? `${r.problem.title}${r.problem.field ? ' (' + r.problem.field + ')' : ''}: ${r.problem.detail || ''}` : 'created' });
