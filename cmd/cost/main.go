@@ -66,6 +66,7 @@ import (
 	"github.com/shortlink-dev/shortener/functions/stats/statsfn"
 	"github.com/shortlink-dev/shortener/internal/capacity"
 	"github.com/shortlink-dev/shortener/internal/emulator"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
@@ -75,6 +76,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 func main() {
@@ -331,7 +333,7 @@ func newCostRun(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter,
 	if err != nil {
 		return nil, err
 	}
-	if err := dynamostore.CreateTables(ctx, db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable}); err != nil {
+	if err := localtable.Links(ctx, db, cfg.LinksTable, cfg.IdempotencyTable); err != nil {
 		return nil, err
 	}
 	c := &costRun{
@@ -383,7 +385,7 @@ func (c *costRun) clicks() ([]statsStore, *packedclicks.Store, error) {
 	var stores []statsStore
 	if c.opt.old() {
 		table := "cost-analytics-" + c.suffix
-		if err := dynamoclicks.CreateTable(ctx, db, table); err != nil {
+		if err := localtable.Create(ctx, db, table, tableschema.Analytics()); err != nil {
 			return nil, nil, err
 		}
 		s := dynamoclicks.New(db, dynamoclicks.Config{Table: table, Timeout: 10 * time.Second})
@@ -396,7 +398,7 @@ func (c *costRun) clicks() ([]statsStore, *packedclicks.Store, error) {
 	var packed *packedclicks.Store
 	if c.opt.packed() {
 		table := "cost-packed-" + c.suffix
-		if err := dynamoclicks.CreateTable(ctx, db, table); err != nil {
+		if err := localtable.Create(ctx, db, table, tableschema.Analytics()); err != nil {
 			return nil, nil, err
 		}
 		opt := c.opt
@@ -515,7 +517,7 @@ func (c *costRun) creates() ([]string, error) {
 func (c *costRun) multiRegionCreates() error {
 	creates := c.opt.Creates
 	resTable := "cost-reservations-" + c.suffix
-	if err := dynamostore.CreateLedgerTable(c.ctx, c.db, resTable); err != nil {
+	if err := localtable.Create(c.ctx, c.db, resTable, tableschema.Reservations()); err != nil {
 		return err
 	}
 	var resMeter capacity.Meter

@@ -130,13 +130,12 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
-	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
 	"github.com/shortlink-dev/shortener/shared/edgespec"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
-	"github.com/shortlink-dev/shortener/shared/missbudget/dynamomisses"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 const (
@@ -360,13 +359,13 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		err = createReplicas(tctx, db, rset, cfg)
 	}
 	if err == nil {
-		err = dynamostore.CreateTables(tctx, db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable})
+		err = localtable.Links(tctx, db, cfg.LinksTable, cfg.IdempotencyTable)
 	}
 	if err == nil && cfg.MissesTable != "" {
-		err = dynamomisses.CreateTable(tctx, db, cfg.MissesTable)
+		err = localtable.Create(tctx, db, cfg.MissesTable, tableschema.Misses())
 	}
 	if err == nil && cfg.EdgeMarksTable != "" {
-		err = dynamomarks.CreateTable(tctx, db, cfg.EdgeMarksTable)
+		err = localtable.Create(tctx, db, cfg.EdgeMarksTable, tableschema.EdgeMarks())
 	}
 	if err == nil {
 		err = seedKeys(tctx, db, cfg.KeysTable, s.apiKeys, log)

@@ -16,11 +16,13 @@ import (
 	"github.com/shortlink-dev/shortener/functions/stats/statsfn"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/faults"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // The owner and codes of the handlers' fixtures.
@@ -60,7 +62,7 @@ func newAPIHandlers(t *testing.T, r *rig, dbTimeout time.Duration) apiHandlers {
 	analytics := testenv.UniqueName(t, "analytics")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	require.NoError(t, dynamoclicks.CreateTable(ctx, r.plain, analytics))
+	require.NoError(t, localtable.Create(ctx, r.plain, analytics, tableschema.Analytics()))
 	s := &statsfn.Handler{
 		Links:  dynamostore.New(r.faulty, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
 		Clicks: dynamoclicks.New(r.faulty, dynamoclicks.Config{Table: analytics, Timeout: cfg.DBTimeout}),

@@ -22,6 +22,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/faults"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -52,7 +53,7 @@ func newRig(t *testing.T) *rig {
 	r.faulty = emulator.NewDynamoDBClient(ep, r.inj.DynamoDB)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	require.NoError(t, dynamostore.CreateTables(ctx, r.plain, dynamostore.Config{LinksTable: r.links, IdempotencyTable: r.idem}))
+	require.NoError(t, localtable.Links(ctx, r.plain, r.links, r.idem))
 	return r
 }
 

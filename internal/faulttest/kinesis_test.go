@@ -19,10 +19,12 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/faults"
 	"github.com/shortlink-dev/shortener/internal/localkinesis"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // kinesisDelivery is one invocation of the clicks function.
@@ -39,7 +41,7 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	_, err := localkinesis.EnsureStream(ctx, kc, stream, 1)
 	require.NoError(t, err)
 	analytics := testenv.UniqueName(t, "analytics")
-	require.NoError(t, dynamoclicks.CreateTable(ctx, r.plain, analytics))
+	require.NoError(t, localtable.Create(ctx, r.plain, analytics, tableschema.Analytics()))
 
 	// 40 clicks on four links, humans and bots, with a poison record in
 	// the middle, written as CloudFront writes real-time log lines.

@@ -23,6 +23,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/localreclaim"
 	"github.com/shortlink-dev/shortener/internal/localstream"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
@@ -68,7 +69,7 @@ func expiryTombstoneReclaim(t *testing.T, purgeDelay time.Duration) {
 	require.NoError(t, err)
 	require.Equal(t, grace, cfg.TombstoneGrace)
 	storeCfg := dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, PurgeDelay: purgeDelay}
-	require.NoError(t, dynamostore.CreateTables(ctx, db, storeCfg))
+	require.NoError(t, localtable.Links(ctx, db, storeCfg.LinksTable, storeCfg.IdempotencyTable))
 	store := dynamostore.New(db, storeCfg)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 

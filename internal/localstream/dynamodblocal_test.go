@@ -20,6 +20,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
@@ -86,7 +87,7 @@ func TestLinksTableDeletions(t *testing.T) {
 	// path; deployed, the reclaim run tombstones it a day before).
 	cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), PurgeDelay: -1}
 	ctx := context.Background()
-	require.NoError(t, dynamostore.CreateTables(ctx, db, cfg))
+	require.NoError(t, localtable.Links(ctx, db, cfg.LinksTable, cfg.IdempotencyTable))
 	store := dynamostore.New(db, cfg)
 	rec := newRecorder()
 	start(t, db, endpoint, Options{Table: cfg.LinksTable, Handler: rec.handle})
@@ -180,7 +181,7 @@ func TestDynamoDBLocalsOwnTTL(t *testing.T) {
 	assert.Equal(t, ttlIdentity, rec.records("first01")[1].UserIdentity, "UNKNOWN_TO_SDK_VERSION becomes AWS's TTL REMOVE")
 
 	links := dynamostore.Config{LinksTable: "links", IdempotencyTable: "idem", PurgeDelay: -1}
-	require.NoError(t, dynamostore.CreateTables(ctx, db, links))
+	require.NoError(t, localtable.Links(ctx, db, links.LinksTable, links.IdempotencyTable))
 	store := dynamostore.New(db, links)
 	now := time.Now().UTC().Truncate(time.Second)
 	require.NoError(t, store.Create(ctx, link.Link{Code: "stuck01", URL: "https://example.com/", Owner: "o",
@@ -243,7 +244,7 @@ func TestCreationTimeToTheSecond(t *testing.T) {
 	db := emulator.NewDynamoDBClient(endpoint)
 	cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), Timeout: 10 * time.Second}
 	ctx := context.Background()
-	require.NoError(t, dynamostore.CreateTables(ctx, db, cfg))
+	require.NoError(t, localtable.Links(ctx, db, cfg.LinksTable, cfg.IdempotencyTable))
 	store := dynamostore.New(db, cfg)
 	rec := newRecorder()
 	start(t, db, endpoint, Options{Table: cfg.LinksTable, Handler: rec.handle})

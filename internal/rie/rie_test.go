@@ -18,15 +18,16 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/internal/rie"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
-	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/reclaimflow"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 const (
@@ -218,9 +219,9 @@ func newTables(t testing.TB) tables {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	db := testenv.DynamoDBClient(t)
-	require.NoError(t, dynamostore.CreateTables(ctx, db, dynamostore.Config{LinksTable: tb.links, IdempotencyTable: tb.idem}))
-	require.NoError(t, dynamoclicks.CreateTable(ctx, db, tb.analytics))
-	require.NoError(t, dynamokeys.CreateTable(ctx, db, tb.keys))
+	require.NoError(t, localtable.Links(ctx, db, tb.links, tb.idem))
+	require.NoError(t, localtable.Create(ctx, db, tb.analytics, tableschema.Analytics()))
+	require.NoError(t, localtable.Create(ctx, db, tb.keys, tableschema.Keys()))
 	require.NoError(t, tb.keyStore(t).Add(ctx, apikey.Record{Hash: apikey.Hash(fixtureKey), Owner: owner,
 		Status: apikey.StatusActive, CreatedAt: time.Now()}))
 	return tb

@@ -15,6 +15,8 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/localsqs"
+	"github.com/shortlink-dev/shortener/internal/localtable"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 	"github.com/shortlink-dev/shortener/shared/webhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
 )
@@ -26,7 +28,7 @@ import (
 func webhookEnv(t testing.TB, tb tables) (map[string]string, *dynamowebhook.Store) {
 	t.Helper()
 	table := testenv.UniqueName(t, "webhooks")
-	require.NoError(t, dynamowebhook.CreateTable(context.Background(), testenv.DynamoDBClient(t), table))
+	require.NoError(t, localtable.Create(context.Background(), testenv.DynamoDBClient(t), table, tableschema.Webhooks()))
 	e := tb.env()
 	e["WEBHOOKS_TABLE"] = table
 	e["WEBHOOK_QUEUE_URL"] = "http://127.0.0.1:1/000000000000/deliveries"

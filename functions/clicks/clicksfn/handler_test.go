@@ -25,11 +25,13 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -126,7 +128,7 @@ func newFixture(t *testing.T, d design) *fixture {
 	t.Helper()
 	client := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 	table := testenv.UniqueName(t, "clicks")
-	require.NoError(t, dynamoclicks.CreateTable(context.Background(), client, table))
+	require.NoError(t, localtable.Create(context.Background(), client, table, tableschema.Analytics()))
 	f := &fixture{design: d, table: table, client: client, metrics: &bytes.Buffer{}}
 	f.store = f.newStore(client)
 	return f

@@ -18,6 +18,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
@@ -48,7 +49,7 @@ func dynamoStore(t *testing.T) linkstore.Store {
 	t.Helper()
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 	cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), Timeout: 10 * time.Second}
-	require.NoError(t, dynamostore.CreateTables(context.Background(), db, cfg))
+	require.NoError(t, localtable.Links(context.Background(), db, cfg.LinksTable, cfg.IdempotencyTable))
 	return dynamostore.New(db, cfg)
 }
 

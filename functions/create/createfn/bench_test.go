@@ -16,6 +16,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
@@ -32,7 +33,7 @@ func BenchmarkCreateDynamoDB(b *testing.B) {
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(b))
 	cfg := dynamostore.Config{LinksTable: testenv.UniqueName(b, "bench-links"), IdempotencyTable: testenv.UniqueName(b, "bench-idem")}
 	ctx := context.Background()
-	require.NoError(b, dynamostore.CreateTables(ctx, db, cfg))
+	require.NoError(b, localtable.Links(ctx, db, cfg.LinksTable, cfg.IdempotencyTable))
 
 	now := time.Now()
 	i := 0

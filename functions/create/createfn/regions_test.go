@@ -16,12 +16,14 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/dynamoerr"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // regionSets are the ways the tests build n Regions: each its own links
@@ -42,12 +44,12 @@ var regionSets = []struct {
 	{"dynamodb", func(t *testing.T, n int) []*linkstore.Reserved {
 		db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 		table := testenv.UniqueName(t, "reservations")
-		require.NoError(t, dynamostore.CreateLedgerTable(context.Background(), db, table))
+		require.NoError(t, localtable.Create(context.Background(), db, table, tableschema.Reservations()))
 		ledger := dynamostore.NewLedger(db, dynamostore.LedgerConfig{Table: table, Timeout: 10 * time.Second})
 		out := make([]*linkstore.Reserved, n)
 		for i := range out {
 			cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), Timeout: 10 * time.Second}
-			require.NoError(t, dynamostore.CreateTables(context.Background(), db, cfg))
+			require.NoError(t, localtable.Links(context.Background(), db, cfg.LinksTable, cfg.IdempotencyTable))
 			out[i] = linkstore.NewReserved(dynamostore.New(db, cfg), ledger, nil)
 		}
 		return out

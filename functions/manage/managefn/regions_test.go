@@ -13,9 +13,11 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // twoRegions are two management handlers, each over its own links table
@@ -30,11 +32,11 @@ func twoRegions(t *testing.T, dynamo bool) [2]*fixture {
 	if dynamo {
 		db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 		table := testenv.UniqueName(t, "reservations")
-		require.NoError(t, dynamostore.CreateLedgerTable(context.Background(), db, table))
+		require.NoError(t, localtable.Create(context.Background(), db, table, tableschema.Reservations()))
 		ledger = dynamostore.NewLedger(db, dynamostore.LedgerConfig{Table: table, Timeout: 10 * time.Second, Now: fs[0].clock.Now})
 		for i := range links {
 			cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), Timeout: 10 * time.Second, ConsistentReads: true, Now: fs[0].clock.Now}
-			require.NoError(t, dynamostore.CreateTables(context.Background(), db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: testenv.UniqueName(t, "idem")}))
+			require.NoError(t, localtable.Links(context.Background(), db, cfg.LinksTable, testenv.UniqueName(t, "idem")))
 			links[i] = dynamostore.New(db, cfg)
 		}
 	}

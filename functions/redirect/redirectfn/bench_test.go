@@ -17,6 +17,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -74,7 +75,7 @@ func BenchmarkRedirectMissDynamoDB(b *testing.B) {
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(b))
 	cfg := dynamostore.Config{LinksTable: testenv.UniqueName(b, "bench-links"), IdempotencyTable: testenv.UniqueName(b, "bench-idem")}
 	ctx := context.Background()
-	require.NoError(b, dynamostore.CreateTables(ctx, db, cfg))
+	require.NoError(b, localtable.Links(ctx, db, cfg.LinksTable, cfg.IdempotencyTable))
 	store := dynamostore.New(db, cfg)
 	require.NoError(b, store.Create(ctx, activeLink("Ab3dE5g"), nil))
 

@@ -10,9 +10,11 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/edgemarks"
 	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // BenchmarkRedirectMissMarks is what edge marks add to a cache miss
@@ -26,9 +28,9 @@ func BenchmarkRedirectMissMarks(b *testing.B) {
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(b))
 	cfg := dynamostore.Config{LinksTable: testenv.UniqueName(b, "bench-links"), IdempotencyTable: testenv.UniqueName(b, "bench-idem")}
 	ctx := context.Background()
-	require.NoError(b, dynamostore.CreateTables(ctx, db, cfg))
+	require.NoError(b, localtable.Links(ctx, db, cfg.LinksTable, cfg.IdempotencyTable))
 	marksTable := testenv.UniqueName(b, "bench-marks")
-	require.NoError(b, dynamomarks.CreateTable(ctx, db, marksTable))
+	require.NoError(b, localtable.Create(ctx, db, marksTable, tableschema.EdgeMarks()))
 	store := dynamostore.New(db, cfg)
 	require.NoError(b, store.Create(ctx, activeLink("Ab3dE5g"), nil))
 	marks := dynamomarks.New(db, dynamomarks.Config{Table: marksTable})

@@ -21,6 +21,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
@@ -29,6 +30,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/statsapi"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -101,7 +103,7 @@ func seededClicks(t *testing.T) *dynamoclicks.Store {
 	}
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 	table := testenv.UniqueName(t, "stats")
-	require.NoError(t, dynamoclicks.CreateTable(context.Background(), db, table))
+	require.NoError(t, localtable.Create(context.Background(), db, table, tableschema.Analytics()))
 	s := dynamoclicks.New(db, dynamoclicks.Config{Table: table, Timeout: 20 * time.Second})
 	for i, counts := range []map[clickstore.Key]clickstore.Counts{seed, manyCountries()} {
 		ch := clickstore.Chunk{Shard: "test", First: fmt.Sprint(i + 1), Last: fmt.Sprint(i + 1)}

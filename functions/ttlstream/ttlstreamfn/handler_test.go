@@ -21,6 +21,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/storetest"
@@ -245,7 +246,7 @@ func TestRedeliveryAgainstDynamoDBLocal(t *testing.T) {
 		Now:              clock.Now,
 	}
 	ctx := context.Background()
-	require.NoError(t, dynamostore.CreateTables(ctx, db, cfg))
+	require.NoError(t, localtable.Links(ctx, db, cfg.LinksTable, cfg.IdempotencyTable))
 	store := dynamostore.New(db, cfg)
 
 	// "Xk3pQ9a" was re-created after TTL removed it, before the record

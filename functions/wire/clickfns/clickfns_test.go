@@ -18,11 +18,11 @@ import (
 	"github.com/shortlink-dev/shortener/internal/capacity"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
-	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
 	"github.com/shortlink-dev/shortener/shared/webhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
 )
@@ -64,8 +64,8 @@ func TestClickEventReads(t *testing.T) {
 	endpoint := testenv.DynamoDBEndpoint(t)
 	plain := emulator.NewDynamoDBClient(endpoint)
 	linksTable, hooksTable := testenv.UniqueName(t, "links"), testenv.UniqueName(t, "webhooks")
-	require.NoError(t, dynamotable.Create(ctx, plain, linksTable, tableschema.Links()))
-	require.NoError(t, dynamowebhook.CreateTable(ctx, plain, hooksTable))
+	require.NoError(t, localtable.Create(ctx, plain, linksTable, tableschema.Links()))
+	require.NoError(t, localtable.Create(ctx, plain, hooksTable, tableschema.Webhooks()))
 
 	now := time.Now().UTC().Truncate(time.Second)
 	links := dynamostore.New(plain, dynamostore.Config{LinksTable: linksTable})

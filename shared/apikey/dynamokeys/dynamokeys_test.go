@@ -13,6 +13,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/apikey/apikeytest"
 	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
@@ -25,8 +26,8 @@ func newTable(t *testing.T) (*dynamodb.Client, string) {
 	t.Helper()
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 	table := testenv.UniqueName(t, "keys")
-	require.NoError(t, dynamokeys.CreateTable(context.Background(), db, table))
-	require.NoError(t, dynamokeys.CreateTable(context.Background(), db, table), "an existing table is left alone")
+	require.NoError(t, localtable.Create(context.Background(), db, table, tableschema.Keys()))
+	require.NoError(t, localtable.Create(context.Background(), db, table, tableschema.Keys()), "an existing table is left alone")
 	return db, table
 }
 

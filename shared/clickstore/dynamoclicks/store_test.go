@@ -16,10 +16,12 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/clickstore/clickstoretest"
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -45,7 +47,7 @@ func newFixture(t *testing.T, cfg dynamoclicks.Config) *fixture {
 		cfg.Timeout = 20 * time.Second // DynamoDB Local's first calls are slow on a busy machine
 	}
 	cfg.Now = func() time.Time { return now }
-	require.NoError(t, dynamoclicks.CreateTable(context.Background(), db, cfg.Table))
+	require.NoError(t, localtable.Create(context.Background(), db, cfg.Table, tableschema.Analytics()))
 	return &fixture{db: db, table: cfg.Table, store: dynamoclicks.New(db, cfg)}
 }
 
@@ -82,7 +84,7 @@ func TestDynamoDBLocal(t *testing.T) {
 func TestCreateTableTwice(t *testing.T) {
 	f := newFixture(t, dynamoclicks.Config{})
 
-	assert.NoError(t, dynamoclicks.CreateTable(context.Background(), f.db, f.table))
+	assert.NoError(t, localtable.Create(context.Background(), f.db, f.table, tableschema.Analytics()))
 }
 
 func TestApplyWritesTheLayout(t *testing.T) {

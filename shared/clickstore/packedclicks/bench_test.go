@@ -19,12 +19,14 @@ import (
 	"github.com/shortlink-dev/shortener/functions/stats/statsfn"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // oneLink is the links store of the benchmark: the one link.
@@ -77,7 +79,7 @@ func benchStats(b *testing.B, packed bool) {
 	ctx := context.Background()
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(b))
 	table := testenv.UniqueName(b, "bench")
-	if err := dynamoclicks.CreateTable(ctx, db, table); err != nil {
+	if err := localtable.Create(ctx, db, table, tableschema.Analytics()); err != nil {
 		b.Fatal(err)
 	}
 	now := time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)

@@ -17,10 +17,11 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/clickstore/clickstoretest"
-	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -65,7 +66,7 @@ func newFixture(t *testing.T, cfg packedclicks.Config) *fixture {
 	}
 	clk := &clock{t: now}
 	cfg.Now = clk.Now
-	require.NoError(t, dynamoclicks.CreateTable(context.Background(), db, cfg.Table))
+	require.NoError(t, localtable.Create(context.Background(), db, cfg.Table, tableschema.Analytics()))
 	return &fixture{db: db, table: cfg.Table, clock: clk, cfg: cfg, store: packedclicks.New(db, cfg)}
 }
 

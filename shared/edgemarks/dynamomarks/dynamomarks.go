@@ -19,7 +19,6 @@ import (
 	"github.com/shortlink-dev/shortener/shared/dynamoerr"
 	"github.com/shortlink-dev/shortener/shared/edgemarks"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
-	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
 )
 
 // API lists the DynamoDB calls the store makes: the redirect's role may
@@ -308,11 +307,4 @@ func (s *Store) bound(ctx context.Context) (context.Context, context.CancelFunc)
 
 func key(code string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{tableschema.AttrCode: &types.AttributeValueMemberS{Value: code}}
-}
-
-// CreateTable creates a marks table as the deployed stacks have it
-// (tableschema.EdgeMarks), for DynamoDB Local; an existing table is left
-// alone. In AWS the table comes from infra/.
-func CreateTable(ctx context.Context, db dynamotable.API, name string) error {
-	return dynamotable.Create(ctx, db, name, tableschema.EdgeMarks())
 }

@@ -14,8 +14,10 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/edgemarks"
 	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -54,8 +56,8 @@ func newStore(t *testing.T) (*dynamomarks.Store, *metered, *dynamodb.Client, str
 	ctx := context.Background()
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 	table := testenv.UniqueName(t, "marks")
-	require.NoError(t, dynamomarks.CreateTable(ctx, db, table))
-	require.NoError(t, dynamomarks.CreateTable(ctx, db, table), "an existing table is left alone")
+	require.NoError(t, localtable.Create(ctx, db, table, tableschema.EdgeMarks()))
+	require.NoError(t, localtable.Create(ctx, db, table, tableschema.EdgeMarks()), "an existing table is left alone")
 	m := &metered{API: db}
 	return dynamomarks.New(m, dynamomarks.Config{Table: table, Timeout: 5 * time.Second}), m, db, table
 }

@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/linkcounter"
 	"github.com/shortlink-dev/shortener/shared/linkcounter/dynamocounter"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
-	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
 )
 
 // meter asks DynamoDB for the capacity each call consumed and adds it up.
@@ -48,7 +48,7 @@ func (m *meter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns .
 func TestUnitsPerDecidedClick(t *testing.T) {
 	db := testenv.DynamoDBClient(t)
 	table := testenv.UniqueName(t, "units")
-	require.NoError(t, dynamotable.Create(context.Background(), db, table, tableschema.Idempotency()))
+	require.NoError(t, localtable.Create(context.Background(), db, table, tableschema.Idempotency()))
 	m := &meter{db: db}
 	s := dynamocounter.New(m, table)
 	ctx := context.Background()

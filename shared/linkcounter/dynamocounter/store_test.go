@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/linkcounter"
 	"github.com/shortlink-dev/shortener/shared/linkcounter/dynamocounter"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
-	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -27,7 +27,7 @@ func stores(t *testing.T) map[string]func() linkcounter.Store {
 		"dynamodb": func() linkcounter.Store {
 			db := testenv.DynamoDBClient(t)
 			table := testenv.UniqueName(t, "counters")
-			require.NoError(t, dynamotable.Create(context.Background(), db, table, tableschema.Idempotency()))
+			require.NoError(t, localtable.Create(context.Background(), db, table, tableschema.Idempotency()))
 			return dynamocounter.New(db, table)
 		},
 	}

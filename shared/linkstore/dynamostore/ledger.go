@@ -13,7 +13,6 @@ import (
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
-	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
 )
 
 // LedgerAPI lists the DynamoDB calls the reservation table takes: single-
@@ -57,15 +56,6 @@ func NewLedger(db LedgerAPI, cfg LedgerConfig) *Ledger {
 		cfg.Now = time.Now
 	}
 	return &Ledger{db: db, cfg: cfg}
-}
-
-// CreateLedgerTable creates the reservation table on DynamoDB Local, as
-// CreateTables does the others. DynamoDB Local has one Region, so one
-// table shared by every local "Region" stands for the MRSC table: every
-// conditional write is checked against the one copy, as MRSC checks it
-// against the latest version in every Region.
-func CreateLedgerTable(ctx context.Context, db dynamotable.API, table string) error {
-	return dynamotable.Create(ctx, db, table, tableschema.Reservations())
 }
 
 const (

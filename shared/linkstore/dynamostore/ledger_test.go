@@ -14,10 +14,12 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/faults"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/storetest"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // newRegions makes n Regions on DynamoDB Local: a links table each (MREC
@@ -26,12 +28,12 @@ import (
 func newRegions(t *testing.T, n int, now func() time.Time, db *dynamodb.Client) []*linkstore.Reserved {
 	t.Helper()
 	ledgerTable := testenv.UniqueName(t, "reservations")
-	require.NoError(t, dynamostore.CreateLedgerTable(context.Background(), db, ledgerTable))
+	require.NoError(t, localtable.Create(context.Background(), db, ledgerTable, tableschema.Reservations()))
 	ledger := dynamostore.NewLedger(db, dynamostore.LedgerConfig{Table: ledgerTable, Now: now})
 	regions := make([]*linkstore.Reserved, n)
 	for i := range regions {
 		cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), Now: now}
-		require.NoError(t, dynamostore.CreateTables(context.Background(), db, cfg))
+		require.NoError(t, localtable.Links(context.Background(), db, cfg.LinksTable, cfg.IdempotencyTable))
 		regions[i] = linkstore.NewReserved(dynamostore.New(db, cfg), ledger, now)
 	}
 	return regions

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/storetest"
@@ -25,7 +26,7 @@ func newStore(t *testing.T, now func() time.Time) *dynamostore.Store {
 		IdempotencyTable: testenv.UniqueName(t, "idem"),
 		Now:              now,
 	}
-	require.NoError(t, dynamostore.CreateTables(context.Background(), db, cfg))
+	require.NoError(t, localtable.Links(context.Background(), db, cfg.LinksTable, cfg.IdempotencyTable))
 	return dynamostore.New(db, cfg)
 }
 

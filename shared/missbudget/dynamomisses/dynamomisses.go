@@ -15,7 +15,6 @@ import (
 	"github.com/shortlink-dev/shortener/shared/dynamoerr"
 	"github.com/shortlink-dev/shortener/shared/missbudget"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
-	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
 )
 
 // API lists the DynamoDB call the store makes.
@@ -81,11 +80,4 @@ func (s *Store) Add(ctx context.Context, client string, window, expires time.Tim
 		return 0, fmt.Errorf("count miss: %w", err)
 	}
 	return c, nil
-}
-
-// CreateTable creates the misses table as the deployed stacks have it
-// (tableschema.Misses), for DynamoDB Local; an existing table is left
-// alone. In AWS the table comes from infra/.
-func CreateTable(ctx context.Context, db dynamotable.API, name string) error {
-	return dynamotable.Create(ctx, db, name, tableschema.Misses())
 }

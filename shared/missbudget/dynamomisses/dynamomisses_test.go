@@ -13,6 +13,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/missbudget"
 	"github.com/shortlink-dev/shortener/shared/missbudget/dynamomisses"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
@@ -44,8 +45,8 @@ func TestCountsEveryMissInOneWriteUnit(t *testing.T) {
 	ctx := context.Background()
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 	table := testenv.UniqueName(t, "misses")
-	require.NoError(t, dynamomisses.CreateTable(ctx, db, table))
-	require.NoError(t, dynamomisses.CreateTable(ctx, db, table), "an existing table is left alone")
+	require.NoError(t, localtable.Create(ctx, db, table, tableschema.Misses()))
+	require.NoError(t, localtable.Create(ctx, db, table, tableschema.Misses()), "an existing table is left alone")
 	m := &metered{API: db}
 	s := dynamomisses.New(m, dynamomisses.Config{Table: table, Timeout: 5 * time.Second})
 

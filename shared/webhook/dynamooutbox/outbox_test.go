@@ -11,7 +11,8 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
-	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
+	"github.com/shortlink-dev/shortener/internal/localtable"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 	"github.com/shortlink-dev/shortener/shared/webhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/dynamooutbox"
 )
@@ -21,7 +22,7 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 func newOutbox(t *testing.T) *dynamooutbox.Store {
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 	table := testenv.UniqueName(t, "analytics")
-	require.NoError(t, dynamoclicks.CreateTable(context.Background(), db, table))
+	require.NoError(t, localtable.Create(context.Background(), db, table, tableschema.Analytics()))
 	return dynamooutbox.New(db, dynamooutbox.Config{Table: table, Timeout: 10 * time.Second})
 }
 

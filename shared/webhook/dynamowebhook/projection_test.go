@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
 )
 
@@ -76,10 +77,10 @@ func TestListAndVersionProjectTheSecretOut(t *testing.T) {
 	names := projected(t, q.ProjectionExpression, q.ExpressionAttributeNames)
 	assert.NotContains(t, names, "secret")
 	for _, n := range q.ExpressionAttributeNames {
-		assert.True(t, slices.Contains(dynamowebhook.ReadableAttributes, n), "%s is readable", n)
+		assert.True(t, slices.Contains(tableschema.WebhookReadableAttributes, n), "%s is readable", n)
 	}
 	for _, n := range names {
-		assert.True(t, slices.Contains(dynamowebhook.ReadableAttributes, n), "%s is readable", n)
+		assert.True(t, slices.Contains(tableschema.WebhookReadableAttributes, n), "%s is readable", n)
 	}
 	require.Len(t, subs, 1)
 	assert.Empty(t, subs[0].Secret, "a secret the table answered anyway is not passed on")
@@ -90,5 +91,5 @@ func TestListAndVersionProjectTheSecretOut(t *testing.T) {
 	require.Len(t, db.gets, 1)
 	g := db.gets[0]
 	assert.Equal(t, []string{"v"}, projected(t, g.ProjectionExpression, g.ExpressionAttributeNames))
-	assert.NotContains(t, dynamowebhook.ReadableAttributes, "secret")
+	assert.NotContains(t, tableschema.WebhookReadableAttributes, "secret")
 }

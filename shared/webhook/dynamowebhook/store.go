@@ -20,46 +20,16 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/dynamoerr"
 	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 	"github.com/shortlink-dev/shortener/shared/webhook"
 )
-
-// Attribute names, shared with infra/ and the local run.
-const (
-	AttrOwner = "owner_id" // partition key
-	AttrSK    = "sk"       // sort key: "sub#<id>" or "dlv#<id>#<time>#<event>#<attempt>"
-	// AttrExpiresAt is the TTL attribute (epoch seconds), on attempts only.
-	AttrExpiresAt = "expires_at"
-
-	attrURL       = "url"
-	attrEvents    = "events"
-	attrHumanOnly = "human_only"
-	attrSecret    = "secret"
-	attrCreatedAt = "created_at"
-	attrDisabled  = "disabled"
-	attrEvent     = "event"
-	attrEventID   = "event_id"
-	attrAttempt   = "attempt"
-	attrStatus    = "status"
-	attrCode      = "response_code"
-	attrAt        = "at"
-	attrNext      = "next_retry"
-)
-
-// ReadableAttributes are the attributes a reader that fans events out may
-// read: every attribute of a subscription and of the version item but the
-// signing secret. List and Version project onto them, and infra/webhooks
-// conditions the grants of webhookstream and clicks on them
-// (dynamodb:Attributes, https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html),
-// so only the webhooks API (which writes the secret) and the delivery
-// function (Get, to sign) ever read a secret.
-var ReadableAttributes = []string{AttrOwner, AttrSK, attrURL, attrEvents, attrHumanOnly, attrCreatedAt, attrDisabled, attrVersion}
 
 // listProjection is the projection of List: a subscription without its
 // secret, each name a placeholder (url is a reserved word).
 var listProjection, listNames = func() (string, map[string]string) {
 	names := map[string]string{}
 	var expr []string
-	for i, a := range []string{AttrOwner, AttrSK, attrURL, attrEvents, attrHumanOnly, attrCreatedAt, attrDisabled} {
+	for i, a := range []string{tableschema.AttrOwner, tableschema.AttrSK, tableschema.AttrURL, tableschema.AttrEvents, tableschema.AttrHumanOnly, tableschema.AttrCreatedAt, tableschema.AttrDisabled} {
 		ph := "#p" + strconv.Itoa(i)
 		names[ph] = a
 		expr = append(expr, ph)
@@ -72,30 +42,20 @@ const (
 	dlvPrefix = "dlv#"
 )
 
-// The version item counts every change of any subscription (create,
-// delete, disable), written in the same transaction as the change, so a
-// reader that caches owners' subscriptions (webhook.SubscriptionCache)
-// knows with one small strongly consistent read whether anything it holds
-// may be stale. Its partition key has a space, which no owner ID has
-// (apikey.CheckOwner), so it is no owner's item and no owner's Query
-// reads it.
-const (
-	// VersionOwner is the version item's partition key, exported so the
-	// fan-out functions' grant (infra/webhooks) can name the one item
-	// they may GetItem.
-	VersionOwner = versionOwner
-	versionOwner = " subscriptions"
-	versionSK    = "version"
-	attrVersion  = "v"
-)
+// The version item (tableschema.WebhookVersionOwner) counts every change
+// of any subscription (create, delete, disable), written in the same
+// transaction as the change, so a reader that caches owners'
+// subscriptions (webhook.SubscriptionCache) knows with one small strongly
+// consistent read whether anything it holds may be stale.
+const versionSK = "version"
 
 // bump is the version item's update, one action of a change's transaction.
 func (st *Store) bump() types.TransactWriteItem {
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                 &st.cfg.Table,
-		Key:                       itemKey(versionOwner, versionSK),
+		Key:                       itemKey(tableschema.WebhookVersionOwner, versionSK),
 		UpdateExpression:          aws.String("ADD #v :one"),
-		ExpressionAttributeNames:  map[string]string{"#v": attrVersion},
+		ExpressionAttributeNames:  map[string]string{"#v": tableschema.AttrWebhookVersion},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":one": n(1)},
 	}}
 }
@@ -123,12 +83,12 @@ func (st *Store) Version(ctx context.Context) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
 	defer cancel()
 	out, err := st.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &st.cfg.Table,
-		Key: itemKey(versionOwner, versionSK), ConsistentRead: aws.Bool(true),
-		ProjectionExpression: aws.String("#v"), ExpressionAttributeNames: map[string]string{"#v": attrVersion}})
+		Key: itemKey(tableschema.WebhookVersionOwner, versionSK), ConsistentRead: aws.Bool(true),
+		ProjectionExpression: aws.String("#v"), ExpressionAttributeNames: map[string]string{"#v": tableschema.AttrWebhookVersion}})
 	if err != nil {
 		return 0, wrap("subscriptions version", err)
 	}
-	return num(out.Item, attrVersion), nil
+	return num(out.Item, tableschema.AttrWebhookVersion), nil
 }
 
 // API lists the DynamoDB calls the store makes.
@@ -170,7 +130,7 @@ func n(v int64) types.AttributeValue {
 }
 
 func itemKey(owner, sk string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{AttrOwner: s(owner), AttrSK: s(sk)}
+	return map[string]types.AttributeValue{tableschema.AttrOwner: s(owner), tableschema.AttrSK: s(sk)}
 }
 
 // wrap maps an SDK error to the domain's vocabulary.
@@ -194,7 +154,7 @@ func (st *Store) Create(ctx context.Context, sub webhook.Subscription) error {
 	out, err := st.db.Query(ctx, &dynamodb.QueryInput{
 		TableName:                 &st.cfg.Table,
 		KeyConditionExpression:    aws.String("#o = :o AND begins_with(#sk, :p)"),
-		ExpressionAttributeNames:  map[string]string{"#o": AttrOwner, "#sk": AttrSK},
+		ExpressionAttributeNames:  map[string]string{"#o": tableschema.AttrOwner, "#sk": tableschema.AttrSK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":o": s(sub.Owner), ":p": s(subPrefix)},
 		Select:                    types.SelectCount,
 	})
@@ -205,21 +165,21 @@ func (st *Store) Create(ctx context.Context, sub webhook.Subscription) error {
 		return fmt.Errorf("create subscription: %w", link.ErrConflict)
 	}
 	item := itemKey(sub.Owner, subPrefix+sub.ID)
-	item[attrURL] = s(sub.URL)
-	item[attrEvents] = &types.AttributeValueMemberSS{Value: sub.Events}
-	item[attrHumanOnly] = &types.AttributeValueMemberBOOL{Value: sub.HumanOnly}
-	item[attrSecret] = s(sub.Secret)
-	item[attrCreatedAt] = n(sub.CreatedAt.UnixMilli())
+	item[tableschema.AttrURL] = s(sub.URL)
+	item[tableschema.AttrEvents] = &types.AttributeValueMemberSS{Value: sub.Events}
+	item[tableschema.AttrHumanOnly] = &types.AttributeValueMemberBOOL{Value: sub.HumanOnly}
+	item[tableschema.AttrSecret] = s(sub.Secret)
+	item[tableschema.AttrCreatedAt] = n(sub.CreatedAt.UnixMilli())
 	return st.change(ctx, "create subscription "+sub.ID, types.TransactWriteItem{Put: &types.Put{
 		TableName: &st.cfg.Table, Item: item,
 		ConditionExpression:      aws.String("attribute_not_exists(#sk)"),
-		ExpressionAttributeNames: map[string]string{"#sk": AttrSK},
+		ExpressionAttributeNames: map[string]string{"#sk": tableschema.AttrSK},
 	}}, link.ErrConflict)
 }
 
 // List implements webhook.Store, strongly consistent so a subscription
 // created a moment ago receives the next event. It reads no secret: the
-// projection names ReadableAttributes only, with Select
+// projection names tableschema.WebhookReadableAttributes only, with Select
 // SPECIFIC_ATTRIBUTES, which is what the fan-out functions' IAM condition
 // requires.
 func (st *Store) List(ctx context.Context, owner string) ([]webhook.Subscription, error) {
@@ -227,7 +187,7 @@ func (st *Store) List(ctx context.Context, owner string) ([]webhook.Subscription
 	defer cancel()
 	var subs []webhook.Subscription
 	names := maps.Clone(listNames)
-	names["#o"], names["#sk"] = AttrOwner, AttrSK
+	names["#o"], names["#sk"] = tableschema.AttrOwner, tableschema.AttrSK
 	in := &dynamodb.QueryInput{
 		TableName:                 &st.cfg.Table,
 		KeyConditionExpression:    aws.String("#o = :o AND begins_with(#sk, :p)"),
@@ -279,7 +239,7 @@ func (st *Store) Delete(ctx context.Context, owner, id string) error {
 	return st.change(ctx, "delete subscription "+id, types.TransactWriteItem{Delete: &types.Delete{
 		TableName: &st.cfg.Table, Key: itemKey(owner, subPrefix+id),
 		ConditionExpression:      aws.String("attribute_exists(#sk)"),
-		ExpressionAttributeNames: map[string]string{"#sk": AttrSK},
+		ExpressionAttributeNames: map[string]string{"#sk": tableschema.AttrSK},
 	}}, link.ErrNotFound)
 }
 
@@ -292,7 +252,7 @@ func (st *Store) Disable(ctx context.Context, owner, id string) error {
 		TableName: &st.cfg.Table, Key: itemKey(owner, subPrefix+id),
 		UpdateExpression:          aws.String("SET #d = :t"),
 		ConditionExpression:       aws.String("attribute_exists(#sk)"),
-		ExpressionAttributeNames:  map[string]string{"#sk": AttrSK, "#d": attrDisabled},
+		ExpressionAttributeNames:  map[string]string{"#sk": tableschema.AttrSK, "#d": tableschema.AttrDisabled},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}},
 	}}, link.ErrNotFound)
 }
@@ -304,16 +264,16 @@ func (st *Store) Record(ctx context.Context, owner string, d webhook.Delivery) e
 	// Zero-padded milliseconds sort as numbers do.
 	sk := fmt.Sprintf("%s%s#%015d#%s#%d", dlvPrefix, d.Subscription, d.At.UnixMilli(), d.EventID, d.Attempt)
 	item := itemKey(owner, sk)
-	item[attrEvent] = s(d.Event)
-	item[attrEventID] = s(d.EventID)
-	item[attrAttempt] = n(int64(d.Attempt))
-	item[attrStatus] = s(d.Status)
-	item[attrCode] = n(int64(d.ResponseCode))
-	item[attrAt] = n(d.At.UnixMilli())
+	item[tableschema.AttrEvent] = s(d.Event)
+	item[tableschema.AttrEventID] = s(d.EventID)
+	item[tableschema.AttrAttempt] = n(int64(d.Attempt))
+	item[tableschema.AttrStatus] = s(d.Status)
+	item[tableschema.AttrResponseCode] = n(int64(d.ResponseCode))
+	item[tableschema.AttrAt] = n(d.At.UnixMilli())
 	if !d.NextRetry.IsZero() {
-		item[attrNext] = n(d.NextRetry.UnixMilli())
+		item[tableschema.AttrNextRetry] = n(d.NextRetry.UnixMilli())
 	}
-	item[AttrExpiresAt] = n(d.At.Add(webhook.DeliveryRetention).Unix())
+	item[tableschema.AttrExpiresAt] = n(d.At.Add(webhook.DeliveryRetention).Unix())
 	if _, err := st.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &st.cfg.Table, Item: item}); err != nil {
 		return wrap("record delivery", err)
 	}
@@ -327,7 +287,7 @@ func (st *Store) Deliveries(ctx context.Context, owner, id string, limit int) ([
 	out, err := st.db.Query(ctx, &dynamodb.QueryInput{
 		TableName:                 &st.cfg.Table,
 		KeyConditionExpression:    aws.String("#o = :o AND begins_with(#sk, :p)"),
-		ExpressionAttributeNames:  map[string]string{"#o": AttrOwner, "#sk": AttrSK},
+		ExpressionAttributeNames:  map[string]string{"#o": tableschema.AttrOwner, "#sk": tableschema.AttrSK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":o": s(owner), ":p": s(dlvPrefix + id + "#")},
 		ScanIndexForward:          aws.Bool(false),
 		Limit:                     aws.Int32(int32(limit)),
@@ -338,13 +298,13 @@ func (st *Store) Deliveries(ctx context.Context, owner, id string, limit int) ([
 	ds := make([]webhook.Delivery, 0, len(out.Items))
 	for _, it := range out.Items {
 		d := webhook.Delivery{Subscription: id}
-		d.Event = str(it, attrEvent)
-		d.EventID = str(it, attrEventID)
-		d.Status = str(it, attrStatus)
-		d.Attempt = int(num(it, attrAttempt))
-		d.ResponseCode = int(num(it, attrCode))
-		d.At = time.UnixMilli(num(it, attrAt)).UTC()
-		if v := num(it, attrNext); v != 0 {
+		d.Event = str(it, tableschema.AttrEvent)
+		d.EventID = str(it, tableschema.AttrEventID)
+		d.Status = str(it, tableschema.AttrStatus)
+		d.Attempt = int(num(it, tableschema.AttrAttempt))
+		d.ResponseCode = int(num(it, tableschema.AttrResponseCode))
+		d.At = time.UnixMilli(num(it, tableschema.AttrAt)).UTC()
+		if v := num(it, tableschema.AttrNextRetry); v != 0 {
 			d.NextRetry = time.UnixMilli(v).UTC()
 		}
 		ds = append(ds, d)
@@ -368,22 +328,22 @@ func num(it map[string]types.AttributeValue, name string) int64 {
 }
 
 func unmarshalSub(it map[string]types.AttributeValue) (webhook.Subscription, error) {
-	sk := str(it, AttrSK)
+	sk := str(it, tableschema.AttrSK)
 	if len(sk) <= len(subPrefix) {
 		return webhook.Subscription{}, fmt.Errorf("decode subscription: sort key %q", sk)
 	}
 	sub := webhook.Subscription{
-		ID: sk[len(subPrefix):], Owner: str(it, AttrOwner), URL: str(it, attrURL),
-		Secret: str(it, attrSecret), CreatedAt: time.UnixMilli(num(it, attrCreatedAt)).UTC(),
+		ID: sk[len(subPrefix):], Owner: str(it, tableschema.AttrOwner), URL: str(it, tableschema.AttrURL),
+		Secret: str(it, tableschema.AttrSecret), CreatedAt: time.UnixMilli(num(it, tableschema.AttrCreatedAt)).UTC(),
 	}
-	if v, ok := it[attrEvents].(*types.AttributeValueMemberSS); ok {
+	if v, ok := it[tableschema.AttrEvents].(*types.AttributeValueMemberSS); ok {
 		sub.Events = v.Value
 		webhook.SortEvents(sub.Events)
 	}
-	if v, ok := it[attrHumanOnly].(*types.AttributeValueMemberBOOL); ok {
+	if v, ok := it[tableschema.AttrHumanOnly].(*types.AttributeValueMemberBOOL); ok {
 		sub.HumanOnly = v.Value
 	}
-	if v, ok := it[attrDisabled].(*types.AttributeValueMemberBOOL); ok {
+	if v, ok := it[tableschema.AttrDisabled].(*types.AttributeValueMemberBOOL); ok {
 		sub.Disabled = v.Value
 	}
 	return sub, nil

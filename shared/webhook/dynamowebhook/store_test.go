@@ -8,6 +8,8 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 	"github.com/shortlink-dev/shortener/shared/webhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/storetest"
@@ -19,8 +21,8 @@ func TestDynamoDBLocal(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) webhook.Store {
 		db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 		table := testenv.UniqueName(t, "webhooks")
-		require.NoError(t, dynamowebhook.CreateTable(context.Background(), db, table))
-		require.NoError(t, dynamowebhook.CreateTable(context.Background(), db, table), "an existing table is left alone")
+		require.NoError(t, localtable.Create(context.Background(), db, table, tableschema.Webhooks()))
+		require.NoError(t, localtable.Create(context.Background(), db, table, tableschema.Webhooks()), "an existing table is left alone")
 		return dynamowebhook.New(db, dynamowebhook.Config{Table: table})
 	})
 }

@@ -1,4 +1,4 @@
-package dynamotable
+package localtable
 
 import (
 	"context"
@@ -94,4 +94,13 @@ func Create(ctx context.Context, db API, name string, def tableschema.Table) err
 		return fmt.Errorf("enable ttl on %s: %w", name, err)
 	}
 	return nil
+}
+
+// Links creates the links and idempotency tables (tableschema.Links and
+// tableschema.Idempotency), which every link store needs both of.
+func Links(ctx context.Context, db API, links, idempotency string) error {
+	if err := Create(ctx, db, links, tableschema.Links()); err != nil {
+		return err
+	}
+	return Create(ctx, db, idempotency, tableschema.Idempotency())
 }

@@ -1,4 +1,4 @@
-package dynamotable_test
+package localtable_test
 
 import (
 	"testing"
@@ -8,8 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
-	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
 )
 
 // TestInput: each table's request is the one the stores' CreateTable
@@ -93,10 +93,20 @@ func TestInput(t *testing.T) {
 				KeySchema:            []types.KeySchemaElement{hash("code"), rng("bucket")},
 			},
 		},
+		{
+			name: "webhooks",
+			def:  tableschema.Webhooks(),
+			want: &dynamodb.CreateTableInput{
+				TableName:            aws.String("webhooks"),
+				BillingMode:          types.BillingModePayPerRequest,
+				AttributeDefinitions: []types.AttributeDefinition{s("owner_id"), s("sk")},
+				KeySchema:            []types.KeySchemaElement{hash("owner_id"), rng("sk")},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, dynamotable.Input(tt.name, tt.def))
+			assert.Equal(t, tt.want, localtable.Input(tt.name, tt.def))
 		})
 	}
 }
@@ -106,5 +116,6 @@ func TestTTLAttributes(t *testing.T) {
 	assert.Equal(t, "purge_at", tableschema.Links().TTLAttribute)
 	assert.Equal(t, "expires_at", tableschema.Idempotency().TTLAttribute)
 	assert.Equal(t, "expires_at", tableschema.Analytics().TTLAttribute)
+	assert.Equal(t, "expires_at", tableschema.Webhooks().TTLAttribute)
 	assert.Empty(t, tableschema.Keys().TTLAttribute)
 }
