@@ -14,7 +14,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apikey"
-	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
@@ -27,7 +27,7 @@ func seedKeys(ctx context.Context, db *dynamodb.Client, table string, keys map[s
 	if err := localtable.Create(ctx, db, table, tableschema.Keys()); err != nil {
 		return err
 	}
-	store := dynamokeys.New(db, dynamokeys.Config{Table: table, ConsistentReads: true})
+	store := dynamo.NewKeyStore(db, dynamo.KeyConfig{Table: table, ConsistentReads: true})
 	names := make([]string, 0, len(keys))
 	for k := range keys {
 		names = append(names, k)

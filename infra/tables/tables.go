@@ -91,7 +91,7 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
 	}))
 	// Counters expire after their retention, checkpoints after a week
-	// without writes (clickstore/dynamoclicks).
+	// without writes (shared/dynamo).
 	analytics := awsdynamodb.NewTableV2(c, jsii.String("Analytics"), WithSchema(tableschema.Analytics(), &awsdynamodb.TablePropsV2{
 		Billing:                          awsdynamodb.Billing_OnDemand(nil),
 		TableClass:                       p.AnalyticsClass,
