@@ -87,54 +87,85 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 		return res, err
 	}
 	now := s.cfg.Now()
-	var rolls []rollup
-	if m.running {
-		if now.UnixMilli()-m.started < s.cfg.Lease.Milliseconds() {
-			return Compaction{Gen: m.gen, Busy: true}, nil
-		}
-		res.Resumed = true
-		if rolls, err = s.runRollups(ctx, m); err != nil {
-			return res, err
-		}
-		// Take the lease over, so that two late runners do not both resume.
-		if err := s.writeMeta(ctx, m, m.gen, true, m.run, now); err != nil {
-			if isConditionFailed(err) {
-				return Compaction{Gen: m.gen, Busy: true}, nil
-			}
-			return res, err
-		}
-	} else {
-		run, rs, err := s.claimable(ctx, m)
-		if err != nil {
-			return res, err
-		}
-		if len(rs) == 0 && !s.mergeDue(m, now) {
-			return res, nil
-		}
-		rolls = rs
-		if err := s.writeMeta(ctx, m, m.gen+1, true, run, now); err != nil {
-			if isConditionFailed(err) {
-				return Compaction{Gen: m.gen + 1, Busy: true}, nil
-			}
-			return res, err
-		}
-		m.gen, m.running, m.run = m.gen+1, true, run
+	rolls, done, err := s.claim(ctx, &m, now, &res)
+	if err != nil || done {
+		return res, err
 	}
 	res.Gen, res.Rollups = m.gen, len(rolls)
+	segs, err := s.segments(rolls, m.gen, now, &res)
+	if err != nil {
+		return res, err
+	}
+	sizes, err := s.writeSegments(ctx, segs, hook, &res)
+	if err != nil {
+		return res, err
+	}
+	open, pend, touched, err := s.merge(ctx, m, sizes, now, &res)
+	if err != nil {
+		return res, err
+	}
+	return res, s.settle(ctx, m, open, pend, touched)
+}
 
-	// One segment per group and day: the run's counts, written once.
+// claim takes the run a compaction works on: the one running past its
+// lease, resumed with its rollups and its lease taken over, or the next
+// generation with the rollups past the watermarks, claimed in m. done
+// says there is nothing for this call to do (another runner holds the
+// lease, or nothing is due), and res then says what it found.
+func (s *Store) claim(ctx context.Context, m *meta, now time.Time, res *Compaction) (rolls []rollup, done bool, err error) {
+	if m.running {
+		if now.UnixMilli()-m.started < s.cfg.Lease.Milliseconds() {
+			*res = Compaction{Gen: m.gen, Busy: true}
+			return nil, true, nil
+		}
+		res.Resumed = true
+		if rolls, err = s.runRollups(ctx, *m); err != nil {
+			return nil, true, err
+		}
+		// Take the lease over, so that two late runners do not both resume.
+		if err := s.writeMeta(ctx, *m, m.gen, true, m.run, now); err != nil {
+			if isConditionFailed(err) {
+				*res = Compaction{Gen: m.gen, Busy: true}
+				return nil, true, nil
+			}
+			return nil, true, err
+		}
+		return rolls, false, nil
+	}
+	run, rolls, err := s.claimable(ctx, *m)
+	if err != nil {
+		return nil, true, err
+	}
+	if len(rolls) == 0 && !s.mergeDue(*m, now) {
+		return nil, true, nil
+	}
+	if err := s.writeMeta(ctx, *m, m.gen+1, true, run, now); err != nil {
+		if isConditionFailed(err) {
+			*res = Compaction{Gen: m.gen + 1, Busy: true}
+			return nil, true, nil
+		}
+		return nil, true, err
+	}
+	m.gen, m.running, m.run = m.gen+1, true, run
+	return rolls, false, nil
+}
+
+// segments sums the run's rollups into one segment per group and day of
+// generation gen, the run's counts to be written once, and notes in res
+// how long the oldest rollup waited.
+func (s *Store) segments(rolls []rollup, gen int64, now time.Time, res *Compaction) (map[segID]segment, error) {
 	segs := map[segID]segment{}
 	for _, r := range rolls {
 		seg, err := decodeSegment(r.data, "")
 		if err != nil {
-			return res, fmt.Errorf("rollup %s of shard %s: %w", r.first, r.shard, err)
+			return nil, fmt.Errorf("rollup %s of shard %s: %w", r.first, r.shard, err)
 		}
 		if r.expires > 0 {
 			res.Lag = max(res.Lag, now.Sub(time.Unix(r.expires, 0).Add(-s.cfg.RollupRetention)))
 		}
 		for day, codes := range seg {
 			for code, c := range codes {
-				id := segID{group: s.groupOf(s.bucketOf(code)), day: day, gen: m.gen}
+				id := segID{group: s.groupOf(s.bucketOf(code)), day: day, gen: gen}
 				d := segs[id]
 				if d == nil {
 					d = segment{}
@@ -144,6 +175,13 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 			}
 		}
 	}
+	return segs, nil
+}
+
+// writeSegments writes the segments, day by day and eight at a time,
+// calling hook after each part written, and returns each one's encoded
+// size.
+func (s *Store) writeSegments(ctx context.Context, segs map[segID]segment, hook Hook, res *Compaction) (map[segID]int, error) {
 	ids := slices.SortedFunc(maps.Keys(segs), func(a, b segID) int {
 		if a.day != b.day {
 			return int(a.day - b.day)
@@ -155,7 +193,7 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 		written int
 		sizes   = map[segID]int{}
 	)
-	err = each(ctx, ids, 8, func(ctx context.Context, id segID) error {
+	err := each(ctx, ids, 8, func(ctx context.Context, id segID) error {
 		n, skipped, size, err := s.writeSegment(ctx, id, segs[id])
 		mu.Lock()
 		defer mu.Unlock()
@@ -176,40 +214,54 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return res, err
-	}
+	return sizes, err
+}
 
-	// The days the run wrote segments of are open (again) from their
-	// lowest such group and touched now, and its groups' unmerged bytes
-	// grow.
-	open, pend, touched := maps.Clone(m.open), maps.Clone(m.pend), maps.Clone(m.touched)
-	for _, id := range ids {
+// merge records the run's segments in the compaction state: the days it
+// wrote segments of are open (again) from their lowest such group and
+// touched now, and its groups' unmerged bytes grow. Then it spends the
+// run's MergeGroups on folding closed days and on the chains of open ones,
+// and returns the state's new open days, pending bytes and touch times.
+func (s *Store) merge(ctx context.Context, m meta, sizes map[segID]int, now time.Time, res *Compaction) (open map[string]int, pend map[int]int, touched map[string]int64, err error) {
+	open, pend, touched = maps.Clone(m.open), maps.Clone(m.pend), maps.Clone(m.touched)
+	for id, size := range sizes {
 		d := daySK(id.day)
 		if next, ok := open[d]; !ok || id.group < next {
 			open[d] = id.group
 		}
-		pend[id.group] += sizes[id]
+		pend[id.group] += size
 		touched[d] = now.Unix()
 	}
-	due := func(d string, day int64) bool { return s.foldable(now, day, touched[d]) }
 	budget := s.cfg.MergeGroups
-	// Closed days are folded, a few groups a run, ...
+	current, err := s.foldClosed(ctx, m.gen, open, touched, now, &budget, res)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := s.extendChains(ctx, m.gen, pend, current, budget, res); err != nil {
+		return nil, nil, nil, err
+	}
+	return open, pend, touched, nil
+}
+
+// foldClosed folds closed days, a few groups a run (budget): each group
+// of the day into one day item, in order, until every group is folded
+// and the day leaves open and touched. It returns the days still open.
+func (s *Store) foldClosed(ctx context.Context, gen int64, open map[string]int, touched map[string]int64, now time.Time, budget *int, res *Compaction) ([]int64, error) {
 	var current []int64
 	for _, d := range slices.Sorted(maps.Keys(open)) {
 		t, err := time.Parse(dayLayout, d)
 		if err != nil {
-			return res, fmt.Errorf("compaction state: open day %q: %w", d, err)
+			return nil, fmt.Errorf("compaction state: open day %q: %w", d, err)
 		}
-		if !due(d, t.Unix()) {
+		if !s.foldable(now, t.Unix(), touched[d]) {
 			current = append(current, t.Unix())
 			continue
 		}
-		for ; budget > 0 && open[d] < s.cfg.Groups; open[d]++ {
-			budget--
-			n, err := s.mergeGroup(ctx, open[d], []int64{t.Unix()}, m.gen, true)
+		for ; *budget > 0 && open[d] < s.cfg.Groups; open[d]++ {
+			*budget--
+			n, err := s.mergeGroup(ctx, open[d], []int64{t.Unix()}, gen, true)
 			if err != nil {
-				return res, err
+				return nil, err
 			}
 			res.Merged, res.Folded, res.FoldBytes = res.Merged+n.items, res.Folded+n.items, res.FoldBytes+n.bytes
 			res.Deleted, res.LargestDayItem = res.Deleted+n.deleted, max(res.LargestDayItem, n.largest)
@@ -222,27 +274,37 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 		// A closed day not folded yet waits too: its segments expire.
 		res.Lag = max(res.Lag, now.Sub(t.Add(24*time.Hour+s.cfg.MergeAfter)))
 	}
-	// ... and the groups with the most unmerged bytes of the days still
-	// open get a new item in each chain, so that a read of a recent day
-	// reads at most about MergeBytes of its group's segments.
+	return current, nil
+}
+
+// extendChains gives the groups with the most unmerged bytes of the days
+// still open (current) a new item in each chain, within budget, so that a
+// read of a recent day reads at most about MergeBytes of its group's
+// segments. A group merged leaves pend.
+func (s *Store) extendChains(ctx context.Context, gen int64, pend map[int]int, current []int64, budget int, res *Compaction) error {
 	groups := slices.SortedFunc(maps.Keys(pend), func(a, b int) int { return pend[b] - pend[a] })
 	for _, g := range groups {
 		if budget == 0 || pend[g] < s.cfg.MergeBytes {
 			break
 		}
 		budget--
-		n, err := s.mergeGroup(ctx, g, current, m.gen, false)
+		n, err := s.mergeGroup(ctx, g, current, gen, false)
 		if err != nil {
-			return res, err
+			return err
 		}
 		res.Merged, res.ChainBytes = res.Merged+n.items, res.ChainBytes+n.bytes
 		res.LargestDayItem = max(res.LargestDayItem, n.largest)
 		delete(pend, g)
 	}
+	return nil
+}
 
+// settle moves the watermarks to the ends of the run's ranges, dropping
+// the shards whose checkpoint expired, and marks the run done.
+func (s *Store) settle(ctx context.Context, m meta, open map[string]int, pend map[int]int, touched map[string]int64) error {
 	cps, err := s.shards(ctx)
 	if err != nil {
-		return res, err
+		return err
 	}
 	wm := maps.Clone(m.wm)
 	maps.Copy(wm, m.run)
@@ -253,10 +315,7 @@ func (s *Store) compact(ctx context.Context, hook Hook) (Compaction, error) {
 			delete(wm, k)
 		}
 	}
-	if err := s.finishMeta(ctx, m, wm, open, pend, touched); err != nil {
-		return res, err
-	}
-	return res, nil
+	return s.finishMeta(ctx, m, wm, open, pend, touched)
 }
 
 // writeSegment writes seg as segment id, in parts of at most maxSegPart
@@ -305,42 +364,9 @@ func (s *Store) mergeGroup(ctx context.Context, g int, days []int64, gen int64, 
 		level = LevelFold
 	}
 	ctx = withLevel(ctx, level)
-	segs := map[segID]*segSet{}
-	for _, day := range days {
-		err := s.query(ctx, segPK(g), daySK(day)+"#", daySK(day)+"#~", func(item map[string]types.AttributeValue) error {
-			return addSegPart(segs, item)
-		})
-		if err != nil {
-			return merged{}, dynamo.Wrap("read segments to merge", err)
-		}
-	}
-	// Per bucket-day, its codes per segment generation.
-	byKey := map[itemKey]map[int64]segment{}
-	for id, ss := range segs {
-		if id.gen > gen {
-			continue
-		}
-		if !ss.complete() {
-			return merged{}, fmt.Errorf("%w: segment %d/%s/%d has %d of %d parts", errCorrupt, g, daySK(id.day), id.gen, len(ss.parts), ss.of)
-		}
-		for _, p := range ss.parts {
-			seg, err := decodeSegment(p, "")
-			if err != nil {
-				return merged{}, fmt.Errorf("segment %d/%s/%d: %w", g, daySK(id.day), id.gen, err)
-			}
-			for d, codes := range seg {
-				for code, c := range codes {
-					k := itemKey{bucket: s.bucketOf(code), day: d}
-					if byKey[k] == nil {
-						byKey[k] = map[int64]segment{}
-					}
-					if byKey[k][id.gen] == nil {
-						byKey[k][id.gen] = segment{}
-					}
-					byKey[k][id.gen].get(d, code).add(c)
-				}
-			}
-		}
+	byKey, err := s.groupSegments(ctx, g, days, gen)
+	if err != nil {
+		return merged{}, err
 	}
 	// The bucket-days with codes in the segments: every chain item was
 	// made from segments (kept RollupRetention, past any fold), so a fold
@@ -356,74 +382,125 @@ func (s *Store) mergeGroup(ctx context.Context, g int, days []int64, gen int64, 
 		mu  sync.Mutex
 		out merged
 	)
-	err := each(ctx, keys, 8, func(ctx context.Context, k itemKey) error {
-		var items []dayItem
-		err := s.query(ctx, dayPK(k.bucket), daySK(k.day)+"#", daySK(k.day)+"#~", func(item map[string]types.AttributeValue) error {
-			_, it, err := s.parseDayItem(item)
-			items = append(items, it)
-			return err
-		})
-		if err != nil {
-			return dynamo.Wrap("read day items to merge", err)
-		}
-		chain, hi, err := cover(items)
-		if err != nil {
-			return fmt.Errorf("bucket %d day %s: %w", k.bucket, daySK(k.day), err)
-		}
-		delta := segment{}
-		for sgen, seg := range byKey[k] {
-			if sgen > hi {
-				delta.merge(seg)
-			}
-		}
-		keep := ""
-		switch {
-		case !fold:
-			if len(delta) == 0 {
-				return nil
-			}
-			keep = dayItemSK(k.day, hi, gen)
-		case len(chain) == 1 && chain[0].lo == 0 && len(delta) == 0:
-			keep = chain[0].sk // folded already
-		default:
-			for _, it := range chain {
-				seg, err := decodeSegment(it.data, "")
-				if err != nil {
-					return fmt.Errorf("day item %d/%s: %w", k.bucket, it.sk, err)
-				}
-				delta.merge(seg)
-			}
-			if len(delta) == 0 {
-				return nil
-			}
-			keep = dayItemSK(k.day, 0, gen)
-		}
-		if len(delta) > 0 {
-			size, err := s.putDayItem(ctx, k, keep, delta)
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			out.items, out.bytes, out.largest = out.items+1, out.bytes+size, max(out.largest, size)
-			mu.Unlock()
-		}
-		if fold {
-			for _, it := range items {
-				if it.sk == keep {
-					continue
-				}
-				_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.cfg.Table, Key: key(dayPK(k.bucket), it.sk)})
-				if err != nil {
-					return dynamo.Wrap("delete a folded day item", err)
-				}
-				mu.Lock()
-				out.deleted++
-				mu.Unlock()
-			}
-		}
-		return nil
+	err = each(ctx, keys, 8, func(ctx context.Context, k itemKey) error {
+		n, err := s.mergeDayItem(ctx, k, byKey[k], gen, fold)
+		mu.Lock()
+		defer mu.Unlock()
+		out.items, out.bytes, out.largest, out.deleted = out.items+n.items, out.bytes+n.bytes, max(out.largest, n.largest), out.deleted+n.deleted
+		return err
 	})
 	return out, err
+}
+
+// groupSegments reads group g's segments of days up to generation gen
+// and sorts their counts per bucket-day and generation.
+func (s *Store) groupSegments(ctx context.Context, g int, days []int64, gen int64) (map[itemKey]map[int64]segment, error) {
+	segs := map[segID]*segSet{}
+	for _, day := range days {
+		err := s.query(ctx, segPK(g), daySK(day)+"#", daySK(day)+"#~", func(item map[string]types.AttributeValue) error {
+			return addSegPart(segs, item)
+		})
+		if err != nil {
+			return nil, dynamo.Wrap("read segments to merge", err)
+		}
+	}
+	byKey := map[itemKey]map[int64]segment{}
+	for id, ss := range segs {
+		if id.gen > gen {
+			continue
+		}
+		if !ss.complete() {
+			return nil, fmt.Errorf("%w: segment %d/%s/%d has %d of %d parts", errCorrupt, g, daySK(id.day), id.gen, len(ss.parts), ss.of)
+		}
+		for _, p := range ss.parts {
+			seg, err := decodeSegment(p, "")
+			if err != nil {
+				return nil, fmt.Errorf("segment %d/%s/%d: %w", g, daySK(id.day), id.gen, err)
+			}
+			for d, codes := range seg {
+				for code, c := range codes {
+					k := itemKey{bucket: s.bucketOf(code), day: d}
+					if byKey[k] == nil {
+						byKey[k] = map[int64]segment{}
+					}
+					if byKey[k][id.gen] == nil {
+						byKey[k][id.gen] = segment{}
+					}
+					byKey[k][id.gen].get(d, code).add(c)
+				}
+			}
+		}
+	}
+	return byKey, nil
+}
+
+// mergeDayItem merges one bucket-day's segments of generations (byGen)
+// into its day items at generation gen: a new item of its chain with the
+// counts no item holds yet, or, to fold, one item with the whole chain's
+// counts and the rest deleted.
+func (s *Store) mergeDayItem(ctx context.Context, k itemKey, byGen map[int64]segment, gen int64, fold bool) (merged, error) {
+	var out merged
+	var items []dayItem
+	err := s.query(ctx, dayPK(k.bucket), daySK(k.day)+"#", daySK(k.day)+"#~", func(item map[string]types.AttributeValue) error {
+		_, it, err := s.parseDayItem(item)
+		items = append(items, it)
+		return err
+	})
+	if err != nil {
+		return out, dynamo.Wrap("read day items to merge", err)
+	}
+	chain, hi, err := cover(items)
+	if err != nil {
+		return out, fmt.Errorf("bucket %d day %s: %w", k.bucket, daySK(k.day), err)
+	}
+	delta := segment{}
+	for sgen, seg := range byGen {
+		if sgen > hi {
+			delta.merge(seg)
+		}
+	}
+	keep := ""
+	switch {
+	case !fold:
+		if len(delta) == 0 {
+			return out, nil
+		}
+		keep = dayItemSK(k.day, hi, gen)
+	case len(chain) == 1 && chain[0].lo == 0 && len(delta) == 0:
+		keep = chain[0].sk // folded already
+	default:
+		for _, it := range chain {
+			seg, err := decodeSegment(it.data, "")
+			if err != nil {
+				return out, fmt.Errorf("day item %d/%s: %w", k.bucket, it.sk, err)
+			}
+			delta.merge(seg)
+		}
+		if len(delta) == 0 {
+			return out, nil
+		}
+		keep = dayItemSK(k.day, 0, gen)
+	}
+	if len(delta) > 0 {
+		size, err := s.putDayItem(ctx, k, keep, delta)
+		if err != nil {
+			return out, err
+		}
+		out.items, out.bytes, out.largest = 1, size, size
+	}
+	if fold {
+		for _, it := range items {
+			if it.sk == keep {
+				continue
+			}
+			_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.cfg.Table, Key: key(dayPK(k.bucket), it.sk)})
+			if err != nil {
+				return out, dynamo.Wrap("delete a folded day item", err)
+			}
+			out.deleted++
+		}
+	}
+	return out, nil
 }
 
 // merged is what a mergeGroup wrote: day items, their encoded bytes and
