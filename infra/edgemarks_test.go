@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/infra"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
-	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
 )
 
 // TestEdgeMarksEstate: every Region has its own edge marks table
@@ -40,7 +40,7 @@ func TestEdgeMarksEstate(t *testing.T) {
 				replicas := asSlice(marks.Props["Replicas"])
 				require.Len(t, replicas, 1, "this Region's table alone")
 				assert.NotEqual(t, true, get(replicas[0], "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled"))
-				assert.Equal(t, localSchema(dynamotable.Input("t", tableschema.EdgeMarks()), tableschema.AttrHeldUntil), deployedSchema(marks.Props))
+				assert.Equal(t, localSchema(localtable.Input("t", tableschema.EdgeMarks()), tableschema.AttrHeldUntil), deployedSchema(marks.Props))
 
 				redirect, ok := tp.function("redirect")
 				require.True(t, ok)

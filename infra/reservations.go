@@ -126,7 +126,7 @@ func checkReservation(cfg Config, rec *Install) error {
 
 // useReservations gives the functions that write links the reservation
 // table (RESERVATION_TABLE) and, on this Region's replica only, exactly
-// the calls each makes (linkstore.Reserved over dynamostore.Ledger):
+// the calls each makes (linkstore.Reserved over dynamo.Ledger):
 // create reserves, confirms, gives back and reads codes and claims; manage
 // advances a version (and reserves a link written before the table, its
 // first edit adopting it); reclaim releases a code, after reading the tombstone

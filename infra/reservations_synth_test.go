@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/infra"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
-	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
 )
 
 // mrscSets are AWS's MRSC Region sets, written out here rather than read
@@ -64,7 +64,7 @@ func TestReservationTableIsMRSC(t *testing.T) {
 	for _, r := range asSlice(p["Replicas"]) {
 		assert.Equal(t, true, get(r, "DeletionProtectionEnabled"), "every replica is protected")
 	}
-	want := localSchema(dynamotable.Input("t", tableschema.Reservations()), "")
+	want := localSchema(localtable.Input("t", tableschema.Reservations()), "")
 	got := deployedSchema(p)
 	got.StreamView = "" // replication's business, not read by us
 	assert.Equal(t, want, got)

@@ -11,14 +11,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
-	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
 )
 
 // TestTablesMatchTheLocalSchema: every table infra/ deploys has the keys,
 // attribute definitions, indexes, stream and TTL attribute of the table
 // the local run and the tests create on DynamoDB Local
-// (dynamotable.Input and Create, from the same tableschema definition),
+// (localtable.Input and Create, from the same tableschema definition),
 // so a green local run speaks of the deployed schema.
 func TestTablesMatchTheLocalSchema(t *testing.T) {
 	tables := []struct {
@@ -53,7 +53,7 @@ func TestTablesMatchTheLocalSchema(t *testing.T) {
 						}
 					}
 				}
-				want := localSchema(dynamotable.Input("t", def), def.TTLAttribute)
+				want := localSchema(localtable.Input("t", def), def.TTLAttribute)
 				if want.StreamView == "" && len(asSlice(found[0].Props["Replicas"])) > 1 {
 					// A global table with replicas in other Regions replicates
 					// through a NEW_AND_OLD_IMAGES stream, which CDK turns on
@@ -75,10 +75,22 @@ func TestTablesMatchTheLocalSchema(t *testing.T) {
 				}
 				require.Len(t, found, 1)
 				assert.Len(t, asSlice(found[0].Props["Replicas"]), 1, "this Region's table alone")
-				want := localSchema(dynamotable.Input("t", tableschema.Misses()), tableschema.Misses().TTLAttribute)
+				want := localSchema(localtable.Input("t", tableschema.Misses()), tableschema.Misses().TTLAttribute)
 				assert.Equal(t, want, deployedSchema(found[0].Props))
 			})
 		}
+		// The webhooks table is the primary Region's, read by every Region.
+		t.Run(s.name+"/Webhooks", func(t *testing.T) {
+			var found []resource
+			for _, r := range s.regional(s.cfg.PrimaryRegion).resources("AWS::DynamoDB::GlobalTable") {
+				if strings.HasPrefix(r.ID, "WebhooksSubscriptions") {
+					found = append(found, r)
+				}
+			}
+			require.Len(t, found, 1)
+			want := localSchema(localtable.Input("t", tableschema.Webhooks()), tableschema.Webhooks().TTLAttribute)
+			assert.Equal(t, want, deployedSchema(found[0].Props))
+		})
 	}
 }
 

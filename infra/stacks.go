@@ -448,7 +448,7 @@ func (b *regional) redirects() {
 	marks.Grant(redirect.Role, jsii.String("dynamodb:UpdateItem"))
 	if b.rs.Primary {
 		// Click limits and password attempts: small counter items in the
-		// idempotency table's key space (shared/linkcounter/dynamocounter),
+		// idempotency table's key space (shared/dynamo),
 		// one table for the whole service so the bounds hold globally. A
 		// failover Region has none: there such links answer 503.
 		redirect.Fn.AddEnvironment(jsii.String("COUNTERS_TABLE"), data.Tables.Idempotency.TableName(), nil)
@@ -471,7 +471,7 @@ func (b *regional) ttlStream() {
 	// stream; the tombstone is written to the primary (PRIMARY_REGION).
 	ttl := b.fn("ttlstream", "LINKS_TABLE")
 	// UpdateItem: the tombstone is written in place, keeping an expired
-	// link's after-expiry URL (dynamostore.Store.Tombstone).
+	// link's after-expiry URL (dynamo.LinkStore.Tombstone).
 	b.writeLinks.Grant(ttl.Role, jsii.String("dynamodb:UpdateItem"))
 	ttlConsumer := lifecycle.NewTTLConsumer(b.st, "TTLStream", lifecycle.TTLConsumerProps{Function: ttl.Fn, Links: b.links})
 	b.rs.TTLStream = ttlConsumer
@@ -653,7 +653,7 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	keys.Grant(hooksAPI.Role, jsii.String("dynamodb:GetItem"))
 	hooksAPI.Fn.AddEnvironment(jsii.String("WEBHOOKS_TABLE"), hooksName, nil)
 	// UpdateItem: the subscriptions' version, raised in the transaction of
-	// every create and delete (dynamowebhook).
+	// every create and delete (dynamo.WebhookStore).
 	hooksTable.Grant(hooksAPI.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"),
 		jsii.String("dynamodb:DeleteItem"), jsii.String("dynamodb:Query"), jsii.String("dynamodb:UpdateItem"))
 

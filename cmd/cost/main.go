@@ -9,7 +9,7 @@
 //
 // The click stream goes through both click store designs, each on its own
 // table, and the figures are printed side by side: today's design
-// (clickstore/dynamoclicks, one item per code and bucket) and the new one
+// (shared/dynamo, one item per code and bucket) and the new one
 // (clickstore/packedclicks, a rollup per shard batch compacted into
 // bucket-day items), whose figure includes its compaction's reads and
 // writes, split by level (rollups, compaction state, segments, chain
@@ -66,15 +66,16 @@ import (
 	"github.com/shortlink-dev/shortener/functions/stats/statsfn"
 	"github.com/shortlink-dev/shortener/internal/capacity"
 	"github.com/shortlink-dev/shortener/internal/emulator"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
-	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
-	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
+	"github.com/shortlink-dev/shortener/shared/dynamo/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 func main() {
@@ -91,7 +92,7 @@ func main() {
 	flag.IntVar(&sp.Shards, "shards", sp.Shards, "Kinesis shards the stream is spread over")
 	flag.DurationVar(&sp.Span, "span", 0, "spread the clicks' times over this long from midnight (e.g. 26h), batches still cut at the seeds' rate, the stores' clock following the stream, and print the units per simulated hour")
 	opt := options{}
-	flag.StringVar(&opt.Designs, "design", "both", "click store designs to measure: old (dynamoclicks, one item per code and bucket), new (packedclicks) or both")
+	flag.StringVar(&opt.Designs, "design", "both", "click store designs to measure: old (dynamo.ClickStore, one item per code and bucket), new (packedclicks) or both")
 	flag.IntVar(&opt.Buckets, "buckets", packedclicks.DefaultBuckets, "the new design's code buckets")
 	flag.IntVar(&opt.Groups, "groups", packedclicks.DefaultGroups, "the new design's segment groups (buckets per group: buckets / groups); see the packedclicks package doc for the seed-like scaled run")
 	flag.IntVar(&opt.MergeBytes, "merge-bytes", 0, "the new design's segment bytes a group gathers before they are merged into day items (packedclicks.DefaultMergeBytes when 0)")
@@ -153,7 +154,7 @@ type report struct {
 		Zipf                                                     float64
 		WindowSeconds                                            float64
 	}
-	// Clicks is today's design (dynamoclicks), Packed the new one
+	// Clicks is today's design (dynamo.ClickStore), Packed the new one
 	// (packedclicks), on the same stream; nil when not measured.
 	Clicks, Packed *clickFigures
 	Create         struct {
@@ -309,7 +310,7 @@ type costRun struct {
 	r      *report
 	suffix string // of every table's name
 	cfg    config.Config
-	links  *dynamostore.Store
+	links  *dynamo.LinkStore
 	owners *apikey.Resolver
 	quiet  *slog.Logger
 	clock  *simClock
@@ -331,7 +332,7 @@ func newCostRun(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter,
 	if err != nil {
 		return nil, err
 	}
-	if err := dynamostore.CreateTables(ctx, db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable}); err != nil {
+	if err := localtable.Links(ctx, db, cfg.LinksTable, cfg.IdempotencyTable); err != nil {
 		return nil, err
 	}
 	c := &costRun{
@@ -344,7 +345,7 @@ func newCostRun(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter,
 		// per key and instance every SHORTENER_KEY_CACHE_TTL (half a
 		// unit), which is no per-operation cost.
 		owners: apikey.NewResolver(apikey.NewMemory(map[string]string{apiKey: owner}), apikey.ResolverOptions{}),
-		links:  dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: 10 * time.Second}),
+		links:  dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: 10 * time.Second}),
 	}
 	if c.st, err = generate(sp); err != nil {
 		return nil, err
@@ -383,10 +384,10 @@ func (c *costRun) clicks() ([]statsStore, *packedclicks.Store, error) {
 	var stores []statsStore
 	if c.opt.old() {
 		table := "cost-analytics-" + c.suffix
-		if err := dynamoclicks.CreateTable(ctx, db, table); err != nil {
+		if err := localtable.Create(ctx, db, table, tableschema.Analytics()); err != nil {
 			return nil, nil, err
 		}
-		s := dynamoclicks.New(db, dynamoclicks.Config{Table: table, Timeout: 10 * time.Second})
+		s := dynamo.NewClickStore(db, dynamo.ClickConfig{Table: table, Timeout: 10 * time.Second})
 		if r.Clicks, err = c.count(s, nil); err != nil {
 			return nil, nil, err
 		}
@@ -396,7 +397,7 @@ func (c *costRun) clicks() ([]statsStore, *packedclicks.Store, error) {
 	var packed *packedclicks.Store
 	if c.opt.packed() {
 		table := "cost-packed-" + c.suffix
-		if err := dynamoclicks.CreateTable(ctx, db, table); err != nil {
+		if err := localtable.Create(ctx, db, table, tableschema.Analytics()); err != nil {
 			return nil, nil, err
 		}
 		opt := c.opt
@@ -511,15 +512,15 @@ func (c *costRun) creates() ([]string, error) {
 
 // multiRegionCreates measures the same creates in a deployment that takes
 // writes in every Region: the reservation table first
-// (dynamostore.Ledger), metered apart too.
+// (dynamo.Ledger), metered apart too.
 func (c *costRun) multiRegionCreates() error {
 	creates := c.opt.Creates
 	resTable := "cost-reservations-" + c.suffix
-	if err := dynamostore.CreateLedgerTable(c.ctx, c.db, resTable); err != nil {
+	if err := localtable.Create(c.ctx, c.db, resTable, tableschema.Reservations()); err != nil {
 		return err
 	}
 	var resMeter capacity.Meter
-	ledger := dynamostore.NewLedger(dynamodb.New(c.db.Options(), resMeter.Options), dynamostore.LedgerConfig{Table: resTable, Timeout: 10 * time.Second})
+	ledger := dynamo.NewLedger(dynamodb.New(c.db.Options(), resMeter.Options), dynamo.LedgerConfig{Table: resTable, Timeout: 10 * time.Second})
 	crm, err := createfn.New(createfn.Options{Store: linkstore.NewReserved(c.links, ledger, nil), Config: c.cfg, Log: c.quiet, Metrics: mx("create"), Owners: c.owners})
 	if err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 )
 
 // drainer waits, after a phase, until the local run has caught up with
@@ -25,7 +25,7 @@ import (
 type drainer struct {
 	client *http.Client
 	origin string
-	store  *dynamostore.Store
+	store  *dynamo.LinkStore
 	n      int
 }
 

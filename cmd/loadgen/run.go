@@ -22,8 +22,8 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localkinesis"
 	"github.com/shortlink-dev/shortener/internal/localrun"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/shortcode"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
@@ -186,15 +186,15 @@ func isolatedHits(ctx context.Context, c settings, out io.Writer, bin, bare stri
 type local struct {
 	run       *localrun.Run
 	db        *dynamodb.Client
-	tables    dynamostore.Config
+	tables    dynamo.LinkConfig
 	analytics string // the analytics table
-	store     *dynamostore.Store
+	store     *dynamo.LinkStore
 }
 
 // startLocal starts the local run with its own emulators and fresh tables.
 func startLocal(ctx context.Context, c settings, out io.Writer, bin string, env map[string]string, what string) (*local, error) {
 	suffix := randomHex(4)
-	tables := dynamostore.Config{LinksTable: "load-links-" + suffix, IdempotencyTable: "load-idem-" + suffix}
+	tables := dynamo.LinkConfig{LinksTable: "load-links-" + suffix, IdempotencyTable: "load-idem-" + suffix}
 	analytics := "load-analytics-" + suffix
 	e := map[string]string{
 		"SHORTENER_API_KEYS": apiKey + "=" + owner,
@@ -224,7 +224,7 @@ func startLocal(ctx context.Context, c settings, out io.Writer, bin string, env 
 	}
 	fmt.Fprintf(out, "local run %s (DynamoDB Local %s, Kinesis %s)\n", lr.Origin, lr.DynamoDB, lr.Kinesis)
 	db := emulator.NewDynamoDBClient(lr.DynamoDB)
-	return &local{run: lr, db: db, tables: tables, analytics: analytics, store: dynamostore.New(db, tables)}, nil
+	return &local{run: lr, db: db, tables: tables, analytics: analytics, store: dynamo.NewLinkStore(db, tables)}, nil
 }
 
 func (l *local) stop() {
@@ -528,7 +528,7 @@ func putOp(db *dynamodb.Client, table string, codes *shortcode.Generator) op {
 // writeLinks writes n established links with codes prefix and six
 // digits (seven characters, the shape of a generated code), in parallel,
 // and returns their codes.
-func writeLinks(ctx context.Context, store *dynamostore.Store, prefix string, start, n int) ([]string, error) {
+func writeLinks(ctx context.Context, store *dynamo.LinkStore, prefix string, start, n int) ([]string, error) {
 	codes := make([]string, n)
 	created := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
 	var next atomic.Int64

@@ -15,9 +15,10 @@ import (
 
 	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/localkinesis"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
-	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // Defaults of the click pipeline.
@@ -118,7 +119,7 @@ func startClicks(ctx context.Context, s clickSettings, cfg config.Config, c wire
 	if _, err := localkinesis.EnsureStream(tctx, kc, s.stream, clickShards); err != nil {
 		return nil, err
 	}
-	if err := dynamoclicks.CreateTable(tctx, c.DynamoDB, cfg.AnalyticsTable); err != nil {
+	if err := localtable.Create(tctx, c.DynamoDB, cfg.AnalyticsTable, tableschema.Analytics()); err != nil {
 		return nil, err
 	}
 	clicks, err := wire.NewClicks(cfg, c)

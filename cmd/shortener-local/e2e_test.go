@@ -18,8 +18,8 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/localedge"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
 
 // localRun is the local gateway started in-process for an end-to-end
@@ -292,7 +292,7 @@ func TestExpiryThroughTheLocalRun(t *testing.T) {
 		"SHORTENER_TOMBSTONE_GRACE":  "5s",
 		"SHORTENER_RECLAIM_INTERVAL": "1h", // only the explicit POST /_local/reclaim below
 	})
-	store := dynamostore.New(emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t)), dynamostore.Config{LinksTable: links})
+	store := dynamo.NewLinkStore(emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t)), dynamo.LinkConfig{LinksTable: links})
 
 	// Long enough to outlast the create itself: it answers once the edge
 	// invalidation of the new alias is sent, 2 s after the insert.
@@ -471,7 +471,7 @@ func TestDeletedLinkLeavesTheEdge(t *testing.T) {
 		// The deletes's read and write answer well within a second here.
 		"SHORTENER_DB_TIMEOUT": "2s",
 	})
-	store := dynamostore.New(emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t)), dynamostore.Config{LinksTable: links})
+	store := dynamo.NewLinkStore(emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t)), dynamo.LinkConfig{LinksTable: links})
 	// Created two minutes ago: past the new-link window, so its redirect
 	// gets the full edge TTL.
 	created := time.Now().Add(-2 * time.Minute).UTC().Truncate(time.Millisecond)
@@ -511,7 +511,7 @@ func TestOnlyHeldLinksAreInvalidated(t *testing.T) {
 		"SHORTENER_EDGE_INVALIDATION_TIME": "1s",
 		"SHORTENER_DB_TIMEOUT":             "2s",
 	})
-	store := dynamostore.New(emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t)), dynamostore.Config{LinksTable: links})
+	store := dynamo.NewLinkStore(emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t)), dynamo.LinkConfig{LinksTable: links})
 	created := time.Now().Add(-2 * time.Minute).UTC().Truncate(time.Millisecond)
 	for _, code := range []string{"never00", "asked00"} {
 		require.NoError(t, store.Create(context.Background(), link.Link{Code: code, Owner: "e2e-owner", URL: "https://example.com/" + code,

@@ -12,8 +12,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/shortlink-dev/shortener/internal/localgw"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apikey"
-	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // seedKeys creates the keys table and puts the SHORTENER_API_KEYS pairs in
@@ -22,10 +24,10 @@ import (
 // yours) is left as it is, revoked or not, unless it belongs to another
 // owner: that is an error rather than a silent change of owner.
 func seedKeys(ctx context.Context, db *dynamodb.Client, table string, keys map[string]string, log *slog.Logger) error {
-	if err := dynamokeys.CreateTable(ctx, db, table); err != nil {
+	if err := localtable.Create(ctx, db, table, tableschema.Keys()); err != nil {
 		return err
 	}
-	store := dynamokeys.New(db, dynamokeys.Config{Table: table, ConsistentReads: true})
+	store := dynamo.NewKeyStore(db, dynamo.KeyConfig{Table: table, ConsistentReads: true})
 	names := make([]string, 0, len(keys))
 	for k := range keys {
 		names = append(names, k)

@@ -13,7 +13,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/apikey"
-	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 )
 
 // TestSeedKeys: SHORTENER_API_KEYS becomes the keys table's content, each
@@ -29,7 +29,7 @@ func TestSeedKeys(t *testing.T) {
 
 	require.NoError(t, seedKeys(ctx, db, table, keys, quiet))
 
-	store := dynamokeys.New(db, dynamokeys.Config{Table: table, ConsistentReads: true})
+	store := dynamo.NewKeyStore(db, dynamo.KeyConfig{Table: table, ConsistentReads: true})
 	owners := apikey.NewResolver(store, apikey.ResolverOptions{TTL: time.Nanosecond})
 	for key, want := range keys {
 		got, err := owners.Owner(ctx, key)

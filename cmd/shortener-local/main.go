@@ -130,13 +130,12 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
-	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
-	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
 	"github.com/shortlink-dev/shortener/shared/edgespec"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
-	"github.com/shortlink-dev/shortener/shared/missbudget/dynamomisses"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 const (
@@ -278,13 +277,13 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	log.Info("listening", "addr", ln.Addr().String())
 
 	var (
-		dynamo, kinesalite *emulator.Process
-		clicks             *clickPipeline
-		life               *lifecycle
-		stopLife           = func() {}
-		hooks              *webhookPipeline
-		stopWebhooks       = func() {}
-		stopReplication    = func() {}
+		dynamoLocal, kinesalite *emulator.Process
+		clicks                  *clickPipeline
+		life                    *lifecycle
+		stopLife                = func() {}
+		hooks                   *webhookPipeline
+		stopWebhooks            = func() {}
+		stopReplication         = func() {}
 	)
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
@@ -321,8 +320,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 			}
 			log.Info("stopped kinesalite")
 		}
-		if dynamo != nil {
-			if serr := dynamo.Stop(); serr != nil {
+		if dynamoLocal != nil {
+			if serr := dynamoLocal.Stop(); serr != nil {
 				err = errors.Join(err, serr)
 			}
 			log.Info("stopped DynamoDB Local")
@@ -334,7 +333,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if endpoint == "" {
 		setPhase("starting DynamoDB Local")
 		log.Info("starting DynamoDB Local", "port", s.dynamoPort)
-		dynamo, err = emulator.StartDynamoDB(ctx, emulator.DynamoDBOptions{Port: s.dynamoPort})
+		dynamoLocal, err = emulator.StartDynamoDB(ctx, emulator.DynamoDBOptions{Port: s.dynamoPort})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil // interrupted while starting
@@ -345,7 +344,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 			}
 			return err
 		}
-		endpoint = dynamo.Endpoint()
+		endpoint = dynamoLocal.Endpoint()
 	}
 	db := emulator.NewDynamoDBClient(endpoint)
 	healthDB.Store(db)
@@ -360,13 +359,13 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		err = createReplicas(tctx, db, rset, cfg)
 	}
 	if err == nil {
-		err = dynamostore.CreateTables(tctx, db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable})
+		err = localtable.Links(tctx, db, cfg.LinksTable, cfg.IdempotencyTable)
 	}
 	if err == nil && cfg.MissesTable != "" {
-		err = dynamomisses.CreateTable(tctx, db, cfg.MissesTable)
+		err = localtable.Create(tctx, db, cfg.MissesTable, tableschema.Misses())
 	}
 	if err == nil && cfg.EdgeMarksTable != "" {
-		err = dynamomarks.CreateTable(tctx, db, cfg.EdgeMarksTable)
+		err = localtable.Create(tctx, db, cfg.EdgeMarksTable, tableschema.EdgeMarks())
 	}
 	if err == nil {
 		err = seedKeys(tctx, db, cfg.KeysTable, s.apiKeys, log)
@@ -464,7 +463,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return fmt.Errorf("lifecycle: %w", err)
 	}
 	reclaim.set(life)
-	keys := newTableKeys(dynamokeys.New(db, dynamokeys.Config{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}))
+	keys := newTableKeys(dynamo.NewKeyStore(db, dynamo.KeyConfig{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}))
 	for i, b := range bs {
 		b.serve(hs[i], keys)
 	}
@@ -474,7 +473,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		log.Info("regions", "regions", regions.describe())
 	}
 	log.Info("ready", "origin", base, "dynamodb", endpoint, "kinesis", kinesisEndpoint)
-	printBanner(stderr, banner{origin: base, dynamo: endpoint, startedDynamo: dynamo != nil,
+	printBanner(stderr, banner{origin: base, dynamo: endpoint, startedDynamo: dynamoLocal != nil,
 		kinesis: kinesisEndpoint, startedKinesis: kinesalite != nil, cfg: cfg, clicks: cs, keys: s.apiKeys})
 	if regions != nil {
 		fmt.Fprintf(stderr, "  Regions (nearest first): %s\n  their health and where /v1 goes: curl -s %s%s\n  stop one: curl -XPOST %s%s/%s/stop (and /start)\n\n",
@@ -485,8 +484,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	}
 
 	var dynamoDied, kinesisDied <-chan struct{}
-	if dynamo != nil {
-		dynamoDied = dynamo.Done()
+	if dynamoLocal != nil {
+		dynamoDied = dynamoLocal.Done()
 	}
 	if kinesalite != nil {
 		kinesisDied = kinesalite.Done()
@@ -498,7 +497,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	case err := <-served:
 		return fmt.Errorf("serve: %w", err)
 	case <-dynamoDied:
-		return fmt.Errorf("DynamoDB Local exited: %v\n%s", dynamo.Err(), dynamo.Output())
+		return fmt.Errorf("DynamoDB Local exited: %v\n%s", dynamoLocal.Err(), dynamoLocal.Output())
 	case <-kinesisDied:
 		return fmt.Errorf("kinesalite exited: %v\n%s", kinesalite.Err(), kinesalite.Output())
 	}

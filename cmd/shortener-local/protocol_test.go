@@ -16,7 +16,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
-	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 )
 
 // TestHTTPClickCountsOnce is the regression test, end to end: a viewer
@@ -66,7 +66,7 @@ func TestHTTPClickCountsOnce(t *testing.T) {
 	assert.Equal(t, int64(1), got.Human)
 	assert.Equal(t, int64(1), got.Bot, "the HEAD")
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
-	points, err := dynamoclicks.New(db, dynamoclicks.Config{Table: analytics}).Series(context.Background(), "zzzzzzz",
+	points, err := dynamo.NewClickStore(db, dynamo.ClickConfig{Table: analytics}).Series(context.Background(), "zzzzzzz",
 		clickstore.Day, time.Now().Add(-48*time.Hour), time.Now().Add(48*time.Hour))
 	require.NoError(t, err)
 	assert.Empty(t, points, "no clicks for a code that does not exist")

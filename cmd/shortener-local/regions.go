@@ -24,12 +24,11 @@ import (
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localglobaltable"
 	"github.com/shortlink-dev/shortener/internal/localroute53"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgemarks"
-	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
 	"github.com/shortlink-dev/shortener/shared/mrsc"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
-	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
 )
 
 // The multi-Region twin (SHORTENER_LOCAL_REGIONS): each Region is a local
@@ -400,13 +399,13 @@ func createReplicas(ctx context.Context, db *dynamodb.Client, s regionSettings, 
 	idem.Stream = tableschema.NewAndOldImages
 	for i := range s.names {
 		links, idemTable := s.regionTables(cfg, i)
-		if err := dynamotable.Create(ctx, db, idemTable, idem); err != nil {
+		if err := localtable.Create(ctx, db, idemTable, idem); err != nil {
 			return err
 		}
-		if err := dynamotable.Create(ctx, db, links, tableschema.Links()); err != nil {
+		if err := localtable.Create(ctx, db, links, tableschema.Links()); err != nil {
 			return err
 		}
-		if err := dynamomarks.CreateTable(ctx, db, s.marksTable(cfg.EdgeMarksTable, i)); err != nil {
+		if err := localtable.Create(ctx, db, s.marksTable(cfg.EdgeMarksTable, i), tableschema.EdgeMarks()); err != nil {
 			return err
 		}
 	}

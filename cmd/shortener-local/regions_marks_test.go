@@ -15,9 +15,8 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/localedge"
-	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
 
 // TestFailoverRegionsMarksAreRead: a redirect answered by the origin
@@ -47,7 +46,7 @@ func TestFailoverRegionsMarksAreRead(t *testing.T) {
 	// Old links, past the new-link window, in every Region's replica.
 	created := time.Now().Add(-2 * time.Minute).UTC().Truncate(time.Millisecond)
 	for _, table := range []string{links, links + "-" + threeRegions[1], links + "-" + threeRegions[2]} {
-		store := dynamostore.New(db, dynamostore.Config{LinksTable: table})
+		store := dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: table})
 		for _, code := range []string{"failed0", "never00"} {
 			require.NoError(t, store.Create(context.Background(), link.Link{Code: code, Owner: "e2e-owner", URL: "https://example.com/" + code,
 				CreatedAt: created, UpdatedAt: created, ExpiresAt: created.Add(30 * 24 * time.Hour), Status: link.StatusActive,
@@ -62,7 +61,7 @@ func TestFailoverRegionsMarksAreRead(t *testing.T) {
 		return st.InvalidationPaths
 	}
 	heldUntil := func(table string) time.Time {
-		u, err := dynamomarks.New(db, dynamomarks.Config{Table: table}).HeldUntil(context.Background(), "failed0")
+		u, err := dynamo.NewMarkStore(db, dynamo.Config{Table: table}).HeldUntil(context.Background(), "failed0")
 		require.NoError(t, err)
 		return u
 	}
@@ -121,10 +120,10 @@ func TestLaggingReplicaKeepsNoStaleRedirect(t *testing.T) {
 	})
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 	created := time.Now().Add(-2 * time.Minute).UTC().Truncate(time.Millisecond)
-	failover := dynamostore.New(db, dynamostore.Config{LinksTable: links + "-" + threeRegions[1], ConsistentReads: true})
+	failover := dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: links + "-" + threeRegions[1], ConsistentReads: true})
 	// An old link, past the new-link window, written in the first Region
 	// and replicated to the others as any write is.
-	require.NoError(t, dynamostore.New(db, dynamostore.Config{LinksTable: links}).Create(context.Background(), link.Link{
+	require.NoError(t, dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: links}).Create(context.Background(), link.Link{
 		Code: "lagged0", Owner: "e2e-owner", URL: "https://example.com/lagged0",
 		CreatedAt: created, UpdatedAt: created, ExpiresAt: created.Add(30 * 24 * time.Hour), Status: link.StatusActive,
 		Version: 1, RedirectStatus: 302}, nil))

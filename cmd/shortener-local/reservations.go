@@ -5,7 +5,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/internal/localtable"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // createReservations creates the reservation table (RESERVATION_TABLE)
@@ -20,5 +21,5 @@ func createReservations(ctx context.Context, db *dynamodb.Client, table string) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, tablesTimeout)
 	defer cancel()
-	return dynamostore.CreateLedgerTable(ctx, db, table)
+	return localtable.Create(ctx, db, table, tableschema.Reservations())
 }

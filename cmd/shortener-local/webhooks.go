@@ -13,8 +13,9 @@ import (
 	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/localsqs"
 	"github.com/shortlink-dev/shortener/internal/localstream"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // The local run's webhook settings (functionEnv gives them to config.Load):
@@ -54,7 +55,7 @@ type webhookPipeline struct {
 func startWebhooks(ctx context.Context, cfg config.Config, c *wire.Clients, log *slog.Logger) (*webhookPipeline, error) {
 	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
 	defer cancel()
-	if err := dynamowebhook.CreateTable(tctx, c.DynamoDB, cfg.Webhook.Table); err != nil {
+	if err := localtable.Create(tctx, c.DynamoDB, cfg.Webhook.Table, tableschema.Webhooks()); err != nil {
 		return nil, err
 	}
 	p := &webhookPipeline{dlq: localsqs.New(localsqs.Options{Name: webhookDLQURL, Log: log.With("component", "sqs")})}

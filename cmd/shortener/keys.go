@@ -12,7 +12,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/shared/apikey"
-	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 )
 
 // Settings of the keys commands, which talk to the keys table, not to the
@@ -95,7 +95,7 @@ func (a *app) keyStore(ctx context.Context, table, endpoint string) (apikey.Stor
 		t = 60 * time.Second
 	}
 	// Strongly consistent: an operator reads what they just wrote.
-	return dynamokeys.New(db, dynamokeys.Config{Table: table, Timeout: t, ConsistentReads: true}), nil
+	return dynamo.NewKeyStore(db, dynamo.KeyConfig{Table: table, Timeout: t, ConsistentReads: true}), nil
 }
 
 // printKey prints a new key alone on stdout (so KEY=$(shortener keys add

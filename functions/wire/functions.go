@@ -24,7 +24,7 @@ import (
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 )
 
 // The constructors, each the one its Lambda entry point calls (in dbfns,
@@ -92,6 +92,6 @@ func NewWebhookDelivery(cfg config.Config, c Clients) (*webhookdeliveryfn.Handle
 func Owners(cfg config.Config, c Clients) *apikey.Resolver { return wirecore.Owners(cfg, c.dynamoDB()) }
 
 // subscriptions is hooksapi.Subscriptions.
-func subscriptions(cfg config.Config, c Clients) *dynamowebhook.Store {
+func subscriptions(cfg config.Config, c Clients) *dynamo.WebhookStore {
 	return hooksapi.Subscriptions(cfg, c.core())
 }

@@ -22,14 +22,14 @@ import (
 
 	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
-	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
+	"github.com/shortlink-dev/shortener/shared/dynamo/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgeinfo"
 	"github.com/shortlink-dev/shortener/shared/edgemarks"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
 
 // everySetting is the environment infra gives the functions, each setting
@@ -277,7 +277,7 @@ func TestReservationTableGoesInFront(t *testing.T) {
 
 	cr, err = NewCreate(load(t), lambdaClients())
 	require.NoError(t, err)
-	assert.IsType(t, &dynamostore.Store{}, cr.Store)
+	assert.IsType(t, &dynamo.LinkStore{}, cr.Store)
 }
 
 // hostRecorder answers every request with an error after noting its host:

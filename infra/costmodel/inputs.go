@@ -58,7 +58,7 @@ type Measured struct {
 	// fence returns the mark it replaced, so nothing is read). Both
 	// measured on DynamoDB Local with ReturnConsumedCapacity:
 	// `scripts/with-emulators.sh go test -count=1 -v -run TestCapacity
-	// ./shared/edgemarks/dynamomarks/` (1 WRU a mark; 1 WRU a fence, 2
+	// ./shared/dynamo/` (1 WRU a mark; 1 WRU a fence, 2
 	// when the link's mark reaches past the fence's day, which only a
 	// mark written in the hour before the change does).
 	MarkWritesPerOriginRead, MarkWRU, MarkFenceWRU float64
@@ -74,7 +74,7 @@ type Placeholder struct {
 
 // Current are the model's measured inputs.
 //
-// Its click figures are today's layout's (clickstore/dynamoclicks, one
+// Its click figures are today's layout's (shared/dynamo, one
 // item per code and bucket); the default layout's are PackedClicks.
 var Current = Measured{
 	Run: "`make cost`, run of 2026-12-01 00:51 UTC on the dev machine (2m59s): 100,000 clicks over " +
@@ -90,7 +90,7 @@ var Current = Measured{
 	KeyedCreateWRU:       6,
 	KeyedCreateRRU:       1,
 	MissRRU:              0.5,
-	// Measured on DynamoDB Local: shared/missbudget/dynamomisses
+	// Measured on DynamoDB Local: shared/dynamo
 	// TestCountsEveryMissInOneWriteUnit (1.0 WRU for each of 40
 	// concurrent misses).
 	EnumWRUPerUnknownMiss: 1,
@@ -103,7 +103,7 @@ var Current = Measured{
 	// 1 mark per origin read: every origin read of a known code that
 	// answers with a long edge life writes one (an upper bound only for
 	// the reads that answer short: links decided per click, new links);
-	// the units are measured (dynamomarks TestCapacity): 1 WRU a mark,
+	// the units are measured (shared/dynamo TestCapacity): 1 WRU a mark,
 	// 1 WRU a fence.
 	MarkWritesPerOriginRead: 1,
 	MarkWRU:                 1,

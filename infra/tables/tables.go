@@ -12,7 +12,7 @@ import (
 
 // Each table's keys, indexes, stream and TTL attribute come from
 // shared/tableschema, the definitions the local run creates its tables
-// from (shared/tableschema/dynamotable), so the two cannot drift.
+// from (internal/localtable), so the two cannot drift.
 
 // Props configure the tables.
 type Props struct {
@@ -72,7 +72,7 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 			}
 		}
 	}
-	links := awsdynamodb.NewTableV2(c, jsii.String("Links"), withSchema(linksDef, &awsdynamodb.TablePropsV2{
+	links := awsdynamodb.NewTableV2(c, jsii.String("Links"), WithSchema(linksDef, &awsdynamodb.TablePropsV2{
 		Billing:                          awsdynamodb.Billing_OnDemand(nil),
 		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_EVENTUAL,
 		TableClass:                       p.LinksClass,
@@ -81,7 +81,7 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
 		Replicas:                         &replicas,
 	}))
-	idem := awsdynamodb.NewTableV2(c, jsii.String("Idempotency"), withSchema(tableschema.Idempotency(), &awsdynamodb.TablePropsV2{
+	idem := awsdynamodb.NewTableV2(c, jsii.String("Idempotency"), WithSchema(tableschema.Idempotency(), &awsdynamodb.TablePropsV2{
 		Billing: awsdynamodb.Billing_OnDemand(nil),
 		// No PITR: a restore would bring back keys that expire within
 		// the day anyway.
@@ -91,8 +91,8 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
 	}))
 	// Counters expire after their retention, checkpoints after a week
-	// without writes (clickstore/dynamoclicks).
-	analytics := awsdynamodb.NewTableV2(c, jsii.String("Analytics"), withSchema(tableschema.Analytics(), &awsdynamodb.TablePropsV2{
+	// without writes (shared/dynamo).
+	analytics := awsdynamodb.NewTableV2(c, jsii.String("Analytics"), WithSchema(tableschema.Analytics(), &awsdynamodb.TablePropsV2{
 		Billing:                          awsdynamodb.Billing_OnDemand(nil),
 		TableClass:                       p.AnalyticsClass,
 		PointInTimeRecoverySpecification: pitrIf(p.PITRAnalytics),
@@ -107,7 +107,7 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 	// PITR everywhere: a few bytes per key, and nothing else can bring
 	// back an owner's keys.
 	keyReplicas := replicasIn(p.ReplicaRegions, true)
-	keys := awsdynamodb.NewTableV2(c, jsii.String("Keys"), withSchema(tableschema.Keys(), &awsdynamodb.TablePropsV2{
+	keys := awsdynamodb.NewTableV2(c, jsii.String("Keys"), WithSchema(tableschema.Keys(), &awsdynamodb.TablePropsV2{
 		Billing:                          awsdynamodb.Billing_OnDemand(nil),
 		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_EVENTUAL,
 		PointInTimeRecoverySpecification: pitrIf(true),
@@ -144,7 +144,7 @@ func newReservations(c constructs.Construct, p Props) awsdynamodb.TableV2 {
 	// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/V2globaltables_HowItWorks.html)
 	// name no backup setting.
 	replicas := replicasIn(p.ReplicaRegions, p.PITRReservationsReplicas)
-	props := withSchema(tableschema.Reservations(), &awsdynamodb.TablePropsV2{
+	props := WithSchema(tableschema.Reservations(), &awsdynamodb.TablePropsV2{
 		Billing:                          awsdynamodb.Billing_OnDemand(nil),
 		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_STRONG,
 		PointInTimeRecoverySpecification: pitrIf(p.PITRReservationsPrimary),
@@ -167,7 +167,7 @@ func newReservations(c constructs.Construct, p Props) awsdynamodb.TableV2 {
 // protection: an item lives two windows (two hours by default), and losing
 // the table loses nothing but the counts of the current window.
 func NewMisses(scope constructs.Construct, id string) awsdynamodb.TableV2 {
-	return awsdynamodb.NewTableV2(scope, jsii.String(id), withSchema(tableschema.Misses(), &awsdynamodb.TablePropsV2{
+	return awsdynamodb.NewTableV2(scope, jsii.String(id), WithSchema(tableschema.Misses(), &awsdynamodb.TablePropsV2{
 		Billing: awsdynamodb.Billing_OnDemand(nil),
 		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
 			PointInTimeRecoveryEnabled: jsii.Bool(false),
@@ -188,7 +188,7 @@ func NewMisses(scope constructs.Construct, id string) awsdynamodb.TableV2 {
 // table, which would lose the marks of answers the edge still holds. A
 // table that is missing fails the API's reads, which then invalidate.
 func NewEdgeMarks(scope constructs.Construct, id, name string) awsdynamodb.TableV2 {
-	return awsdynamodb.NewTableV2(scope, jsii.String(id), withSchema(tableschema.EdgeMarks(), &awsdynamodb.TablePropsV2{
+	return awsdynamodb.NewTableV2(scope, jsii.String(id), WithSchema(tableschema.EdgeMarks(), &awsdynamodb.TablePropsV2{
 		TableName: jsii.String(name),
 		Billing:   awsdynamodb.Billing_OnDemand(nil),
 		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
@@ -198,8 +198,8 @@ func NewEdgeMarks(scope constructs.Construct, id, name string) awsdynamodb.Table
 	}))
 }
 
-// withSchema sets p's keys, indexes, stream and TTL attribute from def.
-func withSchema(def tableschema.Table, p *awsdynamodb.TablePropsV2) *awsdynamodb.TablePropsV2 {
+// WithSchema sets p's keys, indexes, stream and TTL attribute from def.
+func WithSchema(def tableschema.Table, p *awsdynamodb.TablePropsV2) *awsdynamodb.TablePropsV2 {
 	p.PartitionKey = attribute(def.PartitionKey)
 	p.SortKey = attribute(def.SortKey)
 	if def.Stream != "" {

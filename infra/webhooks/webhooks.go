@@ -11,7 +11,8 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/shortlink-dev/shortener/infra/streamconsumer"
-	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
+	"github.com/shortlink-dev/shortener/infra/tables"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // Props configure the webhooks pipeline.
@@ -50,19 +51,16 @@ const MaxReceiveCount = 5
 // New creates the pipeline.
 func New(scope constructs.Construct, id string, p Props) *Webhooks {
 	c := constructs.NewConstruct(scope, jsii.String(id))
-	table := awsdynamodb.NewTableV2(c, jsii.String("Subscriptions"), &awsdynamodb.TablePropsV2{
-		PartitionKey: &awsdynamodb.Attribute{Name: jsii.String(dynamowebhook.AttrOwner), Type: awsdynamodb.AttributeType_STRING},
-		SortKey:      &awsdynamodb.Attribute{Name: jsii.String(dynamowebhook.AttrSK), Type: awsdynamodb.AttributeType_STRING},
-		Billing:      awsdynamodb.Billing_OnDemand(nil),
+	table := awsdynamodb.NewTableV2(c, jsii.String("Subscriptions"), tables.WithSchema(tableschema.Webhooks(), &awsdynamodb.TablePropsV2{
+		Billing: awsdynamodb.Billing_OnDemand(nil),
 		// The items hold signing secrets: encrypted at rest with the AWS
 		// managed KMS key (readable only through this account's grants,
 		// and logged in CloudTrail), not the AWS owned default.
 		Encryption:                       awsdynamodb.TableEncryptionV2_AwsManagedKey(),
-		TimeToLiveAttribute:              jsii.String(dynamowebhook.AttrExpiresAt),
 		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: jsii.Bool(true)},
 		DeletionProtection:               jsii.Bool(true),
 		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
-	})
+	}))
 	dlq := awssqs.NewQueue(c, jsii.String("DeadLetters"), &awssqs.QueueProps{
 		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
 		EnforceSSL:      jsii.Bool(true),
@@ -100,7 +98,7 @@ func New(scope constructs.Construct, id string, p Props) *Webhooks {
 // GrantFanOut lets a function that only fans events out to subscriptions
 // (webhookstream, clicks) read them without their signing secrets: Query
 // an owner's subscriptions and GetItem the version item, each held by IAM
-// to dynamowebhook.ReadableAttributes. DynamoDB returns every attribute to
+// to tableschema.WebhookReadableAttributes. DynamoDB returns every attribute to
 // a read that names none, whatever dynamodb:Attributes allows, so the
 // Query must also ask for SPECIFIC_ATTRIBUTES (dynamodb:Select), and
 // GetItem, which has no Select, is held to the version item's partition
@@ -109,7 +107,7 @@ func New(scope constructs.Construct, id string, p Props) *Webhooks {
 // "Ensuring attribute-based restrictions are enforced"). Only the webhooks
 // API and the delivery function get unconditioned grants.
 func (w *Webhooks) GrantFanOut(grantee awsiam.IGrantable) {
-	attrs := map[string]any{"dynamodb:Attributes": dynamowebhook.ReadableAttributes}
+	attrs := map[string]any{"dynamodb:Attributes": tableschema.WebhookReadableAttributes}
 	grantee.GrantPrincipal().AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("dynamodb:Query"),
 		Resources: &[]*string{w.Table.TableArn()},
@@ -123,8 +121,8 @@ func (w *Webhooks) GrantFanOut(grantee awsiam.IGrantable) {
 		Resources: &[]*string{w.Table.TableArn()},
 		Conditions: &map[string]any{
 			"ForAllValues:StringEquals": map[string]any{
-				"dynamodb:Attributes":  dynamowebhook.ReadableAttributes,
-				"dynamodb:LeadingKeys": []string{dynamowebhook.VersionOwner},
+				"dynamodb:Attributes":  tableschema.WebhookReadableAttributes,
+				"dynamodb:LeadingKeys": []string{tableschema.WebhookVersionOwner},
 			},
 			"StringEqualsIfExists": map[string]any{"dynamodb:Select": "SPECIFIC_ATTRIBUTES"},
 		},

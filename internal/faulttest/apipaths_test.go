@@ -16,11 +16,12 @@ import (
 	"github.com/shortlink-dev/shortener/functions/stats/statsfn"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/faults"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apikey"
-	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // The owner and codes of the handlers' fixtures.
@@ -45,14 +46,14 @@ func newAPIHandlers(t *testing.T, r *rig, dbTimeout time.Duration) apiHandlers {
 	// the links, idempotency and analytics tables'.
 	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{"k3yV4lu3Examp1e": "p6r4ocs3d1"}), apikey.ResolverOptions{})
 	c, err := createfn.New(createfn.Options{
-		Store: dynamostore.New(r.faulty, dynamostore.Config{
+		Store: dynamo.NewLinkStore(r.faulty, dynamo.LinkConfig{
 			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
 		}),
 		Config: cfg, Log: jsonLogger(&logs), Metrics: metrics.New(&emf, "Shortener", "create"), Owners: owners,
 	})
 	require.NoError(t, err)
 	m := managefn.New(managefn.Options{
-		Store: dynamostore.New(r.faulty, dynamostore.Config{
+		Store: dynamo.NewLinkStore(r.faulty, dynamo.LinkConfig{
 			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true,
 		}),
 		Config: cfg, Log: jsonLogger(&logs), Metrics: metrics.New(&emf, "Shortener", "manage"), Owners: owners,
@@ -60,10 +61,10 @@ func newAPIHandlers(t *testing.T, r *rig, dbTimeout time.Duration) apiHandlers {
 	analytics := testenv.UniqueName(t, "analytics")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	require.NoError(t, dynamoclicks.CreateTable(ctx, r.plain, analytics))
+	require.NoError(t, localtable.Create(ctx, r.plain, analytics, tableschema.Analytics()))
 	s := &statsfn.Handler{
-		Links:  dynamostore.New(r.faulty, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
-		Clicks: dynamoclicks.New(r.faulty, dynamoclicks.Config{Table: analytics, Timeout: cfg.DBTimeout}),
+		Links:  dynamo.NewLinkStore(r.faulty, dynamo.LinkConfig{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
+		Clicks: dynamo.NewClickStore(r.faulty, dynamo.ClickConfig{Table: analytics, Timeout: cfg.DBTimeout}),
 		Now:    time.Now,
 		Log:    jsonLogger(&logs), Metrics: metrics.New(&emf, "Shortener", "stats"),
 		Owners: owners,

@@ -15,7 +15,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/faults"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apikey"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
@@ -94,7 +94,7 @@ func TestCreateUnderFaultsYieldsExactlyOneLink(t *testing.T) {
 			var logs, emf syncBuffer
 			// Built as functions/create/main.go builds it, over the faulty client.
 			h, err := createfn.New(createfn.Options{
-				Store: dynamostore.New(r.faulty, dynamostore.Config{
+				Store: dynamo.NewLinkStore(r.faulty, dynamo.LinkConfig{
 					LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
 				}),
 				Config:  cfg,

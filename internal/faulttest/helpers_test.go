@@ -22,9 +22,10 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/faults"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
@@ -52,7 +53,7 @@ func newRig(t *testing.T) *rig {
 	r.faulty = emulator.NewDynamoDBClient(ep, r.inj.DynamoDB)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	require.NoError(t, dynamostore.CreateTables(ctx, r.plain, dynamostore.Config{LinksTable: r.links, IdempotencyTable: r.idem}))
+	require.NoError(t, localtable.Links(ctx, r.plain, r.links, r.idem))
 	return r
 }
 
@@ -76,8 +77,8 @@ func (r *rig) config(t *testing.T, settings map[string]string) config.Config {
 // store is a link store over the plain client, for setup and checks. Its
 // links may be removed by TTL at their expiry (PurgeDelay -1), so the
 // stream tests exercise the backstop path.
-func (r *rig) store() *dynamostore.Store {
-	return dynamostore.New(r.plain, dynamostore.Config{LinksTable: r.links, IdempotencyTable: r.idem, PurgeDelay: -1})
+func (r *rig) store() *dynamo.LinkStore {
+	return dynamo.NewLinkStore(r.plain, dynamo.LinkConfig{LinksTable: r.links, IdempotencyTable: r.idem, PurgeDelay: -1})
 }
 
 // putLink writes an active link directly.

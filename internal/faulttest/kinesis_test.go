@@ -19,10 +19,12 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/faults"
 	"github.com/shortlink-dev/shortener/internal/localkinesis"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
-	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // kinesisDelivery is one invocation of the clicks function.
@@ -39,7 +41,7 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	_, err := localkinesis.EnsureStream(ctx, kc, stream, 1)
 	require.NoError(t, err)
 	analytics := testenv.UniqueName(t, "analytics")
-	require.NoError(t, dynamoclicks.CreateTable(ctx, r.plain, analytics))
+	require.NoError(t, localtable.Create(ctx, r.plain, analytics, tableschema.Analytics()))
 
 	// 40 clicks on four links, humans and bots, with a poison record in
 	// the middle, written as CloudFront writes real-time log lines.
@@ -82,7 +84,7 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	// Built as functions/clicks/main.go builds it, over the faulty client;
 	// small chunks, so one batch makes several transactions.
 	h := &clicksfn.Handler{
-		Store:    dynamoclicks.New(r.faulty, dynamoclicks.Config{Table: analytics}),
+		Store:    dynamo.NewClickStore(r.faulty, dynamo.ClickConfig{Table: analytics}),
 		MaxItems: 8,
 		Log:      jsonLogger(&logs),
 		Metrics:  metrics.New(&emf, "Shortener", "clicks"),
@@ -121,7 +123,7 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	go func() { done <- p.Run(pctx) }()
 	defer stop()
 
-	store := dynamoclicks.New(r.plain, dynamoclicks.Config{Table: analytics})
+	store := dynamo.NewClickStore(r.plain, dynamo.ClickConfig{Table: analytics})
 	day := firstClick.Truncate(24 * time.Hour)
 	counts := func() map[string]clickstore.Counts {
 		got := map[string]clickstore.Counts{}

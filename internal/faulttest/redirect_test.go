@@ -12,7 +12,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/functions/redirect/redirectfn"
 	"github.com/shortlink-dev/shortener/internal/faults"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 )
 
@@ -35,7 +35,7 @@ func TestRedirectDuringDynamoDBOutage(t *testing.T) {
 	var logs, emf syncBuffer
 	// Built as functions/redirect/main.go builds it, over the faulty client.
 	h := redirectfn.New(redirectfn.Options{
-		Store:   dynamostore.New(r.faulty, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.RedirectTimeout}),
+		Store:   dynamo.NewLinkStore(r.faulty, dynamo.LinkConfig{LinksTable: cfg.LinksTable, Timeout: cfg.RedirectTimeout}),
 		Config:  cfg,
 		Log:     jsonLogger(&logs),
 		Metrics: metrics.New(&emf, "Shortener", "redirect"),

@@ -18,8 +18,8 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/faults"
 	"github.com/shortlink-dev/shortener/internal/localstream"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
@@ -56,7 +56,7 @@ func startStream(t *testing.T, r *rig, transform func(*events.DynamoDBEvent)) *s
 	})
 	// Built as functions/ttlstream/main.go builds it, over the faulty client.
 	h := &ttlstreamfn.Handler{
-		Store:   dynamostore.New(r.faulty, dynamostore.Config{LinksTable: r.links, IdempotencyTable: r.idem, Timeout: 2 * time.Second}),
+		Store:   dynamo.NewLinkStore(r.faulty, dynamo.LinkConfig{LinksTable: r.links, IdempotencyTable: r.idem, Timeout: 2 * time.Second}),
 		Grace:   time.Hour,
 		Now:     time.Now,
 		Log:     jsonLogger(&s.logs),

@@ -23,10 +23,11 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/localreclaim"
 	"github.com/shortlink-dev/shortener/internal/localstream"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -67,9 +68,9 @@ func expiryTombstoneReclaim(t *testing.T, purgeDelay time.Duration) {
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	require.NoError(t, err)
 	require.Equal(t, grace, cfg.TombstoneGrace)
-	storeCfg := dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, PurgeDelay: purgeDelay}
-	require.NoError(t, dynamostore.CreateTables(ctx, db, storeCfg))
-	store := dynamostore.New(db, storeCfg)
+	storeCfg := dynamo.LinkConfig{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, PurgeDelay: purgeDelay}
+	require.NoError(t, localtable.Links(ctx, db, storeCfg.LinksTable, storeCfg.IdempotencyTable))
+	store := dynamo.NewLinkStore(db, storeCfg)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 
 	// The local run's wiring: create, redirect, the stream poller with

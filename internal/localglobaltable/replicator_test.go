@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
-	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -38,7 +38,7 @@ func newFixture(t *testing.T, n int) *fixture {
 	for i := range n {
 		name := testenv.UniqueName(t, "gt"+strconv.Itoa(i))
 		def := tableschema.Table{PartitionKey: tableschema.Attribute{Name: "code", Type: tableschema.String}, Stream: tableschema.NewAndOldImages}
-		require.NoError(t, dynamotable.Create(ctx, db, name, def))
+		require.NoError(t, localtable.Create(ctx, db, name, def))
 		f.tables = append(f.tables, name)
 		reps = append(reps, Replica{Region: []string{"us-east-1", "us-east-2", "us-west-2"}[i], Table: name})
 	}
@@ -146,7 +146,7 @@ func stoppedFixture(t *testing.T) *fixture {
 	var reps []Replica
 	for i := range 2 {
 		name := testenv.UniqueName(t, "st"+strconv.Itoa(i))
-		require.NoError(t, dynamotable.Create(context.Background(), db, name, tableschema.Table{PartitionKey: tableschema.Attribute{Name: "code", Type: tableschema.String}}))
+		require.NoError(t, localtable.Create(context.Background(), db, name, tableschema.Table{PartitionKey: tableschema.Attribute{Name: "code", Type: tableschema.String}}))
 		reps = append(reps, Replica{Region: []string{"us-east-1", "us-west-2"}[i], Table: name})
 	}
 	r, err := New(db, testenv.StreamsClient(t), Options{Tables: [][]Replica{reps}, VersionAttribute: "version", Delay: -1,

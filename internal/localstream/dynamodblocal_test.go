@@ -20,8 +20,9 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
@@ -84,10 +85,10 @@ func TestLinksTableDeletions(t *testing.T) {
 	db := emulator.NewDynamoDBClient(endpoint)
 	// PurgeDelay -1: TTL may remove a link at its expiry (the backstop
 	// path; deployed, the reclaim run tombstones it a day before).
-	cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), PurgeDelay: -1}
+	cfg := dynamo.LinkConfig{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), PurgeDelay: -1}
 	ctx := context.Background()
-	require.NoError(t, dynamostore.CreateTables(ctx, db, cfg))
-	store := dynamostore.New(db, cfg)
+	require.NoError(t, localtable.Links(ctx, db, cfg.LinksTable, cfg.IdempotencyTable))
+	store := dynamo.NewLinkStore(db, cfg)
 	rec := newRecorder()
 	start(t, db, endpoint, Options{Table: cfg.LinksTable, Handler: rec.handle})
 
@@ -179,9 +180,9 @@ func TestDynamoDBLocalsOwnTTL(t *testing.T) {
 	rec.mu.Unlock()
 	assert.Equal(t, ttlIdentity, rec.records("first01")[1].UserIdentity, "UNKNOWN_TO_SDK_VERSION becomes AWS's TTL REMOVE")
 
-	links := dynamostore.Config{LinksTable: "links", IdempotencyTable: "idem", PurgeDelay: -1}
-	require.NoError(t, dynamostore.CreateTables(ctx, db, links))
-	store := dynamostore.New(db, links)
+	links := dynamo.LinkConfig{LinksTable: "links", IdempotencyTable: "idem", PurgeDelay: -1}
+	require.NoError(t, localtable.Links(ctx, db, links.LinksTable, links.IdempotencyTable))
+	store := dynamo.NewLinkStore(db, links)
 	now := time.Now().UTC().Truncate(time.Second)
 	require.NoError(t, store.Create(ctx, link.Link{Code: "stuck01", URL: "https://example.com/", Owner: "o",
 		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(-time.Second), Status: link.StatusActive, Version: 1, RedirectStatus: 302}, nil))
@@ -241,10 +242,10 @@ func shape(t *testing.T, r events.DynamoDBEventRecord) []string {
 func TestCreationTimeToTheSecond(t *testing.T) {
 	endpoint := testenv.DynamoDBEndpoint(t)
 	db := emulator.NewDynamoDBClient(endpoint)
-	cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), Timeout: 10 * time.Second}
+	cfg := dynamo.LinkConfig{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), Timeout: 10 * time.Second}
 	ctx := context.Background()
-	require.NoError(t, dynamostore.CreateTables(ctx, db, cfg))
-	store := dynamostore.New(db, cfg)
+	require.NoError(t, localtable.Links(ctx, db, cfg.LinksTable, cfg.IdempotencyTable))
+	store := dynamo.NewLinkStore(db, cfg)
 	rec := newRecorder()
 	start(t, db, endpoint, Options{Table: cfg.LinksTable, Handler: rec.handle})
 

@@ -18,15 +18,15 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/internal/rie"
 	"github.com/shortlink-dev/shortener/shared/apikey"
-	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
-	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
-	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
+	"github.com/shortlink-dev/shortener/shared/dynamo/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/link"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/reclaimflow"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 const (
@@ -218,9 +218,9 @@ func newTables(t testing.TB) tables {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	db := testenv.DynamoDBClient(t)
-	require.NoError(t, dynamostore.CreateTables(ctx, db, dynamostore.Config{LinksTable: tb.links, IdempotencyTable: tb.idem}))
-	require.NoError(t, dynamoclicks.CreateTable(ctx, db, tb.analytics))
-	require.NoError(t, dynamokeys.CreateTable(ctx, db, tb.keys))
+	require.NoError(t, localtable.Links(ctx, db, tb.links, tb.idem))
+	require.NoError(t, localtable.Create(ctx, db, tb.analytics, tableschema.Analytics()))
+	require.NoError(t, localtable.Create(ctx, db, tb.keys, tableschema.Keys()))
 	require.NoError(t, tb.keyStore(t).Add(ctx, apikey.Record{Hash: apikey.Hash(fixtureKey), Owner: owner,
 		Status: apikey.StatusActive, CreatedAt: time.Now()}))
 	return tb
@@ -230,12 +230,12 @@ func (tb tables) env() map[string]string {
 	return map[string]string{"LINKS_TABLE": tb.links, "IDEMPOTENCY_TABLE": tb.idem, "ANALYTICS_TABLE": tb.analytics, "KEYS_TABLE": tb.keys}
 }
 
-func (tb tables) keyStore(t testing.TB) *dynamokeys.Store {
-	return dynamokeys.New(testenv.DynamoDBClient(t), dynamokeys.Config{Table: tb.keys, ConsistentReads: true})
+func (tb tables) keyStore(t testing.TB) *dynamo.KeyStore {
+	return dynamo.NewKeyStore(testenv.DynamoDBClient(t), dynamo.KeyConfig{Table: tb.keys, ConsistentReads: true})
 }
 
-func (tb tables) store(t testing.TB) *dynamostore.Store {
-	return dynamostore.New(testenv.DynamoDBClient(t), dynamostore.Config{LinksTable: tb.links, IdempotencyTable: tb.idem})
+func (tb tables) store(t testing.TB) *dynamo.LinkStore {
+	return dynamo.NewLinkStore(testenv.DynamoDBClient(t), dynamo.LinkConfig{LinksTable: tb.links, IdempotencyTable: tb.idem})
 }
 
 // packagingCases are the checks of each function, by name. Every function

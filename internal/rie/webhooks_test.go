@@ -15,23 +15,25 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/localsqs"
+	"github.com/shortlink-dev/shortener/internal/localtable"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 	"github.com/shortlink-dev/shortener/shared/webhook"
-	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
 )
 
 // webhookEnv creates a webhooks table and returns the functions'
 // environment for it. The queue URLs point where nothing listens: a case
 // that sends to the queue points AWS_ENDPOINT_URL_SQS at the local queues,
 // and one that did not would fail.
-func webhookEnv(t testing.TB, tb tables) (map[string]string, *dynamowebhook.Store) {
+func webhookEnv(t testing.TB, tb tables) (map[string]string, *dynamo.WebhookStore) {
 	t.Helper()
 	table := testenv.UniqueName(t, "webhooks")
-	require.NoError(t, dynamowebhook.CreateTable(context.Background(), testenv.DynamoDBClient(t), table))
+	require.NoError(t, localtable.Create(context.Background(), testenv.DynamoDBClient(t), table, tableschema.Webhooks()))
 	e := tb.env()
 	e["WEBHOOKS_TABLE"] = table
 	e["WEBHOOK_QUEUE_URL"] = "http://127.0.0.1:1/000000000000/deliveries"
 	e["WEBHOOK_DLQ_URL"] = "http://127.0.0.1:1/000000000000/dead-letters"
-	return e, dynamowebhook.New(testenv.DynamoDBClient(t), dynamowebhook.Config{Table: table})
+	return e, dynamo.NewWebhookStore(testenv.DynamoDBClient(t), dynamo.Config{Table: table})
 }
 
 func testWebhooks(t *testing.T, tb tables, _ *shared) {

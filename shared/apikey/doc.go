@@ -12,5 +12,5 @@
 // Resolver answers "whose key is this?" for the handlers, caching each
 // answer in-process for a short TTL (DefaultCacheTTL): a revoked key stops
 // working within that TTL plus the table's replication lag (docs/deploy.md).
-// The DynamoDB adapter is in dynamokeys; Memory serves tests and tools.
+// The DynamoDB adapter is dynamo.KeyStore; Memory serves tests and tools.
 package apikey

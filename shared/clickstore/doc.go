@@ -2,7 +2,7 @@
 // code and hour, day, country or referrer), the chunks of increments a
 // consumer applies exactly once per Kinesis shard, the Store the functions
 // call, and Memory, an in-process Store with the same behaviour as the
-// DynamoDB adapter in clickstore/dynamoclicks. Both pass the one behaviour
+// DynamoDB adapter in shared/dynamo. Both pass the one behaviour
 // suite in clickstore/clickstoretest. Counts never touch the link item: a
 // viral link would make its item a hot key, and the redirect path reads it.
 //

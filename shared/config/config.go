@@ -54,7 +54,7 @@ type Config struct {
 	// ClickStorePacked (the default: rollups compacted into segments and
 	// bucket-day items, clickstore/packedclicks; see docs/cost-model.md for
 	// what it costs) or ClickStoreItems (one item per code and bucket,
-	// clickstore/dynamoclicks, 6.8 WRU a click). The clicks and stats
+	// shared/dynamo, 6.8 WRU a click). The clicks and stats
 	// functions must agree, and a table keeps the layout it started with.
 	ClickStore string
 	// PrimaryRegion is PRIMARY_REGION, the one write Region of the global

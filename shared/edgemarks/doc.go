@@ -7,7 +7,7 @@
 // origin sent it with a long s-maxage, and it does that only for an answer
 // built from a fresh read. Before it sends such an answer, the redirect
 // records for the link's code "the edge may hold an answer until U" in its
-// Region's marks table (Marker, over dynamomarks.Store), and the answer
+// Region's marks table (Marker, over dynamo.MarkStore), and the answer
 // leaves only once the mark is durable; a mark it cannot write makes the
 // answer short-lived instead.
 //
@@ -25,7 +25,7 @@
 // invalidation" and "A replica that lags", has the argument.
 //
 // What it costs, measured on DynamoDB Local with ReturnConsumedCapacity
-// (dynamomarks' tests, TestCapacity): a mark is one UpdateItem of 1 WRU
+// (shared/dynamo's TestCapacity): a mark is one UpdateItem of 1 WRU
 // (its item holds a code and a few numbers, far below 1 KB), written for
 // every answer that needs one (a process cannot remember its marks: only
 // the table sees a fence written since); a mark that fails its condition

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Store writes marks: dynamomarks.Store in a Region's marks table, Memory
+// Store writes marks: dynamo.MarkStore in a Region's marks table, Memory
 // in tests.
 type Store interface {
 	// Mark records that the edge may hold an answer about code until
@@ -26,7 +26,7 @@ type Store interface {
 // remove it, and it must leave with the short edge life of an entry.
 var ErrFenced = errors.New("edge mark refused: the code changed after the data the answer was built from")
 
-// Reader reads and fences one Region's marks: dynamomarks.Store, Memory.
+// Reader reads and fences one Region's marks: dynamo.MarkStore, Memory.
 type Reader interface {
 	// HeldUntil is until when the edge may hold an answer about code, by
 	// the mark this Region's redirect wrote, read strongly consistently;
@@ -160,7 +160,7 @@ func (c Check) each(_ context.Context, now time.Time, read func(Reader) (time.Ti
 
 // Memory is an in-process marks table, for tests and the in-memory race
 // tests: marks rise, never fall, and fences refuse older marks, as
-// dynamomarks' do.
+// dynamo.MarkStore's do.
 type Memory struct {
 	mu    sync.Mutex
 	until map[string]time.Time
@@ -186,7 +186,7 @@ func NewMemory() *Memory {
 }
 
 // Mark raises code's mark to until, in whole seconds rounded up as
-// dynamomarks stores it, unless code is fenced after stamp.
+// dynamo.MarkStore stores it, unless code is fenced after stamp.
 func (m *Memory) Mark(_ context.Context, code string, stamp, until time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -218,7 +218,7 @@ func (m *Memory) HeldUntil(_ context.Context, code string) (time.Time, error) {
 	return m.until[code], nil
 }
 
-// Fence raises code's fence to stamp (in milliseconds, as dynamomarks
+// Fence raises code's fence to stamp (in milliseconds, as dynamo.MarkStore
 // keeps it) and its mark to keep, and returns the mark before: the zero
 // time when that was only an earlier fence's keep.
 func (m *Memory) Fence(_ context.Context, code string, stamp, keep time.Time) (time.Time, error) {

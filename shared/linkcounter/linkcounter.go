@@ -2,7 +2,7 @@
 // with: the human clicks a link with a click limit has used, and the wrong
 // password attempts made on a protected link, per viewer and per code. All must
 // hold across every Lambda instance, so they live in DynamoDB
-// (linkcounter/dynamocounter); Memory serves the tests.
+// (dynamo.Counter); Memory serves the tests.
 package linkcounter
 
 import (

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/shortlink-dev/shortener/shared/dynamoerr"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/storetest"
@@ -50,7 +50,7 @@ func TestReplicatedWriteConflictLeavesNothingHalfDone(t *testing.T) {
 			s := linkstore.NewReserved(links, ledger, now)
 			ledger.Fault = func(got string) error {
 				if got == op {
-					return dynamoerr.Wrap("mrsc", &types.ReplicatedWriteConflictException{})
+					return dynamo.Wrap("mrsc", &types.ReplicatedWriteConflictException{})
 				}
 				return nil
 			}

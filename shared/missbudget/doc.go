@@ -5,7 +5,7 @@
 // ends, to unknown codes and to live ones alike, so a scanner learns
 // nothing more. A request that finds a link never touches the counter, so
 // legitimate clicks cost nothing; a miss costs one atomic UpdateItem ADD on
-// a small item (dynamomisses), and a client known to be over its budget
+// a small item (dynamo.MissCounter), and a client known to be over its budget
 // costs nothing more in that process.
 //
 // The README ("Short codes and guessing") has the numbers behind the

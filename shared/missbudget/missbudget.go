@@ -52,7 +52,7 @@ func Client(viewerAddress string) string {
 }
 
 // Counter adds one miss to a client's window and returns the count after
-// it; dynamomisses.Store is the deployed one.
+// it; dynamo.MissCounter is the deployed one.
 type Counter interface {
 	Add(ctx context.Context, client string, window time.Time, expires time.Time) (int64, error)
 }

@@ -101,7 +101,46 @@ const (
 	// answer about that code; it is the TTL attribute too, so a mark is
 	// deleted for free once it no longer says anything.
 	AttrHeldUntil = "held_until"
+
+	// Webhooks table (shared/webhook): the partition key is AttrOwner, the
+	// sort key AttrSK ("sub#<id>" for a subscription,
+	// "dlv#<id>#<time>#<event>#<attempt>" for a delivery attempt).
+	// Subscriptions carry AttrURL, AttrEvents, AttrHumanOnly, AttrSecret,
+	// AttrCreatedAt (epoch milliseconds) and AttrDisabled; attempts
+	// AttrEvent, AttrEventID, AttrAttempt, AttrStatus, AttrResponseCode,
+	// AttrAt and AttrNextRetry (epoch milliseconds) and AttrExpiresAt, the
+	// TTL attribute (epoch seconds). The version item (WebhookVersionOwner)
+	// carries AttrWebhookVersion.
+	AttrSK             = "sk"
+	AttrEvents         = "events"
+	AttrHumanOnly      = "human_only"
+	AttrSecret         = "secret"
+	AttrDisabled       = "disabled"
+	AttrEvent          = "event"
+	AttrEventID        = "event_id"
+	AttrAttempt        = "attempt"
+	AttrResponseCode   = "response_code"
+	AttrAt             = "at"
+	AttrNextRetry      = "next_retry"
+	AttrWebhookVersion = "v"
 )
+
+// WebhookVersionOwner is the partition key of the webhooks table's version
+// item, which counts every change of any subscription. It has a space,
+// which no owner ID has (apikey.CheckOwner), so it is no owner's item and
+// no owner's Query reads it; the fan-out functions' grant (infra/webhooks)
+// names it as the one item they may GetItem.
+const WebhookVersionOwner = " subscriptions"
+
+// WebhookReadableAttributes are the attributes of the webhooks table a
+// reader that fans events out may read: every attribute of a subscription
+// and of the version item but the signing secret. The store's List and
+// Version project onto them, and infra/webhooks conditions the grants of
+// webhookstream and clicks on them (dynamodb:Attributes,
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html),
+// so only the webhooks API (which writes the secret) and the delivery
+// function (Get, to sign) ever read a secret.
+var WebhookReadableAttributes = []string{AttrOwner, AttrSK, AttrURL, AttrEvents, AttrHumanOnly, AttrCreatedAt, AttrDisabled, AttrWebhookVersion}
 
 // Index names of the links table.
 const (

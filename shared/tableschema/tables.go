@@ -154,3 +154,15 @@ func Misses() Table {
 func EdgeMarks() Table {
 	return Table{PartitionKey: Attribute{AttrCode, String}, TTLAttribute: AttrHeldUntil}
 }
+
+// Webhooks is the table of webhook subscriptions and their delivery
+// attempts, partitioned by owner: an owner's subscriptions are one Query,
+// and attempts sort by time under their subscription and expire through
+// TTL (subscriptions carry no TTL attribute and never expire).
+func Webhooks() Table {
+	return Table{
+		PartitionKey: Attribute{AttrOwner, String},
+		SortKey:      Attribute{AttrSK, String},
+		TTLAttribute: AttrExpiresAt,
+	}
+}

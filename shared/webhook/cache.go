@@ -9,7 +9,7 @@ import (
 
 // Versioner reads the store's subscription version: a number that every
 // create, delete and disable of any subscription raises, in the same
-// write as the change (dynamowebhook keeps it in one small item).
+// write as the change (dynamo.WebhookStore keeps it in one small item).
 type Versioner interface {
 	Version(ctx context.Context) (int64, error)
 }

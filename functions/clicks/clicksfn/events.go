@@ -9,9 +9,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/webhook"
-	"github.com/shortlink-dev/shortener/shared/webhook/dynamooutbox"
 )
 
 // ClickEvents turns a counted batch's clicks into link.clicked events and
@@ -23,7 +23,7 @@ type ClickEvents interface {
 var _ ClickEvents = (*webhook.ClickPublisher)(nil)
 
 // Outbox keeps the click batches whose events could not be queued, until
-// a later try queues them; *dynamooutbox.Store satisfies it.
+// a later try queues them; *dynamo.Outbox satisfies it.
 type Outbox interface {
 	Put(ctx context.Context, p webhook.PendingClicks) error
 	Due(ctx context.Context, now time.Time, limit int) ([]webhook.PendingClicks, error)
@@ -32,7 +32,7 @@ type Outbox interface {
 	Delete(ctx context.Context, key string) error
 }
 
-var _ Outbox = (*dynamooutbox.Store)(nil)
+var _ Outbox = (*dynamo.Outbox)(nil)
 
 // Defaults of the link.clicked path.
 const (
@@ -133,7 +133,7 @@ func (h *Handler) retryPending(ctx context.Context, scheduled bool) {
 		// The claim outlasts the try: a try cut off (the invocation timed
 		// out) leaves the batch to the next after that.
 		if err := h.Outbox.Claim(ctx, p, now.Add(2*timeout)); err != nil {
-			if !errors.Is(err, dynamooutbox.ErrClaimed) {
+			if !errors.Is(err, dynamo.ErrClaimed) {
 				h.Log.WarnContext(ctx, "claim pending link.clicked events", "error", err.Error(), "key", p.Key)
 			}
 			continue

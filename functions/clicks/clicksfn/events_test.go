@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/webhook"
-	"github.com/shortlink-dev/shortener/shared/webhook/dynamooutbox"
 )
 
 var errQueueDown = errors.New("send message: ServiceUnavailable")
@@ -106,7 +106,7 @@ func (o *outbox) Claim(_ context.Context, p webhook.PendingClicks, until time.Ti
 	defer o.mu.Unlock()
 	cur, ok := o.kept[p.Key]
 	if !ok || !cur.Due.Equal(p.Due) {
-		return dynamooutbox.ErrClaimed
+		return dynamo.ErrClaimed
 	}
 	cur.Due, cur.Attempts = until, cur.Attempts+1
 	o.kept[p.Key] = cur

@@ -14,7 +14,7 @@
 // then cut, in order, into chunks of at most the store's
 // clickstore.MaxChunkItems counter items, and each chunk is applied as one
 // TransactWriteItems that also advances the shard's checkpoint
-// (clickstore.Store.Apply). With dynamoclicks (SHORTENER_CLICK_STORE=items,
+// (clickstore.Store.Apply). With dynamo.ClickStore (SHORTENER_CLICK_STORE=items,
 // one item per counter) a chunk is at most 99 items; with packedclicks
 // (the default layout) it is a whole shard batch: one
 // transaction of a compact rollup and the checkpoint. A click touches at most four items
@@ -59,7 +59,7 @@
 // link.clicked events on the delivery queue. Counting goes first and never
 // waits on them: whatever the queue, the owners' links or the webhooks
 // table do, the shard moves on. Events that cannot be queued within
-// PublishTimeout are kept in the Outbox (dynamooutbox: a partition of the
+// PublishTimeout are kept in the Outbox (dynamo.Outbox: a partition of the
 // analytics table) and queued later by retryPending: by any handler at
 // most every RetryEvery while batches come, and by every invocation with
 // no records, which a schedule sends so that a quiet stream's outbox
@@ -105,7 +105,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
-	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
+	"github.com/shortlink-dev/shortener/shared/dynamo/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 )
 

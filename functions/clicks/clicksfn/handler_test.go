@@ -25,11 +25,13 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
-	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
-	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
+	"github.com/shortlink-dev/shortener/shared/dynamo/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -86,7 +88,7 @@ func (f *flakyDB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactW
 // design is a click store layout the DynamoDB tests run against.
 type design struct {
 	name    string
-	packed  bool // packedclicks rather than dynamoclicks
+	packed  bool // packedclicks rather than dynamo.ClickStore
 	compact bool // with the handler compacting after every chunk
 }
 
@@ -126,7 +128,7 @@ func newFixture(t *testing.T, d design) *fixture {
 	t.Helper()
 	client := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 	table := testenv.UniqueName(t, "clicks")
-	require.NoError(t, dynamoclicks.CreateTable(context.Background(), client, table))
+	require.NoError(t, localtable.Create(context.Background(), client, table, tableschema.Analytics()))
 	f := &fixture{design: d, table: table, client: client, metrics: &bytes.Buffer{}}
 	f.store = f.newStore(client)
 	return f
@@ -134,8 +136,8 @@ func newFixture(t *testing.T, d design) *fixture {
 
 // allAPI is what both stores call.
 type allAPI interface {
-	dynamoclicks.API
-	packedclicks.API
+	dynamo.API
+	dynamo.API
 }
 
 func (f *fixture) newStore(db allAPI) store {
@@ -143,7 +145,7 @@ func (f *fixture) newStore(db allAPI) store {
 	if f.design.packed {
 		return packedclicks.New(db, packedclicks.Config{Table: f.table, Timeout: 20 * time.Second, Buckets: 16, Now: func() time.Time { return noon }})
 	}
-	return dynamoclicks.New(db, dynamoclicks.Config{Table: f.table, Timeout: 20 * time.Second, Now: func() time.Time { return noon }})
+	return dynamo.NewClickStore(db, dynamo.ClickConfig{Table: f.table, Timeout: 20 * time.Second, Now: func() time.Time { return noon }})
 }
 
 // handler returns a handler over db (the fixture's client when nil). Its
@@ -177,7 +179,7 @@ func (f *fixture) day(t *testing.T, code string) clickstore.Counts {
 	return points[0].Counts
 }
 
-// counters reads every counter of the table, keyed as dynamoclicks lays
+// counters reads every counter of the table, keyed as dynamo.ClickStore lays
 // them out ("Ab3dE5g d#20261130"), whatever the design.
 func (f *fixture) counters(t *testing.T) map[string]clickstore.Counts {
 	t.Helper()
@@ -210,7 +212,7 @@ func (f *fixture) counters(t *testing.T) map[string]clickstore.Counts {
 	return got
 }
 
-// itemBucket is dynamoclicks' sort key of k.
+// itemBucket is dynamo.ClickStore's sort key of k.
 func itemBucket(k clickstore.Key) string {
 	t := time.Unix(k.Start, 0).UTC()
 	switch k.Kind {

@@ -18,11 +18,12 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/shortcode"
 )
 
@@ -47,9 +48,9 @@ func batchHandler(t *testing.T, store linkstore.Store) *Handler {
 func dynamoStore(t *testing.T) linkstore.Store {
 	t.Helper()
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
-	cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), Timeout: 10 * time.Second}
-	require.NoError(t, dynamostore.CreateTables(context.Background(), db, cfg))
-	return dynamostore.New(db, cfg)
+	cfg := dynamo.LinkConfig{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), Timeout: 10 * time.Second}
+	require.NoError(t, localtable.Links(context.Background(), db, cfg.LinksTable, cfg.IdempotencyTable))
+	return dynamo.NewLinkStore(db, cfg)
 }
 
 // stores are the implementations every batch behaviour is checked on.

@@ -16,9 +16,10 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/shortcode"
 )
@@ -30,9 +31,9 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 // DynamoDB Local.
 func BenchmarkCreateDynamoDB(b *testing.B) {
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(b))
-	cfg := dynamostore.Config{LinksTable: testenv.UniqueName(b, "bench-links"), IdempotencyTable: testenv.UniqueName(b, "bench-idem")}
+	cfg := dynamo.LinkConfig{LinksTable: testenv.UniqueName(b, "bench-links"), IdempotencyTable: testenv.UniqueName(b, "bench-idem")}
 	ctx := context.Background()
-	require.NoError(b, dynamostore.CreateTables(ctx, db, cfg))
+	require.NoError(b, localtable.Links(ctx, db, cfg.LinksTable, cfg.IdempotencyTable))
 
 	now := time.Now()
 	i := 0
@@ -67,7 +68,7 @@ func BenchmarkCreateDynamoDB(b *testing.B) {
 		codes, err := shortcode.New(7, nil)
 		require.NoError(b, err)
 		h := &Handler{
-			Store:   dynamostore.New(db, cfg),
+			Store:   dynamo.NewLinkStore(db, cfg),
 			Codes:   codes,
 			Rules:   link.Rules{ShortDomains: []string{"sho.rt"}},
 			Present: linkapi.Presenter{BaseURL: "https://sho.rt"},

@@ -16,12 +16,13 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apigw"
-	"github.com/shortlink-dev/shortener/shared/dynamoerr"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // regionSets are the ways the tests build n Regions: each its own links
@@ -42,13 +43,13 @@ var regionSets = []struct {
 	{"dynamodb", func(t *testing.T, n int) []*linkstore.Reserved {
 		db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 		table := testenv.UniqueName(t, "reservations")
-		require.NoError(t, dynamostore.CreateLedgerTable(context.Background(), db, table))
-		ledger := dynamostore.NewLedger(db, dynamostore.LedgerConfig{Table: table, Timeout: 10 * time.Second})
+		require.NoError(t, localtable.Create(context.Background(), db, table, tableschema.Reservations()))
+		ledger := dynamo.NewLedger(db, dynamo.LedgerConfig{Table: table, Timeout: 10 * time.Second})
 		out := make([]*linkstore.Reserved, n)
 		for i := range out {
-			cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), Timeout: 10 * time.Second}
-			require.NoError(t, dynamostore.CreateTables(context.Background(), db, cfg))
-			out[i] = linkstore.NewReserved(dynamostore.New(db, cfg), ledger, nil)
+			cfg := dynamo.LinkConfig{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), Timeout: 10 * time.Second}
+			require.NoError(t, localtable.Links(context.Background(), db, cfg.LinksTable, cfg.IdempotencyTable))
+			out[i] = linkstore.NewReserved(dynamo.NewLinkStore(db, cfg), ledger, nil)
 		}
 		return out
 	}},
@@ -130,7 +131,7 @@ func TestReplicatedWriteConflictIs503(t *testing.T) {
 	ledger.Fault = func(op string) error {
 		if op == "reserve" && fired == 0 {
 			fired++
-			return dynamoerr.Wrap("reserve", &types.ReplicatedWriteConflictException{})
+			return dynamo.Wrap("reserve", &types.ReplicatedWriteConflictException{})
 		}
 		return nil
 	}

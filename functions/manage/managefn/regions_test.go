@@ -13,29 +13,31 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // twoRegions are two management handlers, each over its own links table
 // (MREC replicas) with one reservation ledger between them (MRSC), holding
 // one link of ownerA at version 1 that has replicated to both.
-func twoRegions(t *testing.T, dynamo bool) [2]*fixture {
+func twoRegions(t *testing.T, onDynamoDB bool) [2]*fixture {
 	t.Helper()
 	var fs [2]*fixture
 	fs[0], fs[1] = newFixture(t), newFixture(t)
 	var ledger linkstore.Ledger = linkstore.NewMemoryLedger(fs[0].clock.Now)
 	links := [2]linkstore.Links{linkstore.NewMemory(fs[0].clock.Now), linkstore.NewMemory(fs[0].clock.Now)}
-	if dynamo {
+	if onDynamoDB {
 		db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 		table := testenv.UniqueName(t, "reservations")
-		require.NoError(t, dynamostore.CreateLedgerTable(context.Background(), db, table))
-		ledger = dynamostore.NewLedger(db, dynamostore.LedgerConfig{Table: table, Timeout: 10 * time.Second, Now: fs[0].clock.Now})
+		require.NoError(t, localtable.Create(context.Background(), db, table, tableschema.Reservations()))
+		ledger = dynamo.NewLedger(db, dynamo.LedgerConfig{Table: table, Timeout: 10 * time.Second, Now: fs[0].clock.Now})
 		for i := range links {
-			cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), Timeout: 10 * time.Second, ConsistentReads: true, Now: fs[0].clock.Now}
-			require.NoError(t, dynamostore.CreateTables(context.Background(), db, dynamostore.Config{LinksTable: cfg.LinksTable, IdempotencyTable: testenv.UniqueName(t, "idem")}))
-			links[i] = dynamostore.New(db, cfg)
+			cfg := dynamo.LinkConfig{LinksTable: testenv.UniqueName(t, "links"), Timeout: 10 * time.Second, ConsistentReads: true, Now: fs[0].clock.Now}
+			require.NoError(t, localtable.Links(context.Background(), db, cfg.LinksTable, testenv.UniqueName(t, "idem")))
+			links[i] = dynamo.NewLinkStore(db, cfg)
 		}
 	}
 	for i, f := range fs {
@@ -55,15 +57,15 @@ func twoRegions(t *testing.T, dynamo bool) [2]*fixture {
 // once, never both succeed: one 200, one 412. Likewise an edit racing a
 // delete.
 func TestIfMatchAcrossRegions(t *testing.T) {
-	for _, dynamo := range []bool{false, true} {
-		name := map[bool]string{false: "memory", true: "dynamodb"}[dynamo]
+	for _, onDynamoDB := range []bool{false, true} {
+		name := map[bool]string{false: "memory", true: "dynamodb"}[onDynamoDB]
 		t.Run(name+"/two edits", func(t *testing.T) {
-			fs := twoRegions(t, dynamo)
+			fs := twoRegions(t, onDynamoDB)
 			statuses := race(t, fs, event(t, "patch-link.json"), event(t, "patch-link.json"))
 			assert.ElementsMatch(t, []int{http.StatusOK, http.StatusPreconditionFailed}, statuses)
 		})
 		t.Run(name+"/an edit and a delete", func(t *testing.T) {
-			fs := twoRegions(t, dynamo)
+			fs := twoRegions(t, onDynamoDB)
 			del := withIfMatch(at(event(t, "delete-link.json"), code), `"1"`)
 			statuses := race(t, fs, event(t, "patch-link.json"), del)
 			// The loser is 412 (the edit came first) or 404 (the delete

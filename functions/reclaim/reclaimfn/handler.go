@@ -3,7 +3,7 @@
 //
 //  1. expiry: links whose expiry has passed become their tombstones, in
 //     place, so an expired code never disappears. The link's TTL attribute
-//     lies a day after its expiry (dynamostore.DefaultPurgeDelay), so this
+//     lies a day after its expiry (dynamo.DefaultPurgeDelay), so this
 //     runs long before DynamoDB's TTL could remove the link; ttlstream, fed
 //     by a TTL removal, is only the backstop. Without it the code would be
 //     absent between the TTL removal and ttlstream's tombstone: answered

@@ -19,12 +19,14 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/storetest"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/reclaimflow"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -42,13 +44,13 @@ var stores = []struct {
 	{name: "memory", new: func(_ *testing.T, now func() time.Time) linkstore.Store { return linkstore.NewMemory(now) }},
 	{name: "dynamodb-local", new: func(t *testing.T, now func() time.Time) linkstore.Store {
 		db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
-		cfg := dynamostore.Config{
+		cfg := dynamo.LinkConfig{
 			LinksTable:       testenv.UniqueName(t, "links"),
 			IdempotencyTable: testenv.UniqueName(t, "idem"),
 			Now:              now,
 		}
-		require.NoError(t, dynamostore.CreateTables(context.Background(), db, cfg))
-		return dynamostore.New(db, cfg)
+		require.NoError(t, localtable.Links(context.Background(), db, cfg.LinksTable, cfg.IdempotencyTable))
+		return dynamo.NewLinkStore(db, cfg)
 	}},
 	// The same runs through the reservation table, as every Region's
 	// reclaim does when RESERVATION_TABLE is set: releases give the code
@@ -58,11 +60,11 @@ var stores = []struct {
 	}},
 	{name: "reserved-dynamodb-local", new: func(t *testing.T, now func() time.Time) linkstore.Store {
 		db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
-		cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), Now: now}
-		require.NoError(t, dynamostore.CreateTables(context.Background(), db, cfg))
+		cfg := dynamo.LinkConfig{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), Now: now}
+		require.NoError(t, localtable.Links(context.Background(), db, cfg.LinksTable, cfg.IdempotencyTable))
 		table := testenv.UniqueName(t, "reservations")
-		require.NoError(t, dynamostore.CreateLedgerTable(context.Background(), db, table))
-		return linkstore.NewReserved(dynamostore.New(db, cfg), dynamostore.NewLedger(db, dynamostore.LedgerConfig{Table: table, Now: now}), now)
+		require.NoError(t, localtable.Create(context.Background(), db, table, tableschema.Reservations()))
+		return linkstore.NewReserved(dynamo.NewLinkStore(db, cfg), dynamo.NewLedger(db, dynamo.LedgerConfig{Table: table, Now: now}), now)
 	}},
 }
 

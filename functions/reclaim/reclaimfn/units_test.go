@@ -13,12 +13,14 @@ import (
 	"github.com/shortlink-dev/shortener/internal/capacity"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/storetest"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/reclaimflow"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // lifecycleUnits is what the reclaim run consumed per expired link, in the
@@ -40,14 +42,14 @@ func measureLifecycle(t *testing.T, n int, reserved bool) lifecycleUnits {
 	meter := capacity.Meter{Items: emulator.NewDynamoDBClient(endpoint)}
 	db := emulator.NewDynamoDBClient(endpoint, meter.Options)
 	clock := storetest.NewClock(start)
-	cfg := dynamostore.Config{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), Now: clock.Now}
-	require.NoError(t, dynamostore.CreateTables(ctx, db, cfg))
-	links := dynamostore.New(db, cfg)
+	cfg := dynamo.LinkConfig{LinksTable: testenv.UniqueName(t, "links"), IdempotencyTable: testenv.UniqueName(t, "idem"), Now: clock.Now}
+	require.NoError(t, localtable.Links(ctx, db, cfg.LinksTable, cfg.IdempotencyTable))
+	links := dynamo.NewLinkStore(db, cfg)
 	var s linkstore.Store = links
 	if reserved {
 		table := testenv.UniqueName(t, "reservations")
-		require.NoError(t, dynamostore.CreateLedgerTable(ctx, db, table))
-		s = linkstore.NewReserved(links, dynamostore.NewLedger(db, dynamostore.LedgerConfig{Table: table, Now: clock.Now}), clock.Now)
+		require.NoError(t, localtable.Create(ctx, db, table, tableschema.Reservations()))
+		s = linkstore.NewReserved(links, dynamo.NewLedger(db, dynamo.LedgerConfig{Table: table, Now: clock.Now}), clock.Now)
 	}
 	for i := range n {
 		l := sample(fmt.Sprintf("u%06d", i), clock.Now())

@@ -60,7 +60,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
-	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
+	"github.com/shortlink-dev/shortener/shared/dynamo/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
@@ -95,7 +95,7 @@ var (
 // Bounds and defaults of a request.
 const (
 	DefaultRange  = 7 * 24 * time.Hour
-	MaxHourRange  = 92 * 24 * time.Hour // dynamoclicks keeps hours 92 days
+	MaxHourRange  = 92 * 24 * time.Hour // dynamo.ClickStore keeps hours 92 days
 	MaxDayRange   = 400 * 24 * time.Hour
 	TopBreakdowns = 10
 )

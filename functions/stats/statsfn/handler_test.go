@@ -21,14 +21,16 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
-	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/statsapi"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -92,17 +94,17 @@ type fixture struct {
 	metrics *bytes.Buffer
 }
 
-var clicksStore *dynamoclicks.Store // one seeded table for the read-only tests
+var clicksStore *dynamo.ClickStore // one seeded table for the read-only tests
 
-func seededClicks(t *testing.T) *dynamoclicks.Store {
+func seededClicks(t *testing.T) *dynamo.ClickStore {
 	t.Helper()
 	if clicksStore != nil {
 		return clicksStore
 	}
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 	table := testenv.UniqueName(t, "stats")
-	require.NoError(t, dynamoclicks.CreateTable(context.Background(), db, table))
-	s := dynamoclicks.New(db, dynamoclicks.Config{Table: table, Timeout: 20 * time.Second})
+	require.NoError(t, localtable.Create(context.Background(), db, table, tableschema.Analytics()))
+	s := dynamo.NewClickStore(db, dynamo.ClickConfig{Table: table, Timeout: 20 * time.Second})
 	for i, counts := range []map[clickstore.Key]clickstore.Counts{seed, manyCountries()} {
 		ch := clickstore.Chunk{Shard: "test", First: fmt.Sprint(i + 1), Last: fmt.Sprint(i + 1)}
 		for k, v := range counts {

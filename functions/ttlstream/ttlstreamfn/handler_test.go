@@ -21,8 +21,9 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/linkstore/storetest"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
@@ -239,14 +240,14 @@ func TestAlreadyTombstonedIsCountedNotFailed(t *testing.T) {
 func TestRedeliveryAgainstDynamoDBLocal(t *testing.T) {
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 	clock := storetest.NewClock(now)
-	cfg := dynamostore.Config{
+	cfg := dynamo.LinkConfig{
 		LinksTable:       testenv.UniqueName(t, "links"),
 		IdempotencyTable: testenv.UniqueName(t, "idem"),
 		Now:              clock.Now,
 	}
 	ctx := context.Background()
-	require.NoError(t, dynamostore.CreateTables(ctx, db, cfg))
-	store := dynamostore.New(db, cfg)
+	require.NoError(t, localtable.Links(ctx, db, cfg.LinksTable, cfg.IdempotencyTable))
+	store := dynamo.NewLinkStore(db, cfg)
 
 	// "Xk3pQ9a" was re-created after TTL removed it, before the record
 	// arrived; its tombstone must not cover the live link.

@@ -10,9 +10,8 @@ import (
 	"github.com/shortlink-dev/shortener/functions/wire/hookfns"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/webhook"
-	"github.com/shortlink-dev/shortener/shared/webhook/dynamooutbox"
 )
 
 // NewClicks builds the consumer of the click stream (CloudFront's
@@ -47,14 +46,14 @@ func NewClicks(cfg config.Config, c hookfns.Clients) (*clicksfn.Handler, error) 
 		pub := hookfns.Publisher(cfg, c)
 		pub.Cache = &webhook.SubscriptionCache{Store: hookfns.Subscriptions(cfg, c)}
 		h.Events = &webhook.ClickPublisher{
-			Links:     dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
+			Links:     dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
 			Publisher: pub,
 			OwnerTTL:  webhook.OwnerTTLFor(cfg.TombstoneGrace),
 		}
 		// Events that cannot be queued wait in the analytics table, which
 		// the function writes anyway, and are queued by a later
 		// invocation: counting never waits on the webhook path.
-		h.Outbox = dynamooutbox.New(db, dynamooutbox.Config{Table: cfg.AnalyticsTable, Timeout: cfg.DBTimeout})
+		h.Outbox = dynamo.NewOutbox(db, dynamo.Config{Table: cfg.AnalyticsTable, Timeout: cfg.DBTimeout})
 	}
 	return h, nil
 }

@@ -18,13 +18,12 @@ import (
 	"github.com/shortlink-dev/shortener/internal/capacity"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
-	"github.com/shortlink-dev/shortener/shared/tableschema/dynamotable"
 	"github.com/shortlink-dev/shortener/shared/webhook"
-	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -64,11 +63,11 @@ func TestClickEventReads(t *testing.T) {
 	endpoint := testenv.DynamoDBEndpoint(t)
 	plain := emulator.NewDynamoDBClient(endpoint)
 	linksTable, hooksTable := testenv.UniqueName(t, "links"), testenv.UniqueName(t, "webhooks")
-	require.NoError(t, dynamotable.Create(ctx, plain, linksTable, tableschema.Links()))
-	require.NoError(t, dynamowebhook.CreateTable(ctx, plain, hooksTable))
+	require.NoError(t, localtable.Create(ctx, plain, linksTable, tableschema.Links()))
+	require.NoError(t, localtable.Create(ctx, plain, hooksTable, tableschema.Webhooks()))
 
 	now := time.Now().UTC().Truncate(time.Second)
-	links := dynamostore.New(plain, dynamostore.Config{LinksTable: linksTable})
+	links := dynamo.NewLinkStore(plain, dynamo.LinkConfig{LinksTable: linksTable})
 	const codes, owners = 300, 100
 	for i := range codes {
 		code := fmt.Sprintf("c%06d", i)
@@ -76,7 +75,7 @@ func TestClickEventReads(t *testing.T) {
 			Owner: fmt.Sprintf("owner-%03d", i%owners), CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(24 * time.Hour),
 			Status: link.StatusActive, Version: 1, RedirectStatus: 302}, nil))
 	}
-	subs := dynamowebhook.New(plain, dynamowebhook.Config{Table: hooksTable})
+	subs := dynamo.NewWebhookStore(plain, dynamo.Config{Table: hooksTable})
 	subscribe := func(owner string) {
 		require.NoError(t, subs.Create(ctx, webhook.Subscription{ID: "wh_" + owner, Owner: owner,
 			URL: "https://hooks.example.com/" + owner, Events: []string{webhook.LinkClicked}, Secret: "whsec_c2VjcmV0", CreatedAt: now}))

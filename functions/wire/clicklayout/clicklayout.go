@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/shortlink-dev/shortener/shared/clickstore"
-	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
-	"github.com/shortlink-dev/shortener/shared/clickstore/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
+	"github.com/shortlink-dev/shortener/shared/dynamo/packedclicks"
 )
 
 // ClickStore is the click store the clicks and stats functions share on
@@ -17,14 +17,14 @@ import (
 // clickstore/packedclicks (config.ClickStorePacked, the default: rollups
 // per shard batch, compacted into segments and bucket-day items; compactor
 // is then the store, which the clicks function runs after every few
-// batches) or clickstore/dynamoclicks (config.ClickStoreItems: one item per
+// batches) or shared/dynamo (config.ClickStoreItems: one item per
 // code and bucket).
 // A zero timeout is the store's default. The two layouts do not read each
 // other's items.
-func ClickStore(db packedclicks.API, layout, table string, timeout time.Duration) (store clickstore.Store, compactor *packedclicks.Store) {
+func ClickStore(db dynamo.API, layout, table string, timeout time.Duration) (store clickstore.Store, compactor *packedclicks.Store) {
 	if layout == config.ClickStorePacked {
 		p := packedclicks.New(db, packedclicks.Config{Table: table, Timeout: timeout})
 		return p, p
 	}
-	return dynamoclicks.New(db, dynamoclicks.Config{Table: table, Timeout: timeout}), nil
+	return dynamo.NewClickStore(db, dynamo.ClickConfig{Table: table, Timeout: timeout}), nil
 }

@@ -9,10 +9,7 @@ import (
 	"github.com/shortlink-dev/shortener/functions/redirect/redirectfn"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
-	"github.com/shortlink-dev/shortener/shared/linkcounter/dynamocounter"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
-	"github.com/shortlink-dev/shortener/shared/missbudget/dynamomisses"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/password"
 )
 
@@ -27,7 +24,7 @@ func NewRedirect(cfg config.Config, c wirecore.Clients) (*redirectfn.Handler, er
 	}
 	db := c.DynamoDBClient()
 	o := redirectfn.Options{
-		Store: dynamostore.New(db, dynamostore.Config{
+		Store: dynamo.NewLinkStore(db, dynamo.LinkConfig{
 			LinksTable: cfg.LinksTable, Timeout: cfg.RedirectTimeout,
 		}),
 		Config:  cfg,
@@ -36,18 +33,18 @@ func NewRedirect(cfg config.Config, c wirecore.Clients) (*redirectfn.Handler, er
 		Verify:  password.Verify,
 	}
 	if cfg.MissesTable != "" {
-		o.Misses = dynamomisses.New(db, dynamomisses.Config{Table: cfg.MissesTable, Timeout: cfg.RedirectTimeout})
+		o.Misses = dynamo.NewMissCounter(db, dynamo.Config{Table: cfg.MissesTable, Timeout: cfg.RedirectTimeout})
 	}
 	if cfg.EdgeMarksTable != "" {
 		// The Region's edge marks, written before a long-lived answer
 		// leaves, bounded like the lookup.
-		o.Marks = dynamomarks.New(db, dynamomarks.Config{Table: cfg.EdgeMarksTable, Timeout: cfg.RedirectTimeout})
+		o.Marks = dynamo.NewMarkStore(db, dynamo.Config{Table: cfg.EdgeMarksTable, Timeout: cfg.RedirectTimeout})
 	}
 	if cfg.CountersTable != "" {
 		// Only the primary Region has the table: elsewhere (a failover)
 		// links with a click limit or a password answer 503 rather than
 		// count apart and overshoot.
-		o.Counters = dynamocounter.New(db, cfg.CountersTable)
+		o.Counters = dynamo.NewCounter(db, cfg.CountersTable)
 	}
 	return redirectfn.New(o), nil
 }

@@ -13,11 +13,10 @@ import (
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/cfinvalidate"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgemarks"
-	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
 
 // Clients are wirecore's and where the distribution is learnt (edgesite).
@@ -39,7 +38,7 @@ func NewManage(cfg config.Config, c Clients) (*managefn.Handler, error) {
 	db := c.DynamoDBClient()
 	return managefn.New(managefn.Options{
 		Owners: wirecore.Owners(cfg, db),
-		Store: wirecore.Reserved(cfg, db, dynamostore.New(db, dynamostore.Config{
+		Store: wirecore.Reserved(cfg, db, dynamo.NewLinkStore(db, dynamo.LinkConfig{
 			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true,
 		})),
 		Edge:      edge,
@@ -66,7 +65,7 @@ func edgeMarks(cfg config.Config, c Clients) *edgemarks.Check {
 		if db == nil {
 			db = dynamodb.NewFromConfig(c.AWS, func(o *dynamodb.Options) { o.Region = t.Region })
 		}
-		check.Regions = append(check.Regions, dynamomarks.New(db, dynamomarks.Config{Table: t.Name, Timeout: cfg.DBTimeout}))
+		check.Regions = append(check.Regions, dynamo.NewMarkStore(db, dynamo.Config{Table: t.Name, Timeout: cfg.DBTimeout}))
 	}
 	return check
 }

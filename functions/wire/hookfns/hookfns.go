@@ -9,9 +9,9 @@ import (
 	"github.com/shortlink-dev/shortener/functions/webhookstream/webhookstreamfn"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/sqssend"
 	"github.com/shortlink-dev/shortener/shared/webhook"
-	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
 	"github.com/shortlink-dev/shortener/shared/webhook/sqsqueue"
 )
 
@@ -61,7 +61,7 @@ func NewWebhookDelivery(cfg config.Config, c Clients) (*webhookdeliveryfn.Handle
 	}
 	guard := webhook.Guard{AllowLoopback: cfg.Webhook.AllowLoopback}
 	return &webhookdeliveryfn.Handler{
-		Store:       dynamowebhook.New(c.DynamoDBClient(), dynamowebhook.Config{Table: cfg.Webhook.Table}),
+		Store:       dynamo.NewWebhookStore(c.DynamoDBClient(), dynamo.Config{Table: cfg.Webhook.Table}),
 		Queue:       sqsqueue.New(c.sqs(), cfg.Webhook.QueueURL),
 		DeadLetters: sqsqueue.New(c.sqs(), cfg.Webhook.DLQURL),
 		Client:      guard.Client(cfg.Webhook.Timeout),
@@ -82,6 +82,6 @@ func Publisher(cfg config.Config, c Clients) *webhook.Publisher {
 }
 
 // Subscriptions is the webhooks table as the producers read it.
-func Subscriptions(cfg config.Config, c Clients) *dynamowebhook.Store {
-	return dynamowebhook.New(c.DynamoDBClient(), dynamowebhook.Config{Table: cfg.Webhook.Table, Timeout: cfg.DBTimeout})
+func Subscriptions(cfg config.Config, c Clients) *dynamo.WebhookStore {
+	return dynamo.NewWebhookStore(c.DynamoDBClient(), dynamo.Config{Table: cfg.Webhook.Table, Timeout: cfg.DBTimeout})
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/shortlink-dev/shortener/functions/webhooks/webhooksfn"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/webhook"
-	"github.com/shortlink-dev/shortener/shared/webhook/dynamowebhook"
 )
 
 // NewWebhooks builds the function behind the webhook subscriptions API:
@@ -34,6 +34,6 @@ func NewWebhooks(cfg config.Config, c wirecore.Clients) (*webhooksfn.Handler, er
 }
 
 // Subscriptions is the webhooks table, in the primary Region.
-func Subscriptions(cfg config.Config, c wirecore.Clients) *dynamowebhook.Store {
-	return dynamowebhook.New(c.PrimaryDynamoDB(cfg), dynamowebhook.Config{Table: cfg.Webhook.Table, Timeout: cfg.DBTimeout})
+func Subscriptions(cfg config.Config, c wirecore.Clients) *dynamo.WebhookStore {
+	return dynamo.NewWebhookStore(c.PrimaryDynamoDB(cfg), dynamo.Config{Table: cfg.Webhook.Table, Timeout: cfg.DBTimeout})
 }

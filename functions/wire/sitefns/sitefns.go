@@ -11,8 +11,8 @@ import (
 	"github.com/shortlink-dev/shortener/functions/wire/edgesite"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 )
 
 // Clients are wirecore's and where the distribution is learnt (edgesite).
@@ -56,7 +56,7 @@ func NewCreate(cfg config.Config, c Clients) (*createfn.Handler, error) {
 	db := c.DynamoDBClient()
 	return createfn.New(createfn.Options{
 		Owners: wirecore.Owners(cfg, db),
-		Store: wirecore.Reserved(cfg, db, dynamostore.New(db, dynamostore.Config{
+		Store: wirecore.Reserved(cfg, db, dynamo.NewLinkStore(db, dynamo.LinkConfig{
 			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
 		})),
 		Config:    cfg,

@@ -11,7 +11,7 @@ import (
 	"github.com/shortlink-dev/shortener/functions/wire/clicklayout"
 	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 )
 
 // NewStats builds the function behind GET /v1/links/{code}/stats. The
@@ -26,7 +26,7 @@ func NewStats(cfg config.Config, c wirecore.Clients) (*statsfn.Handler, error) {
 	db := c.DynamoDBClient()
 	clicks, _ := clicklayout.ClickStore(c.PrimaryDynamoDB(cfg), cfg.ClickStore, cfg.AnalyticsTable, cfg.DBTimeout)
 	return &statsfn.Handler{
-		Links:   dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
+		Links:   dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
 		Clicks:  clicks,
 		Now:     time.Now,
 		Log:     c.Logger("stats"),

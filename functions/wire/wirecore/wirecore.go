@@ -23,10 +23,9 @@ import (
 
 	"github.com/shortlink-dev/shortener/functions/wire/lambdaenv"
 	"github.com/shortlink-dev/shortener/shared/apikey"
-	"github.com/shortlink-dev/shortener/shared/apikey/dynamokeys"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
-	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 )
 
@@ -113,26 +112,26 @@ func (c Clients) MetricsOf(function string) *metrics.Emitter {
 // Owners resolves API keys to their owners from the keys table, each
 // function with its own cache, as each Lambda has.
 func Owners(cfg config.Config, db *dynamodb.Client) *apikey.Resolver {
-	return apikey.NewResolver(dynamokeys.New(db, dynamokeys.Config{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}),
+	return apikey.NewResolver(dynamo.NewKeyStore(db, dynamo.KeyConfig{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}),
 		apikey.ResolverOptions{TTL: cfg.KeyCacheTTL})
 }
 
 // Reserved puts the reservation table (RESERVATION_TABLE) in front of a
 // links store, on db's Region's replica of it; without the setting the
 // links store alone answers, as in a deployment with one write Region.
-func Reserved(cfg config.Config, db *dynamodb.Client, links *dynamostore.Store) linkstore.Store {
+func Reserved(cfg config.Config, db *dynamodb.Client, links *dynamo.LinkStore) linkstore.Store {
 	if cfg.ReservationTable == "" {
 		return links
 	}
-	ledger := dynamostore.NewLedger(db, dynamostore.LedgerConfig{Table: cfg.ReservationTable, Timeout: cfg.DBTimeout})
+	ledger := dynamo.NewLedger(db, dynamo.LedgerConfig{Table: cfg.ReservationTable, Timeout: cfg.DBTimeout})
 	return linkstore.NewReserved(links, ledger, nil)
 }
 
 // LifecycleStore is the links table as ttlstream and reclaim write it: in
 // the primary Region. Neither touches the idempotency table (nor has a
 // grant on it).
-func LifecycleStore(cfg config.Config, c Clients) *dynamostore.Store {
-	return dynamostore.New(c.PrimaryDynamoDB(cfg), dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout})
+func LifecycleStore(cfg config.Config, c Clients) *dynamo.LinkStore {
+	return dynamo.NewLinkStore(c.PrimaryDynamoDB(cfg), dynamo.LinkConfig{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout})
 }
 
 // Require is cfg.Require, its error marked as the configuration's. Each

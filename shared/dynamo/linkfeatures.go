@@ -1,0 +1,152 @@
+package dynamo
+
+import (
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/shortlink-dev/shortener/shared/link"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
+)
+
+// marshalFeatures adds f's attributes to a link item, only those the link
+// uses: an item without them is a link without the features. Lists keep
+// their order (L, not SS: a string set is unordered and may not be empty),
+// since rules are tried in order.
+func marshalFeatures(item map[string]types.AttributeValue, f link.Features) {
+	if f.PasswordHash != "" {
+		item[tableschema.AttrPasswordHash] = str(f.PasswordHash)
+	}
+	if f.MaxClicks > 0 {
+		item[tableschema.AttrMaxClicks] = num(f.MaxClicks)
+	}
+	if f.ExpiredURL != "" {
+		item[tableschema.AttrExpiredURL] = str(f.ExpiredURL)
+	}
+	if len(f.Rules) > 0 {
+		rules := make([]types.AttributeValue, len(f.Rules))
+		for i, r := range f.Rules {
+			m := map[string]types.AttributeValue{tableschema.AttrURL: str(r.URL)}
+			putStrings(m, tableschema.AttrCountry, r.Country)
+			putStrings(m, tableschema.AttrDevice, r.Device)
+			putStrings(m, tableschema.AttrOS, r.OS)
+			putStrings(m, tableschema.AttrLanguage, r.Language)
+			rules[i] = &types.AttributeValueMemberM{Value: m}
+		}
+		item[tableschema.AttrRules] = &types.AttributeValueMemberL{Value: rules}
+	}
+	if len(f.Targets) > 0 {
+		targets := make([]types.AttributeValue, len(f.Targets))
+		for i, t := range f.Targets {
+			targets[i] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+				tableschema.AttrURL:    str(t.URL),
+				tableschema.AttrWeight: num(int64(t.Weight)),
+			}}
+		}
+		item[tableschema.AttrTargets] = &types.AttributeValueMemberL{Value: targets}
+	}
+}
+
+func putStrings(m map[string]types.AttributeValue, name string, vs []string) {
+	if len(vs) == 0 {
+		return
+	}
+	l := make([]types.AttributeValue, len(vs))
+	for i, v := range vs {
+		l[i] = str(v)
+	}
+	m[name] = &types.AttributeValueMemberL{Value: l}
+}
+
+// unmarshalFeatures reads the features of a link item; absent attributes
+// are features the link does not use. An attribute of the wrong shape is
+// an error: a link decided from half its rules would send visitors where
+// its owner did not ask.
+func unmarshalFeatures(item map[string]types.AttributeValue) (link.Features, error) {
+	var f link.Features
+	var err error
+	if _, ok := item[tableschema.AttrPasswordHash]; ok {
+		f.PasswordHash, err = getS(item, tableschema.AttrPasswordHash, err)
+	}
+	if _, ok := item[tableschema.AttrMaxClicks]; ok {
+		f.MaxClicks, err = getN(item, tableschema.AttrMaxClicks, err)
+	}
+	if _, ok := item[tableschema.AttrExpiredURL]; ok {
+		f.ExpiredURL, err = getS(item, tableschema.AttrExpiredURL, err)
+	}
+	if err != nil {
+		return link.Features{}, err
+	}
+	if f.Rules, err = getList(item, tableschema.AttrRules, unmarshalRule); err != nil {
+		return link.Features{}, err
+	}
+	if f.Targets, err = getList(item, tableschema.AttrTargets, unmarshalTarget); err != nil {
+		return link.Features{}, err
+	}
+	return f, nil
+}
+
+func unmarshalRule(m map[string]types.AttributeValue) (link.Rule, error) {
+	var r link.Rule
+	var err error
+	r.URL, err = getS(m, tableschema.AttrURL, nil)
+	r.Country, err = getStrings(m, tableschema.AttrCountry, err)
+	r.Device, err = getStrings(m, tableschema.AttrDevice, err)
+	r.OS, err = getStrings(m, tableschema.AttrOS, err)
+	r.Language, err = getStrings(m, tableschema.AttrLanguage, err)
+	return r, err
+}
+
+func unmarshalTarget(m map[string]types.AttributeValue) (link.Target, error) {
+	u, err := getS(m, tableschema.AttrURL, nil)
+	w, err := getN(m, tableschema.AttrWeight, err)
+	return link.Target{URL: u, Weight: int(w)}, err
+}
+
+// getList decodes the list of maps named name with each; absent is nil.
+func getList[T any](item map[string]types.AttributeValue, name string, each func(map[string]types.AttributeValue) (T, error)) ([]T, error) {
+	av, ok := item[name]
+	if !ok {
+		return nil, nil
+	}
+	l, ok := av.(*types.AttributeValueMemberL)
+	if !ok {
+		return nil, fmt.Errorf("attribute %s: not a list", name)
+	}
+	out := make([]T, len(l.Value))
+	for i, v := range l.Value {
+		m, ok := v.(*types.AttributeValueMemberM)
+		if !ok {
+			return nil, fmt.Errorf("attribute %s[%d]: not a map", name, i)
+		}
+		var err error
+		if out[i], err = each(m.Value); err != nil {
+			return nil, fmt.Errorf("attribute %s[%d]: %w", name, i, err)
+		}
+	}
+	return out, nil
+}
+
+// getStrings reads an optional list of strings; absent is nil.
+func getStrings(m map[string]types.AttributeValue, name string, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
+	}
+	av, ok := m[name]
+	if !ok {
+		return nil, nil
+	}
+	l, ok := av.(*types.AttributeValueMemberL)
+	if !ok {
+		return nil, fmt.Errorf("attribute %s: not a list", name)
+	}
+	out := make([]string, len(l.Value))
+	for i, v := range l.Value {
+		s, ok := v.(*types.AttributeValueMemberS)
+		if !ok {
+			return nil, fmt.Errorf("attribute %s[%d]: not a string", name, i)
+		}
+		out[i] = s.Value
+	}
+	return out, nil
+}
