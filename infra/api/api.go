@@ -17,6 +17,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/shortlink-dev/shortener/infra/loggroup"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/edgespec"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
@@ -222,10 +223,7 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 	}
 	checkManagement(spec)
 	c := constructs.NewConstruct(scope, jsii.String(id))
-	access := awslogs.NewLogGroup(c, jsii.String("AccessLogs"), &awslogs.LogGroupProps{
-		Retention:     p.Retention,
-		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
-	})
+	access := loggroup.New(c, "AccessLogs", p.Retention)
 	rest := awsapigateway.NewRestApi(c, jsii.String("Api"), &awsapigateway.RestApiProps{
 		Description:      jsii.String(spec.Description),
 		EndpointTypes:    &[]awsapigateway.EndpointType{awsapigateway.EndpointType_REGIONAL},

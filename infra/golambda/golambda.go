@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/shortlink-dev/shortener/infra/loggroup"
 )
 
 // Props configure one function.
@@ -43,10 +45,7 @@ type Function struct {
 // VPC or X-Ray policies. Everything else comes from grants at the call site.
 func New(scope constructs.Construct, id string, p Props) *Function {
 	c := constructs.NewConstruct(scope, jsii.String(id))
-	logs := awslogs.NewLogGroup(c, jsii.String("Logs"), &awslogs.LogGroupProps{
-		Retention:     p.Retention,
-		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
-	})
+	logs := loggroup.New(c, "Logs", p.Retention)
 	role := awsiam.NewRole(c, jsii.String("Role"), &awsiam.RoleProps{
 		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
 		Description: jsii.String("Runs the " + p.Name + " function; its grants are its only permissions"),

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/shortlink-dev/shortener/infra/loggroup"
 	"github.com/shortlink-dev/shortener/infra/streamconsumer"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
@@ -73,10 +74,7 @@ type Reclaim struct {
 // EventBridge Scheduler schedule that starts it.
 func NewReclaim(scope constructs.Construct, id string, p ReclaimProps) *Reclaim {
 	c := constructs.NewConstruct(scope, jsii.String(id))
-	logs := awslogs.NewLogGroup(c, jsii.String("Logs"), &awslogs.LogGroupProps{
-		Retention:     p.Retention,
-		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
-	})
+	logs := loggroup.New(c, "Logs", p.Retention)
 	sm := awsstepfunctions.NewStateMachine(c, jsii.String("StateMachine"), &awsstepfunctions.StateMachineProps{
 		Comment:          jsii.String("Releases tombstoned codes whose grace period has passed, in bounded batches"),
 		DefinitionBody:   awsstepfunctions.DefinitionBody_FromString(jsii.String(p.Definition)),

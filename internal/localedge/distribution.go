@@ -104,80 +104,26 @@ func compile(d edgespec.Spec, o Options) ([]*behavior, *behavior, error) {
 	return out, def, nil
 }
 
+// compileBehavior turns one behaviour of the description into what the
+// edge plays, or says what in it the edge does not model.
 func compileBehavior(d edgespec.Spec, sb edgespec.Behavior, o Options) (*behavior, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: behaviour %q: %s", ErrUnmodelled, sb.PathPattern, fmt.Sprintf(format, args...))
 	}
+	if err := checkMethods(sb, fail); err != nil {
+		return nil, err
+	}
 	b := &behavior{spec: sb, log: sb.RealtimeLog}
-	switch sb.ViewerProtocol {
-	case edgespec.RedirectToHTTPS, edgespec.HTTPSOnly, edgespec.AllowAll:
-	default:
-		return nil, fail("viewer protocol policy %q", sb.ViewerProtocol)
-	}
-	if !slices.Equal(sb.AllowedMethods, edgespec.MethodsGetHead) && !slices.Equal(sb.AllowedMethods, edgespec.MethodsGetHeadOptions) &&
-		!slices.Equal(sb.AllowedMethods, edgespec.MethodsAll) {
-		return nil, fail("allowed methods %v", sb.AllowedMethods)
-	}
-	if !slices.Equal(sb.CachedMethods, edgespec.MethodsGetHead) {
-		return nil, fail("cached methods %v (GET and HEAD only)", sb.CachedMethods)
-	}
-
-	cp := sb.CachePolicy
-	if cp.Caches() {
-		if cp.Headers.Behavior != edgespec.KeyNone || cp.Cookies.Behavior != edgespec.KeyNone || cp.QueryStrings.Behavior != edgespec.KeyNone {
-			return nil, fail("cache policy %q keys on headers %v, cookies %v or query strings %v (the path only)",
-				cp.Name+cp.Managed, cp.Headers, cp.Cookies, cp.QueryStrings)
-		}
-		b.caches = true
-		b.policy = Policy{
-			MinTTL:             time.Duration(cp.MinTTLSeconds) * time.Second,
-			DefaultTTL:         time.Duration(cp.DefaultTTLSeconds) * time.Second,
-			MaxTTL:             time.Duration(cp.MaxTTLSeconds) * time.Second,
-			ErrorCachingMinTTL: edgespec.DefaultErrorCachingMinTTLSeconds * time.Second,
-		}
+	if err := b.compileCachePolicy(sb.CachePolicy, fail); err != nil {
+		return nil, err
 	}
 	// Compression is a transfer matter of the viewer connection: the
 	// local edge always answers uncompressed, which every viewer takes.
 	// CloudFront compresses only where the cache policy puts the encoding
 	// in the key (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/ServingCompressedFiles.html).
-
 	if rp := sb.OriginRequestPolicy; rp != nil {
-		switch rp.Headers.Behavior {
-		case edgespec.KeyNone:
-		case edgespec.KeyAllowList:
-			for _, h := range rp.Headers.Names {
-				if strings.HasPrefix(strings.ToLower(h), "cloudfront-") {
-					return nil, fail("viewer header %q is CloudFront's own", h)
-				}
-				b.forward = append(b.forward, http.CanonicalHeaderKey(h))
-			}
-		default:
-			return nil, fail("origin request header behaviour %q", rp.Headers.Behavior)
-		}
-		for _, h := range rp.CloudFrontHeaders {
-			switch {
-			case strings.EqualFold(h, viewer.CountryHeader):
-				b.countryHeader = true
-			case strings.EqualFold(h, edgespec.ViewerAddressHeader):
-				b.addressHeader = true
-			case slices.ContainsFunc(viewer.DeviceHeaders, func(d string) bool { return strings.EqualFold(d, h) }):
-				b.deviceHeaders = true
-			default:
-				return nil, fail("CloudFront header %q", h)
-			}
-		}
-		if rp.Cookies.Behavior != edgespec.KeyNone {
-			return nil, fail("origin request cookies %v", rp.Cookies)
-		}
-		switch rp.QueryStrings.Behavior {
-		case edgespec.KeyNone:
-		case edgespec.KeyAll:
-			b.forwardQuery = true
-		default:
-			return nil, fail("origin request query strings %v", rp.QueryStrings)
-		}
-		if b.caches && b.forwardQuery {
-			return nil, fail("a cached behaviour forwarding the query string")
+		if err := b.compileOriginRequest(*rp, fail); err != nil {
+			return nil, err
 		}
 	}
 	if hp := sb.ResponseHeadersPolicy; hp != nil {
@@ -186,27 +132,131 @@ func compileBehavior(d edgespec.Spec, sb edgespec.Behavior, o Options) (*behavio
 			b.responseHeader = append(b.responseHeader, h)
 		}
 	}
+	if err := b.compileFunctions(sb, fail); err != nil {
+		return nil, err
+	}
+	if err := b.compileOrigin(d, sb.TargetOrigin, o, fail); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// failFunc is a behaviour's error: what of it the edge does not model.
+type failFunc func(format string, args ...any) error
+
+// checkMethods checks the viewer protocol policy and the allowed and
+// cached methods are ones the edge plays.
+func checkMethods(sb edgespec.Behavior, fail failFunc) error {
+	switch sb.ViewerProtocol {
+	case edgespec.RedirectToHTTPS, edgespec.HTTPSOnly, edgespec.AllowAll:
+	default:
+		return fail("viewer protocol policy %q", sb.ViewerProtocol)
+	}
+	if !slices.Equal(sb.AllowedMethods, edgespec.MethodsGetHead) && !slices.Equal(sb.AllowedMethods, edgespec.MethodsGetHeadOptions) &&
+		!slices.Equal(sb.AllowedMethods, edgespec.MethodsAll) {
+		return fail("allowed methods %v", sb.AllowedMethods)
+	}
+	if !slices.Equal(sb.CachedMethods, edgespec.MethodsGetHead) {
+		return fail("cached methods %v (GET and HEAD only)", sb.CachedMethods)
+	}
+	return nil
+}
+
+// compileCachePolicy sets whether the behaviour caches and for how long;
+// the edge keys its cache on the path alone.
+func (b *behavior) compileCachePolicy(cp edgespec.CachePolicy, fail failFunc) error {
+	if !cp.Caches() {
+		return nil
+	}
+	if cp.Headers.Behavior != edgespec.KeyNone || cp.Cookies.Behavior != edgespec.KeyNone || cp.QueryStrings.Behavior != edgespec.KeyNone {
+		return fail("cache policy %q keys on headers %v, cookies %v or query strings %v (the path only)",
+			cp.Name+cp.Managed, cp.Headers, cp.Cookies, cp.QueryStrings)
+	}
+	b.caches = true
+	b.policy = Policy{
+		MinTTL:             time.Duration(cp.MinTTLSeconds) * time.Second,
+		DefaultTTL:         time.Duration(cp.DefaultTTLSeconds) * time.Second,
+		MaxTTL:             time.Duration(cp.MaxTTLSeconds) * time.Second,
+		ErrorCachingMinTTL: edgespec.DefaultErrorCachingMinTTLSeconds * time.Second,
+	}
+	return nil
+}
+
+// compileOriginRequest sets what of the viewer's request the behaviour
+// forwards to its origin: viewer headers, the CloudFront headers the edge
+// adds, and the query string (never on a cached behaviour, whose key is
+// the path). Its cache policy is compiled first.
+func (b *behavior) compileOriginRequest(rp edgespec.OriginRequestPolicy, fail failFunc) error {
+	switch rp.Headers.Behavior {
+	case edgespec.KeyNone:
+	case edgespec.KeyAllowList:
+		for _, h := range rp.Headers.Names {
+			if strings.HasPrefix(strings.ToLower(h), "cloudfront-") {
+				return fail("viewer header %q is CloudFront's own", h)
+			}
+			b.forward = append(b.forward, http.CanonicalHeaderKey(h))
+		}
+	default:
+		return fail("origin request header behaviour %q", rp.Headers.Behavior)
+	}
+	for _, h := range rp.CloudFrontHeaders {
+		switch {
+		case strings.EqualFold(h, viewer.CountryHeader):
+			b.countryHeader = true
+		case strings.EqualFold(h, edgespec.ViewerAddressHeader):
+			b.addressHeader = true
+		case slices.ContainsFunc(viewer.DeviceHeaders, func(d string) bool { return strings.EqualFold(d, h) }):
+			b.deviceHeaders = true
+		default:
+			return fail("CloudFront header %q", h)
+		}
+	}
+	if rp.Cookies.Behavior != edgespec.KeyNone {
+		return fail("origin request cookies %v", rp.Cookies)
+	}
+	switch rp.QueryStrings.Behavior {
+	case edgespec.KeyNone:
+	case edgespec.KeyAll:
+		b.forwardQuery = true
+	default:
+		return fail("origin request query strings %v", rp.QueryStrings)
+	}
+	if b.caches && b.forwardQuery {
+		return fail("a cached behaviour forwarding the query string")
+	}
+	return nil
+}
+
+// compileFunctions compiles the behaviour's viewer-request function, its
+// only kind of function and at most one, from its source in
+// shared/edgespec.
+func (b *behavior) compileFunctions(sb edgespec.Behavior, fail failFunc) error {
 	for _, f := range sb.Functions {
 		if f.EventType != edgespec.ViewerRequest {
-			return nil, fail("function %q on %q (viewer-request only)", f.Function, f.EventType)
+			return fail("function %q on %q (viewer-request only)", f.Function, f.EventType)
 		}
 		if b.function != nil {
-			return nil, fail("two viewer-request functions")
+			return fail("two viewer-request functions")
 		}
 		src, err := edgespec.FunctionSource(f.Function)
 		if err != nil {
-			return nil, fail("function %q (no JavaScript for it in shared/edgespec)", f.Function)
+			return fail("function %q (no JavaScript for it in shared/edgespec)", f.Function)
 		}
 		fn, err := cloudfrontjs.Compile(f.Function, src)
 		if err != nil {
-			return nil, fmt.Errorf("localedge: behaviour %q: %w", sb.PathPattern, err)
+			return fmt.Errorf("localedge: behaviour %q: %w", sb.PathPattern, err)
 		}
 		b.function = fn
 	}
+	return nil
+}
 
-	kind, err := targetKind(d, sb.TargetOrigin)
+// compileOrigin sets the origin the behaviour's target plays on, with the
+// custom headers a redirect origin is sent.
+func (b *behavior) compileOrigin(d edgespec.Spec, target string, o Options, fail failFunc) error {
+	kind, err := targetKind(d, target)
 	if err != nil {
-		return nil, fail("%v", err)
+		return fail("%v", err)
 	}
 	switch kind {
 	case edgespec.RedirectOrigin:
@@ -221,13 +271,13 @@ func compileBehavior(d edgespec.Spec, sb edgespec.Behavior, o Options) (*behavio
 		b.origin = o.Origin
 	case edgespec.ConsoleBucket:
 		if o.ConsoleOrigin == nil {
-			return nil, fail("the console's bucket and no Options.ConsoleOrigin")
+			return fail("the console's bucket and no Options.ConsoleOrigin")
 		}
 		b.origin = o.ConsoleOrigin
 	default:
-		return nil, fail("origin kind %q", kind)
+		return fail("origin kind %q", kind)
 	}
-	return b, nil
+	return nil
 }
 
 // targetKind is the kind of origin id names, through an origin group (whose

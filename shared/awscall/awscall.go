@@ -1,8 +1,9 @@
 // Package awscall makes one signed call to an AWS service without the
 // SDK's service client: it resolves the service's endpoint as the SDK's
 // clients do and signs the request with the SDK's Signature Version 4
-// signer, which every function already links through DynamoDB's client.
-// The calls the functions make outside DynamoDB, SSM's GetParameter
+// signer, which every function already links through DynamoDB's client,
+// and a Caller bounds and retries a service's calls as the SDK's standard
+// retryer does. The calls the functions make outside DynamoDB, SSM's GetParameter
 // (ssmparam), CloudFront's CreateInvalidation (cfinvalidate) and SQS's
 // SendMessage (sqssend), use it, so their bootstraps do not link and
 // initialise those services' SDK clients (docs/benchmarks.md, "Cold
@@ -196,12 +197,61 @@ func RegionalEndpoint(cfg aws.Config, sdkID, prefix string) string {
 	return Endpoint(cfg, sdkID, "https://"+prefix+"."+cfg.Region+"."+suffix)
 }
 
-// PostJSON makes one signed AWS JSON request: payload POSTed to endpoint
-// with the operation in X-Amz-Target, the protocol version's contentType
-// and any extra headers. It returns the answer's body when the status is
-// 2xx, and the service's error (JSONError) otherwise.
-func (c *Client) PostJSON(ctx context.Context, endpoint, target, contentType string, payload []byte, extra map[string]string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint+"/", bytes.NewReader(payload))
+// Caller makes the calls of one service's API: each signed by its
+// Client, sent to URL, bounded by Timeout and tried up to Attempts times
+// while Retryable says an error is worth another try. The signed-call
+// clients (ssmparam, sqssend, cfinvalidate) are each a Caller with their
+// one operation.
+type Caller struct {
+	*Client
+	// URL is the endpoint the calls go to (Endpoint, RegionalEndpoint).
+	URL string
+	// Timeout bounds one call, retries included; when zero, the caller's
+	// context alone bounds it.
+	Timeout time.Duration
+	// Attempts is how many times a call is tried (at least once), and
+	// Backoff the pause before the nth retry, n times Backoff.
+	Attempts int
+	Backoff  time.Duration
+	// Retryable says whether a failed try is worth another (Transient).
+	Retryable func(error) bool
+}
+
+// Endpoint is the URL the caller sends its requests to.
+func (c *Caller) Endpoint() string { return c.URL }
+
+// Call runs try within Timeout, retried as Retry does, and names the
+// failed call's op ("sqs SendMessage") in its error.
+func (c *Caller) Call(ctx context.Context, op string, try func(ctx context.Context) error) error {
+	if c.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
+		defer cancel()
+	}
+	backoff := func(attempt int) time.Duration { return time.Duration(attempt) * c.Backoff }
+	if err := Retry(ctx, c.Attempts, backoff, c.Retryable, func() error { return try(ctx) }); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
+}
+
+// Transient is an error the SDK's standard retryer tries again: no answer
+// at all (a transport error, which the context's end stops), a failure
+// on the service's side (5xx) or one of the throttling codes.
+func Transient(err error, throttling map[string]bool) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return true
+	}
+	return e.Status >= 500 || throttling[e.Code]
+}
+
+// PostJSON makes one signed AWS JSON request: payload POSTed to the
+// caller's URL with the operation in X-Amz-Target, the protocol version's
+// contentType and any extra headers. It returns the answer's body when
+// the status is 2xx, and the service's error (JSONError) otherwise.
+func (c *Caller) PostJSON(ctx context.Context, target, contentType string, payload []byte, extra map[string]string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL+"/", bytes.NewReader(payload))
 	if err != nil {
 		return nil, err
 	}

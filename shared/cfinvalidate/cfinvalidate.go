@@ -22,7 +22,6 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -45,15 +44,10 @@ const apiVersion = "2020-05-31"
 // unanswered call is tried within the caller's context.
 const DefaultAttempts = 3
 
-// Client sends invalidations. Build it with New.
-type Client struct {
-	call     *awscall.Client
-	endpoint string
-	// Attempts bounds the tries of one call (DefaultAttempts when zero
-	// or less); the caller's context bounds their time.
-	Attempts int
-	backoff  func(attempt int) time.Duration
-}
+// Client sends invalidations: an awscall.Caller for CloudFront, whose
+// Attempts bounds the tries of one call; the caller's context bounds
+// their time. Build it with New.
+type Client struct{ *awscall.Caller }
 
 // New returns a client for cfg's credentials, HTTP client and configured
 // endpoint. CloudFront is a global service: its API is signed for
@@ -64,15 +58,14 @@ func New(cfg aws.Config) *Client {
 	if strings.HasPrefix(cfg.Region, "cn-") {
 		region, public = "cn-northwest-1", "https://cloudfront.cn-northwest-1.amazonaws.com.cn"
 	}
-	return &Client{
-		call:     awscall.New(cfg, "cloudfront", region),
-		endpoint: awscall.Endpoint(cfg, SDKID, public),
-		backoff:  func(attempt int) time.Duration { return time.Duration(attempt) * 100 * time.Millisecond },
-	}
+	return &Client{&awscall.Caller{
+		Client:    awscall.New(cfg, "cloudfront", region),
+		URL:       awscall.Endpoint(cfg, SDKID, public),
+		Attempts:  DefaultAttempts,
+		Backoff:   100 * time.Millisecond,
+		Retryable: retryable,
+	}}
 }
-
-// Endpoint is the URL the client sends its requests to.
-func (c *Client) Endpoint() string { return c.endpoint }
 
 // Error is an error CloudFront answered, with its code
 // (TooManyInvalidationsInProgress, NoSuchDistribution, AccessDenied,
@@ -80,11 +73,7 @@ func (c *Client) Endpoint() string { return c.endpoint }
 type Error = awscall.Error
 
 func retryable(err error) bool {
-	var e *Error
-	if !errors.As(err, &e) {
-		return true
-	}
-	return e.Status >= 500 || e.Code == "Throttling" || e.Code == "ThrottlingException"
+	return awscall.Transient(err, map[string]bool{"Throttling": true, "ThrottlingException": true})
 }
 
 // invalidationBatch is the request body.
@@ -108,25 +97,17 @@ func (c *Client) CreateInvalidation(ctx context.Context, id, callerReference str
 		return err
 	}
 	body = append([]byte(xml.Header), body...)
-	attempts := c.Attempts
-	if attempts <= 0 {
-		attempts = DefaultAttempts
-	}
-	err = awscall.Retry(ctx, attempts, c.backoff, retryable, func() error { return c.send(ctx, id, body) })
-	if err != nil {
-		return fmt.Errorf("cloudfront CreateInvalidation: %w", err)
-	}
-	return nil
+	return c.Call(ctx, "cloudfront CreateInvalidation", func(ctx context.Context) error { return c.send(ctx, id, body) })
 }
 
 func (c *Client) send(ctx context.Context, id string, body []byte) error {
-	u := c.endpoint + "/" + apiVersion + "/distribution/" + url.PathEscape(id) + "/invalidation"
+	u := c.URL + "/" + apiVersion + "/distribution/" + url.PathEscape(id) + "/invalidation"
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/xml")
-	status, _, raw, err := c.call.Do(req, body)
+	status, _, raw, err := c.Do(req, body)
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,7 @@
 package clicklog
 
+import "slices"
+
 // Fields are the CloudFront real-time log fields we configure, in the order
 // CloudFront writes them to a record. infra/ passes this list to the
 // real-time log configuration and Parse reads records laid out by it, so the
@@ -36,36 +38,19 @@ var Fields = []string{
 // retention after that.
 //
 // Treat it as read-only.
-var PreviousFields = []string{
-	"timestamp",
-	"sc-status",
-	"cs-method",
-	"cs-host",
-	"cs-uri-stem",
-	"x-edge-request-id",
-	"cs-user-agent",
-	"cs-referer",
-	"x-edge-response-result-type",
-	"x-edge-result-type",
-	"c-country",
-}
+var PreviousFields = without(Fields, "sc-content-type")
 
 // OldestFields are the fields of the layout before
 // x-edge-response-result-type was added; Parse reads it with
 // ResponseResultType and ContentType empty.
 //
 // Treat it as read-only.
-var OldestFields = []string{
-	"timestamp",
-	"sc-status",
-	"cs-method",
-	"cs-host",
-	"cs-uri-stem",
-	"x-edge-request-id",
-	"cs-user-agent",
-	"cs-referer",
-	"x-edge-result-type",
-	"c-country",
+var OldestFields = without(PreviousFields, "x-edge-response-result-type")
+
+// without is layout with field taken out: an older layout is the newer one
+// without the fields added since, each added in CloudFront's order.
+func without(layout []string, field string) []string {
+	return slices.DeleteFunc(slices.Clone(layout), func(f string) bool { return f == field })
 }
 
 // Positions of the fields in a record, in the order of Fields.

@@ -108,10 +108,7 @@ func afterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d,
 // returns ctx's error as soon as ctx ends; the batch is still sent. A ctx
 // that has already ended sends nothing.
 func (c *CloudFront) Invalidate(ctx context.Context, paths ...string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	clean, err := Clean(paths)
+	clean, err := request(ctx, paths)
 	if err != nil || len(clean) == 0 {
 		return err
 	}

@@ -1,6 +1,7 @@
 package edgecache
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -35,6 +36,17 @@ func Clean(paths []string) ([]string, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// request is what an Invalidate of paths under ctx asks for, alike in
+// both implementations: nothing once ctx has ended (its error), nothing
+// and an error for an invalid path, else the paths cleaned (Clean), which
+// may be none.
+func request(ctx context.Context, paths []string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return Clean(paths)
 }
 
 func cleanPath(p string) (string, error) {

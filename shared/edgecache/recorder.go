@@ -53,10 +53,7 @@ func (r *Recorder) OnInvalidate(f func(paths []string)) {
 // invalidator would send them, and hands them to the subscribers. An
 // invalid path or an ended ctx records nothing.
 func (r *Recorder) Invalidate(ctx context.Context, paths ...string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	clean, err := Clean(paths)
+	clean, err := request(ctx, paths)
 	if err != nil || len(clean) == 0 {
 		return err
 	}

@@ -52,30 +52,23 @@ const (
 	DefaultAttempts = 3
 )
 
-// Client sends messages to SQS queues. Build it with New.
-type Client struct {
-	call     *awscall.Client
-	endpoint string
-	// Timeout bounds one SendMessage (DefaultTimeout when zero or less),
-	// and Attempts the tries within it (DefaultAttempts when zero or less).
-	Timeout  time.Duration
-	Attempts int
-	// backoff is the pause before a retry; a field so tests need not wait.
-	backoff func(attempt int) time.Duration
-}
+// Client sends messages to SQS queues: an awscall.Caller for SQS, whose
+// Timeout bounds one SendMessage and Attempts the tries within it. Build
+// it with New.
+type Client struct{ *awscall.Caller }
 
 // New returns a client for cfg's Region, credentials, HTTP client and
 // configured endpoint.
 func New(cfg aws.Config) *Client {
-	return &Client{
-		call:     awscall.New(cfg, signingName, cfg.Region),
-		endpoint: awscall.RegionalEndpoint(cfg, SDKID, signingName),
-		backoff:  func(attempt int) time.Duration { return time.Duration(attempt) * 50 * time.Millisecond },
-	}
+	return &Client{&awscall.Caller{
+		Client:    awscall.New(cfg, signingName, cfg.Region),
+		URL:       awscall.RegionalEndpoint(cfg, SDKID, signingName),
+		Timeout:   DefaultTimeout,
+		Attempts:  DefaultAttempts,
+		Backoff:   50 * time.Millisecond,
+		Retryable: retryable,
+	}}
 }
-
-// Endpoint is the URL the client sends its requests to.
-func (c *Client) Endpoint() string { return c.endpoint }
 
 // Error is an error SQS answered, with its code (the query-compatible one
 // when SQS gives it: AWS.SimpleQueueService.NonExistentQueue,
@@ -101,29 +94,12 @@ var throttled = map[string]bool{
 // side, or no answer at all (a transport error, which the context's end
 // stops).
 func retryable(err error) bool {
-	if errors.Is(err, ErrChecksum) {
-		return false
-	}
-	var e *Error
-	if !errors.As(err, &e) {
-		return true
-	}
-	return e.Status >= 500 || throttled[e.Code]
+	return !errors.Is(err, ErrChecksum) && awscall.Transient(err, throttled)
 }
 
 // SendMessage queues body on the queue at queueURL, visible after
 // delaySeconds (0-900), and returns the message's ID.
 func (c *Client) SendMessage(ctx context.Context, queueURL, body string, delaySeconds int32) (string, error) {
-	timeout := c.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	attempts := c.Attempts
-	if attempts <= 0 {
-		attempts = DefaultAttempts
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	req, err := json.Marshal(struct {
 		DelaySeconds int32  `json:"DelaySeconds,omitempty"`
 		MessageBody  string `json:"MessageBody"`
@@ -133,12 +109,12 @@ func (c *Client) SendMessage(ctx context.Context, queueURL, body string, delaySe
 		return "", err
 	}
 	var id string
-	err = awscall.Retry(ctx, attempts, c.backoff, retryable, func() (err error) {
+	err = c.Call(ctx, "sqs SendMessage", func(ctx context.Context) (err error) {
 		id, err = c.send(ctx, req, body)
 		return err
 	})
 	if err != nil {
-		return "", fmt.Errorf("sqs SendMessage: %w", err)
+		return "", err
 	}
 	return id, nil
 }
@@ -147,7 +123,7 @@ func (c *Client) SendMessage(ctx context.Context, queueURL, body string, delaySe
 // with its query-compatible codes when asked (X-Amzn-Query-Mode), as the
 // SDK's client asks.
 func (c *Client) send(ctx context.Context, payload []byte, body string) (string, error) {
-	raw, err := c.call.PostJSON(ctx, c.endpoint, target, contentType, payload, map[string]string{"X-Amzn-Query-Mode": "true"})
+	raw, err := c.PostJSON(ctx, target, contentType, payload, map[string]string{"X-Amzn-Query-Mode": "true"})
 	if err != nil {
 		return "", err
 	}

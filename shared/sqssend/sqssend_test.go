@@ -48,8 +48,8 @@ var signedAt = time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)
 func client(t *testing.T, srv *httptest.Server) *Client {
 	t.Helper()
 	c := New(awscalltest.Config(srv.URL))
-	c.call.Now = func() time.Time { return signedAt }
-	c.backoff = func(int) time.Duration { return 0 }
+	c.Now = func() time.Time { return signedAt }
+	c.Backoff = 0
 	return c
 }
 

@@ -32,30 +32,22 @@ const (
 	DefaultAttempts = 3
 )
 
-// Client reads SSM parameters. Build it with New.
-type Client struct {
-	call     *awscall.Client
-	endpoint string
-	// Timeout bounds one Get (DefaultTimeout when zero or less), and
-	// Attempts the tries within it (DefaultAttempts when zero or less).
-	Timeout  time.Duration
-	Attempts int
-	// backoff is the pause before a retry; a field so tests need not wait.
-	backoff func(attempt int) time.Duration
-}
+// Client reads SSM parameters: an awscall.Caller for SSM, whose Timeout
+// bounds one Get and Attempts the tries within it. Build it with New.
+type Client struct{ *awscall.Caller }
 
 // New returns a client for cfg's Region, credentials, HTTP client and
 // configured endpoint.
 func New(cfg aws.Config) *Client {
-	return &Client{
-		call:     awscall.New(cfg, signingName, cfg.Region),
-		endpoint: awscall.RegionalEndpoint(cfg, SDKID, signingName),
-		backoff:  func(attempt int) time.Duration { return time.Duration(attempt) * 50 * time.Millisecond },
-	}
+	return &Client{&awscall.Caller{
+		Client:    awscall.New(cfg, signingName, cfg.Region),
+		URL:       awscall.RegionalEndpoint(cfg, SDKID, signingName),
+		Timeout:   DefaultTimeout,
+		Attempts:  DefaultAttempts,
+		Backoff:   50 * time.Millisecond,
+		Retryable: retryable,
+	}}
 }
-
-// Endpoint is the URL the client sends its requests to.
-func (c *Client) Endpoint() string { return c.endpoint }
 
 // Error is an error SSM answered, with its code (ParameterNotFound,
 // AccessDeniedException, ThrottlingException, ...).
@@ -64,45 +56,31 @@ type Error = awscall.Error
 // retryable is an error worth another try: throttled or failed on SSM's
 // side, or no answer at all.
 func retryable(err error) bool {
-	var e *Error
-	if !errors.As(err, &e) {
-		return true
-	}
-	return e.Status >= 500 || e.Code == "ThrottlingException"
+	return awscall.Transient(err, map[string]bool{"ThrottlingException": true})
 }
 
 // Get returns the value of parameter name (without decryption: the edge
 // parameter is a String). A parameter that does not exist is an *Error
 // with Code ParameterNotFound.
 func (c *Client) Get(ctx context.Context, name string) (string, error) {
-	timeout := c.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	attempts := c.Attempts
-	if attempts <= 0 {
-		attempts = DefaultAttempts
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	body, err := json.Marshal(struct{ Name string }{name})
 	if err != nil {
 		return "", err
 	}
 	var value string
-	err = awscall.Retry(ctx, attempts, c.backoff, retryable, func() (err error) {
+	err = c.Call(ctx, "ssm GetParameter", func(ctx context.Context) (err error) {
 		value, err = c.get(ctx, body)
 		return err
 	})
 	if err != nil {
-		return "", fmt.Errorf("ssm GetParameter: %w", err)
+		return "", err
 	}
 	return value, nil
 }
 
 // get makes one signed request.
 func (c *Client) get(ctx context.Context, body []byte) (string, error) {
-	raw, err := c.call.PostJSON(ctx, c.endpoint, target, contentType, body, nil)
+	raw, err := c.PostJSON(ctx, target, contentType, body, nil)
 	if err != nil {
 		return "", err
 	}
