@@ -2,10 +2,8 @@ package faulttest
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/eventtest"
 	"github.com/shortlink-dev/shortener/internal/faults"
 	"github.com/shortlink-dev/shortener/internal/logtest"
 	"github.com/shortlink-dev/shortener/shared/config"
@@ -106,10 +105,7 @@ func (r *rig) items(t *testing.T) map[string]map[string]types.AttributeValue {
 // event reads an API Gateway fixture of a handler.
 func event(t *testing.T, fn, name string, edit func(*events.APIGatewayProxyRequest)) events.APIGatewayProxyRequest {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("../../functions", fn, fn+"fn", "testdata", name))
-	require.NoError(t, err)
-	var ev events.APIGatewayProxyRequest
-	require.NoError(t, json.Unmarshal(b, &ev))
+	ev := eventtest.Load[events.APIGatewayProxyRequest](t, filepath.Join("../../functions", fn, fn+"fn", "testdata", name))
 	if edit != nil {
 		edit(&ev)
 	}
