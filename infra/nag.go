@@ -74,7 +74,7 @@ var Suppressions = []Suppression{
 		Reason: "(Warning.) Off by default (context waf=false): a web ACL bills every viewer request, 0.6x the CloudFront " +
 			"request fee at the seed load (docs/cost-model.md). Enumeration is met at the origin instead, by a budget of " +
 			"unknown codes per viewer address that only misses pay for, and percent-encoded paths by a CloudFront Function " +
-			"(README, \"Short codes and guessing\")."},
+			"(docs/codes.md, \"Enumeration: the miss budget\"; docs/deploy.md, context waf)."},
 	{Rule: "AwsSolutions-CFR3", Where: "distribution",
 		Reason: "Every viewer request is logged by real-time logs (100 % sampling) to the click stream; standard logs to S3 " +
 			"would duplicate them."},

@@ -486,7 +486,7 @@ func TestConsoleInABrowser(t *testing.T) {
 
 	// Clicks through the local edge: 4 people (DE) and 2 link expanders,
 	// which the click limit left on the link gives no destination and no
-	// click (README, "Click limit").
+	// click (docs/api.md, "Links with redirect rules", Click limit).
 	for i := range 6 {
 		agent, country := browserAgent, "DE"
 		if i >= 4 {

@@ -18,6 +18,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/localedge"
+	"github.com/shortlink-dev/shortener/internal/logtest"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
 )
@@ -28,7 +29,7 @@ type localRun struct {
 	base   string
 	key    string
 	client *http.Client // does not follow redirects
-	stderr *syncBuffer
+	stderr *logtest.Buffer
 	// stop stops the run and returns run's error; later calls return the
 	// same. The test's cleanup calls it too.
 	stop func() error
@@ -59,8 +60,8 @@ func startLocal(t *testing.T, extra map[string]string) *localRun {
 		e[k] = v
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout syncBuffer
-	r := &localRun{key: "e2e-key", stderr: &syncBuffer{}}
+	var stdout logtest.Buffer
+	r := &localRun{key: "e2e-key", stderr: &logtest.Buffer{}}
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, env(e), &stdout, r.stderr, func(o string) { ready <- o }) }()

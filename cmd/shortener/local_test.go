@@ -20,6 +20,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/apispec"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/logtest"
 )
 
 // buildDir holds the local run's binary, built once per test binary.
@@ -55,24 +56,6 @@ func buildLocal(t *testing.T) string {
 	return localBin
 }
 
-// syncBuffer collects a process's output for failure messages.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // startLocal runs the local gateway on a free port, over the test
 // DynamoDB Local and kinesalite with tables and a stream of its own, with
 // the given API keys and any further settings (NAME=value), and returns
@@ -97,7 +80,7 @@ func startLocal(t *testing.T, apiKeys string, env ...string) string {
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	ready := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)

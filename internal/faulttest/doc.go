@@ -1,7 +1,8 @@
 // Package faulttest holds the fault-injection tests: the real handlers,
 // the local event source mappings and DynamoDB Local and kinesalite, with
 // internal/faults between the code and DynamoDB, showing the failure
-// behaviour the README promises:
+// behaviour docs/api.md and docs/problems.md promise (docs/benchmarks.md,
+// "4. Faults", lists each test and what it shows):
 //
 //   - the redirect keeps serving cached links while DynamoDB is slow or
 //     failing, and answers uncached ones with a 503 within its deadline

@@ -1,15 +1,10 @@
 package faulttest
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,8 +16,10 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/eventtest"
 	"github.com/shortlink-dev/shortener/internal/faults"
 	"github.com/shortlink-dev/shortener/internal/localtable"
+	"github.com/shortlink-dev/shortener/internal/logtest"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
@@ -109,71 +106,27 @@ func (r *rig) items(t *testing.T) map[string]map[string]types.AttributeValue {
 // event reads an API Gateway fixture of a handler.
 func event(t *testing.T, fn, name string, edit func(*events.APIGatewayProxyRequest)) events.APIGatewayProxyRequest {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("../../functions", fn, fn+"fn", "testdata", name))
-	require.NoError(t, err)
-	var ev events.APIGatewayProxyRequest
-	require.NoError(t, json.Unmarshal(b, &ev))
+	ev := eventtest.Load[events.APIGatewayProxyRequest](t, filepath.Join("../../functions", fn, fn+"fn", "testdata", name))
 	if edit != nil {
 		edit(&ev)
 	}
 	return ev
 }
 
-// syncBuffer is a bytes.Buffer for several goroutines: the handlers' logs
-// and metrics, written from the pollers' goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// lines returns the JSON lines written so far, decoded.
-func (s *syncBuffer) lines(t *testing.T) []map[string]any {
-	t.Helper()
-	var out []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader([]byte(s.String())))
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	for sc.Scan() {
-		var m map[string]any
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &m), "%s", sc.Text())
-		out = append(out, m)
-	}
-	return out
-}
+// syncBuffer takes the handlers' logs and metrics, written from the
+// pollers' goroutines.
+type syncBuffer struct{ logtest.Buffer }
 
 // metric sums one metric over the EMF records written so far.
 func (s *syncBuffer) metric(t *testing.T, name string) float64 {
 	t.Helper()
 	var sum float64
-	for _, m := range s.lines(t) {
+	for _, m := range s.Lines(t) {
 		if v, ok := m[name].(float64); ok {
 			sum += v
 		}
 	}
 	return sum
-}
-
-// logs returns the log records whose msg is msg.
-func (s *syncBuffer) logs(t *testing.T, msg string) []map[string]any {
-	t.Helper()
-	var out []map[string]any
-	for _, m := range s.lines(t) {
-		if m["msg"] == msg {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 func jsonLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewJSONHandler(w, nil)) }

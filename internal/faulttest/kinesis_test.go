@@ -163,7 +163,7 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	// and never held the shard back: every click behind it is counted.
 	assert.Positive(t, emf.metric(t, "PoisonRecords"))
 	var logged []any
-	for _, l := range logs.logs(t, "skipped unparseable log record") {
+	for _, l := range logs.Records(t, "skipped unparseable log record") {
 		logged = append(logged, l["sequence_number"])
 	}
 	assert.Contains(t, logged, poisonSeq)

@@ -120,5 +120,5 @@ func TestRedirectDuringDynamoDBOutage(t *testing.T) {
 	resp, _ = get("Unc4ch3")
 	assert.Equal(t, 302, resp.StatusCode)
 	assert.Equal(t, "https://example.com/uncached", resp.Headers["Location"])
-	assert.NotEmpty(t, logs.logs(t, "redirect lookup failed"), "the failures were logged")
+	assert.NotEmpty(t, logs.Records(t, "redirect lookup failed"), "the failures were logged")
 }

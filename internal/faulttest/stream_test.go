@@ -202,5 +202,5 @@ func TestTTLStreamPoisonRecordIsParkedWithoutBlockingTheShard(t *testing.T) {
 	assert.ErrorIs(t, err, link.ErrNotFound)
 	assert.Equal(t, 3.0, s.emf.metric(t, ttlstreamfn.MetricPoison))
 	assert.Equal(t, float64(len(good)+len(later)), s.emf.metric(t, ttlstreamfn.MetricWritten), "each good tombstone written once")
-	assert.NotEmpty(t, s.logs.logs(t, "poison stream record"))
+	assert.NotEmpty(t, s.logs.Records(t, "poison stream record"))
 }

@@ -35,7 +35,8 @@ var start = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 const (
 	apiKey = "race-key"
 	owner  = "race-owner"
-	// promise is how soon a change must show on every path (README).
+	// promise is how soon a change must show on every path
+	// (docs/lifecycle.md, "6. How fast a change shows").
 	promise = 30 * time.Second
 )
 

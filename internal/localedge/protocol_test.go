@@ -1,18 +1,16 @@
 package localedge
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shortlink-dev/shortener/internal/logtest"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 )
 
@@ -126,27 +124,13 @@ func TestAPIIsHTTPSOnly(t *testing.T) {
 }
 
 // logBuffer collects an slog JSON handler's lines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
+type logBuffer struct{ logtest.Buffer }
 
 // lines returns the lines whose msg contains msg, decoded.
 func (b *logBuffer) lines(t *testing.T, msg string) []map[string]any {
 	t.Helper()
-	b.mu.Lock()
-	text := b.buf.String()
-	b.mu.Unlock()
 	var out []map[string]any
-	for line := range strings.Lines(text) {
-		var m map[string]any
-		require.NoError(t, json.Unmarshal([]byte(line), &m))
+	for _, m := range b.Lines(t) {
 		if s, _ := m["msg"].(string); strings.Contains(s, msg) {
 			out = append(out, m)
 		}

@@ -2,7 +2,6 @@ package cfinvalidate
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,20 +14,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func created(w http.ResponseWriter, _ []byte) {
-	w.Header().Set("Content-Type", "text/xml")
-	w.Header().Set("Location", "https://cloudfront.amazonaws.com/2020-05-31/distribution/E2EXAMPLE12345/invalidation/I2J0I21PCUYOIK")
-	w.WriteHeader(http.StatusCreated)
-	_, _ = io.WriteString(w, `<?xml version="1.0"?><Invalidation xmlns="http://cloudfront.amazonaws.com/doc/2020-05-31/"><Id>I2J0I21PCUYOIK</Id><Status>InProgress</Status></Invalidation>`)
-}
+var created = awscalltest.Reply("text/xml", http.StatusCreated,
+	`<?xml version="1.0"?><Invalidation xmlns="http://cloudfront.amazonaws.com/doc/2020-05-31/"><Id>I2J0I21PCUYOIK</Id><Status>InProgress</Status></Invalidation>`,
+	"Location", "https://cloudfront.amazonaws.com/2020-05-31/distribution/E2EXAMPLE12345/invalidation/I2J0I21PCUYOIK")
 
 func failure(status int, code, message string) func(http.ResponseWriter, []byte) {
-	return func(w http.ResponseWriter, _ []byte) {
-		w.Header().Set("Content-Type", "text/xml")
-		w.WriteHeader(status)
-		_, _ = io.WriteString(w, `<?xml version="1.0"?><ErrorResponse xmlns="http://cloudfront.amazonaws.com/doc/2020-05-31/"><Error><Type>Sender</Type><Code>`+
-			code+`</Code><Message>`+message+`</Message></Error><RequestId>b1b1</RequestId></ErrorResponse>`)
-	}
+	return awscalltest.Reply("text/xml", status, `<?xml version="1.0"?><ErrorResponse xmlns="http://cloudfront.amazonaws.com/doc/2020-05-31/"><Error><Type>Sender</Type><Code>`+
+		code+`</Code><Message>`+message+`</Message></Error><RequestId>b1b1</RequestId></ErrorResponse>`)
 }
 
 var signedAt = time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
@@ -45,9 +37,7 @@ func client(t *testing.T, srv *httptest.Server) *Client {
 // CreateInvalidation of the API reference, signed with SigV4 for
 // cloudfront in us-east-1 (a global service) with the session token.
 func TestCreateInvalidationSendsTheSignedXMLCall(t *testing.T) {
-	cf := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){created}}
-	srv := httptest.NewServer(cf)
-	defer srv.Close()
+	cf, srv := awscalltest.Serve(t, created)
 
 	require.NoError(t, client(t, srv).CreateInvalidation(context.Background(), "E2EXAMPLE12345", "shortener-1-abc", []string{"/Summer-Sale", "/summer-sale"}))
 
@@ -71,9 +61,7 @@ func TestCreateInvalidationSendsTheSignedXMLCall(t *testing.T) {
 // TestCreateInvalidationEscapesPaths: a path is text in the XML body, so
 // characters XML reserves are escaped there.
 func TestCreateInvalidationEscapesPaths(t *testing.T) {
-	cf := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){created}}
-	srv := httptest.NewServer(cf)
-	defer srv.Close()
+	cf, srv := awscalltest.Serve(t, created)
 	require.NoError(t, client(t, srv).CreateInvalidation(context.Background(), "E1", "ref", []string{"/a&b<c"}))
 	assert.Contains(t, string(cf.Requests()[0].Body), "<Path>/a&amp;b&lt;c</Path>")
 }
@@ -98,9 +86,7 @@ func TestCreateInvalidationMapsErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cf := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){tt.answer}}
-			srv := httptest.NewServer(cf)
-			defer srv.Close()
+			cf, srv := awscalltest.Serve(t, tt.answer)
 			err := client(t, srv).CreateInvalidation(context.Background(), "E2EXAMPLE12345", "ref", []string{"/a"})
 			var e *Error
 			require.ErrorAs(t, err, &e)
@@ -114,9 +100,7 @@ func TestCreateInvalidationMapsErrors(t *testing.T) {
 
 // TestCreateInvalidationRetriesAThrottledCall: accepted on the retry.
 func TestCreateInvalidationRetriesAThrottledCall(t *testing.T) {
-	cf := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){failure(400, "Throttling", "Rate exceeded"), created}}
-	srv := httptest.NewServer(cf)
-	defer srv.Close()
+	cf, srv := awscalltest.Serve(t, failure(400, "Throttling", "Rate exceeded"), created)
 	require.NoError(t, client(t, srv).CreateInvalidation(context.Background(), "E1", "ref", []string{"/a"}))
 	assert.Len(t, cf.Requests(), 2)
 }
@@ -133,9 +117,7 @@ func TestCreateInvalidationIsBoundedByItsContext(t *testing.T) {
 
 // TestCreateInvalidationRefusesAnEmptyBatch: nothing is sent.
 func TestCreateInvalidationRefusesAnEmptyBatch(t *testing.T) {
-	cf := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){created}}
-	srv := httptest.NewServer(cf)
-	defer srv.Close()
+	cf, srv := awscalltest.Serve(t, created)
 	assert.Error(t, client(t, srv).CreateInvalidation(context.Background(), "E1", "ref", nil))
 	assert.Error(t, client(t, srv).CreateInvalidation(context.Background(), "", "ref", []string{"/a"}))
 	assert.Empty(t, cf.Requests())

@@ -21,7 +21,7 @@ type Limit struct {
 }
 
 // The two budgets a password attempt is counted against, the viewer's
-// first (README, "Links with redirect rules", has the arithmetic):
+// first (docs/api.md, "Links with redirect rules", has the arithmetic):
 //
 //   - ViewerLimit, per viewer (ViewerKey) and code: what one person, or
 //     one attacker at one address, may try. Its window is long, so a

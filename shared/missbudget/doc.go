@@ -8,6 +8,6 @@
 // a small item (dynamo.MissCounter), and a client known to be over its budget
 // costs nothing more in that process.
 //
-// The README ("Short codes and guessing") has the numbers behind the
-// default budget, and docs/cost-model.md the price.
+// docs/codes.md ("Enumeration: the miss budget") has the numbers behind
+// the default budget, and docs/cost-model.md the price.
 package missbudget

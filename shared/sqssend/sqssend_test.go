@@ -31,15 +31,9 @@ func sent(w http.ResponseWriter, body []byte) {
 		"MD5OfMessageBody": hex.EncodeToString(sum[:])})
 }
 
+// failure answers status with body, and the header pairs given.
 func failure(status int, body string, header ...string) func(http.ResponseWriter, []byte) {
-	return func(w http.ResponseWriter, _ []byte) {
-		for i := 0; i+1 < len(header); i += 2 {
-			w.Header().Set(header[i], header[i+1])
-		}
-		w.Header().Set("Content-Type", contentType)
-		w.WriteHeader(status)
-		_, _ = io.WriteString(w, body)
-	}
+	return awscalltest.Reply(contentType, status, body, header...)
 }
 
 var signedAt = time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)
@@ -63,9 +57,7 @@ const message = `{"event":{"type":"link.created","data":"<a & b>"},"subscription
 // SendMessage call, signed with SigV4 for sqs in the client's Region with
 // the session token, and the ID is read from the answer.
 func TestSendMessageSendsTheSignedJSONCall(t *testing.T) {
-	q := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){sent}}
-	srv := httptest.NewServer(q)
-	defer srv.Close()
+	q, srv := awscalltest.Serve(t, sent)
 
 	id, err := client(t, srv).SendMessage(context.Background(), queueURL, message, 900)
 	require.NoError(t, err)
@@ -142,9 +134,7 @@ func TestSendMessageMapsSQSErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			q := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){tc.answer}}
-			srv := httptest.NewServer(q)
-			defer srv.Close()
+			q, srv := awscalltest.Serve(t, tc.answer)
 			_, err := client(t, srv).SendMessage(context.Background(), queueURL, message, 0)
 			var e *Error
 			require.ErrorAs(t, err, &e)
@@ -158,9 +148,7 @@ func TestSendMessageMapsSQSErrors(t *testing.T) {
 // TestSendMessageRetriesThenSends: a throttled first try is followed by a
 // second that succeeds.
 func TestSendMessageRetriesThenSends(t *testing.T) {
-	q := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){failure(503, `{"__type":"ServiceUnavailable"}`), sent}}
-	srv := httptest.NewServer(q)
-	defer srv.Close()
+	q, srv := awscalltest.Serve(t, failure(503, `{"__type":"ServiceUnavailable"}`), sent)
 	id, err := client(t, srv).SendMessage(context.Background(), queueURL, message, 0)
 	require.NoError(t, err)
 	assert.NotEmpty(t, id)

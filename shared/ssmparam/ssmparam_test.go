@@ -3,7 +3,6 @@ package ssmparam
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -27,15 +26,9 @@ func value(v string) func(http.ResponseWriter, []byte) {
 	}
 }
 
+// failure answers status with body, and the header pairs given.
 func failure(status int, body string, header ...string) func(http.ResponseWriter, []byte) {
-	return func(w http.ResponseWriter, _ []byte) {
-		for i := 0; i+1 < len(header); i += 2 {
-			w.Header().Set(header[i], header[i+1])
-		}
-		w.Header().Set("Content-Type", contentType)
-		w.WriteHeader(status)
-		_, _ = io.WriteString(w, body)
-	}
+	return awscalltest.Reply(contentType, status, body, header...)
 }
 
 var signedAt = time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
@@ -55,9 +48,7 @@ const published = `{"distributionId":"E2EXAMPLE12345","domainName":"d111111abcde
 // GetParameter call, signed with SigV4 for ssm in the client's Region
 // with the session token, and the value is read from the answer.
 func TestGetSendsTheSignedJSONCall(t *testing.T) {
-	ssm := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){value(published)}}
-	srv := httptest.NewServer(ssm)
-	defer srv.Close()
+	ssm, srv := awscalltest.Serve(t, value(published))
 
 	got, err := client(t, srv).Get(context.Background(), "/Shortener/edge")
 	require.NoError(t, err)
@@ -108,9 +99,7 @@ func TestGetMapsSSMErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ssm := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){tt.answer}}
-			srv := httptest.NewServer(ssm)
-			defer srv.Close()
+			ssm, srv := awscalltest.Serve(t, tt.answer)
 			_, err := client(t, srv).Get(context.Background(), "/Shortener/edge")
 			var e *Error
 			require.ErrorAs(t, err, &e)
@@ -126,9 +115,7 @@ func TestGetMapsSSMErrors(t *testing.T) {
 // TestGetRetriesAThrottledRead: a throttled read that succeeds on a retry
 // returns the value.
 func TestGetRetriesAThrottledRead(t *testing.T) {
-	ssm := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){failure(400, `{"__type":"ThrottlingException"}`), value(published)}}
-	srv := httptest.NewServer(ssm)
-	defer srv.Close()
+	ssm, srv := awscalltest.Serve(t, failure(400, `{"__type":"ThrottlingException"}`), value(published))
 	got, err := client(t, srv).Get(context.Background(), "/Shortener/edge")
 	require.NoError(t, err)
 	assert.Equal(t, published, got)
@@ -158,9 +145,7 @@ func TestGetIsBounded(t *testing.T) {
 
 // TestGetNeedsCredentials: without credentials nothing is sent.
 func TestGetNeedsCredentials(t *testing.T) {
-	ssm := &awscalltest.Service{Answers: []func(http.ResponseWriter, []byte){value(published)}}
-	srv := httptest.NewServer(ssm)
-	defer srv.Close()
+	ssm, srv := awscalltest.Serve(t, value(published))
 	c := New(aws.Config{Region: "eu-west-1", BaseEndpoint: aws.String(srv.URL)})
 	_, err := c.Get(context.Background(), "/Shortener/edge")
 	require.ErrorContains(t, err, "credentials")

@@ -32,7 +32,7 @@ func newFixtureAt(t *testing.T, length int) *fixture {
 }
 
 // configuredLengths are code lengths an operator may configure, the
-// default, the README's advice for public deployments and both bounds.
+// default, docs/codes.md's advice for public deployments and both bounds.
 var configuredLengths = []int{6, 7, 8, 12, 16}
 
 // TestCodesOfEveryLengthRedirect is the regression test: a generated code

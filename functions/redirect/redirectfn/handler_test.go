@@ -337,8 +337,8 @@ func TestNotFoundIsNotAnError(t *testing.T) {
 
 // TestStaleNeverOutlivesTheFreshnessPromise: an entry served stale while
 // DynamoDB fails is still an answer built from old data. A change saved
-// just after the entry was read must show within 30 s (the README's
-// promise), so the entry may be served stale only for what the promise
+// just after the entry was read must show within 30 s (the promise of
+// docs/lifecycle.md, "6. How fast a change shows"), so the entry may be served stale only for what the promise
 // leaves after its fresh life: past that, a 503 rather than a target the
 // owner has replaced.
 func TestStaleNeverOutlivesTheFreshnessPromise(t *testing.T) {

@@ -1,6 +1,6 @@
 // Package awscalltest is what the tests of awscall's callers (ssmparam,
 // sqssend, cfinvalidate) share: a stand-in service that records what it
-// receives, the credentials they sign with, a check that a request carries
+// receives and answers as told (Serve, Reply), the credentials they sign with, a check that a request carries
 // SigV4's signature over what arrived, a server that never answers, and a
 // configuration source naming one service's endpoint.
 package awscalltest
@@ -65,6 +65,29 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	answer := s.Answers[min(len(s.got), len(s.Answers))-1]
 	s.mu.Unlock()
 	answer(w, b)
+}
+
+// Serve starts a Service answering with answers in turn (the last one
+// repeated); its server closes when the test ends.
+func Serve(t *testing.T, answers ...func(w http.ResponseWriter, body []byte)) (*Service, *httptest.Server) {
+	t.Helper()
+	s := &Service{Answers: answers}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	return s, srv
+}
+
+// Reply is an answer of status with body as contentType, and the header
+// pairs (name, value) given.
+func Reply(contentType string, status int, body string, header ...string) func(http.ResponseWriter, []byte) {
+	return func(w http.ResponseWriter, _ []byte) {
+		for i := 0; i+1 < len(header); i += 2 {
+			w.Header().Set(header[i], header[i+1])
+		}
+		w.Header().Set("Content-Type", contentType)
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, body)
+	}
 }
 
 // Requests are the requests received so far.

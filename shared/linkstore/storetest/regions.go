@@ -25,11 +25,21 @@ type RegionsFactory func(t *testing.T, n int, now func() time.Time) []*linkstore
 // Regions. Every linkstore.Reserved must pass it with its Ledger; the
 // single-Region Store contract is Run's, which a Reserved passes too.
 func RunRegions(t *testing.T, newRegions RegionsFactory) {
-	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	setup := func(t *testing.T, n int) ([]*linkstore.Reserved, *Clock) {
-		clock := NewClock(start)
-		return newRegions(t, n, clock.Now), clock
-	}
+	runRegionRaces(t, newRegions)
+	runRegionEdits(t, newRegions)
+	runRegionRecovery(t, newRegions)
+}
+
+// setup returns n fresh Regions from newRegions and the clock they read.
+func (newRegions RegionsFactory) setup(t *testing.T, n int) ([]*linkstore.Reserved, *Clock) {
+	clock := NewClock(suiteStart)
+	return newRegions(t, n, clock.Now), clock
+}
+
+// runRegionRaces runs the cases of creates and edits racing in several
+// Regions.
+func runRegionRaces(t *testing.T, newRegions RegionsFactory) {
+	setup := newRegions.setup
 	ctx := context.Background()
 
 	t.Run("a 50-way race for one alias over three Regions has one winner", func(t *testing.T) {
@@ -134,6 +144,13 @@ func RunRegions(t *testing.T, newRegions RegionsFactory) {
 		assert.Equal(t, int64(2), got.Version)
 		assert.Equal(t, fmt.Sprintf("https://example.com/region-%d", winner), got.URL)
 	})
+}
+
+// runRegionEdits runs the cases of an edit, a delete and a reclaim in
+// one Region seen from the others.
+func runRegionEdits(t *testing.T, newRegions RegionsFactory) {
+	setup := newRegions.setup
+	ctx := context.Background()
 
 	t.Run("an edit from a Region that has not seen the last one is 412", func(t *testing.T) {
 		regions, clock := setup(t, 2)
@@ -199,6 +216,13 @@ func RunRegions(t *testing.T, newRegions RegionsFactory) {
 		other.CreatedAt = clock.Now().Truncate(time.Millisecond)
 		require.NoError(t, regions[1].Create(ctx, other, nil), "the released code is issued again")
 	})
+}
+
+// runRegionRecovery runs the cases of a create that died halfway and
+// of links older than the reservation table.
+func runRegionRecovery(t *testing.T, newRegions RegionsFactory) {
+	setup := newRegions.setup
+	ctx := context.Background()
 
 	t.Run("a crashed create under a key is finished by a retry in another Region", func(t *testing.T) {
 		regions, clock := setup(t, 2)

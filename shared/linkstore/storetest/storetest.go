@@ -1,7 +1,3 @@
-// Package storetest is the one behaviour suite every linkstore.Store must
-// pass: the in-memory store in unit tests and the DynamoDB adapter against
-// DynamoDB Local. A behaviour the suite does not pin down is one the two
-// may silently disagree on, so new store methods come with suite cases.
 package storetest
 
 import (
@@ -45,11 +41,26 @@ type Factory func(t *testing.T, now func() time.Time) linkstore.Store
 
 // Run runs the suite against the stores newStore makes.
 func Run(t *testing.T, newStore Factory) {
-	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	setup := func(t *testing.T) (linkstore.Store, *Clock) {
-		clock := NewClock(start)
-		return newStore(t, clock.Now), clock
-	}
+	runCreate(t, newStore)
+	runIdempotentCreate(t, newStore)
+	runIdempotencyClaims(t, newStore)
+	RunLifecycle(t, newStore)
+	runCallers(t, newStore)
+}
+
+// suiteStart is where the clock of every test of the suites starts.
+var suiteStart = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// setup returns a fresh store from newStore and the clock it reads.
+func (newStore Factory) setup(t *testing.T) (linkstore.Store, *Clock) {
+	clock := NewClock(suiteStart)
+	return newStore(t, clock.Now), clock
+}
+
+// runCreate runs the cases of Create and Get: a link written is the
+// link read, whole, and its code is its alone.
+func runCreate(t *testing.T, newStore Factory) {
+	setup := newStore.setup
 
 	t.Run("create then get returns the same link", func(t *testing.T) {
 		s, clock := setup(t)
@@ -132,6 +143,12 @@ func Run(t *testing.T, newStore Factory) {
 		require.NoError(t, err)
 		assert.Equal(t, first, got)
 	})
+}
+
+// runIdempotentCreate runs the cases of a create under an idempotency
+// key: it writes its record with the link, or neither.
+func runIdempotentCreate(t *testing.T, newStore Factory) {
+	setup := newStore.setup
 
 	t.Run("idempotent create writes link and record together", func(t *testing.T) {
 		s, clock := setup(t)
@@ -192,6 +209,12 @@ func Run(t *testing.T, newStore Factory) {
 		require.NoError(t, err)
 		assert.Equal(t, "idem008", got.Code)
 	})
+}
+
+// runIdempotencyClaims runs the cases of ClaimIdempotency: a claim holds
+// a key for a request (a batch) until its record expires.
+func runIdempotencyClaims(t *testing.T, newStore Factory) {
+	setup := newStore.setup
 
 	t.Run("a claim binds a free key to a request", func(t *testing.T) {
 		s, clock := setup(t)
@@ -242,6 +265,12 @@ func Run(t *testing.T, newStore Factory) {
 		require.NoError(t, err)
 		assert.Equal(t, "batch:new", got.RequestHash)
 	})
+}
+
+// runCallers runs the cases of callers racing one another and of a
+// cancelled context.
+func runCallers(t *testing.T, newStore Factory) {
+	setup := newStore.setup
 
 	t.Run("concurrent creates of one code: exactly one wins", func(t *testing.T) {
 		s, clock := setup(t)
@@ -270,8 +299,6 @@ func Run(t *testing.T, newStore Factory) {
 		assert.Equal(t, int32(n-1), conflicts.Load())
 	})
 
-	RunLifecycle(t, newStore)
-
 	t.Run("a cancelled context fails the call", func(t *testing.T) {
 		s, clock := setup(t)
 		ctx, cancel := context.WithCancel(context.Background())
@@ -284,19 +311,27 @@ func Run(t *testing.T, newStore Factory) {
 }
 
 // RunLifecycle runs the suite for changes, listing, tombstones and
-// reclamation. Run calls it; it is apart only to keep each readable.
+// reclamation. Run calls it.
 func RunLifecycle(t *testing.T, newStore Factory) {
-	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	runUpdates(t, newStore)
+	runDeleteAndList(t, newStore)
+	runTombstones(t, newStore)
+	runReclaim(t, newStore)
+}
+
+// expiredTomb is the tombstone of owner-1's code, expired at now and
+// held back for grace, at the precision the stores keep.
+func expiredTomb(code string, now time.Time, grace time.Duration) link.Tombstone {
+	now = now.Truncate(time.Millisecond)
+	return link.Tombstone{Code: code, PrevOwner: "owner-1", TombstonedAt: now,
+		ReclaimAfter: now.Add(grace).Truncate(time.Second), Reason: link.ReasonExpired}
+}
+
+// runUpdates runs the cases of Update: on the version read, of rules,
+// by the owner only.
+func runUpdates(t *testing.T, newStore Factory) {
+	setup := newStore.setup
 	ctx := context.Background()
-	setup := func(t *testing.T) (linkstore.Store, *Clock) {
-		clock := NewClock(start)
-		return newStore(t, clock.Now), clock
-	}
-	tomb := func(code string, now time.Time, grace time.Duration) link.Tombstone {
-		now = now.Truncate(time.Millisecond)
-		return link.Tombstone{Code: code, PrevOwner: "owner-1", TombstonedAt: now,
-			ReclaimAfter: now.Add(grace).Truncate(time.Second), Reason: link.ReasonExpired}
-	}
 
 	t.Run("update on the version read succeeds once", func(t *testing.T) {
 		s, clock := setup(t)
@@ -350,7 +385,7 @@ func RunLifecycle(t *testing.T, newStore Factory) {
 		theirs := l
 		theirs.Owner, theirs.URL, theirs.Version = "intruder", "https://evil.example/", 2
 		assert.ErrorIs(t, s.Update(ctx, theirs, 1), link.ErrNotFound)
-		assert.ErrorIs(t, s.Delete(ctx, "intruder", l.Code, 0, tomb(l.Code, clock.Now(), time.Hour)), link.ErrNotFound)
+		assert.ErrorIs(t, s.Delete(ctx, "intruder", l.Code, 0, expiredTomb(l.Code, clock.Now(), time.Hour)), link.ErrNotFound)
 		got, err := s.Get(ctx, l.Code)
 		require.NoError(t, err)
 		assert.Equal(t, l, got)
@@ -359,15 +394,21 @@ func RunLifecycle(t *testing.T, newStore Factory) {
 	t.Run("update of an absent code is not found", func(t *testing.T) {
 		s, clock := setup(t)
 		assert.ErrorIs(t, s.Update(ctx, sample("absent1", clock.Now()), 1), link.ErrNotFound)
-		assert.ErrorIs(t, s.Delete(ctx, "owner-1", "absent1", 0, tomb("absent1", clock.Now(), time.Hour)), link.ErrNotFound)
+		assert.ErrorIs(t, s.Delete(ctx, "owner-1", "absent1", 0, expiredTomb("absent1", clock.Now(), time.Hour)), link.ErrNotFound)
 	})
+}
+
+// runDeleteAndList runs the cases of Delete and List.
+func runDeleteAndList(t *testing.T, newStore Factory) {
+	setup := newStore.setup
+	ctx := context.Background()
 
 	t.Run("delete leaves a tombstone that resolves gone and leaves the listing", func(t *testing.T) {
 		s, clock := setup(t)
 		l := sample("del0001", clock.Now())
 		require.NoError(t, s.Create(ctx, l, nil))
-		assert.ErrorIs(t, s.Delete(ctx, "owner-1", l.Code, 7, tomb(l.Code, clock.Now(), time.Hour)), link.ErrPrecondition)
-		ts := tomb(l.Code, clock.Now(), time.Hour)
+		assert.ErrorIs(t, s.Delete(ctx, "owner-1", l.Code, 7, expiredTomb(l.Code, clock.Now(), time.Hour)), link.ErrPrecondition)
+		ts := expiredTomb(l.Code, clock.Now(), time.Hour)
 		ts.Reason = link.ReasonDeleted
 		require.NoError(t, s.Delete(ctx, "owner-1", l.Code, 1, ts))
 
@@ -454,14 +495,21 @@ func RunLifecycle(t *testing.T, newStore Factory) {
 		require.NoError(t, err)
 		assert.Empty(t, page)
 	})
+}
+
+// runTombstones runs the cases of Tombstone: TTL deletions and
+// expired links.
+func runTombstones(t *testing.T, newStore Factory) {
+	setup := newStore.setup
+	ctx := context.Background()
 
 	t.Run("ttl tombstone is written once and never over a live link", func(t *testing.T) {
 		s, clock := setup(t)
-		ts := tomb("ttl0001", clock.Now(), time.Hour)
+		ts := expiredTomb("ttl0001", clock.Now(), time.Hour)
 		written, err := s.Tombstone(ctx, ts)
 		require.NoError(t, err)
 		assert.True(t, written)
-		again := tomb("ttl0001", clock.Now().Add(time.Minute), 2*time.Hour)
+		again := expiredTomb("ttl0001", clock.Now().Add(time.Minute), 2*time.Hour)
 		written, err = s.Tombstone(ctx, again)
 		require.NoError(t, err)
 		assert.False(t, written, "a redelivered record changes nothing")
@@ -471,7 +519,7 @@ func RunLifecycle(t *testing.T, newStore Factory) {
 
 		live := sample("live001", clock.Now())
 		require.NoError(t, s.Create(ctx, live, nil))
-		written, err = s.Tombstone(ctx, tomb("live001", clock.Now(), time.Hour))
+		written, err = s.Tombstone(ctx, expiredTomb("live001", clock.Now(), time.Hour))
 		require.NoError(t, err)
 		assert.False(t, written)
 		gotLink, err := s.Get(ctx, "live001")
@@ -487,7 +535,7 @@ func RunLifecycle(t *testing.T, newStore Factory) {
 		l.ExpiresAt = clock.Now().Add(time.Second).Truncate(time.Second)
 		require.NoError(t, s.Create(ctx, l, nil))
 		clock.Add(2 * time.Second)
-		written, err := s.Tombstone(ctx, tomb("exp0001", clock.Now(), time.Hour))
+		written, err := s.Tombstone(ctx, expiredTomb("exp0001", clock.Now(), time.Hour))
 		require.NoError(t, err)
 		assert.True(t, written)
 	})
@@ -502,7 +550,7 @@ func RunLifecycle(t *testing.T, newStore Factory) {
 		clock.Add(2 * time.Second)
 		// As reclaim writes it: from the expiring-links listing, which
 		// names codes and owners only.
-		tb := tomb(l.Code, clock.Now(), time.Hour)
+		tb := expiredTomb(l.Code, clock.Now(), time.Hour)
 		written, err := s.Tombstone(ctx, tb)
 		require.NoError(t, err)
 		require.True(t, written)
@@ -518,7 +566,7 @@ func RunLifecycle(t *testing.T, newStore Factory) {
 		assert.Empty(t, due, "the tombstone left the expiring links")
 
 		// As ttlstream writes it: the item is gone, the URL comes with it.
-		gone := tomb("aft0002", clock.Now(), time.Hour)
+		gone := expiredTomb("aft0002", clock.Now(), time.Hour)
 		gone.ExpiredURL = "https://example.com/after2"
 		_, err = s.Tombstone(ctx, gone)
 		require.NoError(t, err)
@@ -530,13 +578,20 @@ func RunLifecycle(t *testing.T, newStore Factory) {
 		d := sample("aft0003", clock.Now())
 		d.ExpiredURL = "https://example.com/after3"
 		require.NoError(t, s.Create(ctx, d, nil))
-		ts := tomb(d.Code, clock.Now(), time.Hour)
+		ts := expiredTomb(d.Code, clock.Now(), time.Hour)
 		ts.Reason = link.ReasonDeleted
 		require.NoError(t, s.Delete(ctx, "owner-1", d.Code, 1, ts))
 		got, err = s.Get(ctx, d.Code)
 		require.NoError(t, err)
 		assert.Empty(t, got.ExpiredURL)
 	})
+}
+
+// runReclaim runs the cases of ExpiredLinks, DueTombstones and
+// Release.
+func runReclaim(t *testing.T, newStore Factory) {
+	setup := newStore.setup
+	ctx := context.Background()
 
 	t.Run("expired links are listed until tombstoned in place, live links never", func(t *testing.T) {
 		s, clock := setup(t)
@@ -548,7 +603,7 @@ func RunLifecycle(t *testing.T, newStore Factory) {
 		later := sample("later01", clock.Now())
 		later.ExpiresAt = clock.Now().Add(time.Hour).Truncate(time.Second)
 		require.NoError(t, s.Create(ctx, later, nil))
-		_, err := s.Tombstone(ctx, tomb("tomb001", clock.Now(), time.Minute))
+		_, err := s.Tombstone(ctx, expiredTomb("tomb001", clock.Now(), time.Minute))
 		require.NoError(t, err)
 
 		due, err := s.ExpiredLinks(ctx, clock.Now(), 100)
@@ -566,7 +621,7 @@ func RunLifecycle(t *testing.T, newStore Factory) {
 			assert.Equal(t, "owner-1", e.Owner, e.Code)
 		}
 
-		written, err := s.Tombstone(ctx, tomb(due[0].Code, clock.Now(), time.Hour))
+		written, err := s.Tombstone(ctx, expiredTomb(due[0].Code, clock.Now(), time.Hour))
 		require.NoError(t, err)
 		assert.True(t, written)
 		got, err := s.Get(ctx, due[0].Code)
@@ -581,10 +636,10 @@ func RunLifecycle(t *testing.T, newStore Factory) {
 	t.Run("due tombstones are released once, and only when due", func(t *testing.T) {
 		s, clock := setup(t)
 		for i := range 12 {
-			_, err := s.Tombstone(ctx, tomb(fmt.Sprintf("due%04d", i), clock.Now(), time.Hour))
+			_, err := s.Tombstone(ctx, expiredTomb(fmt.Sprintf("due%04d", i), clock.Now(), time.Hour))
 			require.NoError(t, err)
 		}
-		_, err := s.Tombstone(ctx, tomb("later01", clock.Now(), 3*time.Hour))
+		_, err := s.Tombstone(ctx, expiredTomb("later01", clock.Now(), 3*time.Hour))
 		require.NoError(t, err)
 		require.NoError(t, s.Create(ctx, sample("livelnk", clock.Now()), nil))
 

@@ -17,13 +17,24 @@ import (
 
 // Run runs the suite; newStore returns an empty store.
 func Run(t *testing.T, newStore func(t *testing.T) webhook.Store) {
+	runSubscriptions(t, newStore)
+	runDeliveries(t, newStore)
+}
+
+// at is when every subscription of the suite was created.
+var at = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+
+// sub is owner's subscription id, with every field set.
+func sub(owner, id string) webhook.Subscription {
+	return webhook.Subscription{ID: id, Owner: owner, URL: "https://hooks.example.com/" + id,
+		Events: []string{webhook.LinkCreated, webhook.LinkClicked}, HumanOnly: true,
+		Secret: "whsec_c2VjcmV0", CreatedAt: at}
+}
+
+// runSubscriptions runs the cases of a subscription's life: create,
+// get, list, delete, disable, every change and the cap.
+func runSubscriptions(t *testing.T, newStore func(t *testing.T) webhook.Store) {
 	ctx := context.Background()
-	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	sub := func(owner, id string) webhook.Subscription {
-		return webhook.Subscription{ID: id, Owner: owner, URL: "https://hooks.example.com/" + id,
-			Events: []string{webhook.LinkCreated, webhook.LinkClicked}, HumanOnly: true,
-			Secret: "whsec_c2VjcmV0", CreatedAt: at}
-	}
 
 	t.Run("create, get, list, owner-scoped", func(t *testing.T) {
 		s := newStore(t)
@@ -118,6 +129,12 @@ func Run(t *testing.T, newStore func(t *testing.T) webhook.Store) {
 		assert.ErrorIs(t, s.Create(ctx, sub("alice", "wh_more")), link.ErrConflict)
 		assert.NoError(t, s.Create(ctx, sub("bob", "wh_more")), "the cap is per owner")
 	})
+}
+
+// runDeliveries runs the cases of the deliveries kept for a
+// subscription.
+func runDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Store) {
+	ctx := context.Background()
 
 	t.Run("deliveries newest first", func(t *testing.T) {
 		s := newStore(t)
