@@ -8,11 +8,19 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 )
 
-// ruleKeys are the parts of a --rule, as the API names them.
-var ruleKeys = []string{"url", "country", "device", "os", "language"}
+// ruleKeys are the parts of a --rule, as the API names them: url and
+// the conditions.
+var ruleKeys = func() []string {
+	keys := []string{"url"}
+	for _, c := range link.Conditions {
+		keys = append(keys, c.Name)
+	}
+	return keys
+}()
 
 // parseRule reads a --rule: parts separated by ";", each KEY=VALUES with
 // the values of a condition separated by ",":
@@ -53,15 +61,10 @@ func parseRule(s string) (linkapi.Rule, error) {
 				values = append(values, v)
 			}
 		}
-		switch key {
-		case "country":
-			r.Country = values
-		case "device":
-			r.Device = values
-		case "os":
-			r.OS = values
-		case "language":
-			r.Language = values
+		for _, c := range link.Conditions {
+			if c.Name == key {
+				*c.Values(&r) = values
+			}
 		}
 	}
 	if r.URL == "" {
@@ -73,12 +76,9 @@ func parseRule(s string) (linkapi.Rule, error) {
 // formatRule writes r in --rule syntax, url last.
 func formatRule(r linkapi.Rule) string {
 	var parts []string
-	for _, c := range []struct {
-		key    string
-		values []string
-	}{{"country", r.Country}, {"device", r.Device}, {"os", r.OS}, {"language", r.Language}} {
-		if len(c.values) > 0 {
-			parts = append(parts, c.key+"="+strings.Join(c.values, ","))
+	for _, c := range link.Conditions {
+		if values := *c.Values(&r); len(values) > 0 {
+			parts = append(parts, c.Name+"="+strings.Join(values, ","))
 		}
 	}
 	return strings.Join(append(parts, "url="+r.URL), ";")

@@ -121,10 +121,11 @@ func (f Features) Choose(url string, v Viewer, draw int) Destination {
 // empty matches anyone, and any of a condition's values matches. A viewer
 // the edge could not place (an empty field) meets no condition on it.
 func (r Rule) Matches(v Viewer) bool {
-	return matches(r.Country, v.Country) && matches(r.Device, v.Device) &&
-		matches(r.OS, v.OS) && matches(r.Language, v.Language)
-}
-
-func matches(values []string, got string) bool {
-	return len(values) == 0 || got != "" && slices.Contains(values, got)
+	for _, c := range Conditions {
+		values, got := *c.Values(&r), c.Of(v)
+		if len(values) > 0 && (got == "" || !slices.Contains(values, got)) {
+			return false
+		}
+	}
+	return true
 }

@@ -129,23 +129,38 @@ func (r Rules) NormalizeRules(rules []Rule) ([]Rule, error) {
 		if out[i].URL, err = r.NormalizeURLField(rule.URL, at+".url"); err != nil {
 			return nil, err
 		}
-		if out[i].Country, err = condition(rule.Country, at+".country", normalizeCountry); err != nil {
-			return nil, err
+		for _, c := range Conditions {
+			if *c.Values(&out[i]), err = condition(*c.Values(&rule), at+"."+c.Name, c.normalize); err != nil {
+				return nil, err
+			}
 		}
-		if out[i].Device, err = condition(rule.Device, at+".device", oneOf(Devices)); err != nil {
-			return nil, err
-		}
-		if out[i].OS, err = condition(rule.OS, at+".os", oneOf(OSes)); err != nil {
-			return nil, err
-		}
-		if out[i].Language, err = condition(rule.Language, at+".language", normalizeLanguage); err != nil {
-			return nil, err
-		}
-		if len(out[i].Country)+len(out[i].Device)+len(out[i].OS)+len(out[i].Language) == 0 {
-			return nil, invalid(at, "has no condition; give at least one of country, device, os and language (a rule that matches everyone would hide the link's url)")
+		if !out[i].hasCondition() {
+			return nil, invalid(at, "has no condition; give at least one of %s (a rule that matches everyone would hide the link's url)", conditionNames())
 		}
 	}
 	return out, nil
+}
+
+func (r Rule) hasCondition() bool {
+	for _, c := range Conditions {
+		if len(*c.Values(&r)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// conditionNames lists the conditions' names for a message: "a, b and c".
+func conditionNames() string {
+	names := make([]string, len(Conditions))
+	for i, c := range Conditions {
+		names[i] = c.Name
+	}
+	last := len(names) - 1
+	if last < 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:last], ", ") + " and " + names[last]
 }
 
 // condition normalises each value of one condition with norm, refusing
@@ -291,14 +306,3 @@ const countryCodes = " " +
 	"YE YT " +
 	"ZA ZM ZW " +
 	"XK "
-
-// Equal reports whether f and g are the same features; nil and empty
-// lists are the same.
-func (f Features) Equal(g Features) bool {
-	return f.PasswordHash == g.PasswordHash && f.MaxClicks == g.MaxClicks && f.ExpiredURL == g.ExpiredURL &&
-		slices.Equal(f.Targets, g.Targets) &&
-		slices.EqualFunc(f.Rules, g.Rules, func(a, b Rule) bool {
-			return a.URL == b.URL && slices.Equal(a.Country, b.Country) && slices.Equal(a.Device, b.Device) &&
-				slices.Equal(a.OS, b.OS) && slices.Equal(a.Language, b.Language)
-		})
-}

@@ -11,35 +11,29 @@ import (
 )
 
 // fieldPath is every field name ValidateFeatures may give.
-var fieldPath = regexp.MustCompile(`^(password|max_clicks|expired_url|rules|rules\[\d+\](\.url|\.(country|device|os|language)(\[\d+\])?)?|targets|targets\[\d+\]\.(url|weight))$`)
+var fieldPath = regexp.MustCompile(`^(password|max_clicks|expired_url|rules|rules\[\d+\](\.url|\.(` +
+	conditionNames("|") + `)(\[\d+\])?)?|targets|targets\[\d+\]\.(url|weight))$`)
+
+func conditionNames(sep string) string {
+	var names []string
+	for _, c := range link.Conditions {
+		names = append(names, c.Name)
+	}
+	return strings.Join(names, sep)
+}
 
 // featuresJSON is the fuzzer's input shape: the API's JSON for the fields.
 type featuresJSON struct {
-	Password   *string `json:"password"`
-	MaxClicks  *int64  `json:"max_clicks"`
-	ExpiredURL string  `json:"expired_url"`
-	Rules      []struct {
-		URL      string   `json:"url"`
-		Country  []string `json:"country"`
-		Device   []string `json:"device"`
-		OS       []string `json:"os"`
-		Language []string `json:"language"`
-	} `json:"rules"`
-	Targets []struct {
-		URL    string `json:"url"`
-		Weight int    `json:"weight"`
-	} `json:"targets"`
+	Password   *string       `json:"password"`
+	MaxClicks  *int64        `json:"max_clicks"`
+	ExpiredURL string        `json:"expired_url"`
+	Rules      []link.Rule   `json:"rules"`
+	Targets    []link.Target `json:"targets"`
 }
 
 func (j featuresJSON) request() link.FeaturesRequest {
-	req := link.FeaturesRequest{Password: j.Password, MaxClicks: j.MaxClicks, ExpiredURL: j.ExpiredURL}
-	for _, r := range j.Rules {
-		req.Rules = append(req.Rules, link.Rule{URL: r.URL, Country: r.Country, Device: r.Device, OS: r.OS, Language: r.Language})
-	}
-	for _, t := range j.Targets {
-		req.Targets = append(req.Targets, link.Target{URL: t.URL, Weight: t.Weight})
-	}
-	return req
+	return link.FeaturesRequest{Password: j.Password, MaxClicks: j.MaxClicks, ExpiredURL: j.ExpiredURL, Rules: j.Rules,
+		Targets: j.Targets}
 }
 
 // FuzzValidateFeatures checks that any input is either refused with a
@@ -77,7 +71,7 @@ func FuzzValidateFeatures(f *testing.F) {
 			t.Fatalf("%d rules accepted", len(got.Rules))
 		}
 		for i, r := range got.Rules {
-			if len(r.Country)+len(r.Device)+len(r.OS)+len(r.Language) == 0 {
+			if r.Equal(link.Rule{URL: r.URL}) {
 				t.Fatalf("rule %d has no condition", i)
 			}
 			for _, c := range r.Country {

@@ -50,6 +50,13 @@ type Link struct {
 	ReclaimAfter time.Time
 }
 
+// Clone is l with its own copy of every list its features hold, so that a
+// store can keep a link that neither its writer nor a reader can change.
+func (l Link) Clone() Link {
+	l.Features = l.Features.Clone()
+	return l
+}
+
 // CustomAlias reports whether the code was chosen by the caller.
 func (l Link) CustomAlias() bool { return l.Alias != "" }
 

@@ -9,19 +9,11 @@ import (
 
 // Rule is one redirect rule as the API shows it: every condition given
 // must match, any of its values matches, the first matching rule wins.
-type Rule struct {
-	URL      string   `json:"url"`
-	Country  []string `json:"country,omitempty"`
-	Device   []string `json:"device,omitempty"`
-	OS       []string `json:"os,omitempty"`
-	Language []string `json:"language,omitempty"`
-}
+// It is the domain's own; its json tags are the field names.
+type Rule = link.Rule
 
-// Target is one arm of a weighted split.
-type Target struct {
-	URL    string `json:"url"`
-	Weight int    `json:"weight"`
-}
+// Target is one arm of a weighted split, the domain's own like Rule.
+type Target = link.Target
 
 // Features are the redirect-rule fields of a link as the API shows them.
 // The password is write-only: only whether there is one shows, as
@@ -34,40 +26,9 @@ type Features struct {
 	ExpiredURL string   `json:"expired_url,omitempty"`
 }
 
-// DomainRules converts wire rules; nil stays nil.
-func DomainRules(rs []Rule) []link.Rule {
-	if rs == nil {
-		return nil
-	}
-	out := make([]link.Rule, len(rs))
-	for i, r := range rs {
-		out[i] = link.Rule{URL: r.URL, Country: r.Country, Device: r.Device, OS: r.OS, Language: r.Language}
-	}
-	return out
-}
-
-// DomainTargets converts wire targets; nil stays nil.
-func DomainTargets(ts []Target) []link.Target {
-	if ts == nil {
-		return nil
-	}
-	out := make([]link.Target, len(ts))
-	for i, t := range ts {
-		out[i] = link.Target{URL: t.URL, Weight: t.Weight}
-	}
-	return out
-}
-
 // PresentFeatures shows f; the password hash never leaves the service.
 func PresentFeatures(f link.Features) Features {
-	out := Features{Protected: f.Protected(), MaxClicks: f.MaxClicks, ExpiredURL: f.ExpiredURL}
-	for _, r := range f.Rules {
-		out.Rules = append(out.Rules, Rule{URL: r.URL, Country: r.Country, Device: r.Device, OS: r.OS, Language: r.Language})
-	}
-	for _, t := range f.Targets {
-		out.Targets = append(out.Targets, Target{URL: t.URL, Weight: t.Weight})
-	}
-	return out
+	return Features{Protected: f.Protected(), MaxClicks: f.MaxClicks, Rules: f.Rules, Targets: f.Targets, ExpiredURL: f.ExpiredURL}
 }
 
 // Nullable is a PATCH field that tells three cases apart: absent (leave

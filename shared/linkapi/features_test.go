@@ -110,3 +110,15 @@ func TestPatchRequestMarshalsNullAndOmitsAbsent(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"password":null,"max_clicks":4}`, string(b))
 }
+
+// TestRuleJSONBytes pins the wire form of a rule with every condition:
+// the field names and their order.
+func TestRuleJSONBytes(t *testing.T) {
+	r := linkapi.Rule{URL: "https://x.example/", Country: []string{"DE"}, Device: []string{"mobile"}, OS: []string{"ios"},
+		Language: []string{"de"}}
+	b, err := json.Marshal(linkapi.Features{Rules: []linkapi.Rule{r, {URL: "https://y.example/", OS: []string{"linux"}}},
+		Targets: []linkapi.Target{{URL: "https://a.example/", Weight: 100}}})
+	require.NoError(t, err)
+	assert.Equal(t, `{"rules":[{"url":"https://x.example/","country":["DE"],"device":["mobile"],"os":["ios"],"language":["de"]},`+
+		`{"url":"https://y.example/","os":["linux"]}],"targets":[{"url":"https://a.example/","weight":100}]}`, string(b))
+}

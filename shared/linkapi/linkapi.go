@@ -29,8 +29,8 @@ type CreateRequest struct {
 // Domain converts the wire request, parsing expires_at as RFC 3339.
 func (r CreateRequest) Domain() (link.CreateRequest, error) {
 	out := link.CreateRequest{URL: r.URL, Alias: r.Alias, TTLSeconds: r.TTLSeconds, RedirectStatus: r.RedirectStatus,
-		Features: link.FeaturesRequest{Password: r.Password, MaxClicks: r.MaxClicks, Rules: DomainRules(r.Rules),
-			Targets: DomainTargets(r.Targets), ExpiredURL: r.ExpiredURL}}
+		Features: link.FeaturesRequest{Password: r.Password, MaxClicks: r.MaxClicks, Rules: r.Rules, Targets: r.Targets,
+			ExpiredURL: r.ExpiredURL}}
 	if r.ExpiresAt != nil {
 		t, err := time.Parse(time.RFC3339, *r.ExpiresAt)
 		if err != nil {

@@ -3,7 +3,6 @@ package linkstore
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -21,7 +20,9 @@ type Memory struct {
 	now   func() time.Time
 }
 
-// entry is a link or, when tomb is set, a tombstone.
+// entry is a link or, when tomb is set, a tombstone. Links go in and come
+// out as clones (link.Link.Clone), so neither the caller that wrote a link
+// nor one that read it can change what is stored, as with DynamoDB.
 type entry struct {
 	link link.Link
 	tomb *link.Tombstone
@@ -57,7 +58,7 @@ func (m *Memory) Create(ctx context.Context, l link.Link, idem *Idempotency) err
 		rec.Response = append([]byte(nil), idem.Response...)
 		m.idem[idemKey(idem.Owner, idem.Key)] = rec
 	}
-	m.links[l.Code] = entry{link: cloneLink(l)}
+	m.links[l.Code] = entry{link: l.Clone()}
 	return nil
 }
 
@@ -75,7 +76,7 @@ func (m *Memory) Get(ctx context.Context, code string) (link.Link, error) {
 	if e.tomb != nil {
 		return e.tomb.AsLink(), nil
 	}
-	return cloneLink(e.link), nil
+	return e.link.Clone(), nil
 }
 
 // GetIdempotency implements Store.
@@ -132,7 +133,7 @@ func (m *Memory) Update(ctx context.Context, l link.Link, expect int64) error {
 	if _, err := m.owned(l.Owner, l.Code, expect); err != nil {
 		return err
 	}
-	m.links[l.Code] = entry{link: cloneLink(l)}
+	m.links[l.Code] = entry{link: l.Clone()}
 	return nil
 }
 
@@ -150,7 +151,7 @@ func (m *Memory) List(ctx context.Context, owner string, limit int, cursor strin
 	var all []link.Link
 	for _, e := range m.links {
 		if e.tomb == nil && e.link.Owner == owner && after.Before(e.link) {
-			all = append(all, cloneLink(e.link))
+			all = append(all, e.link.Clone())
 		}
 	}
 	m.mu.Unlock()
@@ -271,21 +272,6 @@ func (m *Memory) GetTombstone(ctx context.Context, code string) (link.Tombstone,
 		return *e.tomb, nil
 	}
 	return link.Tombstone{}, fmt.Errorf("tombstone %q: %w", code, link.ErrNotFound)
-}
-
-// cloneLink copies l's lists, so neither the caller that wrote a link nor
-// one that read it can change what is stored, as with DynamoDB.
-func cloneLink(l link.Link) link.Link {
-	if l.Rules != nil {
-		rules := make([]link.Rule, len(l.Rules))
-		for i, r := range l.Rules {
-			rules[i] = link.Rule{URL: r.URL, Country: slices.Clone(r.Country), Device: slices.Clone(r.Device),
-				OS: slices.Clone(r.OS), Language: slices.Clone(r.Language)}
-		}
-		l.Rules = rules
-	}
-	l.Targets = slices.Clone(l.Targets)
-	return l
 }
 
 // keptExpiredURL is the after-expiry URL t keeps: its own, or for an

@@ -18,7 +18,7 @@ func (m *Memory) Supersede(ctx context.Context, l link.Link) error {
 		return err
 	}
 	if old.Version < l.Version {
-		m.links[l.Code] = entry{link: cloneLink(l)}
+		m.links[l.Code] = entry{link: l.Clone()}
 	}
 	return nil
 }

@@ -402,14 +402,14 @@ func (h *Handler) validateFeatures(body linkapi.PatchRequest, ch *changes) error
 		ch.maxClicks = &n
 	}
 	if r := body.Rules; r.Set {
-		rules, err := h.Rules.NormalizeRules(linkapi.DomainRules(r.Value))
+		rules, err := h.Rules.NormalizeRules(r.Value)
 		if err != nil {
 			return err
 		}
 		ch.rules = &rules
 	}
 	if t := body.Targets; t.Set {
-		targets, err := h.Rules.NormalizeTargets(linkapi.DomainTargets(t.Value))
+		targets, err := h.Rules.NormalizeTargets(t.Value)
 		if err != nil {
 			return err
 		}
