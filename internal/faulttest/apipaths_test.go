@@ -61,13 +61,13 @@ func newAPIHandlers(t *testing.T, r *rig, dbTimeout time.Duration) apiHandlers {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	require.NoError(t, dynamoclicks.CreateTable(ctx, r.plain, analytics))
-	s := &statsfn.Handler{
+	s := statsfn.New(statsfn.Options{
 		Links:  dynamostore.New(r.faulty, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
 		Clicks: dynamoclicks.New(r.faulty, dynamoclicks.Config{Table: analytics, Timeout: cfg.DBTimeout}),
 		Now:    time.Now,
 		Log:    jsonLogger(&logs), Metrics: metrics.New(&emf, "Shortener", "stats"),
 		Owners: owners,
-	}
+	})
 	return apiHandlers{create: c.Handle, manage: m.Handle, stats: s.Handle, analytics: analytics}
 }
 

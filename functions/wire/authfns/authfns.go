@@ -42,5 +42,5 @@ func NewOriginAuth(cfg config.Config, c Clients) (*originauthfn.Handler, error) 
 		}
 		secrets = &originauthfn.SecretsManager{Client: secretsmanager.NewFromConfig(c.AWS), SecretID: cfg.OriginSecretID, Log: log}
 	}
-	return &originauthfn.Handler{Secrets: secrets, Log: log}, nil
+	return originauthfn.New(originauthfn.Options{Secrets: secrets, Log: log}), nil
 }

@@ -22,7 +22,7 @@ func NewClicks(cfg config.Config, c hookfns.Clients) (*clicksfn.Handler, error) 
 		return nil, err
 	}
 	store, compactor := clicklayout.ClickStore(c.DynamoDBClient(), cfg.ClickStore, cfg.AnalyticsTable, 0)
-	h := &clicksfn.Handler{
+	o := clicksfn.Options{
 		Store:   store,
 		Log:     c.Logger("clicks"),
 		Metrics: c.MetricsOf("clicks"),
@@ -31,7 +31,7 @@ func NewClicks(cfg config.Config, c hookfns.Clients) (*clicksfn.Handler, error) 
 		// The compaction runs here, after every few applied batches: no
 		// schedule or stream consumer to deploy, and none needed when no
 		// clicks come (reads count uncompacted rollups).
-		h.Compactor = compactor
+		o.Compactor = compactor
 	}
 	if cfg.Webhook.QueueURL != "" {
 		// With webhooks deployed, each batch's clicks per code become
@@ -46,7 +46,7 @@ func NewClicks(cfg config.Config, c hookfns.Clients) (*clicksfn.Handler, error) 
 		db := c.DynamoDBClient()
 		pub := hookfns.Publisher(cfg, c)
 		pub.Cache = &webhook.SubscriptionCache{Store: hookfns.Subscriptions(cfg, c)}
-		h.Events = &webhook.ClickPublisher{
+		o.Events = &webhook.ClickPublisher{
 			Links:     dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
 			Publisher: pub,
 			OwnerTTL:  webhook.OwnerTTLFor(cfg.TombstoneGrace),
@@ -54,7 +54,7 @@ func NewClicks(cfg config.Config, c hookfns.Clients) (*clicksfn.Handler, error) 
 		// Events that cannot be queued wait in the analytics table, which
 		// the function writes anyway, and are queued by a later
 		// invocation: counting never waits on the webhook path.
-		h.Outbox = dynamooutbox.New(db, dynamooutbox.Config{Table: cfg.AnalyticsTable, Timeout: cfg.DBTimeout})
+		o.Outbox = dynamooutbox.New(db, dynamooutbox.Config{Table: cfg.AnalyticsTable, Timeout: cfg.DBTimeout})
 	}
-	return h, nil
+	return clicksfn.New(o), nil
 }

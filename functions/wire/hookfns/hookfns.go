@@ -46,11 +46,11 @@ func NewWebhookStream(cfg config.Config, c Clients) (*webhookstreamfn.Handler, e
 	// not seen since the last change.
 	pub := Publisher(cfg, c)
 	pub.Cache = &webhook.SubscriptionCache{Store: Subscriptions(cfg, c)}
-	return &webhookstreamfn.Handler{
+	return webhookstreamfn.New(webhookstreamfn.Options{
 		Events:  pub,
 		Log:     c.Logger("webhookstream"),
 		Metrics: c.MetricsOf("webhookstream"),
-	}, nil
+	}), nil
 }
 
 // NewWebhookDelivery builds the function on the delivery queue: it sends
@@ -60,7 +60,7 @@ func NewWebhookDelivery(cfg config.Config, c Clients) (*webhookdeliveryfn.Handle
 		return nil, err
 	}
 	guard := webhook.Guard{AllowLoopback: cfg.Webhook.AllowLoopback}
-	return &webhookdeliveryfn.Handler{
+	return webhookdeliveryfn.New(webhookdeliveryfn.Options{
 		Store:       dynamowebhook.New(c.DynamoDBClient(), dynamowebhook.Config{Table: cfg.Webhook.Table}),
 		Queue:       sqsqueue.New(c.sqs(), cfg.Webhook.QueueURL),
 		DeadLetters: sqsqueue.New(c.sqs(), cfg.Webhook.DLQURL),
@@ -69,7 +69,7 @@ func NewWebhookDelivery(cfg config.Config, c Clients) (*webhookdeliveryfn.Handle
 		Schedule:    cfg.Webhook.Schedule,
 		Log:         c.Logger("webhookdelivery"),
 		Metrics:     c.MetricsOf("webhookdelivery"),
-	}, nil
+	}), nil
 }
 
 // Publisher puts events on the delivery queue, one message per

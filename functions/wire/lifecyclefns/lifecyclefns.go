@@ -19,13 +19,13 @@ func NewTTLStream(cfg config.Config, c wirecore.Clients) (*ttlstreamfn.Handler, 
 	if err := wirecore.Require(cfg, "LINKS_TABLE"); err != nil {
 		return nil, err
 	}
-	return &ttlstreamfn.Handler{
+	return ttlstreamfn.New(ttlstreamfn.Options{
 		Store:   wirecore.LifecycleStore(cfg, c),
 		Grace:   cfg.TombstoneGrace,
 		Now:     time.Now,
 		Log:     c.Logger("ttlstream"),
 		Metrics: c.MetricsOf("ttlstream"),
-	}, nil
+	}), nil
 }
 
 // NewReclaim builds the reclaim state machine's task: expired links into
@@ -35,12 +35,12 @@ func NewReclaim(cfg config.Config, c wirecore.Clients) (*reclaimfn.Handler, erro
 	if err := wirecore.Require(cfg, "LINKS_TABLE"); err != nil {
 		return nil, err
 	}
-	return &reclaimfn.Handler{
+	return reclaimfn.New(reclaimfn.Options{
 		// Releases give the code back in the reservation table first.
 		Store:   wirecore.Reserved(cfg, c.PrimaryDynamoDB(cfg), wirecore.LifecycleStore(cfg, c)),
 		Grace:   cfg.TombstoneGrace,
 		Now:     time.Now,
 		Log:     c.Logger("reclaim"),
 		Metrics: c.MetricsOf("reclaim"),
-	}, nil
+	}), nil
 }

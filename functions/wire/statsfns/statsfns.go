@@ -25,12 +25,12 @@ func NewStats(cfg config.Config, c wirecore.Clients) (*statsfn.Handler, error) {
 	}
 	db := c.DynamoDBClient()
 	clicks, _ := clicklayout.ClickStore(c.PrimaryDynamoDB(cfg), cfg.ClickStore, cfg.AnalyticsTable, cfg.DBTimeout)
-	return &statsfn.Handler{
+	return statsfn.New(statsfn.Options{
 		Links:   dynamostore.New(db, dynamostore.Config{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
 		Clicks:  clicks,
 		Now:     time.Now,
 		Log:     c.Logger("stats"),
 		Metrics: c.MetricsOf("stats"),
 		Owners:  wirecore.Owners(cfg, db),
-	}, nil
+	}), nil
 }
