@@ -11,13 +11,15 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/kinesis"
 
-	"github.com/shortlink-dev/shortener/functions/wire"
+	"github.com/shortlink-dev/shortener/functions/clicks/clicksfn"
 	"github.com/shortlink-dev/shortener/internal/localkinesis"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/clickstore/dynamoclicks"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/fnclients"
 )
 
 // Defaults of the click pipeline.
@@ -111,17 +113,17 @@ type clickPipeline struct {
 // startClicks creates the stream and the analytics table, and starts
 // writing edge records to the stream and polling it into the clicks
 // function.
-func startClicks(ctx context.Context, s clickSettings, cfg config.Config, c wire.Clients, kc *kinesis.Client,
+func startClicks(ctx context.Context, s clickSettings, cfg config.Config, c fnclients.Clients, db *dynamodb.Client, kc *kinesis.Client,
 	log *slog.Logger) (*clickPipeline, error) {
 	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
 	defer cancel()
 	if _, err := localkinesis.EnsureStream(tctx, kc, s.stream, clickShards); err != nil {
 		return nil, err
 	}
-	if err := dynamoclicks.CreateTable(tctx, c.DynamoDB, cfg.AnalyticsTable); err != nil {
+	if err := dynamoclicks.CreateTable(tctx, db, cfg.AnalyticsTable); err != nil {
 		return nil, err
 	}
-	clicks, err := wire.NewClicks(cfg, c)
+	clicks, err := clicksfn.Build(cfg, c)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/shortlink-dev/shortener/functions/wire"
+	"github.com/shortlink-dev/shortener/functions/webhooks/webhooksfn"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
@@ -22,6 +22,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgemarks/dynamomarks"
 	"github.com/shortlink-dev/shortener/shared/edgespec"
+	"github.com/shortlink-dev/shortener/shared/fnclients"
 	"github.com/shortlink-dev/shortener/shared/linkstore/dynamostore"
 	"github.com/shortlink-dev/shortener/shared/missbudget/dynamomisses"
 )
@@ -52,7 +53,7 @@ type stack struct {
 	endpoint           string // DynamoDB's
 	kinesisEndpoint    string
 	db                 *dynamodb.Client
-	clients            wire.Clients
+	clients            fnclients.Clients
 	clicks             *clickPipeline
 	life               *lifecycle
 	hooks              *webhookPipeline
@@ -206,10 +207,11 @@ func (st *stack) start(ctx context.Context, getenv func(string) string, stdout i
 	if err := st.startDynamoDB(ctx); err != nil {
 		return err
 	}
-	// The functions are built as their Lambdas are (functions/wire), over
-	// DynamoDB Local and the local edge; they log here, tagged with their
-	// names, and write their EMF metrics to stdout as in Lambda.
-	st.clients = wire.Clients{DynamoDB: st.db, Edge: st.front.invalidations, Log: st.log, Metrics: stdout}
+	// The functions are built as their Lambdas are (their Build), over
+	// DynamoDB Local, whose one shared database serves every Region, and
+	// the local edge; they log here, tagged with their names, and write
+	// their EMF metrics to stdout as in Lambda.
+	st.clients = fnclients.Clients{AWS: emulator.AWSConfig(st.endpoint), Edge: st.front.invalidations, Log: st.log, Metrics: stdout}
 	if err := st.createTables(ctx); err != nil {
 		return err
 	}
@@ -331,7 +333,7 @@ func (st *stack) startPipelines(ctx context.Context) error {
 	st.setPhase("creating the webhooks table")
 	wctx, cancelWebhooks := context.WithCancel(ctx)
 	var err error
-	st.hooks, err = startWebhooks(wctx, st.cfg, &st.clients, st.log)
+	st.hooks, err = startWebhooks(wctx, st.cfg, &st.clients, st.db, st.log)
 	st.stopWebhooks = cancelWebhooks
 	if err != nil {
 		if ctx.Err() != nil {
@@ -341,7 +343,7 @@ func (st *stack) startPipelines(ctx context.Context) error {
 	}
 	f.sqsOutage.set(st.hooks)
 	st.setPhase("creating the click stream")
-	st.clicks, err = startClicks(ctx, st.cs, st.cfg, st.clients, emulator.NewKinesisClient(st.kinesisEndpoint), st.log)
+	st.clicks, err = startClicks(ctx, st.cs, st.cfg, st.clients, st.db, emulator.NewKinesisClient(st.kinesisEndpoint), st.log)
 	if err != nil {
 		if ctx.Err() != nil {
 			return errInterrupted
@@ -359,7 +361,7 @@ func (st *stack) startPipelines(ctx context.Context) error {
 // their handlers.
 func (st *stack) startFunctions(ctx context.Context, getenv func(string) string) error {
 	f, cfg, rset := &st.front, st.cfg, st.rset
-	hooksAPI, err := wire.NewWebhooks(cfg, st.clients)
+	hooksAPI, err := webhooksfn.Build(cfg, st.clients)
 	if err != nil {
 		return err
 	}
@@ -379,7 +381,7 @@ func (st *stack) startFunctions(ctx context.Context, getenv func(string) string)
 	}
 	lctx, cancelLife := context.WithCancel(ctx)
 	st.stopLife = cancelLife
-	st.life, err = startLifecycle(lctx, cfg, st.clients, st.endpoint, st.s.reclaimEvery, st.log, st.hooks.stream)
+	st.life, err = startLifecycle(lctx, cfg, st.clients, st.db, st.endpoint, st.s.reclaimEvery, st.log, st.hooks.stream)
 	if err != nil {
 		return fmt.Errorf("lifecycle: %w", err)
 	}
