@@ -420,11 +420,12 @@ func (c *costRun) clicks() ([]statsStore, *packedclicks.Store, error) {
 // and (with -span) hour by hour.
 func (c *costRun) count(store clicksfn.Store, compactor *packedclicks.Store) (*clickFigures, error) {
 	meter, sp, st := c.meter, c.sp, c.st
-	ch := &clicksfn.Handler{Store: store, Log: c.quiet, Metrics: mx("clicks")}
+	o := clicksfn.Options{Store: store, Log: c.quiet, Metrics: mx("clicks")}
 	cc := &countingCompactor{store: compactor}
 	if compactor != nil {
-		ch.Compactor, ch.CompactEvery = cc, c.opt.CompactEvery
+		o.Compactor, o.CompactEvery = cc, c.opt.CompactEvery
 	}
+	ch := clicksfn.New(o)
 	before := meter.Usage()
 	hourStart, hour, hourClicks := before, -1, 0
 	var hours []hourFigures
@@ -602,8 +603,8 @@ func (c *costRun) stats(stores []statsStore) error {
 	hourly := map[string]string{"granularity": "hour", "from": end.Add(-(89*24 + 1) * time.Hour).Format(time.RFC3339),
 		"to": end.Format(time.RFC3339)}
 	for _, ss := range stores {
-		sh := &statsfn.Handler{Links: c.links, Clicks: ss.clicks, Owners: c.owners,
-			Now: func() time.Time { return end }, Log: c.quiet, Metrics: mx("stats")}
+		sh := statsfn.New(statsfn.Options{Links: c.links, Clicks: ss.clicks, Owners: c.owners,
+			Now: func() time.Time { return end }, Log: c.quiet, Metrics: mx("stats")})
 		query := func(code string, params map[string]string) func(int) error {
 			return func(int) error {
 				req := apiRequest("GET", "/v1/links/"+code+"/stats", params)
@@ -684,7 +685,7 @@ func (c *costRun) check(stores []statsStore, packed *packedclicks.Store) error {
 		want, r.CheckedAgainst = stores[0].clicks.(clickstore.Store), "today's design"
 	} else {
 		mem := clickstore.NewMemory(0)
-		ch := &clicksfn.Handler{Store: mem, Log: c.quiet, Metrics: mx("clicks")}
+		ch := clicksfn.New(clicksfn.Options{Store: mem, Log: c.quiet, Metrics: mx("clicks")})
 		for _, b := range st.Batches {
 			if _, err := ch.Handle(c.ctx, b); err != nil {
 				return err

@@ -11,14 +11,16 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/kinesis"
 
-	"github.com/shortlink-dev/shortener/functions/wire"
+	"github.com/shortlink-dev/shortener/functions/clicks/clicksfn"
 	"github.com/shortlink-dev/shortener/internal/localkinesis"
-	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
+	"github.com/shortlink-dev/shortener/shared/fnclients"
 )
 
 // Defaults of the click pipeline.
@@ -112,17 +114,17 @@ type clickPipeline struct {
 // startClicks creates the stream and the analytics table, and starts
 // writing edge records to the stream and polling it into the clicks
 // function.
-func startClicks(ctx context.Context, s clickSettings, cfg config.Config, c wire.Clients, kc *kinesis.Client,
+func startClicks(ctx context.Context, s clickSettings, cfg config.Config, c fnclients.Clients, db *dynamodb.Client, kc *kinesis.Client,
 	log *slog.Logger) (*clickPipeline, error) {
 	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
 	defer cancel()
 	if _, err := localkinesis.EnsureStream(tctx, kc, s.stream, clickShards); err != nil {
 		return nil, err
 	}
-	if err := localtable.Create(tctx, c.DynamoDB, cfg.AnalyticsTable, tableschema.Analytics()); err != nil {
+	if err := localtable.Create(tctx, db, cfg.AnalyticsTable, tableschema.Analytics()); err != nil {
 		return nil, err
 	}
-	clicks, err := wire.NewClicks(cfg, c)
+	clicks, err := clicksfn.Build(cfg, c)
 	if err != nil {
 		return nil, err
 	}

@@ -3,19 +3,23 @@ package main
 import (
 	"errors"
 
-	"github.com/shortlink-dev/shortener/functions/wire"
+	"github.com/shortlink-dev/shortener/functions/create/createfn"
+	"github.com/shortlink-dev/shortener/functions/manage/managefn"
+	"github.com/shortlink-dev/shortener/functions/redirect/redirectfn"
+	"github.com/shortlink-dev/shortener/functions/stats/statsfn"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/fnclients"
 )
 
-// newHandlers builds the API's functions with the constructors their
-// main.go files call (functions/wire), over the local run's clients, so the
-// local run cannot drift from the Lambdas.
-func newHandlers(cfg config.Config, c wire.Clients) (localgw.Handlers, error) {
-	create, cerr := wire.NewCreate(cfg, c)
-	redirect, rerr := wire.NewRedirect(cfg, c)
-	manage, merr := wire.NewManage(cfg, c)
-	stats, serr := wire.NewStats(cfg, c)
+// newHandlers builds the API's functions with the builds their main.go
+// files call (functions/<fn>/<fn>fn, Build), over the local run's
+// clients, so the local run cannot drift from the Lambdas.
+func newHandlers(cfg config.Config, c fnclients.Clients) (localgw.Handlers, error) {
+	create, cerr := createfn.Build(cfg, c)
+	redirect, rerr := redirectfn.Build(cfg, c)
+	manage, merr := managefn.Build(cfg, c)
+	stats, serr := statsfn.Build(cfg, c)
 	if err := errors.Join(cerr, rerr, merr, serr); err != nil {
 		return localgw.Handlers{}, err
 	}

@@ -7,11 +7,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/shortlink-dev/shortener/functions/wire"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/shortlink-dev/shortener/functions/reclaim/reclaimfn"
+	"github.com/shortlink-dev/shortener/functions/ttlstream/ttlstreamfn"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localreclaim"
 	"github.com/shortlink-dev/shortener/internal/localstream"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/fnclients"
 )
 
 // lifecycle is what AWS runs beside the API for expiry: the links table's
@@ -24,17 +28,17 @@ type lifecycle struct {
 // startLifecycle starts the stream poller and the reclaim schedule; both
 // stop when ctx ends, and wait returns once they have. alsoOnStream, when
 // not nil, is the links stream's other consumer (webhookstream).
-func startLifecycle(ctx context.Context, cfg config.Config, c wire.Clients, endpoint string, every time.Duration,
+func startLifecycle(ctx context.Context, cfg config.Config, c fnclients.Clients, db *dynamodb.Client, endpoint string, every time.Duration,
 	log *slog.Logger, alsoOnStream localstream.Handler) (*lifecycle, error) {
-	ttl, err := wire.NewTTLStream(cfg, c)
+	ttl, err := ttlstreamfn.Build(cfg, c)
 	if err != nil {
 		return nil, err
 	}
-	reclaim, err := wire.NewReclaim(cfg, c)
+	reclaim, err := reclaimfn.Build(cfg, c)
 	if err != nil {
 		return nil, err
 	}
-	poller, err := localstream.New(c.DynamoDB, emulator.NewStreamsClient(endpoint), localstream.Options{
+	poller, err := localstream.New(db, emulator.NewStreamsClient(endpoint), localstream.Options{
 		Table: cfg.LinksTable, Handler: bothStreamHandlers(ttl.Handle, alsoOnStream), Region: emulator.Region, Log: log.With("component", "stream-poller"),
 	})
 	if err != nil {

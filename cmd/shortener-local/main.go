@@ -112,30 +112,20 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/shortlink-dev/shortener/functions/wire"
-	"github.com/shortlink-dev/shortener/internal/emulator"
-	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
-	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/dynamo"
-	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgespec"
-	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 const (
@@ -157,350 +147,26 @@ func main() {
 	}
 }
 
-// run serves until ctx is done, then shuts down in order: the HTTP server
-// first, so no request is cut off from its database; then the edge's log
-// records are flushed to the stream and the pollers stop; then kinesalite
-// and DynamoDB Local, if run started them. onReady, when not nil, is called
-// with the gateway's origin once it serves the API.
+// run serves until ctx is done, then shuts down in order (stack.stop).
+// onReady, when not nil, is called with the gateway's origin once it
+// serves the API.
 func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer, onReady func(origin string)) (err error) {
-	s, err := loadSettings(getenv)
+	st, err := newStack(getenv, stderr)
 	if err != nil {
 		return err
 	}
-	cs, err := loadClickSettings(getenv)
-	if err != nil {
+	if err := st.serve(); err != nil {
 		return err
 	}
-	rset, err := loadRegionSettings(getenv)
-	if err != nil {
-		return err
-	}
-	log := slog.New(slog.NewJSONHandler(stderr, nil))
-
-	// Listen first: a taken port fails now, not after DynamoDB Local's start.
-	ln, err := net.Listen("tcp", s.addr)
-	if err != nil {
-		return err
-	}
-	base := origin(ln.Addr())
-	cfg, err := config.Load(functionEnv(getenv, base))
-	if err == nil {
-		err = cfg.Require("LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL")
-	}
-	if err != nil {
-		ln.Close()
-		return fmt.Errorf("configuration: %w", err)
-	}
-
-	// One gateway with its functions per Region (regions.go); one when
-	// SHORTENER_LOCAL_REGIONS names none.
-	bs := []*backends{{}}
-	for range max(len(rset.names)-1, 0) {
-		bs = append(bs, &backends{})
-	}
-	setPhase := func(p string) {
-		for _, b := range bs {
-			b.setPhase(p)
-		}
-	}
-	setPhase("starting")
-	lock, err := newOriginLock(cfg, log)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	// Each gateway answers GET /v1/health itself, as the deployed API does,
-	// from its Region's links table once DynamoDB Local runs.
-	var healthDB atomic.Pointer[dynamodb.Client]
-	gws := make([]http.Handler, len(bs))
-	for i, b := range bs {
-		gw, err := newGateway(b, lock, s.usagePlan, log)
-		if err != nil {
-			ln.Close()
-			return err
-		}
-		links := cfg.LinksTable
-		if len(rset.names) > 1 {
-			links, _ = rset.regionTables(cfg, i)
-		}
-		gws[i] = withHealth(gw, &healthDB, links, cfg.DBTimeout)
-	}
-	edgeOrigin := gws[0]
-	var regions *regionSet
-	if len(rset.names) > 1 {
-		if regions, err = newRegionSet(rset, gws, log); err != nil {
-			ln.Close()
-			return err
-		}
-		edgeOrigin = regions
-	}
-	// CloudFront in front of the gateway. The management API invalidates
-	// through the recorder, which starts an invalidation at the edge that
-	// completes s.invalidationTime later; create invalidates nothing.
-	var sink lateSink
-	// The distribution as deployed (shared/edgespec), with the failover
-	// Region's origin group when there are Regions to fail over between.
-	dist := edgespec.Distribution(edgespec.Options{Failover: regions != nil, Console: true})
-	edge, err := localedge.New(localedge.Options{
-		Origin:            originLog(log, s.accessLog, edgeOrigin),
-		ConsoleOrigin:     localedge.Bucket(s.consoleDir),
-		Distribution:      &dist,
-		Sink:              &sink,
-		Country:           cs.country,
-		Log:               log.With("component", "edge"),
-		InvalidationDelay: s.edgeInvalidationDelay(),
-		// Only the edge can reach the redirect origin (originLock).
-		RedirectOriginHeaders: lock.edgeHeaders(),
-	})
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	invalidations := edgecache.NewRecorder(time.Now)
-	invalidations.OnInvalidate(edge.Invalidate)
-	// Local-only routes sit beside the edge, as the AWS console and
-	// schedules sit beside the distribution there.
-	var reclaim lateReclaim
-	top := beside(beside(edge, edgeStatsPath, edgeStats(edge.Stats)), "/_local/reclaim", &reclaim)
-	var sqsOutage lateOutage
-	top = beside(top, sqsOutagePath, &sqsOutage)
-	if regions != nil {
-		top = besidePrefix(top, regionsPath, regions.admin())
-	}
-	srv := &http.Server{
-		Handler:           accessLog(log, s.accessLog, top),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	log.Info("listening", "addr", ln.Addr().String())
-
-	var (
-		dynamoLocal, kinesalite *emulator.Process
-		clicks                  *clickPipeline
-		life                    *lifecycle
-		stopLife                = func() {}
-		hooks                   *webhookPipeline
-		stopWebhooks            = func() {}
-		stopReplication         = func() {}
-	)
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-		defer cancel()
-		if serr := srv.Shutdown(sctx); serr != nil {
-			log.Warn("requests cut off at shutdown", "error", serr.Error())
-			srv.Close()
-		}
-		if regions != nil {
-			regions.stop()
-		}
-		// The edge's last records go to the stream before its pollers stop.
-		if serr := edge.Close(sctx); serr != nil {
-			log.Warn("edge log records not flushed", "error", serr.Error())
-		}
-		if clicks != nil {
-			if serr := clicks.stop(sctx); serr != nil {
-				log.Warn("click records not flushed to the stream", "error", serr.Error())
-			}
-		}
-		stopLife()
-		if life != nil {
-			life.wait()
-		}
-		stopReplication()
-		// Deliveries stop last: the stream and the clicks feed them.
-		stopWebhooks()
-		if hooks != nil {
-			hooks.wait()
-		}
-		if kinesalite != nil {
-			if serr := kinesalite.Stop(); serr != nil {
-				err = errors.Join(err, serr)
-			}
-			log.Info("stopped kinesalite")
-		}
-		if dynamoLocal != nil {
-			if serr := dynamoLocal.Stop(); serr != nil {
-				err = errors.Join(err, serr)
-			}
-			log.Info("stopped DynamoDB Local")
-		}
-		log.Info("stopped")
-	}()
-
-	endpoint := s.dynamoEndpoint
-	if endpoint == "" {
-		setPhase("starting DynamoDB Local")
-		log.Info("starting DynamoDB Local", "port", s.dynamoPort)
-		dynamoLocal, err = emulator.StartDynamoDB(ctx, emulator.DynamoDBOptions{Port: s.dynamoPort})
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil // interrupted while starting
-			}
-			if s.dynamoPort != 0 {
-				// The likeliest cause first; the emulator's output follows.
-				err = fmt.Errorf("if port %d is taken, set SHORTENER_DYNAMODB_PORT=0 for any free port or SHORTENER_DYNAMODB_ENDPOINT to use a running DynamoDB Local: %w", s.dynamoPort, err)
-			}
-			return err
-		}
-		endpoint = dynamoLocal.Endpoint()
-	}
-	db := emulator.NewDynamoDBClient(endpoint)
-	healthDB.Store(db)
-	// The functions are built as their Lambdas are (functions/wire), over
-	// DynamoDB Local and the local edge; they log here, tagged with their
-	// names, and write their EMF metrics to stdout as in Lambda.
-	clients := wire.Clients{DynamoDB: db, Edge: invalidations, Log: log, Metrics: stdout}
-
-	setPhase("creating tables")
-	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
-	if regions != nil {
-		err = createReplicas(tctx, db, rset, cfg)
-	}
-	if err == nil {
-		err = localtable.Links(tctx, db, cfg.LinksTable, cfg.IdempotencyTable)
-	}
-	if err == nil && cfg.MissesTable != "" {
-		err = localtable.Create(tctx, db, cfg.MissesTable, tableschema.Misses())
-	}
-	if err == nil && cfg.EdgeMarksTable != "" {
-		err = localtable.Create(tctx, db, cfg.EdgeMarksTable, tableschema.EdgeMarks())
-	}
-	if err == nil {
-		err = seedKeys(tctx, db, cfg.KeysTable, s.apiKeys, log)
-	}
-	cancel()
-	if err != nil {
-		if ctx.Err() != nil {
+	defer func() { err = errors.Join(err, st.stop()) }()
+	if err := st.start(ctx, getenv, stdout); err != nil {
+		if errors.Is(err, errInterrupted) {
 			return nil
 		}
-		return fmt.Errorf("tables at %s: %w", endpoint, err)
-	}
-	if err := createReservations(ctx, db, cfg.ReservationTable); err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return fmt.Errorf("tables at %s: %w", endpoint, err)
-	}
-	setPhase("warming up DynamoDB")
-	warmUp(ctx, db, cfg.LinksTable, cfg.IdempotencyTable)
-	if ctx.Err() != nil {
-		return nil
-	}
-	if regions != nil {
-		rctx, cancelReplication := context.WithCancel(ctx)
-		wait, err := regions.startReplication(rctx, db, endpoint, rset, cfg, log)
-		if err != nil {
-			cancelReplication()
-			return fmt.Errorf("replication: %w", err)
-		}
-		stopReplication = func() { cancelReplication(); wait() }
-	}
-
-	kinesisEndpoint := cs.kinesisEndpoint
-	if kinesisEndpoint == "" {
-		setPhase("starting kinesalite")
-		log.Info("starting kinesalite", "port", cs.kinesisPort)
-		kinesalite, err = emulator.StartKinesalite(ctx, emulator.KinesaliteOptions{Port: cs.kinesisPort})
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			if cs.kinesisPort != 0 {
-				err = fmt.Errorf("if port %d is taken, set SHORTENER_KINESIS_PORT=0 for any free port or SHORTENER_KINESIS_ENDPOINT to use a running kinesalite: %w", cs.kinesisPort, err)
-			}
-			return err
-		}
-		kinesisEndpoint = kinesalite.Endpoint()
-	}
-	setPhase("creating the webhooks table")
-	wctx, cancelWebhooks := context.WithCancel(ctx)
-	hooks, err = startWebhooks(wctx, cfg, &clients, log)
-	stopWebhooks = cancelWebhooks
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return fmt.Errorf("webhooks table: %w", err)
-	}
-	sqsOutage.set(hooks)
-	setPhase("creating the click stream")
-	clicks, err = startClicks(ctx, cs, cfg, clients, emulator.NewKinesisClient(kinesisEndpoint), log)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return fmt.Errorf("click pipeline at %s: %w", kinesisEndpoint, err)
-	}
-	sink.set(clicks.writer)
-
-	hooksAPI, err := wire.NewWebhooks(cfg, clients)
-	if err != nil {
 		return err
 	}
-	// Each Region's functions, built as its Lambdas are, with that
-	// Region's AWS_REGION, over its own replicas of the links and
-	// idempotency tables and the shared others.
-	hs := make([]localgw.Handlers, len(bs))
-	for i := range bs {
-		rcfg := cfg
-		if regions != nil {
-			if rcfg, err = config.Load(functionEnv(regionEnv(getenv, rset.names[i]), base)); err != nil {
-				return fmt.Errorf("configuration of %s: %w", rset.names[i], err)
-			}
-			rcfg = rset.regionConfig(rcfg, i)
-		}
-		if hs[i], err = newHandlers(rcfg, clients); err != nil {
-			return err
-		}
-		hs[i].Webhooks = hooksAPI.Handle
-	}
-	lctx, cancelLife := context.WithCancel(ctx)
-	stopLife = cancelLife
-	life, err = startLifecycle(lctx, cfg, clients, endpoint, s.reclaimEvery, log, hooks.stream)
-	if err != nil {
-		return fmt.Errorf("lifecycle: %w", err)
-	}
-	reclaim.set(life)
-	keys := newTableKeys(dynamo.NewKeyStore(db, dynamo.KeyConfig{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}))
-	for i, b := range bs {
-		b.serve(hs[i], keys)
-	}
-	if regions != nil {
-		// The health checks start once the Regions answer them.
-		go regions.run(ctx)
-		log.Info("regions", "regions", regions.describe())
-	}
-	log.Info("ready", "origin", base, "dynamodb", endpoint, "kinesis", kinesisEndpoint)
-	printBanner(stderr, banner{origin: base, dynamo: endpoint, startedDynamo: dynamoLocal != nil,
-		kinesis: kinesisEndpoint, startedKinesis: kinesalite != nil, cfg: cfg, clicks: cs, keys: s.apiKeys})
-	if regions != nil {
-		fmt.Fprintf(stderr, "  Regions (nearest first): %s\n  their health and where /v1 goes: curl -s %s%s\n  stop one: curl -XPOST %s%s/%s/stop (and /start)\n\n",
-			regions.describe(), base, regionsPath, base, regionsPath, rset.names[0])
-	}
-	if onReady != nil {
-		onReady(base)
-	}
-
-	var dynamoDied, kinesisDied <-chan struct{}
-	if dynamoLocal != nil {
-		dynamoDied = dynamoLocal.Done()
-	}
-	if kinesalite != nil {
-		kinesisDied = kinesalite.Done()
-	}
-	select {
-	case <-ctx.Done():
-		log.Info("shutting down")
-		return nil
-	case err := <-served:
-		return fmt.Errorf("serve: %w", err)
-	case <-dynamoDied:
-		return fmt.Errorf("DynamoDB Local exited: %v\n%s", dynamoLocal.Err(), dynamoLocal.Output())
-	case <-kinesisDied:
-		return fmt.Errorf("kinesalite exited: %v\n%s", kinesalite.Err(), kinesalite.Output())
-	}
+	st.announce(ctx, stderr, onReady)
+	return st.wait(ctx)
 }
 
 // newGateway is one Region's local API Gateway in front of b's handlers:

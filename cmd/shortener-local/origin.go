@@ -6,9 +6,9 @@ import (
 	"log/slog"
 
 	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
-	"github.com/shortlink-dev/shortener/functions/wire"
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/fnclients"
 )
 
 // originLock is the redirect origin's lock-down as deployed: the edge adds
@@ -27,7 +27,7 @@ func newOriginLock(cfg config.Config, log *slog.Logger) (originLock, error) {
 	var b [32]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	secret := hex.EncodeToString(b[:])
-	h, err := wire.NewOriginAuth(cfg, wire.Clients{OriginSecrets: originauthfn.Static{secret}, Log: log})
+	h, err := originauthfn.Build(cfg, fnclients.Clients{OriginSecrets: originauthfn.Static{secret}, Log: log})
 	if err != nil {
 		return originLock{}, err
 	}

@@ -9,13 +9,16 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/shortlink-dev/shortener/functions/wire"
+	"github.com/shortlink-dev/shortener/functions/webhookdelivery/webhookdeliveryfn"
+	"github.com/shortlink-dev/shortener/functions/webhookstream/webhookstreamfn"
 	"github.com/shortlink-dev/shortener/internal/localsqs"
 	"github.com/shortlink-dev/shortener/internal/localstream"
-	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
+	"github.com/shortlink-dev/shortener/shared/fnclients"
 )
 
 // The local run's webhook settings (functionEnv gives them to config.Load):
@@ -50,25 +53,25 @@ type webhookPipeline struct {
 
 // startWebhooks creates the webhooks table and the queues, gives c the
 // queues as its SQS client, and starts the delivery queue's event source
-// mapping until ctx ends. The functions are built by functions/wire, as
+// mapping until ctx ends. The functions are built by their Build, as
 // their Lambdas are.
-func startWebhooks(ctx context.Context, cfg config.Config, c *wire.Clients, log *slog.Logger) (*webhookPipeline, error) {
+func startWebhooks(ctx context.Context, cfg config.Config, c *fnclients.Clients, db *dynamodb.Client, log *slog.Logger) (*webhookPipeline, error) {
 	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
 	defer cancel()
-	if err := localtable.Create(tctx, c.DynamoDB, cfg.Webhook.Table, tableschema.Webhooks()); err != nil {
+	if err := localtable.Create(tctx, db, cfg.Webhook.Table, tableschema.Webhooks()); err != nil {
 		return nil, err
 	}
 	p := &webhookPipeline{dlq: localsqs.New(localsqs.Options{Name: webhookDLQURL, Log: log.With("component", "sqs")})}
 	p.queue = localsqs.New(localsqs.Options{Name: webhookQueueURL, VisibilityTimeout: webhookVisibility,
 		MaxReceiveCount: webhookMaxReceives, DeadLetters: p.dlq, Log: log.With("component", "sqs")})
 	// The functions get the queues, routed by URL as SQS routes
-	// SendMessage, as their SQS client (wire.Clients.SQS).
+	// SendMessage, as their SQS client (fnclients.Clients.SQS).
 	c.SQS = localsqs.Queues{cfg.Webhook.QueueURL: p.queue, cfg.Webhook.DLQURL: p.dlq}
-	delivery, err := wire.NewWebhookDelivery(cfg, *c)
+	delivery, err := webhookdeliveryfn.Build(cfg, *c)
 	if err != nil {
 		return nil, err
 	}
-	stream, err := wire.NewWebhookStream(cfg, *c)
+	stream, err := webhookstreamfn.Build(cfg, *c)
 	if err != nil {
 		return nil, err
 	}

@@ -76,9 +76,9 @@ func TestStats(t *testing.T) {
 		CreatedAt: now.AddDate(0, -1, 0), UpdatedAt: now.AddDate(0, -1, 0), ExpiresAt: now.AddDate(1, 0, 0),
 		Status: link.StatusActive, Version: 1, RedirectStatus: 302,
 	}, nil))
-	h := &statsfn.Handler{Links: store, Clicks: curveClicks{}, Now: func() time.Time { return now },
+	h := statsfn.New(statsfn.Options{Links: store, Clicks: curveClicks{}, Now: func() time.Time { return now },
 		Log:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Owners: apikey.NewResolver(apikey.NewMemory(map[string]string{"k": "owner"}), apikey.ResolverOptions{})}
+		Owners: apikey.NewResolver(apikey.NewMemory(map[string]string{"k": "owner"}), apikey.ResolverOptions{})})
 	gw, err := localgw.New(localgw.Options{
 		Routes:  []localgw.Route{{Methods: []string{"GET"}, Pattern: "/v1/links/{code}/stats", NeedsKey: true, Handler: h.Handle}},
 		APIKeys: localgw.StaticKeys("k"),

@@ -16,11 +16,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/shortlink-dev/shortener/functions/wire/clicklayout"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localrun"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	shconfig "github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/fnstores"
 )
 
 const (
@@ -160,7 +160,7 @@ func run(ctx context.Context, c config) (sum *summary, err error) {
 	}
 	s.final(ctx, sum)
 	// The clicks the final redirects made are counted too.
-	store, _ := clicklayout.ClickStore(emulator.NewDynamoDBClient(lr.DynamoDB), clickLayout, analytics, 0)
+	store, _ := fnstores.ClickStore(emulator.NewDynamoDBClient(lr.DynamoDB), clickLayout, analytics, 0)
 	s.clicks(ctx, sum, store, deadline.Add(-5*time.Second))
 	sum.edgeDropped = s.edgeDropped(ctx)
 	return sum, ctx.Err()

@@ -2,23 +2,12 @@
 package main
 
 import (
-	"context"
-	"log"
-
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/shortlink-dev/shortener/functions/create/createfn"
-	"github.com/shortlink-dev/shortener/functions/wire/sitefns"
-	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
-	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/fnclients"
 )
 
 func main() {
-	h, err := wirecore.Lambda(context.Background(), func(cfg config.Config, c wirecore.Clients) (*createfn.Handler, error) {
-		return sitefns.NewCreate(cfg, sitefns.Lambda(c))
-	})
-	if err != nil {
-		log.Fatalf("create: %v", err)
-	}
-	lambda.StartHandlerFunc(h.Handle)
+	lambda.StartHandlerFunc(fnclients.Lambda("create", createfn.Build).Handle)
 }

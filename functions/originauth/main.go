@@ -3,19 +3,12 @@
 package main
 
 import (
-	"context"
-	"log"
-
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/shortlink-dev/shortener/functions/wire/authfns"
-	"github.com/shortlink-dev/shortener/functions/wire/lambdaenv"
+	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
+	"github.com/shortlink-dev/shortener/shared/fnclients"
 )
 
 func main() {
-	h, err := lambdaenv.Lambda(context.Background(), authfns.Lambda)
-	if err != nil {
-		log.Fatalf("originauth: %v", err)
-	}
-	lambda.StartHandlerFunc(h.Handle)
+	lambda.StartHandlerFunc(fnclients.Lambda("originauth", originauthfn.Build).Handle)
 }

@@ -8,19 +8,12 @@
 package main
 
 import (
-	"context"
-	"log"
-
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/shortlink-dev/shortener/functions/wire/lifecyclefns"
-	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
+	"github.com/shortlink-dev/shortener/functions/reclaim/reclaimfn"
+	"github.com/shortlink-dev/shortener/shared/fnclients"
 )
 
 func main() {
-	h, err := wirecore.Lambda(context.Background(), lifecyclefns.NewReclaim)
-	if err != nil {
-		log.Fatalf("reclaim: %v", err)
-	}
-	lambda.StartHandlerFunc(h.Handle)
+	lambda.StartHandlerFunc(fnclients.Lambda("reclaim", reclaimfn.Build).Handle)
 }

@@ -5,19 +5,12 @@
 package main
 
 import (
-	"context"
-	"log"
-
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/shortlink-dev/shortener/functions/wire/lifecyclefns"
-	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
+	"github.com/shortlink-dev/shortener/functions/ttlstream/ttlstreamfn"
+	"github.com/shortlink-dev/shortener/shared/fnclients"
 )
 
 func main() {
-	h, err := wirecore.Lambda(context.Background(), lifecyclefns.NewTTLStream)
-	if err != nil {
-		log.Fatalf("ttlstream: %v", err)
-	}
-	lambda.StartHandlerFunc(h.Handle)
+	lambda.StartHandlerFunc(fnclients.Lambda("ttlstream", ttlstreamfn.Build).Handle)
 }

@@ -3,23 +3,12 @@
 package main
 
 import (
-	"context"
-	"log"
-
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/shortlink-dev/shortener/functions/webhookstream/webhookstreamfn"
-	"github.com/shortlink-dev/shortener/functions/wire/hookfns"
-	"github.com/shortlink-dev/shortener/functions/wire/wirecore"
-	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/fnclients"
 )
 
 func main() {
-	h, err := wirecore.Lambda(context.Background(), func(cfg config.Config, c wirecore.Clients) (*webhookstreamfn.Handler, error) {
-		return hookfns.NewWebhookStream(cfg, hookfns.Lambda(c))
-	})
-	if err != nil {
-		log.Fatalf("webhookstream: %v", err)
-	}
-	lambda.StartHandlerFunc(h.Handle)
+	lambda.StartHandlerFunc(fnclients.Lambda("webhookstream", webhookstreamfn.Build).Handle)
 }

@@ -184,14 +184,14 @@ func newEnv(t *testing.T) *env {
 	require.NoError(t, err)
 	m := managefn.New(managefn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Now: clock.Now, Owners: owners})
 	r := redirectfn.New(redirectfn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "redirect"), Now: clock.Now})
-	st := &statsfn.Handler{Links: e.store, Clicks: clicks{}, Now: clock.Now, Log: log,
-		Metrics: metrics.New(io.Discard, "Shortener", "stats"), Owners: owners}
+	st := statsfn.New(statsfn.Options{Links: e.store, Clicks: clicks{}, Now: clock.Now, Log: log,
+		Metrics: metrics.New(io.Discard, "Shortener", "stats"), Owners: owners})
 	// The redirect route as deployed, behind the origin authorizer; every
 	// request carries the secret, as CloudFront's do (e.do).
 	e.hooks = &webhookFaults{Memory: webhook.NewMemory()}
 	wh := webhooksfn.New(webhooksfn.Options{Store: e.hooks, Owners: owners, Guard: webhook.Guard{Resolver: resolver{}},
 		Now: clock.Now, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "webhooks")})
-	auth := &originauthfn.Handler{Secrets: originauthfn.Static{originSecret}}
+	auth := originauthfn.New(originauthfn.Options{Secrets: originauthfn.Static{originSecret}})
 	gw, err := localgw.New(localgw.Options{
 		Routes: localgw.Routes(localgw.Handlers{Create: c.Handle, Redirect: r.Handle, Manage: m.Handle, Batch: c.Handle, QR: m.Handle, Stats: st.Handle,
 			Webhooks: wh.Handle, OriginAuthorizer: &localgw.Authorizer{Header: originauthfn.HeaderName, Handler: auth.Handle}}),

@@ -62,13 +62,13 @@ func newAPIHandlers(t *testing.T, r *rig, dbTimeout time.Duration) apiHandlers {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	require.NoError(t, localtable.Create(ctx, r.plain, analytics, tableschema.Analytics()))
-	s := &statsfn.Handler{
+	s := statsfn.New(statsfn.Options{
 		Links:  dynamo.NewLinkStore(r.faulty, dynamo.LinkConfig{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
 		Clicks: dynamo.NewClickStore(r.faulty, dynamo.ClickConfig{Table: analytics, Timeout: cfg.DBTimeout}),
 		Now:    time.Now,
 		Log:    jsonLogger(&logs), Metrics: metrics.New(&emf, "Shortener", "stats"),
 		Owners: owners,
-	}
+	})
 	return apiHandlers{create: c.Handle, manage: m.Handle, stats: s.Handle, analytics: analytics}
 }
 

@@ -83,12 +83,12 @@ func TestClicksBatchFailingHalfwayCountsEveryClickOnce(t *testing.T) {
 	var logs, emf syncBuffer
 	// Built as functions/clicks/main.go builds it, over the faulty client;
 	// small chunks, so one batch makes several transactions.
-	h := &clicksfn.Handler{
+	h := clicksfn.New(clicksfn.Options{
 		Store:    dynamo.NewClickStore(r.faulty, dynamo.ClickConfig{Table: analytics}),
 		MaxItems: 8,
 		Log:      jsonLogger(&logs),
 		Metrics:  metrics.New(&emf, "Shortener", "clicks"),
-	}
+	})
 	var mu sync.Mutex
 	var deliveries []kinesisDelivery
 	var parked []localkinesis.Failure

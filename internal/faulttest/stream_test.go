@@ -55,13 +55,13 @@ func startStream(t *testing.T, r *rig, transform func(*events.DynamoDBEvent)) *s
 		o.APIOptions = append(o.APIOptions, sinj.Install)
 	})
 	// Built as functions/ttlstream/main.go builds it, over the faulty client.
-	h := &ttlstreamfn.Handler{
+	h := ttlstreamfn.New(ttlstreamfn.Options{
 		Store:   dynamo.NewLinkStore(r.faulty, dynamo.LinkConfig{LinksTable: r.links, IdempotencyTable: r.idem, Timeout: 2 * time.Second}),
 		Grace:   time.Hour,
 		Now:     time.Now,
 		Log:     jsonLogger(&s.logs),
 		Metrics: metrics.New(&s.emf, "Shortener", "ttlstream"),
-	}
+	})
 	p, err := localstream.New(r.plain, streams, localstream.Options{
 		Table: r.links,
 		Handler: func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {

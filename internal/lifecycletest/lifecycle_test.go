@@ -87,14 +87,14 @@ func expiryTombstoneReclaim(t *testing.T, purgeDelay time.Duration) {
 		return resp
 	}
 	redirect := func(code string) events.APIGatewayProxyResponse { return redirectAt(code, time.Now) }
-	ttl := &ttlstreamfn.Handler{Store: store, Grace: cfg.TombstoneGrace, Now: time.Now, Log: log}
+	ttl := ttlstreamfn.New(ttlstreamfn.Options{Store: store, Grace: cfg.TombstoneGrace, Now: time.Now, Log: log})
 	poller, err := localstream.New(db, emulator.NewStreamsClient(endpoint), localstream.Options{
 		Table: cfg.LinksTable, Handler: ttl.Handle, Region: emulator.Region, Log: log})
 	require.NoError(t, err)
 	polled := make(chan error, 1)
 	go func() { polled <- poller.Run(ctx) }()
 	defer func() { cancel(); require.NoError(t, <-polled) }()
-	reclaim := localreclaim.New((&reclaimfn.Handler{Store: store, Grace: cfg.TombstoneGrace, Log: log}).Handle, log)
+	reclaim := localreclaim.New(reclaimfn.New(reclaimfn.Options{Store: store, Grace: cfg.TombstoneGrace, Log: log}).Handle, log)
 
 	suffix := make([]byte, 4)
 	rand.Read(suffix)

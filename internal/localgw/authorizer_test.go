@@ -33,7 +33,7 @@ func TestOriginAuthorizer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := &originauthfn.Handler{Secrets: originauthfn.Static{secret}}
+			h := originauthfn.New(originauthfn.Options{Secrets: originauthfn.Static{secret}})
 			auth := &Authorizer{Header: originauthfn.HeaderName, Handler: h.Handle, TTL: time.Minute}
 			f := newFixture(t, Options{})
 			f.gw = mustGateway(t, Options{Routes: Routes(Handlers{Redirect: f.redirect.handle, OriginAuthorizer: auth})})

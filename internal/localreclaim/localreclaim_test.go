@@ -55,7 +55,7 @@ func TestServeHTTP(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, clock := setup(t, 7)
 			clock.Add(tt.advance)
-			h := &reclaimfn.Handler{Store: s, Now: clock.Now, Log: quiet}
+			h := reclaimfn.New(reclaimfn.Options{Store: s, Now: clock.Now, Log: quiet})
 			if tt.batch > 0 {
 				h.BatchSize, h.MaxBatches = tt.batch, 1
 			}
@@ -77,7 +77,7 @@ func TestServeHTTP(t *testing.T) {
 func TestRunTwiceReclaimsOnce(t *testing.T) {
 	s, clock := setup(t, 3)
 	clock.Add(time.Minute)
-	r := New((&reclaimfn.Handler{Store: s, Now: clock.Now, Log: quiet}).Handle, quiet)
+	r := New(reclaimfn.New(reclaimfn.Options{Store: s, Now: clock.Now, Log: quiet}).Handle, quiet)
 	first, err := r.Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), first.Reclaimed)
@@ -93,7 +93,7 @@ func (failingStore) DueTombstones(context.Context, time.Time, int) ([]string, er
 }
 
 func TestFailedRunIs500(t *testing.T) {
-	r := New((&reclaimfn.Handler{Store: failingStore{}, Log: quiet}).Handle, quiet)
+	r := New(reclaimfn.New(reclaimfn.Options{Store: failingStore{}, Log: quiet}).Handle, quiet)
 	// The state machine would retry for 35 s; the request gives up first.
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
@@ -107,7 +107,7 @@ func TestFailedRunIs500(t *testing.T) {
 func TestEveryRunsOnSchedule(t *testing.T) {
 	s, clock := setup(t, 2)
 	clock.Add(time.Minute)
-	r := New((&reclaimfn.Handler{Store: s, Now: clock.Now, Log: quiet}).Handle, quiet)
+	r := New(reclaimfn.New(reclaimfn.Options{Store: s, Now: clock.Now, Log: quiet}).Handle, quiet)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { r.Every(ctx, 10*time.Millisecond); close(done) }()

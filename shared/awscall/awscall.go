@@ -31,7 +31,7 @@ import (
 const MaxBody = 1 << 20
 
 // serviceEndpoint is what an SDK configuration source answers about a
-// service's configured endpoint (functions/wire/lambdaenv's, or the SDK
+// service's configured endpoint (shared/fnclients' Lambda configuration, or the SDK
 // config package's environment and shared config).
 type serviceEndpoint interface {
 	GetServiceBaseEndpoint(ctx context.Context, sdkID string) (string, bool, error)

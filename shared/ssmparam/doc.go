@@ -17,7 +17,7 @@
 // client, and the configured endpoints as the SDK clients resolve them
 // (https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html):
 // AWS_ENDPOINT_URL_SSM (through the configuration's sources, as
-// functions/wire/lambdaenv provides them) before the global
+// shared/fnclients provides them) before the global
 // AWS_ENDPOINT_URL (aws.Config.BaseEndpoint), else the Region's public
 // endpoint. Every read is bounded by Timeout, retries included.
 package ssmparam

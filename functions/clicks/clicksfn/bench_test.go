@@ -71,7 +71,7 @@ var sink int
 // ratio is the pipeline's speed over the bare split's.
 func BenchmarkPipeline(b *testing.B) {
 	records := benchRecords(10_000)
-	h := &Handler{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	h := New(Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	ctx := context.Background()
 	tab := []byte{'\t'}
 	var split, pipeline time.Duration
@@ -115,7 +115,7 @@ func BenchmarkSplit(b *testing.B) {
 
 func BenchmarkParseClassifyAggregate(b *testing.B) {
 	records := benchRecords(10_000)
-	h := &Handler{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	h := New(Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	ctx := context.Background()
 	n := 0
 	for b.Loop() {
@@ -135,7 +135,7 @@ func BenchmarkParseClassifyAggregate(b *testing.B) {
 // and their JSON, the size of an outbox item when they are kept.
 func BenchmarkClickBatch(b *testing.B) {
 	records := benchRecords(10_000)
-	h := &Handler{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	h := New(Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	bt := h.reduce(context.Background(), records)
 	var size int
 	n := 0

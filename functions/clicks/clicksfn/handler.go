@@ -202,8 +202,10 @@ const (
 	itemsPerClick = 5
 )
 
-// Handler counts clicks from CloudFront real-time log records.
-type Handler struct {
+// Options are what New builds a Handler from: the store the counts go
+// to, its compaction, the retries of a conflicted chunk and the
+// link.clicked events.
+type Options struct {
 	Store Store
 	// MaxItems caps the counter items of one chunk; the store's
 	// (clickstore.MaxChunkItems) when zero or larger.
@@ -217,9 +219,6 @@ type Handler struct {
 	// CompactEvery is how many applied chunks trigger a compaction;
 	// DefaultCompactEvery when zero.
 	CompactEvery int
-	sinceCompact atomic.Int64
-	compacted    atomic.Bool  // this handler has run a compaction
-	lastCompact  atomic.Int64 // unix nanoseconds of its last compaction
 	// Attempts bounds the tries of a chunk that lost a transaction
 	// conflict; DefaultAttempts when zero.
 	Attempts int
@@ -241,9 +240,20 @@ type Handler struct {
 	// batches come; DefaultRetryEvery when zero.
 	RetryEvery time.Duration
 	// Now is the clock; time.Now when nil.
-	Now      func() time.Time
-	lastLook atomic.Int64 // unix nanoseconds of the last look at the outbox; 0: look at the next batch
+	Now func() time.Time
 }
+
+// Handler counts clicks from CloudFront real-time log records.
+type Handler struct {
+	Options
+	sinceCompact atomic.Int64
+	compacted    atomic.Bool  // this handler has run a compaction
+	lastCompact  atomic.Int64 // unix nanoseconds of its last compaction
+	lastLook     atomic.Int64 // unix nanoseconds of the last look at the outbox; 0: look at the next batch
+}
+
+// New builds a handler from o.
+func New(o Options) *Handler { return &Handler{Options: o} }
 
 func (h *Handler) now() time.Time {
 	if h.Now == nil {

@@ -156,12 +156,12 @@ func (f *fixture) handler(db allAPI) *Handler {
 		db = f.client
 	}
 	st := f.newStore(db)
-	h := &Handler{
+	h := New(Options{
 		Store:    st,
 		MaxItems: clickstore.MaxItems,
 		Log:      slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Metrics:  metrics.New(f.metrics, "Shortener", "clicks"),
-	}
+	})
 	if f.design.compact {
 		h.Compactor, h.CompactEvery = st.(*packedclicks.Store), 1
 	}
@@ -500,7 +500,7 @@ func (s *fakeStore) Apply(_ context.Context, c clickstore.Chunk) error {
 func (s *fakeStore) Checkpoint(context.Context, string) (string, error) { return s.checkpoint, s.cpErr }
 
 func fakeHandler(s *fakeStore) *Handler {
-	return &Handler{Store: s, Backoff: time.Microsecond, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	return New(Options{Store: s, Backoff: time.Microsecond, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 
 func TestChunking(t *testing.T) {

@@ -24,12 +24,21 @@ type Secrets interface {
 	Values(ctx context.Context) ([]string, error)
 }
 
-// Handler answers HTTP API Lambda authorizer events (payload format 2.0,
-// simple responses).
-type Handler struct {
+// Options are what New builds a Handler from: the values the origin accepts
+// and the log.
+type Options struct {
 	Secrets Secrets
 	Log     *slog.Logger
 }
+
+// Handler answers HTTP API Lambda authorizer events (payload format 2.0,
+// simple responses).
+type Handler struct {
+	Options
+}
+
+// New builds a handler from o.
+func New(o Options) *Handler { return &Handler{Options: o} }
 
 // Handle allows the request when its HeaderName value equals an accepted
 // secret. It returns an error, which API Gateway answers with 500 and does

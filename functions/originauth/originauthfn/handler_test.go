@@ -55,7 +55,7 @@ func TestHandle(t *testing.T) {
 				req.Headers = tt.header
 			}
 			var logs bytes.Buffer
-			h := &originauthfn.Handler{Secrets: originauthfn.Static(tt.secrets), Log: slog.New(slog.NewJSONHandler(&logs, nil))}
+			h := originauthfn.New(originauthfn.Options{Secrets: originauthfn.Static(tt.secrets), Log: slog.New(slog.NewJSONHandler(&logs, nil))})
 			resp, err := h.Handle(context.Background(), req)
 			require.NoError(t, err)
 			assert.Equal(t, tt.allow, resp.IsAuthorized)
@@ -68,7 +68,7 @@ func TestHandle(t *testing.T) {
 }
 
 func TestHandleWithoutSecretsFails(t *testing.T) {
-	h := &originauthfn.Handler{Secrets: failing{}}
+	h := originauthfn.New(originauthfn.Options{Secrets: failing{}})
 	_, err := h.Handle(context.Background(), fixture(t))
 	assert.Error(t, err, "API Gateway answers an authorizer error with 500 and caches nothing")
 }

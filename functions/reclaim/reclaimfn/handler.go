@@ -87,8 +87,9 @@ const (
 	MetricFailed = "ReleaseFailed"
 )
 
-// Handler tombstones expired links and releases due tombstones.
-type Handler struct {
+// Options are what New builds a Handler from: the store, the grace and the
+// bounds of one invocation.
+type Options struct {
 	Store Store
 	// Grace is how long a tombstone written here holds its code
 	// (link.DefaultTombstoneGrace when zero): the same as ttlstream's.
@@ -113,6 +114,14 @@ type Handler struct {
 	Log     *slog.Logger
 	Metrics *metrics.Emitter
 }
+
+// Handler tombstones expired links and releases due tombstones.
+type Handler struct {
+	Options
+}
+
+// New builds a handler from o.
+func New(o Options) *Handler { return &Handler{Options: o} }
 
 // step is one of the invocation's two sweeps: list what is due, act on
 // each item with a conditional write; code names an item.

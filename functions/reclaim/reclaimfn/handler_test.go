@@ -98,7 +98,7 @@ func TestReclaim(t *testing.T) {
 				later := tombstones(t, s, clock, "later", 2, 3*time.Hour)
 				clock.Add(2 * time.Hour)
 				var out bytes.Buffer
-				h := &Handler{Store: s, Now: clock.Now, Log: quiet, Metrics: metrics.New(&out, "Shortener", "reclaim")}
+				h := New(Options{Store: s, Now: clock.Now, Log: quiet, Metrics: metrics.New(&out, "Shortener", "reclaim")})
 
 				got, err := h.Handle(context.Background(), reclaimflow.Input{Total: 10})
 				require.NoError(t, err)
@@ -142,8 +142,8 @@ func TestReclaim(t *testing.T) {
 				require.NoError(t, s.Create(ctx, live, nil))
 				clock.Add(2 * time.Minute)
 				var out bytes.Buffer
-				h := &Handler{Store: s, Grace: 10 * time.Minute, Now: clock.Now, BatchSize: 2, Log: quiet,
-					Metrics: metrics.New(&out, "Shortener", "reclaim")}
+				h := New(Options{Store: s, Grace: 10 * time.Minute, Now: clock.Now, BatchSize: 2, Log: quiet,
+					Metrics: metrics.New(&out, "Shortener", "reclaim")})
 
 				got, err := h.Handle(ctx, reclaimflow.Input{Total: 1, ExpiredTotal: 2})
 				require.NoError(t, err)
@@ -197,7 +197,7 @@ func TestReclaim(t *testing.T) {
 						s := st.new(t, clock.Now)
 						tombstones(t, s, clock, "b", tt.due, time.Minute)
 						clock.Add(time.Hour)
-						h := &Handler{Store: s, Now: clock.Now, BatchSize: tt.batch, MaxBatches: tt.maxBatches, Log: quiet}
+						h := New(Options{Store: s, Now: clock.Now, BatchSize: tt.batch, MaxBatches: tt.maxBatches, Log: quiet})
 						var got []reclaimflow.Output
 						in := reclaimflow.Input{}
 						for range len(tt.want) {
@@ -293,7 +293,7 @@ func TestBoundedParallelism(t *testing.T) {
 		t.Run(fmt.Sprint(tt.parallelism), func(t *testing.T) {
 			f := newFake(40)
 			f.delay = 20 * time.Millisecond
-			h := &Handler{Store: f, Parallelism: tt.parallelism, BatchSize: 40, Log: quiet}
+			h := New(Options{Store: f, Parallelism: tt.parallelism, BatchSize: 40, Log: quiet})
 			out, err := h.Handle(context.Background(), reclaimflow.Input{})
 			require.NoError(t, err)
 			assert.Equal(t, int64(40), out.Reclaimed)
@@ -319,7 +319,7 @@ func TestStopsBeforeTheDeadline(t *testing.T) {
 			f.delay = 50 * time.Millisecond
 			ctx, cancel := context.WithTimeout(context.Background(), tt.left)
 			defer cancel()
-			h := &Handler{Store: f, Parallelism: 1, BatchSize: 100, Margin: 10 * time.Second, Budget: tt.budget, Log: quiet}
+			h := New(Options{Store: f, Parallelism: 1, BatchSize: 100, Margin: 10 * time.Second, Budget: tt.budget, Log: quiet})
 			out, err := h.Handle(ctx, reclaimflow.Input{Total: 1})
 			if tt.wantErr {
 				require.Error(t, err)
@@ -358,7 +358,7 @@ func TestFailures(t *testing.T) {
 				f.fail[c] = true
 			}
 			var m bytes.Buffer
-			h := &Handler{Store: f, Log: quiet, Metrics: metrics.New(&m, "Shortener", "reclaim")}
+			h := New(Options{Store: f, Log: quiet, Metrics: metrics.New(&m, "Shortener", "reclaim")})
 			out, err := h.Handle(context.Background(), reclaimflow.Input{})
 			if tt.wantErr {
 				require.Error(t, err)
@@ -376,7 +376,7 @@ func TestFailures(t *testing.T) {
 // TestPayloadsAreTheStateMachines checks the JSON the function answers is
 // what the state machine's ResultSelector reads.
 func TestPayloadsAreTheStateMachines(t *testing.T) {
-	h := &Handler{Store: newFake(2), Log: quiet}
+	h := New(Options{Store: newFake(2), Log: quiet})
 	var in reclaimflow.Input
 	require.NoError(t, json.Unmarshal([]byte(`{"total": 40}`), &in))
 	out, err := h.Handle(context.Background(), in)
@@ -394,7 +394,7 @@ func TestPayloadsAreTheStateMachines(t *testing.T) {
 func TestLaggingIndexCostsNoSecondRelease(t *testing.T) {
 	f := newFake(5)
 	f.stale = 3 // the first three listings still show released codes
-	h := &Handler{Store: f, BatchSize: 2, Log: quiet}
+	h := New(Options{Store: f, BatchSize: 2, Log: quiet})
 	out, err := h.Handle(context.Background(), reclaimflow.Input{})
 	require.NoError(t, err)
 	assert.Equal(t, reclaimflow.Output{Reclaimed: 5, Total: 5}, out)

@@ -29,7 +29,7 @@ func TestReclaimReleasesTheReservation(t *testing.T) {
 	require.NoError(t, home.Create(context.Background(), l, nil))
 
 	var out bytes.Buffer
-	h := &Handler{Store: home, Grace: time.Hour, Now: clock.Now, Log: quiet, Metrics: metrics.New(&out, "Shortener", "reclaim")}
+	h := New(Options{Store: home, Grace: time.Hour, Now: clock.Now, Log: quiet, Metrics: metrics.New(&out, "Shortener", "reclaim")})
 	clock.Add(2 * time.Hour) // past the link's expiry
 	got, err := h.Handle(context.Background(), reclaimflow.Input{})
 	require.NoError(t, err)

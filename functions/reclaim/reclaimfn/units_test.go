@@ -57,7 +57,7 @@ func measureLifecycle(t *testing.T, n int, reserved bool) lifecycleUnits {
 		require.NoError(t, s.Create(ctx, l, nil))
 	}
 	var out bytes.Buffer
-	h := &Handler{Store: s, Grace: 10 * time.Minute, Now: clock.Now, Log: quiet, Metrics: metrics.New(&out, "Shortener", "reclaim")}
+	h := New(Options{Store: s, Grace: 10 * time.Minute, Now: clock.Now, Log: quiet, Metrics: metrics.New(&out, "Shortener", "reclaim")})
 	per := func(u capacity.Usage) (float64, float64) { return u.WRU / float64(n), u.RRU / float64(n) }
 
 	clock.Add(2 * time.Minute)

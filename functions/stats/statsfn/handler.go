@@ -100,8 +100,9 @@ const (
 	TopBreakdowns = 10
 )
 
-// Handler answers stats requests.
-type Handler struct {
+// Options are what New builds a Handler from: the link, its click counts
+// and the caller's owner.
+type Options struct {
 	Links   Links
 	Clicks  Clicks
 	Now     func() time.Time
@@ -110,6 +111,14 @@ type Handler struct {
 	// Owners resolves the caller's API key to its owner (the keys table).
 	Owners apigw.Owners
 }
+
+// Handler answers stats requests.
+type Handler struct {
+	Options
+}
+
+// New builds a handler from o.
+func New(o Options) *Handler { return &Handler{Options: o} }
 
 // counts is a click store total as the API writes it.
 func counts(c clickstore.Counts) statsapi.Counts {

@@ -133,7 +133,7 @@ func newFixture(t *testing.T, clicks Clicks) *fixture {
 		require.NoError(t, links.Create(context.Background(), l, nil))
 	}
 	f := &fixture{links: links, metrics: &bytes.Buffer{}}
-	f.h = &Handler{
+	f.h = New(Options{
 		Links:   links,
 		Clicks:  clicks,
 		Now:     func() time.Time { return now },
@@ -141,7 +141,7 @@ func newFixture(t *testing.T, clicks Clicks) *fixture {
 		Metrics: metrics.New(f.metrics, "Shortener", "stats"),
 		// The keys table: the fixtures' key belongs to owner.
 		Owners: apikey.NewResolver(apikey.NewMemory(map[string]string{"k3yV4lu3Examp1e": owner}), apikey.ResolverOptions{}),
-	}
+	})
 	return f
 }
 

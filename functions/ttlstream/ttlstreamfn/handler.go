@@ -19,8 +19,9 @@ type Tombstoner interface {
 	Tombstone(ctx context.Context, t link.Tombstone) (written bool, err error)
 }
 
-// Handler writes a tombstone for each TTL deletion in a stream batch.
-type Handler struct {
+// Options are what New builds a Handler from: the store its tombstones go
+// to and their grace.
+type Options struct {
 	Store Tombstoner
 	// Grace is how long a tombstone holds its code; link.DefaultTombstoneGrace when zero.
 	Grace time.Duration
@@ -30,6 +31,14 @@ type Handler struct {
 	Log     *slog.Logger
 	Metrics *metrics.Emitter
 }
+
+// Handler writes a tombstone for each TTL deletion in a stream batch.
+type Handler struct {
+	Options
+}
+
+// New builds a handler from o.
+func New(o Options) *Handler { return &Handler{Options: o} }
 
 // Metric names.
 const (

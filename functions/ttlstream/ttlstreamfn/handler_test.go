@@ -73,13 +73,13 @@ func event(t *testing.T, name string) events.DynamoDBEvent {
 }
 
 func newHandler(store Tombstoner, grace time.Duration, metricsOut, logOut io.Writer) *Handler {
-	return &Handler{
+	return New(Options{
 		Store:   store,
 		Grace:   grace,
 		Now:     func() time.Time { return now },
 		Log:     slog.New(slog.NewJSONHandler(logOut, nil)),
 		Metrics: metrics.New(metricsOut, "Shortener", "ttlstream"),
-	}
+	})
 }
 
 // flushed sums the values of the EMF records written to out.
@@ -257,8 +257,8 @@ func TestRedeliveryAgainstDynamoDBLocal(t *testing.T) {
 	require.NoError(t, store.Create(ctx, live, nil))
 
 	var out bytes.Buffer
-	h := &Handler{Store: store, Grace: time.Hour, Now: clock.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Metrics: metrics.New(&out, "Shortener", "ttlstream")}
+	h := New(Options{Store: store, Grace: time.Hour, Now: clock.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Metrics: metrics.New(&out, "Shortener", "ttlstream")})
 	batch := event(t, "mixed-batch.json")
 
 	resp, err := h.Handle(ctx, batch)

@@ -49,8 +49,9 @@ type Doer interface {
 	Do(req *http.Request) (*http.Response, error)
 }
 
-// Handler delivers queued messages.
-type Handler struct {
+// Options are what New builds a Handler from: the subscriptions, the
+// queues, the client that sends and its guard.
+type Options struct {
 	Store Store
 	// Queue takes retries; DeadLetters takes messages whose schedule is spent.
 	Queue       webhook.Queue
@@ -63,6 +64,14 @@ type Handler struct {
 	Log      *slog.Logger
 	Metrics  *metrics.Emitter
 }
+
+// Handler delivers queued messages.
+type Handler struct {
+	Options
+}
+
+// New builds a handler from o.
+func New(o Options) *Handler { return &Handler{Options: o} }
 
 // Handle delivers one batch, concurrently: a slow receiver does not hold
 // the others back.

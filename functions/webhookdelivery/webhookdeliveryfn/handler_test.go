@@ -60,9 +60,9 @@ func setup(t *testing.T, status int, guard webhook.Guard) (*webhookdeliveryfn.Ha
 	require.NoError(t, store.Create(context.Background(), webhook.Subscription{ID: "wh_1", Owner: "alice", URL: srv.URL,
 		Events: []string{webhook.LinkCreated}, Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}))
 	q, dlq := &queue{}, &queue{}
-	h := &webhookdeliveryfn.Handler{Store: store, Queue: q, DeadLetters: dlq, Client: guard.Client(5 * time.Second), Guard: guard,
+	h := webhookdeliveryfn.New(webhookdeliveryfn.Options{Store: store, Queue: q, DeadLetters: dlq, Client: guard.Client(5 * time.Second), Guard: guard,
 		Schedule: []time.Duration{time.Second, time.Hour}, Now: func() time.Time { return now },
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: metrics.New(io.Discard, "Shortener", "webhookdelivery")}
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: metrics.New(io.Discard, "Shortener", "webhookdelivery")})
 	return h, store, q, dlq, &got
 }
 

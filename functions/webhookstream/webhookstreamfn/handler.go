@@ -44,12 +44,21 @@ type batcher interface {
 
 var _ batcher = (*webhook.Publisher)(nil)
 
-// Handler maps stream records to events.
-type Handler struct {
+// Options are what New builds a Handler from: where the events go, the log
+// and the metrics.
+type Options struct {
 	Events  Publisher
 	Log     *slog.Logger
 	Metrics *metrics.Emitter
 }
+
+// Handler maps stream records to events.
+type Handler struct {
+	Options
+}
+
+// New builds a handler from o.
+func New(o Options) *Handler { return &Handler{Options: o} }
 
 // LinkData is the data of a link.* event.
 type LinkData struct {

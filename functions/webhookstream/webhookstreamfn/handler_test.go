@@ -88,7 +88,7 @@ func TestHandleReportsFailures(t *testing.T) {
 		batch.Records = append(batch.Records, load(t, f).Records...)
 	}
 	p := &publisher{fail: webhook.LinkUpdated}
-	h := &webhookstreamfn.Handler{Events: p, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: metrics.New(io.Discard, "Shortener", "webhookstream")}
+	h := webhookstreamfn.New(webhookstreamfn.Options{Events: p, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: metrics.New(io.Discard, "Shortener", "webhookstream")})
 	resp, err := h.Handle(context.Background(), batch)
 	require.NoError(t, err)
 	require.Len(t, resp.BatchItemFailures, 1)
@@ -133,7 +133,7 @@ func TestHandleReadsSubscriptionsOncePerBatch(t *testing.T) {
 	store := &counting{Memory: webhook.NewMemory()}
 	q := &queued{}
 	p := &webhook.Publisher{Subscriptions: store, Queue: q, Cache: &webhook.SubscriptionCache{Store: store}}
-	h := &webhookstreamfn.Handler{Events: p, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: metrics.New(io.Discard, "Shortener", "webhookstream")}
+	h := webhookstreamfn.New(webhookstreamfn.Options{Events: p, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: metrics.New(io.Discard, "Shortener", "webhookstream")})
 
 	for range 2 {
 		resp, err := h.Handle(ctx, batch)

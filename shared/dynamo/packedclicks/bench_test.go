@@ -168,12 +168,12 @@ func benchStats(b *testing.B, packed bool) {
 	}
 
 	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{"bench-key": "bench-owner"}), apikey.ResolverOptions{})
-	h := &statsfn.Handler{
+	h := statsfn.New(statsfn.Options{
 		Links: oneLink{link.Link{Code: code, URL: "https://example.com/", Owner: "bench-owner", Status: link.StatusActive,
 			CreatedAt: now.AddDate(-2, 0, 0), ExpiresAt: now.AddDate(3, 0, 0), RedirectStatus: 302, Version: 1}},
 		Clicks: store, Owners: owners, Now: func() time.Time { return now },
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: metrics.New(io.Discard, "Shortener", "stats"),
-	}
+	})
 	req := events.APIGatewayProxyRequest{HTTPMethod: "GET", Path: "/v1/links/" + code + "/stats",
 		PathParameters: map[string]string{"code": code},
 		QueryStringParameters: map[string]string{"granularity": "hour",

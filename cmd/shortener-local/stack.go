@@ -1,0 +1,487 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/shortlink-dev/shortener/functions/webhooks/webhooksfn"
+	"github.com/shortlink-dev/shortener/internal/emulator"
+	"github.com/shortlink-dev/shortener/internal/localedge"
+	"github.com/shortlink-dev/shortener/internal/localgw"
+	"github.com/shortlink-dev/shortener/internal/localtable"
+	"github.com/shortlink-dev/shortener/shared/config"
+	"github.com/shortlink-dev/shortener/shared/dynamo"
+	"github.com/shortlink-dev/shortener/shared/edgecache"
+	"github.com/shortlink-dev/shortener/shared/edgespec"
+	"github.com/shortlink-dev/shortener/shared/fnclients"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
+)
+
+// errInterrupted is a start cut short by the end of its context: run
+// returns no error for it.
+var errInterrupted = errors.New("interrupted while starting")
+
+// stack is what run starts, in the order it starts it: the front (the
+// listener, each Region's gateway, the edge and the local-only routes
+// beside it), serving at once and answering 503 until the rest is up;
+// then the emulators, the tables, the event pipelines and the functions.
+// stop undoes it in the reverse order.
+type stack struct {
+	s     settings
+	cs    clickSettings
+	rset  regionSettings
+	log   *slog.Logger
+	ln    net.Listener
+	base  string // the gateway's origin
+	cfg   config.Config
+	front front
+
+	srv    *http.Server
+	served chan error
+
+	dynamo, kinesalite *emulator.Process
+	endpoint           string // DynamoDB's
+	kinesisEndpoint    string
+	db                 *dynamodb.Client
+	clients            fnclients.Clients
+	clicks             *clickPipeline
+	life               *lifecycle
+	hooks              *webhookPipeline
+	stopLife           func()
+	stopWebhooks       func()
+	stopReplication    func()
+}
+
+// front is what serves before the functions exist: one gateway per
+// Region (regions.go; one when SHORTENER_LOCAL_REGIONS names none) over
+// backends that answer 503 until they are given their handlers, the
+// Regions' failover, the edge, and the late stand-ins the local-only
+// routes call once what they reach has started.
+type front struct {
+	bs            []*backends
+	healthDB      atomic.Pointer[dynamodb.Client]
+	regions       *regionSet
+	edge          *localedge.Edge
+	invalidations *edgecache.Recorder
+	sink          lateSink
+	reclaim       lateReclaim
+	sqsOutage     lateOutage
+}
+
+// newStack reads the settings and listens: a taken port fails now, not
+// after DynamoDB Local's start.
+func newStack(getenv func(string) string, stderr io.Writer) (*stack, error) {
+	st := &stack{stopLife: func() {}, stopWebhooks: func() {}, stopReplication: func() {}}
+	var err error
+	if st.s, err = loadSettings(getenv); err != nil {
+		return nil, err
+	}
+	if st.cs, err = loadClickSettings(getenv); err != nil {
+		return nil, err
+	}
+	if st.rset, err = loadRegionSettings(getenv); err != nil {
+		return nil, err
+	}
+	st.log = slog.New(slog.NewJSONHandler(stderr, nil))
+	if st.ln, err = net.Listen("tcp", st.s.addr); err != nil {
+		return nil, err
+	}
+	st.base = origin(st.ln.Addr())
+	st.cfg, err = config.Load(functionEnv(getenv, st.base))
+	if err == nil {
+		err = st.cfg.Require("LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "SHORTENER_BASE_URL")
+	}
+	if err != nil {
+		st.ln.Close()
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	return st, nil
+}
+
+// setPhase tells every Region's gateway what the start is doing.
+func (st *stack) setPhase(p string) {
+	for _, b := range st.front.bs {
+		b.setPhase(p)
+	}
+}
+
+// serve builds the front and serves it on the listener.
+func (st *stack) serve() error {
+	if err := st.buildFront(); err != nil {
+		st.ln.Close()
+		return err
+	}
+	f, log := &st.front, st.log
+	// Local-only routes sit beside the edge, as the AWS console and
+	// schedules sit beside the distribution there.
+	top := beside(beside(f.edge, edgeStatsPath, edgeStats(f.edge.Stats)), "/_local/reclaim", &f.reclaim)
+	top = beside(top, sqsOutagePath, &f.sqsOutage)
+	if f.regions != nil {
+		top = besidePrefix(top, regionsPath, f.regions.admin())
+	}
+	st.srv = &http.Server{
+		Handler:           accessLog(log, st.s.accessLog, top),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	st.served = make(chan error, 1)
+	go func() { st.served <- st.srv.Serve(st.ln) }()
+	log.Info("listening", "addr", st.ln.Addr().String())
+	return nil
+}
+
+// buildFront builds each Region's gateway, the Regions' failover between
+// them, and the edge in front.
+func (st *stack) buildFront() error {
+	f, cfg, rset, log := &st.front, st.cfg, st.rset, st.log
+	f.bs = []*backends{{}}
+	for range max(len(rset.names)-1, 0) {
+		f.bs = append(f.bs, &backends{})
+	}
+	st.setPhase("starting")
+	lock, err := newOriginLock(cfg, log)
+	if err != nil {
+		return err
+	}
+	// Each gateway answers GET /v1/health itself, as the deployed API does,
+	// from its Region's links table once DynamoDB Local runs.
+	gws := make([]http.Handler, len(f.bs))
+	for i, b := range f.bs {
+		gw, err := newGateway(b, lock, st.s.usagePlan, log)
+		if err != nil {
+			return err
+		}
+		links := cfg.LinksTable
+		if len(rset.names) > 1 {
+			links, _ = rset.regionTables(cfg, i)
+		}
+		gws[i] = withHealth(gw, &f.healthDB, links, cfg.DBTimeout)
+	}
+	edgeOrigin := gws[0]
+	if len(rset.names) > 1 {
+		if f.regions, err = newRegionSet(rset, gws, log); err != nil {
+			return err
+		}
+		edgeOrigin = f.regions
+	}
+	// CloudFront in front of the gateway. The management API invalidates
+	// through the recorder, which starts an invalidation at the edge that
+	// completes s.invalidationTime later; create invalidates nothing.
+	// The distribution as deployed (shared/edgespec), with the failover
+	// Region's origin group when there are Regions to fail over between.
+	dist := edgespec.Distribution(edgespec.Options{Failover: f.regions != nil, Console: true})
+	f.edge, err = localedge.New(localedge.Options{
+		Origin:            originLog(log, st.s.accessLog, edgeOrigin),
+		ConsoleOrigin:     localedge.Bucket(st.s.consoleDir),
+		Distribution:      &dist,
+		Sink:              &f.sink,
+		Country:           st.cs.country,
+		Log:               log.With("component", "edge"),
+		InvalidationDelay: st.s.edgeInvalidationDelay(),
+		// Only the edge can reach the redirect origin (originLock).
+		RedirectOriginHeaders: lock.edgeHeaders(),
+	})
+	if err != nil {
+		return err
+	}
+	f.invalidations = edgecache.NewRecorder(time.Now)
+	f.invalidations.OnInvalidate(f.edge.Invalidate)
+	return nil
+}
+
+// start starts what the front's routes reach, in order: DynamoDB Local
+// and the tables, kinesalite, the webhook and click pipelines, the
+// functions, the lifecycle; the first error ends it (errInterrupted when
+// ctx ended it).
+func (st *stack) start(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+	if err := st.startDynamoDB(ctx); err != nil {
+		return err
+	}
+	// The functions are built as their Lambdas are (their Build), over
+	// DynamoDB Local, whose one shared database serves every Region, and
+	// the local edge; they log here, tagged with their names, and write
+	// their EMF metrics to stdout as in Lambda.
+	st.clients = fnclients.Clients{AWS: emulator.AWSConfig(st.endpoint), Edge: st.front.invalidations, Log: st.log, Metrics: stdout}
+	if err := st.createTables(ctx); err != nil {
+		return err
+	}
+	if err := st.startKinesis(ctx); err != nil {
+		return err
+	}
+	if err := st.startPipelines(ctx); err != nil {
+		return err
+	}
+	return st.startFunctions(ctx, getenv)
+}
+
+// startDynamoDB starts DynamoDB Local, unless SHORTENER_DYNAMODB_ENDPOINT
+// names a running one.
+func (st *stack) startDynamoDB(ctx context.Context) error {
+	s := st.s
+	st.endpoint = s.dynamoEndpoint
+	if st.endpoint == "" {
+		st.setPhase("starting DynamoDB Local")
+		st.log.Info("starting DynamoDB Local", "port", s.dynamoPort)
+		var err error
+		st.dynamo, err = emulator.StartDynamoDB(ctx, emulator.DynamoDBOptions{Port: s.dynamoPort})
+		if err != nil {
+			if ctx.Err() != nil {
+				return errInterrupted
+			}
+			if s.dynamoPort != 0 {
+				// The likeliest cause first; the emulator's output follows.
+				err = fmt.Errorf("if port %d is taken, set SHORTENER_DYNAMODB_PORT=0 for any free port or SHORTENER_DYNAMODB_ENDPOINT to use a running DynamoDB Local: %w", s.dynamoPort, err)
+			}
+			return err
+		}
+		st.endpoint = st.dynamo.Endpoint()
+	}
+	st.db = emulator.NewDynamoDBClient(st.endpoint)
+	st.front.healthDB.Store(st.db)
+	return nil
+}
+
+// createTables creates the tables (each Region's replicas with
+// SHORTENER_LOCAL_REGIONS), seeds the keys, warms DynamoDB Local up and
+// starts the replication between the Regions.
+func (st *stack) createTables(ctx context.Context) error {
+	db, cfg, regions := st.db, st.cfg, st.front.regions
+	st.setPhase("creating tables")
+	tctx, cancel := context.WithTimeout(ctx, tablesTimeout)
+	var err error
+	if regions != nil {
+		err = createReplicas(tctx, db, st.rset, cfg)
+	}
+	if err == nil {
+		err = localtable.Links(tctx, db, cfg.LinksTable, cfg.IdempotencyTable)
+	}
+	if err == nil && cfg.MissesTable != "" {
+		err = localtable.Create(tctx, db, cfg.MissesTable, tableschema.Misses())
+	}
+	if err == nil && cfg.EdgeMarksTable != "" {
+		err = localtable.Create(tctx, db, cfg.EdgeMarksTable, tableschema.EdgeMarks())
+	}
+	if err == nil {
+		err = seedKeys(tctx, db, cfg.KeysTable, st.s.apiKeys, st.log)
+	}
+	cancel()
+	if err == nil {
+		err = createReservations(ctx, db, cfg.ReservationTable)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		return fmt.Errorf("tables at %s: %w", st.endpoint, err)
+	}
+	st.setPhase("warming up DynamoDB")
+	warmUp(ctx, db, cfg.LinksTable, cfg.IdempotencyTable)
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	if regions != nil {
+		rctx, cancelReplication := context.WithCancel(ctx)
+		wait, err := regions.startReplication(rctx, db, st.endpoint, st.rset, cfg, st.log)
+		if err != nil {
+			cancelReplication()
+			return fmt.Errorf("replication: %w", err)
+		}
+		st.stopReplication = func() { cancelReplication(); wait() }
+	}
+	return nil
+}
+
+// startKinesis starts kinesalite, unless SHORTENER_KINESIS_ENDPOINT names
+// a running one.
+func (st *stack) startKinesis(ctx context.Context) error {
+	cs := st.cs
+	st.kinesisEndpoint = cs.kinesisEndpoint
+	if st.kinesisEndpoint != "" {
+		return nil
+	}
+	st.setPhase("starting kinesalite")
+	st.log.Info("starting kinesalite", "port", cs.kinesisPort)
+	var err error
+	st.kinesalite, err = emulator.StartKinesalite(ctx, emulator.KinesaliteOptions{Port: cs.kinesisPort})
+	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		if cs.kinesisPort != 0 {
+			err = fmt.Errorf("if port %d is taken, set SHORTENER_KINESIS_PORT=0 for any free port or SHORTENER_KINESIS_ENDPOINT to use a running kinesalite: %w", cs.kinesisPort, err)
+		}
+		return err
+	}
+	st.kinesisEndpoint = st.kinesalite.Endpoint()
+	return nil
+}
+
+// startPipelines starts the webhook queues' and the click stream's event
+// source mappings, and hands the edge its click stream.
+func (st *stack) startPipelines(ctx context.Context) error {
+	f := &st.front
+	st.setPhase("creating the webhooks table")
+	wctx, cancelWebhooks := context.WithCancel(ctx)
+	var err error
+	st.hooks, err = startWebhooks(wctx, st.cfg, &st.clients, st.db, st.log)
+	st.stopWebhooks = cancelWebhooks
+	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		return fmt.Errorf("webhooks table: %w", err)
+	}
+	f.sqsOutage.set(st.hooks)
+	st.setPhase("creating the click stream")
+	st.clicks, err = startClicks(ctx, st.cs, st.cfg, st.clients, st.db, emulator.NewKinesisClient(st.kinesisEndpoint), st.log)
+	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		return fmt.Errorf("click pipeline at %s: %w", st.kinesisEndpoint, err)
+	}
+	f.sink.set(st.clicks.writer)
+	return nil
+}
+
+// startFunctions builds each Region's functions, as its Lambdas are, with
+// that Region's AWS_REGION, over its own replicas of the links and
+// idempotency tables and the shared others; starts the lifecycle (the
+// links table's stream and the reclaim schedule); and gives the gateways
+// their handlers.
+func (st *stack) startFunctions(ctx context.Context, getenv func(string) string) error {
+	f, cfg, rset := &st.front, st.cfg, st.rset
+	hooksAPI, err := webhooksfn.Build(cfg, st.clients)
+	if err != nil {
+		return err
+	}
+	hs := make([]localgw.Handlers, len(f.bs))
+	for i := range f.bs {
+		rcfg := cfg
+		if f.regions != nil {
+			if rcfg, err = config.Load(functionEnv(regionEnv(getenv, rset.names[i]), st.base)); err != nil {
+				return fmt.Errorf("configuration of %s: %w", rset.names[i], err)
+			}
+			rcfg = rset.regionConfig(rcfg, i)
+		}
+		if hs[i], err = newHandlers(rcfg, st.clients); err != nil {
+			return err
+		}
+		hs[i].Webhooks = hooksAPI.Handle
+	}
+	lctx, cancelLife := context.WithCancel(ctx)
+	st.stopLife = cancelLife
+	st.life, err = startLifecycle(lctx, cfg, st.clients, st.db, st.endpoint, st.s.reclaimEvery, st.log, st.hooks.stream)
+	if err != nil {
+		return fmt.Errorf("lifecycle: %w", err)
+	}
+	f.reclaim.set(st.life)
+	keys := newTableKeys(dynamo.NewKeyStore(st.db, dynamo.KeyConfig{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}))
+	for i, b := range f.bs {
+		b.serve(hs[i], keys)
+	}
+	return nil
+}
+
+// announce starts the Regions' health checks, logs and prints what runs,
+// and calls onReady, when not nil, with the gateway's origin.
+func (st *stack) announce(ctx context.Context, stderr io.Writer, onReady func(origin string)) {
+	regions, base := st.front.regions, st.base
+	if regions != nil {
+		// The health checks start once the Regions answer them.
+		go regions.run(ctx)
+		st.log.Info("regions", "regions", regions.describe())
+	}
+	st.log.Info("ready", "origin", base, "dynamodb", st.endpoint, "kinesis", st.kinesisEndpoint)
+	printBanner(stderr, banner{origin: base, dynamo: st.endpoint, startedDynamo: st.dynamo != nil,
+		kinesis: st.kinesisEndpoint, startedKinesis: st.kinesalite != nil, cfg: st.cfg, clicks: st.cs, keys: st.s.apiKeys})
+	if regions != nil {
+		fmt.Fprintf(stderr, "  Regions (nearest first): %s\n  their health and where /v1 goes: curl -s %s%s\n  stop one: curl -XPOST %s%s/%s/stop (and /start)\n\n",
+			regions.describe(), base, regionsPath, base, regionsPath, st.rset.names[0])
+	}
+	if onReady != nil {
+		onReady(base)
+	}
+}
+
+// wait serves until ctx is done, the server fails or an emulator the
+// stack started exits.
+func (st *stack) wait(ctx context.Context) error {
+	var dynamoDied, kinesisDied <-chan struct{}
+	if st.dynamo != nil {
+		dynamoDied = st.dynamo.Done()
+	}
+	if st.kinesalite != nil {
+		kinesisDied = st.kinesalite.Done()
+	}
+	select {
+	case <-ctx.Done():
+		st.log.Info("shutting down")
+		return nil
+	case err := <-st.served:
+		return fmt.Errorf("serve: %w", err)
+	case <-dynamoDied:
+		return fmt.Errorf("DynamoDB Local exited: %v\n%s", st.dynamo.Err(), st.dynamo.Output())
+	case <-kinesisDied:
+		return fmt.Errorf("kinesalite exited: %v\n%s", st.kinesalite.Err(), st.kinesalite.Output())
+	}
+}
+
+// stop shuts down in order: the HTTP server first, so no request is cut
+// off from its database; then the edge's log records are flushed to the
+// stream and the pollers stop; then kinesalite and DynamoDB Local, if the
+// stack started them. Its error is the emulators' failures to stop.
+func (st *stack) stop() (err error) {
+	f, log := &st.front, st.log
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if serr := st.srv.Shutdown(sctx); serr != nil {
+		log.Warn("requests cut off at shutdown", "error", serr.Error())
+		st.srv.Close()
+	}
+	if f.regions != nil {
+		f.regions.stop()
+	}
+	// The edge's last records go to the stream before its pollers stop.
+	if serr := f.edge.Close(sctx); serr != nil {
+		log.Warn("edge log records not flushed", "error", serr.Error())
+	}
+	if st.clicks != nil {
+		if serr := st.clicks.stop(sctx); serr != nil {
+			log.Warn("click records not flushed to the stream", "error", serr.Error())
+		}
+	}
+	st.stopLife()
+	if st.life != nil {
+		st.life.wait()
+	}
+	st.stopReplication()
+	// Deliveries stop last: the stream and the clicks feed them.
+	st.stopWebhooks()
+	if st.hooks != nil {
+		st.hooks.wait()
+	}
+	if st.kinesalite != nil {
+		if serr := st.kinesalite.Stop(); serr != nil {
+			err = errors.Join(err, serr)
+		}
+		log.Info("stopped kinesalite")
+	}
+	if st.dynamo != nil {
+		if serr := st.dynamo.Stop(); serr != nil {
+			err = errors.Join(err, serr)
+		}
+		log.Info("stopped DynamoDB Local")
+	}
+	log.Info("stopped")
+	return err
+}
