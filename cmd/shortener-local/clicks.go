@@ -16,11 +16,11 @@ import (
 
 	"github.com/shortlink-dev/shortener/functions/clicks/clicksfn"
 	"github.com/shortlink-dev/shortener/internal/localkinesis"
+	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/internal/localtable"
-	"github.com/shortlink-dev/shortener/shared/tableschema"
 	"github.com/shortlink-dev/shortener/shared/fnclients"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // Defaults of the click pipeline.

@@ -15,10 +15,10 @@ import (
 	"github.com/shortlink-dev/shortener/functions/webhookstream/webhookstreamfn"
 	"github.com/shortlink-dev/shortener/internal/localsqs"
 	"github.com/shortlink-dev/shortener/internal/localstream"
-	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/internal/localtable"
-	"github.com/shortlink-dev/shortener/shared/tableschema"
+	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/fnclients"
+	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
 
 // The local run's webhook settings (functionEnv gives them to config.Load):
