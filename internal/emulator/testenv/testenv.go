@@ -74,9 +74,8 @@ type shared struct {
 	endpoint string
 	err      error
 
-	mu            sync.Mutex
-	proc          *emulator.Process
-	readyEndpoint string // endpoint, once get has set it (read by drop)
+	mu   sync.Mutex
+	proc *emulator.Process
 }
 
 var (
@@ -188,11 +187,6 @@ func (s *shared) get(t testing.TB,
 		s.mu.Unlock()
 		s.endpoint = p.Endpoint()
 	})
-	if s.err == nil {
-		s.mu.Lock()
-		s.readyEndpoint = s.endpoint
-		s.mu.Unlock()
-	}
 	if s.err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("testenv: %s is required and tests never skip under CI: %v", s.name, s.err)
@@ -236,34 +230,7 @@ func UniqueName(t testing.TB, prefix string) string {
 		parts = append(parts, n)
 	}
 	parts = append(parts, hex.EncodeToString(sum[:3]), fmt.Sprintf("%08x", rand.Uint32()))
-	name := strings.Join(parts, "-")
-	t.Cleanup(func() { drop(name) })
-	return name
-}
-
-// drop deletes the table and the stream called name, if the test made
-// them, from the shared emulators once the test is over: every package of
-// a run shares one DynamoDB Local and one kinesalite, and a DynamoDB Local
-// holding thousands of tables answers slowly enough to fail calls that
-// have a deadline. Errors (most often: there is no such table or stream)
-// are ignored; the emulators go away with the run anyway.
-func drop(name string) {
-	ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
-	defer cancel()
-	if ep := dynamoDB.ready(); ep != "" {
-		_, _ = emulator.NewDynamoDBClient(ep).DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-	}
-	if ep := kinesalite.ready(); ep != "" {
-		_, _ = emulator.NewKinesisClient(ep).DeleteStream(ctx, &kinesis.DeleteStreamInput{StreamName: aws.String(name), EnforceConsumerDeletion: aws.Bool(true)})
-	}
-}
-
-// ready returns the shared emulator's endpoint if a test of this binary
-// has already asked for it, else "" (drop never starts an emulator).
-func (s *shared) ready() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.readyEndpoint
+	return strings.Join(parts, "-")
 }
 
 // sanitize replaces characters not allowed in table and stream names with
