@@ -37,3 +37,11 @@ type Config struct {
 	// what zero means.
 	Timeout time.Duration
 }
+
+// SetDefault sets *v to def when it is zero or negative: how every
+// store's constructor fills the settings its Config leaves unset.
+func SetDefault[T ~int | ~int32 | ~int64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}

@@ -55,21 +55,11 @@ var _ clickstore.Store = (*ClickStore)(nil)
 
 // NewClickStore returns a store over db.
 func NewClickStore(db API, cfg ClickConfig) *ClickStore {
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 5 * time.Second
-	}
-	if cfg.HourRetention <= 0 {
-		cfg.HourRetention = DefaultHourRetention
-	}
-	if cfg.DayRetention <= 0 {
-		cfg.DayRetention = DefaultDayRetention
-	}
-	if cfg.CheckpointRetention <= 0 {
-		cfg.CheckpointRetention = DefaultCheckpointRetention
-	}
-	if cfg.MaxBreakdownItems <= 0 {
-		cfg.MaxBreakdownItems = clickstore.DefaultMaxBreakdownItems
-	}
+	SetDefault(&cfg.Timeout, 5*time.Second)
+	SetDefault(&cfg.HourRetention, DefaultHourRetention)
+	SetDefault(&cfg.DayRetention, DefaultDayRetention)
+	SetDefault(&cfg.CheckpointRetention, DefaultCheckpointRetention)
+	SetDefault(&cfg.MaxBreakdownItems, clickstore.DefaultMaxBreakdownItems)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

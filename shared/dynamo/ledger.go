@@ -38,9 +38,7 @@ var _ linkstore.Ledger = (*Ledger)(nil)
 
 // NewLedger returns a ledger over db.
 func NewLedger(db ItemAPI, cfg LedgerConfig) *Ledger {
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 2 * time.Second
-	}
+	SetDefault(&cfg.Timeout, 2*time.Second)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

@@ -45,9 +45,7 @@ var _ linkstore.Store = (*LinkStore)(nil)
 
 // NewLinkStore returns a store over db.
 func NewLinkStore(db API, cfg LinkConfig) *LinkStore {
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 2 * time.Second
-	}
+	SetDefault(&cfg.Timeout, 2*time.Second)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

@@ -49,9 +49,7 @@ type Outbox struct {
 // NewOutbox returns the outbox in cfg.Table; cfg.Timeout is 2 s when
 // zero.
 func NewOutbox(db API, cfg Config) *Outbox {
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 2 * time.Second
-	}
+	SetDefault(&cfg.Timeout, 2*time.Second)
 	return &Outbox{db: db, cfg: cfg}
 }
 

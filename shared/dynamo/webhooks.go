@@ -95,9 +95,7 @@ var _ webhook.Store = (*WebhookStore)(nil)
 
 // NewWebhookStore returns a store over db; cfg.Timeout is 2 s when zero.
 func NewWebhookStore(db API, cfg Config) *WebhookStore {
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 2 * time.Second
-	}
+	SetDefault(&cfg.Timeout, 2*time.Second)
 	return &WebhookStore{db: db, cfg: cfg}
 }
 

@@ -117,43 +117,19 @@ var (
 
 // New returns a store over db.
 func New(db dynamo.API, cfg Config) *Store {
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 5 * time.Second
-	}
-	if cfg.Buckets <= 0 {
-		cfg.Buckets = DefaultBuckets
-	}
-	if cfg.Groups <= 0 {
-		cfg.Groups = DefaultGroups
-	}
+	dynamo.SetDefault(&cfg.Timeout, 5*time.Second)
+	dynamo.SetDefault(&cfg.Buckets, DefaultBuckets)
+	dynamo.SetDefault(&cfg.Groups, DefaultGroups)
 	cfg.Groups = min(cfg.Groups, cfg.Buckets)
-	if cfg.MergeAfter <= 0 {
-		cfg.MergeAfter = DefaultMergeAfter
-	}
-	if cfg.MergeBytes <= 0 {
-		cfg.MergeBytes = DefaultMergeBytes
-	}
-	if cfg.MergeGroups <= 0 {
-		cfg.MergeGroups = DefaultMergeGroups
-	}
-	if cfg.DayRetention <= 0 {
-		cfg.DayRetention = DefaultDayRetention
-	}
-	if cfg.RollupRetention <= 0 {
-		cfg.RollupRetention = DefaultRollupRetention
-	}
-	if cfg.CheckpointRetention <= 0 {
-		cfg.CheckpointRetention = DefaultCheckpointRetention
-	}
-	if cfg.MaxBreakdownItems <= 0 {
-		cfg.MaxBreakdownItems = clickstore.DefaultMaxBreakdownItems
-	}
-	if cfg.CompactBytes <= 0 {
-		cfg.CompactBytes = DefaultCompactBytes
-	}
-	if cfg.Lease <= 0 {
-		cfg.Lease = DefaultLease
-	}
+	dynamo.SetDefault(&cfg.MergeAfter, DefaultMergeAfter)
+	dynamo.SetDefault(&cfg.MergeBytes, DefaultMergeBytes)
+	dynamo.SetDefault(&cfg.MergeGroups, DefaultMergeGroups)
+	dynamo.SetDefault(&cfg.DayRetention, DefaultDayRetention)
+	dynamo.SetDefault(&cfg.RollupRetention, DefaultRollupRetention)
+	dynamo.SetDefault(&cfg.CheckpointRetention, DefaultCheckpointRetention)
+	dynamo.SetDefault(&cfg.MaxBreakdownItems, clickstore.DefaultMaxBreakdownItems)
+	dynamo.SetDefault(&cfg.CompactBytes, DefaultCompactBytes)
+	dynamo.SetDefault(&cfg.Lease, DefaultLease)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
