@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 )
 
@@ -23,9 +24,9 @@ func TestCreateUnderABaseURLLearntAtRunTime(t *testing.T) {
 	resp, err := f.h.Handle(context.Background(), event(t, "create-request.json"))
 	require.NoError(t, err)
 	require.Equal(t, 201, resp.StatusCode, resp.Body)
-	assert.Equal(t, "https://d111111abcdef8.cloudfront.net/Ab3dE5g", decode[linkapi.Link](t, resp).ShortURL)
+	assert.Equal(t, "https://d111111abcdef8.cloudfront.net/Ab3dE5g", apigwtest.Decode[linkapi.Link](t, resp).ShortURL)
 
-	loop := withBody(event(t, "create-request.json"), `{"url":"https://d111111abcdef8.cloudfront.net/Ab3dE5g"}`)
+	loop := apigwtest.WithBody(event(t, "create-request.json"), `{"url":"https://d111111abcdef8.cloudfront.net/Ab3dE5g"}`)
 	resp, err = f.h.Handle(context.Background(), loop)
 	require.NoError(t, err)
 	require.Equal(t, 400, resp.StatusCode, resp.Body)

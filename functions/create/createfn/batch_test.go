@@ -20,6 +20,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
@@ -135,7 +136,7 @@ func TestBatchMixedResults(t *testing.T) {
 			store := st.new(t)
 			h := batchHandler(t, store)
 			ctx := context.Background()
-			taken, err := h.Handle(ctx, withBody(event(t, "create-alias.json"), `{"url":"https://example.com/first","alias":"taken-one"}`))
+			taken, err := h.Handle(ctx, apigwtest.WithBody(event(t, "create-alias.json"), `{"url":"https://example.com/first","alias":"taken-one"}`))
 			require.NoError(t, err)
 			require.Equal(t, 201, taken.StatusCode, taken.Body)
 
@@ -347,7 +348,7 @@ func TestBatchIdempotency(t *testing.T) {
 				assert.Len(t, links, 19, "19 created by the first two requests, none since")
 			})
 			t.Run("a batch's key does not serve a single create", func(t *testing.T) {
-				ev := withBody(event(t, "create-idempotent.json"), `{"url":"https://example.com/single"}`)
+				ev := apigwtest.WithBody(event(t, "create-idempotent.json"), `{"url":"https://example.com/single"}`)
 				ev.Headers["Idempotency-Key"] = "import-2026-11-30"
 				resp, err := h.Handle(ctx, ev)
 				require.NoError(t, err)
@@ -372,7 +373,7 @@ func TestBatchIdempotencyKeyBindsTheWholeRequest(t *testing.T) {
 				return resp
 			}
 			single := func(h *Handler, key, body string) events.APIGatewayProxyResponse {
-				ev := withBody(event(t, "create-idempotent.json"), body)
+				ev := apigwtest.WithBody(event(t, "create-idempotent.json"), body)
 				ev.Headers["Idempotency-Key"] = key
 				resp, err := h.Handle(ctx, ev)
 				require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/password"
@@ -25,13 +26,13 @@ const featuresBody = `{"url":"https://example.com/","password":"hunter22-secret"
 
 func TestCreateWithRedirectRules(t *testing.T) {
 	f := newFixture(t, "Ab3dE5g")
-	resp, err := f.h.Handle(context.Background(), withBody(event(t, "create-request.json"), featuresBody))
+	resp, err := f.h.Handle(context.Background(), apigwtest.WithBody(event(t, "create-request.json"), featuresBody))
 	require.NoError(t, err)
 	require.Equal(t, 201, resp.StatusCode, resp.Body)
 	assert.NotContains(t, resp.Body, "hunter22", "the password is write-only")
 	assert.NotContains(t, resp.Body, "argon2", "the hash never leaves the service")
 
-	got := decode[linkapi.Link](t, resp)
+	got := apigwtest.Decode[linkapi.Link](t, resp)
 	assert.Equal(t, linkapi.Features{
 		Protected:  true,
 		MaxClicks:  5,
@@ -66,11 +67,11 @@ func TestCreateRefusesBadRedirectRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.field, func(t *testing.T) {
 			f := newFixture(t, "Ab3dE5g")
-			resp, err := f.h.Handle(context.Background(), withBody(event(t, "create-request.json"), tt.body))
+			resp, err := f.h.Handle(context.Background(), apigwtest.WithBody(event(t, "create-request.json"), tt.body))
 			require.NoError(t, err)
 			require.Equal(t, 400, resp.StatusCode, resp.Body)
 			assert.Equal(t, "application/problem+json", resp.Headers["Content-Type"])
-			assert.Equal(t, tt.field, decode[apigw.Problem](t, resp).Field)
+			assert.Equal(t, tt.field, apigwtest.Decode[apigw.Problem](t, resp).Field)
 			_, err = f.store.Get(context.Background(), "Ab3dE5g")
 			assert.ErrorIs(t, err, link.ErrNotFound, "nothing written")
 		})
@@ -113,7 +114,7 @@ func TestBatchHashesPasswordsWithinBound(t *testing.T) {
 	resp, err := f.h.Handle(context.Background(), batchEvent(t, map[string]any{"links": items}))
 	require.NoError(t, err)
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
-	for _, r := range decode[linkapi.BatchResponse](t, resp).Results {
+	for _, r := range apigwtest.Decode[linkapi.BatchResponse](t, resp).Results {
 		require.Equal(t, 201, r.Status)
 		assert.True(t, r.Link.Protected)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -88,18 +89,6 @@ func event(t testing.TB, name string) events.APIGatewayProxyRequest {
 	return ev
 }
 
-func withBody(ev events.APIGatewayProxyRequest, body string) events.APIGatewayProxyRequest {
-	ev.Body = body
-	return ev
-}
-
-func decode[T any](t *testing.T, resp events.APIGatewayProxyResponse) T {
-	t.Helper()
-	var v T
-	require.NoError(t, json.Unmarshal([]byte(resp.Body), &v), resp.Body)
-	return v
-}
-
 func TestCreateGenerated(t *testing.T) {
 	f := newFixture(t, "Ab3dE5g")
 	resp, err := f.h.Handle(context.Background(), event(t, "create-request.json"))
@@ -108,7 +97,7 @@ func TestCreateGenerated(t *testing.T) {
 	assert.Equal(t, "application/json", resp.Headers["Content-Type"])
 	assert.Equal(t, "/v1/links/Ab3dE5g", resp.Headers["Location"])
 
-	got := decode[linkapi.Link](t, resp)
+	got := apigwtest.Decode[linkapi.Link](t, resp)
 	assert.Equal(t, linkapi.Link{
 		Code:           "Ab3dE5g",
 		ShortURL:       "https://sho.rt/Ab3dE5g",
@@ -130,7 +119,7 @@ func TestCreateAlias(t *testing.T) {
 	resp, err := f.h.Handle(context.Background(), event(t, "create-alias.json"))
 	require.NoError(t, err)
 	require.Equal(t, 201, resp.StatusCode, resp.Body)
-	got := decode[linkapi.Link](t, resp)
+	got := apigwtest.Decode[linkapi.Link](t, resp)
 	assert.Equal(t, "summer-sale", got.Code, "aliases are stored lower-cased")
 	assert.Equal(t, "Summer-Sale", got.Alias, "and keep their display form")
 	assert.Equal(t, "https://sho.rt/Summer-Sale", got.ShortURL)
@@ -138,11 +127,11 @@ func TestCreateAlias(t *testing.T) {
 	assert.Equal(t, now.Add(time.Hour).Format(time.RFC3339), got.ExpiresAt)
 	assert.Zero(t, f.codes.calls.Load(), "an alias draws no code")
 
-	again, err := f.h.Handle(context.Background(), withBody(event(t, "create-alias.json"), `{"url":"https://other.example/","alias":"SUMMER-sale"}`))
+	again, err := f.h.Handle(context.Background(), apigwtest.WithBody(event(t, "create-alias.json"), `{"url":"https://other.example/","alias":"SUMMER-sale"}`))
 	require.NoError(t, err)
 	assert.Equal(t, 409, again.StatusCode)
 	assert.Equal(t, apigw.ContentTypeProblem, again.Headers["Content-Type"])
-	p := decode[apigw.Problem](t, again)
+	p := apigwtest.Decode[apigw.Problem](t, again)
 	assert.Equal(t, apigw.ProblemConflict.Type, p.Type)
 	assert.Equal(t, `the alias "SUMMER-sale" is already taken`, p.Detail, "the problem names the alias as sent")
 	assert.Equal(t, "/v1/links", p.Instance)
@@ -156,7 +145,7 @@ func TestCreateBase64Body(t *testing.T) {
 	resp, err := f.h.Handle(context.Background(), event(t, "create-base64.json"))
 	require.NoError(t, err)
 	require.Equal(t, 201, resp.StatusCode, resp.Body)
-	assert.Equal(t, "https://example.com/b64", decode[linkapi.Link](t, resp).URL)
+	assert.Equal(t, "https://example.com/b64", apigwtest.Decode[linkapi.Link](t, resp).URL)
 }
 
 func TestCreateRefusesBadRequests(t *testing.T) {
@@ -205,7 +194,7 @@ func TestCreateRefusesBadRequests(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.status, resp.StatusCode, resp.Body)
 			assert.Equal(t, apigw.ContentTypeProblem, resp.Headers["Content-Type"])
-			p := decode[apigw.Problem](t, resp)
+			p := apigwtest.Decode[apigw.Problem](t, resp)
 			assert.Equal(t, tt.status, p.Status)
 			assert.NotEmpty(t, p.Type)
 			assert.NotEmpty(t, p.Title)
@@ -225,7 +214,7 @@ func TestCreateIdempotency(t *testing.T) {
 
 	t.Run("same key and body replays the first answer", func(t *testing.T) {
 		// Same request, other spacing: still the same request.
-		again, err := f.h.Handle(context.Background(), withBody(ev, "{ \"url\" :\"https://example.com/landing?utm_source=newsletter\" }"))
+		again, err := f.h.Handle(context.Background(), apigwtest.WithBody(ev, "{ \"url\" :\"https://example.com/landing?utm_source=newsletter\" }"))
 		require.NoError(t, err)
 		assert.Equal(t, 201, again.StatusCode)
 		assert.Equal(t, first.Body, again.Body)
@@ -233,7 +222,7 @@ func TestCreateIdempotency(t *testing.T) {
 		assert.Equal(t, int32(1), f.codes.calls.Load(), "no second code drawn, so no second item")
 	})
 	t.Run("same key with another body is 422", func(t *testing.T) {
-		other, err := f.h.Handle(context.Background(), withBody(ev, `{"url":"https://example.com/other"}`))
+		other, err := f.h.Handle(context.Background(), apigwtest.WithBody(ev, `{"url":"https://example.com/other"}`))
 		require.NoError(t, err)
 		assert.Equal(t, 422, other.StatusCode)
 		_, err = f.store.Get(context.Background(), "second2")
@@ -245,7 +234,7 @@ func TestCreateIdempotency(t *testing.T) {
 		resp, err := f.h.Handle(context.Background(), ev)
 		require.NoError(t, err)
 		assert.Equal(t, 201, resp.StatusCode)
-		assert.Equal(t, "second2", decode[linkapi.Link](t, resp).Code)
+		assert.Equal(t, "second2", apigwtest.Decode[linkapi.Link](t, resp).Code)
 	})
 	t.Run("a malformed key is 400", func(t *testing.T) {
 		ev := ev
@@ -253,7 +242,7 @@ func TestCreateIdempotency(t *testing.T) {
 		resp, err := f.h.Handle(context.Background(), ev)
 		require.NoError(t, err)
 		assert.Equal(t, 400, resp.StatusCode)
-		assert.Equal(t, "Idempotency-Key", decode[apigw.Problem](t, resp).Field)
+		assert.Equal(t, "Idempotency-Key", apigwtest.Decode[apigw.Problem](t, resp).Field)
 	})
 }
 
@@ -265,7 +254,7 @@ func TestCreateRetriesCollisions(t *testing.T) {
 	resp, err := f.h.Handle(context.Background(), event(t, "create-request.json"))
 	require.NoError(t, err)
 	require.Equal(t, 201, resp.StatusCode, resp.Body)
-	assert.Equal(t, "fresh03", decode[linkapi.Link](t, resp).Code)
+	assert.Equal(t, "fresh03", apigwtest.Decode[linkapi.Link](t, resp).Code)
 
 	var rec map[string]any
 	require.NoError(t, json.Unmarshal(f.metrics.Bytes(), &rec), f.metrics.String())
@@ -283,7 +272,7 @@ func TestCreateStopsWhenCollisionsPersist(t *testing.T) {
 	resp, err := f.h.Handle(context.Background(), event(t, "create-request.json"))
 	require.NoError(t, err)
 	assert.Equal(t, 500, resp.StatusCode)
-	p := decode[apigw.Problem](t, resp)
+	p := apigwtest.Decode[apigw.Problem](t, resp)
 	assert.Empty(t, p.Detail, "internal errors are not explained to clients")
 	assert.Equal(t, int32(DefaultMaxAttempts), f.codes.calls.Load())
 }
@@ -326,20 +315,20 @@ func TestCreateNeverIssuesADeadLink(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, "dead001")
 			f.h.Now = func() time.Time { return clock }
-			resp, err := f.h.Handle(context.Background(), withBody(event(t, "create-request.json"),
+			resp, err := f.h.Handle(context.Background(), apigwtest.WithBody(event(t, "create-request.json"),
 				`{"url":"https://example.com/soon","expires_at":"`+tt.expiresAt+`"}`))
 			require.NoError(t, err)
 			require.Equal(t, tt.status, resp.StatusCode, resp.Body)
 			l, err := f.store.Get(context.Background(), "dead001")
 			if tt.status != 201 {
-				assert.Equal(t, "expires_at", decode[apigw.Problem](t, resp).Field)
+				assert.Equal(t, "expires_at", apigwtest.Decode[apigw.Problem](t, resp).Field)
 				assert.ErrorIs(t, err, link.ErrNotFound)
 				return
 			}
 			require.NoError(t, err)
 			assert.Equal(t, link.Redirect, l.Resolve(clock), "the new link redirects")
 			assert.Equal(t, tt.stored, l.ExpiresAt.Format(time.RFC3339Nano))
-			assert.Equal(t, tt.stored, decode[map[string]any](t, resp)["expires_at"], "the answer shows what is stored")
+			assert.Equal(t, tt.stored, apigwtest.Decode[map[string]any](t, resp)["expires_at"], "the answer shows what is stored")
 		})
 	}
 }

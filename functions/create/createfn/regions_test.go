@@ -18,6 +18,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
@@ -144,7 +145,7 @@ func TestReplicatedWriteConflictIs503(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, resp.Body)
 	assert.Equal(t, apigw.RetryAfter, resp.Headers["Retry-After"])
 	assert.Equal(t, "application/problem+json", resp.Headers["Content-Type"])
-	assert.Equal(t, http.StatusServiceUnavailable, decode[apigw.Problem](t, resp).Status)
+	assert.Equal(t, http.StatusServiceUnavailable, apigwtest.Decode[apigw.Problem](t, resp).Status)
 	_, err = links.Get(context.Background(), "contested")
 	assert.ErrorIs(t, err, link.ErrNotFound)
 	assert.Empty(t, ledger.Reservations())
@@ -153,7 +154,7 @@ func TestReplicatedWriteConflictIs503(t *testing.T) {
 	retry, err := h.Handle(context.Background(), ev)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusCreated, retry.StatusCode, retry.Body)
-	assert.Equal(t, "contested", decode[linkapi.Link](t, retry).Code)
+	assert.Equal(t, "contested", apigwtest.Decode[linkapi.Link](t, retry).Code)
 }
 
 // TestBatchAliasesAcrossRegions: the same ten aliases sent as two batches

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 )
 
@@ -22,7 +23,7 @@ func TestManageUnderABaseURLLearntAtRunTime(t *testing.T) {
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
 	assert.Contains(t, resp.Body, `"short_url":"https://d111111abcdef8.cloudfront.net/`+code+`"`)
 
-	patch := as(at(withBody(event(t, "patch-link.json"), `{"url":"https://d111111abcdef8.cloudfront.net/x"}`), code), ownerA)
+	patch := as(at(apigwtest.WithBody(event(t, "patch-link.json"), `{"url":"https://d111111abcdef8.cloudfront.net/x"}`), code), ownerA)
 	resp = f.do(t, patch)
 	requireProblem(t, resp, 400, "url")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/password"
@@ -34,7 +35,7 @@ func TestPatchSetsRedirectRules(t *testing.T) {
 	f.seed(t, code, "", ownerA)
 	f.clock.Add(time.Minute)
 
-	resp := f.do(t, withBody(event(t, "patch-link.json"), `{"password":"new-password","max_clicks":3,
+	resp := f.do(t, apigwtest.WithBody(event(t, "patch-link.json"), `{"password":"new-password","max_clicks":3,
 		"rules":[{"url":"https://fr.example/","country":["fr"],"language":["FR"]}],
 		"targets":[{"url":"https://a.example/","weight":10},{"url":"https://b.example/","weight":90}],
 		"expired_url":"https://example.com/gone"}`))
@@ -42,7 +43,7 @@ func TestPatchSetsRedirectRules(t *testing.T) {
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
 	assert.NotContains(t, resp.Body, "new-password")
 	assert.NotContains(t, resp.Body, "argon2")
-	got := decode[linkapi.LinkDetail](t, resp)
+	got := apigwtest.Decode[linkapi.LinkDetail](t, resp)
 	assert.Equal(t, linkapi.Features{Protected: true, MaxClicks: 3,
 		Rules:      []linkapi.Rule{{URL: "https://fr.example/", Country: []string{"FR"}, Language: []string{"fr"}}},
 		Targets:    []linkapi.Target{{URL: "https://a.example/", Weight: 10}, {URL: "https://b.example/", Weight: 90}},
@@ -66,10 +67,10 @@ func TestPatchNullRemovesRedirectRules(t *testing.T) {
 			f.seed(t, code, "", ownerA)
 			f.withFeatures(t, code)
 
-			resp := f.do(t, withBody(withIfMatch(event(t, "patch-link.json"), `"2"`), body))
+			resp := f.do(t, apigwtest.WithBody(withIfMatch(event(t, "patch-link.json"), `"2"`), body))
 
 			require.Equal(t, 200, resp.StatusCode, resp.Body)
-			assert.Equal(t, linkapi.Features{}, decode[linkapi.LinkDetail](t, resp).Features)
+			assert.Equal(t, linkapi.Features{}, apigwtest.Decode[linkapi.LinkDetail](t, resp).Features)
 			assert.NotContains(t, resp.Body, "protected")
 			stored := f.stored(t, code)
 			assert.Equal(t, link.Features{}, stored.Features)
@@ -83,14 +84,14 @@ func TestPatchLeavesUnnamedRedirectRules(t *testing.T) {
 	f.seed(t, code, "", ownerA)
 	before := f.withFeatures(t, code)
 
-	resp := f.do(t, withBody(withIfMatch(event(t, "patch-link.json"), `"2"`), `{"url":"https://example.com/new","max_clicks":null}`))
+	resp := f.do(t, apigwtest.WithBody(withIfMatch(event(t, "patch-link.json"), `"2"`), `{"url":"https://example.com/new","max_clicks":null}`))
 
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
 	stored := f.stored(t, code)
 	want := before.Features
 	want.MaxClicks = 0
 	assert.Equal(t, want, stored.Features, "only max_clicks was named")
-	assert.True(t, decode[linkapi.LinkDetail](t, resp).Protected)
+	assert.True(t, apigwtest.Decode[linkapi.LinkDetail](t, resp).Protected)
 }
 
 func TestPatchWithTheSameRedirectRulesWritesNothing(t *testing.T) {
@@ -98,7 +99,7 @@ func TestPatchWithTheSameRedirectRulesWritesNothing(t *testing.T) {
 	f.seed(t, code, "", ownerA)
 	before := f.withFeatures(t, code)
 
-	resp := f.do(t, withBody(withIfMatch(event(t, "patch-link.json"), `"2"`),
+	resp := f.do(t, apigwtest.WithBody(withIfMatch(event(t, "patch-link.json"), `"2"`),
 		`{"max_clicks":5,"rules":[{"url":"https://de.example/","country":["de"]}]}`))
 
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
@@ -122,10 +123,10 @@ func TestPatchRefusesBadRedirectRules(t *testing.T) {
 			f := newFixture(t)
 			before := f.seed(t, code, "", ownerA)
 
-			resp := f.do(t, withBody(event(t, "patch-link.json"), tt.body))
+			resp := f.do(t, apigwtest.WithBody(event(t, "patch-link.json"), tt.body))
 
 			require.Equal(t, 400, resp.StatusCode, resp.Body)
-			assert.Equal(t, tt.field, decode[apigw.Problem](t, resp).Field)
+			assert.Equal(t, tt.field, apigwtest.Decode[apigw.Problem](t, resp).Field)
 			assert.Equal(t, before, f.stored(t, code), "nothing written")
 		})
 	}
@@ -138,12 +139,12 @@ func TestGetAndListShowProtected(t *testing.T) {
 
 	got := f.do(t, event(t, "get-link.json"))
 	require.Equal(t, 200, got.StatusCode, got.Body)
-	assert.True(t, decode[linkapi.LinkDetail](t, got).Protected)
+	assert.True(t, apigwtest.Decode[linkapi.LinkDetail](t, got).Protected)
 	assert.NotContains(t, got.Body, "argon2")
 
 	list := f.do(t, event(t, "list-links.json"))
 	require.Equal(t, 200, list.StatusCode, list.Body)
-	page := decode[linkapi.LinkPage](t, list)
+	page := apigwtest.Decode[linkapi.LinkPage](t, list)
 	require.Len(t, page.Links, 1)
 	assert.True(t, page.Links[0].Protected)
 	assert.Equal(t, int64(5), page.Links[0].MaxClicks)

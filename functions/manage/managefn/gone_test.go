@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 )
 
 // TestPatchDeletedIsGone: a link its owner deleted cannot be revived, and
@@ -39,7 +41,7 @@ func TestPatchDeletedIsGone(t *testing.T) {
 			del := f.do(t, withIfMatch(at(event(t, "delete-link.json"), target), "*"))
 			require.Equal(t, 204, del.StatusCode, del.Body)
 
-			resp := f.do(t, as(withIfMatch(at(withBody(event(t, "patch-link.json"), `{"url":"https://example.com/again"}`), tt.path), "*"), tt.owner))
+			resp := f.do(t, as(withIfMatch(at(apigwtest.WithBody(event(t, "patch-link.json"), `{"url":"https://example.com/again"}`), tt.path), "*"), tt.owner))
 			p := requireProblem(t, resp, tt.status, "")
 			if tt.status == 410 {
 				assert.Contains(t, p.Detail, "deleted")

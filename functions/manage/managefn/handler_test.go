@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
@@ -163,45 +164,7 @@ func keyOf(owner string) string {
 }
 
 func withIfMatch(ev events.APIGatewayProxyRequest, v string) events.APIGatewayProxyRequest {
-	h := map[string]string{}
-	for k, val := range ev.Headers {
-		if !strings.EqualFold(k, "If-Match") {
-			h[k] = val
-		}
-	}
-	mv := map[string][]string{}
-	for k, val := range ev.MultiValueHeaders {
-		if !strings.EqualFold(k, "If-Match") {
-			mv[k] = val
-		}
-	}
-	if v != "" {
-		h["If-Match"], mv["If-Match"] = v, []string{v}
-	}
-	ev.Headers, ev.MultiValueHeaders = h, mv
-	return ev
-}
-
-func withBody(ev events.APIGatewayProxyRequest, body string) events.APIGatewayProxyRequest {
-	ev.Body = body
-	return ev
-}
-
-func withQuery(ev events.APIGatewayProxyRequest, kv ...string) events.APIGatewayProxyRequest {
-	ev.QueryStringParameters = map[string]string{}
-	ev.MultiValueQueryStringParameters = map[string][]string{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		ev.QueryStringParameters[kv[i]] = kv[i+1]
-		ev.MultiValueQueryStringParameters[kv[i]] = []string{kv[i+1]}
-	}
-	return ev
-}
-
-func decode[T any](t *testing.T, resp events.APIGatewayProxyResponse) T {
-	t.Helper()
-	var v T
-	require.NoError(t, json.Unmarshal([]byte(resp.Body), &v), resp.Body)
-	return v
+	return apigwtest.WithHeader(ev, "If-Match", v)
 }
 
 // requireProblem checks resp is an RFC 9457 problem with status and,
@@ -210,7 +173,7 @@ func requireProblem(t *testing.T, resp events.APIGatewayProxyResponse, status in
 	t.Helper()
 	require.Equal(t, status, resp.StatusCode, resp.Body)
 	assert.Equal(t, apigw.ContentTypeProblem, resp.Headers["Content-Type"])
-	p := decode[apigw.Problem](t, resp)
+	p := apigwtest.Decode[apigw.Problem](t, resp)
 	assert.Equal(t, status, p.Status)
 	assert.True(t, strings.HasPrefix(p.Type, apigw.ProblemBase), p.Type)
 	assert.NotEmpty(t, p.Title)
@@ -263,7 +226,7 @@ func TestGet(t *testing.T) {
 			l := f.stored(t, tt.want)
 			assert.Equal(t, `"1"`, resp.Headers["ETag"])
 			assert.Equal(t, "application/json", resp.Headers["Content-Type"])
-			assert.Equal(t, f.h.Present.Detail(l), decode[linkapi.LinkDetail](t, resp))
+			assert.Equal(t, f.h.Present.Detail(l), apigwtest.Decode[linkapi.LinkDetail](t, resp))
 		})
 	}
 }
@@ -325,11 +288,11 @@ func TestListPagesNewestFirst(t *testing.T) {
 		require.Less(t, page, 5, "the cursor never ran out")
 		ev := event(t, "list-links.json") // limit=2
 		if cursor != "" {
-			ev = withQuery(ev, "limit", "2", "cursor", cursor)
+			ev = apigwtest.WithQuery(ev, "limit", "2", "cursor", cursor)
 		}
 		resp := f.do(t, ev)
 		require.Equal(t, 200, resp.StatusCode, resp.Body)
-		body := decode[linkapi.LinkPage](t, resp)
+		body := apigwtest.Decode[linkapi.LinkPage](t, resp)
 		var codes []string
 		for _, l := range body.Links {
 			codes = append(codes, l.Code)
@@ -372,14 +335,14 @@ func TestListPageSize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := f.do(t, withQuery(event(t, "list-links.json"), tt.query...))
+			resp := f.do(t, apigwtest.WithQuery(event(t, "list-links.json"), tt.query...))
 
 			if tt.wantField != "" {
 				requireProblem(t, resp, 400, tt.wantField)
 				return
 			}
 			require.Equal(t, 200, resp.StatusCode, resp.Body)
-			page := decode[linkapi.LinkPage](t, resp)
+			page := apigwtest.Decode[linkapi.LinkPage](t, resp)
 			assert.Len(t, page.Links, tt.wantLen)
 			assert.Equal(t, tt.wantMore, page.NextCursor != "")
 		})
@@ -416,14 +379,14 @@ func TestListSearch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := f.do(t, withQuery(event(t, "list-links.json"), "q", tt.q))
+			resp := f.do(t, apigwtest.WithQuery(event(t, "list-links.json"), "q", tt.q))
 
 			if tt.wantField != "" {
 				requireProblem(t, resp, 400, tt.wantField)
 				return
 			}
 			require.Equal(t, 200, resp.StatusCode, resp.Body)
-			page := decode[linkapi.LinkPage](t, resp)
+			page := apigwtest.Decode[linkapi.LinkPage](t, resp)
 			var got []string
 			for _, l := range page.Links {
 				got = append(got, l.Code)
@@ -456,7 +419,7 @@ func TestOwnerIsolation(t *testing.T) {
 		// Even with the right version: a 412 would tell the link exists.
 		resp := f.do(t, as(withIfMatch(event(t, "patch-link.json"), `"1"`), ownerB))
 		requireProblem(t, resp, 404, "")
-		resp = f.do(t, as(at(withBody(event(t, "patch-link.json"), `{"status":"disabled"}`), "Summer-Sale"), ownerB))
+		resp = f.do(t, as(at(apigwtest.WithBody(event(t, "patch-link.json"), `{"status":"disabled"}`), "Summer-Sale"), ownerB))
 		requireProblem(t, resp, 404, "")
 	})
 	t.Run("delete", func(t *testing.T) {
@@ -502,11 +465,11 @@ func TestPatchEachField(t *testing.T) {
 			tt.change(&want)
 			want.Version, want.UpdatedAt = 2, later
 
-			resp := f.do(t, withBody(event(t, "patch-link.json"), tt.body))
+			resp := f.do(t, apigwtest.WithBody(event(t, "patch-link.json"), tt.body))
 
 			require.Equal(t, 200, resp.StatusCode, resp.Body)
 			assert.Equal(t, `"2"`, resp.Headers["ETag"])
-			assert.Equal(t, f.h.Present.Detail(want), decode[linkapi.LinkDetail](t, resp))
+			assert.Equal(t, f.h.Present.Detail(want), apigwtest.Decode[linkapi.LinkDetail](t, resp))
 			assert.Equal(t, want, f.stored(t, code))
 			assert.Equal(t, []edgecache.Invalidation{{At: later, Paths: []string{"/" + code}}}, f.edge.Invalidations())
 			assert.Equal(t, 1.0, f.metric(t, edgecache.MetricPaths))
@@ -568,7 +531,7 @@ func TestPatchRefusesBadRequests(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
 			before := f.seed(t, code, "", ownerA)
-			ev := withBody(event(t, "patch-link.json"), tt.body)
+			ev := apigwtest.WithBody(event(t, "patch-link.json"), tt.body)
 			if tt.ifMatch != "" {
 				ev = withIfMatch(ev, tt.ifMatch)
 			}
@@ -627,11 +590,11 @@ func TestPatchVersionsIncrementAndETagFollows(t *testing.T) {
 	f.seed(t, code, "", ownerA)
 	etag := `"1"`
 	for i, body := range []string{`{"redirect_status":301}`, `{"url":"https://example.com/v3"}`, `{"status":"disabled"}`} {
-		resp := f.do(t, withIfMatch(withBody(event(t, "patch-link.json"), body), etag))
+		resp := f.do(t, withIfMatch(apigwtest.WithBody(event(t, "patch-link.json"), body), etag))
 		require.Equal(t, 200, resp.StatusCode, resp.Body)
 		etag = resp.Headers["ETag"]
 		assert.Equal(t, fmt.Sprintf(`"%d"`, i+2), etag)
-		assert.Equal(t, int64(i+2), decode[linkapi.LinkDetail](t, resp).Version)
+		assert.Equal(t, int64(i+2), apigwtest.Decode[linkapi.LinkDetail](t, resp).Version)
 	}
 	get := f.do(t, event(t, "get-link.json"))
 	assert.Equal(t, `"4"`, get.Headers["ETag"])
@@ -643,7 +606,7 @@ func TestPatchThatChangesNothingWritesNothing(t *testing.T) {
 	before := f.seed(t, code, "", ownerA)
 	f.clock.Add(time.Minute)
 
-	resp := f.do(t, withBody(event(t, "patch-link.json"), `{"status":"active","redirect_status":302}`))
+	resp := f.do(t, apigwtest.WithBody(event(t, "patch-link.json"), `{"status":"active","redirect_status":302}`))
 
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
 	assert.Equal(t, `"1"`, resp.Headers["ETag"])
@@ -660,7 +623,7 @@ func TestPatchOfAnExpiredLinkIsGone(t *testing.T) {
 	require.NoError(t, f.store.Update(context.Background(), l, 1))
 	f.clock.Add(2 * time.Hour) // expired; TTL has not removed it yet
 
-	resp := f.do(t, withBody(withIfMatch(event(t, "patch-link.json"), `"2"`), `{"ttl_seconds":86400}`))
+	resp := f.do(t, apigwtest.WithBody(withIfMatch(event(t, "patch-link.json"), `"2"`), `{"ttl_seconds":86400}`))
 
 	requireProblem(t, resp, 410, "")
 	assert.Equal(t, l, f.stored(t, code), "an expired link is not revived")
@@ -673,8 +636,8 @@ func TestPatchOfAnExpiredLinkIsGone(t *testing.T) {
 func TestLostUpdateSequential(t *testing.T) {
 	f := newFixture(t)
 	f.seed(t, code, "", ownerA)
-	first := withBody(event(t, "patch-link.json"), `{"url":"https://example.com/first"}`)   // If-Match "1"
-	second := withBody(event(t, "patch-link.json"), `{"url":"https://example.com/second"}`) // If-Match "1"
+	first := apigwtest.WithBody(event(t, "patch-link.json"), `{"url":"https://example.com/first"}`)   // If-Match "1"
+	second := apigwtest.WithBody(event(t, "patch-link.json"), `{"url":"https://example.com/second"}`) // If-Match "1"
 
 	r1 := f.do(t, first)
 	r2 := f.do(t, second)
@@ -725,7 +688,7 @@ func TestLostUpdateInterleaved(t *testing.T) {
 			resps := make([]events.APIGatewayProxyResponse, len(urls))
 			var wg sync.WaitGroup
 			for i, u := range urls {
-				ev := withIfMatch(withBody(event(t, "patch-link.json"), `{"url":"`+u+`"}`), ifMatch)
+				ev := withIfMatch(apigwtest.WithBody(event(t, "patch-link.json"), `{"url":"`+u+`"}`), ifMatch)
 				wg.Go(func() {
 					resp, err := f.h.Handle(context.Background(), ev)
 					assert.NoError(t, err)
@@ -829,7 +792,7 @@ func TestAliasChangesInvalidateBothSpellings(t *testing.T) {
 	f := newFixture(t)
 	f.seed(t, "summer-sale", "Summer-Sale", ownerA)
 
-	patch := f.do(t, at(withBody(event(t, "patch-link.json"), `{"status":"disabled"}`), "Summer-Sale"))
+	patch := f.do(t, at(apigwtest.WithBody(event(t, "patch-link.json"), `{"status":"disabled"}`), "Summer-Sale"))
 	require.Equal(t, 200, patch.StatusCode, patch.Body)
 	del := f.do(t, at(event(t, "delete-link.json"), "summer-sale"))
 	require.Equal(t, 204, del.StatusCode, del.Body)
@@ -867,13 +830,13 @@ func TestDisableThenEnable(t *testing.T) {
 	f := newFixture(t)
 	f.seed(t, code, "", ownerA)
 
-	resp := f.do(t, withBody(event(t, "patch-link.json"), `{"status":"disabled"}`))
+	resp := f.do(t, apigwtest.WithBody(event(t, "patch-link.json"), `{"status":"disabled"}`))
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
-	assert.Equal(t, link.StatusDisabled, decode[linkapi.LinkDetail](t, resp).Status)
+	assert.Equal(t, link.StatusDisabled, apigwtest.Decode[linkapi.LinkDetail](t, resp).Status)
 	assert.Equal(t, link.Gone, f.stored(t, code).Resolve(f.clock.Now()), "a disabled link answers 410")
 
 	f.clock.Add(time.Second)
-	resp = f.do(t, withIfMatch(withBody(event(t, "patch-link.json"), `{"status":"active"}`), resp.Headers["ETag"]))
+	resp = f.do(t, withIfMatch(apigwtest.WithBody(event(t, "patch-link.json"), `{"status":"active"}`), resp.Headers["ETag"]))
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
 	l := f.stored(t, code)
 	assert.Equal(t, link.StatusActive, l.Status)
@@ -1044,13 +1007,13 @@ func TestNewBuildsFromTheConfiguration(t *testing.T) {
 	require.NoError(t, store.Create(context.Background(), link.Link{Code: "aB3dE5fG", Owner: ownerA, URL: "https://example.com/",
 		CreatedAt: start, UpdatedAt: start, ExpiresAt: start.Add(time.Hour), Status: link.StatusActive, Version: 1, RedirectStatus: 302}, nil))
 
-	resp, err := h.Handle(context.Background(), at(withBody(event(t, "patch-link.json"), `{"url":"https://sho.rt/loop"}`), "aB3dE5fG"))
+	resp, err := h.Handle(context.Background(), at(apigwtest.WithBody(event(t, "patch-link.json"), `{"url":"https://sho.rt/loop"}`), "aB3dE5fG"))
 	require.NoError(t, err)
 	requireProblem(t, resp, 400, "url") // the short domain comes from the base URL
 	resp, err = h.Handle(context.Background(), at(event(t, "patch-link.json"), "aB3dE5fG"))
 	require.NoError(t, err)
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
-	assert.Equal(t, "https://sho.rt/aB3dE5fG", decode[linkapi.LinkDetail](t, resp).ShortURL)
+	assert.Equal(t, "https://sho.rt/aB3dE5fG", apigwtest.Decode[linkapi.LinkDetail](t, resp).ShortURL)
 	assert.Equal(t, []string{"/aB3dE5fG"}, edge.Paths())
 	assert.Equal(t, []time.Duration{config.DefaultInvalidationSettle}, settled, "the invalidation waits out the settle time")
 	assert.Equal(t, start.Add(config.DefaultInvalidationSettle), edge.Invalidations()[0].At)

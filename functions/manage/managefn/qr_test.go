@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/link"
 )
 
@@ -110,7 +111,7 @@ func TestQRPNG(t *testing.T) {
 				c = "summer-sale"
 			}
 			f.seed(t, c, tt.alias, ownerA)
-			resp, err := f.h.Handle(context.Background(), withQuery(qrAt(event(t, "qr-link.json"), c), tt.query...))
+			resp, err := f.h.Handle(context.Background(), apigwtest.WithQuery(qrAt(event(t, "qr-link.json"), c), tt.query...))
 			require.NoError(t, err)
 			require.Equal(t, 200, resp.StatusCode, resp.Body)
 			assert.Equal(t, "image/png", resp.Headers["Content-Type"])
@@ -134,7 +135,7 @@ func TestQRPNG(t *testing.T) {
 func TestQRSVG(t *testing.T) {
 	f := newFixture(t)
 	f.seed(t, code, "", ownerA)
-	resp, err := f.h.Handle(context.Background(), withQuery(event(t, "qr-link.json"), "format", "svg", "size", "320"))
+	resp, err := f.h.Handle(context.Background(), apigwtest.WithQuery(event(t, "qr-link.json"), "format", "svg", "size", "320"))
 	require.NoError(t, err)
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
 	assert.Equal(t, "image/svg+xml", resp.Headers["Content-Type"])
@@ -195,7 +196,7 @@ func TestQRRefusals(t *testing.T) {
 				ev = qrAt(ev, tt.code)
 			}
 			if tt.query != nil {
-				ev = withQuery(ev, tt.query...)
+				ev = apigwtest.WithQuery(ev, tt.query...)
 			}
 			switch tt.owner {
 			case "":
