@@ -12,7 +12,9 @@ import (
 // marshalFeatures adds f's attributes to a link item, only those the link
 // uses: an item without them is a link without the features. Lists keep
 // their order (L, not SS: a string set is unordered and may not be empty),
-// since rules are tried in order.
+// since rules are tried in order. A rule's conditions are written as
+// link.Conditions describes them, each under its Name, so a new condition
+// needs no change here.
 func marshalFeatures(item map[string]types.AttributeValue, f link.Features) {
 	if f.PasswordHash != "" {
 		item[tableschema.AttrPasswordHash] = str(f.PasswordHash)
@@ -27,10 +29,9 @@ func marshalFeatures(item map[string]types.AttributeValue, f link.Features) {
 		rules := make([]types.AttributeValue, len(f.Rules))
 		for i, r := range f.Rules {
 			m := map[string]types.AttributeValue{tableschema.AttrURL: str(r.URL)}
-			putStrings(m, tableschema.AttrCountry, r.Country)
-			putStrings(m, tableschema.AttrDevice, r.Device)
-			putStrings(m, tableschema.AttrOS, r.OS)
-			putStrings(m, tableschema.AttrLanguage, r.Language)
+			for _, c := range link.Conditions {
+				putStrings(m, c.Name, *c.Values(&r))
+			}
 			rules[i] = &types.AttributeValueMemberM{Value: m}
 		}
 		item[tableschema.AttrRules] = &types.AttributeValueMemberL{Value: rules}
@@ -86,14 +87,15 @@ func unmarshalFeatures(item map[string]types.AttributeValue) (link.Features, err
 	return f, nil
 }
 
+// unmarshalRule reads a rule's map: its URL, and each condition from the
+// attribute named as the condition is (link.Condition.Name).
 func unmarshalRule(m map[string]types.AttributeValue) (link.Rule, error) {
 	var r link.Rule
 	var err error
 	r.URL, err = getS(m, tableschema.AttrURL, nil)
-	r.Country, err = getStrings(m, tableschema.AttrCountry, err)
-	r.Device, err = getStrings(m, tableschema.AttrDevice, err)
-	r.OS, err = getStrings(m, tableschema.AttrOS, err)
-	r.Language, err = getStrings(m, tableschema.AttrLanguage, err)
+	for _, c := range link.Conditions {
+		*c.Values(&r), err = getStrings(m, c.Name, err)
+	}
 	return r, err
 }
 

@@ -58,12 +58,12 @@ func TestItemMalformedFeatureIsAnError(t *testing.T) {
 		}},
 		{"rule without url", func(m map[string]types.AttributeValue) {
 			m[tableschema.AttrRules] = &types.AttributeValueMemberL{Value: []types.AttributeValue{
-				&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{tableschema.AttrCountry: &types.AttributeValueMemberL{}}}}}
+				&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"country": &types.AttributeValueMemberL{}}}}}
 		}},
 		{"country a string set", func(m map[string]types.AttributeValue) {
 			m[tableschema.AttrRules] = &types.AttributeValueMemberL{Value: []types.AttributeValue{
 				&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{tableschema.AttrURL: str("https://a.example"),
-					tableschema.AttrCountry: &types.AttributeValueMemberSS{Value: []string{"DE"}}}}}}
+					"country": &types.AttributeValueMemberSS{Value: []string{"DE"}}}}}}
 		}},
 		{"target without weight", func(m map[string]types.AttributeValue) {
 			m[tableschema.AttrTargets] = &types.AttributeValueMemberL{Value: []types.AttributeValue{

@@ -35,18 +35,15 @@ const (
 	// Redirect rules (shared/link.Features), each absent when the link
 	// does not use it, so items written before them read back with none.
 	// AttrPasswordHash holds the encoded Argon2id hash, never a password;
-	// AttrRules is a list of maps (AttrURL and the condition lists below,
-	// each a list of strings, kept in order), AttrTargets a list of maps
-	// (AttrURL, AttrWeight).
+	// AttrRules is a list of maps (AttrURL and one list of strings per
+	// condition, kept in order and named as the condition is in the API:
+	// shared/link.Conditions' Name), AttrTargets a list of maps (AttrURL,
+	// AttrWeight).
 	AttrPasswordHash = "password_hash"
 	AttrMaxClicks    = "max_clicks"
 	AttrRules        = "rules"
 	AttrTargets      = "targets"
 	AttrExpiredURL   = "expired_url"
-	AttrCountry      = "country"
-	AttrDevice       = "device"
-	AttrOS           = "os"
-	AttrLanguage     = "language"
 	AttrWeight       = "weight"
 
 	// Tombstone attributes. AttrTombShard is the sparse index's partition

@@ -687,16 +687,20 @@ func assertTaken(t *testing.T, err error, want linkstore.Taken) {
 	assert.Equal(t, want, ce.Taken)
 }
 
-// sample builds a link with times at the precision the stores keep:
-// milliseconds for creation, seconds for expiry (the TTL attribute).
-// withFeatures is l with every redirect rule feature set.
+// withFeatures is l with every redirect rule feature set, its last rule
+// carrying every condition link.Conditions lists.
 func withFeatures(l link.Link) link.Link {
+	every := link.Rule{URL: "https://every.example/"}
+	for _, c := range link.Conditions {
+		*c.Values(&every) = []string{c.Name + "-1", c.Name + "-2"}
+	}
 	l.Features = link.Features{
 		PasswordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA",
 		MaxClicks:    5,
 		Rules: []link.Rule{
 			{URL: "https://de.example/", Country: []string{"DE", "AT"}, Device: []string{"mobile", "tablet"}},
 			{URL: "https://x.example/", OS: []string{"ios"}, Language: []string{"fr", "de"}},
+			every,
 		},
 		Targets:    []link.Target{{URL: "https://a.example/", Weight: 70}, {URL: "https://b.example/", Weight: 30}},
 		ExpiredURL: "https://example.com/over",
@@ -704,6 +708,8 @@ func withFeatures(l link.Link) link.Link {
 	return l
 }
 
+// sample builds a link with times at the precision the stores keep:
+// milliseconds for creation, seconds for expiry (the TTL attribute).
 func sample(code string, now time.Time) link.Link {
 	now = now.Truncate(time.Millisecond)
 	return link.Link{
