@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -36,11 +35,6 @@ func counterKey(pk string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{tableschema.AttrIdemPK: &types.AttributeValueMemberS{Value: pk}}
 }
 
-func failedCondition(err error) bool {
-	var ccf *types.ConditionalCheckFailedException
-	return errors.As(err, &ccf)
-}
-
 // UseClick is one UpdateItem: ADD used 1 if used < max. DynamoDB applies
 // the condition and the increment atomically on the one item, so of any
 // number of racing clicks exactly max succeed (docs: "Conditional writes",
@@ -61,7 +55,7 @@ func (s *Counter) UseClick(ctx context.Context, k string, max int64, expires tim
 	switch {
 	case err == nil:
 		return true, nil
-	case failedCondition(err):
+	case conditionFailed(err):
 		return false, nil
 	}
 	return false, fmt.Errorf("use a click of %q: %w", k, err)
@@ -109,7 +103,7 @@ func (s *Counter) Attempt(ctx context.Context, k string, lim linkcounter.Limit, 
 		if err == nil {
 			return 0, nil
 		}
-		if !failedCondition(err) {
+		if !conditionFailed(err) {
 			return 0, fmt.Errorf("count a password attempt: %w", err)
 		}
 		until := now.Add(lim.Window)
@@ -124,7 +118,7 @@ func (s *Counter) Attempt(ctx context.Context, k string, lim linkcounter.Limit, 
 		if err == nil {
 			return 0, nil
 		}
-		if !failedCondition(err) {
+		if !conditionFailed(err) {
 			return 0, fmt.Errorf("open a password window: %w", err)
 		}
 		out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: counterKey(pk), ConsistentRead: aws.Bool(true)})
@@ -149,7 +143,7 @@ func (s *Counter) Forgive(ctx context.Context, k string, now time.Time) error {
 		ExpressionAttributeNames:  map[string]string{"#n": attrN, "#until": attrUntil},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":minus": num(-1), ":now": num(now.UnixMilli()), ":zero": num(0)},
 	})
-	if err != nil && !failedCondition(err) {
+	if err != nil && !conditionFailed(err) {
 		return fmt.Errorf("forgive a password attempt: %w", err)
 	}
 	return nil

@@ -83,6 +83,25 @@ func canceledForLoad(e *types.TransactionCanceledException) bool {
 	return busy
 }
 
+// ConditionFailed reports whether err is DynamoDB refusing a write for its
+// condition and, when the write asked for it
+// (ReturnValuesOnConditionCheckFailure ALL_OLD), the item as it was; that
+// item is nil when there was none or the write did not ask.
+func ConditionFailed(err error) (old map[string]types.AttributeValue, failed bool) {
+	var ccf *types.ConditionalCheckFailedException
+	if !errors.As(err, &ccf) {
+		return nil, false
+	}
+	return ccf.Item, true
+}
+
+// conditionFailed reports whether err is DynamoDB refusing a write for its
+// condition, for a caller that needs no item.
+func conditionFailed(err error) bool {
+	_, failed := ConditionFailed(err)
+	return failed
+}
+
 // Wrap adds context to err and marks an unavailable one with
 // link.ErrUnavailable; nil stays nil.
 func Wrap(context string, err error) error {

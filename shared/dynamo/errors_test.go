@@ -64,3 +64,25 @@ func canceled(codes ...string) error {
 	}
 	return e
 }
+
+func TestConditionFailed(t *testing.T) {
+	item := map[string]types.AttributeValue{"code": &types.AttributeValueMemberS{Value: "abc"}}
+	tests := []struct {
+		name       string
+		err        error
+		wantFailed bool
+		wantOld    map[string]types.AttributeValue
+	}{
+		{"nil", nil, false, nil},
+		{"another error", errors.New("boom"), false, nil},
+		{"failed, wrapped, with the old item", fmt.Errorf("put: %w", &types.ConditionalCheckFailedException{Item: item}), true, item},
+		{"failed without an item", &types.ConditionalCheckFailedException{}, true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			old, failed := dynamo.ConditionFailed(tt.err)
+			assert.Equal(t, tt.wantFailed, failed)
+			assert.Equal(t, tt.wantOld, old)
+		})
+	}
+}

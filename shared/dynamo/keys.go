@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -78,8 +77,7 @@ func (s *KeyStore) Add(ctx context.Context, rec apikey.Record) error {
 		ConditionExpression:      aws.String("attribute_not_exists(#h)"),
 		ExpressionAttributeNames: map[string]string{"#h": tableschema.AttrKeyHash},
 	})
-	var failed *types.ConditionalCheckFailedException
-	if errors.As(err, &failed) {
+	if conditionFailed(err) {
 		return apikey.ErrExists
 	}
 	return Wrap("add api key", err)
@@ -105,8 +103,7 @@ func (s *KeyStore) Revoke(ctx context.Context, hash string, at time.Time) (apike
 		},
 		ReturnValues: types.ReturnValueAllNew,
 	})
-	var failed *types.ConditionalCheckFailedException
-	if errors.As(err, &failed) {
+	if conditionFailed(err) {
 		return apikey.Record{}, apikey.ErrUnknown
 	}
 	if err != nil {

@@ -89,9 +89,8 @@ func (l *Ledger) Reserve(ctx context.Context, r linkstore.Reservation) (linkstor
 		ConditionExpression:                 aws.String("attribute_not_exists(" + tableschema.AttrResPK + ")"),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		held, derr := unmarshalReservation(r.Code, ccf.Item)
+	if old, failed := ConditionFailed(err); failed {
+		held, derr := unmarshalReservation(r.Code, old)
 		if derr != nil {
 			return linkstore.Reservation{}, derr
 		}
@@ -149,8 +148,7 @@ func (l *Ledger) Confirm(ctx context.Context, code, token string) error {
 			":live": str(stateLive), ":pending": str(statePending), ":token": str(token),
 		},
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if conditionFailed(err) {
 		return fmt.Errorf("confirm reservation %q: %w", code, link.ErrConflict)
 	}
 	return wrapCode("confirm reservation", code, err)
@@ -172,8 +170,7 @@ func (l *Ledger) deleteOwn(ctx context.Context, op, name string, key map[string]
 		ExpressionAttributeNames:  ledgerNames,
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pending": str(statePending), ":token": str(token)},
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if conditionFailed(err) {
 		return false, nil
 	}
 	if err != nil {
@@ -215,12 +212,11 @@ func (l *Ledger) Advance(ctx context.Context, code, owner string, expect, next i
 		ReturnValues:                        types.ReturnValueAllOld,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		if ccf.Item == nil {
+	if old, failed := ConditionFailed(err); failed {
+		if old == nil {
 			return linkstore.Reservation{}, fmt.Errorf("reservation %q: %w", code, link.ErrNotFound)
 		}
-		held, derr := unmarshalReservation(code, ccf.Item)
+		held, derr := unmarshalReservation(code, old)
 		if derr != nil || held.Owner != owner || held.Pending || held.Deleted {
 			return held, fmt.Errorf("reservation %q: %w", code, link.ErrNotFound)
 		}
@@ -242,8 +238,7 @@ func (l *Ledger) ReleaseReservation(ctx context.Context, code string, reservedBy
 		ConditionExpression:       aws.String("attribute_not_exists(" + tableschema.AttrResPK + ") OR " + tableschema.AttrCreatedAt + " <= :by"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":by": num(reservedBy.UnixMilli())},
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if conditionFailed(err) {
 		return false, nil
 	}
 	if err != nil {
@@ -281,9 +276,8 @@ func (l *Ledger) Claim(ctx context.Context, c linkstore.Claim) (linkstore.Claim,
 		ExpressionAttributeValues:           map[string]types.AttributeValue{":now": num(l.cfg.Now().Unix())},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		held, derr := l.unmarshalClaim(c.Owner, c.Key, ccf.Item)
+	if old, failed := ConditionFailed(err); failed {
+		held, derr := l.unmarshalClaim(c.Owner, c.Key, old)
 		if errors.Is(derr, link.ErrNotFound) {
 			return linkstore.Claim{}, fmt.Errorf("claim idempotency key %q: the claim holding it just expired: %w", c.Key, link.ErrUnavailable)
 		}
@@ -356,8 +350,7 @@ func (l *Ledger) TakeOver(ctx context.Context, owner, key, old, token string, le
 			":token": str(token), ":lease": num(leaseUntil.UnixMilli()), ":pending": str(statePending), ":old": str(old),
 		},
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if conditionFailed(err) {
 		return fmt.Errorf("take over idempotency claim: %w", link.ErrConflict)
 	}
 	return wrapCode("take over idempotency claim", key, err)
@@ -377,8 +370,7 @@ func (l *Ledger) Settle(ctx context.Context, owner, key, token string) error {
 			":done": str(stateDone), ":pending": str(statePending), ":token": str(token),
 		},
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if conditionFailed(err) {
 		return fmt.Errorf("settle idempotency claim: %w", link.ErrConflict)
 	}
 	return wrapCode("settle idempotency claim", key, err)

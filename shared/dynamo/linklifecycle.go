@@ -76,14 +76,14 @@ func ownedValues(owner string, expect int64) map[string]types.AttributeValue {
 // (404) using the item DynamoDB returns with a failed condition. Owner
 // isolation: someone else's link is "not found", never "forbidden".
 func (s *LinkStore) ownedError(op, code, owner string, err error) error {
-	var ccf *types.ConditionalCheckFailedException
-	if !errors.As(err, &ccf) {
+	prev, failed := ConditionFailed(err)
+	if !failed {
 		return wrapCode(op, code, err)
 	}
-	if ccf.Item == nil {
+	if prev == nil {
 		return fmt.Errorf("%s %q: %w", op, code, link.ErrNotFound)
 	}
-	old, derr := unmarshalLink(ccf.Item)
+	old, derr := unmarshalLink(prev)
 	if derr != nil || old.Owner != owner || old.Status == link.StatusTombstone {
 		return fmt.Errorf("%s %q: %w", op, code, link.ErrNotFound)
 	}
@@ -156,8 +156,7 @@ func (s *LinkStore) Tombstone(ctx context.Context, t link.Tombstone) (bool, erro
 		ExpressionAttributeNames:  attrNames,
 		ExpressionAttributeValues: values,
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if conditionFailed(err) {
 		return false, nil
 	}
 	if err != nil {
@@ -307,8 +306,7 @@ func (s *LinkStore) Release(ctx context.Context, code string, now time.Time) (bo
 			":tomb": str(string(link.StatusTombstone)), ":now": num(now.Unix()),
 		},
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if conditionFailed(err) {
 		return false, nil
 	}
 	if err != nil {

@@ -72,8 +72,7 @@ func (s *LinkStore) Create(ctx context.Context, l link.Link, idem *linkstore.Ide
 			Item:                marshalLink(l, s.cfg.PurgeDelay),
 			ConditionExpression: aws.String(codeIsFree),
 		})
-		var ccf *types.ConditionalCheckFailedException
-		if errors.As(err, &ccf) {
+		if conditionFailed(err) {
 			return &linkstore.ConflictError{Taken: linkstore.TakenCode, Code: l.Code}
 		}
 		return wrapCode("create link", l.Code, err)
@@ -191,9 +190,8 @@ func (s *LinkStore) ClaimIdempotency(ctx context.Context, rec linkstore.Idempote
 		ExpressionAttributeValues:           map[string]types.AttributeValue{":now": num(s.cfg.Now().Unix())},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		held, derr := s.unmarshalIdempotency(rec.Owner, rec.Key, ccf.Item)
+	if old, failed := ConditionFailed(err); failed {
+		held, derr := s.unmarshalIdempotency(rec.Owner, rec.Key, old)
 		if errors.Is(derr, link.ErrNotFound) {
 			// It expired between the condition and now: a retry claims it.
 			return linkstore.Idempotency{}, fmt.Errorf("claim idempotency key %q: the record holding it just expired: %w", rec.Key, link.ErrUnavailable)

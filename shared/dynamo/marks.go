@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -91,13 +90,12 @@ func (s *MarkStore) Mark(ctx context.Context, code string, stamp, until time.Tim
 			":s": millis(stamp),
 		},
 	})
-	var failed *types.ConditionalCheckFailedException
-	if errors.As(err, &failed) {
-		fence, ok, ferr := number(failed.Item, AttrFencedAt)
+	if old, failed := ConditionFailed(err); failed {
+		fence, ok, ferr := number(old, AttrFencedAt)
 		switch {
 		case ferr != nil:
 			return fmt.Errorf("mark edge hold of %q: %w", code, ferr)
-		case failed.Item == nil:
+		case old == nil:
 			// The item exists (an absent one meets both conditions), so
 			// DynamoDB left out what it was: which condition failed is
 			// unknown, and the answer must not count on a mark.
@@ -189,9 +187,8 @@ func (s *MarkStore) update(ctx context.Context, code, set, cond string, values m
 		ReturnValues:                        types.ReturnValueAllOld,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	var cf *types.ConditionalCheckFailedException
-	if errors.As(err, &cf) {
-		return cf.Item, true, nil
+	if old, failed = ConditionFailed(err); failed {
+		return old, true, nil
 	}
 	if err != nil {
 		return nil, false, Wrap("fence edge mark", err)

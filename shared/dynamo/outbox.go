@@ -191,8 +191,7 @@ func (s *Outbox) Claim(ctx context.Context, p webhook.PendingClicks, until time.
 		ExpressionAttributeNames:  map[string]string{"#due": attrDue, "#attempts": attrAttempts},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":until": millis(until), ":seen": millis(p.Due), ":one": &types.AttributeValueMemberN{Value: "1"}},
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if conditionFailed(err) {
 		return ErrClaimed
 	}
 	return Wrap("claim pending clicks", err)
@@ -214,8 +213,7 @@ func (s *Outbox) Reschedule(ctx context.Context, p webhook.PendingClicks) error 
 		ExpressionAttributeNames:  map[string]string{"#due": attrDue, "#batch": attrBatch},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":due": millis(p.Due), ":batch": &types.AttributeValueMemberS{Value: string(body)}},
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if conditionFailed(err) {
 		return nil // queued and deleted by another try meanwhile
 	}
 	return Wrap("reschedule pending clicks", err)

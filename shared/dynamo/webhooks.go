@@ -105,9 +105,8 @@ func itemKey(owner, sk string) map[string]types.AttributeValue {
 
 // wrapHook maps an SDK error to the domain's vocabulary.
 func wrapHook(op string, err error) error {
-	var ccf *types.ConditionalCheckFailedException
 	switch {
-	case errors.As(err, &ccf):
+	case conditionFailed(err):
 		return fmt.Errorf("%s: %w", op, link.ErrNotFound)
 	case Unavailable(err):
 		return fmt.Errorf("%s: %w: %w", op, link.ErrUnavailable, err)

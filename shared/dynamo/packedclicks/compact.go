@@ -2,7 +2,6 @@ package packedclicks
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -656,6 +655,6 @@ func (s *Store) finishMeta(ctx context.Context, m meta, wm map[string]string, op
 }
 
 func isConditionFailed(err error) bool {
-	var ccf *types.ConditionalCheckFailedException
-	return errors.As(err, &ccf)
+	_, failed := dynamo.ConditionFailed(err)
+	return failed
 }
