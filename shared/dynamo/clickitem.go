@@ -82,6 +82,20 @@ func getCount(item map[string]types.AttributeValue, name string) (int64, error) 
 	return n, nil
 }
 
+// unmarshalBucket reads a counter item of kind: its bucket's start and
+// dimension (parseBucket) and its counts.
+func unmarshalBucket(kind clickstore.Kind, item map[string]types.AttributeValue) (start time.Time, dim string, c clickstore.Counts, err error) {
+	b, _ := item[tableschema.AttrBucket].(*types.AttributeValueMemberS)
+	if b == nil {
+		return time.Time{}, "", c, fmt.Errorf("item without %s", tableschema.AttrBucket)
+	}
+	if start, dim, err = parseBucket(kind, b.Value); err != nil {
+		return time.Time{}, "", c, err
+	}
+	c, err = unmarshalCounts(item)
+	return start, dim, c, err
+}
+
 func unmarshalCounts(item map[string]types.AttributeValue) (clickstore.Counts, error) {
 	var c clickstore.Counts
 	var err error

@@ -60,9 +60,7 @@ func NewClickStore(db API, cfg ClickConfig) *ClickStore {
 	SetDefault(&cfg.DayRetention, DefaultDayRetention)
 	SetDefault(&cfg.CheckpointRetention, DefaultCheckpointRetention)
 	SetDefault(&cfg.MaxBreakdownItems, clickstore.DefaultMaxBreakdownItems)
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	SetDefaultNow(&cfg.Now)
 	return &ClickStore{db: db, cfg: cfg}
 }
 
@@ -122,6 +120,15 @@ func (s *ClickStore) Apply(ctx context.Context, c clickstore.Chunk) error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	return WrapApply(c, err)
+}
+
+// WrapApply maps the outcome of the transaction that applies c, whose
+// first item is the update of c's checkpoint conditioned on c not being
+// applied yet: that condition failing is clickstore.ErrApplied, a conflict
+// with another transaction clickstore.ErrContended (and unavailable); any
+// other error is wrapped as Wrap does. nil stays nil.
+func WrapApply(c clickstore.Chunk, err error) error {
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) {
 		reasons := tce.CancellationReasons
@@ -147,9 +154,7 @@ func (s *ClickStore) retention(k clickstore.Kind) time.Duration {
 // Checkpoint implements clickstore.Store. The read is strongly consistent:
 // it follows a failed condition and must see the write that failed it.
 func (s *ClickStore) Checkpoint(ctx context.Context, shard string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+	item, err := getItem(ctx, s.db, s.cfg.Timeout, &dynamodb.GetItemInput{
 		TableName:      &s.cfg.Table,
 		Key:            checkpointKey(shard),
 		ConsistentRead: aws.Bool(true),
@@ -157,7 +162,7 @@ func (s *ClickStore) Checkpoint(ctx context.Context, shard string) (string, erro
 	if err != nil {
 		return "", Wrap("read checkpoint of "+shard, err)
 	}
-	v, ok := out.Item[tableschema.AttrSequence].(*types.AttributeValueMemberS)
+	v, ok := item[tableschema.AttrSequence].(*types.AttributeValueMemberS)
 	if !ok {
 		return "", nil
 	}
@@ -175,15 +180,7 @@ func (s *ClickStore) Series(ctx context.Context, code string, kind clickstore.Ki
 	}
 	var points []clickstore.Point
 	_, err := s.query(ctx, code, lo, hi, 0, func(item map[string]types.AttributeValue) error {
-		b, _ := item[tableschema.AttrBucket].(*types.AttributeValueMemberS)
-		if b == nil {
-			return fmt.Errorf("item without %s", tableschema.AttrBucket)
-		}
-		start, _, err := parseBucket(kind, b.Value)
-		if err != nil {
-			return err
-		}
-		c, err := unmarshalCounts(item)
+		start, _, c, err := unmarshalBucket(kind, item)
 		if err != nil {
 			return err
 		}
@@ -208,15 +205,7 @@ func (s *ClickStore) Breakdown(ctx context.Context, code string, kind clickstore
 		return sums, true, nil
 	}
 	complete, err = s.query(ctx, code, lo, hi, s.cfg.MaxBreakdownItems, func(item map[string]types.AttributeValue) error {
-		b, _ := item[tableschema.AttrBucket].(*types.AttributeValueMemberS)
-		if b == nil {
-			return fmt.Errorf("item without %s", tableschema.AttrBucket)
-		}
-		_, dim, err := parseBucket(kind, b.Value)
-		if err != nil {
-			return err
-		}
-		c, err := unmarshalCounts(item)
+		_, dim, c, err := unmarshalBucket(kind, item)
 		if err != nil {
 			return err
 		}

@@ -35,22 +35,13 @@ var _ apikey.Store = (*KeyStore)(nil)
 // NewKeyStore returns the store over db.
 func NewKeyStore(db API, cfg KeyConfig) *KeyStore { return &KeyStore{db: db, cfg: cfg} }
 
-func (s *KeyStore) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
-	if s.cfg.Timeout > 0 {
-		return context.WithTimeout(ctx, s.cfg.Timeout)
-	}
-	return ctx, func() {}
-}
-
 func hashKey(hash string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{tableschema.AttrKeyHash: &types.AttributeValueMemberS{Value: hash}}
 }
 
 // Get reads the record of hash; apikey.ErrUnknown when there is none.
 func (s *KeyStore) Get(ctx context.Context, hash string) (apikey.Record, error) {
-	ctx, cancel := s.ctx(ctx)
-	defer cancel()
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+	item, err := getItem(ctx, s.db, s.cfg.Timeout, &dynamodb.GetItemInput{
 		TableName:      &s.cfg.Table,
 		Key:            hashKey(hash),
 		ConsistentRead: aws.Bool(s.cfg.ConsistentReads),
@@ -58,10 +49,10 @@ func (s *KeyStore) Get(ctx context.Context, hash string) (apikey.Record, error) 
 	if err != nil {
 		return apikey.Record{}, Wrap("get api key", err)
 	}
-	if out.Item == nil {
+	if item == nil {
 		return apikey.Record{}, apikey.ErrUnknown
 	}
-	return decodeKey(out.Item)
+	return decodeKey(item)
 }
 
 // Add stores rec if no item has its hash; apikey.ErrExists otherwise.
@@ -69,7 +60,7 @@ func (s *KeyStore) Add(ctx context.Context, rec apikey.Record) error {
 	if err := apikey.CheckHash(rec.Hash); err != nil {
 		return err
 	}
-	ctx, cancel := s.ctx(ctx)
+	ctx, cancel := bound(ctx, s.cfg.Timeout)
 	defer cancel()
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                &s.cfg.Table,
@@ -87,7 +78,7 @@ func (s *KeyStore) Add(ctx context.Context, rec apikey.Record) error {
 // time) and returns the record as it now is; apikey.ErrUnknown when there
 // is no such key.
 func (s *KeyStore) Revoke(ctx context.Context, hash string, at time.Time) (apikey.Record, error) {
-	ctx, cancel := s.ctx(ctx)
+	ctx, cancel := bound(ctx, s.cfg.Timeout)
 	defer cancel()
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           &s.cfg.Table,
@@ -125,18 +116,14 @@ func (s *KeyStore) List(ctx context.Context, owner string) ([]apikey.Record, err
 	var out []apikey.Record
 	p := dynamodb.NewScanPaginator(s.db, in)
 	for p.HasMorePages() {
-		cctx, cancel := s.ctx(ctx)
+		cctx, cancel := bound(ctx, s.cfg.Timeout)
 		page, err := p.NextPage(cctx)
 		cancel()
 		if err != nil {
 			return nil, Wrap("list api keys", err)
 		}
-		for _, item := range page.Items {
-			rec, err := decodeKey(item)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, rec)
+		if out, err = appendDecoded(out, page.Items, decodeKey); err != nil {
+			return nil, err
 		}
 	}
 	apikey.SortRecords(out)

@@ -39,9 +39,7 @@ var _ linkstore.Ledger = (*Ledger)(nil)
 // NewLedger returns a ledger over db.
 func NewLedger(db ItemAPI, cfg LedgerConfig) *Ledger {
 	SetDefault(&cfg.Timeout, 2*time.Second)
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	SetDefaultNow(&cfg.Now)
 	return &Ledger{db: db, cfg: cfg}
 }
 
@@ -62,13 +60,9 @@ func claimKey(owner, key string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{tableschema.AttrResPK: str("idem#" + idemPK(owner, key))}
 }
 
-func (l *Ledger) call(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, l.cfg.Timeout)
-}
-
 // Reserve implements linkstore.Ledger.
 func (l *Ledger) Reserve(ctx context.Context, r linkstore.Reservation) (linkstore.Reservation, error) {
-	ctx, cancel := l.call(ctx)
+	ctx, cancel := bound(ctx, l.cfg.Timeout)
 	defer cancel()
 	item := resKey(r.Code)
 	item[tableschema.AttrOwner] = str(r.Owner)
@@ -104,16 +98,14 @@ func (l *Ledger) Reserve(ctx context.Context, r linkstore.Reservation) (linkstor
 
 // GetReservation implements linkstore.Ledger.
 func (l *Ledger) GetReservation(ctx context.Context, code string) (linkstore.Reservation, error) {
-	ctx, cancel := l.call(ctx)
-	defer cancel()
-	out, err := l.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &l.cfg.Table, Key: resKey(code), ConsistentRead: aws.Bool(true)})
+	item, err := getItem(ctx, l.db, l.cfg.Timeout, &dynamodb.GetItemInput{TableName: &l.cfg.Table, Key: resKey(code), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return linkstore.Reservation{}, wrapCode("get reservation", code, err)
 	}
-	if out.Item == nil {
+	if item == nil {
 		return linkstore.Reservation{}, fmt.Errorf("reservation %q: %w", code, link.ErrNotFound)
 	}
-	return unmarshalReservation(code, out.Item)
+	return unmarshalReservation(code, item)
 }
 
 func unmarshalReservation(code string, item map[string]types.AttributeValue) (linkstore.Reservation, error) {
@@ -136,7 +128,7 @@ func unmarshalReservation(code string, item map[string]types.AttributeValue) (li
 
 // Confirm implements linkstore.Ledger.
 func (l *Ledger) Confirm(ctx context.Context, code, token string) error {
-	ctx, cancel := l.call(ctx)
+	ctx, cancel := bound(ctx, l.cfg.Timeout)
 	defer cancel()
 	_, err := l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                &l.cfg.Table,
@@ -161,7 +153,7 @@ func (l *Ledger) Unreserve(ctx context.Context, code, token string) (bool, error
 
 // deleteOwn deletes a pending entry held by token.
 func (l *Ledger) deleteOwn(ctx context.Context, op, name string, key map[string]types.AttributeValue, token string) (bool, error) {
-	ctx, cancel := l.call(ctx)
+	ctx, cancel := bound(ctx, l.cfg.Timeout)
 	defer cancel()
 	_, err := l.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:                 &l.cfg.Table,
@@ -182,7 +174,7 @@ func (l *Ledger) deleteOwn(ctx context.Context, op, name string, key map[string]
 // Advance implements linkstore.Ledger: one conditional UpdateItem, which
 // on an MRSC table two Regions cannot both pass for one version.
 func (l *Ledger) Advance(ctx context.Context, code, owner string, expect, next int64, deleted bool, now time.Time) (linkstore.Reservation, error) {
-	ctx, cancel := l.call(ctx)
+	ctx, cancel := bound(ctx, l.cfg.Timeout)
 	defer cancel()
 	cond := tableschema.AttrOwner + " = :owner AND #st = :live"
 	values := map[string]types.AttributeValue{":owner": str(owner), ":live": str(stateLive), ":now": num(now.UnixMilli())}
@@ -230,7 +222,7 @@ func (l *Ledger) Advance(ctx context.Context, code, owner string, expect, next i
 
 // ReleaseReservation implements linkstore.Ledger.
 func (l *Ledger) ReleaseReservation(ctx context.Context, code string, reservedBy time.Time) (bool, error) {
-	ctx, cancel := l.call(ctx)
+	ctx, cancel := bound(ctx, l.cfg.Timeout)
 	defer cancel()
 	_, err := l.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:                 &l.cfg.Table,
@@ -251,7 +243,7 @@ func (l *Ledger) ReleaseReservation(ctx context.Context, code string, reservedBy
 // returns the claim holding it, so telling a retry from another request
 // costs no second read.
 func (l *Ledger) Claim(ctx context.Context, c linkstore.Claim) (linkstore.Claim, error) {
-	ctx, cancel := l.call(ctx)
+	ctx, cancel := bound(ctx, l.cfg.Timeout)
 	defer cancel()
 	item := claimKey(c.Owner, c.Key)
 	item[tableschema.AttrIdemHash] = str(c.RequestHash)
@@ -294,16 +286,14 @@ func (l *Ledger) Claim(ctx context.Context, c linkstore.Claim) (linkstore.Claim,
 
 // GetClaim implements linkstore.Ledger.
 func (l *Ledger) GetClaim(ctx context.Context, owner, key string) (linkstore.Claim, error) {
-	ctx, cancel := l.call(ctx)
-	defer cancel()
-	out, err := l.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &l.cfg.Table, Key: claimKey(owner, key), ConsistentRead: aws.Bool(true)})
+	item, err := getItem(ctx, l.db, l.cfg.Timeout, &dynamodb.GetItemInput{TableName: &l.cfg.Table, Key: claimKey(owner, key), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return linkstore.Claim{}, wrapCode("get idempotency claim", key, err)
 	}
-	if out.Item == nil {
+	if item == nil {
 		return linkstore.Claim{}, fmt.Errorf("get idempotency claim: %w", link.ErrNotFound)
 	}
-	return l.unmarshalClaim(owner, key, out.Item)
+	return l.unmarshalClaim(owner, key, item)
 }
 
 // unmarshalClaim decodes a claim; an expired one, which no TTL removes on
@@ -338,7 +328,7 @@ func (l *Ledger) unmarshalClaim(owner, key string, item map[string]types.Attribu
 
 // TakeOver implements linkstore.Ledger.
 func (l *Ledger) TakeOver(ctx context.Context, owner, key, old, token string, leaseUntil time.Time) error {
-	ctx, cancel := l.call(ctx)
+	ctx, cancel := bound(ctx, l.cfg.Timeout)
 	defer cancel()
 	_, err := l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                &l.cfg.Table,
@@ -358,7 +348,7 @@ func (l *Ledger) TakeOver(ctx context.Context, owner, key, old, token string, le
 
 // Settle implements linkstore.Ledger.
 func (l *Ledger) Settle(ctx context.Context, owner, key, token string) error {
-	ctx, cancel := l.call(ctx)
+	ctx, cancel := bound(ctx, l.cfg.Timeout)
 	defer cancel()
 	_, err := l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                &l.cfg.Table,

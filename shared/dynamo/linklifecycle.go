@@ -122,12 +122,8 @@ func (s *LinkStore) List(ctx context.Context, owner string, limit int, cursor st
 		return nil, "", wrapCode("list links of", owner, err)
 	}
 	links := make([]link.Link, 0, len(out.Items))
-	for _, item := range out.Items {
-		l, err := unmarshalLink(item)
-		if err != nil {
-			return nil, "", err
-		}
-		links = append(links, l)
+	if links, err = appendDecoded(links, out.Items, unmarshalLink); err != nil {
+		return nil, "", err
 	}
 	if len(links) <= limit {
 		return links, "", nil
@@ -218,19 +214,17 @@ var linkOnlyAttrs = func() []string {
 
 // GetTombstone implements linkstore.Store.
 func (s *LinkStore) GetTombstone(ctx context.Context, code string) (link.Tombstone, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+	item, err := getItem(ctx, s.db, s.cfg.Timeout, &dynamodb.GetItemInput{
 		TableName: &s.cfg.LinksTable,
 		Key:       map[string]types.AttributeValue{tableschema.AttrCode: str(code)},
 	})
 	if err != nil {
 		return link.Tombstone{}, wrapCode("get tombstone", code, err)
 	}
-	if s, ok := out.Item[tableschema.AttrStatus].(*types.AttributeValueMemberS); !ok || s.Value != string(link.StatusTombstone) {
+	if s, ok := item[tableschema.AttrStatus].(*types.AttributeValueMemberS); !ok || s.Value != string(link.StatusTombstone) {
 		return link.Tombstone{}, fmt.Errorf("tombstone %q: %w", code, link.ErrNotFound)
 	}
-	return unmarshalTombstone(out.Item)
+	return unmarshalTombstone(item)
 }
 
 // ExpiredLinks implements linkstore.Store through the expiring-links

@@ -46,9 +46,7 @@ var _ linkstore.Store = (*LinkStore)(nil)
 // NewLinkStore returns a store over db.
 func NewLinkStore(db API, cfg LinkConfig) *LinkStore {
 	SetDefault(&cfg.Timeout, 2*time.Second)
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	SetDefaultNow(&cfg.Now)
 	switch {
 	case cfg.PurgeDelay == 0:
 		cfg.PurgeDelay = DefaultPurgeDelay
@@ -116,9 +114,7 @@ func (s *LinkStore) Create(ctx context.Context, l link.Link, idem *linkstore.Ide
 // was configured otherwise: half a read unit, and the redirect path
 // tolerates a moment of replication lag.
 func (s *LinkStore) Get(ctx context.Context, code string) (link.Link, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+	item, err := getItem(ctx, s.db, s.cfg.Timeout, &dynamodb.GetItemInput{
 		TableName:      &s.cfg.LinksTable,
 		Key:            map[string]types.AttributeValue{tableschema.AttrCode: str(code)},
 		ConsistentRead: aws.Bool(s.cfg.ConsistentReads),
@@ -126,18 +122,16 @@ func (s *LinkStore) Get(ctx context.Context, code string) (link.Link, error) {
 	if err != nil {
 		return link.Link{}, wrapCode("get link", code, err)
 	}
-	if out.Item == nil {
+	if item == nil {
 		return link.Link{}, fmt.Errorf("get link %q: %w", code, link.ErrNotFound)
 	}
-	return unmarshalLink(out.Item)
+	return unmarshalLink(item)
 }
 
 // GetIdempotency implements linkstore.Store. The read is strongly
 // consistent: a retry that arrives right after the first request must see it.
 func (s *LinkStore) GetIdempotency(ctx context.Context, owner, key string) (linkstore.Idempotency, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+	item, err := getItem(ctx, s.db, s.cfg.Timeout, &dynamodb.GetItemInput{
 		TableName:      &s.cfg.IdempotencyTable,
 		Key:            map[string]types.AttributeValue{tableschema.AttrIdemPK: str(idemPK(owner, key))},
 		ConsistentRead: aws.Bool(true),
@@ -145,10 +139,10 @@ func (s *LinkStore) GetIdempotency(ctx context.Context, owner, key string) (link
 	if err != nil {
 		return linkstore.Idempotency{}, wrapCode("get idempotency record", key, err)
 	}
-	if out.Item == nil {
+	if item == nil {
 		return linkstore.Idempotency{}, fmt.Errorf("get idempotency record: %w", link.ErrNotFound)
 	}
-	return s.unmarshalIdempotency(owner, key, out.Item)
+	return s.unmarshalIdempotency(owner, key, item)
 }
 
 // unmarshalIdempotency decodes a record; an expired one, which TTL has not

@@ -76,7 +76,7 @@ var (
 // (edgemarks.ErrFenced). A mark already further is left, and that is no
 // error: the table says what the caller needs.
 func (s *MarkStore) Mark(ctx context.Context, code string, stamp, until time.Time) error {
-	ctx, cancel := s.bound(ctx)
+	ctx, cancel := bound(ctx, s.cfg.Timeout)
 	defer cancel()
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           &s.cfg.Table,
@@ -136,7 +136,7 @@ var (
 // written after it, for older data, is refused, and one written before
 // it is in what Fence returns.
 func (s *MarkStore) Fence(ctx context.Context, code string, stamp, keep time.Time) (time.Time, error) {
-	ctx, cancel := s.bound(ctx)
+	ctx, cancel := bound(ctx, s.cfg.Timeout)
 	defer cancel()
 	values := map[string]types.AttributeValue{":f": millis(stamp), ":k": seconds(edgemarks.CeilSecond(keep))}
 	old, failed, err := s.update(ctx, code, fenceAndKeep, fenceAndKeepOnly, values)
@@ -244,9 +244,7 @@ func number(item map[string]types.AttributeValue, name string) (n int64, ok bool
 // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.ReadConsistency.html).
 // No item: the zero time.
 func (s *MarkStore) HeldUntil(ctx context.Context, code string) (time.Time, error) {
-	ctx, cancel := s.bound(ctx)
-	defer cancel()
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+	item, err := getItem(ctx, s.db, s.cfg.Timeout, &dynamodb.GetItemInput{
 		TableName:                &s.cfg.Table,
 		Key:                      markKey(code),
 		ConsistentRead:           aws.Bool(true),
@@ -256,10 +254,10 @@ func (s *MarkStore) HeldUntil(ctx context.Context, code string) (time.Time, erro
 	if err != nil {
 		return time.Time{}, Wrap("read edge mark", err)
 	}
-	if out.Item == nil {
+	if item == nil {
 		return time.Time{}, nil
 	}
-	n, ok := out.Item[tableschema.AttrHeldUntil].(*types.AttributeValueMemberN)
+	n, ok := item[tableschema.AttrHeldUntil].(*types.AttributeValueMemberN)
 	if !ok {
 		return time.Time{}, fmt.Errorf("read edge mark of %q: no %s", code, tableschema.AttrHeldUntil)
 	}
@@ -268,13 +266,6 @@ func (s *MarkStore) HeldUntil(ctx context.Context, code string) (time.Time, erro
 		return time.Time{}, fmt.Errorf("read edge mark of %q: %w", code, err)
 	}
 	return time.Unix(secs, 0).UTC(), nil
-}
-
-func (s *MarkStore) bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	if s.cfg.Timeout > 0 {
-		return context.WithTimeout(ctx, s.cfg.Timeout)
-	}
-	return ctx, func() {}
 }
 
 func markKey(code string) map[string]types.AttributeValue {

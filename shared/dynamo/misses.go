@@ -35,11 +35,8 @@ var missUpdate = "ADD #m :one SET #e = if_not_exists(#e, :exp)"
 // Add counts one miss of client in the window starting at window and
 // returns the window's count after it.
 func (s *MissCounter) Add(ctx context.Context, client string, window, expires time.Time) (int64, error) {
-	if s.cfg.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.cfg.Timeout)
-		defer cancel()
-	}
+	ctx, cancel := bound(ctx, s.cfg.Timeout)
+	defer cancel()
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: &s.cfg.Table,
 		Key: map[string]types.AttributeValue{

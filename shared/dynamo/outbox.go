@@ -130,12 +130,8 @@ func (s *Outbox) Due(ctx context.Context, now time.Time, limit int) ([]webhook.P
 		if err != nil {
 			return nil, Wrap("read pending clicks", err)
 		}
-		for _, item := range out.Items {
-			p, err := decodePending(item)
-			if err != nil {
-				return nil, err
-			}
-			due = append(due, p)
+		if due, err = appendDecoded(due, out.Items, decodePending); err != nil {
+			return nil, err
 		}
 		if start = out.LastEvaluatedKey; start == nil {
 			break

@@ -74,15 +74,13 @@ func (st *WebhookStore) change(ctx context.Context, op string, item types.Transa
 // Version implements webhook.Store: the count of subscription changes,
 // read strongly consistent (one read unit: the item is a few bytes).
 func (st *WebhookStore) Version(ctx context.Context) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
-	defer cancel()
-	out, err := st.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &st.cfg.Table,
+	item, err := getItem(ctx, st.db, st.cfg.Timeout, &dynamodb.GetItemInput{TableName: &st.cfg.Table,
 		Key: itemKey(tableschema.WebhookVersionOwner, versionSK), ConsistentRead: aws.Bool(true),
 		ProjectionExpression: aws.String("#v"), ExpressionAttributeNames: map[string]string{"#v": tableschema.AttrWebhookVersion}})
 	if err != nil {
 		return 0, wrapHook("subscriptions version", err)
 	}
-	return optN(out.Item, tableschema.AttrWebhookVersion), nil
+	return optN(item, tableschema.AttrWebhookVersion), nil
 }
 
 // WebhookStore is the DynamoDB webhook.Store.
@@ -171,13 +169,8 @@ func (st *WebhookStore) List(ctx context.Context, owner string) ([]webhook.Subsc
 		if err != nil {
 			return nil, wrapHook("list subscriptions", err)
 		}
-		for _, it := range out.Items {
-			sub, err := unmarshalSub(it)
-			if err != nil {
-				return nil, err
-			}
-			sub.Secret = "" // never passed on, even from a table that ignored the projection
-			subs = append(subs, sub)
+		if subs, err = appendDecoded(subs, out.Items, unmarshalListedSub); err != nil {
+			return nil, err
 		}
 		if len(out.LastEvaluatedKey) == 0 {
 			return subs, nil
@@ -186,18 +179,24 @@ func (st *WebhookStore) List(ctx context.Context, owner string) ([]webhook.Subsc
 	}
 }
 
+// unmarshalListedSub is unmarshalSub without the secret, which List never
+// passes on, even from a table that ignored its projection.
+func unmarshalListedSub(it map[string]types.AttributeValue) (webhook.Subscription, error) {
+	sub, err := unmarshalSub(it)
+	sub.Secret = ""
+	return sub, err
+}
+
 // Get implements webhook.Store.
 func (st *WebhookStore) Get(ctx context.Context, owner, id string) (webhook.Subscription, error) {
-	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
-	defer cancel()
-	out, err := st.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &st.cfg.Table, Key: itemKey(owner, subPrefix+id), ConsistentRead: aws.Bool(true)})
+	item, err := getItem(ctx, st.db, st.cfg.Timeout, &dynamodb.GetItemInput{TableName: &st.cfg.Table, Key: itemKey(owner, subPrefix+id), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return webhook.Subscription{}, wrapHook("get subscription", err)
 	}
-	if out.Item == nil {
+	if item == nil {
 		return webhook.Subscription{}, fmt.Errorf("subscription %s: %w", id, link.ErrNotFound)
 	}
-	return unmarshalSub(out.Item)
+	return unmarshalSub(item)
 }
 
 // Delete implements webhook.Store, bumping the version in the same

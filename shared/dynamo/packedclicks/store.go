@@ -130,9 +130,7 @@ func New(db dynamo.API, cfg Config) *Store {
 	dynamo.SetDefault(&cfg.MaxBreakdownItems, clickstore.DefaultMaxBreakdownItems)
 	dynamo.SetDefault(&cfg.CompactBytes, DefaultCompactBytes)
 	dynamo.SetDefault(&cfg.Lease, DefaultLease)
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	dynamo.SetDefaultNow(&cfg.Now)
 	return &Store{db: db, cfg: cfg}
 }
 
@@ -266,19 +264,7 @@ func (s *Store) Apply(ctx context.Context, c clickstore.Chunk) error {
 	ctx, cancel := context.WithTimeout(withLevel(ctx, LevelRollup), s.cfg.Timeout)
 	defer cancel()
 	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-	var tce *types.TransactionCanceledException
-	if errors.As(err, &tce) {
-		reasons := tce.CancellationReasons
-		if len(reasons) > 0 && aws.ToString(reasons[0].Code) == "ConditionalCheckFailed" {
-			return fmt.Errorf("apply chunk %s..%s of %s: %w", c.First, c.Last, c.Shard, clickstore.ErrApplied)
-		}
-		for _, r := range reasons {
-			if aws.ToString(r.Code) == "TransactionConflict" {
-				return fmt.Errorf("apply chunk %s..%s of %s: %w: %w", c.First, c.Last, c.Shard, clickstore.ErrContended, link.ErrUnavailable)
-			}
-		}
-	}
-	return dynamo.Wrap("apply chunk "+c.First+".."+c.Last+" of "+c.Shard, err)
+	return dynamo.WrapApply(c, err)
 }
 
 // encodeParts encodes seg in as many parts as it takes to keep each under
