@@ -20,3 +20,15 @@ func num(v int64) types.AttributeValue {
 func seconds(t time.Time) types.AttributeValue { return num(t.Unix()) }
 
 func millis(t time.Time) types.AttributeValue { return num(t.UnixMilli()) }
+
+// OptionalN reads item's number attribute name, for an attribute an item
+// may lack: ok is false when it is absent (n is 0) or not a decimal
+// integer (n is what strconv.ParseInt made of it).
+func OptionalN(item map[string]types.AttributeValue, name string) (n int64, ok bool) {
+	v, isN := item[name].(*types.AttributeValueMemberN)
+	if !isN {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v.Value, 10, 64)
+	return n, err == nil
+}

@@ -3,7 +3,6 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -68,17 +67,8 @@ func (s *Counter) ClicksUsed(ctx context.Context, k string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("read the clicks of %q: %w", k, err)
 	}
-	n, _ := readN(out.Item, attrUsed)
+	n, _ := OptionalN(out.Item, attrUsed)
 	return n, nil
-}
-
-func readN(item map[string]types.AttributeValue, name string) (int64, bool) {
-	v, ok := item[name].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(v.Value, 10, 64)
-	return n, err == nil
 }
 
 // Attempt counts within the open window of lim (n+1 if n < max and the window
@@ -125,8 +115,8 @@ func (s *Counter) Attempt(ctx context.Context, k string, lim linkcounter.Limit, 
 		if err != nil {
 			return 0, fmt.Errorf("read a password window: %w", err)
 		}
-		n, _ := readN(out.Item, attrN)
-		u, ok := readN(out.Item, attrUntil)
+		n, _ := OptionalN(out.Item, attrN)
+		u, ok := OptionalN(out.Item, attrUntil)
 		if ok && u > nowMS && n >= int64(lim.Max) {
 			return max(time.Duration(u-nowMS)*time.Millisecond, time.Second), linkcounter.ErrLimited
 		}

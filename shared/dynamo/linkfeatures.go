@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -107,6 +108,33 @@ func unmarshalTarget(m map[string]types.AttributeValue) (link.Target, error) {
 
 // getList decodes the list of maps named name with each; absent is nil.
 func getList[T any](item map[string]types.AttributeValue, name string, each func(map[string]types.AttributeValue) (T, error)) ([]T, error) {
+	return getListOf(item, name, func(v types.AttributeValue) (T, error) {
+		m, ok := v.(*types.AttributeValueMemberM)
+		if !ok {
+			var zero T
+			return zero, errors.New("not a map")
+		}
+		return each(m.Value)
+	})
+}
+
+// getStrings reads an optional list of strings; absent is nil.
+func getStrings(m map[string]types.AttributeValue, name string, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
+	}
+	return getListOf(m, name, func(v types.AttributeValue) (string, error) {
+		s, ok := v.(*types.AttributeValueMemberS)
+		if !ok {
+			return "", errors.New("not a string")
+		}
+		return s.Value, nil
+	})
+}
+
+// getListOf decodes the list named name, each element with each; absent
+// is nil. An element's error names its place in the list.
+func getListOf[T any](item map[string]types.AttributeValue, name string, each func(types.AttributeValue) (T, error)) ([]T, error) {
 	av, ok := item[name]
 	if !ok {
 		return nil, nil
@@ -117,38 +145,10 @@ func getList[T any](item map[string]types.AttributeValue, name string, each func
 	}
 	out := make([]T, len(l.Value))
 	for i, v := range l.Value {
-		m, ok := v.(*types.AttributeValueMemberM)
-		if !ok {
-			return nil, fmt.Errorf("attribute %s[%d]: not a map", name, i)
-		}
 		var err error
-		if out[i], err = each(m.Value); err != nil {
+		if out[i], err = each(v); err != nil {
 			return nil, fmt.Errorf("attribute %s[%d]: %w", name, i, err)
 		}
-	}
-	return out, nil
-}
-
-// getStrings reads an optional list of strings; absent is nil.
-func getStrings(m map[string]types.AttributeValue, name string, err error) ([]string, error) {
-	if err != nil {
-		return nil, err
-	}
-	av, ok := m[name]
-	if !ok {
-		return nil, nil
-	}
-	l, ok := av.(*types.AttributeValueMemberL)
-	if !ok {
-		return nil, fmt.Errorf("attribute %s: not a list", name)
-	}
-	out := make([]string, len(l.Value))
-	for i, v := range l.Value {
-		s, ok := v.(*types.AttributeValueMemberS)
-		if !ok {
-			return nil, fmt.Errorf("attribute %s[%d]: not a string", name, i)
-		}
-		out[i] = s.Value
 	}
 	return out, nil
 }

@@ -97,6 +97,17 @@ func NewWebhookStore(db API, cfg Config) *WebhookStore {
 	return &WebhookStore{db: db, cfg: cfg}
 }
 
+// prefixQuery is the Query of owner's items whose sort key starts with
+// prefix: its subscriptions, or one subscription's delivery attempts.
+func (st *WebhookStore) prefixQuery(owner, prefix string) *dynamodb.QueryInput {
+	return &dynamodb.QueryInput{
+		TableName:                 &st.cfg.Table,
+		KeyConditionExpression:    aws.String("#o = :o AND begins_with(#sk, :p)"),
+		ExpressionAttributeNames:  map[string]string{"#o": tableschema.AttrOwner, "#sk": tableschema.AttrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":o": str(owner), ":p": str(prefix)},
+	}
+}
+
 func itemKey(owner, sk string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{tableschema.AttrOwner: str(owner), tableschema.AttrSK: str(sk)}
 }
@@ -118,13 +129,9 @@ func wrapHook(op string, err error) error {
 func (st *WebhookStore) Create(ctx context.Context, sub webhook.Subscription) error {
 	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
 	defer cancel()
-	out, err := st.db.Query(ctx, &dynamodb.QueryInput{
-		TableName:                 &st.cfg.Table,
-		KeyConditionExpression:    aws.String("#o = :o AND begins_with(#sk, :p)"),
-		ExpressionAttributeNames:  map[string]string{"#o": tableschema.AttrOwner, "#sk": tableschema.AttrSK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":o": str(sub.Owner), ":p": str(subPrefix)},
-		Select:                    types.SelectCount,
-	})
+	in := st.prefixQuery(sub.Owner, subPrefix)
+	in.Select = types.SelectCount
+	out, err := st.db.Query(ctx, in)
 	if err != nil {
 		return wrapHook("count subscriptions", err)
 	}
@@ -153,17 +160,11 @@ func (st *WebhookStore) List(ctx context.Context, owner string) ([]webhook.Subsc
 	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
 	defer cancel()
 	var subs []webhook.Subscription
-	names := maps.Clone(listNames)
-	names["#o"], names["#sk"] = tableschema.AttrOwner, tableschema.AttrSK
-	in := &dynamodb.QueryInput{
-		TableName:                 &st.cfg.Table,
-		KeyConditionExpression:    aws.String("#o = :o AND begins_with(#sk, :p)"),
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: map[string]types.AttributeValue{":o": str(owner), ":p": str(subPrefix)},
-		ConsistentRead:            aws.Bool(true),
-		Select:                    types.SelectSpecificAttributes,
-		ProjectionExpression:      aws.String(listProjection),
-	}
+	in := st.prefixQuery(owner, subPrefix)
+	maps.Copy(in.ExpressionAttributeNames, listNames)
+	in.ConsistentRead = aws.Bool(true)
+	in.Select = types.SelectSpecificAttributes
+	in.ProjectionExpression = aws.String(listProjection)
 	for {
 		out, err := st.db.Query(ctx, in)
 		if err != nil {
@@ -252,14 +253,10 @@ func (st *WebhookStore) Record(ctx context.Context, owner string, d webhook.Deli
 func (st *WebhookStore) Deliveries(ctx context.Context, owner, id string, limit int) ([]webhook.Delivery, error) {
 	ctx, cancel := context.WithTimeout(ctx, st.cfg.Timeout)
 	defer cancel()
-	out, err := st.db.Query(ctx, &dynamodb.QueryInput{
-		TableName:                 &st.cfg.Table,
-		KeyConditionExpression:    aws.String("#o = :o AND begins_with(#sk, :p)"),
-		ExpressionAttributeNames:  map[string]string{"#o": tableschema.AttrOwner, "#sk": tableschema.AttrSK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":o": str(owner), ":p": str(dlvPrefix + id + "#")},
-		ScanIndexForward:          aws.Bool(false),
-		Limit:                     aws.Int32(int32(limit)),
-	})
+	in := st.prefixQuery(owner, dlvPrefix+id+"#")
+	in.ScanIndexForward = aws.Bool(false)
+	in.Limit = aws.Int32(int32(limit))
+	out, err := st.db.Query(ctx, in)
 	if err != nil {
 		return nil, wrapHook("list deliveries", err)
 	}
@@ -288,11 +285,8 @@ func optS(it map[string]types.AttributeValue, name string) string {
 }
 
 func optN(it map[string]types.AttributeValue, name string) int64 {
-	if v, ok := it[name].(*types.AttributeValueMemberN); ok {
-		i, _ := strconv.ParseInt(v.Value, 10, 64)
-		return i
-	}
-	return 0
+	n, _ := OptionalN(it, name)
+	return n
 }
 
 func unmarshalSub(it map[string]types.AttributeValue) (webhook.Subscription, error) {

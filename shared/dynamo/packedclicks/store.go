@@ -360,8 +360,8 @@ func (s *Store) readMeta(ctx context.Context) (meta, error) {
 		return m, nil
 	}
 	m.exists = true
-	m.gen, _ = getN(out.Item, attrGen)
-	m.started, _ = getN(out.Item, attrStarted)
+	m.gen, _ = dynamo.OptionalN(out.Item, attrGen)
+	m.started, _ = dynamo.OptionalN(out.Item, attrStarted)
 	if v, ok := out.Item[attrRunning].(*types.AttributeValueMemberBOOL); ok {
 		m.running = v.Value
 	}
@@ -439,15 +439,6 @@ func openMap(m map[string]int) types.AttributeValue {
 	return &types.AttributeValueMemberM{Value: out}
 }
 
-func getN(item map[string]types.AttributeValue, name string) (int64, bool) {
-	v, ok := item[name].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(v.Value, 10, 64)
-	return n, err == nil
-}
-
 func seqMap(m map[string]string) types.AttributeValue {
 	out := make(map[string]types.AttributeValue, len(m))
 	for k, v := range m {
@@ -503,7 +494,7 @@ func (s *Store) rollups(ctx context.Context, shard, after, upTo string, budget i
 		if len(k) < 4 {
 			return fmt.Errorf("rollup key %q", sk.Value)
 		}
-		exp, _ := getN(item, tableschema.AttrExpiresAt)
+		exp, _ := dynamo.OptionalN(item, tableschema.AttrExpiresAt)
 		r := rollup{shard: shard, first: k[3:], last: last.Value, data: data.Value, expires: exp}
 		if budget > 0 && bytes >= budget && len(out) > 0 && out[len(out)-1].first != r.first {
 			return errFull
@@ -619,7 +610,7 @@ func addSegPart(segs map[segID]*segSet, item map[string]types.AttributeValue) er
 	pk, _ := item[tableschema.AttrCode].(*types.AttributeValueMemberS)
 	sk, _ := item[tableschema.AttrBucket].(*types.AttributeValueMemberS)
 	data, _ := item[attrData].(*types.AttributeValueMemberB)
-	of, _ := getN(item, attrOf)
+	of, _ := dynamo.OptionalN(item, attrOf)
 	if pk == nil || sk == nil || data == nil || of <= 0 {
 		return errors.New("segment item without key, data or part count")
 	}
