@@ -3,6 +3,7 @@ package linkstore
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -63,10 +64,9 @@ func (m *MemoryLedger) Reserve(ctx context.Context, r Reservation) (Reservation,
 
 // GetReservation implements Ledger.
 func (m *MemoryLedger) GetReservation(ctx context.Context, code string) (Reservation, error) {
-	if err := ctx.Err(); err != nil {
+	if err := lockFor(ctx, &m.mu); err != nil {
 		return Reservation{}, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, ok := m.res[code]
 	if !ok {
@@ -156,10 +156,9 @@ func (m *MemoryLedger) Claim(ctx context.Context, c Claim) (Claim, error) {
 
 // GetClaim implements Ledger.
 func (m *MemoryLedger) GetClaim(ctx context.Context, owner, key string) (Claim, error) {
-	if err := ctx.Err(); err != nil {
+	if err := lockFor(ctx, &m.mu); err != nil {
 		return Claim{}, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, ok := m.claims[idemKey(owner, key)]
 	if !ok || !m.now().Before(c.ExpiresAt) {
@@ -218,20 +217,12 @@ func (m *MemoryLedger) DropClaim(ctx context.Context, owner, key, token string) 
 func (m *MemoryLedger) Reservations() map[string]Reservation {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make(map[string]Reservation, len(m.res))
-	for k, v := range m.res {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(m.res)
 }
 
 // Claims returns a copy of every claim, keyed by ClaimID.
 func (m *MemoryLedger) Claims() map[string]Claim {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make(map[string]Claim, len(m.claims))
-	for k, v := range m.claims {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(m.claims)
 }

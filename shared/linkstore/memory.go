@@ -38,14 +38,24 @@ func NewMemory(now func() time.Time) *Memory {
 	return &Memory{links: map[string]entry{}, idem: map[string]Idempotency{}, now: now}
 }
 
+// lockFor takes mu for one call on ctx, unless ctx is done already: a
+// call on a cancelled context fails without touching the store, as a
+// DynamoDB call would. The caller unlocks.
+func lockFor(ctx context.Context, mu *sync.Mutex) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	mu.Lock()
+	return nil
+}
+
 func idemKey(owner, key string) string { return owner + "\x00" + key }
 
 // Create implements Store.
 func (m *Memory) Create(ctx context.Context, l link.Link, idem *Idempotency) error {
-	if err := ctx.Err(); err != nil {
+	if err := lockFor(ctx, &m.mu); err != nil {
 		return err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.links[l.Code]; ok {
 		return &ConflictError{Taken: TakenCode, Code: l.Code}
@@ -64,10 +74,9 @@ func (m *Memory) Create(ctx context.Context, l link.Link, idem *Idempotency) err
 
 // Get implements Store.
 func (m *Memory) Get(ctx context.Context, code string) (link.Link, error) {
-	if err := ctx.Err(); err != nil {
+	if err := lockFor(ctx, &m.mu); err != nil {
 		return link.Link{}, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, ok := m.links[code]
 	if !ok {
@@ -81,10 +90,9 @@ func (m *Memory) Get(ctx context.Context, code string) (link.Link, error) {
 
 // GetIdempotency implements Store.
 func (m *Memory) GetIdempotency(ctx context.Context, owner, key string) (Idempotency, error) {
-	if err := ctx.Err(); err != nil {
+	if err := lockFor(ctx, &m.mu); err != nil {
 		return Idempotency{}, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	rec, ok := m.idem[idemKey(owner, key)]
 	if !ok || !m.now().Before(rec.ExpiresAt) {
@@ -95,10 +103,9 @@ func (m *Memory) GetIdempotency(ctx context.Context, owner, key string) (Idempot
 
 // ClaimIdempotency implements Store.
 func (m *Memory) ClaimIdempotency(ctx context.Context, rec Idempotency) (Idempotency, error) {
-	if err := ctx.Err(); err != nil {
+	if err := lockFor(ctx, &m.mu); err != nil {
 		return Idempotency{}, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	k := idemKey(rec.Owner, rec.Key)
 	if old, ok := m.idem[k]; ok && m.now().Before(old.ExpiresAt) {
@@ -125,10 +132,9 @@ func (m *Memory) owned(owner, code string, expect int64) (link.Link, error) {
 
 // Update implements Store.
 func (m *Memory) Update(ctx context.Context, l link.Link, expect int64) error {
-	if err := ctx.Err(); err != nil {
+	if err := lockFor(ctx, &m.mu); err != nil {
 		return err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, err := m.owned(l.Owner, l.Code, expect); err != nil {
 		return err
@@ -178,10 +184,9 @@ func clampLimit(limit int) int {
 
 // Delete implements Store.
 func (m *Memory) Delete(ctx context.Context, owner, code string, expect int64, t link.Tombstone) error {
-	if err := ctx.Err(); err != nil {
+	if err := lockFor(ctx, &m.mu); err != nil {
 		return err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, err := m.owned(owner, code, expect); err != nil {
 		return err
@@ -193,10 +198,9 @@ func (m *Memory) Delete(ctx context.Context, owner, code string, expect int64, t
 
 // Tombstone implements Store.
 func (m *Memory) Tombstone(ctx context.Context, t link.Tombstone) (bool, error) {
-	if err := ctx.Err(); err != nil {
+	if err := lockFor(ctx, &m.mu); err != nil {
 		return false, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	if e, ok := m.links[t.Code]; ok && (e.tomb != nil || m.now().Before(e.link.ExpiresAt)) {
 		return false, nil // a tombstone already, or a live link created since
@@ -208,10 +212,9 @@ func (m *Memory) Tombstone(ctx context.Context, t link.Tombstone) (bool, error) 
 
 // ExpiredLinks implements Store.
 func (m *Memory) ExpiredLinks(ctx context.Context, now time.Time, limit int) ([]Expired, error) {
-	if err := ctx.Err(); err != nil {
+	if err := lockFor(ctx, &m.mu); err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	var due []Expired
 	for code, e := range m.links {
@@ -220,18 +223,14 @@ func (m *Memory) ExpiredLinks(ctx context.Context, now time.Time, limit int) ([]
 		}
 	}
 	sort.Slice(due, func(i, j int) bool { return due[i].Code < due[j].Code })
-	if len(due) > limit {
-		due = due[:limit]
-	}
-	return due, nil
+	return due[:min(len(due), limit)], nil
 }
 
 // DueTombstones implements Store.
 func (m *Memory) DueTombstones(ctx context.Context, now time.Time, limit int) ([]string, error) {
-	if err := ctx.Err(); err != nil {
+	if err := lockFor(ctx, &m.mu); err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	var due []string
 	for code, e := range m.links {
@@ -240,18 +239,14 @@ func (m *Memory) DueTombstones(ctx context.Context, now time.Time, limit int) ([
 		}
 	}
 	sort.Strings(due)
-	if len(due) > limit {
-		due = due[:limit]
-	}
-	return due, nil
+	return due[:min(len(due), limit)], nil
 }
 
 // Release implements Store.
 func (m *Memory) Release(ctx context.Context, code string, now time.Time) (bool, error) {
-	if err := ctx.Err(); err != nil {
+	if err := lockFor(ctx, &m.mu); err != nil {
 		return false, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, ok := m.links[code]
 	if !ok || e.tomb == nil || now.Before(e.tomb.ReclaimAfter) {
@@ -263,10 +258,9 @@ func (m *Memory) Release(ctx context.Context, code string, now time.Time) (bool,
 
 // GetTombstone implements Store.
 func (m *Memory) GetTombstone(ctx context.Context, code string) (link.Tombstone, error) {
-	if err := ctx.Err(); err != nil {
+	if err := lockFor(ctx, &m.mu); err != nil {
 		return link.Tombstone{}, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	if e, ok := m.links[code]; ok && e.tomb != nil {
 		return *e.tomb, nil

@@ -8,10 +8,9 @@ import (
 
 // Supersede implements Links.
 func (m *Memory) Supersede(ctx context.Context, l link.Link) error {
-	if err := ctx.Err(); err != nil {
+	if err := lockFor(ctx, &m.mu); err != nil {
 		return err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	old, err := m.owned(l.Owner, l.Code, 0)
 	if err != nil {
