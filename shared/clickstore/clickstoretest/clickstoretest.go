@@ -113,6 +113,10 @@ func kindsAreChecked(t *testing.T, newStore Factory) {
 func applyIsExactlyOnce(t *testing.T, newStore Factory) {
 	at := now
 	key := clickstore.DayKey("Ab3dE5g", at)
+	// of is a chunk of records first..last counting n on key alone.
+	of := func(first, last string, n clickstore.Counts) clickstore.Chunk {
+		return chunk(first, last, map[clickstore.Key]clickstore.Counts{key: n})
+	}
 	tests := []struct {
 		name    string
 		chunks  []clickstore.Chunk
@@ -122,38 +126,38 @@ func applyIsExactlyOnce(t *testing.T, newStore Factory) {
 	}{
 		{
 			name:    "one chunk",
-			chunks:  []clickstore.Chunk{chunk("10", "20", map[clickstore.Key]clickstore.Counts{key: c(2, 1, 1)})},
+			chunks:  []clickstore.Chunk{of("10", "20", c(2, 1, 1))},
 			applied: []bool{true}, want: c(2, 1, 1), wantCP: "20",
 		},
 		{
 			name: "the same chunk twice",
 			chunks: []clickstore.Chunk{
-				chunk("10", "20", map[clickstore.Key]clickstore.Counts{key: c(2, 1, 1)}),
-				chunk("10", "20", map[clickstore.Key]clickstore.Counts{key: c(2, 1, 1)}),
+				of("10", "20", c(2, 1, 1)),
+				of("10", "20", c(2, 1, 1)),
 			},
 			applied: []bool{true, false}, want: c(2, 1, 1), wantCP: "20",
 		},
 		{
 			name: "a chunk overlapping the checkpoint",
 			chunks: []clickstore.Chunk{
-				chunk("10", "20", map[clickstore.Key]clickstore.Counts{key: c(2, 1, 1)}),
-				chunk("20", "30", map[clickstore.Key]clickstore.Counts{key: c(5, 5, 0)}),
+				of("10", "20", c(2, 1, 1)),
+				of("20", "30", c(5, 5, 0)),
 			},
 			applied: []bool{true, false}, want: c(2, 1, 1), wantCP: "20",
 		},
 		{
 			name: "an older chunk after a newer one",
 			chunks: []clickstore.Chunk{
-				chunk("21", "30", map[clickstore.Key]clickstore.Counts{key: c(1, 1, 0)}),
-				chunk("10", "20", map[clickstore.Key]clickstore.Counts{key: c(2, 1, 1)}),
+				of("21", "30", c(1, 1, 0)),
+				of("10", "20", c(2, 1, 1)),
 			},
 			applied: []bool{true, false}, want: c(1, 1, 0), wantCP: "30",
 		},
 		{
 			name: "consecutive chunks",
 			chunks: []clickstore.Chunk{
-				chunk("10", "20", map[clickstore.Key]clickstore.Counts{key: c(2, 1, 1)}),
-				chunk("21", "30", map[clickstore.Key]clickstore.Counts{key: c(3, 3, 0)}),
+				of("10", "20", c(2, 1, 1)),
+				of("21", "30", c(3, 3, 0)),
 			},
 			applied: []bool{true, true}, want: c(5, 4, 1), wantCP: "30",
 		},
@@ -161,29 +165,26 @@ func applyIsExactlyOnce(t *testing.T, newStore Factory) {
 			// As strings "9" > "10"; as numbers it is the other way round.
 			name: "numeric order, not string order",
 			chunks: []clickstore.Chunk{
-				chunk("9", "9", map[clickstore.Key]clickstore.Counts{key: c(1, 1, 0)}),
-				chunk("10", "10", map[clickstore.Key]clickstore.Counts{key: c(1, 0, 1)}),
-				chunk("9", "9", map[clickstore.Key]clickstore.Counts{key: c(1, 1, 0)}),
+				of("9", "9", c(1, 1, 0)),
+				of("10", "10", c(1, 0, 1)),
+				of("9", "9", c(1, 1, 0)),
 			},
 			applied: []bool{true, true, false}, want: c(2, 1, 1), wantCP: "10",
 		},
 		{
 			name: "real 56-digit sequence numbers",
 			chunks: []clickstore.Chunk{
-				chunk("49568167373333333333333333333333333333333333333333333333", "49568167373333333334444444444444444444444444444444444444",
-					map[clickstore.Key]clickstore.Counts{key: c(1, 1, 0)}),
-				chunk("49568167373333333334444444444444444444444444444444444445", "49568167373333333334444444444444444444444444444444444445",
-					map[clickstore.Key]clickstore.Counts{key: c(1, 1, 0)}),
-				chunk("49568167373333333334444444444444444444444444444444444444", "49568167373333333334444444444444444444444444444444444445",
-					map[clickstore.Key]clickstore.Counts{key: c(1, 1, 0)}),
+				of("49568167373333333333333333333333333333333333333333333333", "49568167373333333334444444444444444444444444444444444444", c(1, 1, 0)),
+				of("49568167373333333334444444444444444444444444444444444445", "49568167373333333334444444444444444444444444444444444445", c(1, 1, 0)),
+				of("49568167373333333334444444444444444444444444444444444444", "49568167373333333334444444444444444444444444444444444445", c(1, 1, 0)),
 			},
 			applied: []bool{true, true, false}, want: c(2, 2, 0), wantCP: "49568167373333333334444444444444444444444444444444444445",
 		},
 		{
 			name: "128 digits",
 			chunks: []clickstore.Chunk{
-				chunk(strings.Repeat("9", 127), strings.Repeat("9", 128), map[clickstore.Key]clickstore.Counts{key: c(1, 1, 0)}),
-				chunk(strings.Repeat("9", 128), strings.Repeat("9", 128), map[clickstore.Key]clickstore.Counts{key: c(1, 1, 0)}),
+				of(strings.Repeat("9", 127), strings.Repeat("9", 128), c(1, 1, 0)),
+				of(strings.Repeat("9", 128), strings.Repeat("9", 128), c(1, 1, 0)),
 			},
 			applied: []bool{true, false}, want: c(1, 1, 0), wantCP: strings.Repeat("9", 128),
 		},

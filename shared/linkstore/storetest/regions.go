@@ -115,9 +115,7 @@ func runRegionRaces(t *testing.T, newRegions RegionsFactory) {
 
 	t.Run("two concurrent edits of one version in two Regions: one wins", func(t *testing.T) {
 		regions, clock := setup(t, 2)
-		l := sample("edit001", clock.Now())
-		require.NoError(t, regions[0].Create(ctx, l, nil))
-		replicate(t, regions[0], regions[1], l.Code)
+		l := createSeen(t, regions, "edit001", clock.Now())
 
 		errs := make([]error, 2)
 		var wg sync.WaitGroup
@@ -154,9 +152,7 @@ func runRegionEdits(t *testing.T, newRegions RegionsFactory) {
 
 	t.Run("an edit from a Region that has not seen the last one is 412", func(t *testing.T) {
 		regions, clock := setup(t, 2)
-		l := sample("edit002", clock.Now())
-		require.NoError(t, regions[0].Create(ctx, l, nil))
-		replicate(t, regions[0], regions[1], l.Code)
+		l := createSeen(t, regions, "edit002", clock.Now())
 		v2 := l
 		v2.Version, v2.URL = 2, "https://example.com/v2"
 		require.NoError(t, regions[0].Update(ctx, v2, 1))
@@ -170,9 +166,7 @@ func runRegionEdits(t *testing.T, newRegions RegionsFactory) {
 
 	t.Run("a delete in one Region ends edits in every Region", func(t *testing.T) {
 		regions, clock := setup(t, 2)
-		l := sample("edit003", clock.Now())
-		require.NoError(t, regions[0].Create(ctx, l, nil))
-		replicate(t, regions[0], regions[1], l.Code)
+		l := createSeen(t, regions, "edit003", clock.Now())
 		require.NoError(t, regions[0].Delete(ctx, l.Owner, l.Code, 1, tomb(l.Code, clock.Now())))
 
 		next := l
@@ -327,6 +321,16 @@ func runRegionRecovery(t *testing.T, newRegions RegionsFactory) {
 		_, err = regions[0].Ledger.GetClaim(ctx, l.Owner, "k")
 		assert.ErrorIs(t, err, link.ErrNotFound, "the key is free for a retry")
 	})
+}
+
+// createSeen creates a sample link at code in Region 0 and replicates it
+// to Region 1: a link both Regions have seen.
+func createSeen(t *testing.T, regions []*linkstore.Reserved, code string, now time.Time) link.Link {
+	t.Helper()
+	l := sample(code, now)
+	require.NoError(t, regions[0].Create(context.Background(), l, nil))
+	replicate(t, regions[0], regions[1], l.Code)
+	return l
 }
 
 // replicate copies code's link from one Region's links table to another's,
