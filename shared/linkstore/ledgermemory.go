@@ -174,8 +174,8 @@ func (m *MemoryLedger) TakeOver(ctx context.Context, owner, key, old, token stri
 	}
 	defer m.mu.Unlock()
 	k := idemKey(owner, key)
-	c, ok := m.claims[k]
-	if !ok || !c.Pending || c.Token != old {
+	c, ok := m.pending(k, old)
+	if !ok {
 		return fmt.Errorf("take over idempotency claim: %w", link.ErrConflict)
 	}
 	c.Token, c.LeaseUntil = token, leaseUntil
@@ -190,8 +190,8 @@ func (m *MemoryLedger) Settle(ctx context.Context, owner, key, token string) err
 	}
 	defer m.mu.Unlock()
 	k := idemKey(owner, key)
-	c, ok := m.claims[k]
-	if !ok || !c.Pending || c.Token != token {
+	c, ok := m.pending(k, token)
+	if !ok {
 		return fmt.Errorf("settle idempotency claim: %w", link.ErrConflict)
 	}
 	c.Pending, c.Token = false, ""
@@ -206,10 +206,17 @@ func (m *MemoryLedger) DropClaim(ctx context.Context, owner, key, token string) 
 	}
 	defer m.mu.Unlock()
 	k := idemKey(owner, key)
-	if c, ok := m.claims[k]; ok && c.Pending && c.Token == token {
+	if _, ok := m.pending(k, token); ok {
 		delete(m.claims, k)
 	}
 	return nil
+}
+
+// pending is the claim at k, and whether it is pending under token: the
+// one claim TakeOver, Settle and DropClaim may change.
+func (m *MemoryLedger) pending(k, token string) (Claim, bool) {
+	c, ok := m.claims[k]
+	return c, ok && c.Pending && c.Token == token
 }
 
 // Reservations returns a copy of every reservation, for tests that check

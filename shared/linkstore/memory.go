@@ -217,13 +217,10 @@ func (m *Memory) ExpiredLinks(ctx context.Context, now time.Time, limit int) ([]
 	}
 	defer m.mu.Unlock()
 	var due []Expired
-	for code, e := range m.links {
-		if e.tomb == nil && !now.Before(e.link.ExpiresAt) {
-			due = append(due, Expired{Code: code, Owner: e.link.Owner})
-		}
+	for _, code := range m.firstCodes(limit, func(e entry) bool { return e.tomb == nil && !now.Before(e.link.ExpiresAt) }) {
+		due = append(due, Expired{Code: code, Owner: m.links[code].link.Owner})
 	}
-	sort.Slice(due, func(i, j int) bool { return due[i].Code < due[j].Code })
-	return due[:min(len(due), limit)], nil
+	return due, nil
 }
 
 // DueTombstones implements Store.
@@ -232,14 +229,20 @@ func (m *Memory) DueTombstones(ctx context.Context, now time.Time, limit int) ([
 		return nil, err
 	}
 	defer m.mu.Unlock()
-	var due []string
+	return m.firstCodes(limit, func(e entry) bool { return e.tomb != nil && !now.Before(e.tomb.ReclaimAfter) }), nil
+}
+
+// firstCodes are the first limit codes, in order, whose entry is due:
+// the page the expiry sweep and the reclaim run each take.
+func (m *Memory) firstCodes(limit int, due func(entry) bool) []string {
+	var codes []string
 	for code, e := range m.links {
-		if e.tomb != nil && !now.Before(e.tomb.ReclaimAfter) {
-			due = append(due, code)
+		if due(e) {
+			codes = append(codes, code)
 		}
 	}
-	sort.Strings(due)
-	return due[:min(len(due), limit)], nil
+	sort.Strings(codes)
+	return codes[:min(len(codes), limit)]
 }
 
 // Release implements Store.
