@@ -97,6 +97,11 @@ func TestImportFormats(t *testing.T) {
 			{Line: 3, URL: "https://acme.com/pricing", Alias: "pricing", NotKept: []string{"clicks", "archived", "domain"}},
 			{Line: 4, URL: "https://acme.com/docs/api", Alias: "docs/api", Failed: "alias"}, // a slash
 		}},
+		{name: "dub, the current export with every column", format: "dub", file: "dub-current.csv", want: []importedRow{
+			{Line: 2, URL: "https://example.com/blog/launch-week", Alias: "launch-week", NotKept: []string{"clicks", "leads", "conversions", "revenue", "tags", "domain"}},
+			{Line: 3, URL: "https://acme.com/pricing", Alias: "pricing", NotKept: []string{"clicks", "archived", "domain"}}, // Archived "Yes"
+			{Line: 4, URL: "https://acme.com/", Failed: "Short link"},                                                       // the root link: a bare domain
+		}},
 		{name: "kutt", format: "kutt", file: "kutt.json", want: []importedRow{
 			{Line: 6, URL: "https://example.com/promo", Alias: "promo", Expires: "2031-01-01T00:00:00Z", NotKept: []string{"description", "clicks"}},
 			{Line: 20, URL: "https://example.com/report.pdf", Alias: "k7Xq2", NotKept: []string{"domain"}},

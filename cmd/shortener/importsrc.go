@@ -49,6 +49,9 @@ const (
 	lostDescription = "description"
 	lostArchived    = "archived"
 	lostIP          = "creator IP"
+	lostLeads       = "leads"
+	lostConversions = "conversions"
+	lostRevenue     = "revenue"
 )
 
 // csvTable reads a CSV file with a header row and calls row for each record
@@ -287,15 +290,19 @@ func readYOURLS(data []byte) ([]*importRow, error) {
 }
 
 // readDub reads the CSV of Dub's "Export links" (dubinc/dub,
-// apps/web/ui/modals/export-links-modal.tsx, the columns list; rows from
+// apps/web/lib/zod/schemas/links.ts, exportLinksColumns: each column's
+// label and how its value is written; rows from
 // apps/web/lib/api/links/format-links-for-export.ts). Its columns are
-// chosen in the dialog among:
+// chosen in the dialog among, in this order:
 //
-//	Short link, Destination URL, Clicks, Created at, Updated at, Tags, Archived
+//	Short link, Destination URL, Clicks, Leads, Conversions, Revenue,
+//	Created at, Link ID, Updated at, Tags, Archived
 //
-// (newer versions add Link ID and Title). The short link's path is the
-// key, which becomes the alias. An archived Dub link still redirects; it
-// stays active here.
+// (older versions wrote a Title column and Archived as true/false; the
+// current one writes Yes/No). The short link's path is the key, which
+// becomes the alias. An archived Dub link still redirects; it stays active
+// here. A domain's root link (key "_root") is exported as the bare domain
+// (linkConstructor in packages/utils): it has no path to keep as a code.
 func readDub(data []byte) ([]*importRow, error) {
 	t, rows, err := readCSVTable(data, func(_ csvTable, line int, cell func(string) string) *importRow {
 		row := &importRow{Line: line}
@@ -306,10 +313,18 @@ func readDub(data []byte) ([]*importRow, error) {
 		}
 		row.req = linkapi.CreateRequest{URL: cell("Destination URL"), Alias: alias}
 		row.Source = domain + "/" + alias
+		if alias == "" {
+			row.fail(0, problem{Title: "Not imported", Field: "Short link",
+				Detail: fmt.Sprintf("%s is the root link of %s in Dub: a bare domain is not a short code here, so it would get a new one", cell("Short link"), domain)})
+			return row
+		}
 		row.lose(positive(cell("Clicks")), lostClicks)
+		row.lose(positive(cell("Leads")), lostLeads)
+		row.lose(positive(cell("Conversions")), lostConversions)
+		row.lose(strings.ContainsAny(cell("Revenue"), "123456789"), lostRevenue)
 		row.lose(cell("Tags") != "" && cell("Tags") != "[]", lostTags)
 		row.lose(cell("Title") != "", lostTitle)
-		row.lose(strings.EqualFold(cell("Archived"), "true"), lostArchived)
+		row.lose(isYes(cell("Archived")), lostArchived)
 		row.lose(domain != "", lostDomain)
 		return row
 	})
@@ -317,6 +332,12 @@ func readDub(data []byte) ([]*importRow, error) {
 		return nil, err
 	}
 	return rows, requireColumns(t, "Dub", "Short link", "Destination URL")
+}
+
+// isYes reads a yes/no cell as the tools write it: Dub's Yes/No, or
+// true/false.
+func isYes(s string) bool {
+	return strings.EqualFold(s, "yes") || strings.EqualFold(s, "true")
 }
 
 // bitlink is a Bitly link as its API v4 shows it (BitlinkBody in
