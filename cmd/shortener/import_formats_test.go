@@ -61,12 +61,17 @@ func readFixture(t *testing.T, format, file string, newCode bool) []importedRow 
 }
 
 func TestImportFormats(t *testing.T) {
+	// Every back-half of a bitlink worked in Bitly, so each becomes a link:
+	// the bitlink's own, then its custom ones. Bitly redirects with 301.
+	fall := []string{"title", "tags", "domain"}
 	bitly := []importedRow{
-		{Line: 2, URL: "https://restaurant.example/menu/fall", Alias: "fall-menu", NotKept: []string{"title", "tags", "domain", "1 more custom back-halves"}},
-		{Line: 3, URL: "https://restaurant.example/reservations", Alias: "4aBcDeF", NotKept: []string{"archived", "domain"}},
+		{Line: 2, URL: "https://restaurant.example/menu/fall", Alias: "3Pq9XyZ", Redirect: 301, NotKept: fall},
+		{Line: 2, URL: "https://restaurant.example/menu/fall", Alias: "fall-menu", Redirect: 301, NotKept: fall},
+		{Line: 2, URL: "https://restaurant.example/menu/fall", Alias: "menu", Redirect: 301, NotKept: fall},
+		{Line: 3, URL: "https://restaurant.example/reservations", Alias: "4aBcDeF", Redirect: 301, NotKept: []string{"archived", "domain"}},
 	}
-	bitlyJSON := []importedRow{bitly[0], bitly[1]}
-	bitlyJSON[0].Line, bitlyJSON[1].Line = 3, 17
+	bitlyJSON := append([]importedRow(nil), bitly...)
+	bitlyJSON[0].Line, bitlyJSON[1].Line, bitlyJSON[2].Line, bitlyJSON[3].Line = 3, 3, 3, 17
 	tests := []struct {
 		name, format, file string
 		newCode            bool
@@ -110,6 +115,11 @@ func TestImportFormats(t *testing.T) {
 		}},
 		{name: "bitly API JSON", format: "bitly", file: "bitly.json", want: bitlyJSON},
 		{name: "bitly CSV", format: "bitly", file: "bitly.csv", want: bitly},
+		{name: "bitly API JSON with raw control characters in titles", format: "bitly", file: "bitly-control-chars.json", want: []importedRow{
+			{Line: 3, URL: "https://restaurant.example/menu/winter", Alias: "3Vt5Wq1", Redirect: 301, NotKept: []string{"title", "domain"}},
+			{Line: 17, URL: "https://restaurant.example/menu/spring", Alias: "3Vt5Wq2", Redirect: 301, NotKept: []string{"title", "domain"}},
+			{Line: 32, URL: "https://restaurant.example/contact", Alias: "3Vt5Wq3", Redirect: 301, NotKept: []string{"domain"}},
+		}},
 		{name: "our CSV export", format: "csv", file: "own.csv", want: []importedRow{
 			{Line: 2, URL: "https://example.com/summer", Alias: "Summer-Sale", Expires: "2027-05-30T09:00:00Z", Redirect: 307},
 			{Line: 3, URL: "https://example.com/landing?utm_source=cli", Expires: "2031-11-28T18:30:00Z", Redirect: 301, Disabled: true},

@@ -507,11 +507,8 @@ func (a *app) printImport(rows []*importRow, dryRun bool) error {
 // notKeptKind is the summary's name for a row's loss: "alias "ab" (must
 // be ...)" counts as "alias".
 func notKeptKind(what string) string {
-	switch {
-	case strings.HasPrefix(what, "alias "):
+	if strings.HasPrefix(what, "alias ") {
 		return "alias"
-	case strings.HasSuffix(what, "custom back-halves"):
-		return "custom back-halves"
 	}
 	return what
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
@@ -358,8 +359,8 @@ type bitlink struct {
 // /v4/groups/{group_guid}/bitlinks ({"links": [...]}), an array of such
 // links, or a CSV whose header uses the same field names (long_url, link,
 // custom_bitlinks, created_at, title, tags, archived), list cells being a
-// JSON array or values joined by "|". The first custom back-half
-// (custom_bitlinks) becomes the alias, else the bitlink's own back-half.
+// JSON array or values joined by "|". Each bitlink gives a row per
+// back-half it answers to (bitlinkRows).
 func readBitly(data []byte) ([]*importRow, error) {
 	if isJSON(data) {
 		var links []bitlink
@@ -372,50 +373,82 @@ func readBitly(data []byte) ([]*importRow, error) {
 		if err != nil {
 			return nil, err
 		}
-		rows := make([]*importRow, len(links))
+		var rows []*importRow
 		for i, b := range links {
-			rows[i] = bitlinkRow(lines[i], b)
+			rows = append(rows, bitlinkRows(lines[i], b)...)
 		}
 		return rows, nil
 	}
-	t, rows, err := readCSVTable(data, func(_ csvTable, line int, cell func(string) string) *importRow {
-		return bitlinkRow(line, bitlink{
+	links := map[*importRow]bitlink{}
+	t, read, err := readCSVTable(data, func(_ csvTable, line int, cell func(string) string) *importRow {
+		row := &importRow{Line: line}
+		links[row] = bitlink{
 			ID: cell("id"), Link: cell("link"), LongURL: cell("long_url"), Title: cell("title"),
 			CustomBitlinks: listCell(cell("custom_bitlinks")), Tags: listCell(cell("tags")),
-			Archived: strings.EqualFold(cell("archived"), "true"), CreatedAt: cell("created_at"),
-		})
+			Archived: isYes(cell("archived")), CreatedAt: cell("created_at"),
+		}
+		return row
 	})
 	if err != nil {
 		return nil, err
 	}
-	return rows, requireColumns(t, "Bitly", "link", "long_url")
+	if err := requireColumns(t, "Bitly", "link", "long_url"); err != nil {
+		return nil, err
+	}
+	var rows []*importRow
+	for _, r := range read {
+		if b, ok := links[r]; ok {
+			rows = append(rows, bitlinkRows(r.Line, b)...)
+		} else {
+			rows = append(rows, r) // a malformed record
+		}
+	}
+	return rows, nil
 }
 
-func bitlinkRow(line int, b bitlink) *importRow {
-	row := &importRow{Line: line}
-	short := b.Link
-	if len(b.CustomBitlinks) > 0 {
-		short = b.CustomBitlinks[0]
+// bitlinkRows makes a row of each back-half a bitlink answers to: its own
+// (link), then its custom ones (custom_bitlinks). Every one of them
+// redirected in Bitly and may have been shared, so each becomes a link
+// here; back-halves that differ only in domain or case are one alias here
+// and make one row. All redirect with 301, as Bitly does.
+func bitlinkRows(line int, b bitlink) []*importRow {
+	shorts := b.CustomBitlinks
+	if b.Link != "" || len(shorts) == 0 {
+		shorts = append([]string{b.Link}, shorts...)
 	}
-	alias, domain, err := backHalf(short)
-	if err != nil {
-		row.fail(0, problem{Title: "Invalid row", Field: "link", Detail: err.Error()})
-		return row
-	}
-	row.req = linkapi.CreateRequest{URL: b.LongURL, Alias: alias}
-	row.Source = b.ID
-	if row.Source == "" {
+	var rows []*importRow
+	seen := map[string]bool{}
+	for _, short := range shorts {
+		row := &importRow{Line: line}
+		alias, domain, err := backHalf(short)
+		if err != nil {
+			row.fail(0, problem{Title: "Invalid row", Field: "link", Detail: err.Error()})
+			rows = append(rows, row)
+			continue
+		}
+		if seen[strings.ToLower(alias)] {
+			continue
+		}
+		seen[strings.ToLower(alias)] = true
+		status := bitlyRedirect
+		row.req = linkapi.CreateRequest{URL: b.LongURL, Alias: alias, RedirectStatus: &status}
 		row.Source = domain + "/" + alias
+		if short == b.Link && b.ID != "" {
+			row.Source = b.ID
+		}
+		row.lose(b.Title != "", lostTitle)
+		row.lose(len(b.Tags) > 0, lostTags)
+		row.lose(b.Archived, lostArchived)
+		row.lose(domain != "", lostDomain)
+		rows = append(rows, row)
 	}
-	row.lose(b.Title != "", lostTitle)
-	row.lose(len(b.Tags) > 0, lostTags)
-	row.lose(b.Archived, lostArchived)
-	row.lose(domain != "", lostDomain)
-	if len(b.CustomBitlinks) > 1 {
-		row.NotKept = append(row.NotKept, fmt.Sprintf("%d more custom back-halves", len(b.CustomBitlinks)-1))
-	}
-	return row
+	return rows
 }
+
+// bitlyRedirect is the status Bitly redirects with: links there are
+// permanent (https://en.wikipedia.org/wiki/Bitly: "The company uses HTTP
+// 301 redirects for its links").
+const bitlyRedirect = http.StatusMovedPermanently
 
 // kuttLink is a Kutt link as its API v2 lists it (thedevs-network/kutt,
 // server/utils/utils.js, sanitize.link; GET /api/v2/links answers
@@ -548,7 +581,7 @@ func isJSON(data []byte) bool {
 // the file. An item fn cannot read fails the whole file: JSON exports are
 // made by programs, so a bad one is not a file worth half-importing.
 func jsonItems(data []byte, key string, fn func(json.RawMessage) error) ([]int, error) {
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	data, escapedNewlines := escapeControls(bytes.TrimPrefix(data, []byte("\ufeff")))
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil {
@@ -588,7 +621,8 @@ func jsonItems(data []byte, key string, fn func(json.RawMessage) error) ([]int, 
 		}
 		// The item starts at the first brace after the previous token.
 		start := int(off) + bytes.IndexByte(data[off:], '{')
-		lines = append(lines, 1+bytes.Count(data[:max(start, int(off))], []byte("\n")))
+		at := max(start, int(off))
+		lines = append(lines, 1+bytes.Count(data[:at], []byte("\n"))+sort.SearchInts(escapedNewlines, at))
 		if err := fn(raw); err != nil {
 			return nil, usagef("item on line %d: %v", lines[len(lines)-1], err)
 		}
@@ -597,6 +631,44 @@ func jsonItems(data []byte, key string, fn func(json.RawMessage) error) ([]int, 
 		return nil, usagef("the JSON file has no links")
 	}
 	return lines, nil
+}
+
+// escapeControls escapes the raw control characters (U+0000 to U+001F)
+// inside the strings of a JSON document, which JSON forbids there. A title
+// pasted from a word processor with a vertical tab in it, say, would
+// otherwise make the whole file unreadable; escaped, it fails at most its
+// own field. It returns the offsets, in the result, of the raw newlines it
+// escaped, so line numbers still count them.
+func escapeControls(data []byte) ([]byte, []int) {
+	var out []byte // nil until a control character is found
+	var newlines []int
+	inString, escaped := false, false
+	for i, c := range data {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString && c < 0x20:
+			if out == nil {
+				out = append(make([]byte, 0, len(data)+16), data[:i]...)
+			}
+			if c == '\n' {
+				newlines = append(newlines, len(out))
+			}
+			out = fmt.Appendf(out, "\\u%04x", c)
+			continue
+		}
+		if out != nil {
+			out = append(out, c)
+		}
+	}
+	if out == nil {
+		return data, nil
+	}
+	return out, newlines
 }
 
 // setFeatures carries an exported link's redirect-rule fields into its
