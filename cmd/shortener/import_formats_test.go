@@ -97,6 +97,19 @@ func TestImportFormats(t *testing.T) {
 			{Line: 4, URL: "https://yourls.org/docs", Alias: "yourls-docs", Redirect: 301, NotKept: []string{"title", "creator IP"}},
 			{Line: 5, URL: "ftp://files.example.net/feed.xml", Alias: "feed", Redirect: 301, Failed: "url"},
 		}},
+		{name: "yourls, mysql --batch", format: "yourls", file: "yourls-batch.tsv", want: []importedRow{
+			{Line: 2, URL: "https://ozh.org/", Alias: "ozh", Redirect: 301, NotKept: []string{"title", "clicks", "creator IP"}},
+			{Line: 3, URL: "https://example.net/first", Alias: "1", Redirect: 301, Failed: "alias"}, // YOURLS's first keywords are 1-2 characters
+			{Line: 4, URL: "https://blog.yourls.org/", Alias: "yourlsblog", Redirect: 301, NotKept: []string{"title", "creator IP"}},
+			{Line: 5, URL: "https://example.net/page", Alias: "notitle", Redirect: 301, NotKept: []string{"clicks", "creator IP"}}, // title NULL
+			{Line: 6, URL: "https://example.net/long", Alias: "campaign-2019-spring-newsletter-subscribers-europe-and-north-america-v2", Redirect: 301, Failed: "alias"},
+		}},
+		{name: "yourls, the Import/Export plugin's CSV", format: "yourls", file: "yourls-export-plugin.csv", want: []importedRow{
+			{Line: 2, URL: "https://ozh.org/", Alias: "ozh", Redirect: 301, NotKept: []string{"clicks"}},
+			{Line: 3, URL: "https://yourls.org/", Alias: "yourls", Redirect: 301},
+			{Line: 4, URL: "https://example.com/shop?cat=gifts,toys", Alias: "shop", Redirect: 301, NotKept: []string{"clicks"}},
+			{Line: 5, URL: "https://example.net/ab", Alias: "ab", Redirect: 301, Failed: "alias"},
+		}},
 		{name: "dub", format: "dub", file: "dub.csv", want: []importedRow{
 			{Line: 2, URL: "https://example.com/blog/launch-week", Alias: "launch-week", NotKept: []string{"clicks", "tags", "domain"}},
 			{Line: 3, URL: "https://acme.com/pricing", Alias: "pricing", NotKept: []string{"clicks", "archived", "domain"}},
@@ -191,4 +204,21 @@ func TestImportRowsNameTheirSource(t *testing.T) {
 			assert.Equal(t, tt.want, rows[0].Source)
 		})
 	}
+}
+
+func TestReadTabTableUnescapesMySQL(t *testing.T) {
+	data := "keyword\ttitle\n" +
+		"a\tYOURLS' \"Blog\"\\tand\\\\archive\\nline two\n" + // mysql --batch escapes tab, newline and backslash
+		"b\tone\ttoo many\n" +
+		"\n"
+	var titles []string
+	_, rows, err := readTabTable([]byte(data), func(_ csvTable, line int, cell func(string) string) *importRow {
+		titles = append(titles, cell("title"))
+		return &importRow{Line: line}
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"YOURLS' \"Blog\"\tand\\archive\nline two"}, titles)
+	require.Len(t, rows, 2)
+	require.NotNil(t, rows[1].Problem, "a row with another number of fields fails alone")
+	assert.Equal(t, 3, rows[1].Line)
 }

@@ -61,7 +61,8 @@ const (
 // cannot read, or with another number of fields than the header, fails on
 // its own line.
 type csvTable struct {
-	cols map[string]int
+	cols  map[string]int
+	width int // the header's number of fields
 }
 
 // has reports whether the header names column (compared case-insensitively).
@@ -75,13 +76,9 @@ func readCSVTable(data []byte, row func(t csvTable, line int, cell func(string) 
 	if err != nil {
 		return csvTable{}, nil, usagef("the CSV file has no header row: %v", err)
 	}
-	t := csvTable{cols: map[string]int{}}
-	for i, name := range header {
-		name = strings.ToLower(strings.TrimSpace(name))
-		if _, dup := t.cols[name]; dup {
-			return t, nil, usagef("column %q appears twice", name)
-		}
-		t.cols[name] = i
+	t, err := newTable(header)
+	if err != nil {
+		return t, nil, err
 	}
 	var rows []*importRow
 	for {
@@ -99,24 +96,80 @@ func readCSVTable(data []byte, row func(t csvTable, line int, cell func(string) 
 			return t, nil, usagef("read the CSV file: %v", err)
 		}
 		line, _ := r.FieldPos(0)
-		if len(rec) != len(header) {
-			bad := &importRow{Line: line}
-			bad.fail(0, problem{Title: "Malformed CSV", Detail: fmt.Sprintf("%d fields where the header has %d", len(rec), len(header))})
-			rows = append(rows, bad)
-			continue
-		}
-		cell := func(name string) string {
-			if i, ok := t.cols[strings.ToLower(name)]; ok {
-				return strings.TrimSpace(rec[i])
-			}
-			return ""
-		}
-		rows = append(rows, row(t, line, cell))
+		rows = append(rows, t.record(line, rec, row))
 	}
 	if len(rows) == 0 {
 		return t, nil, usagef("the CSV file has a header but no rows")
 	}
 	return t, rows, nil
+}
+
+// readTabTable is readCSVTable for the tab-separated output of `mysql
+// --batch`: a header row of column names, then a row a line, no quoting,
+// and a tab, newline, NUL or backslash in a value written as \t, \n, \0
+// or \\ (mysql/mysql-server, client/mysql.cc, safe_put_field). A SQL NULL
+// is written NULL, which the caller tells apart if it cares.
+func readTabTable(data []byte, row func(t csvTable, line int, cell func(string) string) *importRow) (csvTable, []*importRow, error) {
+	lines := strings.Split(string(bytes.TrimPrefix(data, []byte("\ufeff"))), "\n")
+	split := func(line string) []string {
+		fields := strings.Split(strings.TrimSuffix(line, "\r"), "\t")
+		for i, f := range fields {
+			fields[i] = mysqlUnescape.Replace(f)
+		}
+		return fields
+	}
+	t, err := newTable(split(lines[0]))
+	if err != nil {
+		return t, nil, err
+	}
+	var rows []*importRow
+	for i, line := range lines[1:] {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		rows = append(rows, t.record(i+2, split(line), row))
+	}
+	if len(rows) == 0 {
+		return t, nil, usagef("the tab-separated file has a header but no rows")
+	}
+	return t, rows, nil
+}
+
+var mysqlUnescape = strings.NewReplacer(`\\`, `\`, `\t`, "\t", `\n`, "\n", `\0`, "\x00")
+
+// isTabSeparated reports whether a file's header row is separated by tabs.
+func isTabSeparated(data []byte) bool {
+	header, _, _ := bytes.Cut(data, []byte("\n"))
+	return bytes.ContainsRune(header, '\t')
+}
+
+// newTable indexes a header row by lower-cased column name.
+func newTable(header []string) (csvTable, error) {
+	t := csvTable{cols: map[string]int{}, width: len(header)}
+	for i, name := range header {
+		name = strings.ToLower(strings.TrimSpace(name))
+		if _, dup := t.cols[name]; dup {
+			return t, usagef("column %q appears twice", name)
+		}
+		t.cols[name] = i
+	}
+	return t, nil
+}
+
+// record makes the row of one record: row's, or a failed one when the
+// record has another number of fields than the header.
+func (t csvTable) record(line int, rec []string, row func(t csvTable, line int, cell func(string) string) *importRow) *importRow {
+	if len(rec) != t.width {
+		bad := &importRow{Line: line}
+		bad.fail(0, problem{Title: "Malformed CSV", Detail: fmt.Sprintf("%d fields where the header has %d", len(rec), t.width)})
+		return bad
+	}
+	return row(t, line, func(name string) string {
+		if i, ok := t.cols[strings.ToLower(name)]; ok {
+			return strings.TrimSpace(rec[i])
+		}
+		return ""
+	})
 }
 
 // requireColumns is a usage error naming the first column the header lacks.
@@ -265,27 +318,43 @@ func readShlink(data []byte) ([]*importRow, error) {
 	return rows, requireColumns(t, "Shlink", "shortCode", "longUrl")
 }
 
-// readYOURLS reads the yourls_url table as a CSV export of it (phpMyAdmin,
-// `mysql --batch`, or an export plugin) with a header row. YOURLS has no
-// export of its own; the columns are those its installer creates
+// readYOURLS reads the yourls_url table of YOURLS, which has no export of
+// its own, in the shapes people get it out in: a CSV export of the table
+// (phpMyAdmin, or any client) or the tab-separated output of `mysql
+// --batch`, both with a header row of the columns its installer creates
 // (YOURLS/YOURLS, includes/functions-install.php, yourls_create_sql_tables):
 //
 //	keyword, url, title, timestamp, ip, clicks
 //
-// The keyword becomes the alias. YOURLS has no expiry and redirects 301
-// (includes/functions.php, yourls_redirect_shorturl), which is kept.
+// or the CSV of the common YOURLS Import/Export plugin
+// (GautamGupta/YOURLS-Import-Export, fileio/csv.php): source ("/keyword/"),
+// target, hits. The keyword becomes the alias. YOURLS has no expiry and
+// redirects 301 (includes/functions.php, yourls_redirect_shorturl), which is
+// kept.
 func readYOURLS(data []byte) ([]*importRow, error) {
-	t, rows, err := readCSVTable(data, func(_ csvTable, line int, cell func(string) string) *importRow {
+	table := readCSVTable
+	if isTabSeparated(data) {
+		table = readTabTable
+	}
+	t, rows, err := table(data, func(t csvTable, line int, cell func(string) string) *importRow {
+		keyword, url, clicks := cell("keyword"), cell("url"), cell("clicks")
+		if t.has("source") {
+			keyword = strings.TrimSuffix(strings.TrimPrefix(cell("source"), "/"), "/")
+			url, clicks = cell("target"), cell("hits")
+		}
 		status := 301
-		row := &importRow{Line: line, req: linkapi.CreateRequest{URL: cell("url"), Alias: cell("keyword"), RedirectStatus: &status}}
-		row.Source = cell("keyword")
-		row.lose(cell("title") != "", lostTitle)
-		row.lose(positive(cell("clicks")), lostClicks)
+		row := &importRow{Line: line, req: linkapi.CreateRequest{URL: url, Alias: keyword, RedirectStatus: &status}}
+		row.Source = keyword
+		row.lose(cell("title") != "" && cell("title") != "NULL", lostTitle) // NULL: mysql --batch's SQL NULL
+		row.lose(positive(clicks), lostClicks)
 		row.lose(cell("ip") != "", lostIP)
 		return row
 	})
 	if err != nil {
 		return nil, err
+	}
+	if t.has("source") {
+		return rows, requireColumns(t, "YOURLS Import/Export", "source", "target")
 	}
 	return rows, requireColumns(t, "YOURLS", "keyword", "url")
 }
