@@ -222,3 +222,14 @@ func TestReadTabTableUnescapesMySQL(t *testing.T) {
 	require.NotNil(t, rows[1].Problem, "a row with another number of fields fails alone")
 	assert.Equal(t, 3, rows[1].Line)
 }
+
+func TestNewCodeRescuesADuplicateAlias(t *testing.T) {
+	rows, err := readOwnCSV([]byte("url,alias\nhttps://example.com/a,Sale\nhttps://example.com/b,sale\n"))
+	require.NoError(t, err)
+	(&app{now: func() time.Time { return importNow }}).checkRows(rows, true)
+	assert.Nil(t, rows[0].Problem)
+	assert.Equal(t, "Sale", rows[0].req.Alias)
+	require.Nil(t, rows[1].Problem, "--new-code gives a case-duplicate alias a generated code")
+	assert.Empty(t, rows[1].req.Alias)
+	assert.Equal(t, []string{`alias "sale" (also on line 2; aliases are case-insensitive)`}, rows[1].NotKept)
+}

@@ -201,7 +201,9 @@ func (a *app) runImport(ctx context.Context, c *client, rows []*importRow, opt i
 
 // checkRows validates each row as the API would (link.Rules, the same code),
 // so a dry run finds invalid rows and a real run sends none. It also fails
-// the second of two rows with one alias: aliases are case-insensitive.
+// the second of two rows with one alias, aliases being case-insensitive;
+// with newCode, a row whose alias cannot be kept (invalid, or taken by an
+// earlier row) gets a generated code instead.
 // The API still checks what only it knows (its own domain, say).
 func (a *app) checkRows(rows []*importRow, newCode bool) {
 	now := a.now()
@@ -233,11 +235,16 @@ func (a *app) checkRows(rows []*importRow, newCode bool) {
 			continue
 		}
 		key := strings.ToLower(r.req.Alias)
-		if line, dup := seen[key]; dup {
+		line, dup := seen[key]
+		switch {
+		case dup && newCode:
+			r.NotKept = append(r.NotKept, fmt.Sprintf("alias %q (also on line %d; aliases are case-insensitive)", r.req.Alias, line))
+			r.req.Alias = ""
+		case dup:
 			r.fail(0, problem{Title: "Duplicate alias", Field: "alias", Detail: fmt.Sprintf("alias: %q is also on line %d (aliases are case-insensitive)", r.req.Alias, line)})
-			continue
+		default:
+			seen[key] = r.Line
 		}
-		seen[key] = r.Line
 	}
 }
 
