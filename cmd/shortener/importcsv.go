@@ -45,7 +45,8 @@ type importRow struct {
 	Source string `json:"source,omitempty"`
 
 	req      linkapi.CreateRequest
-	disabled bool   // create, then disable
+	disabled bool   // exported as disabled: its link is disabled once created or found
+	live     bool   // its link (created, or found among the caller's) is active
 	fp       string // the normalised target, for matching links without alias
 }
 
@@ -151,6 +152,12 @@ func (a *app) runImport(ctx context.Context, c *client, rows []*importRow, opt i
 			r.Outcome = outcomeWouldCreate
 		}
 		return a.printImport(rows, opt.dryRun)
+	}
+	for _, r := range rows {
+		if err := a.disableIfLive(ctx, c, r); err != nil {
+			_ = a.printImport(rows, opt.dryRun)
+			return err
+		}
 	}
 	var bar *progressbar.ProgressBar
 	if a.isTerminal(a.stderr) && !a.jsonOut {
@@ -326,8 +333,8 @@ func sameSettings(req linkapi.CreateRequest, l linkapi.LinkDetail) bool {
 }
 
 func (r *importRow) exists(l linkapi.LinkDetail) {
-	link := l.Link
-	r.Outcome, r.Status, r.Link = outcomeExists, http.StatusOK, &link
+	found := l.Link
+	r.Outcome, r.Status, r.Link, r.live = outcomeExists, http.StatusOK, &found, l.Status == link.StatusActive
 }
 
 // batchKey is the Idempotency-Key of one batch: the prefix and a hash of
@@ -381,7 +388,7 @@ func (a *app) sendBatch(ctx context.Context, c *client, batch []*importRow, keyP
 		r := batch[res.Index]
 		r.Status = res.Status
 		if res.Link != nil {
-			r.Outcome, r.Link = outcomeCreated, res.Link
+			r.Outcome, r.Link, r.live = outcomeCreated, res.Link, true // a create is active
 			continue
 		}
 		var p problem
@@ -398,8 +405,7 @@ func (a *app) sendBatch(ctx context.Context, c *client, batch []*importRow, keyP
 // is then "exists"); a link exported as disabled is disabled.
 func (a *app) settle(ctx context.Context, c *client, batch []*importRow) error {
 	for _, r := range batch {
-		switch {
-		case r.Outcome == outcomeFailed && r.Status == http.StatusConflict && r.req.Alias != "":
+		if r.Outcome == outcomeFailed && r.Status == http.StatusConflict && r.req.Alias != "" {
 			var l linkapi.LinkDetail
 			err := a.getWithRetry(ctx, c, request{method: http.MethodGet, path: linkPath(r.req.Alias)}, &l)
 			var api *apiError
@@ -414,19 +420,34 @@ func (a *app) settle(ctx context.Context, c *client, batch []*importRow) error {
 			default:
 				return err
 			}
-		case r.Outcome == outcomeCreated && r.disabled:
-			status := "disabled"
-			var l linkapi.LinkDetail
-			_, err := c.doJSON(ctx, request{method: http.MethodPatch, path: linkPath(r.Link.Code), body: linkapi.PatchRequest{Status: &status}}, &l)
-			if err != nil {
-				var api *apiError
-				if !errors.As(err, &api) || api.unavailable() {
-					return fmt.Errorf("disable %s: %w", r.Link.Code, err)
-				}
-				r.fail(api.Status, problem{Status: api.Status, Detail: "created, but not disabled: " + api.Error()})
-			}
+		}
+		if err := a.disableIfLive(ctx, c, r); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// disableIfLive disables the link of a row exported as disabled while it is
+// active: just created (the create API takes no status, so a disabled link
+// is created, then disabled), or found among the caller's links, where a run
+// interrupted between the two left it active.
+func (a *app) disableIfLive(ctx context.Context, c *client, r *importRow) error {
+	if !r.disabled || !r.live || (r.Outcome != outcomeCreated && r.Outcome != outcomeExists) {
+		return nil
+	}
+	status := string(link.StatusDisabled)
+	var l linkapi.LinkDetail
+	_, err := c.doJSON(ctx, request{method: http.MethodPatch, path: linkPath(r.Link.Code), body: linkapi.PatchRequest{Status: &status}}, &l)
+	if err != nil {
+		var api *apiError
+		if !errors.As(err, &api) || api.unavailable() {
+			return fmt.Errorf("disable %s: %w", r.Link.Code, err)
+		}
+		r.fail(api.Status, problem{Status: api.Status, Detail: r.Outcome + ", but not disabled: " + api.Error()})
+		return nil
+	}
+	r.live = false
 	return nil
 }
 
