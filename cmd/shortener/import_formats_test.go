@@ -72,6 +72,13 @@ func TestImportFormats(t *testing.T) {
 	}
 	bitlyJSON := append([]importedRow(nil), bitly...)
 	bitlyJSON[0].Line, bitlyJSON[1].Line, bitlyJSON[2].Line, bitlyJSON[3].Line = 3, 3, 3, 17
+	ownProtected := []importedRow{
+		{Line: 2, URL: "https://example.com/members", Alias: "Members", Expires: "2031-11-29T09:00:00Z", Redirect: 302, Failed: "protected"},
+		{Line: 3, URL: "https://example.com/private", Expires: "2031-11-28T08:00:00Z", Redirect: 302, Disabled: true, Failed: "protected"},
+		{Line: 4, URL: "https://example.com/offer", Alias: "Capped", Expires: "2031-11-27T10:00:00Z", Redirect: 302},
+	}
+	ownProtectedNDJSON := append([]importedRow(nil), ownProtected...)
+	ownProtectedNDJSON[0].Line, ownProtectedNDJSON[1].Line, ownProtectedNDJSON[2].Line = 1, 2, 3
 	tests := []struct {
 		name, format, file string
 		newCode            bool
@@ -138,6 +145,10 @@ func TestImportFormats(t *testing.T) {
 			{Line: 3, URL: "https://example.com/landing?utm_source=cli", Expires: "2031-11-28T18:30:00Z", Redirect: 301, Disabled: true},
 			{Line: 4, URL: "https://example.com/old", Expires: "2031-11-27T10:00:00Z", Redirect: 302, Failed: "status"},
 		}},
+		// A password cannot be exported (only its hash is stored), so a
+		// protected link is refused rather than created open.
+		{name: "our CSV export with protected links", format: "csv", file: "own-protected.csv", want: ownProtected},
+		{name: "our NDJSON export with protected links", format: "ndjson", file: "own-protected.ndjson", want: ownProtectedNDJSON},
 		{name: "our NDJSON export", format: "ndjson", file: "own.ndjson", want: []importedRow{
 			{Line: 1, URL: "https://example.com/summer", Alias: "Summer-Sale", Expires: "2027-05-30T09:00:00Z", Redirect: 307},
 			{Line: 2, URL: "https://example.com/landing?utm_source=cli", Expires: "2031-11-28T18:30:00Z", Redirect: 301, Disabled: true},

@@ -741,8 +741,9 @@ func escapeControls(data []byte) ([]byte, []int) {
 }
 
 // setFeatures carries an exported link's redirect-rule fields into its
-// create request. A password cannot be: only its hash was ever stored, so
-// the row says so and the link is created without one.
+// create request. A password cannot be: only its hash was ever stored, and
+// created without one the link would redirect anyone, so a protected link
+// is not imported (as the Kutt reader does with Kutt's).
 func setFeatures(row *importRow, f linkapi.Features) {
 	if f.MaxClicks != 0 {
 		n := f.MaxClicks
@@ -750,7 +751,8 @@ func setFeatures(row *importRow, f linkapi.Features) {
 	}
 	row.req.Rules, row.req.Targets, row.req.ExpiredURL = f.Rules, f.Targets, f.ExpiredURL
 	if f.Protected {
-		row.NotKept = append(row.NotKept, "password")
+		row.fail(0, problem{Title: "Not imported", Field: "protected",
+			Detail: "the link is password-protected and an export cannot carry its password (only a hash of it is stored); without one it would redirect anyone, so create it with `shortener shorten --password -`"})
 	}
 }
 
