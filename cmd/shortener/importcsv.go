@@ -123,7 +123,7 @@ if any row failed.`,
 	f := cmd.Flags()
 	f.StringVar(&from, "from", "csv", "the file's format: "+formatNames())
 	f.BoolVar(&dryRun, "dry-run", false, "check every row and report what would be created, existing links and alias collisions; write nothing")
-	f.BoolVar(&newCode, "new-code", false, "give a row whose alias cannot be kept (too short, reserved, other characters) a generated code instead of failing it")
+	f.BoolVar(&newCode, "new-code", false, "give a row whose alias cannot be kept (too short, reserved, other characters, or an earlier row's in another case) a generated code instead of failing it")
 	f.StringVar(&keyPrefix, "idempotency-key", "", "prefix of the batches' Idempotency-Keys (default: from the file's content)")
 	return cmd
 }
