@@ -156,3 +156,42 @@ func TestImportDecidesEachRow(t *testing.T) {
 		assert.Regexp(t, `^import-[0-9a-f]{24}-[0-9a-f]{24}$`, api.keys[0])
 	})
 }
+
+// TestImportDisablesWhatAnInterruptedRunLeftLive: a run stopped between a
+// create and its disable leaves an active link for a row exported as
+// disabled. The next run finds it among the caller's links and disables it
+// rather than calling it done.
+func TestImportDisablesWhatAnInterruptedRunLeftLive(t *testing.T) {
+	live := func(code, alias, url string) linkapi.LinkDetail {
+		return linkapi.LinkDetail{Link: linkapi.Link{Code: code, Alias: alias, URL: url, ShortURL: "https://sho.rt/" + code, RedirectStatus: 302}, Status: "active", Version: 1}
+	}
+	api := &fakeImportAPI{
+		listed: []linkapi.LinkDetail{
+			live("off", "Off", "https://example.com/off"),
+			live("plain01", "", "https://example.com/plain-off"),
+			live("stay-on", "Stay-On", "https://example.com/on"),
+		},
+		unlisted: map[string]linkapi.LinkDetail{},
+	}
+	file := filepath.Join(t.TempDir(), "links.csv")
+	require.NoError(t, os.WriteFile(file, []byte("url,alias,status\n"+
+		"https://example.com/off,Off,disabled\n"+
+		"https://example.com/plain-off,,disabled\n"+
+		"https://example.com/on,Stay-On,active\n"), 0o644))
+
+	t.Run("dry run", func(t *testing.T) {
+		r := runFake(t, api, "--json", "import", "--dry-run", file)
+		assert.Equal(t, exitOK, r.code, r.stdout)
+		assert.Empty(t, api.writes(), "a dry run writes nothing")
+	})
+	t.Run("real run", func(t *testing.T) {
+		r := runFake(t, api, "--json", "import", file)
+		assert.Equal(t, exitOK, r.code, r.stderr)
+		var rep importReport
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep), r.stdout)
+		assert.Equal(t, 3, rep.Exists)
+		assert.Equal(t, []string{"PATCH /v1/links/off", "PATCH /v1/links/plain01"}, api.writes())
+		assert.Equal(t, "disabled", string(api.unlisted["off"].Status))
+		assert.Equal(t, "disabled", string(api.unlisted["plain01"].Status))
+	})
+}

@@ -61,12 +61,24 @@ func readFixture(t *testing.T, format, file string, newCode bool) []importedRow 
 }
 
 func TestImportFormats(t *testing.T) {
+	// Every back-half of a bitlink worked in Bitly, so each becomes a link:
+	// the bitlink's own, then its custom ones. Bitly redirects with 301.
+	fall := []string{"title", "tags", "domain"}
 	bitly := []importedRow{
-		{Line: 2, URL: "https://restaurant.example/menu/fall", Alias: "fall-menu", NotKept: []string{"title", "tags", "domain", "1 more custom back-halves"}},
-		{Line: 3, URL: "https://restaurant.example/reservations", Alias: "4aBcDeF", NotKept: []string{"archived", "domain"}},
+		{Line: 2, URL: "https://restaurant.example/menu/fall", Alias: "3Pq9XyZ", Redirect: 301, NotKept: fall},
+		{Line: 2, URL: "https://restaurant.example/menu/fall", Alias: "fall-menu", Redirect: 301, NotKept: fall},
+		{Line: 2, URL: "https://restaurant.example/menu/fall", Alias: "menu", Redirect: 301, NotKept: fall},
+		{Line: 3, URL: "https://restaurant.example/reservations", Alias: "4aBcDeF", Redirect: 301, NotKept: []string{"archived", "domain"}},
 	}
-	bitlyJSON := []importedRow{bitly[0], bitly[1]}
-	bitlyJSON[0].Line, bitlyJSON[1].Line = 3, 17
+	bitlyJSON := append([]importedRow(nil), bitly...)
+	bitlyJSON[0].Line, bitlyJSON[1].Line, bitlyJSON[2].Line, bitlyJSON[3].Line = 3, 3, 3, 17
+	ownProtected := []importedRow{
+		{Line: 2, URL: "https://example.com/members", Alias: "Members", Expires: "2031-11-29T09:00:00Z", Redirect: 302, Failed: "protected"},
+		{Line: 3, URL: "https://example.com/private", Expires: "2031-11-28T08:00:00Z", Redirect: 302, Disabled: true, Failed: "protected"},
+		{Line: 4, URL: "https://example.com/offer", Alias: "Capped", Expires: "2031-11-27T10:00:00Z", Redirect: 302},
+	}
+	ownProtectedNDJSON := append([]importedRow(nil), ownProtected...)
+	ownProtectedNDJSON[0].Line, ownProtectedNDJSON[1].Line, ownProtectedNDJSON[2].Line = 1, 2, 3
 	tests := []struct {
 		name, format, file string
 		newCode            bool
@@ -92,10 +104,28 @@ func TestImportFormats(t *testing.T) {
 			{Line: 4, URL: "https://yourls.org/docs", Alias: "yourls-docs", Redirect: 301, NotKept: []string{"title", "creator IP"}},
 			{Line: 5, URL: "ftp://files.example.net/feed.xml", Alias: "feed", Redirect: 301, Failed: "url"},
 		}},
+		{name: "yourls, mysql --batch", format: "yourls", file: "yourls-batch.tsv", want: []importedRow{
+			{Line: 2, URL: "https://ozh.org/", Alias: "ozh", Redirect: 301, NotKept: []string{"title", "clicks", "creator IP"}},
+			{Line: 3, URL: "https://example.net/first", Alias: "1", Redirect: 301, Failed: "alias"}, // YOURLS's first keywords are 1-2 characters
+			{Line: 4, URL: "https://blog.yourls.org/", Alias: "yourlsblog", Redirect: 301, NotKept: []string{"title", "creator IP"}},
+			{Line: 5, URL: "https://example.net/page", Alias: "notitle", Redirect: 301, NotKept: []string{"clicks", "creator IP"}}, // title NULL
+			{Line: 6, URL: "https://example.net/long", Alias: "campaign-2019-spring-newsletter-subscribers-europe-and-north-america-v2", Redirect: 301, Failed: "alias"},
+		}},
+		{name: "yourls, the Import/Export plugin's CSV", format: "yourls", file: "yourls-export-plugin.csv", want: []importedRow{
+			{Line: 2, URL: "https://ozh.org/", Alias: "ozh", Redirect: 301, NotKept: []string{"clicks"}},
+			{Line: 3, URL: "https://yourls.org/", Alias: "yourls", Redirect: 301},
+			{Line: 4, URL: "https://example.com/shop?cat=gifts,toys", Alias: "shop", Redirect: 301, NotKept: []string{"clicks"}},
+			{Line: 5, URL: "https://example.net/ab", Alias: "ab", Redirect: 301, Failed: "alias"},
+		}},
 		{name: "dub", format: "dub", file: "dub.csv", want: []importedRow{
 			{Line: 2, URL: "https://example.com/blog/launch-week", Alias: "launch-week", NotKept: []string{"clicks", "tags", "domain"}},
 			{Line: 3, URL: "https://acme.com/pricing", Alias: "pricing", NotKept: []string{"clicks", "archived", "domain"}},
 			{Line: 4, URL: "https://acme.com/docs/api", Alias: "docs/api", Failed: "alias"}, // a slash
+		}},
+		{name: "dub, the current export with every column", format: "dub", file: "dub-current.csv", want: []importedRow{
+			{Line: 2, URL: "https://example.com/blog/launch-week", Alias: "launch-week", NotKept: []string{"clicks", "leads", "conversions", "revenue", "tags", "domain"}},
+			{Line: 3, URL: "https://acme.com/pricing", Alias: "pricing", NotKept: []string{"clicks", "archived", "domain"}}, // Archived "Yes"
+			{Line: 4, URL: "https://acme.com/", Failed: "Short link"},                                                       // the root link: a bare domain
 		}},
 		{name: "kutt", format: "kutt", file: "kutt.json", want: []importedRow{
 			{Line: 6, URL: "https://example.com/promo", Alias: "promo", Expires: "2031-01-01T00:00:00Z", NotKept: []string{"description", "clicks"}},
@@ -105,11 +135,20 @@ func TestImportFormats(t *testing.T) {
 		}},
 		{name: "bitly API JSON", format: "bitly", file: "bitly.json", want: bitlyJSON},
 		{name: "bitly CSV", format: "bitly", file: "bitly.csv", want: bitly},
+		{name: "bitly API JSON with raw control characters in titles", format: "bitly", file: "bitly-control-chars.json", want: []importedRow{
+			{Line: 3, URL: "https://restaurant.example/menu/winter", Alias: "3Vt5Wq1", Redirect: 301, NotKept: []string{"title", "domain"}},
+			{Line: 17, URL: "https://restaurant.example/menu/spring", Alias: "3Vt5Wq2", Redirect: 301, NotKept: []string{"title", "domain"}},
+			{Line: 32, URL: "https://restaurant.example/contact", Alias: "3Vt5Wq3", Redirect: 301, NotKept: []string{"domain"}},
+		}},
 		{name: "our CSV export", format: "csv", file: "own.csv", want: []importedRow{
 			{Line: 2, URL: "https://example.com/summer", Alias: "Summer-Sale", Expires: "2027-05-30T09:00:00Z", Redirect: 307},
 			{Line: 3, URL: "https://example.com/landing?utm_source=cli", Expires: "2031-11-28T18:30:00Z", Redirect: 301, Disabled: true},
 			{Line: 4, URL: "https://example.com/old", Expires: "2031-11-27T10:00:00Z", Redirect: 302, Failed: "status"},
 		}},
+		// A password cannot be exported (only its hash is stored), so a
+		// protected link is refused rather than created open.
+		{name: "our CSV export with protected links", format: "csv", file: "own-protected.csv", want: ownProtected},
+		{name: "our NDJSON export with protected links", format: "ndjson", file: "own-protected.ndjson", want: ownProtectedNDJSON},
 		{name: "our NDJSON export", format: "ndjson", file: "own.ndjson", want: []importedRow{
 			{Line: 1, URL: "https://example.com/summer", Alias: "Summer-Sale", Expires: "2027-05-30T09:00:00Z", Redirect: 307},
 			{Line: 2, URL: "https://example.com/landing?utm_source=cli", Expires: "2031-11-28T18:30:00Z", Redirect: 301, Disabled: true},
@@ -176,4 +215,32 @@ func TestImportRowsNameTheirSource(t *testing.T) {
 			assert.Equal(t, tt.want, rows[0].Source)
 		})
 	}
+}
+
+func TestReadTabTableUnescapesMySQL(t *testing.T) {
+	data := "keyword\ttitle\n" +
+		"a\tYOURLS' \"Blog\"\\tand\\\\archive\\nline two\n" + // mysql --batch escapes tab, newline and backslash
+		"b\tone\ttoo many\n" +
+		"\n"
+	var titles []string
+	_, rows, err := readTabTable([]byte(data), func(_ csvTable, line int, cell func(string) string) *importRow {
+		titles = append(titles, cell("title"))
+		return &importRow{Line: line}
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"YOURLS' \"Blog\"\tand\\archive\nline two"}, titles)
+	require.Len(t, rows, 2)
+	require.NotNil(t, rows[1].Problem, "a row with another number of fields fails alone")
+	assert.Equal(t, 3, rows[1].Line)
+}
+
+func TestNewCodeRescuesADuplicateAlias(t *testing.T) {
+	rows, err := readOwnCSV([]byte("url,alias\nhttps://example.com/a,Sale\nhttps://example.com/b,sale\n"))
+	require.NoError(t, err)
+	(&app{now: func() time.Time { return importNow }}).checkRows(rows, true)
+	assert.Nil(t, rows[0].Problem)
+	assert.Equal(t, "Sale", rows[0].req.Alias)
+	require.Nil(t, rows[1].Problem, "--new-code gives a case-duplicate alias a generated code")
+	assert.Empty(t, rows[1].req.Alias)
+	assert.Equal(t, []string{`alias "sale" (also on line 2; aliases are case-insensitive)`}, rows[1].NotKept)
 }

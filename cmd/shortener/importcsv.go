@@ -45,7 +45,8 @@ type importRow struct {
 	Source string `json:"source,omitempty"`
 
 	req      linkapi.CreateRequest
-	disabled bool   // create, then disable
+	disabled bool   // exported as disabled: its link is disabled once created or found
+	live     bool   // its link (created, or found among the caller's) is active
 	fp       string // the normalised target, for matching links without alias
 }
 
@@ -122,7 +123,7 @@ if any row failed.`,
 	f := cmd.Flags()
 	f.StringVar(&from, "from", "csv", "the file's format: "+formatNames())
 	f.BoolVar(&dryRun, "dry-run", false, "check every row and report what would be created, existing links and alias collisions; write nothing")
-	f.BoolVar(&newCode, "new-code", false, "give a row whose alias cannot be kept (too short, reserved, other characters) a generated code instead of failing it")
+	f.BoolVar(&newCode, "new-code", false, "give a row whose alias cannot be kept (too short, reserved, other characters, or an earlier row's in another case) a generated code instead of failing it")
 	f.StringVar(&keyPrefix, "idempotency-key", "", "prefix of the batches' Idempotency-Keys (default: from the file's content)")
 	return cmd
 }
@@ -151,6 +152,12 @@ func (a *app) runImport(ctx context.Context, c *client, rows []*importRow, opt i
 			r.Outcome = outcomeWouldCreate
 		}
 		return a.printImport(rows, opt.dryRun)
+	}
+	for _, r := range rows {
+		if err := a.disableIfLive(ctx, c, r); err != nil {
+			_ = a.printImport(rows, opt.dryRun)
+			return err
+		}
 	}
 	var bar *progressbar.ProgressBar
 	if a.isTerminal(a.stderr) && !a.jsonOut {
@@ -201,7 +208,9 @@ func (a *app) runImport(ctx context.Context, c *client, rows []*importRow, opt i
 
 // checkRows validates each row as the API would (link.Rules, the same code),
 // so a dry run finds invalid rows and a real run sends none. It also fails
-// the second of two rows with one alias: aliases are case-insensitive.
+// the second of two rows with one alias, aliases being case-insensitive;
+// with newCode, a row whose alias cannot be kept (invalid, or taken by an
+// earlier row) gets a generated code instead.
 // The API still checks what only it knows (its own domain, say).
 func (a *app) checkRows(rows []*importRow, newCode bool) {
 	now := a.now()
@@ -233,11 +242,16 @@ func (a *app) checkRows(rows []*importRow, newCode bool) {
 			continue
 		}
 		key := strings.ToLower(r.req.Alias)
-		if line, dup := seen[key]; dup {
+		line, dup := seen[key]
+		switch {
+		case dup && newCode:
+			r.NotKept = append(r.NotKept, fmt.Sprintf("alias %q (also on line %d; aliases are case-insensitive)", r.req.Alias, line))
+			r.req.Alias = ""
+		case dup:
 			r.fail(0, problem{Title: "Duplicate alias", Field: "alias", Detail: fmt.Sprintf("alias: %q is also on line %d (aliases are case-insensitive)", r.req.Alias, line)})
-			continue
+		default:
+			seen[key] = r.Line
 		}
-		seen[key] = r.Line
 	}
 }
 
@@ -319,8 +333,8 @@ func sameSettings(req linkapi.CreateRequest, l linkapi.LinkDetail) bool {
 }
 
 func (r *importRow) exists(l linkapi.LinkDetail) {
-	link := l.Link
-	r.Outcome, r.Status, r.Link = outcomeExists, http.StatusOK, &link
+	found := l.Link
+	r.Outcome, r.Status, r.Link, r.live = outcomeExists, http.StatusOK, &found, l.Status == link.StatusActive
 }
 
 // batchKey is the Idempotency-Key of one batch: the prefix and a hash of
@@ -374,7 +388,7 @@ func (a *app) sendBatch(ctx context.Context, c *client, batch []*importRow, keyP
 		r := batch[res.Index]
 		r.Status = res.Status
 		if res.Link != nil {
-			r.Outcome, r.Link = outcomeCreated, res.Link
+			r.Outcome, r.Link, r.live = outcomeCreated, res.Link, true // a create is active
 			continue
 		}
 		var p problem
@@ -391,8 +405,7 @@ func (a *app) sendBatch(ctx context.Context, c *client, batch []*importRow, keyP
 // is then "exists"); a link exported as disabled is disabled.
 func (a *app) settle(ctx context.Context, c *client, batch []*importRow) error {
 	for _, r := range batch {
-		switch {
-		case r.Outcome == outcomeFailed && r.Status == http.StatusConflict && r.req.Alias != "":
+		if r.Outcome == outcomeFailed && r.Status == http.StatusConflict && r.req.Alias != "" {
 			var l linkapi.LinkDetail
 			err := a.getWithRetry(ctx, c, request{method: http.MethodGet, path: linkPath(r.req.Alias)}, &l)
 			var api *apiError
@@ -407,19 +420,34 @@ func (a *app) settle(ctx context.Context, c *client, batch []*importRow) error {
 			default:
 				return err
 			}
-		case r.Outcome == outcomeCreated && r.disabled:
-			status := "disabled"
-			var l linkapi.LinkDetail
-			_, err := c.doJSON(ctx, request{method: http.MethodPatch, path: linkPath(r.Link.Code), body: linkapi.PatchRequest{Status: &status}}, &l)
-			if err != nil {
-				var api *apiError
-				if !errors.As(err, &api) || api.unavailable() {
-					return fmt.Errorf("disable %s: %w", r.Link.Code, err)
-				}
-				r.fail(api.Status, problem{Status: api.Status, Detail: "created, but not disabled: " + api.Error()})
-			}
+		}
+		if err := a.disableIfLive(ctx, c, r); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// disableIfLive disables the link of a row exported as disabled while it is
+// active: just created (the create API takes no status, so a disabled link
+// is created, then disabled), or found among the caller's links, where a run
+// interrupted between the two left it active.
+func (a *app) disableIfLive(ctx context.Context, c *client, r *importRow) error {
+	if !r.disabled || !r.live || (r.Outcome != outcomeCreated && r.Outcome != outcomeExists) {
+		return nil
+	}
+	status := string(link.StatusDisabled)
+	var l linkapi.LinkDetail
+	_, err := c.doJSON(ctx, request{method: http.MethodPatch, path: linkPath(r.Link.Code), body: linkapi.PatchRequest{Status: &status}}, &l)
+	if err != nil {
+		var api *apiError
+		if !errors.As(err, &api) || api.unavailable() {
+			return fmt.Errorf("disable %s: %w", r.Link.Code, err)
+		}
+		r.fail(api.Status, problem{Status: api.Status, Detail: r.Outcome + ", but not disabled: " + api.Error()})
+		return nil
+	}
+	r.live = false
 	return nil
 }
 
@@ -507,11 +535,8 @@ func (a *app) printImport(rows []*importRow, dryRun bool) error {
 // notKeptKind is the summary's name for a row's loss: "alias "ab" (must
 // be ...)" counts as "alias".
 func notKeptKind(what string) string {
-	switch {
-	case strings.HasPrefix(what, "alias "):
+	if strings.HasPrefix(what, "alias ") {
 		return "alias"
-	case strings.HasSuffix(what, "custom back-halves"):
-		return "custom back-halves"
 	}
 	return what
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
@@ -49,6 +50,9 @@ const (
 	lostDescription = "description"
 	lostArchived    = "archived"
 	lostIP          = "creator IP"
+	lostLeads       = "leads"
+	lostConversions = "conversions"
+	lostRevenue     = "revenue"
 )
 
 // csvTable reads a CSV file with a header row and calls row for each record
@@ -57,7 +61,8 @@ const (
 // cannot read, or with another number of fields than the header, fails on
 // its own line.
 type csvTable struct {
-	cols map[string]int
+	cols  map[string]int
+	width int // the header's number of fields
 }
 
 // has reports whether the header names column (compared case-insensitively).
@@ -71,13 +76,9 @@ func readCSVTable(data []byte, row func(t csvTable, line int, cell func(string) 
 	if err != nil {
 		return csvTable{}, nil, usagef("the CSV file has no header row: %v", err)
 	}
-	t := csvTable{cols: map[string]int{}}
-	for i, name := range header {
-		name = strings.ToLower(strings.TrimSpace(name))
-		if _, dup := t.cols[name]; dup {
-			return t, nil, usagef("column %q appears twice", name)
-		}
-		t.cols[name] = i
+	t, err := newTable(header)
+	if err != nil {
+		return t, nil, err
 	}
 	var rows []*importRow
 	for {
@@ -95,24 +96,80 @@ func readCSVTable(data []byte, row func(t csvTable, line int, cell func(string) 
 			return t, nil, usagef("read the CSV file: %v", err)
 		}
 		line, _ := r.FieldPos(0)
-		if len(rec) != len(header) {
-			bad := &importRow{Line: line}
-			bad.fail(0, problem{Title: "Malformed CSV", Detail: fmt.Sprintf("%d fields where the header has %d", len(rec), len(header))})
-			rows = append(rows, bad)
-			continue
-		}
-		cell := func(name string) string {
-			if i, ok := t.cols[strings.ToLower(name)]; ok {
-				return strings.TrimSpace(rec[i])
-			}
-			return ""
-		}
-		rows = append(rows, row(t, line, cell))
+		rows = append(rows, t.record(line, rec, row))
 	}
 	if len(rows) == 0 {
 		return t, nil, usagef("the CSV file has a header but no rows")
 	}
 	return t, rows, nil
+}
+
+// readTabTable is readCSVTable for the tab-separated output of `mysql
+// --batch`: a header row of column names, then a row a line, no quoting,
+// and a tab, newline, NUL or backslash in a value written as \t, \n, \0
+// or \\ (mysql/mysql-server, client/mysql.cc, safe_put_field). A SQL NULL
+// is written NULL, which the caller tells apart if it cares.
+func readTabTable(data []byte, row func(t csvTable, line int, cell func(string) string) *importRow) (csvTable, []*importRow, error) {
+	lines := strings.Split(string(bytes.TrimPrefix(data, []byte("\ufeff"))), "\n")
+	split := func(line string) []string {
+		fields := strings.Split(strings.TrimSuffix(line, "\r"), "\t")
+		for i, f := range fields {
+			fields[i] = mysqlUnescape.Replace(f)
+		}
+		return fields
+	}
+	t, err := newTable(split(lines[0]))
+	if err != nil {
+		return t, nil, err
+	}
+	var rows []*importRow
+	for i, line := range lines[1:] {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		rows = append(rows, t.record(i+2, split(line), row))
+	}
+	if len(rows) == 0 {
+		return t, nil, usagef("the tab-separated file has a header but no rows")
+	}
+	return t, rows, nil
+}
+
+var mysqlUnescape = strings.NewReplacer(`\\`, `\`, `\t`, "\t", `\n`, "\n", `\0`, "\x00")
+
+// isTabSeparated reports whether a file's header row is separated by tabs.
+func isTabSeparated(data []byte) bool {
+	header, _, _ := bytes.Cut(data, []byte("\n"))
+	return bytes.ContainsRune(header, '\t')
+}
+
+// newTable indexes a header row by lower-cased column name.
+func newTable(header []string) (csvTable, error) {
+	t := csvTable{cols: map[string]int{}, width: len(header)}
+	for i, name := range header {
+		name = strings.ToLower(strings.TrimSpace(name))
+		if _, dup := t.cols[name]; dup {
+			return t, usagef("column %q appears twice", name)
+		}
+		t.cols[name] = i
+	}
+	return t, nil
+}
+
+// record makes the row of one record: row's, or a failed one when the
+// record has another number of fields than the header.
+func (t csvTable) record(line int, rec []string, row func(t csvTable, line int, cell func(string) string) *importRow) *importRow {
+	if len(rec) != t.width {
+		bad := &importRow{Line: line}
+		bad.fail(0, problem{Title: "Malformed CSV", Detail: fmt.Sprintf("%d fields where the header has %d", len(rec), t.width)})
+		return bad
+	}
+	return row(t, line, func(name string) string {
+		if i, ok := t.cols[strings.ToLower(name)]; ok {
+			return strings.TrimSpace(rec[i])
+		}
+		return ""
+	})
 }
 
 // requireColumns is a usage error naming the first column the header lacks.
@@ -261,41 +318,61 @@ func readShlink(data []byte) ([]*importRow, error) {
 	return rows, requireColumns(t, "Shlink", "shortCode", "longUrl")
 }
 
-// readYOURLS reads the yourls_url table as a CSV export of it (phpMyAdmin,
-// `mysql --batch`, or an export plugin) with a header row. YOURLS has no
-// export of its own; the columns are those its installer creates
+// readYOURLS reads the yourls_url table of YOURLS, which has no export of
+// its own, in the shapes people get it out in: a CSV export of the table
+// (phpMyAdmin, or any client) or the tab-separated output of `mysql
+// --batch`, both with a header row of the columns its installer creates
 // (YOURLS/YOURLS, includes/functions-install.php, yourls_create_sql_tables):
 //
 //	keyword, url, title, timestamp, ip, clicks
 //
-// The keyword becomes the alias. YOURLS has no expiry and redirects 301
-// (includes/functions.php, yourls_redirect_shorturl), which is kept.
+// or the CSV of the common YOURLS Import/Export plugin
+// (GautamGupta/YOURLS-Import-Export, fileio/csv.php): source ("/keyword/"),
+// target, hits. The keyword becomes the alias. YOURLS has no expiry and
+// redirects 301 (includes/functions.php, yourls_redirect_shorturl), which is
+// kept.
 func readYOURLS(data []byte) ([]*importRow, error) {
-	t, rows, err := readCSVTable(data, func(_ csvTable, line int, cell func(string) string) *importRow {
+	table := readCSVTable
+	if isTabSeparated(data) {
+		table = readTabTable
+	}
+	t, rows, err := table(data, func(t csvTable, line int, cell func(string) string) *importRow {
+		keyword, url, clicks := cell("keyword"), cell("url"), cell("clicks")
+		if t.has("source") {
+			keyword = strings.TrimSuffix(strings.TrimPrefix(cell("source"), "/"), "/")
+			url, clicks = cell("target"), cell("hits")
+		}
 		status := 301
-		row := &importRow{Line: line, req: linkapi.CreateRequest{URL: cell("url"), Alias: cell("keyword"), RedirectStatus: &status}}
-		row.Source = cell("keyword")
-		row.lose(cell("title") != "", lostTitle)
-		row.lose(positive(cell("clicks")), lostClicks)
+		row := &importRow{Line: line, req: linkapi.CreateRequest{URL: url, Alias: keyword, RedirectStatus: &status}}
+		row.Source = keyword
+		row.lose(cell("title") != "" && cell("title") != "NULL", lostTitle) // NULL: mysql --batch's SQL NULL
+		row.lose(positive(clicks), lostClicks)
 		row.lose(cell("ip") != "", lostIP)
 		return row
 	})
 	if err != nil {
 		return nil, err
 	}
+	if t.has("source") {
+		return rows, requireColumns(t, "YOURLS Import/Export", "source", "target")
+	}
 	return rows, requireColumns(t, "YOURLS", "keyword", "url")
 }
 
 // readDub reads the CSV of Dub's "Export links" (dubinc/dub,
-// apps/web/ui/modals/export-links-modal.tsx, the columns list; rows from
+// apps/web/lib/zod/schemas/links.ts, exportLinksColumns: each column's
+// label and how its value is written; rows from
 // apps/web/lib/api/links/format-links-for-export.ts). Its columns are
-// chosen in the dialog among:
+// chosen in the dialog among, in this order:
 //
-//	Short link, Destination URL, Clicks, Created at, Updated at, Tags, Archived
+//	Short link, Destination URL, Clicks, Leads, Conversions, Revenue,
+//	Created at, Link ID, Updated at, Tags, Archived
 //
-// (newer versions add Link ID and Title). The short link's path is the
-// key, which becomes the alias. An archived Dub link still redirects; it
-// stays active here.
+// (older versions wrote a Title column and Archived as true/false; the
+// current one writes Yes/No). The short link's path is the key, which
+// becomes the alias. An archived Dub link still redirects; it stays active
+// here. A domain's root link (key "_root") is exported as the bare domain
+// (linkConstructor in packages/utils): it has no path to keep as a code.
 func readDub(data []byte) ([]*importRow, error) {
 	t, rows, err := readCSVTable(data, func(_ csvTable, line int, cell func(string) string) *importRow {
 		row := &importRow{Line: line}
@@ -306,10 +383,18 @@ func readDub(data []byte) ([]*importRow, error) {
 		}
 		row.req = linkapi.CreateRequest{URL: cell("Destination URL"), Alias: alias}
 		row.Source = domain + "/" + alias
+		if alias == "" {
+			row.fail(0, problem{Title: "Not imported", Field: "Short link",
+				Detail: fmt.Sprintf("%s is the root link of %s in Dub: a bare domain is not a short code here, so it would get a new one", cell("Short link"), domain)})
+			return row
+		}
 		row.lose(positive(cell("Clicks")), lostClicks)
+		row.lose(positive(cell("Leads")), lostLeads)
+		row.lose(positive(cell("Conversions")), lostConversions)
+		row.lose(strings.ContainsAny(cell("Revenue"), "123456789"), lostRevenue)
 		row.lose(cell("Tags") != "" && cell("Tags") != "[]", lostTags)
 		row.lose(cell("Title") != "", lostTitle)
-		row.lose(strings.EqualFold(cell("Archived"), "true"), lostArchived)
+		row.lose(isYes(cell("Archived")), lostArchived)
 		row.lose(domain != "", lostDomain)
 		return row
 	})
@@ -317,6 +402,12 @@ func readDub(data []byte) ([]*importRow, error) {
 		return nil, err
 	}
 	return rows, requireColumns(t, "Dub", "Short link", "Destination URL")
+}
+
+// isYes reads a yes/no cell as the tools write it: Dub's Yes/No, or
+// true/false.
+func isYes(s string) bool {
+	return strings.EqualFold(s, "yes") || strings.EqualFold(s, "true")
 }
 
 // bitlink is a Bitly link as its API v4 shows it (BitlinkBody in
@@ -337,8 +428,8 @@ type bitlink struct {
 // /v4/groups/{group_guid}/bitlinks ({"links": [...]}), an array of such
 // links, or a CSV whose header uses the same field names (long_url, link,
 // custom_bitlinks, created_at, title, tags, archived), list cells being a
-// JSON array or values joined by "|". The first custom back-half
-// (custom_bitlinks) becomes the alias, else the bitlink's own back-half.
+// JSON array or values joined by "|". Each bitlink gives a row per
+// back-half it answers to (bitlinkRows).
 func readBitly(data []byte) ([]*importRow, error) {
 	if isJSON(data) {
 		var links []bitlink
@@ -351,50 +442,82 @@ func readBitly(data []byte) ([]*importRow, error) {
 		if err != nil {
 			return nil, err
 		}
-		rows := make([]*importRow, len(links))
+		var rows []*importRow
 		for i, b := range links {
-			rows[i] = bitlinkRow(lines[i], b)
+			rows = append(rows, bitlinkRows(lines[i], b)...)
 		}
 		return rows, nil
 	}
-	t, rows, err := readCSVTable(data, func(_ csvTable, line int, cell func(string) string) *importRow {
-		return bitlinkRow(line, bitlink{
+	links := map[*importRow]bitlink{}
+	t, read, err := readCSVTable(data, func(_ csvTable, line int, cell func(string) string) *importRow {
+		row := &importRow{Line: line}
+		links[row] = bitlink{
 			ID: cell("id"), Link: cell("link"), LongURL: cell("long_url"), Title: cell("title"),
 			CustomBitlinks: listCell(cell("custom_bitlinks")), Tags: listCell(cell("tags")),
-			Archived: strings.EqualFold(cell("archived"), "true"), CreatedAt: cell("created_at"),
-		})
+			Archived: isYes(cell("archived")), CreatedAt: cell("created_at"),
+		}
+		return row
 	})
 	if err != nil {
 		return nil, err
 	}
-	return rows, requireColumns(t, "Bitly", "link", "long_url")
+	if err := requireColumns(t, "Bitly", "link", "long_url"); err != nil {
+		return nil, err
+	}
+	var rows []*importRow
+	for _, r := range read {
+		if b, ok := links[r]; ok {
+			rows = append(rows, bitlinkRows(r.Line, b)...)
+		} else {
+			rows = append(rows, r) // a malformed record
+		}
+	}
+	return rows, nil
 }
 
-func bitlinkRow(line int, b bitlink) *importRow {
-	row := &importRow{Line: line}
-	short := b.Link
-	if len(b.CustomBitlinks) > 0 {
-		short = b.CustomBitlinks[0]
+// bitlinkRows makes a row of each back-half a bitlink answers to: its own
+// (link), then its custom ones (custom_bitlinks). Every one of them
+// redirected in Bitly and may have been shared, so each becomes a link
+// here; back-halves that differ only in domain or case are one alias here
+// and make one row. All redirect with 301, as Bitly does.
+func bitlinkRows(line int, b bitlink) []*importRow {
+	shorts := b.CustomBitlinks
+	if b.Link != "" || len(shorts) == 0 {
+		shorts = append([]string{b.Link}, shorts...)
 	}
-	alias, domain, err := backHalf(short)
-	if err != nil {
-		row.fail(0, problem{Title: "Invalid row", Field: "link", Detail: err.Error()})
-		return row
-	}
-	row.req = linkapi.CreateRequest{URL: b.LongURL, Alias: alias}
-	row.Source = b.ID
-	if row.Source == "" {
+	var rows []*importRow
+	seen := map[string]bool{}
+	for _, short := range shorts {
+		row := &importRow{Line: line}
+		alias, domain, err := backHalf(short)
+		if err != nil {
+			row.fail(0, problem{Title: "Invalid row", Field: "link", Detail: err.Error()})
+			rows = append(rows, row)
+			continue
+		}
+		if seen[strings.ToLower(alias)] {
+			continue
+		}
+		seen[strings.ToLower(alias)] = true
+		status := bitlyRedirect
+		row.req = linkapi.CreateRequest{URL: b.LongURL, Alias: alias, RedirectStatus: &status}
 		row.Source = domain + "/" + alias
+		if short == b.Link && b.ID != "" {
+			row.Source = b.ID
+		}
+		row.lose(b.Title != "", lostTitle)
+		row.lose(len(b.Tags) > 0, lostTags)
+		row.lose(b.Archived, lostArchived)
+		row.lose(domain != "", lostDomain)
+		rows = append(rows, row)
 	}
-	row.lose(b.Title != "", lostTitle)
-	row.lose(len(b.Tags) > 0, lostTags)
-	row.lose(b.Archived, lostArchived)
-	row.lose(domain != "", lostDomain)
-	if len(b.CustomBitlinks) > 1 {
-		row.NotKept = append(row.NotKept, fmt.Sprintf("%d more custom back-halves", len(b.CustomBitlinks)-1))
-	}
-	return row
+	return rows
 }
+
+// bitlyRedirect is the status Bitly redirects with: links there are
+// permanent (https://en.wikipedia.org/wiki/Bitly: "The company uses HTTP
+// 301 redirects for its links").
+const bitlyRedirect = http.StatusMovedPermanently
 
 // kuttLink is a Kutt link as its API v2 lists it (thedevs-network/kutt,
 // server/utils/utils.js, sanitize.link; GET /api/v2/links answers
@@ -527,7 +650,7 @@ func isJSON(data []byte) bool {
 // the file. An item fn cannot read fails the whole file: JSON exports are
 // made by programs, so a bad one is not a file worth half-importing.
 func jsonItems(data []byte, key string, fn func(json.RawMessage) error) ([]int, error) {
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	data, escapedNewlines := escapeControls(bytes.TrimPrefix(data, []byte("\ufeff")))
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil {
@@ -567,7 +690,8 @@ func jsonItems(data []byte, key string, fn func(json.RawMessage) error) ([]int, 
 		}
 		// The item starts at the first brace after the previous token.
 		start := int(off) + bytes.IndexByte(data[off:], '{')
-		lines = append(lines, 1+bytes.Count(data[:max(start, int(off))], []byte("\n")))
+		at := max(start, int(off))
+		lines = append(lines, 1+bytes.Count(data[:at], []byte("\n"))+sort.SearchInts(escapedNewlines, at))
 		if err := fn(raw); err != nil {
 			return nil, usagef("item on line %d: %v", lines[len(lines)-1], err)
 		}
@@ -578,9 +702,48 @@ func jsonItems(data []byte, key string, fn func(json.RawMessage) error) ([]int, 
 	return lines, nil
 }
 
+// escapeControls escapes the raw control characters (U+0000 to U+001F)
+// inside the strings of a JSON document, which JSON forbids there. A title
+// pasted from a word processor with a vertical tab in it, say, would
+// otherwise make the whole file unreadable; escaped, it fails at most its
+// own field. It returns the offsets, in the result, of the raw newlines it
+// escaped, so line numbers still count them.
+func escapeControls(data []byte) ([]byte, []int) {
+	var out []byte // nil until a control character is found
+	var newlines []int
+	inString, escaped := false, false
+	for i, c := range data {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString && c < 0x20:
+			if out == nil {
+				out = append(make([]byte, 0, len(data)+16), data[:i]...)
+			}
+			if c == '\n' {
+				newlines = append(newlines, len(out))
+			}
+			out = fmt.Appendf(out, "\\u%04x", c)
+			continue
+		}
+		if out != nil {
+			out = append(out, c)
+		}
+	}
+	if out == nil {
+		return data, nil
+	}
+	return out, newlines
+}
+
 // setFeatures carries an exported link's redirect-rule fields into its
-// create request. A password cannot be: only its hash was ever stored, so
-// the row says so and the link is created without one.
+// create request. A password cannot be: only its hash was ever stored, and
+// created without one the link would redirect anyone, so a protected link
+// is not imported (as the Kutt reader does with Kutt's).
 func setFeatures(row *importRow, f linkapi.Features) {
 	if f.MaxClicks != 0 {
 		n := f.MaxClicks
@@ -588,7 +751,8 @@ func setFeatures(row *importRow, f linkapi.Features) {
 	}
 	row.req.Rules, row.req.Targets, row.req.ExpiredURL = f.Rules, f.Targets, f.ExpiredURL
 	if f.Protected {
-		row.NotKept = append(row.NotKept, "password")
+		row.fail(0, problem{Title: "Not imported", Field: "protected",
+			Detail: "the link is password-protected and an export cannot carry its password (only a hash of it is stored); without one it would redirect anyone, so create it with `shortener shorten --password -`"})
 	}
 }
 

@@ -108,6 +108,9 @@ func TestExportImportRoundTrip(t *testing.T) {
 	src.ok("shorten", "https://example.com/geo", "--alias", "Geo-Split", "--max-clicks", "500",
 		"--rule", "country=de,AT;device=mobile;url=https://example.com/de?a=1,2", "--rule", "language=fr;url=https://example.com/fr",
 		"--target", "https://a.example.com/=70", "--target", "https://b.example.com/?x=1=30", "--expired-url", "https://example.com/over")
+	// A protected link is exported (protected true) but never imported:
+	// its password cannot leave the service, and without one it would be open.
+	src.ok("shorten", "https://example.com/members", "--alias", "Members", "--password", "members-only-2026")
 
 	dir := t.TempDir()
 	exports := map[string]string{}
@@ -115,13 +118,13 @@ func TestExportImportRoundTrip(t *testing.T) {
 		file := filepath.Join(dir, "links."+format)
 		r := src.run("export", "--format", format, "-o", file)
 		require.Equal(t, exitOK, r.code, r.stderr)
-		assert.Contains(t, r.stderr, "exported 8 links")
+		assert.Contains(t, r.stderr, "exported 9 links")
 		b, err := os.ReadFile(file)
 		require.NoError(t, err)
 		exports[format] = string(b)
 		assert.Equal(t, string(b), src.ok("export", "--format", format), "stdout and -o write the same")
 	}
-	require.Len(t, comparableExport(t, "csv", exports["csv"]), 8)
+	require.Len(t, comparableExport(t, "csv", exports["csv"]), 9)
 	require.Equal(t, comparableExport(t, "csv", exports["csv"]), comparableExport(t, "ndjson", exports["ndjson"]), "both formats carry the same fields")
 	src.checkTraffic(0)
 
@@ -130,26 +133,37 @@ func TestExportImportRoundTrip(t *testing.T) {
 
 	t.Run("dry run writes nothing", func(t *testing.T) {
 		var rep importReport
-		require.NoError(t, json.Unmarshal([]byte(dst.ok("--json", "import", "--from", "csv", "--dry-run", filepath.Join(dir, "links.csv"))), &rep))
-		assert.Equal(t, importReport{WouldCreate: 8}, importReport{Created: rep.Created, Exists: rep.Exists, WouldCreate: rep.WouldCreate, Failed: rep.Failed, NotKept: rep.NotKept})
+		r := dst.run("--json", "import", "--from", "csv", "--dry-run", filepath.Join(dir, "links.csv"))
+		assert.Equal(t, exitFailed, r.code, "the protected row fails")
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep), r.stdout)
+		assert.Equal(t, importReport{WouldCreate: 8, Failed: 1}, importReport{Created: rep.Created, Exists: rep.Exists, WouldCreate: rep.WouldCreate, Failed: rep.Failed, NotKept: rep.NotKept})
 		var page linkapi.LinkPage
 		require.NoError(t, json.Unmarshal([]byte(dst.ok("ls", "--all", "--json")), &page))
 		assert.Empty(t, page.Links)
 	})
 
 	t.Run("import, then import again", func(t *testing.T) {
-		out := dst.ok("import", "--from", "csv", filepath.Join(dir, "links.csv"))
-		assert.Contains(t, out, "8 created, 0 already there, 0 failed")
+		r := dst.run("import", "--from", "csv", filepath.Join(dir, "links.csv"))
+		assert.Equal(t, exitFailed, r.code)
+		assert.Contains(t, r.stdout, "8 created, 0 already there, 1 failed")
+		assert.Regexp(t, `failed\s+-\s+.*password-protected`, r.stdout)
 		for _, format := range []string{"csv", "ndjson"} {
-			out := dst.ok("import", "--from", format, filepath.Join(dir, "links."+format))
-			assert.Contains(t, out, "0 created, 8 already there, 0 failed", "a second run creates nothing (%s)", format)
+			r := dst.run("import", "--from", format, filepath.Join(dir, "links."+format))
+			assert.Contains(t, r.stdout, "0 created, 8 already there, 1 failed", "a second run creates nothing (%s)", format)
 		}
+		assert.Equal(t, exitFailed, dst.run("get", "members").code, "the protected link was not created open")
 	})
 
 	t.Run("the second export matches the first", func(t *testing.T) {
 		for _, format := range []string{"csv", "ndjson"} {
 			again := dst.ok("export", "--format", format)
-			assert.Equal(t, comparableExport(t, format, exports[format]), comparableExport(t, format, again), format)
+			var want []string
+			for _, l := range comparableExport(t, format, exports[format]) {
+				if !strings.Contains(l, `"protected":"true"`) {
+					want = append(want, l)
+				}
+			}
+			assert.Equal(t, want, comparableExport(t, format, again), format)
 		}
 		var d linkapi.LinkDetail
 		require.NoError(t, json.Unmarshal([]byte(dst.ok("get", "summer-sale", "--json")), &d))

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -148,23 +149,32 @@ func TestEditSetsAndClearsRedirectRules(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 }
 
-func TestImportCarriesRedirectRulesButNotThePassword(t *testing.T) {
-	nd, err := readOwnNDJSON([]byte(`{"code":"geo","alias":"Geo","short_url":"https://sho.rt/Geo","url":"https://example.com/","created_at":"x","expires_at":"2030-01-01T00:00:00Z","redirect_status":302,"protected":true,"max_clicks":4,"rules":[{"url":"https://example.com/de","country":["DE"]}],"targets":[{"url":"https://a.example/","weight":50},{"url":"https://b.example/","weight":50}],"expired_url":"https://example.com/over","status":"active","version":1,"updated_at":"x"}` + "\n"))
+func TestImportCarriesRedirectRulesAndRefusesProtectedLinks(t *testing.T) {
+	const ndLine = `{"code":"geo","alias":"Geo","short_url":"https://sho.rt/Geo","url":"https://example.com/","created_at":"x","expires_at":"2030-01-01T00:00:00Z","redirect_status":302,%s"max_clicks":4,"rules":[{"url":"https://example.com/de","country":["DE"]}],"targets":[{"url":"https://a.example/","weight":50},{"url":"https://b.example/","weight":50}],"expired_url":"https://example.com/over","status":"active","version":1,"updated_at":"x"}` + "\n"
+	nd, err := readOwnNDJSON([]byte(fmt.Sprintf(ndLine, "") + fmt.Sprintf(ndLine, `"protected":true,`)))
 	require.NoError(t, err)
+	const csvLine = `https://example.com/,Geo,%s,4,"[{""url"":""https://example.com/de"",""country"":[""DE""]}]","[{""url"":""https://a.example/"",""weight"":50},{""url"":""https://b.example/"",""weight"":50}]",https://example.com/over` + "\n"
 	csvRows, err := readOwnCSV([]byte("url,alias,protected,max_clicks,rules,targets,expired_url\n" +
-		`https://example.com/,Geo,true,4,"[{""url"":""https://example.com/de"",""country"":[""DE""]}]","[{""url"":""https://a.example/"",""weight"":50},{""url"":""https://b.example/"",""weight"":50}]",https://example.com/over` + "\n" +
+		fmt.Sprintf(csvLine, "") + fmt.Sprintf(csvLine, "true") +
 		`https://example.com/,Bad,,,"[{""url"":""https://example.com/de"",""countries"":[""DE""]}]",,` + "\n"))
 	require.NoError(t, err)
-	require.Len(t, csvRows, 2)
+	require.Len(t, nd, 2)
+	require.Len(t, csvRows, 3)
 	for name, row := range map[string]*importRow{"ndjson": nd[0], "csv": csvRows[0]} {
 		require.Nil(t, row.Problem, name)
 		assert.Equal(t, int64(4), *row.req.MaxClicks, name)
 		assert.Equal(t, []linkapi.Rule{{URL: "https://example.com/de", Country: []string{"DE"}}}, row.req.Rules, name)
 		assert.Len(t, row.req.Targets, 2, name)
 		assert.Equal(t, "https://example.com/over", row.req.ExpiredURL, name)
-		assert.Nil(t, row.req.Password, name)
-		assert.Equal(t, []string{"password"}, row.NotKept, "%s: a password cannot be exported, so cannot be kept", name)
+		assert.Empty(t, row.NotKept, name)
 	}
-	require.NotNil(t, csvRows[1].Problem)
-	assert.Equal(t, "rules", csvRows[1].Problem.Field)
+	for name, row := range map[string]*importRow{"ndjson": nd[1], "csv": csvRows[1]} {
+		// The password cannot be exported; created without it, the link
+		// would redirect anyone.
+		require.NotNil(t, row.Problem, "%s: a protected link is not created open", name)
+		assert.Equal(t, "protected", row.Problem.Field, name)
+		assert.Equal(t, outcomeFailed, row.Outcome, name)
+	}
+	require.NotNil(t, csvRows[2].Problem)
+	assert.Equal(t, "rules", csvRows[2].Problem.Field)
 }
