@@ -49,8 +49,9 @@ type Prices struct {
 const PricesRead = "2026-11-30"
 
 // DefaultPrices are the list prices the document uses. Source "S.." is a
-// public page in docs/sources.md; a "2nd" in the unit says only
-// second-hand sources give the figure.
+// public page in docs/sources.md; a "(2nd)" in the unit says no AWS page
+// we have states the figure, only second-hand sources do; "(derived)"
+// says it is computed from figures AWS pages state, not stated itself.
 func DefaultPrices() Prices {
 	return Prices{
 		CloudFrontHTTPSPer10k:  Price{0.0100, "10,000 HTTPS requests (US) (2nd)", "S31"},
@@ -58,28 +59,28 @@ func DefaultPrices() Prices {
 		InvalidationPath:       Price{0.005, "invalidation path beyond the first 1,000 a month", "S25"},
 		InvalidationFreePaths:  1000,
 		RealtimeLogPerMillion:  Price{0.01, "1 M log lines", "S19"},
-		KinesisStreamHour:      Price{0.04, "on-demand stream-hour (2nd)", "S57"},
-		KinesisIngestGB:        Price{0.08, "GB written, on demand (records rounded up to 1 KB, S45) (2nd)", "S57"},
-		KinesisRetrieveGB:      Price{0.04, "GB read, on demand (2nd)", "S57"},
-		KinesisShardHour:       Price{0.015, "provisioned shard-hour (2nd)", "S45"},
-		KinesisPUTPerMillion:   Price{0.014, "1 M PUT payload units of 25 KB, provisioned (2nd)", "S57"},
-		HTTPAPIPerMillion:      Price{1.00, "1 M HTTP API requests (first 300 M)", "S34"},
-		HTTPAPIPerMillionOver:  Price{0.90, "1 M HTTP API requests (over 300 M)", "S34"},
-		RESTPerMillion:         Price{3.50, "1 M REST API requests (first 333 M)", "S34"},
-		RESTPerMillionOver:     Price{2.80, "1 M REST API requests (over 333 M)", "S34"},
-		LambdaPerMillion:       Price{0.20, "1 M Lambda requests (2nd)", "S37"},
-		LambdaGBSecond:         Price{0.0000133334, "GB-second, arm64 (2nd)", "S37"},
+		KinesisStreamHour:      Price{0.04, "on-demand stream-hour (2nd)", "S66"},
+		KinesisIngestGB:        Price{0.08, "GB written, on demand (records rounded up to 1 KB, S45) (2nd)", "S66"},
+		KinesisRetrieveGB:      Price{0.04, "GB read, on demand (2nd)", "S66"},
+		KinesisShardHour:       Price{0.015, "provisioned shard-hour (2nd)", "S66"},
+		KinesisPUTPerMillion:   Price{0.014, "1 M PUT payload units of 25 KB, provisioned (2nd)", "S66"},
+		HTTPAPIPerMillion:      Price{1.00, "1 M HTTP API requests (first 300 M)", "S34b"},
+		HTTPAPIPerMillionOver:  Price{0.90, "1 M HTTP API requests (over 300 M)", "S34b"},
+		RESTPerMillion:         Price{3.50, "1 M REST API requests (first 333 M)", "S34b"},
+		RESTPerMillionOver:     Price{2.80, "1 M REST API requests (over 333 M)", "S34b"},
+		LambdaPerMillion:       Price{0.20, "1 M Lambda requests", "S64"},
+		LambdaGBSecond:         Price{0.0000133334, "GB-second, arm64: 20 % below x86's (S64) (derived)", "S65"},
 		DynamoRRUPerMillion:    Price{0.125, "1 M read request units, on demand (2nd)", "S41"},
 		DynamoWRUPerMillion:    Price{0.625, "1 M write request units (and replicated WRU, S5), on demand (2nd)", "S41"},
 		DynamoStorageGBMonth:   Price{0.25, "GB-month of table storage, Standard class (2nd)", "S57"},
-		DynamoIAStorageGBMonth: Price{0.10, "GB-month, Standard-IA class: 60 % less than Standard (2nd)", "S60"},
-		DynamoIARequestFactor:  Price{1.25, "Standard-IA reads and writes, times Standard's (2nd)", "S60"},
+		DynamoIAStorageGBMonth: Price{0.10, "GB-month, Standard-IA class: 60 % less than Standard's $0.25 (2nd)", "S60"},
+		DynamoIARequestFactor:  Price{1.25, "Standard-IA reads and writes, times Standard's", "S60"},
 		DynamoPITRGBMonth:      Price{0.20, "GB-month of PITR (2nd)", "S44"},
 		StepFunctionsPer1000:   Price{0.025, "1,000 Standard state transitions", "S46"},
 		CloudWatchLogsGB:       Price{0.50, "GB of CloudWatch Logs ingested (2nd)", "S57"},
-		WAFPerMillion:          Price{0.60, "1 M requests inspected by WAF (2nd)", "S57"},
-		WAFMonthlyFixed:        Price{6.00, "web ACL ($5) + one rule ($1) per month (2nd)", "S57"},
-		CloudFrontFunctions:    Price{0.10, "1 M CloudFront Functions invocations (2nd)", "S30"},
+		WAFPerMillion:          Price{0.60, "1 M requests inspected by WAF", "S67"},
+		WAFMonthlyFixed:        Price{6.00, "web ACL ($5) + one rule ($1) per month", "S67"},
+		CloudFrontFunctions:    Price{0.10, "1 M CloudFront Functions invocations (2nd)", "S31"},
 		SQSPerMillion:          Price{0.40, "1 M SQS standard requests (64 KB each)", "S61"},
 	}
 }

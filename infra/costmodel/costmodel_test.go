@@ -167,7 +167,7 @@ func TestEveryPriceHasASource(t *testing.T) {
 	raw, err := os.ReadFile("../../docs/sources.md")
 	require.NoError(t, err)
 	listed := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^\| (S[0-9]+) \|`).FindAllStringSubmatch(string(raw), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^\| (S[0-9]+[a-z]?) \|`).FindAllStringSubmatch(string(raw), -1) {
 		listed[m[1]] = true
 	}
 	for _, r := range priceRows(DefaultPrices()) {
