@@ -28,7 +28,9 @@ type Prices struct {
 	HTTPAPIPerMillion      Price // first 300 M
 	HTTPAPIPerMillionOver  Price // beyond 300 M
 	RESTPerMillion         Price // first 333 M
-	RESTPerMillionOver     Price // beyond 333 M
+	RESTPerMillionNext667M Price // the next 667 M
+	RESTPerMillionNext19B  Price // the next 19 B
+	RESTPerMillionOver20B  Price // beyond 20 B
 	LambdaPerMillion       Price
 	LambdaGBSecond         Price // arm64
 	DynamoRRUPerMillion    Price
@@ -67,7 +69,9 @@ func DefaultPrices() Prices {
 		HTTPAPIPerMillion:      Price{1.00, "1 M HTTP API requests (first 300 M)", "S34b"},
 		HTTPAPIPerMillionOver:  Price{0.90, "1 M HTTP API requests (over 300 M)", "S34b"},
 		RESTPerMillion:         Price{3.50, "1 M REST API requests (first 333 M)", "S34b"},
-		RESTPerMillionOver:     Price{2.80, "1 M REST API requests (over 333 M)", "S34b"},
+		RESTPerMillionNext667M: Price{2.80, "1 M REST API requests (next 667 M)", "S34b"},
+		RESTPerMillionNext19B:  Price{2.38, "1 M REST API requests (next 19 B)", "S34b"},
+		RESTPerMillionOver20B:  Price{1.51, "1 M REST API requests (over 20 B)", "S34b"},
 		LambdaPerMillion:       Price{0.20, "1 M Lambda requests", "S64"},
 		LambdaGBSecond:         Price{0.0000133334, "GB-second, arm64: 20 % below x86's (S64) (derived)", "S65"},
 		DynamoRRUPerMillion:    Price{0.125, "1 M read request units, on demand (2nd)", "S41"},
@@ -439,12 +443,35 @@ const (
 	hoursPerMon = 730
 )
 
-// tiered prices q units (millions) at first up to limit, then over.
-func tiered(qMillions, limitMillions float64, first, over Price) float64 {
-	if qMillions <= limitMillions {
-		return qMillions * first.USD
+// tier is one volume tier of a request price: its price per million up
+// to upTo million requests a month (0: no upper bound).
+type tier struct {
+	upTo  float64
+	price Price
+}
+
+// tiered prices qMillions requests a month through consecutive tiers.
+func tiered(qMillions float64, tiers ...tier) float64 {
+	total, from := 0.0, 0.0
+	for _, t := range tiers {
+		if t.upTo == 0 || qMillions <= t.upTo {
+			return total + (qMillions-from)*t.price.USD
+		}
+		total += (t.upTo - from) * t.price.USD
+		from = t.upTo
 	}
-	return limitMillions*first.USD + (qMillions-limitMillions)*over.USD
+	return total
+}
+
+// httpAPIUSD and restAPIUSD are what qMillions requests a month cost an
+// HTTP API and a REST API, by API Gateway's volume tiers (S34b).
+func (p Prices) httpAPIUSD(qMillions float64) float64 {
+	return tiered(qMillions, tier{300, p.HTTPAPIPerMillion}, tier{0, p.HTTPAPIPerMillionOver})
+}
+
+func (p Prices) restAPIUSD(qMillions float64) float64 {
+	return tiered(qMillions, tier{333, p.RESTPerMillion}, tier{1000, p.RESTPerMillionNext667M},
+		tier{20000, p.RESTPerMillionNext19B}, tier{0, p.RESTPerMillionOver20B})
 }
 
 // classFactor is what a table class multiplies reads and writes by, and
@@ -539,7 +566,7 @@ func (c *month) lambda(invocations, memGB, ms float64) float64 {
 
 // httpAPI is what requests to the HTTP API cost.
 func (c *month) httpAPI(requests float64) float64 {
-	return tiered(requests/million, 300, c.p.HTTPAPIPerMillion, c.p.HTTPAPIPerMillionOver)
+	return c.p.httpAPIUSD(requests / million)
 }
 
 // serving adds the request path: the edge, both APIs, the functions, the
@@ -550,7 +577,7 @@ func (c *month) serving() {
 	c.add(Serving, "CloudFront requests", c.viewer/1e4*p.CloudFrontHTTPSPer10k.USD)
 	c.add(Serving, "CloudFront data out", (l.Redirects*a.RedirectRespBytes+api*a.APIRespBytes)/gb*p.CloudFrontGBOut.USD)
 	c.add(Serving, "API Gateway HTTP API (redirect misses)", c.httpAPI(misses))
-	c.add(Serving, "API Gateway REST API (/v1)", tiered(api/million, 333, p.RESTPerMillion, p.RESTPerMillionOver))
+	c.add(Serving, "API Gateway REST API (/v1)", p.restAPIUSD(api/million))
 	c.add(Serving, "Lambda: redirect, create, manage, stats", c.lambda(misses, a.RedirectMemGB, a.RedirectMs)+c.lambda(api, a.APIMemGB, a.APIMs))
 	c.add(Serving, "Lambda: origin authorizer (answers cached 5 min)", c.lambda(float64(a.Regions)*a.AuthorizerRunsPerRegion, 0.125, 5))
 	c.add(Serving, "DynamoDB redirect reads", c.linksReq*c.rru(misses*(1-a.InProcessCacheHits)*m.MissRRU))
@@ -782,7 +809,8 @@ func priceRows(p Prices) []priceRow {
 		{"Kinesis data in", p.KinesisIngestGB}, {"Kinesis data out", p.KinesisRetrieveGB},
 		{"Kinesis shard-hour", p.KinesisShardHour}, {"Kinesis PUT payload units", p.KinesisPUTPerMillion},
 		{"HTTP API", p.HTTPAPIPerMillion}, {"HTTP API, over 300 M", p.HTTPAPIPerMillionOver},
-		{"REST API", p.RESTPerMillion}, {"REST API, over 333 M", p.RESTPerMillionOver},
+		{"REST API", p.RESTPerMillion}, {"REST API, next 667 M", p.RESTPerMillionNext667M},
+		{"REST API, next 19 B", p.RESTPerMillionNext19B}, {"REST API, over 20 B", p.RESTPerMillionOver20B},
 		{"Lambda requests", p.LambdaPerMillion}, {"Lambda duration", p.LambdaGBSecond},
 		{"DynamoDB reads", p.DynamoRRUPerMillion}, {"DynamoDB writes", p.DynamoWRUPerMillion},
 		{"DynamoDB storage", p.DynamoStorageGBMonth}, {"DynamoDB storage, Standard-IA", p.DynamoIAStorageGBMonth},
@@ -997,8 +1025,7 @@ func OriginTable(p Prices) string {
 	for _, l := range []Load{SeedLoad, SeedLoad.Times(10, "10x")} {
 		for _, h := range HitRatios {
 			m := l.Redirects * (1 - h) / million
-			httpAPI := tiered(m, 300, p.HTTPAPIPerMillion, p.HTTPAPIPerMillionOver)
-			rest := tiered(m, 333, p.RESTPerMillion, p.RESTPerMillionOver)
+			httpAPI, rest := p.httpAPIUSD(m), p.restAPIUSD(m)
 			fmt.Fprintf(&b, "| %s, %g %% | %s | %s | %s | %s |\n", l.Name, h*100, count(m*million), usd(httpAPI), usd(rest), usd(rest-httpAPI))
 		}
 	}

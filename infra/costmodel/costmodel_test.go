@@ -92,6 +92,30 @@ func TestEdgeMarks(t *testing.T) {
 	assert.Equal(t, 2.0, a.MarkFencesPerChange(), "one fence per Region")
 }
 
+// TestAPIGatewayTiers: requests are priced through API Gateway's volume
+// tiers (S34b), REST's four and the HTTP API's two.
+func TestAPIGatewayTiers(t *testing.T) {
+	p := DefaultPrices()
+	tests := []struct {
+		name     string
+		got      float64
+		millions string
+		want     float64
+	}{
+		{"REST, first tier", p.restAPIUSD(120), "120 M", 120 * 3.50},
+		{"REST, into the third tier", p.restAPIUSD(1200), "1.2 B", 333*3.50 + 667*2.80 + 200*2.38},
+		{"REST, into the fourth tier", p.restAPIUSD(30000), "30 B", 333*3.50 + 667*2.80 + 19000*2.38 + 10000*1.51},
+		{"HTTP API, beyond 300 M", p.httpAPIUSD(1000), "1 B", 300*1.00 + 700*0.90},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.InDelta(t, tt.want, tt.got, 0.001, tt.millions)
+		})
+	}
+	line := lineOf(t, Compute(SeedLoad.Times(10, "10x"), Year5, 0.90, p, DefaultAssumptions()))
+	assert.InDelta(t, 333*3.50+667*2.80+200*2.38, line("API Gateway REST API (/v1)"), 0.01, "1.2 B /v1 requests at 10x")
+}
+
 // TestYearOne: in the twelfth month a fifth of the links are live and
 // nothing has expired yet.
 func TestYearOne(t *testing.T) {
