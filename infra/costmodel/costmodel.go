@@ -45,6 +45,13 @@ type Prices struct {
 	WAFMonthlyFixed        Price // one web ACL with one rule
 	CloudFrontFunctions    Price // CloudFront Functions invocations
 	SQSPerMillion          Price // standard queue requests
+
+	// Options beside the list prices: priced apart by OptionTable, never
+	// in the tables and the headline.
+	SavingsBundleDiscount     Price // CloudFront Security Savings Bundle: share of CloudFront charges saved
+	SavingsBundleWAFCredit    Price // its AWS WAF credits, as a share of the monthly commitment
+	KinesisAdvantageDiscount  Price // On-demand Advantage: ingest and retrieval below On-demand Standard's
+	KinesisAdvantageMinimumMi Price // On-demand Advantage: MiB/s of ingest, and of retrieval, billed at least
 }
 
 // PricesRead is the date the prices were read from the pages docs/sources.md lists.
@@ -86,6 +93,11 @@ func DefaultPrices() Prices {
 		WAFMonthlyFixed:        Price{6.00, "web ACL ($5) + one rule ($1) per month", "S67"},
 		CloudFrontFunctions:    Price{0.10, "1 M CloudFront Functions invocations (2nd)", "S31"},
 		SQSPerMillion:          Price{0.40, "1 M SQS standard requests (64 KB each)", "S61"},
+
+		SavingsBundleDiscount:     Price{0.30, "option: share of CloudFront charges saved by a 1-year Security Savings Bundle sized to them", "S62"},
+		SavingsBundleWAFCredit:    Price{0.10, "option: the bundle's AWS WAF credits, share of its monthly commitment", "S62"},
+		KinesisAdvantageDiscount:  Price{0.60, "option: Kinesis On-demand Advantage's ingest and retrieval below On-demand Standard's (us-east-1)", "S63"},
+		KinesisAdvantageMinimumMi: Price{25, "option: MiB/s of ingest, and of retrieval, On-demand Advantage bills at least", "S63"},
 	}
 }
 
@@ -416,6 +428,9 @@ type Line struct {
 	Group     Group
 	Component string
 	USD       float64
+	// CloudFront: CloudFront bills the line, so a Security Savings
+	// Bundle's credits offset it (all CloudFront charges, S62).
+	CloudFront bool
 }
 
 // Estimate is the month's cost at hit (the edge cache hit ratio, 0-1).
@@ -498,6 +513,71 @@ func kinesis(l Load, a Assumptions, p Prices) float64 {
 		l.Redirects*a.LogRecordBytes/gb*p.KinesisRetrieveGB.USD
 }
 
+// kinesisAdvantage is what the click stream costs with the account in
+// Kinesis On-demand Advantage (S63): no stream-hour, ingest and retrieval
+// at On-demand Standard's less the discount, each billed for at least the
+// committed MiB/s. Records are taken to round up to 1 KB as in On-demand
+// Standard.
+func kinesisAdvantage(l Load, a Assumptions, p Prices) float64 {
+	rate := 1 - p.KinesisAdvantageDiscount.USD
+	minimumGB := p.KinesisAdvantageMinimumMi.USD * (1 << 20) * hoursPerMon * 3600 / gb
+	in := math.Max(l.Redirects*1024/gb, minimumGB)
+	out := math.Max(l.Redirects*a.LogRecordBytes/gb, minimumGB)
+	return in*p.KinesisIngestGB.USD*rate + out*p.KinesisRetrieveGB.USD*rate
+}
+
+// Option is a way to pay for the same month that is not a list price: a
+// commitment or an account-level mode. Conditions says what it asks for;
+// Saving is what it takes off an estimate's month (negative: what it
+// adds).
+type Option struct {
+	Name       string
+	Conditions func(p Prices) string
+	Saving     func(e Estimate, p Prices, a Assumptions) float64
+}
+
+// Options are the document's rows beside the list prices.
+var Options = []Option{
+	{"CloudFront Security Savings Bundle", func(p Prices) string {
+		return fmt.Sprintf("a 1-year commitment to a monthly amount, here sized to the month's CloudFront charges (requests, data out, "+
+			"invalidations, real-time logs, CloudFront Functions), which it pays for at %.0f %% less, with AWS WAF credits of up to "+
+			"%.0f %% of the commitment; credits unused in a month lapse, use beyond them pays list prices, and a smaller month "+
+			"still pays the commitment", p.SavingsBundleDiscount.USD*100, p.SavingsBundleWAFCredit.USD*100)
+	}, SavingsBundleSaving},
+	{"Kinesis On-demand Advantage", func(p Prices) string {
+		return fmt.Sprintf("an account-level mode for every on-demand stream in the Region: no stream-hour, ingest and retrieval "+
+			"%.0f %% below On-demand Standard's, each billed for at least %g MiB/s (shared with the account's other on-demand "+
+			"streams), and it cannot be left for 24 hours", p.KinesisAdvantageDiscount.USD*100, p.KinesisAdvantageMinimumMi.USD)
+	}, KinesisAdvantageSaving},
+}
+
+// SavingsBundleSaving is what a CloudFront Security Savings Bundle whose
+// commitment matches e's CloudFront charges takes off e's month (S62):
+// the charges are paid at the commitment, the discount below them, and
+// the bundle's WAF credits (a share of the commitment) offset WAF's
+// request charges.
+func SavingsBundleSaving(e Estimate, p Prices, a Assumptions) float64 {
+	cloudFront := 0.0
+	for _, ln := range e.Lines {
+		if ln.CloudFront {
+			cloudFront += ln.USD
+		}
+	}
+	commitment := cloudFront * (1 - p.SavingsBundleDiscount.USD)
+	saved := cloudFront - commitment
+	if a.WAF {
+		wafRequests := newMonth(e.Load, e.Phase, e.HitRatio, p, a).viewer / million * p.WAFPerMillion.USD
+		saved += math.Min(wafRequests, commitment*p.SavingsBundleWAFCredit.USD)
+	}
+	return saved
+}
+
+// KinesisAdvantageSaving is what Kinesis On-demand Advantage takes off e's
+// month against the stream's mode in a (negative below the commitment).
+func KinesisAdvantageSaving(e Estimate, p Prices, a Assumptions) float64 {
+	return kinesis(e.Load, a, p) - kinesisAdvantage(e.Load, a, p)
+}
+
 // Compute prices one load, in one phase, at one hit ratio.
 func Compute(l Load, ph Phase, hit float64, p Prices, a Assumptions) Estimate {
 	c := newMonth(l, ph, hit, p, a)
@@ -552,7 +632,12 @@ func newMonth(l Load, ph Phase, hit float64, p Prices, a Assumptions) *month {
 
 // add adds a line to the estimate.
 func (c *month) add(g Group, name string, usd float64) {
-	c.e.Lines = append(c.e.Lines, Line{g, name, usd})
+	c.e.Lines = append(c.e.Lines, Line{Group: g, Component: name, USD: usd})
+}
+
+// addCloudFront adds a line CloudFront bills.
+func (c *month) addCloudFront(g Group, name string, usd float64) {
+	c.e.Lines = append(c.e.Lines, Line{Group: g, Component: name, USD: usd, CloudFront: true})
 }
 
 // wru and rru are what DynamoDB write and read units cost.
@@ -574,8 +659,8 @@ func (c *month) httpAPI(requests float64) float64 {
 func (c *month) serving() {
 	l, p, a, m := c.l, c.p, c.a, c.m
 	api, misses := c.api, c.misses
-	c.add(Serving, "CloudFront requests", c.viewer/1e4*p.CloudFrontHTTPSPer10k.USD)
-	c.add(Serving, "CloudFront data out", (l.Redirects*a.RedirectRespBytes+api*a.APIRespBytes)/gb*p.CloudFrontGBOut.USD)
+	c.addCloudFront(Serving, "CloudFront requests", c.viewer/1e4*p.CloudFrontHTTPSPer10k.USD)
+	c.addCloudFront(Serving, "CloudFront data out", (l.Redirects*a.RedirectRespBytes+api*a.APIRespBytes)/gb*p.CloudFrontGBOut.USD)
 	c.add(Serving, "API Gateway HTTP API (redirect misses)", c.httpAPI(misses))
 	c.add(Serving, "API Gateway REST API (/v1)", p.restAPIUSD(api/million))
 	c.add(Serving, "Lambda: redirect, create, manage, stats", c.lambda(misses, a.RedirectMemGB, a.RedirectMs)+c.lambda(api, a.APIMemGB, a.APIMs))
@@ -637,14 +722,14 @@ func (c *month) invalidations() {
 	if a.InvalidateNewAliases {
 		paths += l.Creates * a.AliasShare
 	}
-	c.add(Serving, "CloudFront invalidations", math.Max(0, paths-p.InvalidationFreePaths)*p.InvalidationPath.USD)
+	c.addCloudFront(Serving, "CloudFront invalidations", math.Max(0, paths-p.InvalidationFreePaths)*p.InvalidationPath.USD)
 }
 
 // analytics adds click counting: the real-time logs, the stream, the
 // clicks function and the analytics table.
 func (c *month) analytics() {
 	l, p, a, m := c.l, c.p, c.a, c.m
-	c.add(Analytics, "Real-time logs", l.Redirects/million*p.RealtimeLogPerMillion.USD)
+	c.addCloudFront(Analytics, "Real-time logs", l.Redirects/million*p.RealtimeLogPerMillion.USD)
 	mode := "on demand"
 	if a.KinesisProvisioned {
 		mode = "provisioned"
@@ -715,7 +800,7 @@ func (c *month) platform() {
 		c.add(Platform, "Miss-only enumeration defence (unknown codes)", c.wru(c.misses*a.UnknownMissShare*m.EnumWRUPerUnknownMiss))
 	}
 	if !a.WAF {
-		c.add(Platform, "CloudFront Function: canonical paths (WAF off)", l.Redirects/million*p.CloudFrontFunctions.USD)
+		c.addCloudFront(Platform, "CloudFront Function: canonical paths (WAF off)", l.Redirects/million*p.CloudFrontFunctions.USD)
 	}
 }
 
@@ -819,6 +904,8 @@ func priceRows(p Prices) []priceRow {
 		{"WAF requests", p.WAFPerMillion}, {"WAF web ACL + rule", p.WAFMonthlyFixed},
 		{"CloudFront Functions", p.CloudFrontFunctions},
 		{"SQS requests", p.SQSPerMillion},
+		{"CloudFront Security Savings Bundle", p.SavingsBundleDiscount}, {"Savings Bundle's WAF credits", p.SavingsBundleWAFCredit},
+		{"Kinesis On-demand Advantage", p.KinesisAdvantageDiscount}, {"On-demand Advantage minimum", p.KinesisAdvantageMinimumMi},
 	}
 }
 
@@ -924,6 +1011,68 @@ func LeverTable(p Prices) string {
 		by = append(by, fmt.Sprintf("%s %s in %s", verb, usd(d), strings.ToLower(ph.Name)))
 	}
 	fmt.Fprintf(&b, " On the defaults (the packed layout), the analytics table on Standard-IA %s.\n", strings.Join(by, " and "))
+	return b.String()
+}
+
+// OptionTable prices each option beside the list prices, alone and
+// together, at 90 % edge hits, per load and phase: the month's total, its
+// ratio to the list-price floor and what the option saves or costs; then
+// each option's conditions.
+func OptionTable(p Prices, a Assumptions) string {
+	var b strings.Builder
+	b.WriteString("| Option (the defaults, 90 % edge hits) |")
+	type column struct {
+		l  Load
+		ph Phase
+	}
+	var cols []column
+	for _, l := range []Load{SeedLoad, SeedLoad.Times(10, "10x")} {
+		for _, ph := range Phases {
+			cols = append(cols, column{l, ph})
+			fmt.Fprintf(&b, " %s, %s |", ph.Name, l.Name)
+		}
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(cols)) + "\n")
+	row := func(name string, options ...Option) {
+		fmt.Fprintf(&b, "| %s |", name)
+		for _, c := range cols {
+			e := Compute(c.l, c.ph, 0.90, p, a)
+			saved := 0.0
+			for _, o := range options {
+				saved += o.Saving(e, p, a)
+			}
+			total := e.Total - saved
+			if len(options) == 0 {
+				fmt.Fprintf(&b, " %s (%.2fx) |", usd(total), total/e.Floor)
+				continue
+			}
+			verb := "saves"
+			if saved < 0 {
+				verb, saved = "costs", -saved
+			}
+			fmt.Fprintf(&b, " %s (%.2fx), %s %s |", usd(total), total/e.Floor, verb, usd(saved))
+		}
+		b.WriteString("\n")
+	}
+	row("List prices (the monthly cost tables)")
+	for _, o := range Options {
+		row(o.Name, o)
+	}
+	row("Both", Options...)
+	// The floor is CloudFront's request fee, which the bundle discounts
+	// as well.
+	var ratios []string
+	for _, c := range cols {
+		e := Compute(c.l, c.ph, 0.90, p, a)
+		ratios = append(ratios, fmt.Sprintf("%.2fx", (e.Total-SavingsBundleSaving(e, p, a))/(e.Floor*(1-p.SavingsBundleDiscount.USD))))
+	}
+	fmt.Fprintf(&b, "\nThe ratios are to the list-price floor. The bundle takes its %.0f %% off the floor's own requests too: "+
+		"against a floor paid through it (%s at the seed load) its row is %s.\n", p.SavingsBundleDiscount.USD*100,
+		usd(SeedLoad.Redirects/1e4*p.CloudFrontHTTPSPer10k.USD*(1-p.SavingsBundleDiscount.USD)), strings.Join(ratios, " / "))
+	b.WriteString("\nConditions:\n\n")
+	for _, o := range Options {
+		fmt.Fprintf(&b, "- **%s**: %s.\n", o.Name, o.Conditions(p))
+	}
 	return b.String()
 }
 
