@@ -48,14 +48,14 @@ type Prices struct {
 
 	// Options beside the list prices: priced apart by OptionTable, never
 	// in the tables and the headline.
-	SavingsBundleDiscount     Price // CloudFront Security Savings Bundle: share of CloudFront charges saved
-	SavingsBundleWAFCredit    Price // its AWS WAF credits, as a share of the monthly commitment
-	KinesisAdvantageDiscount  Price // On-demand Advantage: ingest and retrieval below On-demand Standard's
-	KinesisAdvantageMinimumMi Price // On-demand Advantage: MiB/s of ingest, and of retrieval, billed at least
+	SavingsBundleDiscount    Price // CloudFront Security Savings Bundle: share of CloudFront charges saved
+	SavingsBundleWAFCredit   Price // its AWS WAF credits, as a share of the monthly commitment
+	KinesisAdvantageDiscount Price // On-demand Advantage: ingest and retrieval below On-demand Standard's
+	KinesisAdvantageMinMiBps Price // On-demand Advantage: MiB/s of ingest, and of retrieval, billed at least
 }
 
 // PricesRead is the date the prices were read from the pages docs/sources.md lists.
-const PricesRead = "2026-11-30"
+const PricesRead = "2026-12-02"
 
 // DefaultPrices are the list prices the document uses. Source "S.." is a
 // public page in docs/sources.md; a "(2nd)" in the unit says no AWS page
@@ -94,10 +94,10 @@ func DefaultPrices() Prices {
 		CloudFrontFunctions:    Price{0.10, "1 M CloudFront Functions invocations (2nd)", "S31"},
 		SQSPerMillion:          Price{0.40, "1 M SQS standard requests (64 KB each)", "S61"},
 
-		SavingsBundleDiscount:     Price{0.30, "option: share of CloudFront charges saved by a 1-year Security Savings Bundle sized to them", "S62"},
-		SavingsBundleWAFCredit:    Price{0.10, "option: the bundle's AWS WAF credits, share of its monthly commitment", "S62"},
-		KinesisAdvantageDiscount:  Price{0.60, "option: Kinesis On-demand Advantage's ingest and retrieval below On-demand Standard's (us-east-1)", "S63"},
-		KinesisAdvantageMinimumMi: Price{25, "option: MiB/s of ingest, and of retrieval, On-demand Advantage bills at least", "S63"},
+		SavingsBundleDiscount:    Price{0.30, "option: share of CloudFront charges saved by a 1-year Security Savings Bundle sized to them", "S62"},
+		SavingsBundleWAFCredit:   Price{0.10, "option: the bundle's AWS WAF credits, share of its monthly commitment", "S62"},
+		KinesisAdvantageDiscount: Price{0.60, "option: Kinesis On-demand Advantage's ingest and retrieval below On-demand Standard's (us-east-1)", "S63"},
+		KinesisAdvantageMinMiBps: Price{25, "option: MiB/s of ingest, and of retrieval, On-demand Advantage bills at least", "S63"},
 	}
 }
 
@@ -520,7 +520,7 @@ func kinesis(l Load, a Assumptions, p Prices) float64 {
 // Standard.
 func kinesisAdvantage(l Load, a Assumptions, p Prices) float64 {
 	rate := 1 - p.KinesisAdvantageDiscount.USD
-	minimumGB := p.KinesisAdvantageMinimumMi.USD * (1 << 20) * hoursPerMon * 3600 / gb
+	minimumGB := p.KinesisAdvantageMinMiBps.USD * (1 << 20) * hoursPerMon * 3600 / gb
 	in := math.Max(l.Redirects*1024/gb, minimumGB)
 	out := math.Max(l.Redirects*a.LogRecordBytes/gb, minimumGB)
 	return in*p.KinesisIngestGB.USD*rate + out*p.KinesisRetrieveGB.USD*rate
@@ -547,7 +547,7 @@ var Options = []Option{
 	{"Kinesis On-demand Advantage", func(p Prices) string {
 		return fmt.Sprintf("an account-level mode for every on-demand stream in the Region: no stream-hour, ingest and retrieval "+
 			"%.0f %% below On-demand Standard's, each billed for at least %g MiB/s (shared with the account's other on-demand "+
-			"streams), and it cannot be left for 24 hours", p.KinesisAdvantageDiscount.USD*100, p.KinesisAdvantageMinimumMi.USD)
+			"streams), and it cannot be left for 24 hours", p.KinesisAdvantageDiscount.USD*100, p.KinesisAdvantageMinMiBps.USD)
 	}, KinesisAdvantageSaving},
 }
 
@@ -905,7 +905,7 @@ func priceRows(p Prices) []priceRow {
 		{"CloudFront Functions", p.CloudFrontFunctions},
 		{"SQS requests", p.SQSPerMillion},
 		{"CloudFront Security Savings Bundle", p.SavingsBundleDiscount}, {"Savings Bundle's WAF credits", p.SavingsBundleWAFCredit},
-		{"Kinesis On-demand Advantage", p.KinesisAdvantageDiscount}, {"On-demand Advantage minimum", p.KinesisAdvantageMinimumMi},
+		{"Kinesis On-demand Advantage", p.KinesisAdvantageDiscount}, {"On-demand Advantage minimum", p.KinesisAdvantageMinMiBps},
 	}
 }
 
