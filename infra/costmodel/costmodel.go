@@ -28,7 +28,9 @@ type Prices struct {
 	HTTPAPIPerMillion      Price // first 300 M
 	HTTPAPIPerMillionOver  Price // beyond 300 M
 	RESTPerMillion         Price // first 333 M
-	RESTPerMillionOver     Price // beyond 333 M
+	RESTPerMillionNext667M Price // the next 667 M
+	RESTPerMillionNext19B  Price // the next 19 B
+	RESTPerMillionOver20B  Price // beyond 20 B
 	LambdaPerMillion       Price
 	LambdaGBSecond         Price // arm64
 	DynamoRRUPerMillion    Price
@@ -43,14 +45,22 @@ type Prices struct {
 	WAFMonthlyFixed        Price // one web ACL with one rule
 	CloudFrontFunctions    Price // CloudFront Functions invocations
 	SQSPerMillion          Price // standard queue requests
+
+	// Options beside the list prices: priced apart by OptionTable, never
+	// in the tables and the headline.
+	SavingsBundleDiscount    Price // CloudFront Security Savings Bundle: share of CloudFront charges saved
+	SavingsBundleWAFCredit   Price // its AWS WAF credits, as a share of the monthly commitment
+	KinesisAdvantageDiscount Price // On-demand Advantage: ingest and retrieval below On-demand Standard's
+	KinesisAdvantageMinMiBps Price // On-demand Advantage: MiB/s of ingest, and of retrieval, billed at least
 }
 
 // PricesRead is the date the prices were read from the pages docs/sources.md lists.
-const PricesRead = "2026-11-30"
+const PricesRead = "2026-12-02"
 
 // DefaultPrices are the list prices the document uses. Source "S.." is a
-// public page in docs/sources.md; a "2nd" in the unit says only
-// second-hand sources give the figure.
+// public page in docs/sources.md; a "(2nd)" in the unit says no AWS page
+// we have states the figure, only second-hand sources do; "(derived)"
+// says it is computed from figures AWS pages state, not stated itself.
 func DefaultPrices() Prices {
 	return Prices{
 		CloudFrontHTTPSPer10k:  Price{0.0100, "10,000 HTTPS requests (US) (2nd)", "S31"},
@@ -58,29 +68,36 @@ func DefaultPrices() Prices {
 		InvalidationPath:       Price{0.005, "invalidation path beyond the first 1,000 a month", "S25"},
 		InvalidationFreePaths:  1000,
 		RealtimeLogPerMillion:  Price{0.01, "1 M log lines", "S19"},
-		KinesisStreamHour:      Price{0.04, "on-demand stream-hour (2nd)", "S57"},
-		KinesisIngestGB:        Price{0.08, "GB written, on demand (records rounded up to 1 KB, S45) (2nd)", "S57"},
-		KinesisRetrieveGB:      Price{0.04, "GB read, on demand (2nd)", "S57"},
-		KinesisShardHour:       Price{0.015, "provisioned shard-hour (2nd)", "S45"},
-		KinesisPUTPerMillion:   Price{0.014, "1 M PUT payload units of 25 KB, provisioned (2nd)", "S57"},
-		HTTPAPIPerMillion:      Price{1.00, "1 M HTTP API requests (first 300 M)", "S34"},
-		HTTPAPIPerMillionOver:  Price{0.90, "1 M HTTP API requests (over 300 M)", "S34"},
-		RESTPerMillion:         Price{3.50, "1 M REST API requests (first 333 M)", "S34"},
-		RESTPerMillionOver:     Price{2.80, "1 M REST API requests (over 333 M)", "S34"},
-		LambdaPerMillion:       Price{0.20, "1 M Lambda requests (2nd)", "S37"},
-		LambdaGBSecond:         Price{0.0000133334, "GB-second, arm64 (2nd)", "S37"},
+		KinesisStreamHour:      Price{0.04, "on-demand stream-hour (2nd)", "S66"},
+		KinesisIngestGB:        Price{0.08, "GB written, on demand (records rounded up to 1 KB, S45) (2nd)", "S66"},
+		KinesisRetrieveGB:      Price{0.04, "GB read, on demand (2nd)", "S66"},
+		KinesisShardHour:       Price{0.015, "provisioned shard-hour (2nd)", "S66"},
+		KinesisPUTPerMillion:   Price{0.014, "1 M PUT payload units of 25 KB, provisioned (2nd)", "S66"},
+		HTTPAPIPerMillion:      Price{1.00, "1 M HTTP API requests (first 300 M)", "S34b"},
+		HTTPAPIPerMillionOver:  Price{0.90, "1 M HTTP API requests (over 300 M)", "S34b"},
+		RESTPerMillion:         Price{3.50, "1 M REST API requests (first 333 M)", "S34b"},
+		RESTPerMillionNext667M: Price{2.80, "1 M REST API requests (next 667 M)", "S34b"},
+		RESTPerMillionNext19B:  Price{2.38, "1 M REST API requests (next 19 B)", "S34b"},
+		RESTPerMillionOver20B:  Price{1.51, "1 M REST API requests (over 20 B)", "S34b"},
+		LambdaPerMillion:       Price{0.20, "1 M Lambda requests", "S64"},
+		LambdaGBSecond:         Price{0.0000133334, "GB-second, arm64: 20 % below x86's (S64) (derived)", "S65"},
 		DynamoRRUPerMillion:    Price{0.125, "1 M read request units, on demand (2nd)", "S41"},
 		DynamoWRUPerMillion:    Price{0.625, "1 M write request units (and replicated WRU, S5), on demand (2nd)", "S41"},
 		DynamoStorageGBMonth:   Price{0.25, "GB-month of table storage, Standard class (2nd)", "S57"},
-		DynamoIAStorageGBMonth: Price{0.10, "GB-month, Standard-IA class: 60 % less than Standard (2nd)", "S60"},
-		DynamoIARequestFactor:  Price{1.25, "Standard-IA reads and writes, times Standard's (2nd)", "S60"},
+		DynamoIAStorageGBMonth: Price{0.10, "GB-month, Standard-IA class: 60 % less than Standard's $0.25 (2nd)", "S60"},
+		DynamoIARequestFactor:  Price{1.25, "Standard-IA reads and writes, times Standard's", "S60"},
 		DynamoPITRGBMonth:      Price{0.20, "GB-month of PITR (2nd)", "S44"},
 		StepFunctionsPer1000:   Price{0.025, "1,000 Standard state transitions", "S46"},
 		CloudWatchLogsGB:       Price{0.50, "GB of CloudWatch Logs ingested (2nd)", "S57"},
-		WAFPerMillion:          Price{0.60, "1 M requests inspected by WAF (2nd)", "S57"},
-		WAFMonthlyFixed:        Price{6.00, "web ACL ($5) + one rule ($1) per month (2nd)", "S57"},
-		CloudFrontFunctions:    Price{0.10, "1 M CloudFront Functions invocations (2nd)", "S30"},
+		WAFPerMillion:          Price{0.60, "1 M requests inspected by WAF", "S67"},
+		WAFMonthlyFixed:        Price{6.00, "web ACL ($5) + one rule ($1) per month", "S67"},
+		CloudFrontFunctions:    Price{0.10, "1 M CloudFront Functions invocations (2nd)", "S31"},
 		SQSPerMillion:          Price{0.40, "1 M SQS standard requests (64 KB each)", "S61"},
+
+		SavingsBundleDiscount:    Price{0.30, "option: share of CloudFront charges saved by a 1-year Security Savings Bundle sized to them", "S62"},
+		SavingsBundleWAFCredit:   Price{0.10, "option: the bundle's AWS WAF credits, share of its monthly commitment", "S62"},
+		KinesisAdvantageDiscount: Price{0.60, "option: Kinesis On-demand Advantage's ingest and retrieval below On-demand Standard's (us-east-1)", "S63"},
+		KinesisAdvantageMinMiBps: Price{25, "option: MiB/s of ingest, and of retrieval, On-demand Advantage bills at least", "S63"},
 	}
 }
 
@@ -411,6 +428,9 @@ type Line struct {
 	Group     Group
 	Component string
 	USD       float64
+	// CloudFront: CloudFront bills the line, so a Security Savings
+	// Bundle's credits offset it (all CloudFront charges, S62).
+	CloudFront bool
 }
 
 // Estimate is the month's cost at hit (the edge cache hit ratio, 0-1).
@@ -438,12 +458,35 @@ const (
 	hoursPerMon = 730
 )
 
-// tiered prices q units (millions) at first up to limit, then over.
-func tiered(qMillions, limitMillions float64, first, over Price) float64 {
-	if qMillions <= limitMillions {
-		return qMillions * first.USD
+// tier is one volume tier of a request price: its price per million up
+// to upTo million requests a month (0: no upper bound).
+type tier struct {
+	upTo  float64
+	price Price
+}
+
+// tiered prices qMillions requests a month through consecutive tiers.
+func tiered(qMillions float64, tiers ...tier) float64 {
+	total, from := 0.0, 0.0
+	for _, t := range tiers {
+		if t.upTo == 0 || qMillions <= t.upTo {
+			return total + (qMillions-from)*t.price.USD
+		}
+		total += (t.upTo - from) * t.price.USD
+		from = t.upTo
 	}
-	return limitMillions*first.USD + (qMillions-limitMillions)*over.USD
+	return total
+}
+
+// httpAPIUSD and restAPIUSD are what qMillions requests a month cost an
+// HTTP API and a REST API, by API Gateway's volume tiers (S34b).
+func (p Prices) httpAPIUSD(qMillions float64) float64 {
+	return tiered(qMillions, tier{300, p.HTTPAPIPerMillion}, tier{0, p.HTTPAPIPerMillionOver})
+}
+
+func (p Prices) restAPIUSD(qMillions float64) float64 {
+	return tiered(qMillions, tier{333, p.RESTPerMillion}, tier{1000, p.RESTPerMillionNext667M},
+		tier{20000, p.RESTPerMillionNext19B}, tier{0, p.RESTPerMillionOver20B})
 }
 
 // classFactor is what a table class multiplies reads and writes by, and
@@ -468,6 +511,71 @@ func kinesis(l Load, a Assumptions, p Prices) float64 {
 	}
 	return hoursPerMon*p.KinesisStreamHour.USD + l.Redirects*1024/gb*p.KinesisIngestGB.USD +
 		l.Redirects*a.LogRecordBytes/gb*p.KinesisRetrieveGB.USD
+}
+
+// kinesisAdvantage is what the click stream costs with the account in
+// Kinesis On-demand Advantage (S63): no stream-hour, ingest and retrieval
+// at On-demand Standard's less the discount, each billed for at least the
+// committed MiB/s. Records are taken to round up to 1 KB as in On-demand
+// Standard.
+func kinesisAdvantage(l Load, a Assumptions, p Prices) float64 {
+	rate := 1 - p.KinesisAdvantageDiscount.USD
+	minimumGB := p.KinesisAdvantageMinMiBps.USD * (1 << 20) * hoursPerMon * 3600 / gb
+	in := math.Max(l.Redirects*1024/gb, minimumGB)
+	out := math.Max(l.Redirects*a.LogRecordBytes/gb, minimumGB)
+	return in*p.KinesisIngestGB.USD*rate + out*p.KinesisRetrieveGB.USD*rate
+}
+
+// Option is a way to pay for the same month that is not a list price: a
+// commitment or an account-level mode. Conditions says what it asks for;
+// Saving is what it takes off an estimate's month (negative: what it
+// adds).
+type Option struct {
+	Name       string
+	Conditions func(p Prices) string
+	Saving     func(e Estimate, p Prices, a Assumptions) float64
+}
+
+// Options are the document's rows beside the list prices.
+var Options = []Option{
+	{"CloudFront Security Savings Bundle", func(p Prices) string {
+		return fmt.Sprintf("a 1-year commitment to a monthly amount, here sized to the month's CloudFront charges (requests, data out, "+
+			"invalidations, real-time logs, CloudFront Functions), which it pays for at %.0f %% less, with AWS WAF credits of up to "+
+			"%.0f %% of the commitment; credits unused in a month lapse, use beyond them pays list prices, and a smaller month "+
+			"still pays the commitment", p.SavingsBundleDiscount.USD*100, p.SavingsBundleWAFCredit.USD*100)
+	}, SavingsBundleSaving},
+	{"Kinesis On-demand Advantage", func(p Prices) string {
+		return fmt.Sprintf("an account-level mode for every on-demand stream in the Region: no stream-hour, ingest and retrieval "+
+			"%.0f %% below On-demand Standard's, each billed for at least %g MiB/s (shared with the account's other on-demand "+
+			"streams), and it cannot be left for 24 hours", p.KinesisAdvantageDiscount.USD*100, p.KinesisAdvantageMinMiBps.USD)
+	}, KinesisAdvantageSaving},
+}
+
+// SavingsBundleSaving is what a CloudFront Security Savings Bundle whose
+// commitment matches e's CloudFront charges takes off e's month (S62):
+// the charges are paid at the commitment, the discount below them, and
+// the bundle's WAF credits (a share of the commitment) offset WAF's
+// request charges.
+func SavingsBundleSaving(e Estimate, p Prices, a Assumptions) float64 {
+	cloudFront := 0.0
+	for _, ln := range e.Lines {
+		if ln.CloudFront {
+			cloudFront += ln.USD
+		}
+	}
+	commitment := cloudFront * (1 - p.SavingsBundleDiscount.USD)
+	saved := cloudFront - commitment
+	if a.WAF {
+		wafRequests := newMonth(e.Load, e.Phase, e.HitRatio, p, a).viewer / million * p.WAFPerMillion.USD
+		saved += math.Min(wafRequests, commitment*p.SavingsBundleWAFCredit.USD)
+	}
+	return saved
+}
+
+// KinesisAdvantageSaving is what Kinesis On-demand Advantage takes off e's
+// month against the stream's mode in a (negative below the commitment).
+func KinesisAdvantageSaving(e Estimate, p Prices, a Assumptions) float64 {
+	return kinesis(e.Load, a, p) - kinesisAdvantage(e.Load, a, p)
 }
 
 // Compute prices one load, in one phase, at one hit ratio.
@@ -524,7 +632,12 @@ func newMonth(l Load, ph Phase, hit float64, p Prices, a Assumptions) *month {
 
 // add adds a line to the estimate.
 func (c *month) add(g Group, name string, usd float64) {
-	c.e.Lines = append(c.e.Lines, Line{g, name, usd})
+	c.e.Lines = append(c.e.Lines, Line{Group: g, Component: name, USD: usd})
+}
+
+// addCloudFront adds a line CloudFront bills.
+func (c *month) addCloudFront(g Group, name string, usd float64) {
+	c.e.Lines = append(c.e.Lines, Line{Group: g, Component: name, USD: usd, CloudFront: true})
 }
 
 // wru and rru are what DynamoDB write and read units cost.
@@ -538,7 +651,7 @@ func (c *month) lambda(invocations, memGB, ms float64) float64 {
 
 // httpAPI is what requests to the HTTP API cost.
 func (c *month) httpAPI(requests float64) float64 {
-	return tiered(requests/million, 300, c.p.HTTPAPIPerMillion, c.p.HTTPAPIPerMillionOver)
+	return c.p.httpAPIUSD(requests / million)
 }
 
 // serving adds the request path: the edge, both APIs, the functions, the
@@ -546,10 +659,10 @@ func (c *month) httpAPI(requests float64) float64 {
 func (c *month) serving() {
 	l, p, a, m := c.l, c.p, c.a, c.m
 	api, misses := c.api, c.misses
-	c.add(Serving, "CloudFront requests", c.viewer/1e4*p.CloudFrontHTTPSPer10k.USD)
-	c.add(Serving, "CloudFront data out", (l.Redirects*a.RedirectRespBytes+api*a.APIRespBytes)/gb*p.CloudFrontGBOut.USD)
+	c.addCloudFront(Serving, "CloudFront requests", c.viewer/1e4*p.CloudFrontHTTPSPer10k.USD)
+	c.addCloudFront(Serving, "CloudFront data out", (l.Redirects*a.RedirectRespBytes+api*a.APIRespBytes)/gb*p.CloudFrontGBOut.USD)
 	c.add(Serving, "API Gateway HTTP API (redirect misses)", c.httpAPI(misses))
-	c.add(Serving, "API Gateway REST API (/v1)", tiered(api/million, 333, p.RESTPerMillion, p.RESTPerMillionOver))
+	c.add(Serving, "API Gateway REST API (/v1)", p.restAPIUSD(api/million))
 	c.add(Serving, "Lambda: redirect, create, manage, stats", c.lambda(misses, a.RedirectMemGB, a.RedirectMs)+c.lambda(api, a.APIMemGB, a.APIMs))
 	c.add(Serving, "Lambda: origin authorizer (answers cached 5 min)", c.lambda(float64(a.Regions)*a.AuthorizerRunsPerRegion, 0.125, 5))
 	c.add(Serving, "DynamoDB redirect reads", c.linksReq*c.rru(misses*(1-a.InProcessCacheHits)*m.MissRRU))
@@ -609,14 +722,14 @@ func (c *month) invalidations() {
 	if a.InvalidateNewAliases {
 		paths += l.Creates * a.AliasShare
 	}
-	c.add(Serving, "CloudFront invalidations", math.Max(0, paths-p.InvalidationFreePaths)*p.InvalidationPath.USD)
+	c.addCloudFront(Serving, "CloudFront invalidations", math.Max(0, paths-p.InvalidationFreePaths)*p.InvalidationPath.USD)
 }
 
 // analytics adds click counting: the real-time logs, the stream, the
 // clicks function and the analytics table.
 func (c *month) analytics() {
 	l, p, a, m := c.l, c.p, c.a, c.m
-	c.add(Analytics, "Real-time logs", l.Redirects/million*p.RealtimeLogPerMillion.USD)
+	c.addCloudFront(Analytics, "Real-time logs", l.Redirects/million*p.RealtimeLogPerMillion.USD)
 	mode := "on demand"
 	if a.KinesisProvisioned {
 		mode = "provisioned"
@@ -687,7 +800,7 @@ func (c *month) platform() {
 		c.add(Platform, "Miss-only enumeration defence (unknown codes)", c.wru(c.misses*a.UnknownMissShare*m.EnumWRUPerUnknownMiss))
 	}
 	if !a.WAF {
-		c.add(Platform, "CloudFront Function: canonical paths (WAF off)", l.Redirects/million*p.CloudFrontFunctions.USD)
+		c.addCloudFront(Platform, "CloudFront Function: canonical paths (WAF off)", l.Redirects/million*p.CloudFrontFunctions.USD)
 	}
 }
 
@@ -781,7 +894,8 @@ func priceRows(p Prices) []priceRow {
 		{"Kinesis data in", p.KinesisIngestGB}, {"Kinesis data out", p.KinesisRetrieveGB},
 		{"Kinesis shard-hour", p.KinesisShardHour}, {"Kinesis PUT payload units", p.KinesisPUTPerMillion},
 		{"HTTP API", p.HTTPAPIPerMillion}, {"HTTP API, over 300 M", p.HTTPAPIPerMillionOver},
-		{"REST API", p.RESTPerMillion}, {"REST API, over 333 M", p.RESTPerMillionOver},
+		{"REST API", p.RESTPerMillion}, {"REST API, next 667 M", p.RESTPerMillionNext667M},
+		{"REST API, next 19 B", p.RESTPerMillionNext19B}, {"REST API, over 20 B", p.RESTPerMillionOver20B},
 		{"Lambda requests", p.LambdaPerMillion}, {"Lambda duration", p.LambdaGBSecond},
 		{"DynamoDB reads", p.DynamoRRUPerMillion}, {"DynamoDB writes", p.DynamoWRUPerMillion},
 		{"DynamoDB storage", p.DynamoStorageGBMonth}, {"DynamoDB storage, Standard-IA", p.DynamoIAStorageGBMonth},
@@ -790,6 +904,8 @@ func priceRows(p Prices) []priceRow {
 		{"WAF requests", p.WAFPerMillion}, {"WAF web ACL + rule", p.WAFMonthlyFixed},
 		{"CloudFront Functions", p.CloudFrontFunctions},
 		{"SQS requests", p.SQSPerMillion},
+		{"CloudFront Security Savings Bundle", p.SavingsBundleDiscount}, {"Savings Bundle's WAF credits", p.SavingsBundleWAFCredit},
+		{"Kinesis On-demand Advantage", p.KinesisAdvantageDiscount}, {"On-demand Advantage minimum", p.KinesisAdvantageMinMiBps},
 	}
 }
 
@@ -898,6 +1014,68 @@ func LeverTable(p Prices) string {
 	return b.String()
 }
 
+// OptionTable prices each option beside the list prices, alone and
+// together, at 90 % edge hits, per load and phase: the month's total, its
+// ratio to the list-price floor and what the option saves or costs; then
+// each option's conditions.
+func OptionTable(p Prices, a Assumptions) string {
+	var b strings.Builder
+	b.WriteString("| Option (the defaults, 90 % edge hits) |")
+	type column struct {
+		l  Load
+		ph Phase
+	}
+	var cols []column
+	for _, l := range []Load{SeedLoad, SeedLoad.Times(10, "10x")} {
+		for _, ph := range Phases {
+			cols = append(cols, column{l, ph})
+			fmt.Fprintf(&b, " %s, %s |", ph.Name, l.Name)
+		}
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(cols)) + "\n")
+	row := func(name string, options ...Option) {
+		fmt.Fprintf(&b, "| %s |", name)
+		for _, c := range cols {
+			e := Compute(c.l, c.ph, 0.90, p, a)
+			saved := 0.0
+			for _, o := range options {
+				saved += o.Saving(e, p, a)
+			}
+			total := e.Total - saved
+			if len(options) == 0 {
+				fmt.Fprintf(&b, " %s (%.2fx) |", usd(total), total/e.Floor)
+				continue
+			}
+			verb := "saves"
+			if saved < 0 {
+				verb, saved = "costs", -saved
+			}
+			fmt.Fprintf(&b, " %s (%.2fx), %s %s |", usd(total), total/e.Floor, verb, usd(saved))
+		}
+		b.WriteString("\n")
+	}
+	row("List prices (the monthly cost tables)")
+	for _, o := range Options {
+		row(o.Name, o)
+	}
+	row("Both", Options...)
+	// The floor is CloudFront's request fee, which the bundle discounts
+	// as well.
+	var ratios []string
+	for _, c := range cols {
+		e := Compute(c.l, c.ph, 0.90, p, a)
+		ratios = append(ratios, fmt.Sprintf("%.2fx", (e.Total-SavingsBundleSaving(e, p, a))/(e.Floor*(1-p.SavingsBundleDiscount.USD))))
+	}
+	fmt.Fprintf(&b, "\nThe ratios are to the list-price floor. The bundle takes its %.0f %% off the floor's own requests too: "+
+		"against a floor paid through it (%s at the seed load) its row is %s.\n", p.SavingsBundleDiscount.USD*100,
+		usd(SeedLoad.Redirects/1e4*p.CloudFrontHTTPSPer10k.USD*(1-p.SavingsBundleDiscount.USD)), strings.Join(ratios, " / "))
+	b.WriteString("\nConditions:\n\n")
+	for _, o := range Options {
+		fmt.Fprintf(&b, "- **%s**: %s.\n", o.Name, o.Conditions(p))
+	}
+	return b.String()
+}
+
 // MeasuredTable lists the measured inputs, the run, and the placeholders
 // the lead replaces.
 func MeasuredTable(m Measured) string {
@@ -996,8 +1174,7 @@ func OriginTable(p Prices) string {
 	for _, l := range []Load{SeedLoad, SeedLoad.Times(10, "10x")} {
 		for _, h := range HitRatios {
 			m := l.Redirects * (1 - h) / million
-			httpAPI := tiered(m, 300, p.HTTPAPIPerMillion, p.HTTPAPIPerMillionOver)
-			rest := tiered(m, 333, p.RESTPerMillion, p.RESTPerMillionOver)
+			httpAPI, rest := p.httpAPIUSD(m), p.restAPIUSD(m)
 			fmt.Fprintf(&b, "| %s, %g %% | %s | %s | %s | %s |\n", l.Name, h*100, count(m*million), usd(httpAPI), usd(rest), usd(rest-httpAPI))
 		}
 	}

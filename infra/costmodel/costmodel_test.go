@@ -92,6 +92,77 @@ func TestEdgeMarks(t *testing.T) {
 	assert.Equal(t, 2.0, a.MarkFencesPerChange(), "one fence per Region")
 }
 
+// TestAPIGatewayTiers: requests are priced through API Gateway's volume
+// tiers (S34b), REST's four and the HTTP API's two.
+func TestAPIGatewayTiers(t *testing.T) {
+	p := DefaultPrices()
+	tests := []struct {
+		name     string
+		got      float64
+		millions string
+		want     float64
+	}{
+		{"REST, first tier", p.restAPIUSD(120), "120 M", 120 * 3.50},
+		{"REST, into the third tier", p.restAPIUSD(1200), "1.2 B", 333*3.50 + 667*2.80 + 200*2.38},
+		{"REST, into the fourth tier", p.restAPIUSD(30000), "30 B", 333*3.50 + 667*2.80 + 19000*2.38 + 10000*1.51},
+		{"HTTP API, beyond 300 M", p.httpAPIUSD(1000), "1 B", 300*1.00 + 700*0.90},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.InDelta(t, tt.want, tt.got, 0.001, tt.millions)
+		})
+	}
+	line := lineOf(t, Compute(SeedLoad.Times(10, "10x"), Year5, 0.90, p, DefaultAssumptions()))
+	assert.InDelta(t, 333*3.50+667*2.80+200*2.38, line("API Gateway REST API (/v1)"), 0.01, "1.2 B /v1 requests at 10x")
+}
+
+// TestOptions: the rows beside the list prices, hand-checked at 90 % edge
+// hits with the defaults: the Savings Bundle takes its discount off every
+// line CloudFront bills (S62), On-demand Advantage bills the click stream
+// at its discount with no stream-hour but for at least 25 MiB/s each way
+// (S63).
+func TestOptions(t *testing.T) {
+	p, a := DefaultPrices(), DefaultAssumptions()
+	seed := Compute(SeedLoad, Year5, 0.90, p, a)
+	tenX := Compute(SeedLoad.Times(10, "10x"), Year5, 0.90, p, a)
+	// 10.12 B requests, 7.12 TB out, 659 k paths, 10 B log lines, 10 B
+	// function invocations.
+	cloudFront := 10_120 + (10e9*700+120e6*1000)/1e9*0.085 + (100e6*0.02*1.1*0.3-1000)*0.005 + 100 + 1_000
+	assert.InDelta(t, 0.30*cloudFront, SavingsBundleSaving(seed, p, a), 0.01)
+	// 25 MiB/s for 730 hours, in GB, at 40 % of $0.08 in and $0.04 out.
+	minimumGB := 25 * 1048576 * 730 * 3600 / 1e9
+	assert.InDelta(t, 730*0.04+10e9*1024/1e9*0.08+10e9*400/1e9*0.04-minimumGB*(0.032+0.016),
+		KinesisAdvantageSaving(seed, p, a), 0.01, "seed: 10 TB in and 4 TB out, both below the minimum")
+	assert.InDelta(t, 730*0.04+100e9*1024/1e9*0.08+100e9*400/1e9*0.04-(100e9*1024/1e9*0.032+minimumGB*0.016),
+		KinesisAdvantageSaving(tenX, p, a), 0.01, "10x: 102 TB in, above the minimum; 40 TB out, below it")
+
+	// With WAF on (today's deployment) the bundle's WAF credits offset
+	// WAF's request charges up to 10 % of the commitment.
+	today := TodayAssumptions()
+	e := Compute(SeedLoad, Year5, 0.90, p, today)
+	cloudFront = 10_120 + (10e9*700+120e6*1000)/1e9*0.085 + (100e6*0.02*1.1+100e6*0.05-1000)*0.005 + 100
+	wafRequests := 10.12e3 * 0.60
+	assert.Less(t, 0.10*0.70*cloudFront, wafRequests, "the credit is capped by the commitment here")
+	assert.InDelta(t, 0.30*cloudFront+0.10*0.70*cloudFront, SavingsBundleSaving(e, p, today), 0.01)
+
+	// The rows follow the inputs: dearer data out, a bigger saving.
+	dearer := p
+	dearer.CloudFrontGBOut.USD *= 2
+	assert.InDelta(t, 0.30*(10e9*700+120e6*1000)/1e9*0.085, SavingsBundleSaving(Compute(SeedLoad, Year5, 0.90, dearer, a), dearer, a)-
+		SavingsBundleSaving(seed, p, a), 0.01)
+}
+
+// TestCloudFrontLines: the lines the Savings Bundle offsets are the ones
+// CloudFront bills, every CloudFront line and the real-time logs.
+func TestCloudFrontLines(t *testing.T) {
+	for _, a := range []Assumptions{TodayAssumptions(), DefaultAssumptions()} {
+		for _, ln := range Compute(SeedLoad, Year5, 0.90, DefaultPrices(), a).Lines {
+			billedByCloudFront := strings.HasPrefix(ln.Component, "CloudFront") || ln.Component == "Real-time logs"
+			assert.Equal(t, billedByCloudFront, ln.CloudFront, ln.Component)
+		}
+	}
+}
+
 // TestYearOne: in the twelfth month a fifth of the links are live and
 // nothing has expired yet.
 func TestYearOne(t *testing.T) {
@@ -167,7 +238,7 @@ func TestEveryPriceHasASource(t *testing.T) {
 	raw, err := os.ReadFile("../../docs/sources.md")
 	require.NoError(t, err)
 	listed := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^\| (S[0-9]+) \|`).FindAllStringSubmatch(string(raw), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^\| (S[0-9]+[a-z]?) \|`).FindAllStringSubmatch(string(raw), -1) {
 		listed[m[1]] = true
 	}
 	for _, r := range priceRows(DefaultPrices()) {
@@ -191,6 +262,7 @@ func TestDocumentMatchesModel(t *testing.T) {
 		"measured":      MeasuredTable(Current),
 		"kinesis":       KinesisText(DefaultPrices(), DefaultAssumptions()),
 		"invalidations": InvalidationText(DefaultPrices(), DefaultAssumptions()),
+		"options":       OptionTable(DefaultPrices(), DefaultAssumptions()),
 	}
 	for name, want := range sections {
 		begin, end := "<!-- costmodel:"+name+":begin -->\n", "<!-- costmodel:"+name+":end -->"
