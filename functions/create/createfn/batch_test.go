@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,24 +23,13 @@ import (
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
-	"github.com/shortlink-dev/shortener/shared/shortcode"
 )
 
 // batchHandler is a handler drawing real random codes, so a hundred
 // concurrent items never run out of scripted ones.
 func batchHandler(t *testing.T, store linkstore.Store) *Handler {
 	t.Helper()
-	codes, err := shortcode.New(7, nil)
-	require.NoError(t, err)
-	return &Handler{
-		Store:   store,
-		Codes:   codes,
-		Rules:   link.Rules{ShortDomains: []string{"sho.rt"}},
-		Present: linkapi.Presenter{BaseURL: "https://sho.rt"},
-		Now:     time.Now,
-		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Owners:  testOwners,
-	}
+	return newHandler(t, Options{Store: store, Now: time.Now})
 }
 
 // dynamoStore is a store on fresh tables of DynamoDB Local.

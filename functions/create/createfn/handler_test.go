@@ -19,6 +19,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
+	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -64,19 +65,29 @@ type fixture struct {
 	metrics *bytes.Buffer
 }
 
+// testConfig is the configuration the tests' handlers run under: short
+// links on sho.rt, the rules' other limits left to their defaults.
+var testConfig = config.Config{BaseURL: "https://sho.rt", ShortDomains: []string{"sho.rt"}, CodeLength: 7}
+
+// newHandler is New(o) under testConfig, resolving the fixtures' keys and
+// logging nowhere.
+func newHandler(t testing.TB, o Options) *Handler {
+	t.Helper()
+	o.Config, o.Owners, o.Log = testConfig, testOwners, slog.New(slog.NewTextHandler(io.Discard, nil))
+	h, err := New(o)
+	require.NoError(t, err)
+	return h
+}
+
 func newFixture(t *testing.T, codes ...string) *fixture {
 	t.Helper()
 	f := &fixture{store: linkstore.NewMemory(func() time.Time { return now }), codes: &scriptedCodes{codes: codes}, metrics: &bytes.Buffer{}}
-	f.h = &Handler{
+	f.h = newHandler(t, Options{
 		Store:   f.store,
 		Codes:   f.codes,
-		Rules:   link.Rules{ShortDomains: []string{"sho.rt"}},
-		Present: linkapi.Presenter{BaseURL: "https://sho.rt"},
 		Now:     func() time.Time { return now },
-		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Metrics: metrics.New(f.metrics, "Shortener", "create"),
-		Owners:  testOwners,
-	}
+	})
 	return f
 }
 
