@@ -63,11 +63,10 @@ func newFixture(t *testing.T) *fixture {
 		metrics: &bytes.Buffer{},
 		logs:    &bytes.Buffer{},
 	}
-	f.h = &Handler{
+	f.h = New(Options{
 		Store:   f.store,
 		Edge:    f.edge,
-		Rules:   link.Rules{ShortDomains: []string{"sho.rt"}},
-		Present: linkapi.Presenter{BaseURL: "https://sho.rt"},
+		Config:  config.Config{BaseURL: "https://sho.rt", ShortDomains: []string{"sho.rt"}},
 		Grace:   grace,
 		Now:     clock.Now,
 		Log:     slog.New(slog.NewJSONHandler(f.logs, nil)),
@@ -77,7 +76,7 @@ func newFixture(t *testing.T) *fixture {
 		Owners: apikey.NewResolver(apikey.NewMemory(map[string]string{
 			"k3yV4lu3Examp1e": ownerA, keyOf(ownerA): ownerA, keyOf(ownerB): ownerB,
 		}), apikey.ResolverOptions{}),
-	}
+	})
 	return f
 }
 
