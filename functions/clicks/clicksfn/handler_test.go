@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/eventtest"
 	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
@@ -49,10 +49,7 @@ var (
 
 func event(t *testing.T, name string) events.KinesisEvent {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	require.NoError(t, err)
-	var ev events.KinesisEvent
-	require.NoError(t, json.Unmarshal(b, &ev))
+	ev := eventtest.Load[events.KinesisEvent](t, filepath.Join("testdata", name))
 	require.NotEmpty(t, ev.Records)
 	return ev
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shortlink-dev/shortener/internal/eventtest"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/apikey"
@@ -133,11 +133,7 @@ func (f *fixture) metric(t *testing.T, name string) float64 {
 
 func event(t *testing.T, name string) events.APIGatewayProxyRequest {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	require.NoError(t, err)
-	var ev events.APIGatewayProxyRequest
-	require.NoError(t, json.Unmarshal(b, &ev))
-	return ev
+	return eventtest.Load[events.APIGatewayProxyRequest](t, filepath.Join("testdata", name))
 }
 
 // at points a /v1/links/{code} event at another code.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/eventtest"
 	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
@@ -64,10 +64,7 @@ func (s *recordingStore) codes() []string {
 
 func event(t *testing.T, name string) events.DynamoDBEvent {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	require.NoError(t, err)
-	var ev events.DynamoDBEvent
-	require.NoError(t, json.Unmarshal(b, &ev))
+	ev := eventtest.Load[events.DynamoDBEvent](t, filepath.Join("testdata", name))
 	require.NotEmpty(t, ev.Records, name)
 	return ev
 }
@@ -306,10 +303,7 @@ func TestFilterPatternSelectsWhatHandleSelects(t *testing.T) {
 	require.NotEmpty(t, files)
 	matched := 0
 	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		require.NoError(t, err)
-		var generic struct{ Records []map[string]any }
-		require.NoError(t, json.Unmarshal(raw, &generic))
+		generic := eventtest.Load[struct{ Records []map[string]any }](t, f)
 		ev := event(t, filepath.Base(f))
 		for i, rec := range generic.Records {
 			m := matches(pattern, rec)
