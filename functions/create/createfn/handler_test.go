@@ -17,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/internal/eventtest"
-	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
@@ -136,10 +135,7 @@ func TestCreateAlias(t *testing.T) {
 
 	again, err := f.h.Handle(context.Background(), apigwtest.WithBody(event(t, "create-alias.json"), `{"url":"https://other.example/","alias":"SUMMER-sale"}`))
 	require.NoError(t, err)
-	assert.Equal(t, 409, again.StatusCode)
-	assert.Equal(t, apigw.ContentTypeProblem, again.Headers["Content-Type"])
-	p := apigwtest.Decode[apigw.Problem](t, again)
-	assert.Equal(t, apigw.ProblemConflict.Type, p.Type)
+	p := apigwtest.RequireProblem(t, again, 409, "")
 	assert.Equal(t, `the alias "SUMMER-sale" is already taken`, p.Detail, "the problem names the alias as sent")
 	assert.Equal(t, "/v1/links", p.Instance)
 	stored, err := f.store.Get(context.Background(), "summer-sale")
@@ -199,13 +195,7 @@ func TestCreateRefusesBadRequests(t *testing.T) {
 			}
 			resp, err := f.h.Handle(context.Background(), ev)
 			require.NoError(t, err)
-			assert.Equal(t, tt.status, resp.StatusCode, resp.Body)
-			assert.Equal(t, apigw.ContentTypeProblem, resp.Headers["Content-Type"])
-			p := apigwtest.Decode[apigw.Problem](t, resp)
-			assert.Equal(t, tt.status, p.Status)
-			assert.NotEmpty(t, p.Type)
-			assert.NotEmpty(t, p.Title)
-			assert.Equal(t, tt.field, p.Field)
+			apigwtest.RequireProblem(t, resp, tt.status, tt.field)
 			_, err = f.store.Get(context.Background(), "unused1")
 			assert.ErrorIs(t, err, link.ErrNotFound, "a refused request writes nothing")
 		})
@@ -248,8 +238,7 @@ func TestCreateIdempotency(t *testing.T) {
 		ev.Headers = map[string]string{"Idempotency-Key": "has space", "Content-Type": "application/json"}
 		resp, err := f.h.Handle(context.Background(), ev)
 		require.NoError(t, err)
-		assert.Equal(t, 400, resp.StatusCode)
-		assert.Equal(t, "Idempotency-Key", apigwtest.Decode[apigw.Problem](t, resp).Field)
+		apigwtest.RequireProblem(t, resp, 400, "Idempotency-Key")
 	})
 }
 
@@ -278,8 +267,7 @@ func TestCreateStopsWhenCollisionsPersist(t *testing.T) {
 	f.codes.codes = append(codes, "neverused")
 	resp, err := f.h.Handle(context.Background(), event(t, "create-request.json"))
 	require.NoError(t, err)
-	assert.Equal(t, 500, resp.StatusCode)
-	p := apigwtest.Decode[apigw.Problem](t, resp)
+	p := apigwtest.RequireProblem(t, resp, 500, "")
 	assert.Empty(t, p.Detail, "internal errors are not explained to clients")
 	assert.Equal(t, int32(DefaultMaxAttempts), f.codes.calls.Load())
 }
@@ -328,7 +316,7 @@ func TestCreateNeverIssuesADeadLink(t *testing.T) {
 			require.Equal(t, tt.status, resp.StatusCode, resp.Body)
 			l, err := f.store.Get(context.Background(), "dead001")
 			if tt.status != 201 {
-				assert.Equal(t, "expires_at", apigwtest.Decode[apigw.Problem](t, resp).Field)
+				apigwtest.RequireProblem(t, resp, tt.status, "expires_at")
 				assert.ErrorIs(t, err, link.ErrNotFound)
 				return
 			}

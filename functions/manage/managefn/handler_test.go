@@ -162,20 +162,6 @@ func withIfMatch(ev events.APIGatewayProxyRequest, v string) events.APIGatewayPr
 	return apigwtest.WithHeader(ev, "If-Match", v)
 }
 
-// requireProblem checks resp is an RFC 9457 problem with status and,
-// when given, the field at fault.
-func requireProblem(t *testing.T, resp events.APIGatewayProxyResponse, status int, field string) apigw.Problem {
-	t.Helper()
-	require.Equal(t, status, resp.StatusCode, resp.Body)
-	assert.Equal(t, apigw.ContentTypeProblem, resp.Headers["Content-Type"])
-	p := apigwtest.Decode[apigw.Problem](t, resp)
-	assert.Equal(t, status, p.Status)
-	assert.True(t, strings.HasPrefix(p.Type, apigw.ProblemBase), p.Type)
-	assert.NotEmpty(t, p.Title)
-	assert.Equal(t, field, p.Field)
-	return p
-}
-
 func TestGet(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -208,7 +194,7 @@ func TestGet(t *testing.T) {
 			resp := f.do(t, as(at(event(t, "get-link.json"), tt.code), tt.keyID))
 
 			if tt.status != 200 {
-				p := requireProblem(t, resp, tt.status, "")
+				p := apigwtest.RequireProblem(t, resp, tt.status, "")
 				assert.NotContains(t, resp.Headers, "ETag")
 				if tt.status == 404 {
 					// The same answer whatever the reason, so it tells nothing.
@@ -252,7 +238,7 @@ func TestStoreFailureIsRetryable(t *testing.T) {
 
 	resp := f.do(t, event(t, "get-link.json"))
 
-	requireProblem(t, resp, 503, "")
+	apigwtest.RequireProblem(t, resp, 503, "")
 	assert.Equal(t, "1", resp.Headers["Retry-After"])
 }
 
@@ -333,7 +319,7 @@ func TestListPageSize(t *testing.T) {
 			resp := f.do(t, apigwtest.WithQuery(event(t, "list-links.json"), tt.query...))
 
 			if tt.wantField != "" {
-				requireProblem(t, resp, 400, tt.wantField)
+				apigwtest.RequireProblem(t, resp, 400, tt.wantField)
 				return
 			}
 			require.Equal(t, 200, resp.StatusCode, resp.Body)
@@ -377,7 +363,7 @@ func TestListSearch(t *testing.T) {
 			resp := f.do(t, apigwtest.WithQuery(event(t, "list-links.json"), "q", tt.q))
 
 			if tt.wantField != "" {
-				requireProblem(t, resp, 400, tt.wantField)
+				apigwtest.RequireProblem(t, resp, 400, tt.wantField)
 				return
 			}
 			require.Equal(t, 200, resp.StatusCode, resp.Body)
@@ -400,8 +386,8 @@ func TestOwnerIsolation(t *testing.T) {
 	t.Run("read", func(t *testing.T) {
 		theirs := f.do(t, as(event(t, "get-link.json"), ownerB))
 		absent := f.do(t, as(at(event(t, "get-link.json"), "zZ9yY8x"), ownerB))
-		requireProblem(t, theirs, 404, "")
-		requireProblem(t, absent, 404, "")
+		apigwtest.RequireProblem(t, theirs, 404, "")
+		apigwtest.RequireProblem(t, absent, 404, "")
 		assert.Equal(t, strings.Replace(absent.Body, "zZ9yY8x", code, 1), theirs.Body,
 			"someone else's link reads exactly like an absent one")
 	})
@@ -413,15 +399,15 @@ func TestOwnerIsolation(t *testing.T) {
 	t.Run("change", func(t *testing.T) {
 		// Even with the right version: a 412 would tell the link exists.
 		resp := f.do(t, as(withIfMatch(event(t, "patch-link.json"), `"1"`), ownerB))
-		requireProblem(t, resp, 404, "")
+		apigwtest.RequireProblem(t, resp, 404, "")
 		resp = f.do(t, as(at(apigwtest.WithBody(event(t, "patch-link.json"), `{"status":"disabled"}`), "Summer-Sale"), ownerB))
-		requireProblem(t, resp, 404, "")
+		apigwtest.RequireProblem(t, resp, 404, "")
 	})
 	t.Run("delete", func(t *testing.T) {
 		resp := f.do(t, as(event(t, "delete-link.json"), ownerB))
-		requireProblem(t, resp, 404, "")
+		apigwtest.RequireProblem(t, resp, 404, "")
 		resp = f.do(t, as(withIfMatch(at(event(t, "delete-link.json"), "summer-sale"), "*"), ownerB))
-		requireProblem(t, resp, 404, "")
+		apigwtest.RequireProblem(t, resp, 404, "")
 	})
 	assert.Equal(t, mine, f.stored(t, code), "the first key's link is untouched")
 	assert.Equal(t, alias, f.stored(t, "summer-sale"))
@@ -536,7 +522,7 @@ func TestPatchRefusesBadRequests(t *testing.T) {
 
 			resp := f.do(t, ev)
 
-			requireProblem(t, resp, tt.status, tt.field)
+			apigwtest.RequireProblem(t, resp, tt.status, tt.field)
 			assert.Equal(t, before, f.stored(t, code), "a refused patch writes nothing")
 			assert.Empty(t, f.edge.Invalidations())
 		})
@@ -567,7 +553,7 @@ func TestPatchIfMatch(t *testing.T) {
 			resp := f.do(t, withIfMatch(event(t, "patch-link.json"), tt.ifMatch))
 
 			if tt.status == 412 {
-				p := requireProblem(t, resp, 412, "")
+				p := apigwtest.RequireProblem(t, resp, 412, "")
 				assert.Contains(t, p.Detail, `"1"`, "the 412 names the current version")
 				assert.Equal(t, before, f.stored(t, code), "a failed precondition writes nothing")
 				assert.Empty(t, f.edge.Invalidations())
@@ -620,7 +606,7 @@ func TestPatchOfAnExpiredLinkIsGone(t *testing.T) {
 
 	resp := f.do(t, apigwtest.WithBody(withIfMatch(event(t, "patch-link.json"), `"2"`), `{"ttl_seconds":86400}`))
 
-	requireProblem(t, resp, 410, "")
+	apigwtest.RequireProblem(t, resp, 410, "")
 	assert.Equal(t, l, f.stored(t, code), "an expired link is not revived")
 	get := f.do(t, event(t, "get-link.json"))
 	assert.Equal(t, 200, get.StatusCode, "its owner still sees it until it is tombstoned")
@@ -638,7 +624,7 @@ func TestLostUpdateSequential(t *testing.T) {
 	r2 := f.do(t, second)
 
 	require.Equal(t, 200, r1.StatusCode, r1.Body)
-	requireProblem(t, r2, 412, "")
+	apigwtest.RequireProblem(t, r2, 412, "")
 	l := f.stored(t, code)
 	assert.Equal(t, "https://example.com/first", l.URL, "the second writer did not overwrite the first")
 	assert.Equal(t, int64(2), l.Version)
@@ -699,7 +685,7 @@ func TestLostUpdateInterleaved(t *testing.T) {
 					require.Equal(t, -1, winner, "both writers won")
 					winner = i
 				case 412:
-					p := requireProblem(t, r, 412, "")
+					p := apigwtest.RequireProblem(t, r, 412, "")
 					assert.Contains(t, p.Detail, "changed since it was read", "the conditional write caught it, not the If-Match check")
 				default:
 					t.Fatalf("response %d: %d %s", i, r.StatusCode, r.Body)
@@ -724,7 +710,7 @@ func TestDelete(t *testing.T) {
 
 	require.Equal(t, 204, resp.StatusCode, resp.Body)
 	assert.Empty(t, resp.Body)
-	requireProblem(t, f.do(t, event(t, "get-link.json")), 404, "")
+	apigwtest.RequireProblem(t, f.do(t, event(t, "get-link.json")), 404, "")
 
 	seen := f.stored(t, code) // what the redirect reads
 	assert.Equal(t, link.StatusTombstone, seen.Status)
@@ -737,8 +723,8 @@ func TestDelete(t *testing.T) {
 
 	list := f.do(t, event(t, "list-links.json"))
 	assert.JSONEq(t, `{"links":[]}`, list.Body)
-	requireProblem(t, f.do(t, event(t, "delete-link.json")), 404, "")
-	requireProblem(t, f.do(t, event(t, "patch-link.json")), 410, "") // cannot be revived (TestPatchDeletedIsGone)
+	apigwtest.RequireProblem(t, f.do(t, event(t, "delete-link.json")), 404, "")
+	apigwtest.RequireProblem(t, f.do(t, event(t, "patch-link.json")), 410, "") // cannot be revived (TestPatchDeletedIsGone)
 	assert.Len(t, f.edge.Invalidations(), 1)
 }
 
@@ -760,7 +746,7 @@ func TestDeleteIfMatch(t *testing.T) {
 			resp := f.do(t, withIfMatch(event(t, "delete-link.json"), tt.ifMatch))
 
 			if tt.status == 412 {
-				requireProblem(t, resp, 412, "")
+				apigwtest.RequireProblem(t, resp, 412, "")
 				assert.Equal(t, before, f.stored(t, code))
 				assert.Empty(t, f.edge.Invalidations())
 				return
@@ -944,7 +930,7 @@ func TestRouting(t *testing.T) {
 
 			resp := f.do(t, tt.ev(t))
 
-			requireProblem(t, resp, tt.status, "")
+			apigwtest.RequireProblem(t, resp, tt.status, "")
 			assert.Equal(t, tt.allow, resp.Headers["Allow"])
 			assert.Equal(t, int64(1), f.stored(t, code).Version)
 		})
@@ -1004,7 +990,7 @@ func TestNewBuildsFromTheConfiguration(t *testing.T) {
 
 	resp, err := h.Handle(context.Background(), at(apigwtest.WithBody(event(t, "patch-link.json"), `{"url":"https://sho.rt/loop"}`), "aB3dE5fG"))
 	require.NoError(t, err)
-	requireProblem(t, resp, 400, "url") // the short domain comes from the base URL
+	apigwtest.RequireProblem(t, resp, 400, "url") // the short domain comes from the base URL
 	resp, err = h.Handle(context.Background(), at(event(t, "patch-link.json"), "aB3dE5fG"))
 	require.NoError(t, err)
 	require.Equal(t, 200, resp.StatusCode, resp.Body)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,7 +21,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/eventtest"
 	"github.com/shortlink-dev/shortener/internal/localtable"
-	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
@@ -165,8 +164,7 @@ func decode(t *testing.T, resp events.APIGatewayProxyResponse) statsapi.Stats {
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
 	assert.Equal(t, "application/json", resp.Headers["Content-Type"])
 	assert.Equal(t, "no-store", resp.Headers["Cache-Control"])
-	var s statsapi.Stats
-	require.NoError(t, json.Unmarshal([]byte(resp.Body), &s))
+	s := apigwtest.Decode[statsapi.Stats](t, resp)
 	return s
 }
 
@@ -400,15 +398,8 @@ func TestRefusals(t *testing.T) {
 			resp, err := f.h.Handle(context.Background(), ev)
 
 			require.NoError(t, err)
-			assert.Equal(t, tt.wantStatus, resp.StatusCode, resp.Body)
-			assert.Equal(t, apigw.ContentTypeProblem, resp.Headers["Content-Type"])
-			var p apigw.Problem
-			require.NoError(t, json.Unmarshal([]byte(resp.Body), &p))
-			assert.Equal(t, tt.wantStatus, p.Status)
-			assert.Equal(t, tt.wantField, p.Field)
-			if tt.wantStatus == 404 {
-				assert.Equal(t, apigw.ProblemNotFound.Type, p.Type, "someone else's link looks missing")
-			}
+			// A 404 is the not-found problem: someone else's link looks missing.
+			apigwtest.RequireProblem(t, resp, tt.wantStatus, tt.wantField)
 			if tt.wantStatus == 405 {
 				assert.Equal(t, "GET", resp.Headers["Allow"])
 			}
