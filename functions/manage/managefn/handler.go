@@ -429,34 +429,26 @@ func (h *Handler) validateFeatures(body linkapi.PatchRequest, ch *changes) error
 }
 
 func (ch changes) apply(l link.Link) link.Link {
-	if ch.url != nil {
-		l.URL = *ch.url
-	}
-	if ch.expiresAt != nil {
-		l.ExpiresAt = *ch.expiresAt
-	}
-	if ch.redirectStatus != nil {
-		l.RedirectStatus = *ch.redirectStatus
-	}
-	if ch.status != nil {
-		l.Status = *ch.status
-	}
+	replace(&l.URL, ch.url)
+	replace(&l.ExpiresAt, ch.expiresAt)
+	replace(&l.RedirectStatus, ch.redirectStatus)
+	replace(&l.Status, ch.status)
 	if ch.password != nil && *ch.password == "" {
 		l.PasswordHash = "" // a new password is hashed by patch
 	}
-	if ch.maxClicks != nil {
-		l.MaxClicks = *ch.maxClicks
-	}
-	if ch.rules != nil {
-		l.Rules = *ch.rules
-	}
-	if ch.targets != nil {
-		l.Targets = *ch.targets
-	}
-	if ch.expiredURL != nil {
-		l.ExpiredURL = *ch.expiredURL
-	}
+	replace(&l.MaxClicks, ch.maxClicks)
+	replace(&l.Rules, ch.rules)
+	replace(&l.Targets, ch.targets)
+	replace(&l.ExpiredURL, ch.expiredURL)
 	return l
+}
+
+// replace sets *field to the patch's value v, when the patch names the
+// field (v is not nil).
+func replace[T any](field, v *T) {
+	if v != nil {
+		*field = *v
+	}
 }
 
 // invalidate asks the edge to drop l's cached answers, when its marks say
