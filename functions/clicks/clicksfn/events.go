@@ -81,7 +81,7 @@ func (h *Handler) publish(ctx context.Context, b *batch, end int) error {
 	if h.Outbox == nil {
 		return err
 	}
-	now := h.Now()
+	now := h.now()
 	if perr := h.Outbox.Put(ctx, webhook.PendingClicks{Batch: rest, Since: now, Due: now}); perr != nil {
 		return errors.Join(err, perr)
 	}
@@ -105,7 +105,7 @@ func (h *Handler) retryPending(ctx context.Context, scheduled bool) {
 	if every <= 0 {
 		every = DefaultRetryEvery
 	}
-	now := h.Now()
+	now := h.now()
 	if last := h.lastLook.Load(); !scheduled && last != 0 && now.Sub(time.Unix(0, last)) < every {
 		return
 	}
@@ -149,7 +149,7 @@ func (h *Handler) retryPending(ctx context.Context, scheduled bool) {
 			}
 			continue
 		}
-		p.Batch, p.Due = rest, h.Now().Add(backoff(p.Attempts+1))
+		p.Batch, p.Due = rest, h.now().Add(backoff(p.Attempts+1))
 		h.Log.WarnContext(ctx, "queue pending link.clicked events; kept for the next try", "error", err.Error(),
 			"key", p.Key, "attempts", p.Attempts+1, "next", p.Due)
 		if err := h.Outbox.Reschedule(ctx, p); err != nil {

@@ -148,7 +148,7 @@ func (h *Handler) compactScheduled(ctx context.Context) {
 	if h.Compactor == nil {
 		return
 	}
-	if last := h.lastCompact.Load(); last != 0 && h.Now().Sub(time.Unix(0, last)) < DefaultScheduledCompactEvery {
+	if last := h.lastCompact.Load(); last != 0 && h.now().Sub(time.Unix(0, last)) < DefaultScheduledCompactEvery {
 		return
 	}
 	h.runCompaction(ctx)
@@ -157,7 +157,7 @@ func (h *Handler) compactScheduled(ctx context.Context) {
 func (h *Handler) runCompaction(ctx context.Context) {
 	h.compacted.Store(true)
 	h.sinceCompact.Store(0)
-	h.lastCompact.Store(h.Now().UnixNano())
+	h.lastCompact.Store(h.now().UnixNano())
 	res, err := h.Compactor.Compact(ctx)
 	if err != nil {
 		h.Metrics.Add("CompactionFailures", metrics.Count, 1)
@@ -252,13 +252,14 @@ type Handler struct {
 	lastLook     atomic.Int64 // unix nanoseconds of the last look at the outbox; 0: look at the next batch
 }
 
-// New builds a handler from o, reading time.Now where o leaves the clock
-// nil.
-func New(o Options) *Handler {
-	if o.Now == nil {
-		o.Now = time.Now
+// New builds a handler from o.
+func New(o Options) *Handler { return &Handler{Options: o} }
+
+func (h *Handler) now() time.Time {
+	if h.Now == nil {
+		return time.Now()
 	}
-	return &Handler{Options: o}
+	return h.Now()
 }
 
 // Handle counts the clicks of one Kinesis batch, then publishes them as

@@ -33,7 +33,6 @@
 package reclaimfn
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -121,15 +120,8 @@ type Handler struct {
 	Options
 }
 
-// New builds a handler from o, reading time.Now and logging to
-// slog.Default() where o leaves the clock or the log nil.
-func New(o Options) *Handler {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	o.Log = cmp.Or(o.Log, slog.Default())
-	return &Handler{Options: o}
-}
+// New builds a handler from o.
+func New(o Options) *Handler { return &Handler{Options: o} }
 
 // step is one of the invocation's two sweeps: list what is due, act on
 // each item with a conditional write; code names an item.
@@ -168,7 +160,7 @@ func (h *Handler) Handle(ctx context.Context, in reclaimflow.Input) (reclaimflow
 	h.Metrics.Add(MetricSkipped, metrics.Count, float64(released.skipped))
 	h.Metrics.Add(MetricFailed, metrics.Count, float64(expired.failed+released.failed))
 	if ferr := h.Metrics.Flush(); ferr != nil {
-		h.Log.WarnContext(ctx, "flush metrics", "error", ferr.Error())
+		h.log().WarnContext(ctx, "flush metrics", "error", ferr.Error())
 	}
 	out := reclaimflow.Output{
 		Reclaimed: released.done, Total: in.Total + released.done,
@@ -184,9 +176,9 @@ func (h *Handler) Handle(ctx context.Context, in reclaimflow.Input) (reclaimflow
 		// Report the progress; the next invocation retries the rest, and
 		// fails if the error persists.
 		out.More = true
-		h.Log.WarnContext(ctx, "reclaim stopped early", "error", err.Error(), "failed", expired.failed+released.failed)
+		h.log().WarnContext(ctx, "reclaim stopped early", "error", err.Error(), "failed", expired.failed+released.failed)
 	}
-	h.Log.InfoContext(ctx, "reclaim", "expired", out.Expired, "reclaimed", out.Reclaimed,
+	h.log().InfoContext(ctx, "reclaim", "expired", out.Expired, "reclaimed", out.Reclaimed,
 		"skipped", expired.skipped+released.skipped, "total", out.Total, "more", out.More, "batches", batches,
 		"ms", time.Since(started).Milliseconds())
 	return out, nil
@@ -221,7 +213,7 @@ func sweep[T any](ctx context.Context, h *Handler, s step[T], stopAt time.Time, 
 	// codes just handled, and each would cost a failed conditional write.
 	seen := map[string]bool{}
 	for {
-		now := h.Now().UTC()
+		now := h.now()
 		items, err := s.list(ctx, now, batchSize)
 		if err != nil {
 			return false, batches, err
@@ -312,4 +304,18 @@ func orDefault[T int | time.Duration](v, def T) T {
 		return def
 	}
 	return v
+}
+
+func (h *Handler) now() time.Time {
+	if h.Now == nil {
+		return time.Now().UTC()
+	}
+	return h.Now().UTC()
+}
+
+func (h *Handler) log() *slog.Logger {
+	if h.Log == nil {
+		return slog.Default()
+	}
+	return h.Log
 }

@@ -60,10 +60,9 @@ type Options struct {
 	Guard       webhook.Guard
 	// Schedule is the wait before each retry; webhook.DefaultSchedule when nil.
 	Schedule []time.Duration
-	// Now is the clock; time.Now when nil.
-	Now     func() time.Time
-	Log     *slog.Logger
-	Metrics *metrics.Emitter
+	Now      func() time.Time
+	Log      *slog.Logger
+	Metrics  *metrics.Emitter
 }
 
 // Handler delivers queued messages.
@@ -71,14 +70,8 @@ type Handler struct {
 	Options
 }
 
-// New builds a handler from o, reading time.Now where o leaves the clock
-// nil.
-func New(o Options) *Handler {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	return &Handler{Options: o}
-}
+// New builds a handler from o.
+func New(o Options) *Handler { return &Handler{Options: o} }
 
 // Handle delivers one batch, concurrently: a slow receiver does not hold
 // the others back.
@@ -106,6 +99,13 @@ func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 	return resp, nil
 }
 
+func (h *Handler) now() time.Time {
+	if h.Now == nil {
+		return time.Now()
+	}
+	return h.Now()
+}
+
 func (h *Handler) handle(ctx context.Context, r *events.SQSMessage) error {
 	var m webhook.Message
 	if err := json.Unmarshal([]byte(r.Body), &m); err != nil || m.Subscription == "" || m.Event.ID == "" || m.Attempt < 1 {
@@ -115,7 +115,7 @@ func (h *Handler) handle(ctx context.Context, r *events.SQSMessage) error {
 		h.Log.ErrorContext(ctx, "poison webhook message dropped", "message_id", r.MessageId)
 		return nil
 	}
-	now := h.Now()
+	now := h.now()
 	if wait := m.Due.Sub(now); wait > 0 {
 		return h.Queue.Send(ctx, m, wait)
 	}
