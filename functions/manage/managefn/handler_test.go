@@ -1,10 +1,8 @@
 package managefn
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/internal/eventtest"
+	"github.com/shortlink-dev/shortener/internal/logtest"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/apikey"
@@ -49,7 +48,7 @@ type fixture struct {
 	store   *linkstore.Memory
 	clock   *storetest.Clock
 	edge    *edgecache.Recorder
-	metrics *bytes.Buffer
+	metrics *logtest.Buffer
 	logs    *bytes.Buffer
 }
 
@@ -60,7 +59,7 @@ func newFixture(t *testing.T) *fixture {
 		store:   linkstore.NewMemory(clock.Now),
 		clock:   clock,
 		edge:    edgecache.NewRecorder(clock.Now),
-		metrics: &bytes.Buffer{},
+		metrics: &logtest.Buffer{},
 		logs:    &bytes.Buffer{},
 	}
 	f.h = New(Options{
@@ -114,21 +113,6 @@ func (f *fixture) do(t *testing.T, ev events.APIGatewayProxyRequest) events.APIG
 	require.NoError(t, err, "the handler answers every request itself")
 	assert.Equal(t, "no-store", resp.Headers["Cache-Control"], "every management answer is uncacheable")
 	return resp
-}
-
-// metric sums a metric over every record the handler flushed.
-func (f *fixture) metric(t *testing.T, name string) float64 {
-	t.Helper()
-	var sum float64
-	sc := bufio.NewScanner(bytes.NewReader(f.metrics.Bytes()))
-	for sc.Scan() {
-		var rec map[string]any
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &rec))
-		if v, ok := rec[name].(float64); ok {
-			sum += v
-		}
-	}
-	return sum
 }
 
 func event(t *testing.T, name string) events.APIGatewayProxyRequest {
@@ -453,7 +437,7 @@ func TestPatchEachField(t *testing.T) {
 			assert.Equal(t, f.h.Present.Detail(want), apigwtest.Decode[linkapi.LinkDetail](t, resp))
 			assert.Equal(t, want, f.stored(t, code))
 			assert.Equal(t, []edgecache.Invalidation{{At: later, Paths: []string{"/" + code}}}, f.edge.Invalidations())
-			assert.Equal(t, 1.0, f.metric(t, edgecache.MetricPaths))
+			assert.Equal(t, 1.0, f.metrics.Sums(t)[edgecache.MetricPaths])
 		})
 	}
 }
@@ -783,7 +767,7 @@ func TestAliasChangesInvalidateBothSpellings(t *testing.T) {
 	for _, inv := range invs {
 		assert.Equal(t, []string{"/summer-sale", "/Summer-Sale"}, inv.Paths)
 	}
-	assert.Equal(t, 4.0, f.metric(t, edgecache.MetricPaths))
+	assert.Equal(t, 4.0, f.metrics.Sums(t)[edgecache.MetricPaths])
 }
 
 func TestEdgePaths(t *testing.T) {
@@ -860,7 +844,7 @@ func TestInvalidationFailureDoesNotFailTheChange(t *testing.T) {
 			require.Equal(t, 204, del.StatusCode, del.Body)
 			assert.Equal(t, link.StatusTombstone, f.stored(t, code).Status, "both changes were saved")
 			assert.Equal(t, 2, edge.calls)
-			assert.Equal(t, 2.0, f.metric(t, edgecache.MetricFailures), "each failure is counted")
+			assert.Equal(t, 2.0, f.metrics.Sums(t)[edgecache.MetricFailures], "each failure is counted")
 			assert.Contains(t, f.logs.String(), "edge invalidation failed")
 			assert.Contains(t, f.logs.String(), "5b1f3c2e-8d4a-4f6b-9c7e-1a2b3c4d5e03", "the log names the request")
 		})
