@@ -1,9 +1,7 @@
 package createfn
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/internal/eventtest"
+	"github.com/shortlink-dev/shortener/internal/logtest"
 	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
@@ -61,7 +60,7 @@ type fixture struct {
 	h       *Handler
 	store   *linkstore.Memory
 	codes   *scriptedCodes
-	metrics *bytes.Buffer
+	metrics *logtest.Buffer
 }
 
 // testConfig is the configuration the tests' handlers run under: short
@@ -80,7 +79,7 @@ func newHandler(t testing.TB, o Options) *Handler {
 
 func newFixture(t *testing.T, codes ...string) *fixture {
 	t.Helper()
-	f := &fixture{store: linkstore.NewMemory(func() time.Time { return now }), codes: &scriptedCodes{codes: codes}, metrics: &bytes.Buffer{}}
+	f := &fixture{store: linkstore.NewMemory(func() time.Time { return now }), codes: &scriptedCodes{codes: codes}, metrics: &logtest.Buffer{}}
 	f.h = newHandler(t, Options{
 		Store:   f.store,
 		Codes:   f.codes,
@@ -252,9 +251,9 @@ func TestCreateRetriesCollisions(t *testing.T) {
 	require.Equal(t, 201, resp.StatusCode, resp.Body)
 	assert.Equal(t, "fresh03", apigwtest.Decode[linkapi.Link](t, resp).Code)
 
-	var rec map[string]any
-	require.NoError(t, json.Unmarshal(f.metrics.Bytes(), &rec), f.metrics.String())
-	assert.Equal(t, 2.0, rec["CodeCollisions"], "each collision is counted")
+	recs := f.metrics.Lines(t)
+	require.Len(t, recs, 1, "one metrics record a request")
+	assert.Equal(t, 2.0, recs[0]["CodeCollisions"], "each collision is counted")
 }
 
 func TestCreateStopsWhenCollisionsPersist(t *testing.T) {
