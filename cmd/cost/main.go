@@ -58,6 +58,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/shortlink-dev/shortener/functions/clicks/clicksfn"
@@ -72,6 +73,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/dynamo/packedclicks"
+	"github.com/shortlink-dev/shortener/shared/fnclients"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
@@ -115,12 +117,11 @@ func main() {
 	// DynamoDB Local under-reports transactions; the meter sizes their
 	// items itself through a client it does not meter.
 	meter := capacity.Meter{Items: emulator.NewDynamoDBClient(endpoint), Tag: levelOf}
-	db := emulator.NewDynamoDBClient(endpoint, meter.Options)
 	opt.Creates, opt.Queries = *creates, *queries
 	if sp.Span > 0 {
 		sp.Start = sp.Start.Truncate(24 * time.Hour)
 	}
-	r, err := run(ctx, db, &meter, sp, opt)
+	r, err := run(ctx, emulator.AWSConfig(endpoint), &meter, sp, opt)
 	if err != nil {
 		done()
 		log.Fatal(err)
@@ -264,12 +265,14 @@ type options struct {
 func (o options) old() bool    { return o.Designs == "both" || o.Designs == "old" }
 func (o options) packed() bool { return o.Designs == "both" || o.Designs == "new" }
 
-func run(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp streamSpec, opt options) (report, error) {
+// run measures on the DynamoDB Local sdk points at, every client made from
+// sdk with meter installed.
+func run(ctx context.Context, sdk aws.Config, meter *capacity.Meter, sp streamSpec, opt options) (report, error) {
 	var r report
 	if !opt.old() && !opt.packed() {
 		return r, fmt.Errorf("-design %q: want old, new or both", opt.Designs)
 	}
-	c, err := newCostRun(ctx, db, meter, sp, opt, &r)
+	c, err := newCostRun(ctx, meter.Config(sdk), meter, sp, opt, &r)
 	if err != nil {
 		return r, err
 	}
@@ -310,6 +313,9 @@ type costRun struct {
 	r      *report
 	suffix string // of every table's name
 	cfg    config.Config
+	// fn is what a function's Build is given: the metered clients, a
+	// quiet log and discarded metrics.
+	fn     fnclients.Clients
 	links  *dynamo.LinkStore
 	owners *apikey.Resolver
 	quiet  *slog.Logger
@@ -319,7 +325,7 @@ type costRun struct {
 
 // newCostRun creates the links and idempotency tables and generates the
 // stream.
-func newCostRun(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter, sp streamSpec, opt options, r *report) (*costRun, error) {
+func newCostRun(ctx context.Context, sdk aws.Config, meter *capacity.Meter, sp streamSpec, opt options, r *report) (*costRun, error) {
 	suffix := strconv.FormatInt(time.Now().UnixNano(), 36)
 	env := map[string]string{
 		"LINKS_TABLE": "cost-links-" + suffix, "IDEMPOTENCY_TABLE": "cost-idem-" + suffix,
@@ -332,15 +338,18 @@ func newCostRun(ctx context.Context, db *dynamodb.Client, meter *capacity.Meter,
 	if err != nil {
 		return nil, err
 	}
+	db := dynamodb.NewFromConfig(sdk)
 	if err := localtable.Links(ctx, db, cfg.LinksTable, cfg.IdempotencyTable); err != nil {
 		return nil, err
 	}
+	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	c := &costRun{
 		ctx: ctx, db: db, meter: meter, sp: sp, opt: opt, r: r, suffix: suffix, cfg: cfg,
 		// The stores' clock: the stream's time (the new design closes
 		// days by it).
 		clock: &simClock{t: sp.Start},
-		quiet: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		quiet: quiet,
+		fn:    fnclients.Clients{AWS: sdk, Log: quiet, Metrics: io.Discard},
 		// The keys table in memory: a function reads a key's owner once
 		// per key and instance every SHORTENER_KEY_CACHE_TTL (half a
 		// unit), which is no per-operation cost.
@@ -557,9 +566,13 @@ func (c *costRun) multiRegionCreates() error {
 }
 
 // redirects measures redirect misses: each code made once through a cold
-// in-process cache, then codes that do not exist.
+// in-process cache, then codes that do not exist. The redirect is built as
+// its Lambda builds it.
 func (c *costRun) redirects(made []string) error {
-	rd := redirectfn.New(redirectfn.Options{Store: c.links, Config: c.cfg, Log: c.quiet, Metrics: mx("redirect")})
+	rd, err := redirectfn.Build(c.cfg, c.fn)
+	if err != nil {
+		return err
+	}
 	follow := func(code string, want int) error {
 		resp, err := rd.Handle(c.ctx, events.APIGatewayProxyRequest{HTTPMethod: "GET", Path: "/" + code,
 			PathParameters: map[string]string{"code": code}})
@@ -571,7 +584,6 @@ func (c *costRun) redirects(made []string) error {
 		}
 		return nil
 	}
-	var err error
 	if _, c.r.Redirect.RRUPerMiss, err = c.measure(len(made), func(i int) error { return follow(made[i], 302) }); err != nil {
 		return err
 	}

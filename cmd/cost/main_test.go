@@ -22,11 +22,10 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 func TestRunMeasures(t *testing.T) {
 	endpoint := testenv.DynamoDBEndpoint(t)
 	meter := capacity.Meter{Items: emulator.NewDynamoDBClient(endpoint)}
-	db := emulator.NewDynamoDBClient(endpoint, meter.Options)
 	sp := streamSpec{Records: 2_000, Codes: 2_000, Zipf: 1, BotShare: 0.2, Countries: 30, Referrers: 50, CodeLength: 7,
 		Rate: 3858, Shards: 2, BatchSize: 1000, Window: 5 * time.Second, HitRatio: 0.9,
 		Start: time.Date(2026, 11, 30, 11, 50, 0, 0, time.UTC), Seed: 3}
-	r, err := run(context.Background(), db, &meter, sp, options{Designs: "both", Buckets: 16, CompactEvery: 1, Creates: 20, Queries: 5, Check: 100})
+	r, err := run(context.Background(), emulator.AWSConfig(endpoint), &meter, sp, options{Designs: "both", Buckets: 16, CompactEvery: 1, Creates: 20, Queries: 5, Check: 100})
 	require.NoError(t, err, "run, including the check that both designs counted the same")
 
 	assert.Equal(t, 2_000, r.Stream.Clicks)
@@ -74,11 +73,10 @@ func TestRunMeasures(t *testing.T) {
 func TestRunSplitsTheNewDesignByLevel(t *testing.T) {
 	endpoint := testenv.DynamoDBEndpoint(t)
 	meter := capacity.Meter{Items: emulator.NewDynamoDBClient(endpoint), Tag: levelOf}
-	db := emulator.NewDynamoDBClient(endpoint, meter.Options)
 	sp := streamSpec{Records: 6_000, Codes: 3_000, Zipf: 1, BotShare: 0.2, Countries: 30, Referrers: 50, CodeLength: 7,
 		Rate: 3858, Shards: 2, BatchSize: 200, Window: 5 * time.Second, HitRatio: 0.9, Span: 30 * time.Hour,
 		Start: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Seed: 5}
-	r, err := run(context.Background(), db, &meter, sp,
+	r, err := run(context.Background(), emulator.AWSConfig(endpoint), &meter, sp,
 		options{Designs: "new", Buckets: 4, Groups: 1, MergeBytes: 4096, CompactEvery: 2, Creates: 2, Queries: 2, Check: 100})
 	require.NoError(t, err, "run, including the check against a count in memory")
 

@@ -29,6 +29,13 @@ func (b *Buffer) String() string {
 	return b.b.String()
 }
 
+// Reset empties the buffer: what is written next is read alone.
+func (b *Buffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.b.Reset()
+}
+
 // Lines returns each line written so far decoded as a JSON object; a line
 // that is not one fails t.
 func (b *Buffer) Lines(t testing.TB) []map[string]any {
@@ -54,4 +61,20 @@ func (b *Buffer) Records(t testing.TB, msg string) []map[string]any {
 		}
 	}
 	return out
+}
+
+// Sums returns, for each field, the sum of its numbers over the lines
+// written so far: with a metrics.Emitter writing, a metric's count across
+// every record it flushed.
+func (b *Buffer) Sums(t testing.TB) map[string]float64 {
+	t.Helper()
+	sums := map[string]float64{}
+	for _, m := range b.Lines(t) {
+		for k, v := range m {
+			if n, ok := v.(float64); ok {
+				sums[k] += n
+			}
+		}
+	}
+	return sums
 }

@@ -52,3 +52,15 @@ type fatalT struct {
 }
 
 func (f *fatalT) Fatalf(string, ...any) { f.failed = true; panic("fatal") }
+
+// TestSumsAddsEachFieldAcrossRecords: two flushes of the same metric add
+// up, a field that is not a number is not summed, a metric written once is
+// its own sum.
+func TestSumsAddsEachFieldAcrossRecords(t *testing.T) {
+	var b Buffer
+	_, err := b.Write([]byte(`{"_aws":{"Timestamp":1},"Paths":2,"fn":"manage"}` + "\n" + `{"Paths":3,"Failures":1}` + "\n"))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]float64{"Paths": 5, "Failures": 1}, b.Sums(t))
+	b.Reset()
+	assert.Empty(t, b.Sums(t), "a reset buffer holds no record")
+}

@@ -1,14 +1,11 @@
 package clicksfn
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -25,7 +22,9 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/eventtest"
 	"github.com/shortlink-dev/shortener/internal/localtable"
+	"github.com/shortlink-dev/shortener/internal/logtest"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
@@ -49,10 +48,7 @@ var (
 
 func event(t *testing.T, name string) events.KinesisEvent {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	require.NoError(t, err)
-	var ev events.KinesisEvent
-	require.NoError(t, json.Unmarshal(b, &ev))
+	ev := eventtest.Load[events.KinesisEvent](t, filepath.Join("testdata", name))
 	require.NotEmpty(t, ev.Records)
 	return ev
 }
@@ -120,7 +116,7 @@ type fixture struct {
 	table   string
 	client  *dynamodb.Client
 	store   store
-	metrics *bytes.Buffer
+	metrics *logtest.Buffer
 }
 
 // newFixture creates a fresh analytics table on DynamoDB Local.
@@ -129,7 +125,7 @@ func newFixture(t *testing.T, d design) *fixture {
 	client := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 	table := testenv.UniqueName(t, "clicks")
 	require.NoError(t, localtable.Create(context.Background(), client, table, tableschema.Analytics()))
-	f := &fixture{design: d, table: table, client: client, metrics: &bytes.Buffer{}}
+	f := &fixture{design: d, table: table, client: client, metrics: &logtest.Buffer{}}
 	f.store = f.newStore(client)
 	return f
 }
@@ -231,10 +227,9 @@ func itemBucket(k clickstore.Key) string {
 // lastMetrics decodes the last EMF record the handler wrote.
 func (f *fixture) lastMetrics(t *testing.T) map[string]any {
 	t.Helper()
-	lines := bytes.Split(bytes.TrimSpace(f.metrics.Bytes()), []byte{'\n'})
-	var rec map[string]any
-	require.NoError(t, json.Unmarshal(lines[len(lines)-1], &rec))
-	return rec
+	lines := f.metrics.Lines(t)
+	require.NotEmpty(t, lines, "the handler flushed its metrics")
+	return lines[len(lines)-1]
 }
 
 func cnt(total, human, bot int64) clickstore.Counts {

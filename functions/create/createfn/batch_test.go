@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,24 +23,13 @@ import (
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
-	"github.com/shortlink-dev/shortener/shared/shortcode"
 )
 
 // batchHandler is a handler drawing real random codes, so a hundred
 // concurrent items never run out of scripted ones.
 func batchHandler(t *testing.T, store linkstore.Store) *Handler {
 	t.Helper()
-	codes, err := shortcode.New(7, nil)
-	require.NoError(t, err)
-	return &Handler{
-		Store:   store,
-		Codes:   codes,
-		Rules:   link.Rules{ShortDomains: []string{"sho.rt"}},
-		Present: linkapi.Presenter{BaseURL: "https://sho.rt"},
-		Now:     time.Now,
-		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Owners:  testOwners,
-	}
+	return newHandler(t, Options{Store: store, Now: time.Now})
 }
 
 // dynamoStore is a store on fresh tables of DynamoDB Local.
@@ -94,19 +81,11 @@ func hundred(tag string) []any {
 	return items
 }
 
-type problemBody struct {
-	Type   string `json:"type"`
-	Status int    `json:"status"`
-	Field  string `json:"field"`
-	Detail string `json:"detail"`
-}
-
 func results(t *testing.T, resp events.APIGatewayProxyResponse) []linkapi.BatchResult {
 	t.Helper()
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
 	assert.Equal(t, "application/json", resp.Headers["Content-Type"])
-	var out linkapi.BatchResponse
-	require.NoError(t, json.Unmarshal([]byte(resp.Body), &out))
+	out := apigwtest.Decode[linkapi.BatchResponse](t, resp)
 	for i, r := range out.Results {
 		require.Equal(t, i, r.Index, "results come in request order")
 		if r.Status == 201 {
@@ -120,9 +99,9 @@ func results(t *testing.T, resp events.APIGatewayProxyResponse) []linkapi.BatchR
 	return out.Results
 }
 
-func problemOf(t *testing.T, r linkapi.BatchResult) problemBody {
+func problemOf(t *testing.T, r linkapi.BatchResult) apigw.Problem {
 	t.Helper()
-	var p problemBody
+	var p apigw.Problem
 	require.NoError(t, json.Unmarshal(r.Problem, &p))
 	assert.Equal(t, r.Status, p.Status)
 	return p
@@ -248,12 +227,7 @@ func TestBatchRefusesTheWholeRequest(t *testing.T) {
 			}
 			resp, err := h.Handle(context.Background(), ev)
 			require.NoError(t, err)
-			assert.Equal(t, tt.status, resp.StatusCode, resp.Body)
-			assert.Equal(t, apigw.ContentTypeProblem, resp.Headers["Content-Type"])
-			var p problemBody
-			require.NoError(t, json.Unmarshal([]byte(resp.Body), &p))
-			assert.Equal(t, tt.status, p.Status)
-			assert.Equal(t, tt.field, p.Field)
+			apigwtest.RequireProblem(t, resp, tt.status, tt.field)
 			if tt.status == 405 {
 				assert.Equal(t, "POST", resp.Headers["Allow"])
 			}
@@ -341,8 +315,7 @@ func TestBatchIdempotency(t *testing.T) {
 				other = append(other, map[string]any{"url": "https://example.com/extra"})
 				resp, err := h.Handle(ctx, batchEvent(t, batchOf(other...), "Idempotency-Key", "import-2026-11-30"))
 				require.NoError(t, err)
-				assert.Equal(t, 422, resp.StatusCode, resp.Body)
-				assert.Equal(t, apigw.ContentTypeProblem, resp.Headers["Content-Type"])
+				apigwtest.RequireProblem(t, resp, 422, "")
 				links, _, err := store.List(ctx, "p6r4ocs3d1", 100, "")
 				require.NoError(t, err)
 				assert.Len(t, links, 19, "19 created by the first two requests, none since")
@@ -513,6 +486,6 @@ func TestBatchStaysWithinItsDeadline(t *testing.T) {
 	assert.Less(t, time.Since(start), 5*time.Second, "answered by the deadline, not after the store")
 	for _, r := range results(t, resp) {
 		assert.Equal(t, 503, r.Status)
-		assert.Equal(t, apigw.ProblemUnavailable.Type, func() string { var p problemBody; _ = json.Unmarshal(r.Problem, &p); return p.Type }())
+		assert.Equal(t, apigw.ProblemUnavailable.Type, problemOf(t, r).Type)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"strconv"
 	"testing"
 	"time"
@@ -19,9 +18,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
-	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/metrics"
-	"github.com/shortlink-dev/shortener/shared/shortcode"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -65,18 +62,11 @@ func BenchmarkCreateDynamoDB(b *testing.B) {
 	}
 	b.Run("raw-conditional-PutItem", rawPut)
 	b.Run("handler", func(b *testing.B) {
-		codes, err := shortcode.New(7, nil)
-		require.NoError(b, err)
-		h := &Handler{
+		h := newHandler(b, Options{
 			Store:   dynamo.NewLinkStore(db, cfg),
-			Codes:   codes,
-			Rules:   link.Rules{ShortDomains: []string{"sho.rt"}},
-			Present: linkapi.Presenter{BaseURL: "https://sho.rt"},
 			Now:     time.Now,
-			Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 			Metrics: metrics.New(io.Discard, "Shortener", "create"),
-			Owners:  testOwners,
-		}
+		})
 		ev := event(b, "create-request.json")
 		b.ReportAllocs()
 		for b.Loop() {

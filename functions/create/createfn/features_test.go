@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
@@ -69,9 +68,7 @@ func TestCreateRefusesBadRedirectRules(t *testing.T) {
 			f := newFixture(t, "Ab3dE5g")
 			resp, err := f.h.Handle(context.Background(), apigwtest.WithBody(event(t, "create-request.json"), tt.body))
 			require.NoError(t, err)
-			require.Equal(t, 400, resp.StatusCode, resp.Body)
-			assert.Equal(t, "application/problem+json", resp.Headers["Content-Type"])
-			assert.Equal(t, tt.field, apigwtest.Decode[apigw.Problem](t, resp).Field)
+			apigwtest.RequireProblem(t, resp, 400, tt.field)
 			_, err = f.store.Get(context.Background(), "Ab3dE5g")
 			assert.ErrorIs(t, err, link.ErrNotFound, "nothing written")
 		})

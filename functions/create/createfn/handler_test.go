@@ -1,13 +1,10 @@
 package createfn
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -17,8 +14,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/internal/eventtest"
+	"github.com/shortlink-dev/shortener/internal/logtest"
 	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
+	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -61,32 +60,38 @@ type fixture struct {
 	h       *Handler
 	store   *linkstore.Memory
 	codes   *scriptedCodes
-	metrics *bytes.Buffer
+	metrics *logtest.Buffer
+}
+
+// testConfig is the configuration the tests' handlers run under: short
+// links on sho.rt, the rules' other limits left to their defaults.
+var testConfig = config.Config{BaseURL: "https://sho.rt", ShortDomains: []string{"sho.rt"}, CodeLength: 7}
+
+// newHandler is New(o) under testConfig, resolving the fixtures' keys and
+// logging nowhere.
+func newHandler(t testing.TB, o Options) *Handler {
+	t.Helper()
+	o.Config, o.Owners, o.Log = testConfig, testOwners, slog.New(slog.NewTextHandler(io.Discard, nil))
+	h, err := New(o)
+	require.NoError(t, err)
+	return h
 }
 
 func newFixture(t *testing.T, codes ...string) *fixture {
 	t.Helper()
-	f := &fixture{store: linkstore.NewMemory(func() time.Time { return now }), codes: &scriptedCodes{codes: codes}, metrics: &bytes.Buffer{}}
-	f.h = &Handler{
+	f := &fixture{store: linkstore.NewMemory(func() time.Time { return now }), codes: &scriptedCodes{codes: codes}, metrics: &logtest.Buffer{}}
+	f.h = newHandler(t, Options{
 		Store:   f.store,
 		Codes:   f.codes,
-		Rules:   link.Rules{ShortDomains: []string{"sho.rt"}},
-		Present: linkapi.Presenter{BaseURL: "https://sho.rt"},
 		Now:     func() time.Time { return now },
-		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Metrics: metrics.New(f.metrics, "Shortener", "create"),
-		Owners:  testOwners,
-	}
+	})
 	return f
 }
 
 func event(t testing.TB, name string) events.APIGatewayProxyRequest {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	require.NoError(t, err)
-	var ev events.APIGatewayProxyRequest
-	require.NoError(t, json.Unmarshal(b, &ev))
-	return ev
+	return eventtest.Load[events.APIGatewayProxyRequest](t, filepath.Join("testdata", name))
 }
 
 func TestCreateGenerated(t *testing.T) {
@@ -129,10 +134,7 @@ func TestCreateAlias(t *testing.T) {
 
 	again, err := f.h.Handle(context.Background(), apigwtest.WithBody(event(t, "create-alias.json"), `{"url":"https://other.example/","alias":"SUMMER-sale"}`))
 	require.NoError(t, err)
-	assert.Equal(t, 409, again.StatusCode)
-	assert.Equal(t, apigw.ContentTypeProblem, again.Headers["Content-Type"])
-	p := apigwtest.Decode[apigw.Problem](t, again)
-	assert.Equal(t, apigw.ProblemConflict.Type, p.Type)
+	p := apigwtest.RequireProblem(t, again, 409, "")
 	assert.Equal(t, `the alias "SUMMER-sale" is already taken`, p.Detail, "the problem names the alias as sent")
 	assert.Equal(t, "/v1/links", p.Instance)
 	stored, err := f.store.Get(context.Background(), "summer-sale")
@@ -192,13 +194,7 @@ func TestCreateRefusesBadRequests(t *testing.T) {
 			}
 			resp, err := f.h.Handle(context.Background(), ev)
 			require.NoError(t, err)
-			assert.Equal(t, tt.status, resp.StatusCode, resp.Body)
-			assert.Equal(t, apigw.ContentTypeProblem, resp.Headers["Content-Type"])
-			p := apigwtest.Decode[apigw.Problem](t, resp)
-			assert.Equal(t, tt.status, p.Status)
-			assert.NotEmpty(t, p.Type)
-			assert.NotEmpty(t, p.Title)
-			assert.Equal(t, tt.field, p.Field)
+			apigwtest.RequireProblem(t, resp, tt.status, tt.field)
 			_, err = f.store.Get(context.Background(), "unused1")
 			assert.ErrorIs(t, err, link.ErrNotFound, "a refused request writes nothing")
 		})
@@ -241,8 +237,7 @@ func TestCreateIdempotency(t *testing.T) {
 		ev.Headers = map[string]string{"Idempotency-Key": "has space", "Content-Type": "application/json"}
 		resp, err := f.h.Handle(context.Background(), ev)
 		require.NoError(t, err)
-		assert.Equal(t, 400, resp.StatusCode)
-		assert.Equal(t, "Idempotency-Key", apigwtest.Decode[apigw.Problem](t, resp).Field)
+		apigwtest.RequireProblem(t, resp, 400, "Idempotency-Key")
 	})
 }
 
@@ -256,9 +251,9 @@ func TestCreateRetriesCollisions(t *testing.T) {
 	require.Equal(t, 201, resp.StatusCode, resp.Body)
 	assert.Equal(t, "fresh03", apigwtest.Decode[linkapi.Link](t, resp).Code)
 
-	var rec map[string]any
-	require.NoError(t, json.Unmarshal(f.metrics.Bytes(), &rec), f.metrics.String())
-	assert.Equal(t, 2.0, rec["CodeCollisions"], "each collision is counted")
+	recs := f.metrics.Lines(t)
+	require.Len(t, recs, 1, "one metrics record a request")
+	assert.Equal(t, 2.0, recs[0]["CodeCollisions"], "each collision is counted")
 }
 
 func TestCreateStopsWhenCollisionsPersist(t *testing.T) {
@@ -271,8 +266,7 @@ func TestCreateStopsWhenCollisionsPersist(t *testing.T) {
 	f.codes.codes = append(codes, "neverused")
 	resp, err := f.h.Handle(context.Background(), event(t, "create-request.json"))
 	require.NoError(t, err)
-	assert.Equal(t, 500, resp.StatusCode)
-	p := apigwtest.Decode[apigw.Problem](t, resp)
+	p := apigwtest.RequireProblem(t, resp, 500, "")
 	assert.Empty(t, p.Detail, "internal errors are not explained to clients")
 	assert.Equal(t, int32(DefaultMaxAttempts), f.codes.calls.Load())
 }
@@ -321,7 +315,7 @@ func TestCreateNeverIssuesADeadLink(t *testing.T) {
 			require.Equal(t, tt.status, resp.StatusCode, resp.Body)
 			l, err := f.store.Get(context.Background(), "dead001")
 			if tt.status != 201 {
-				assert.Equal(t, "expires_at", apigwtest.Decode[apigw.Problem](t, resp).Field)
+				apigwtest.RequireProblem(t, resp, tt.status, "expires_at")
 				assert.ErrorIs(t, err, link.ErrNotFound)
 				return
 			}

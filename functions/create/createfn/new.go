@@ -24,6 +24,9 @@ type Options struct {
 	Owners apigw.Owners
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Codes draws the generated codes; codes of Config.CodeLength from
+	// crypto/rand when nil.
+	Codes Codes
 	// BaseURL, when set, gives the base URL per request instead of
 	// Config.BaseURL: the distribution's host, learnt at run time.
 	BaseURL linkapi.BaseURLFunc
@@ -32,11 +35,16 @@ type Options struct {
 	EdgeHosts linkapi.HostsFunc
 }
 
-// New builds a handler from the configuration, drawing codes from crypto/rand.
+// New builds a handler from the configuration, drawing codes from crypto/rand
+// unless Options.Codes draws them.
 func New(o Options) (*Handler, error) {
-	codes, err := shortcode.New(o.Config.CodeLength, nil)
-	if err != nil {
-		return nil, fmt.Errorf("code generator: %w", err)
+	codes := o.Codes
+	if codes == nil {
+		gen, err := shortcode.New(o.Config.CodeLength, nil)
+		if err != nil {
+			return nil, fmt.Errorf("code generator: %w", err)
+		}
+		codes = gen
 	}
 	now := o.Now
 	if now == nil {

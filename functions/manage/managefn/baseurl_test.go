@@ -25,7 +25,7 @@ func TestManageUnderABaseURLLearntAtRunTime(t *testing.T) {
 
 	patch := as(at(apigwtest.WithBody(event(t, "patch-link.json"), `{"url":"https://d111111abcdef8.cloudfront.net/x"}`), code), ownerA)
 	resp = f.do(t, patch)
-	requireProblem(t, resp, 400, "url")
+	apigwtest.RequireProblem(t, resp, 400, "url")
 }
 
 func TestManageWithoutItsBaseURLIsRetryable(t *testing.T) {

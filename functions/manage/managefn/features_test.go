@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
@@ -125,8 +124,7 @@ func TestPatchRefusesBadRedirectRules(t *testing.T) {
 
 			resp := f.do(t, apigwtest.WithBody(event(t, "patch-link.json"), tt.body))
 
-			require.Equal(t, 400, resp.StatusCode, resp.Body)
-			assert.Equal(t, tt.field, apigwtest.Decode[apigw.Problem](t, resp).Field)
+			apigwtest.RequireProblem(t, resp, 400, tt.field)
 			assert.Equal(t, before, f.stored(t, code), "nothing written")
 		})
 	}

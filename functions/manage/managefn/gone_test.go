@@ -42,7 +42,7 @@ func TestPatchDeletedIsGone(t *testing.T) {
 			require.Equal(t, 204, del.StatusCode, del.Body)
 
 			resp := f.do(t, as(withIfMatch(at(apigwtest.WithBody(event(t, "patch-link.json"), `{"url":"https://example.com/again"}`), tt.path), "*"), tt.owner))
-			p := requireProblem(t, resp, tt.status, "")
+			p := apigwtest.RequireProblem(t, resp, tt.status, "")
 			if tt.status == 410 {
 				assert.Contains(t, p.Detail, "deleted")
 			}

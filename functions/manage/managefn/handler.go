@@ -381,25 +381,12 @@ func (h *Handler) validate(body linkapi.PatchRequest, now time.Time) (changes, e
 // validateFeatures checks the redirect-rule fields a patch names, with the
 // rules create uses; null (and [] for the lists) removes a field.
 func (h *Handler) validateFeatures(body linkapi.PatchRequest, ch *changes) error {
-	if p := body.Password; p.Set {
-		pw := ""
-		if !p.Null {
-			if err := link.CheckPassword(p.Value); err != nil {
-				return err
-			}
-			pw = p.Value
-		}
-		ch.password = &pw
+	var err error
+	if ch.password, err = nullable(body.Password, func(pw string) (string, error) { return pw, link.CheckPassword(pw) }); err != nil {
+		return err
 	}
-	if m := body.MaxClicks; m.Set {
-		var n int64
-		if !m.Null {
-			if err := link.CheckMaxClicks(m.Value); err != nil {
-				return err
-			}
-			n = m.Value
-		}
-		ch.maxClicks = &n
+	if ch.maxClicks, err = nullable(body.MaxClicks, func(n int64) (int64, error) { return n, link.CheckMaxClicks(n) }); err != nil {
+		return err
 	}
 	if r := body.Rules; r.Set {
 		rules, err := h.Rules.NormalizeRules(r.Value)
@@ -415,48 +402,48 @@ func (h *Handler) validateFeatures(body linkapi.PatchRequest, ch *changes) error
 		}
 		ch.targets = &targets
 	}
-	if e := body.ExpiredURL; e.Set {
-		var u string
-		if !e.Null {
-			var err error
-			if u, err = h.Rules.NormalizeURLField(e.Value, "expired_url"); err != nil {
-				return err
-			}
-		}
-		ch.expiredURL = &u
+	ch.expiredURL, err = nullable(body.ExpiredURL, func(u string) (string, error) { return h.Rules.NormalizeURLField(u, "expired_url") })
+	return err
+}
+
+// nullable is the change a nullable field of a patch asks for: nil when
+// the patch leaves the field out, the zero value (the field removed) when
+// it sends null, and otherwise the value sent as accept takes it.
+func nullable[T any](f linkapi.Nullable[T], accept func(T) (T, error)) (*T, error) {
+	if !f.Set {
+		return nil, nil
 	}
-	return nil
+	var v T
+	if !f.Null {
+		var err error
+		if v, err = accept(f.Value); err != nil {
+			return nil, err
+		}
+	}
+	return &v, nil
 }
 
 func (ch changes) apply(l link.Link) link.Link {
-	if ch.url != nil {
-		l.URL = *ch.url
-	}
-	if ch.expiresAt != nil {
-		l.ExpiresAt = *ch.expiresAt
-	}
-	if ch.redirectStatus != nil {
-		l.RedirectStatus = *ch.redirectStatus
-	}
-	if ch.status != nil {
-		l.Status = *ch.status
-	}
+	replace(&l.URL, ch.url)
+	replace(&l.ExpiresAt, ch.expiresAt)
+	replace(&l.RedirectStatus, ch.redirectStatus)
+	replace(&l.Status, ch.status)
 	if ch.password != nil && *ch.password == "" {
 		l.PasswordHash = "" // a new password is hashed by patch
 	}
-	if ch.maxClicks != nil {
-		l.MaxClicks = *ch.maxClicks
-	}
-	if ch.rules != nil {
-		l.Rules = *ch.rules
-	}
-	if ch.targets != nil {
-		l.Targets = *ch.targets
-	}
-	if ch.expiredURL != nil {
-		l.ExpiredURL = *ch.expiredURL
-	}
+	replace(&l.MaxClicks, ch.maxClicks)
+	replace(&l.Rules, ch.rules)
+	replace(&l.Targets, ch.targets)
+	replace(&l.ExpiredURL, ch.expiredURL)
 	return l
+}
+
+// replace sets *field to the patch's value v, when the patch names the
+// field (v is not nil).
+func replace[T any](field, v *T) {
+	if v != nil {
+		*field = *v
+	}
 }
 
 // invalidate asks the edge to drop l's cached answers, when its marks say

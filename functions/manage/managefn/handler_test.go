@@ -1,14 +1,11 @@
 package managefn
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,6 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shortlink-dev/shortener/internal/eventtest"
+	"github.com/shortlink-dev/shortener/internal/logtest"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/apikey"
@@ -49,7 +48,7 @@ type fixture struct {
 	store   *linkstore.Memory
 	clock   *storetest.Clock
 	edge    *edgecache.Recorder
-	metrics *bytes.Buffer
+	metrics *logtest.Buffer
 	logs    *bytes.Buffer
 }
 
@@ -60,14 +59,13 @@ func newFixture(t *testing.T) *fixture {
 		store:   linkstore.NewMemory(clock.Now),
 		clock:   clock,
 		edge:    edgecache.NewRecorder(clock.Now),
-		metrics: &bytes.Buffer{},
+		metrics: &logtest.Buffer{},
 		logs:    &bytes.Buffer{},
 	}
-	f.h = &Handler{
+	f.h = New(Options{
 		Store:   f.store,
 		Edge:    f.edge,
-		Rules:   link.Rules{ShortDomains: []string{"sho.rt"}},
-		Present: linkapi.Presenter{BaseURL: "https://sho.rt"},
+		Config:  config.Config{BaseURL: "https://sho.rt", ShortDomains: []string{"sho.rt"}},
 		Grace:   grace,
 		Now:     clock.Now,
 		Log:     slog.New(slog.NewJSONHandler(f.logs, nil)),
@@ -77,7 +75,7 @@ func newFixture(t *testing.T) *fixture {
 		Owners: apikey.NewResolver(apikey.NewMemory(map[string]string{
 			"k3yV4lu3Examp1e": ownerA, keyOf(ownerA): ownerA, keyOf(ownerB): ownerB,
 		}), apikey.ResolverOptions{}),
-	}
+	})
 	return f
 }
 
@@ -117,28 +115,9 @@ func (f *fixture) do(t *testing.T, ev events.APIGatewayProxyRequest) events.APIG
 	return resp
 }
 
-// metric sums a metric over every record the handler flushed.
-func (f *fixture) metric(t *testing.T, name string) float64 {
-	t.Helper()
-	var sum float64
-	sc := bufio.NewScanner(bytes.NewReader(f.metrics.Bytes()))
-	for sc.Scan() {
-		var rec map[string]any
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &rec))
-		if v, ok := rec[name].(float64); ok {
-			sum += v
-		}
-	}
-	return sum
-}
-
 func event(t *testing.T, name string) events.APIGatewayProxyRequest {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	require.NoError(t, err)
-	var ev events.APIGatewayProxyRequest
-	require.NoError(t, json.Unmarshal(b, &ev))
-	return ev
+	return eventtest.Load[events.APIGatewayProxyRequest](t, filepath.Join("testdata", name))
 }
 
 // at points a /v1/links/{code} event at another code.
@@ -165,20 +144,6 @@ func keyOf(owner string) string {
 
 func withIfMatch(ev events.APIGatewayProxyRequest, v string) events.APIGatewayProxyRequest {
 	return apigwtest.WithHeader(ev, "If-Match", v)
-}
-
-// requireProblem checks resp is an RFC 9457 problem with status and,
-// when given, the field at fault.
-func requireProblem(t *testing.T, resp events.APIGatewayProxyResponse, status int, field string) apigw.Problem {
-	t.Helper()
-	require.Equal(t, status, resp.StatusCode, resp.Body)
-	assert.Equal(t, apigw.ContentTypeProblem, resp.Headers["Content-Type"])
-	p := apigwtest.Decode[apigw.Problem](t, resp)
-	assert.Equal(t, status, p.Status)
-	assert.True(t, strings.HasPrefix(p.Type, apigw.ProblemBase), p.Type)
-	assert.NotEmpty(t, p.Title)
-	assert.Equal(t, field, p.Field)
-	return p
 }
 
 func TestGet(t *testing.T) {
@@ -213,7 +178,7 @@ func TestGet(t *testing.T) {
 			resp := f.do(t, as(at(event(t, "get-link.json"), tt.code), tt.keyID))
 
 			if tt.status != 200 {
-				p := requireProblem(t, resp, tt.status, "")
+				p := apigwtest.RequireProblem(t, resp, tt.status, "")
 				assert.NotContains(t, resp.Headers, "ETag")
 				if tt.status == 404 {
 					// The same answer whatever the reason, so it tells nothing.
@@ -257,7 +222,7 @@ func TestStoreFailureIsRetryable(t *testing.T) {
 
 	resp := f.do(t, event(t, "get-link.json"))
 
-	requireProblem(t, resp, 503, "")
+	apigwtest.RequireProblem(t, resp, 503, "")
 	assert.Equal(t, "1", resp.Headers["Retry-After"])
 }
 
@@ -338,7 +303,7 @@ func TestListPageSize(t *testing.T) {
 			resp := f.do(t, apigwtest.WithQuery(event(t, "list-links.json"), tt.query...))
 
 			if tt.wantField != "" {
-				requireProblem(t, resp, 400, tt.wantField)
+				apigwtest.RequireProblem(t, resp, 400, tt.wantField)
 				return
 			}
 			require.Equal(t, 200, resp.StatusCode, resp.Body)
@@ -382,7 +347,7 @@ func TestListSearch(t *testing.T) {
 			resp := f.do(t, apigwtest.WithQuery(event(t, "list-links.json"), "q", tt.q))
 
 			if tt.wantField != "" {
-				requireProblem(t, resp, 400, tt.wantField)
+				apigwtest.RequireProblem(t, resp, 400, tt.wantField)
 				return
 			}
 			require.Equal(t, 200, resp.StatusCode, resp.Body)
@@ -405,8 +370,8 @@ func TestOwnerIsolation(t *testing.T) {
 	t.Run("read", func(t *testing.T) {
 		theirs := f.do(t, as(event(t, "get-link.json"), ownerB))
 		absent := f.do(t, as(at(event(t, "get-link.json"), "zZ9yY8x"), ownerB))
-		requireProblem(t, theirs, 404, "")
-		requireProblem(t, absent, 404, "")
+		apigwtest.RequireProblem(t, theirs, 404, "")
+		apigwtest.RequireProblem(t, absent, 404, "")
 		assert.Equal(t, strings.Replace(absent.Body, "zZ9yY8x", code, 1), theirs.Body,
 			"someone else's link reads exactly like an absent one")
 	})
@@ -418,15 +383,15 @@ func TestOwnerIsolation(t *testing.T) {
 	t.Run("change", func(t *testing.T) {
 		// Even with the right version: a 412 would tell the link exists.
 		resp := f.do(t, as(withIfMatch(event(t, "patch-link.json"), `"1"`), ownerB))
-		requireProblem(t, resp, 404, "")
+		apigwtest.RequireProblem(t, resp, 404, "")
 		resp = f.do(t, as(at(apigwtest.WithBody(event(t, "patch-link.json"), `{"status":"disabled"}`), "Summer-Sale"), ownerB))
-		requireProblem(t, resp, 404, "")
+		apigwtest.RequireProblem(t, resp, 404, "")
 	})
 	t.Run("delete", func(t *testing.T) {
 		resp := f.do(t, as(event(t, "delete-link.json"), ownerB))
-		requireProblem(t, resp, 404, "")
+		apigwtest.RequireProblem(t, resp, 404, "")
 		resp = f.do(t, as(withIfMatch(at(event(t, "delete-link.json"), "summer-sale"), "*"), ownerB))
-		requireProblem(t, resp, 404, "")
+		apigwtest.RequireProblem(t, resp, 404, "")
 	})
 	assert.Equal(t, mine, f.stored(t, code), "the first key's link is untouched")
 	assert.Equal(t, alias, f.stored(t, "summer-sale"))
@@ -472,7 +437,7 @@ func TestPatchEachField(t *testing.T) {
 			assert.Equal(t, f.h.Present.Detail(want), apigwtest.Decode[linkapi.LinkDetail](t, resp))
 			assert.Equal(t, want, f.stored(t, code))
 			assert.Equal(t, []edgecache.Invalidation{{At: later, Paths: []string{"/" + code}}}, f.edge.Invalidations())
-			assert.Equal(t, 1.0, f.metric(t, edgecache.MetricPaths))
+			assert.Equal(t, 1.0, f.metrics.Sums(t)[edgecache.MetricPaths])
 		})
 	}
 }
@@ -541,7 +506,7 @@ func TestPatchRefusesBadRequests(t *testing.T) {
 
 			resp := f.do(t, ev)
 
-			requireProblem(t, resp, tt.status, tt.field)
+			apigwtest.RequireProblem(t, resp, tt.status, tt.field)
 			assert.Equal(t, before, f.stored(t, code), "a refused patch writes nothing")
 			assert.Empty(t, f.edge.Invalidations())
 		})
@@ -572,7 +537,7 @@ func TestPatchIfMatch(t *testing.T) {
 			resp := f.do(t, withIfMatch(event(t, "patch-link.json"), tt.ifMatch))
 
 			if tt.status == 412 {
-				p := requireProblem(t, resp, 412, "")
+				p := apigwtest.RequireProblem(t, resp, 412, "")
 				assert.Contains(t, p.Detail, `"1"`, "the 412 names the current version")
 				assert.Equal(t, before, f.stored(t, code), "a failed precondition writes nothing")
 				assert.Empty(t, f.edge.Invalidations())
@@ -625,7 +590,7 @@ func TestPatchOfAnExpiredLinkIsGone(t *testing.T) {
 
 	resp := f.do(t, apigwtest.WithBody(withIfMatch(event(t, "patch-link.json"), `"2"`), `{"ttl_seconds":86400}`))
 
-	requireProblem(t, resp, 410, "")
+	apigwtest.RequireProblem(t, resp, 410, "")
 	assert.Equal(t, l, f.stored(t, code), "an expired link is not revived")
 	get := f.do(t, event(t, "get-link.json"))
 	assert.Equal(t, 200, get.StatusCode, "its owner still sees it until it is tombstoned")
@@ -643,7 +608,7 @@ func TestLostUpdateSequential(t *testing.T) {
 	r2 := f.do(t, second)
 
 	require.Equal(t, 200, r1.StatusCode, r1.Body)
-	requireProblem(t, r2, 412, "")
+	apigwtest.RequireProblem(t, r2, 412, "")
 	l := f.stored(t, code)
 	assert.Equal(t, "https://example.com/first", l.URL, "the second writer did not overwrite the first")
 	assert.Equal(t, int64(2), l.Version)
@@ -704,7 +669,7 @@ func TestLostUpdateInterleaved(t *testing.T) {
 					require.Equal(t, -1, winner, "both writers won")
 					winner = i
 				case 412:
-					p := requireProblem(t, r, 412, "")
+					p := apigwtest.RequireProblem(t, r, 412, "")
 					assert.Contains(t, p.Detail, "changed since it was read", "the conditional write caught it, not the If-Match check")
 				default:
 					t.Fatalf("response %d: %d %s", i, r.StatusCode, r.Body)
@@ -729,7 +694,7 @@ func TestDelete(t *testing.T) {
 
 	require.Equal(t, 204, resp.StatusCode, resp.Body)
 	assert.Empty(t, resp.Body)
-	requireProblem(t, f.do(t, event(t, "get-link.json")), 404, "")
+	apigwtest.RequireProblem(t, f.do(t, event(t, "get-link.json")), 404, "")
 
 	seen := f.stored(t, code) // what the redirect reads
 	assert.Equal(t, link.StatusTombstone, seen.Status)
@@ -742,8 +707,8 @@ func TestDelete(t *testing.T) {
 
 	list := f.do(t, event(t, "list-links.json"))
 	assert.JSONEq(t, `{"links":[]}`, list.Body)
-	requireProblem(t, f.do(t, event(t, "delete-link.json")), 404, "")
-	requireProblem(t, f.do(t, event(t, "patch-link.json")), 410, "") // cannot be revived (TestPatchDeletedIsGone)
+	apigwtest.RequireProblem(t, f.do(t, event(t, "delete-link.json")), 404, "")
+	apigwtest.RequireProblem(t, f.do(t, event(t, "patch-link.json")), 410, "") // cannot be revived (TestPatchDeletedIsGone)
 	assert.Len(t, f.edge.Invalidations(), 1)
 }
 
@@ -765,7 +730,7 @@ func TestDeleteIfMatch(t *testing.T) {
 			resp := f.do(t, withIfMatch(event(t, "delete-link.json"), tt.ifMatch))
 
 			if tt.status == 412 {
-				requireProblem(t, resp, 412, "")
+				apigwtest.RequireProblem(t, resp, 412, "")
 				assert.Equal(t, before, f.stored(t, code))
 				assert.Empty(t, f.edge.Invalidations())
 				return
@@ -802,7 +767,7 @@ func TestAliasChangesInvalidateBothSpellings(t *testing.T) {
 	for _, inv := range invs {
 		assert.Equal(t, []string{"/summer-sale", "/Summer-Sale"}, inv.Paths)
 	}
-	assert.Equal(t, 4.0, f.metric(t, edgecache.MetricPaths))
+	assert.Equal(t, 4.0, f.metrics.Sums(t)[edgecache.MetricPaths])
 }
 
 func TestEdgePaths(t *testing.T) {
@@ -879,7 +844,7 @@ func TestInvalidationFailureDoesNotFailTheChange(t *testing.T) {
 			require.Equal(t, 204, del.StatusCode, del.Body)
 			assert.Equal(t, link.StatusTombstone, f.stored(t, code).Status, "both changes were saved")
 			assert.Equal(t, 2, edge.calls)
-			assert.Equal(t, 2.0, f.metric(t, edgecache.MetricFailures), "each failure is counted")
+			assert.Equal(t, 2.0, f.metrics.Sums(t)[edgecache.MetricFailures], "each failure is counted")
 			assert.Contains(t, f.logs.String(), "edge invalidation failed")
 			assert.Contains(t, f.logs.String(), "5b1f3c2e-8d4a-4f6b-9c7e-1a2b3c4d5e03", "the log names the request")
 		})
@@ -949,7 +914,7 @@ func TestRouting(t *testing.T) {
 
 			resp := f.do(t, tt.ev(t))
 
-			requireProblem(t, resp, tt.status, "")
+			apigwtest.RequireProblem(t, resp, tt.status, "")
 			assert.Equal(t, tt.allow, resp.Headers["Allow"])
 			assert.Equal(t, int64(1), f.stored(t, code).Version)
 		})
@@ -1009,7 +974,7 @@ func TestNewBuildsFromTheConfiguration(t *testing.T) {
 
 	resp, err := h.Handle(context.Background(), at(apigwtest.WithBody(event(t, "patch-link.json"), `{"url":"https://sho.rt/loop"}`), "aB3dE5fG"))
 	require.NoError(t, err)
-	requireProblem(t, resp, 400, "url") // the short domain comes from the base URL
+	apigwtest.RequireProblem(t, resp, 400, "url") // the short domain comes from the base URL
 	resp, err = h.Handle(context.Background(), at(event(t, "patch-link.json"), "aB3dE5fG"))
 	require.NoError(t, err)
 	require.Equal(t, 200, resp.StatusCode, resp.Body)

@@ -47,8 +47,8 @@ func TestUnheldChangesSendNoInvalidation(t *testing.T) {
 	require.Equal(t, 204, del.StatusCode, del.Body)
 
 	assert.Empty(t, f.edge.Invalidations(), "no invalidation sent")
-	assert.Equal(t, 2.0, f.metric(t, edgecache.MetricSkipped))
-	assert.Equal(t, 0.0, f.metric(t, edgecache.MetricPaths))
+	assert.Equal(t, 2.0, f.metrics.Sums(t)[edgecache.MetricSkipped])
+	assert.Equal(t, 0.0, f.metrics.Sums(t)[edgecache.MetricPaths])
 	assert.Equal(t, 2, east.Fences, "each change fences, and so reads, every Region's mark once")
 	assert.Equal(t, 2, west.Fences)
 }
@@ -77,7 +77,7 @@ func TestHeldChangesAreInvalidated(t *testing.T) {
 			del := f.do(t, event(t, "delete-link.json"))
 			require.Equal(t, 204, del.StatusCode, del.Body)
 			assert.ElementsMatch(t, []string{"/" + code, "/Spring-Sale"}, f.edge.Paths())
-			assert.Equal(t, 0.0, f.metric(t, edgecache.MetricSkipped))
+			assert.Equal(t, 0.0, f.metrics.Sums(t)[edgecache.MetricSkipped])
 		})
 	}
 }
@@ -148,6 +148,6 @@ func TestMarkReadFailureInvalidates(t *testing.T) {
 	patch := f.do(t, event(t, "patch-link.json"))
 	require.Equal(t, 200, patch.StatusCode, patch.Body)
 	assert.Equal(t, []string{"/" + code}, f.edge.Paths())
-	assert.Equal(t, 1.0, f.metric(t, edgecache.MetricHeldErrors))
+	assert.Equal(t, 1.0, f.metrics.Sums(t)[edgecache.MetricHeldErrors])
 	assert.Contains(t, f.logs.String(), "edge marks not read")
 }

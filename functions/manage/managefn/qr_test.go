@@ -210,7 +210,7 @@ func TestQRRefusals(t *testing.T) {
 			}
 			resp, err := f.h.Handle(context.Background(), ev)
 			require.NoError(t, err)
-			requireProblem(t, resp, tt.status, tt.field)
+			apigwtest.RequireProblem(t, resp, tt.status, tt.field)
 			if tt.status == 405 {
 				assert.Equal(t, "GET", resp.Headers["Allow"])
 			}

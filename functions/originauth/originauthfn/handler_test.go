@@ -3,10 +3,8 @@ package originauthfn_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
-	"os"
 	"testing"
 	"time"
 
@@ -18,17 +16,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/functions/originauth/originauthfn"
+	"github.com/shortlink-dev/shortener/internal/eventtest"
 )
 
 const secret = "c2VjcmV0LW9yaWdpbi12YWx1ZQ" // the fixture's header value
 
 func fixture(t *testing.T) events.APIGatewayV2CustomAuthorizerV2Request {
 	t.Helper()
-	raw, err := os.ReadFile("testdata/authorizer-v2-request.json")
-	require.NoError(t, err)
-	var req events.APIGatewayV2CustomAuthorizerV2Request
-	require.NoError(t, json.Unmarshal(raw, &req))
-	return req
+	return eventtest.Load[events.APIGatewayV2CustomAuthorizerV2Request](t, "testdata/authorizer-v2-request.json")
 }
 
 func TestHandle(t *testing.T) {

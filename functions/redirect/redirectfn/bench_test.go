@@ -2,11 +2,9 @@ package redirectfn
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/eventtest"
 	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
@@ -29,10 +28,7 @@ import (
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 func benchEvent(b *testing.B, code string) events.APIGatewayProxyRequest {
-	raw, err := os.ReadFile("testdata/redirect-get.json")
-	require.NoError(b, err)
-	var ev events.APIGatewayProxyRequest
-	require.NoError(b, json.Unmarshal(raw, &ev))
+	ev := eventtest.Load[events.APIGatewayProxyRequest](b, "testdata/redirect-get.json")
 	ev.Path, ev.PathParameters = "/"+code, map[string]string{"code": code}
 	return ev
 }

@@ -36,8 +36,8 @@ func TestFencedMarkGivesAShortEdgeLife(t *testing.T) {
 			require.Equal(t, tt.status, resp.StatusCode)
 			assert.Equal(t, f.h.CacheTTL, edgeLife(t, resp.Headers["Cache-Control"]), "the entry's life")
 			require.NoError(t, f.h.Metrics.Flush())
-			assert.Equal(t, 1, sumMetric(t, f.metrics.String(), "EdgeMarkFenced"))
-			assert.Zero(t, sumMetric(t, f.metrics.String(), "EdgeMarkFailures"))
+			assert.Equal(t, 1.0, f.metrics.Sums(t)["EdgeMarkFenced"])
+			assert.Zero(t, f.metrics.Sums(t)["EdgeMarkFailures"])
 
 			stored.UpdatedAt, stored.Version = changed, stored.Version+1
 			require.NoError(t, f.store.Update(context.Background(), stored, stored.Version-1))

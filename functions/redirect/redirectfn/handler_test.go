@@ -2,12 +2,10 @@ package redirectfn
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shortlink-dev/shortener/internal/eventtest"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -90,10 +89,7 @@ func (f *fixture) put(t *testing.T, l link.Link) link.Link {
 
 func event(t *testing.T, name, code string) events.APIGatewayProxyRequest {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	require.NoError(t, err)
-	var ev events.APIGatewayProxyRequest
-	require.NoError(t, json.Unmarshal(b, &ev))
+	ev := eventtest.Load[events.APIGatewayProxyRequest](t, filepath.Join("testdata", name))
 	ev.Path = "/" + code
 	ev.PathParameters = map[string]string{"code": code}
 	return ev

@@ -1,12 +1,10 @@
 package redirectfn
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"log/slog"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shortlink-dev/shortener/internal/logtest"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgemarks"
 	"github.com/shortlink-dev/shortener/shared/link"
@@ -28,7 +27,7 @@ import (
 type markFixture struct {
 	*fixture
 	marks   *edgemarks.Memory
-	metrics bytes.Buffer
+	metrics logtest.Buffer
 }
 
 func newMarkFixture(t *testing.T) *markFixture {
@@ -145,23 +144,11 @@ func TestFailedMarkGivesAShortEdgeLife(t *testing.T) {
 	require.Equal(t, 410, gone.StatusCode)
 	assert.Equal(t, f.h.CacheTTL, edgeLife(t, gone.Headers["Cache-Control"]), "the entry's life, not a minute")
 	require.NoError(t, f.h.Metrics.Flush())
-	assert.Equal(t, 2, sumMetric(t, f.metrics.String(), "EdgeMarkFailures"))
+	assert.Equal(t, 2.0, f.metrics.Sums(t)["EdgeMarkFailures"])
 
 	f.marks.Err = nil
 	f.clock.Add(time.Minute) // past the entry: a fresh read again
 	resp = f.get(t, "aB3dE5f")
 	assert.Equal(t, 24*time.Hour, edgeLife(t, resp.Headers["Cache-Control"]))
 	assert.Equal(t, 3, f.marks.Marks)
-}
-
-// sumMetric adds up a count metric over the EMF lines in out.
-func sumMetric(t *testing.T, out, name string) int {
-	t.Helper()
-	sum := 0
-	for _, m := range regexp.MustCompile(`"`+name+`":(\d+)`).FindAllStringSubmatch(out, -1) {
-		n, err := strconv.Atoi(m[1])
-		require.NoError(t, err)
-		sum += n
-	}
-	return sum
 }

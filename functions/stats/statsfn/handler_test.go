@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,8 +19,9 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/eventtest"
 	"github.com/shortlink-dev/shortener/internal/localtable"
-	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
@@ -43,11 +42,7 @@ func day(d int) time.Time { return time.Date(2026, 11, d, 0, 0, 0, 0, time.UTC) 
 
 func event(t *testing.T, name string) events.APIGatewayProxyRequest {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	require.NoError(t, err)
-	var ev events.APIGatewayProxyRequest
-	require.NoError(t, json.Unmarshal(b, &ev))
-	return ev
+	return eventtest.Load[events.APIGatewayProxyRequest](t, filepath.Join("testdata", name))
 }
 
 func c(total, human, bot int64) clickstore.Counts {
@@ -169,8 +164,7 @@ func decode(t *testing.T, resp events.APIGatewayProxyResponse) statsapi.Stats {
 	require.Equal(t, 200, resp.StatusCode, resp.Body)
 	assert.Equal(t, "application/json", resp.Headers["Content-Type"])
 	assert.Equal(t, "no-store", resp.Headers["Cache-Control"])
-	var s statsapi.Stats
-	require.NoError(t, json.Unmarshal([]byte(resp.Body), &s))
+	s := apigwtest.Decode[statsapi.Stats](t, resp)
 	return s
 }
 
@@ -404,15 +398,8 @@ func TestRefusals(t *testing.T) {
 			resp, err := f.h.Handle(context.Background(), ev)
 
 			require.NoError(t, err)
-			assert.Equal(t, tt.wantStatus, resp.StatusCode, resp.Body)
-			assert.Equal(t, apigw.ContentTypeProblem, resp.Headers["Content-Type"])
-			var p apigw.Problem
-			require.NoError(t, json.Unmarshal([]byte(resp.Body), &p))
-			assert.Equal(t, tt.wantStatus, p.Status)
-			assert.Equal(t, tt.wantField, p.Field)
-			if tt.wantStatus == 404 {
-				assert.Equal(t, apigw.ProblemNotFound.Type, p.Type, "someone else's link looks missing")
-			}
+			// A 404 is the not-found problem: someone else's link looks missing.
+			apigwtest.RequireProblem(t, resp, tt.wantStatus, tt.wantField)
 			if tt.wantStatus == 405 {
 				assert.Equal(t, "GET", resp.Headers["Allow"])
 			}

@@ -1,13 +1,11 @@
 package ttlstreamfn
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,7 +19,9 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
+	"github.com/shortlink-dev/shortener/internal/eventtest"
 	"github.com/shortlink-dev/shortener/internal/localtable"
+	"github.com/shortlink-dev/shortener/internal/logtest"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore/storetest"
@@ -64,10 +64,7 @@ func (s *recordingStore) codes() []string {
 
 func event(t *testing.T, name string) events.DynamoDBEvent {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	require.NoError(t, err)
-	var ev events.DynamoDBEvent
-	require.NoError(t, json.Unmarshal(b, &ev))
+	ev := eventtest.Load[events.DynamoDBEvent](t, filepath.Join("testdata", name))
 	require.NotEmpty(t, ev.Records, name)
 	return ev
 }
@@ -80,25 +77,6 @@ func newHandler(store Tombstoner, grace time.Duration, metricsOut, logOut io.Wri
 		Log:     slog.New(slog.NewJSONHandler(logOut, nil)),
 		Metrics: metrics.New(metricsOut, "Shortener", "ttlstream"),
 	})
-}
-
-// flushed sums the values of the EMF records written to out.
-func flushed(t *testing.T, out *bytes.Buffer) map[string]float64 {
-	t.Helper()
-	sum := map[string]float64{}
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		if line == "" {
-			continue
-		}
-		var rec map[string]any
-		require.NoError(t, json.Unmarshal([]byte(line), &rec), line)
-		for k, v := range rec {
-			if f, ok := v.(float64); ok {
-				sum[k] += f
-			}
-		}
-	}
-	return sum
 }
 
 func failures(resp events.DynamoDBEventResponse) []string {
@@ -138,12 +116,12 @@ func TestOnlyTTLDeletionsMakeTombstones(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {
 			store := &recordingStore{}
-			var out, logs bytes.Buffer
+			var out, logs logtest.Buffer
 			resp, err := newHandler(store, 0, &out, &logs).Handle(context.Background(), event(t, tt.fixture))
 			require.NoError(t, err)
 			assert.Equal(t, tt.codes, store.codes())
 			assert.Equal(t, tt.failed, failures(resp))
-			got := flushed(t, &out)
+			got := out.Sums(t)
 			for _, name := range []string{MetricWritten, MetricAlready, MetricIgnored, MetricFailed, MetricPoison} {
 				assert.Equal(t, tt.counters[name], got[name], name)
 			}
@@ -212,12 +190,12 @@ func TestStoreFailureReportsOnlyThatRecord(t *testing.T) {
 			for _, c := range tt.fail {
 				store.fail[c] = link.ErrUnavailable
 			}
-			var out, logs bytes.Buffer
+			var out, logs logtest.Buffer
 			resp, err := newHandler(store, 0, &out, &logs).Handle(context.Background(), event(t, "mixed-batch.json"))
 			require.NoError(t, err, "one bad record never fails the batch")
 			assert.Equal(t, tt.failed, failures(resp))
 			assert.Equal(t, tt.codes, store.codes(), "records after a failure are still handled")
-			assert.Equal(t, float64(len(tt.fail)), flushed(t, &out)[MetricFailed])
+			assert.Equal(t, float64(len(tt.fail)), out.Sums(t)[MetricFailed])
 			assert.Equal(t, len(tt.fail), strings.Count(logs.String(), `"msg":"write tombstone"`))
 		})
 	}
@@ -225,11 +203,11 @@ func TestStoreFailureReportsOnlyThatRecord(t *testing.T) {
 
 func TestAlreadyTombstonedIsCountedNotFailed(t *testing.T) {
 	store := &recordingStore{exist: map[string]bool{"promo-2025": true}}
-	var out bytes.Buffer
+	var out logtest.Buffer
 	resp, err := newHandler(store, 0, &out, io.Discard).Handle(context.Background(), event(t, "mixed-batch.json"))
 	require.NoError(t, err)
 	assert.Empty(t, resp.BatchItemFailures)
-	got := flushed(t, &out)
+	got := out.Sums(t)
 	assert.Equal(t, 1.0, got[MetricWritten])
 	assert.Equal(t, 1.0, got[MetricAlready])
 }
@@ -256,7 +234,7 @@ func TestRedeliveryAgainstDynamoDBLocal(t *testing.T) {
 		Status: link.StatusActive, Version: 1, RedirectStatus: 302}
 	require.NoError(t, store.Create(ctx, live, nil))
 
-	var out bytes.Buffer
+	var out logtest.Buffer
 	h := New(Options{Store: store, Grace: time.Hour, Now: clock.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Metrics: metrics.New(&out, "Shortener", "ttlstream")})
 	batch := event(t, "mixed-batch.json")
@@ -269,7 +247,7 @@ func TestRedeliveryAgainstDynamoDBLocal(t *testing.T) {
 	assert.Equal(t, link.Tombstone{Code: "promo-2025", PrevOwner: "k8s2m1x0aa", TombstonedAt: now,
 		ReclaimAfter: now.Add(time.Hour), Reason: link.ReasonExpired}, first)
 	assert.Equal(t, map[string]float64{MetricWritten: 1, MetricAlready: 1, MetricIgnored: 4},
-		pick(flushed(t, &out), MetricWritten, MetricAlready, MetricIgnored))
+		pick(out.Sums(t), MetricWritten, MetricAlready, MetricIgnored))
 
 	out.Reset()
 	clock.Add(10 * time.Minute)
@@ -280,7 +258,7 @@ func TestRedeliveryAgainstDynamoDBLocal(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, first, again, "a redelivered record changes nothing")
 	assert.Equal(t, map[string]float64{MetricWritten: 0, MetricAlready: 2, MetricIgnored: 4},
-		pick(flushed(t, &out), MetricWritten, MetricAlready, MetricIgnored))
+		pick(out.Sums(t), MetricWritten, MetricAlready, MetricIgnored))
 
 	got, err := store.Get(ctx, "Xk3pQ9a")
 	require.NoError(t, err)
@@ -306,10 +284,7 @@ func TestFilterPatternSelectsWhatHandleSelects(t *testing.T) {
 	require.NotEmpty(t, files)
 	matched := 0
 	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		require.NoError(t, err)
-		var generic struct{ Records []map[string]any }
-		require.NoError(t, json.Unmarshal(raw, &generic))
+		generic := eventtest.Load[struct{ Records []map[string]any }](t, f)
 		ev := event(t, filepath.Base(f))
 		for i, rec := range generic.Records {
 			m := matches(pattern, rec)

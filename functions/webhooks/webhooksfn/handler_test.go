@@ -3,7 +3,6 @@ package webhooksfn_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/functions/webhooks/webhooksfn"
+	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/webhook"
@@ -73,26 +73,22 @@ func TestCreate(t *testing.T) {
 		{name: "http", status: 400, field: "url", body: `{"url":"http://hooks.example.com/in","events":["link.created"]}`},
 		{name: "private after DNS", status: 400, field: "url", body: `{"url":"https://internal.example.com/in","events":["link.created"]}`},
 		{name: "metadata", status: 400, field: "url", body: `{"url":"https://169.254.169.254/latest","events":["link.created"]}`},
-		{name: "unknown field", status: 400, body: `{"url":"https://hooks.example.com/in","events":["link.created"],"secret":"mine"}`},
-		{name: "not json", status: 400, body: `nope`},
+		{name: "unknown field", status: 400, field: "secret", body: `{"url":"https://hooks.example.com/in","events":["link.created"],"secret":"mine"}`},
+		{name: "not json", status: 400, field: "body", body: `nope`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			store := webhook.NewMemory()
 			resp, err := newHandler(t, store, io.Discard).Handle(context.Background(), request("POST", webhooksfn.ResourceWebhooks, "key-a", "", tt.body))
 			require.NoError(t, err)
-			require.Equal(t, tt.status, resp.StatusCode, resp.Body)
 			subs, _ := store.List(context.Background(), "alice")
 			if tt.status != 201 {
-				assert.Equal(t, "application/problem+json", resp.Headers["Content-Type"])
+				apigwtest.RequireProblem(t, resp, tt.status, tt.field)
 				assert.Empty(t, subs, "nothing written")
-				if tt.field != "" {
-					assert.Contains(t, resp.Body, `"field":"`+tt.field+`"`)
-				}
 				return
 			}
-			var out webhooksfn.Created
-			require.NoError(t, json.Unmarshal([]byte(resp.Body), &out))
+			require.Equal(t, 201, resp.StatusCode, resp.Body)
+			out := apigwtest.Decode[webhooksfn.Created](t, resp)
 			assert.Regexp(t, `^wh_[a-z2-7]{26}$`, out.ID)
 			assert.Regexp(t, `^whsec_[A-Za-z0-9+/]{43}=$`, out.Secret)
 			require.Len(t, subs, 1)
@@ -112,8 +108,7 @@ func TestOwnerScoped(t *testing.T) {
 	resp, err := h.Handle(ctx, request("POST", webhooksfn.ResourceWebhooks, "key-a", "", `{"url":"https://hooks.example.com/a","events":["link.created"]}`))
 	require.NoError(t, err)
 	require.Equal(t, 201, resp.StatusCode)
-	var created webhooksfn.Subscription
-	require.NoError(t, json.Unmarshal([]byte(resp.Body), &created))
+	created := apigwtest.Decode[webhooksfn.Subscription](t, resp)
 
 	resp, _ = h.Handle(ctx, request("GET", webhooksfn.ResourceWebhooks, "key-b", "", ""))
 	assert.JSONEq(t, `{"webhooks":[]}`, resp.Body)
@@ -122,11 +117,11 @@ func TestOwnerScoped(t *testing.T) {
 	assert.NotContains(t, resp.Body, "whsec_", "the secret is shown once")
 
 	resp, _ = h.Handle(ctx, request("GET", webhooksfn.ResourceDeliveries, "key-b", created.ID, ""))
-	assert.Equal(t, 404, resp.StatusCode)
+	apigwtest.RequireProblem(t, resp, 404, "")
 	resp, _ = h.Handle(ctx, request("DELETE", webhooksfn.ResourceWebhook, "key-b", created.ID, ""))
-	assert.Equal(t, 404, resp.StatusCode)
+	apigwtest.RequireProblem(t, resp, 404, "")
 	resp, _ = h.Handle(ctx, request("DELETE", webhooksfn.ResourceWebhook, "key-a", "../x", ""))
-	assert.Equal(t, 404, resp.StatusCode)
+	apigwtest.RequireProblem(t, resp, 404, "")
 
 	require.NoError(t, store.Record(ctx, "alice", webhook.Delivery{Subscription: created.ID, EventID: "msg_1", Event: webhook.LinkCreated,
 		Attempt: 1, Status: webhook.StatusRetrying, ResponseCode: 500, At: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC),
@@ -137,9 +132,9 @@ func TestOwnerScoped(t *testing.T) {
 	resp, _ = h.Handle(ctx, request("DELETE", webhooksfn.ResourceWebhook, "key-a", created.ID, ""))
 	assert.Equal(t, 204, resp.StatusCode)
 	resp, _ = h.Handle(ctx, request("DELETE", webhooksfn.ResourceWebhook, "key-a", created.ID, ""))
-	assert.Equal(t, 404, resp.StatusCode)
+	apigwtest.RequireProblem(t, resp, 404, "")
 
 	resp, _ = h.Handle(ctx, request("GET", webhooksfn.ResourceWebhooks, "", "", ""))
-	assert.Equal(t, 401, resp.StatusCode)
+	apigwtest.RequireProblem(t, resp, 401, "")
 	assert.NotContains(t, logs.String(), "whsec_", "no secret in the logs")
 }

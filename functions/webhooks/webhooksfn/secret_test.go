@@ -2,7 +2,6 @@ package webhooksfn_test
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/functions/webhooks/webhooksfn"
+	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/webhook"
 )
 
@@ -25,8 +25,7 @@ func TestListHasNoSecret(t *testing.T) {
 	created, err := h.Handle(ctx, req)
 	require.NoError(t, err)
 	require.Equal(t, 201, created.StatusCode, created.Body)
-	var c map[string]any
-	require.NoError(t, json.Unmarshal([]byte(created.Body), &c))
+	c := apigwtest.Decode[map[string]any](t, created)
 	secret, _ := c["secret"].(string)
 	require.NotEmpty(t, secret, "the creation shows it")
 
@@ -36,10 +35,9 @@ func TestListHasNoSecret(t *testing.T) {
 	require.Equal(t, 200, resp.StatusCode)
 	assert.NotContains(t, resp.Body, secret)
 	assert.NotContains(t, resp.Body, `"secret"`)
-	var out struct {
+	out := apigwtest.Decode[struct {
 		Webhooks []map[string]any `json:"webhooks"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(resp.Body), &out))
+	}](t, resp)
 	require.Len(t, out.Webhooks, 1)
 	assert.NotContains(t, out.Webhooks[0], "secret")
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -16,17 +15,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/functions/webhookstream/webhookstreamfn"
+	"github.com/shortlink-dev/shortener/internal/eventtest"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/webhook"
 )
 
 func load(t *testing.T, name string) events.DynamoDBEvent {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	require.NoError(t, err)
-	var ev events.DynamoDBEvent
-	require.NoError(t, json.Unmarshal(b, &ev))
-	return ev
+	return eventtest.Load[events.DynamoDBEvent](t, filepath.Join("testdata", name))
 }
 
 func TestMap(t *testing.T) {

@@ -2,10 +2,13 @@ package apigwtest
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/shortlink-dev/shortener/shared/apigw"
 )
 
 // WithBody is ev with body as its body.
@@ -57,4 +60,33 @@ func Decode[T any](t testing.TB, resp events.APIGatewayProxyResponse) T {
 		t.Fatalf("apigwtest: the body is not the JSON expected: %v\n%s", err, resp.Body)
 	}
 	return v
+}
+
+// RequireProblem checks that resp is the API's problem for status, naming
+// field as the request field at fault ("" for none): that status, the
+// problem+json media type, and a body with the type, title and status
+// apigw.AllProblems gives that status. Anything else, or a status with no
+// problem there, fails t at once. It returns the problem, for a test's own
+// checks of its detail or instance.
+func RequireProblem(t testing.TB, resp events.APIGatewayProxyResponse, status int, field string) apigw.Problem {
+	t.Helper()
+	if resp.StatusCode != status {
+		t.Fatalf("apigwtest: status %d, want the problem of %d\n%s", resp.StatusCode, status, resp.Body)
+	}
+	if ct := resp.Headers["Content-Type"]; ct != apigw.ContentTypeProblem {
+		t.Fatalf("apigwtest: Content-Type %q, want %q\n%s", ct, apigw.ContentTypeProblem, resp.Body)
+	}
+	i := slices.IndexFunc(apigw.AllProblems, func(p apigw.Problem) bool { return p.Status == status })
+	if i < 0 {
+		t.Fatalf("apigwtest: the API has no problem of status %d", status)
+	}
+	want := apigw.AllProblems[i]
+	p := Decode[apigw.Problem](t, resp)
+	if p.Type != want.Type || p.Title != want.Title || p.Status != want.Status {
+		t.Fatalf("apigwtest: problem %q %q %d, want %q %q %d\n%s", p.Type, p.Title, p.Status, want.Type, want.Title, want.Status, resp.Body)
+	}
+	if p.Field != field {
+		t.Fatalf("apigwtest: the problem names field %q, want %q\n%s", p.Field, field, resp.Body)
+	}
+	return p
 }
