@@ -105,6 +105,18 @@ func (f HostsFunc) Refuse(ctx context.Context, r link.Rules) (link.Rules, error)
 	return r, nil
 }
 
+// Serving is p and r as one request sees them: under the base URL base
+// gives (BaseURLFunc.Site), refusing the hosts hosts gives
+// (HostsFunc.Refuse). Either may be nil.
+func Serving(ctx context.Context, base BaseURLFunc, hosts HostsFunc, p Presenter, r link.Rules) (Presenter, link.Rules, error) {
+	p, r, err := base.Site(ctx, p, r)
+	if err != nil {
+		return p, r, err
+	}
+	r, err = hosts.Refuse(ctx, r)
+	return p, r, err
+}
+
 // Under is p and r for short links under base: p shows them under it, and
 // r refuses long URLs on its host, which would loop.
 func Under(base string, p Presenter, r link.Rules) (Presenter, link.Rules, error) {

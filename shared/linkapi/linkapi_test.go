@@ -1,6 +1,7 @@
 package linkapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -152,4 +153,29 @@ func TestLinkJSONShape(t *testing.T) {
 			assert.JSONEq(t, tt.wantJSON, string(b))
 		})
 	}
+}
+
+// TestServing: a request's presenter and rules are under the base URL and
+// refuse the edge's hosts; a base URL or hosts that cannot be learnt are
+// link.ErrUnavailable, and nil functions change nothing.
+func TestServing(t *testing.T) {
+	ctx := context.Background()
+	base := linkapi.BaseURLFunc(func(context.Context) (string, error) { return "https://sho.rt", nil })
+	hosts := linkapi.HostsFunc(func(context.Context) ([]string, error) { return []string{"d111.cloudfront.net", ""}, nil })
+	p, r, err := linkapi.Serving(ctx, base, hosts, linkapi.Presenter{}, link.Rules{ShortDomains: []string{"own.example"}})
+	require.NoError(t, err)
+	assert.Equal(t, "https://sho.rt", p.BaseURL)
+	assert.Equal(t, []string{"own.example", "sho.rt", "d111.cloudfront.net"}, r.ShortDomains)
+
+	p, r, err = linkapi.Serving(ctx, nil, nil, linkapi.Presenter{BaseURL: "https://x.example"}, link.Rules{})
+	require.NoError(t, err)
+	assert.Equal(t, "https://x.example", p.BaseURL)
+	assert.Empty(t, r.ShortDomains)
+
+	down := errors.New("parameter store down")
+	_, _, err = linkapi.Serving(ctx, func(context.Context) (string, error) { return "", down }, hosts, linkapi.Presenter{}, link.Rules{})
+	assert.ErrorIs(t, err, link.ErrUnavailable)
+	assert.ErrorIs(t, err, down)
+	_, _, err = linkapi.Serving(ctx, base, func(context.Context) ([]string, error) { return nil, down }, linkapi.Presenter{}, link.Rules{})
+	assert.ErrorIs(t, err, link.ErrUnavailable)
 }

@@ -110,22 +110,13 @@ func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest)
 	return h.single(ctx, req)
 }
 
-// underBaseURL is h, or with BaseURL or EdgeHosts set a copy of h
-// presenting and validating under the base URL BaseURL gives and refusing
-// the hosts EdgeHosts gives.
+// underBaseURL is a copy of h presenting and validating under the base
+// URL BaseURL gives and refusing the hosts EdgeHosts gives (linkapi.Serving).
 func (h *Handler) underBaseURL(ctx context.Context) (*Handler, error) {
-	if h.BaseURL == nil && h.EdgeHosts == nil {
-		return h, nil
-	}
 	c := *h
 	var err error
-	if c.Present, c.Rules, err = h.BaseURL.Site(ctx, h.Present, h.Rules); err != nil {
-		return nil, err
-	}
-	if c.Rules, err = h.EdgeHosts.Refuse(ctx, c.Rules); err != nil {
-		return nil, err
-	}
-	return &c, nil
+	c.Present, c.Rules, err = linkapi.Serving(ctx, h.BaseURL, h.EdgeHosts, h.Present, h.Rules)
+	return &c, err
 }
 
 // single answers POST /v1/links.
