@@ -128,10 +128,8 @@ func (a *app) keysAddCommand(store func(context.Context) (apikey.Store, error)) 
 			if err := apikey.CheckOwner(owner); err != nil {
 				return usagef("--owner: %v", err)
 			}
-			if key != "" {
-				if err := apikey.CheckKey(key); err != nil {
-					return usagef("--key: %v", err)
-				}
+			if err := checkKeyFlag(key); err != nil {
+				return err
 			}
 			s, err := store(cmd.Context())
 			if err != nil {
@@ -148,6 +146,18 @@ func (a *app) keysAddCommand(store func(context.Context) (apikey.Store, error)) 
 	cmd.Flags().StringVar(&note, "note", "", "a label for the key, such as ci or laptop")
 	cmd.Flags().StringVar(&key, "key", "", "use this key (20-128 printable characters) instead of a generated one")
 	return cmd
+}
+
+// checkKeyFlag checks --key, which is optional: a key the caller chose
+// instead of a generated one.
+func checkKeyFlag(key string) error {
+	if key == "" {
+		return nil
+	}
+	if err := apikey.CheckKey(key); err != nil {
+		return usagef("--key: %v", err)
+	}
+	return nil
 }
 
 // oldKeyHash is the hash of the key named by the KEY argument or --hash.
@@ -178,10 +188,8 @@ key. Name the old key by its value or by its hash (keys ls).`,
 			if err != nil {
 				return err
 			}
-			if key != "" {
-				if err := apikey.CheckKey(key); err != nil {
-					return usagef("--key: %v", err)
-				}
+			if err := checkKeyFlag(key); err != nil {
+				return err
 			}
 			s, err := store(cmd.Context())
 			if err != nil {

@@ -70,21 +70,9 @@ func (a *app) shortenCommand() *cobra.Command {
 			if err := ff.create(cmd.Flags(), a.stdin, &body); err != nil {
 				return err
 			}
-			if ttl != "" && expires != "" {
-				return usagef("give --ttl or --expires, not both")
-			}
-			if ttl != "" {
-				n, err := parseTTL(ttl)
-				if err != nil {
-					return usagef("--ttl: %v", err)
-				}
-				body.TTLSeconds = &n
-			}
-			if expires != "" {
-				if err := checkExpires(expires); err != nil {
-					return err
-				}
-				body.ExpiresAt = &expires
+			var err error
+			if body.TTLSeconds, body.ExpiresAt, err = expiryFlags(ttl, expires); err != nil {
+				return err
 			}
 			if status != 0 && redirectStatus != 0 && status != redirectStatus {
 				return usagef("--status and --redirect-status disagree")
@@ -266,21 +254,9 @@ change applies only if the link is still at that version (412 otherwise, exit co
 			if f.Changed("url") {
 				body.URL = &target
 			}
-			if ttl != "" && expires != "" {
-				return usagef("give --ttl or --expires, not both")
-			}
-			if ttl != "" {
-				n, err := parseTTL(ttl)
-				if err != nil {
-					return usagef("--ttl: %v", err)
-				}
-				body.TTLSeconds = &n
-			}
-			if expires != "" {
-				if err := checkExpires(expires); err != nil {
-					return err
-				}
-				body.ExpiresAt = &expires
+			var err error
+			if body.TTLSeconds, body.ExpiresAt, err = expiryFlags(ttl, expires); err != nil {
+				return err
 			}
 			if f.Changed("status") {
 				if status != "active" && status != "disabled" {
@@ -366,4 +342,25 @@ back from reuse for a grace period.`,
 	}
 	cmd.Flags().StringVar(&ifMatch, "if-match", "", "delete only if the link is at this version")
 	return cmd
+}
+
+// expiryFlags are --ttl and --expires as a request's ttl_seconds and
+// expires_at: nil for a flag not given, and a usage error for both.
+func expiryFlags(ttl, expires string) (ttlSeconds *int64, expiresAt *string, err error) {
+	switch {
+	case ttl != "" && expires != "":
+		return nil, nil, usagef("give --ttl or --expires, not both")
+	case ttl != "":
+		n, err := parseTTL(ttl)
+		if err != nil {
+			return nil, nil, usagef("--ttl: %v", err)
+		}
+		return &n, nil, nil
+	case expires != "":
+		if err := checkExpires(expires); err != nil {
+			return nil, nil, err
+		}
+		return nil, &expires, nil
+	}
+	return nil, nil, nil
 }

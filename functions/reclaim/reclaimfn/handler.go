@@ -33,6 +33,7 @@
 package reclaimfn
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -120,8 +121,19 @@ type Handler struct {
 	Options
 }
 
-// New builds a handler from o.
-func New(o Options) *Handler { return &Handler{Options: o} }
+// New builds a handler from o, every unset setting at its default, so the
+// steps read settings rather than defaults.
+func New(o Options) *Handler {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	o.Log = cmp.Or(o.Log, slog.Default())
+	o.BatchSize = orDefault(o.BatchSize, DefaultBatchSize)
+	o.Parallelism = orDefault(o.Parallelism, DefaultParallelism)
+	o.Budget = orDefault(o.Budget, DefaultBudget)
+	o.Margin = orDefault(o.Margin, DefaultMargin)
+	return &Handler{Options: o}
+}
 
 // step is one of the invocation's two sweeps: list what is due, act on
 // each item with a conditional write; code names an item.
@@ -134,9 +146,9 @@ type step[T any] struct {
 // Handle runs one invocation.
 func (h *Handler) Handle(ctx context.Context, in reclaimflow.Input) (reclaimflow.Output, error) {
 	started := time.Now()
-	stopAt := started.Add(orDefault(h.Budget, DefaultBudget))
+	stopAt := started.Add(h.Budget)
 	if deadline, ok := ctx.Deadline(); ok {
-		margin := orDefault(h.Margin, DefaultMargin)
+		margin := h.Margin
 		if !started.Before(deadline.Add(-margin)) {
 			return reclaimflow.Output{}, fmt.Errorf("%s left before the deadline, less than the %s margin: the function's timeout is too short",
 				time.Until(deadline).Round(time.Millisecond), margin)
@@ -160,7 +172,7 @@ func (h *Handler) Handle(ctx context.Context, in reclaimflow.Input) (reclaimflow
 	h.Metrics.Add(MetricSkipped, metrics.Count, float64(released.skipped))
 	h.Metrics.Add(MetricFailed, metrics.Count, float64(expired.failed+released.failed))
 	if ferr := h.Metrics.Flush(); ferr != nil {
-		h.log().WarnContext(ctx, "flush metrics", "error", ferr.Error())
+		h.Log.WarnContext(ctx, "flush metrics", "error", ferr.Error())
 	}
 	out := reclaimflow.Output{
 		Reclaimed: released.done, Total: in.Total + released.done,
@@ -176,9 +188,9 @@ func (h *Handler) Handle(ctx context.Context, in reclaimflow.Input) (reclaimflow
 		// Report the progress; the next invocation retries the rest, and
 		// fails if the error persists.
 		out.More = true
-		h.log().WarnContext(ctx, "reclaim stopped early", "error", err.Error(), "failed", expired.failed+released.failed)
+		h.Log.WarnContext(ctx, "reclaim stopped early", "error", err.Error(), "failed", expired.failed+released.failed)
 	}
-	h.log().InfoContext(ctx, "reclaim", "expired", out.Expired, "reclaimed", out.Reclaimed,
+	h.Log.InfoContext(ctx, "reclaim", "expired", out.Expired, "reclaimed", out.Reclaimed,
 		"skipped", expired.skipped+released.skipped, "total", out.Total, "more", out.More, "batches", batches,
 		"ms", time.Since(started).Milliseconds())
 	return out, nil
@@ -204,17 +216,13 @@ func (h *Handler) release() step[string] {
 // listings are done or the time is up; more says it stopped with work
 // left.
 func sweep[T any](ctx context.Context, h *Handler, s step[T], stopAt time.Time, t *tally) (more bool, batches int, err error) {
-	batchSize := h.BatchSize
-	if batchSize <= 0 {
-		batchSize = DefaultBatchSize
-	}
 	// seen holds the codes this invocation has handled: the index is
 	// eventually consistent in AWS, so the next listing may still show
 	// codes just handled, and each would cost a failed conditional write.
 	seen := map[string]bool{}
 	for {
-		now := h.now()
-		items, err := s.list(ctx, now, batchSize)
+		now := h.Now().UTC()
+		items, err := s.list(ctx, now, h.BatchSize)
 		if err != nil {
 			return false, batches, err
 		}
@@ -233,7 +241,7 @@ func sweep[T any](ctx context.Context, h *Handler, s step[T], stopAt time.Time, 
 		if t.failed > 0 {
 			return false, batches, t.err
 		}
-		full := len(items) >= batchSize
+		full := len(items) >= h.BatchSize
 		if stopped || (full && (h.MaxBatches > 0 && batches >= h.MaxBatches || !time.Now().Before(stopAt))) {
 			return true, batches, nil
 		}
@@ -271,7 +279,7 @@ func (t *tally) add(done bool, err error) {
 func run[T any](ctx context.Context, h *Handler, s step[T], items []T, now, stopAt time.Time, t *tally) (stopped bool) {
 	work := make(chan T)
 	var wg sync.WaitGroup
-	for range min(orDefault(h.Parallelism, DefaultParallelism), len(items)) {
+	for range min(h.Parallelism, len(items)) {
 		wg.Go(func() {
 			for it := range work {
 				t.add(s.act(ctx, it, now))
@@ -304,18 +312,4 @@ func orDefault[T int | time.Duration](v, def T) T {
 		return def
 	}
 	return v
-}
-
-func (h *Handler) now() time.Time {
-	if h.Now == nil {
-		return time.Now().UTC()
-	}
-	return h.Now().UTC()
-}
-
-func (h *Handler) log() *slog.Logger {
-	if h.Log == nil {
-		return slog.Default()
-	}
-	return h.Log
 }

@@ -1,6 +1,7 @@
 package ttlstreamfn
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -37,8 +38,14 @@ type Handler struct {
 	Options
 }
 
-// New builds a handler from o.
-func New(o Options) *Handler { return &Handler{Options: o} }
+// New builds a handler from o, its clock and log defaulted.
+func New(o Options) *Handler {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	o.Log = cmp.Or(o.Log, slog.Default())
+	return &Handler{Options: o}
+}
 
 // Metric names.
 const (
@@ -80,7 +87,7 @@ func (h *Handler) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.D
 		}
 	}
 	if err := h.Metrics.Flush(); err != nil {
-		h.log().WarnContext(ctx, "flush metrics", "error", err.Error())
+		h.Log.WarnContext(ctx, "flush metrics", "error", err.Error())
 	}
 	return resp, nil
 }
@@ -90,11 +97,11 @@ func (h *Handler) tombstone(ctx context.Context, r *events.DynamoDBEventRecord) 
 	code, owner, err := decode(r.Change.OldImage)
 	if err != nil {
 		h.Metrics.Add(MetricPoison, metrics.Count, 1)
-		h.log().ErrorContext(ctx, "poison stream record", "eventID", r.EventID,
+		h.Log.ErrorContext(ctx, "poison stream record", "eventID", r.EventID,
 			"sequenceNumber", r.Change.SequenceNumber, "error", err.Error())
 		return err
 	}
-	t := link.NewTombstone(code, owner, link.ReasonExpired, h.now(), h.Grace)
+	t := link.NewTombstone(code, owner, link.ReasonExpired, h.Now().UTC(), h.Grace)
 	if u, ok := r.Change.OldImage[tableschema.AttrExpiredURL]; ok && u.DataType() == events.DataTypeString {
 		// The item is gone: its after-expiry URL lives on in the tombstone.
 		t.ExpiredURL = u.String()
@@ -102,7 +109,7 @@ func (h *Handler) tombstone(ctx context.Context, r *events.DynamoDBEventRecord) 
 	written, err := h.Store.Tombstone(ctx, t)
 	if err != nil {
 		h.Metrics.Add(MetricFailed, metrics.Count, 1)
-		h.log().ErrorContext(ctx, "write tombstone", "code", code, "eventID", r.EventID,
+		h.Log.ErrorContext(ctx, "write tombstone", "code", code, "eventID", r.EventID,
 			"sequenceNumber", r.Change.SequenceNumber, "error", err.Error())
 		return err
 	}
@@ -126,18 +133,4 @@ func decode(img map[string]events.DynamoDBAttributeValue) (code, owner string, e
 		owner = o.String()
 	}
 	return v.String(), owner, nil
-}
-
-func (h *Handler) now() time.Time {
-	if h.Now == nil {
-		return time.Now().UTC()
-	}
-	return h.Now().UTC()
-}
-
-func (h *Handler) log() *slog.Logger {
-	if h.Log == nil {
-		return slog.Default()
-	}
-	return h.Log
 }
