@@ -23,6 +23,19 @@ func TestEndpointOrder(t *testing.T) {
 		ConfigSources: []any{"not a source", awscalltest.EndpointSource{"Other": "http://127.0.0.1:3"}, awscalltest.EndpointSource{"Svc": "http://127.0.0.1:2"}}}, "Svc", public))
 }
 
+// TestRegional: a regional service's caller signs for the service in the
+// configuration's Region and goes to the Region's host, or the configured
+// endpoint.
+func TestRegional(t *testing.T) {
+	c := Regional(aws.Config{Region: "eu-west-1"}, "Svc", "svc")
+	assert.Equal(t, "svc", c.Service)
+	assert.Equal(t, "eu-west-1", c.Region)
+	assert.Equal(t, "https://svc.eu-west-1.amazonaws.com", c.Endpoint())
+	assert.Equal(t, "http://127.0.0.1:2", Regional(aws.Config{Region: "cn-north-1",
+		ConfigSources: []any{awscalltest.EndpointSource{"Svc": "http://127.0.0.1:2"}}}, "Svc", "svc").Endpoint())
+	assert.Equal(t, "https://svc.cn-north-1.amazonaws.com.cn", Regional(aws.Config{Region: "cn-north-1"}, "Svc", "svc").Endpoint())
+}
+
 var errBusy = errors.New("busy")
 
 // TestRetry: a retryable failure is tried again up to attempts times, a
