@@ -37,8 +37,7 @@ var signedAt = time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
 func client(t *testing.T, srv *httptest.Server) *Client {
 	t.Helper()
 	c := New(awscalltest.Config(srv.URL))
-	c.Now = func() time.Time { return signedAt }
-	c.Backoff = 0
+	awscalltest.Steady(c.Caller, signedAt)
 	return c
 }
 

@@ -1,7 +1,8 @@
 // Package awscalltest is what the tests of awscall's callers (ssmparam,
 // sqssend, cfinvalidate) share: a stand-in service that records what it
-// receives and answers as told (Serve, Reply), the credentials they sign with, a check that a request carries
-// SigV4's signature over what arrived, a server that never answers, and a
+// receives and answers as told (Serve, Reply), the credentials they sign
+// with and a steady clock (Steady), a check that a request carries SigV4's
+// signature over what arrived, a server that never answers, and a
 // configuration source naming one service's endpoint.
 package awscalltest
 
@@ -22,6 +23,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/shared/awscall"
 )
 
 // The credentials and Region of Config.
@@ -40,6 +43,13 @@ func Config(url string) aws.Config {
 		Credentials:  credentials.NewStaticCredentialsProvider(AccessKeyID, secret, SessionToken),
 		BaseEndpoint: aws.String(url),
 	}
+}
+
+// Steady makes c's calls the same every run: signed at at, and retried
+// without a pause.
+func Steady(c *awscall.Caller, at time.Time) {
+	c.Now = func() time.Time { return at }
+	c.Backoff = 0
 }
 
 // Request is one request as the stand-in received it.
