@@ -2,8 +2,9 @@
 // sqssend, cfinvalidate) share: a stand-in service that records what it
 // receives and answers as told (Serve, Reply), the credentials they sign
 // with and a steady clock (Steady), a check that a request carries SigV4's
-// signature over what arrived, a server that never answers, and a
-// configuration source naming one service's endpoint.
+// signature over what arrived, a server that never answers, a
+// configuration source naming one service's endpoint, and the check of a
+// client's endpoint for each of a table of configurations.
 package awscalltest
 
 import (
@@ -138,6 +139,25 @@ func AssertSigned(t *testing.T, r Request, baseURL, service, region string, at t
 	sum := sha256.Sum256(r.Body)
 	require.NoError(t, v4.NewSigner().SignHTTP(context.Background(), creds, again, hex.EncodeToString(sum[:]), service, region, at))
 	assert.Equal(t, r.Header.Get("Authorization"), again.Header.Get("Authorization"))
+}
+
+// EndpointCase is one case of an endpoint test: a client built from
+// Config sends its requests to Want.
+type EndpointCase struct {
+	Name   string
+	Config aws.Config
+	Want   string
+}
+
+// AssertEndpoints checks, for each case, that the endpoint of the client
+// built from its Config (endpoint) is its Want.
+func AssertEndpoints(t *testing.T, endpoint func(aws.Config) string, cases []EndpointCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			assert.Equal(t, tt.Want, endpoint(tt.Config))
+		})
+	}
 }
 
 // EndpointSource is a configuration source naming services' endpoints,
