@@ -456,11 +456,13 @@ func TestClicksCountedAtTheEdge(t *testing.T) {
 	assert.Equal(t, 404, status, "stats are the owner's only")
 }
 
-// createOldLinks creates in store an active link of e2e-owner for each of
-// codes, created two minutes ago: past the new-link window, so their
-// redirects get the full edge TTL.
-func createOldLinks(t *testing.T, store *dynamo.LinkStore, codes ...string) {
+// createOldLinks creates in table (a links table of DynamoDB Local, or one
+// of its replicas) an active link of e2e-owner for each of codes, created
+// two minutes ago: past the new-link window, so their redirects get the
+// full edge TTL.
+func createOldLinks(t *testing.T, table string, codes ...string) {
 	t.Helper()
+	store := dynamo.NewLinkStore(emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t)), dynamo.LinkConfig{LinksTable: table})
 	created := time.Now().Add(-2 * time.Minute).UTC().Truncate(time.Millisecond)
 	for _, code := range codes {
 		require.NoError(t, store.Create(context.Background(), link.Link{Code: code, Owner: "e2e-owner", URL: "https://example.com/" + code,
@@ -495,8 +497,7 @@ func TestDeletedLinkLeavesTheEdge(t *testing.T) {
 		// The deletes's read and write answer well within a second here.
 		"SHORTENER_DB_TIMEOUT": "2s",
 	})
-	store := dynamo.NewLinkStore(emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t)), dynamo.LinkConfig{LinksTable: links})
-	createOldLinks(t, store, "aB3dE5f")
+	createOldLinks(t, links, "aB3dE5f")
 
 	status, h, _ := r.do(t, "GET", "/aB3dE5f", "", "")
 	require.Equal(t, 302, status)
@@ -530,8 +531,7 @@ func TestOnlyHeldLinksAreInvalidated(t *testing.T) {
 		"SHORTENER_EDGE_INVALIDATION_TIME": "1s",
 		"SHORTENER_DB_TIMEOUT":             "2s",
 	})
-	store := dynamo.NewLinkStore(emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t)), dynamo.LinkConfig{LinksTable: links})
-	createOldLinks(t, store, "never00", "asked00")
+	createOldLinks(t, links, "never00", "asked00")
 
 	status, _, body := r.do(t, "DELETE", "/v1/links/never00", r.key, "")
 	require.Equal(t, 204, status, string(body))

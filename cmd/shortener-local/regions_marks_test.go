@@ -28,7 +28,7 @@ func TestFailoverRegionsMarksAreRead(t *testing.T) {
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
 	// Old links in every Region's replica.
 	for _, table := range []string{links, links + "-" + threeRegions[1], links + "-" + threeRegions[2]} {
-		createOldLinks(t, dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: table}), "failed0", "never00")
+		createOldLinks(t, table, "failed0", "never00")
 	}
 	heldUntil := func(table string) time.Time {
 		u, err := dynamo.NewMarkStore(db, dynamo.Config{Table: table}).HeldUntil(context.Background(), "failed0")
@@ -80,7 +80,7 @@ func TestLaggingReplicaKeepsNoStaleRedirect(t *testing.T) {
 	failover := dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: links + "-" + threeRegions[1], ConsistentReads: true})
 	// An old link, written in the first Region and replicated to the
 	// others as any write is.
-	createOldLinks(t, dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: links}), "lagged0")
+	createOldLinks(t, links, "lagged0")
 	r.waitRegions(t, func(s regionsState) bool { return s.Replication.Applied >= 2 })
 	_, err := failover.Get(context.Background(), "lagged0")
 	require.NoError(t, err, "replicated to %s", threeRegions[1])
