@@ -223,8 +223,6 @@ func (st *stack) start(ctx context.Context, getenv func(string) string, stdout i
 	return st.startFunctions(ctx, getenv)
 }
 
-// startDynamoDB starts DynamoDB Local, unless SHORTENER_DYNAMODB_ENDPOINT
-// names a running one.
 // startFailure is the error of an emulator (name) that did not start on
 // port (0: any free one), configured by the settings named prefix_PORT and
 // prefix_ENDPOINT: errInterrupted when ctx ended, else err, led on a fixed
@@ -240,6 +238,8 @@ func startFailure(ctx context.Context, err error, name string, port int, prefix 
 	return err
 }
 
+// startDynamoDB starts DynamoDB Local, unless SHORTENER_DYNAMODB_ENDPOINT
+// names a running one.
 func (st *stack) startDynamoDB(ctx context.Context) error {
 	s := st.s
 	st.endpoint = s.dynamoEndpoint
