@@ -18,12 +18,7 @@ func TestClickEventsRetrySchedule(t *testing.T) {
 	s := defaults.get(t)
 	for _, region := range s.cfg.Regions {
 		tp := s.regional(region)
-		var rules []resource
-		for _, r := range tp.resources("AWS::Events::Rule") {
-			if strings.HasPrefix(r.ID, "ClickEventsRetry") {
-				rules = append(rules, r)
-			}
-		}
+		rules := tp.resourcesNamed("AWS::Events::Rule", "ClickEventsRetry")
 		if region != s.cfg.PrimaryRegion {
 			assert.Empty(t, rules, "%s: clicks runs in the primary Region only", region)
 			continue

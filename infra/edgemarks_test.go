@@ -28,12 +28,7 @@ func TestEdgeMarksEstate(t *testing.T) {
 		for _, region := range s.cfg.Regions {
 			t.Run(s.name+"/"+region, func(t *testing.T) {
 				tp := s.regional(region)
-				var tables []resource
-				for _, r := range tp.resources("AWS::DynamoDB::GlobalTable") {
-					if strings.HasPrefix(r.ID, "EdgeMarks") {
-						tables = append(tables, r)
-					}
-				}
+				tables := tp.resourcesNamed("AWS::DynamoDB::GlobalTable", "EdgeMarks")
 				require.Len(t, tables, 1)
 				marks := tables[0]
 				assert.Equal(t, name, marks.Props["TableName"])

@@ -846,12 +846,7 @@ func TestWAFRefusesPercentEncodedRedirectPaths(t *testing.T) {
 func TestWebhooksTable(t *testing.T) {
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		for _, region := range s.cfg.Regions {
-			var hooks []resource
-			for _, r := range s.regional(region).resources("AWS::DynamoDB::GlobalTable") {
-				if strings.HasPrefix(r.ID, "WebhooksSubscriptions") {
-					hooks = append(hooks, r)
-				}
-			}
+			hooks := s.regional(region).resourcesNamed("AWS::DynamoDB::GlobalTable", "WebhooksSubscriptions")
 			if region != s.cfg.PrimaryRegion {
 				assert.Empty(t, hooks, "webhooks live in the primary region only")
 				continue

@@ -19,12 +19,7 @@ import (
 func TestKeysTable(t *testing.T) {
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		t.Run(s.name, func(t *testing.T) {
-			var found []resource
-			for _, r := range s.data().resources("AWS::DynamoDB::GlobalTable") {
-				if strings.HasPrefix(r.ID, "TablesKeys") {
-					found = append(found, r)
-				}
-			}
+			found := s.data().resourcesNamed("AWS::DynamoDB::GlobalTable", "TablesKeys")
 			require.Len(t, found, 1)
 			p := found[0].Props
 			assert.Equal(t, []any{map[string]any{"AttributeName": tableschema.AttrKeyHash, "KeyType": "HASH"}}, p["KeySchema"])

@@ -27,12 +27,7 @@ var mrscSets = [][]string{
 // and the schema the local run creates.
 func TestReservationTableIsMRSC(t *testing.T) {
 	s := defaults.get(t)
-	var found []resource
-	for _, r := range s.data().resources("AWS::DynamoDB::GlobalTable") {
-		if strings.HasPrefix(r.ID, "TablesReservations") {
-			found = append(found, r)
-		}
-	}
+	found := s.data().resourcesNamed("AWS::DynamoDB::GlobalTable", "TablesReservations")
 	require.Len(t, found, 1)
 	p := found[0].Props
 	assert.Equal(t, "STRONG", p["MultiRegionConsistency"])
@@ -70,12 +65,7 @@ func TestReservationTableIsMRSC(t *testing.T) {
 	assert.Equal(t, want, got)
 
 	// custom: three Regions of one set, three replicas and no witness.
-	var three []resource
-	for _, r := range custom.get(t).data().resources("AWS::DynamoDB::GlobalTable") {
-		if strings.HasPrefix(r.ID, "TablesReservations") {
-			three = append(three, r)
-		}
-	}
+	three := custom.get(t).data().resourcesNamed("AWS::DynamoDB::GlobalTable", "TablesReservations")
 	require.Len(t, three, 1)
 	assert.Equal(t, "STRONG", three[0].Props["MultiRegionConsistency"])
 	var replicas []string

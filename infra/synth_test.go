@@ -263,6 +263,18 @@ func (t tpl) resources(typ string) []resource {
 	return out
 }
 
+// resourcesNamed are the resources of type typ whose logical ID starts
+// with prefix (the construct path CDK builds it from).
+func (t tpl) resourcesNamed(typ, prefix string) []resource {
+	var out []resource
+	for _, r := range t.resources(typ) {
+		if strings.HasPrefix(r.ID, prefix) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 func (t tpl) resource(id string) resource {
 	r, ok := t["Resources"].(map[string]any)[id].(map[string]any)
 	if !ok {

@@ -17,6 +17,7 @@ import (
 	"github.com/shortlink-dev/shortener/functions/clicks/clicksfn"
 	"github.com/shortlink-dev/shortener/internal/localkinesis"
 	"github.com/shortlink-dev/shortener/internal/localtable"
+	"github.com/shortlink-dev/shortener/internal/pace"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/fnclients"
@@ -150,25 +151,14 @@ func startClicks(ctx context.Context, s clickSettings, cfg config.Config, c fncl
 	})
 	if clicks.Outbox != nil {
 		clicks.RetryEvery = s.eventsRetry
-		p.wg.Go(func() { schedule(pctx, s.eventsRetry, clicks.Handle) })
+		// The schedule that invokes the clicks function with no records
+		// every period: an EventBridge rule's input of {} is an
+		// events.KinesisEvent with none. It logs its own failures.
+		p.wg.Go(func() {
+			pace.Every(pctx, s.eventsRetry, func(ctx context.Context) { _, _ = clicks.Handle(ctx, events.KinesisEvent{}) })
+		})
 	}
 	return p, nil
-}
-
-// schedule plays the schedule that invokes the clicks function with no
-// records every period (an EventBridge rule's input of {} is an
-// events.KinesisEvent with none) until ctx ends.
-func schedule(ctx context.Context, period time.Duration, h func(context.Context, events.KinesisEvent) (events.KinesisEventResponse, error)) {
-	t := time.NewTicker(period)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			_, _ = h(ctx, events.KinesisEvent{}) // it logs its own failures
-		}
-	}
 }
 
 // stop flushes the records still waiting for the stream, then stops the

@@ -456,6 +456,31 @@ func TestClicksCountedAtTheEdge(t *testing.T) {
 	assert.Equal(t, 404, status, "stats are the owner's only")
 }
 
+// createOldLinks creates in table (a links table of DynamoDB Local, or one
+// of its replicas) an active link of e2e-owner for each of codes, created
+// two minutes ago: past the new-link window, so their redirects get the
+// full edge TTL.
+func createOldLinks(t *testing.T, table string, codes ...string) {
+	t.Helper()
+	store := dynamo.NewLinkStore(emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t)), dynamo.LinkConfig{LinksTable: table})
+	created := time.Now().Add(-2 * time.Minute).UTC().Truncate(time.Millisecond)
+	for _, code := range codes {
+		require.NoError(t, store.Create(context.Background(), link.Link{Code: code, Owner: "e2e-owner", URL: "https://example.com/" + code,
+			CreatedAt: created, UpdatedAt: created, ExpiresAt: created.Add(30 * 24 * time.Hour), Status: link.StatusActive,
+			Version: 1, RedirectStatus: 302}, nil))
+	}
+}
+
+// edgeCounters reads the run's edge counters so far (edgeStatsPath).
+func (r *localRun) edgeCounters(t *testing.T) localedge.Stats {
+	t.Helper()
+	var st localedge.Stats
+	status, _, body := r.do(t, "GET", edgeStatsPath, "", "")
+	require.Equal(t, 200, status, string(body))
+	require.NoError(t, json.Unmarshal(body, &st), string(body))
+	return st
+}
+
 // TestDeletedLinkLeavesTheEdge is the reproduction of the first
 // defect through the local run: a link past the new-link window is
 // clicked (the edge keeps it for a day), deleted, and clicked again at
@@ -472,13 +497,7 @@ func TestDeletedLinkLeavesTheEdge(t *testing.T) {
 		// The deletes's read and write answer well within a second here.
 		"SHORTENER_DB_TIMEOUT": "2s",
 	})
-	store := dynamo.NewLinkStore(emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t)), dynamo.LinkConfig{LinksTable: links})
-	// Created two minutes ago: past the new-link window, so its redirect
-	// gets the full edge TTL.
-	created := time.Now().Add(-2 * time.Minute).UTC().Truncate(time.Millisecond)
-	require.NoError(t, store.Create(context.Background(), link.Link{Code: "aB3dE5f", Owner: "e2e-owner", URL: "https://example.com/doomed",
-		CreatedAt: created, UpdatedAt: created, ExpiresAt: created.Add(30 * 24 * time.Hour), Status: link.StatusActive,
-		Version: 1, RedirectStatus: 302}, nil))
+	createOldLinks(t, links, "aB3dE5f")
 
 	status, h, _ := r.do(t, "GET", "/aB3dE5f", "", "")
 	require.Equal(t, 302, status)
@@ -512,24 +531,11 @@ func TestOnlyHeldLinksAreInvalidated(t *testing.T) {
 		"SHORTENER_EDGE_INVALIDATION_TIME": "1s",
 		"SHORTENER_DB_TIMEOUT":             "2s",
 	})
-	store := dynamo.NewLinkStore(emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t)), dynamo.LinkConfig{LinksTable: links})
-	created := time.Now().Add(-2 * time.Minute).UTC().Truncate(time.Millisecond)
-	for _, code := range []string{"never00", "asked00"} {
-		require.NoError(t, store.Create(context.Background(), link.Link{Code: code, Owner: "e2e-owner", URL: "https://example.com/" + code,
-			CreatedAt: created, UpdatedAt: created, ExpiresAt: created.Add(30 * 24 * time.Hour), Status: link.StatusActive,
-			Version: 1, RedirectStatus: 302}, nil))
-	}
-	invalidated := func() int64 {
-		status, _, body := r.do(t, "GET", edgeStatsPath, "", "")
-		require.Equal(t, 200, status)
-		var st localedge.Stats
-		require.NoError(t, json.Unmarshal(body, &st))
-		return st.InvalidationPaths
-	}
+	createOldLinks(t, links, "never00", "asked00")
 
 	status, _, body := r.do(t, "DELETE", "/v1/links/never00", r.key, "")
 	require.Equal(t, 204, status, string(body))
-	assert.Zero(t, invalidated(), "nobody asked for it: no invalidation")
+	assert.Zero(t, r.edgeCounters(t).InvalidationPaths, "nobody asked for it: no invalidation")
 	for range 3 {
 		status, h, _ := r.do(t, "GET", "/never00", "", "")
 		assert.Equal(t, 410, status, "%s %s", h.Get("X-Cache"), h.Get("Location"))
@@ -543,7 +549,7 @@ func TestOnlyHeldLinksAreInvalidated(t *testing.T) {
 	status, _, body = r.do(t, "DELETE", "/v1/links/asked00", r.key, "")
 	require.Equal(t, 204, status, string(body))
 	deleted := time.Now()
-	assert.Equal(t, int64(1), invalidated(), "the held link is invalidated")
+	assert.Equal(t, int64(1), r.edgeCounters(t).InvalidationPaths, "the held link is invalidated")
 	require.Eventually(t, func() bool {
 		status, _, _ := r.do(t, "GET", "/asked00", "", "")
 		return status == 410
@@ -621,13 +627,6 @@ func TestManagementPurgesTheEdge(t *testing.T) {
 // promise (docs/lifecycle.md, section 6), with nothing purged.
 func TestNewAliasShowsWithoutAnInvalidation(t *testing.T) {
 	r := startLocal(t, map[string]string{"SHORTENER_EDGE_INVALIDATION_TIME": "0s"})
-	edgeStats := func() localedge.Stats {
-		var st localedge.Stats
-		status, _, body := r.do(t, "GET", edgeStatsPath, "", "")
-		require.Equal(t, 200, status, string(body))
-		require.NoError(t, json.Unmarshal(body, &st), string(body))
-		return st
-	}
 	status, h, _ := r.do(t, "GET", "/fresh-alias", "", "", "User-Agent", browserAgent)
 	require.Equal(t, 404, status)
 	require.Contains(t, h.Get("Cache-Control"), "s-maxage=10", "the edge keeps the 404")
@@ -637,13 +636,13 @@ func TestNewAliasShowsWithoutAnInvalidation(t *testing.T) {
 	created := time.Now()
 	status, _, _ = r.do(t, "GET", "/fresh-alias", "", "", "User-Agent", browserAgent)
 	assert.Equal(t, 404, status, "nothing purged the edge's 404")
-	assert.Zero(t, edgeStats().Purged, "create sends no invalidation")
+	assert.Zero(t, r.edgeCounters(t).Purged, "create sends no invalidation")
 
 	require.Eventually(t, func() bool {
 		status, h, _ := r.do(t, "GET", "/fresh-alias", "", "", "User-Agent", browserAgent)
 		return status == 302 && h.Get("Location") == "https://example.com/fresh"
 	}, 30*time.Second-time.Since(created), 250*time.Millisecond, "the new alias does not redirect 30 s after its 201")
-	assert.Zero(t, edgeStats().Purged)
+	assert.Zero(t, r.edgeCounters(t).Purged)
 }
 
 // TestPercentEncodedSpellingsAreNeverServed: the redirect origin, an HTTP

@@ -71,10 +71,7 @@ func TestHTTPClickCountsOnce(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, points, "no clicks for a code that does not exist")
 
-	var st localedge.Stats
-	status, _, body := r.do(t, "GET", edgeStatsPath, "", "")
-	require.Equal(t, 200, status, string(body))
-	require.NoError(t, json.Unmarshal(body, &st), string(body))
+	st := r.edgeCounters(t)
 	assert.Equal(t, int64(3), st.ToHTTPS)
 	assert.Equal(t, int64(2+canaries), st.Redirects)
 	assert.Zero(t, st.Dropped)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
-	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/link"
 )
@@ -26,39 +24,11 @@ import (
 // nobody asked for is deleted without an invalidation.
 func TestFailoverRegionsMarksAreRead(t *testing.T) {
 	links := testenv.UniqueName(t, "links")
-	r := startLocal(t, map[string]string{
-		"LINKS_TABLE":                       links,
-		"SHORTENER_LOCAL_REGIONS":           strings.Join(threeRegions, ","),
-		"SHORTENER_LOCAL_HEALTH_INTERVAL":   "50ms",
-		"SHORTENER_LOCAL_HEALTH_THRESHOLD":  "2",
-		"SHORTENER_EDGE_INVALIDATION_TIME":  "0s",
-		"SHORTENER_LOCAL_REPLICATION_DELAY": "200ms",
-	})
-	r.waitRegions(t, func(s regionsState) bool {
-		for _, rg := range s.Regions {
-			if rg.Passes < 1 {
-				return false
-			}
-		}
-		return true
-	})
+	r := startRegions(t, map[string]string{"LINKS_TABLE": links})
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
-	// Old links, past the new-link window, in every Region's replica.
-	created := time.Now().Add(-2 * time.Minute).UTC().Truncate(time.Millisecond)
+	// Old links in every Region's replica.
 	for _, table := range []string{links, links + "-" + threeRegions[1], links + "-" + threeRegions[2]} {
-		store := dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: table})
-		for _, code := range []string{"failed0", "never00"} {
-			require.NoError(t, store.Create(context.Background(), link.Link{Code: code, Owner: "e2e-owner", URL: "https://example.com/" + code,
-				CreatedAt: created, UpdatedAt: created, ExpiresAt: created.Add(30 * 24 * time.Hour), Status: link.StatusActive,
-				Version: 1, RedirectStatus: 302}, nil))
-		}
-	}
-	invalidated := func() int64 {
-		status, _, body := r.do(t, "GET", edgeStatsPath, "", "")
-		require.Equal(t, 200, status)
-		var st localedge.Stats
-		require.NoError(t, json.Unmarshal(body, &st))
-		return st.InvalidationPaths
+		createOldLinks(t, table, "failed0", "never00")
 	}
 	heldUntil := func(table string) time.Time {
 		u, err := dynamo.NewMarkStore(db, dynamo.Config{Table: table}).HeldUntil(context.Background(), "failed0")
@@ -81,10 +51,10 @@ func TestFailoverRegionsMarksAreRead(t *testing.T) {
 
 	status, _, body = r.do(t, "DELETE", "/v1/links/never00", r.key, "")
 	require.Equal(t, http.StatusNoContent, status, string(body))
-	assert.Zero(t, invalidated(), "nobody asked for it: no invalidation")
+	assert.Zero(t, r.edgeCounters(t).InvalidationPaths, "nobody asked for it: no invalidation")
 	status, _, body = r.do(t, "DELETE", "/v1/links/failed0", r.key, "")
 	require.Equal(t, http.StatusNoContent, status, string(body))
-	assert.Equal(t, int64(1), invalidated(), "the first Region's manage read the second Region's mark")
+	assert.Equal(t, int64(1), r.edgeCounters(t).InvalidationPaths, "the first Region's manage read the second Region's mark")
 	status, h, _ = r.do(t, "GET", "/failed0", "", "")
 	assert.Equal(t, http.StatusGone, status, "%s %s", h.Get("X-Cache"), h.Get("Location"))
 }
@@ -101,32 +71,16 @@ func TestFailoverRegionsMarksAreRead(t *testing.T) {
 func TestLaggingReplicaKeepsNoStaleRedirect(t *testing.T) {
 	const lag = 8 * time.Second // SHORTENER_INVALIDATION_SETTLE is 2s
 	links := testenv.UniqueName(t, "links")
-	r := startLocal(t, map[string]string{
+	r := startRegions(t, map[string]string{
 		"LINKS_TABLE":                       links,
-		"SHORTENER_LOCAL_REGIONS":           strings.Join(threeRegions, ","),
-		"SHORTENER_LOCAL_HEALTH_INTERVAL":   "50ms",
-		"SHORTENER_LOCAL_HEALTH_THRESHOLD":  "2",
-		"SHORTENER_EDGE_INVALIDATION_TIME":  "0s",
 		"SHORTENER_LOCAL_REPLICATION_DELAY": lag.String(),
 		"SHORTENER_CACHE_TTL":               "5s",
 	})
-	r.waitRegions(t, func(s regionsState) bool {
-		for _, rg := range s.Regions {
-			if rg.Passes < 1 {
-				return false
-			}
-		}
-		return true
-	})
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
-	created := time.Now().Add(-2 * time.Minute).UTC().Truncate(time.Millisecond)
 	failover := dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: links + "-" + threeRegions[1], ConsistentReads: true})
-	// An old link, past the new-link window, written in the first Region
-	// and replicated to the others as any write is.
-	require.NoError(t, dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: links}).Create(context.Background(), link.Link{
-		Code: "lagged0", Owner: "e2e-owner", URL: "https://example.com/lagged0",
-		CreatedAt: created, UpdatedAt: created, ExpiresAt: created.Add(30 * 24 * time.Hour), Status: link.StatusActive,
-		Version: 1, RedirectStatus: 302}, nil))
+	// An old link, written in the first Region and replicated to the
+	// others as any write is.
+	createOldLinks(t, links, "lagged0")
 	r.waitRegions(t, func(s regionsState) bool { return s.Replication.Applied >= 2 })
 	_, err := failover.Get(context.Background(), "lagged0")
 	require.NoError(t, err, "replicated to %s", threeRegions[1])

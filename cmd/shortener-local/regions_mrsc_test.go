@@ -37,7 +37,7 @@ func (r *localRun) at(t testing.TB, region string) *localRun {
 // the three Regions' APIs, give exactly one 201 and 49 409s, and every
 // Region redirects the alias to the winner's URL.
 func TestAliasRaceAcrossRegions(t *testing.T) {
-	r := startRegions(t)
+	r := startRegions(t, nil)
 	in := make([]*localRun, len(threeRegions))
 	for i, region := range threeRegions {
 		in[i] = r.at(t, region)
@@ -76,7 +76,7 @@ func TestAliasRaceAcrossRegions(t *testing.T) {
 // retried with its Idempotency-Key in another gets the same link back,
 // and the owner has that one link.
 func TestIdempotentRetryInAnotherRegion(t *testing.T) {
-	r := startRegions(t)
+	r := startRegions(t, nil)
 	const req = `{"url":"https://example.com/once-across-regions"}`
 	status, _, body := r.at(t, "us-east-1").do(t, "POST", "/v1/links", r.key, req, "Idempotency-Key", "retry-elsewhere-1")
 	require.Equal(t, http.StatusCreated, status, string(body))
@@ -114,7 +114,7 @@ func TestIdempotentRetryInAnotherRegion(t *testing.T) {
 // TestIfMatchAcrossRegions: two edits of one version at once, one in each
 // of two Regions, give one 200 and one 412, again and again.
 func TestIfMatchAcrossRegions(t *testing.T) {
-	r := startRegions(t)
+	r := startRegions(t, nil)
 	east, west := r.at(t, "us-east-1"), r.at(t, "us-west-2")
 	status, _, body := east.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/v0","alias":"Contended"}`)
 	require.Equal(t, http.StatusCreated, status, string(body))

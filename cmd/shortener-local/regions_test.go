@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -52,11 +53,12 @@ func TestLoadRegionSettings(t *testing.T) {
 var threeRegions = []string{"us-east-1", "us-east-2", "us-west-2"}
 
 // startRegions starts the local run with three Regions behind its edge,
-// health checked every 50 ms with a threshold of 2, and waits until every
-// Region's health check has passed.
-func startRegions(t *testing.T) *localRun {
+// health checked every 50 ms with a threshold of 2, with the settings of
+// extra over those, and waits until every Region's health check has
+// passed.
+func startRegions(t *testing.T, extra map[string]string) *localRun {
 	t.Helper()
-	r := startLocal(t, map[string]string{
+	e := map[string]string{
 		"SHORTENER_LOCAL_REGIONS":          strings.Join(threeRegions, ","),
 		"SHORTENER_LOCAL_HEALTH_INTERVAL":  "50ms",
 		"SHORTENER_LOCAL_HEALTH_THRESHOLD": "2",
@@ -64,7 +66,9 @@ func startRegions(t *testing.T) *localRun {
 		// Shorter than MREC's usual second, so the tests wait less; never
 		// zero, so what lags on AWS lags here.
 		"SHORTENER_LOCAL_REPLICATION_DELAY": "200ms",
-	})
+	}
+	maps.Copy(e, extra)
+	r := startLocal(t, e)
 	r.waitRegions(t, func(s regionsState) bool {
 		for _, rg := range s.Regions {
 			if rg.Passes < 1 {
@@ -124,7 +128,7 @@ func (r *localRun) eventually(t testing.TB, path string, ok func(int, http.Heade
 // TestRegionsStateAndAdmin: the run reports its three Regions, nearest
 // first, /v1 at the nearest; a stop and a start are POSTs naming a Region.
 func TestRegionsStateAndAdmin(t *testing.T) {
-	r := startRegions(t)
+	r := startRegions(t, nil)
 	s := r.regions(t)
 	assert.Equal(t, "us-east-1", s.V1)
 	var names []string
@@ -164,7 +168,7 @@ func TestRegionsStateAndAdmin(t *testing.T) {
 // fail, and creates, edits and redirects through the edge keep
 // succeeding; started again, it takes /v1 back.
 func TestRegionDownThroughTheEdge(t *testing.T) {
-	r := startRegions(t)
+	r := startRegions(t, nil)
 	status, _, body := r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.com/before","alias":"Before"}`)
 	require.Equal(t, http.StatusCreated, status, string(body))
 

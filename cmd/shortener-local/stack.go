@@ -223,6 +223,21 @@ func (st *stack) start(ctx context.Context, getenv func(string) string, stdout i
 	return st.startFunctions(ctx, getenv)
 }
 
+// startFailure is the error of an emulator (name) that did not start on
+// port (0: any free one), configured by the settings named prefix_PORT and
+// prefix_ENDPOINT: errInterrupted when ctx ended, else err, led on a fixed
+// port by the likeliest cause and its remedies (the emulator's output
+// follows in err).
+func startFailure(ctx context.Context, err error, name string, port int, prefix string) error {
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	if port != 0 {
+		return fmt.Errorf("if port %d is taken, set %s_PORT=0 for any free port or %s_ENDPOINT to use a running %s: %w", port, prefix, prefix, name, err)
+	}
+	return err
+}
+
 // startDynamoDB starts DynamoDB Local, unless SHORTENER_DYNAMODB_ENDPOINT
 // names a running one.
 func (st *stack) startDynamoDB(ctx context.Context) error {
@@ -234,14 +249,7 @@ func (st *stack) startDynamoDB(ctx context.Context) error {
 		var err error
 		st.dynamo, err = emulator.StartDynamoDB(ctx, emulator.DynamoDBOptions{Port: s.dynamoPort})
 		if err != nil {
-			if ctx.Err() != nil {
-				return errInterrupted
-			}
-			if s.dynamoPort != 0 {
-				// The likeliest cause first; the emulator's output follows.
-				err = fmt.Errorf("if port %d is taken, set SHORTENER_DYNAMODB_PORT=0 for any free port or SHORTENER_DYNAMODB_ENDPOINT to use a running DynamoDB Local: %w", s.dynamoPort, err)
-			}
-			return err
+			return startFailure(ctx, err, "DynamoDB Local", s.dynamoPort, "SHORTENER_DYNAMODB")
 		}
 		st.endpoint = st.dynamo.Endpoint()
 	}
@@ -313,13 +321,7 @@ func (st *stack) startKinesis(ctx context.Context) error {
 	var err error
 	st.kinesalite, err = emulator.StartKinesalite(ctx, emulator.KinesaliteOptions{Port: cs.kinesisPort})
 	if err != nil {
-		if ctx.Err() != nil {
-			return errInterrupted
-		}
-		if cs.kinesisPort != 0 {
-			err = fmt.Errorf("if port %d is taken, set SHORTENER_KINESIS_PORT=0 for any free port or SHORTENER_KINESIS_ENDPOINT to use a running kinesalite: %w", cs.kinesisPort, err)
-		}
-		return err
+		return startFailure(ctx, err, "kinesalite", cs.kinesisPort, "SHORTENER_KINESIS")
 	}
 	st.kinesisEndpoint = st.kinesalite.Endpoint()
 	return nil

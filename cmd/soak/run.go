@@ -18,6 +18,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localrun"
+	"github.com/shortlink-dev/shortener/internal/pace"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	shconfig "github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/fnstores"
@@ -156,7 +157,7 @@ func run(ctx context.Context, c config) (sum *summary, err error) {
 
 	// The freshness promise, then the verdict on every link.
 	if last := time.Unix(0, s.t.lastChange.Load()); time.Until(last.Add(freshness)) > 0 {
-		sleep(ctx, time.Until(last.Add(freshness)))
+		pace.Sleep(ctx, time.Until(last.Add(freshness)))
 	}
 	s.final(ctx, sum)
 	// The clicks the final redirects made are counted too.
@@ -449,7 +450,7 @@ func (s *soaker) resync(ctx context.Context, l *linkState) {
 				return
 			}
 		}
-		sleep(ctx, 500*time.Millisecond)
+		pace.Sleep(ctx, 500*time.Millisecond)
 	}
 	s.t.fail("could not learn the state of %s", l.code)
 }
@@ -512,7 +513,7 @@ func (s *soaker) final(ctx context.Context, sum *summary) {
 	if len(again) > 0 {
 		// They were within two seconds of their expiry: five seconds on,
 		// they are past it.
-		sleep(ctx, 5*time.Second)
+		pace.Sleep(ctx, 5*time.Second)
 		pending := again
 		again = nil
 		parallel(pending, 8, judge)
@@ -555,7 +556,7 @@ func (s *soaker) clicks(ctx context.Context, sum *summary, store clickstore.Stor
 		if ok == len(links) || time.Now().After(deadline) || ctx.Err() != nil {
 			break
 		}
-		sleep(ctx, 2*time.Second)
+		pace.Sleep(ctx, 2*time.Second)
 	}
 	sum.clicksSent = 0
 	for i, l := range links {
@@ -611,15 +612,6 @@ func indexes(n int) []int {
 		out[i] = i
 	}
 	return out
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }
 
 func randomHex(n int) string {

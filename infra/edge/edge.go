@@ -272,9 +272,9 @@ func (b *builder) cachePolicy(cp edgespec.CachePolicy) awscloudfront.ICachePolic
 			MinTtl:                     seconds(cp.MinTTLSeconds),
 			DefaultTtl:                 seconds(cp.DefaultTTLSeconds),
 			MaxTtl:                     seconds(cp.MaxTTLSeconds),
-			HeaderBehavior:             cacheHeaders(cp.Headers),
-			CookieBehavior:             cacheCookies(cp.Cookies),
-			QueryStringBehavior:        cacheQuery(cp.QueryStrings),
+			HeaderBehavior:             cacheHeaders.of(cp.Headers),
+			CookieBehavior:             cacheCookies.of(cp.Cookies),
+			QueryStringBehavior:        cacheQuery.of(cp.QueryStrings),
 			EnableAcceptEncodingGzip:   jsii.Bool(cp.AcceptEncodingGzip),
 			EnableAcceptEncodingBrotli: jsii.Bool(cp.AcceptEncodingBrotli),
 		})
@@ -283,43 +283,46 @@ func (b *builder) cachePolicy(cp edgespec.CachePolicy) awscloudfront.ICachePolic
 	return p
 }
 
-func cacheHeaders(k edgespec.KeyValues) awscloudfront.CacheHeaderBehavior {
-	switch k.Behavior {
-	case edgespec.KeyNone:
-		return awscloudfront.CacheHeaderBehavior_None()
-	case edgespec.KeyAllowList:
-		return awscloudfront.CacheHeaderBehavior_AllowList(*jsii.Strings(k.Names...)...)
-	}
-	panic(fmt.Sprintf("edge: cache key header behaviour %q", k.Behavior))
+// keyBehaviours are the constructors of one kind of CloudFront behaviour
+// (a cache key's or an origin request's headers, cookies or query
+// strings), nil where the kind has none; of picks the one a KeyValues
+// names.
+type keyBehaviours[T any] struct {
+	kind                string // in the panic of a behaviour the kind lacks
+	none, all           func() T
+	allowList, denyList func(names ...*string) T
 }
 
-func cacheCookies(k edgespec.KeyValues) awscloudfront.CacheCookieBehavior {
-	switch k.Behavior {
-	case edgespec.KeyNone:
-		return awscloudfront.CacheCookieBehavior_None()
-	case edgespec.KeyAll:
-		return awscloudfront.CacheCookieBehavior_All()
-	case edgespec.KeyAllowList:
-		return awscloudfront.CacheCookieBehavior_AllowList(*jsii.Strings(k.Names...)...)
-	case edgespec.KeyAllExcept:
-		return awscloudfront.CacheCookieBehavior_DenyList(*jsii.Strings(k.Names...)...)
+func (b keyBehaviours[T]) of(k edgespec.KeyValues) T {
+	switch {
+	case k.Behavior == edgespec.KeyNone && b.none != nil:
+		return b.none()
+	case k.Behavior == edgespec.KeyAll && b.all != nil:
+		return b.all()
+	case k.Behavior == edgespec.KeyAllowList && b.allowList != nil:
+		return b.allowList(*jsii.Strings(k.Names...)...)
+	case k.Behavior == edgespec.KeyAllExcept && b.denyList != nil:
+		return b.denyList(*jsii.Strings(k.Names...)...)
 	}
-	panic(fmt.Sprintf("edge: cache key cookie behaviour %q", k.Behavior))
+	panic(fmt.Sprintf("edge: %s behaviour %q", b.kind, k.Behavior))
 }
 
-func cacheQuery(k edgespec.KeyValues) awscloudfront.CacheQueryStringBehavior {
-	switch k.Behavior {
-	case edgespec.KeyNone:
-		return awscloudfront.CacheQueryStringBehavior_None()
-	case edgespec.KeyAll:
-		return awscloudfront.CacheQueryStringBehavior_All()
-	case edgespec.KeyAllowList:
-		return awscloudfront.CacheQueryStringBehavior_AllowList(*jsii.Strings(k.Names...)...)
-	case edgespec.KeyAllExcept:
-		return awscloudfront.CacheQueryStringBehavior_DenyList(*jsii.Strings(k.Names...)...)
-	}
-	panic(fmt.Sprintf("edge: cache key query string behaviour %q", k.Behavior))
-}
+var (
+	cacheHeaders = keyBehaviours[awscloudfront.CacheHeaderBehavior]{kind: "cache key header",
+		none: awscloudfront.CacheHeaderBehavior_None, allowList: awscloudfront.CacheHeaderBehavior_AllowList}
+	cacheCookies = keyBehaviours[awscloudfront.CacheCookieBehavior]{kind: "cache key cookie",
+		none: awscloudfront.CacheCookieBehavior_None, all: awscloudfront.CacheCookieBehavior_All,
+		allowList: awscloudfront.CacheCookieBehavior_AllowList, denyList: awscloudfront.CacheCookieBehavior_DenyList}
+	cacheQuery = keyBehaviours[awscloudfront.CacheQueryStringBehavior]{kind: "cache key query string",
+		none: awscloudfront.CacheQueryStringBehavior_None, all: awscloudfront.CacheQueryStringBehavior_All,
+		allowList: awscloudfront.CacheQueryStringBehavior_AllowList, denyList: awscloudfront.CacheQueryStringBehavior_DenyList}
+	requestCookies = keyBehaviours[awscloudfront.OriginRequestCookieBehavior]{kind: "origin request cookie",
+		none: awscloudfront.OriginRequestCookieBehavior_None, all: awscloudfront.OriginRequestCookieBehavior_All,
+		allowList: awscloudfront.OriginRequestCookieBehavior_AllowList}
+	requestQuery = keyBehaviours[awscloudfront.OriginRequestQueryStringBehavior]{kind: "origin request query string",
+		none: awscloudfront.OriginRequestQueryStringBehavior_None, all: awscloudfront.OriginRequestQueryStringBehavior_All,
+		allowList: awscloudfront.OriginRequestQueryStringBehavior_AllowList}
+)
 
 func (b *builder) originRequestPolicy(rp edgespec.OriginRequestPolicy) awscloudfront.IOriginRequestPolicy {
 	if p, ok := b.requestPolicies[rp.Name]; ok {
@@ -342,33 +345,11 @@ func (b *builder) originRequestPolicy(rp edgespec.OriginRequestPolicy) awscloudf
 	default:
 		panic(fmt.Sprintf("edge: origin request header behaviour %q", rp.Headers.Behavior))
 	}
-	var cookies awscloudfront.OriginRequestCookieBehavior
-	switch rp.Cookies.Behavior {
-	case edgespec.KeyNone:
-		cookies = awscloudfront.OriginRequestCookieBehavior_None()
-	case edgespec.KeyAll:
-		cookies = awscloudfront.OriginRequestCookieBehavior_All()
-	case edgespec.KeyAllowList:
-		cookies = awscloudfront.OriginRequestCookieBehavior_AllowList(*jsii.Strings(rp.Cookies.Names...)...)
-	default:
-		panic(fmt.Sprintf("edge: origin request cookie behaviour %q", rp.Cookies.Behavior))
-	}
-	var query awscloudfront.OriginRequestQueryStringBehavior
-	switch rp.QueryStrings.Behavior {
-	case edgespec.KeyNone:
-		query = awscloudfront.OriginRequestQueryStringBehavior_None()
-	case edgespec.KeyAll:
-		query = awscloudfront.OriginRequestQueryStringBehavior_All()
-	case edgespec.KeyAllowList:
-		query = awscloudfront.OriginRequestQueryStringBehavior_AllowList(*jsii.Strings(rp.QueryStrings.Names...)...)
-	default:
-		panic(fmt.Sprintf("edge: origin request query string behaviour %q", rp.QueryStrings.Behavior))
-	}
 	p := awscloudfront.NewOriginRequestPolicy(b.scope, jsii.String(rp.Name), &awscloudfront.OriginRequestPolicyProps{
 		Comment:             jsii.String(rp.Comment),
 		HeaderBehavior:      headers,
-		CookieBehavior:      cookies,
-		QueryStringBehavior: query,
+		CookieBehavior:      requestCookies.of(rp.Cookies),
+		QueryStringBehavior: requestQuery.of(rp.QueryStrings),
 	})
 	b.requestPolicies[rp.Name] = p
 	return p

@@ -19,6 +19,30 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
+// pkTable creates an on-demand table keyed by the string pk, named for the
+// test after prefix, and returns its name.
+func pkTable(t *testing.T, db *dynamodb.Client, prefix string) string {
+	t.Helper()
+	table := testenv.UniqueName(t, prefix)
+	_, err := db.CreateTable(context.Background(), &dynamodb.CreateTableInput{
+		TableName:            &table,
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+	})
+	require.NoError(t, err)
+	return table
+}
+
+// padded is an item of key pk padded with size bytes, so its size (and
+// the units it costs) is what the test wants.
+func padded(pk string, size int) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"pk":  &types.AttributeValueMemberS{Value: pk},
+		"pad": &types.AttributeValueMemberS{Value: strings.Repeat("x", size)},
+	}
+}
+
 // TestMeterAgainstDynamoDBLocal checks the meter against the units DynamoDB
 // documents: a write is 1 WRU per KB (rounded up), a transactional write 2
 // per KB, an eventually consistent read 0.5 RRU per 4 KB, a strongly
@@ -27,22 +51,9 @@ func TestMeterAgainstDynamoDBLocal(t *testing.T) {
 	ctx := context.Background()
 	var m capacity.Meter
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t), m.Options)
-	table := testenv.UniqueName(t, "capacity")
-	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            &table,
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-	})
-	require.NoError(t, err)
+	table := pkTable(t, db, "capacity")
 	require.Zero(t, m.Usage().Calls, "CreateTable consumes no capacity and is not counted")
 
-	item := func(pk string, size int) map[string]types.AttributeValue {
-		return map[string]types.AttributeValue{
-			"pk":  &types.AttributeValueMemberS{Value: pk},
-			"pad": &types.AttributeValueMemberS{Value: strings.Repeat("x", size)},
-		}
-	}
 	key := func(pk string) map[string]types.AttributeValue {
 		return map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}}
 	}
@@ -53,16 +64,16 @@ func TestMeterAgainstDynamoDBLocal(t *testing.T) {
 		failed   int
 	}{
 		{"a small put is one unit", func() error {
-			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: item("a", 10)})
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: padded("a", 10)})
 			return err
 		}, 1, 0, 0},
 		{"a 1.5 KB put is two units", func() error {
-			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: item("b", 1500)})
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: padded("b", 1500)})
 			return err
 		}, 2, 0, 0},
 		{"a transactional small write is two units", func() error {
 			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-				{Put: &types.Put{TableName: &table, Item: item("c", 10)}},
+				{Put: &types.Put{TableName: &table, Item: padded("c", 10)}},
 			}})
 			return err
 		}, 2, 0, 0},
@@ -75,7 +86,7 @@ func TestMeterAgainstDynamoDBLocal(t *testing.T) {
 			return err
 		}, 0, 1, 0},
 		{"a failed conditional write is counted as unmeasured", func() error {
-			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: item("a", 10),
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: padded("a", 10),
 				ConditionExpression: aws.String("attribute_not_exists(pk)")})
 			var failed *types.ConditionalCheckFailedException
 			if errors.As(err, &failed) {
@@ -107,17 +118,8 @@ func TestLocalUnderreportsTransactions(t *testing.T) {
 	ctx := context.Background()
 	endpoint := testenv.DynamoDBEndpoint(t)
 	raw := emulator.NewDynamoDBClient(endpoint)
-	table := testenv.UniqueName(t, "tx")
-	_, err := raw.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            &table,
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-	})
-	require.NoError(t, err)
-	_, err = raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: map[string]types.AttributeValue{
-		"pk": &types.AttributeValueMemberS{Value: "big"}, "pad": &types.AttributeValueMemberS{Value: strings.Repeat("x", 1500)},
-	}})
+	table := pkTable(t, raw, "tx")
+	_, err := raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: padded("big", 1500)})
 	require.NoError(t, err)
 
 	tx := func(pks ...string) *dynamodb.TransactWriteItemsInput {
@@ -238,18 +240,9 @@ func TestMeterTags(t *testing.T) {
 		return tag
 	}}
 	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t), m.Options)
-	table := testenv.UniqueName(t, "tags")
-	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            &table,
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-	})
-	require.NoError(t, err)
+	table := pkTable(t, db, "tags")
 	put := func(ctx context.Context, pk string, size int) {
-		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: map[string]types.AttributeValue{
-			"pk": &types.AttributeValueMemberS{Value: pk}, "pad": &types.AttributeValueMemberS{Value: strings.Repeat("x", size)},
-		}})
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: padded(pk, size)})
 		require.NoError(t, err)
 	}
 	seg := context.WithValue(ctx, tagKey{}, "segment")
@@ -258,7 +251,7 @@ func TestMeterTags(t *testing.T) {
 	put(seg, "b", 1500)
 	put(context.WithValue(ctx, tagKey{}, "fold"), "c", 10)
 	put(ctx, "d", 10)
-	_, err = db.DeleteItem(context.WithValue(ctx, tagKey{}, "fold"), &dynamodb.DeleteItemInput{TableName: &table,
+	_, err := db.DeleteItem(context.WithValue(ctx, tagKey{}, "fold"), &dynamodb.DeleteItemInput{TableName: &table,
 		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}}})
 	require.NoError(t, err)
 

@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/shortlink-dev/shortener/internal/pace"
 )
 
 // Rule says which calls fail and how. A call matches when Op, Table and
@@ -132,29 +134,18 @@ func (i *Injector) Install(stack *middleware.Stack) error {
 			op := middleware.GetOperationName(ctx)
 			i.count(op)
 			ctx = context.WithValue(ctx, paramsKey{}, in.Parameters)
-			f := i.pick(op, in.Parameters, false)
-			var out middleware.InitializeOutput
-			var md middleware.Metadata
-			err := f.apply(ctx, func(ctx context.Context) error {
-				var err error
-				out, md, err = next.HandleInitialize(ctx, in)
-				return err
+			return applyTo(ctx, i.pick(op, in.Parameters, false), func(ctx context.Context) (middleware.InitializeOutput, middleware.Metadata, error) {
+				return next.HandleInitialize(ctx, in)
 			})
-			return out, md, err
 		}), middleware.Before); err != nil {
 		return err
 	}
 	if err := stack.Finalize.Insert(middleware.FinalizeMiddlewareFunc("faults.Attempt",
 		func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
 			f := i.pick(middleware.GetOperationName(ctx), ctx.Value(paramsKey{}), true)
-			var out middleware.FinalizeOutput
-			var md middleware.Metadata
-			err := f.apply(ctx, func(ctx context.Context) error {
-				var err error
-				out, md, err = next.HandleFinalize(ctx, in)
-				return err
+			return applyTo(ctx, f, func(ctx context.Context) (middleware.FinalizeOutput, middleware.Metadata, error) {
+				return next.HandleFinalize(ctx, in)
 			})
-			return out, md, err
 		}), "Retry", middleware.After); err != nil {
 		return err
 	}
@@ -190,6 +181,19 @@ func (i *Injector) pick(op string, params any, attempt bool) *Fault {
 		chosen = f
 	}
 	return chosen
+}
+
+// applyTo runs a middleware step's next handler under the fault f (nil:
+// no fault), keeping what it answered.
+func applyTo[O any](ctx context.Context, f *Fault, next func(context.Context) (O, middleware.Metadata, error)) (O, middleware.Metadata, error) {
+	var out O
+	var md middleware.Metadata
+	err := f.apply(ctx, func(ctx context.Context) error {
+		var err error
+		out, md, err = next(ctx)
+		return err
+	})
+	return out, md, err
 }
 
 // apply runs call under the fault f (nil: no fault).
@@ -229,14 +233,8 @@ func wait(ctx context.Context, hold <-chan struct{}, delay time.Duration) error 
 			return ctx.Err()
 		}
 	}
-	if delay > 0 {
-		t := time.NewTimer(delay)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	if delay > 0 && !pace.Sleep(ctx, delay) {
+		return ctx.Err()
 	}
 	return nil
 }

@@ -199,54 +199,56 @@ var delays = []struct {
 	{"invalidation takes 28s", 28 * time.Second},
 }
 
+// eachDelay runs test once for each of the invalidation delays, with a
+// system of its own.
+func eachDelay(t *testing.T, test func(t *testing.T, s *system)) {
+	for _, d := range delays {
+		t.Run(d.name, func(t *testing.T) { test(t, newSystem(t, d.delay)) })
+	}
+}
+
 // TestDeleteRacesAnInProcessEntry drives the first race: the
 // redirect loads the link, the owner deletes it a moment later and the
 // edge's copy is invalidated, and the next edge miss is answered from the
 // entry loaded before the delete. That answer must not outlive the
 // promise at the edge: 30 s after the DELETE's 204, every GET is 410.
 func TestDeleteRacesAnInProcessEntry(t *testing.T) {
-	for _, d := range delays {
-		t.Run(d.name, func(t *testing.T) {
-			s := newSystem(t, d.delay)
-			s.seedOldLink(t, "aB3dE5f", "https://example.com/old")
+	eachDelay(t, func(t *testing.T, s *system) {
+		s.seedOldLink(t, "aB3dE5f", "https://example.com/old")
 
-			first := s.get(t, "/aB3dE5f") // loads the entry; the edge keeps the answer
-			require.Equal(t, 302, first.status)
-			require.Equal(t, "https://example.com/old", first.location)
+		first := s.get(t, "/aB3dE5f") // loads the entry; the edge keeps the answer
+		require.Equal(t, 302, first.status)
+		require.Equal(t, "https://example.com/old", first.location)
 
-			s.clock.Add(100 * time.Millisecond)
-			// A click while the delete is between its write and its
-			// invalidation, within FreshRead of the load.
-			s.duringSettle = func() { s.get(t, "/aB3dE5f") }
-			s.api(t, http.MethodDelete, "/v1/links/aB3dE5f", "")
-			deleted := s.clock.Now() // the 204
-			s.clock.Add(100 * time.Millisecond)
+		s.clock.Add(100 * time.Millisecond)
+		// A click while the delete is between its write and its
+		// invalidation, within FreshRead of the load.
+		s.duringSettle = func() { s.get(t, "/aB3dE5f") }
+		s.api(t, http.MethodDelete, "/v1/links/aB3dE5f", "")
+		deleted := s.clock.Now() // the 204
+		s.clock.Add(100 * time.Millisecond)
 
-			assert.Empty(t, s.watch(t, "/aB3dE5f", deleted, promise, func(a answer) bool { return a.status == http.StatusGone }))
-		})
-	}
+		assert.Empty(t, s.watch(t, "/aB3dE5f", deleted, promise, func(a answer) bool { return a.status == http.StatusGone }))
+	})
 }
 
 // TestPatchRacesAnInProcessEntry is the same race for an edit: 30 s after
 // the PATCH's 200, every GET redirects to the new target.
 func TestPatchRacesAnInProcessEntry(t *testing.T) {
-	for _, d := range delays {
-		t.Run(d.name, func(t *testing.T) {
-			s := newSystem(t, d.delay)
-			s.seedOldLink(t, "aB3dE5f", "https://example.com/old")
+	eachDelay(t, func(t *testing.T, s *system) {
+		s.seedOldLink(t, "aB3dE5f", "https://example.com/old")
 
-			require.Equal(t, "https://example.com/old", s.get(t, "/aB3dE5f").location)
-			s.clock.Add(100 * time.Millisecond)
-			s.duringSettle = func() { s.get(t, "/aB3dE5f") }
-			s.api(t, http.MethodPatch, "/v1/links/aB3dE5f", `{"url":"https://example.com/new"}`)
-			patched := s.clock.Now()
-			s.clock.Add(100 * time.Millisecond)
+		require.Equal(t, "https://example.com/old", s.get(t, "/aB3dE5f").location)
+		s.clock.Add(100 * time.Millisecond)
+		s.duringSettle = func() { s.get(t, "/aB3dE5f") }
+		s.api(t, http.MethodPatch, "/v1/links/aB3dE5f", `{"url":"https://example.com/new"}`)
+		patched := s.clock.Now()
+		s.clock.Add(100 * time.Millisecond)
 
-			assert.Empty(t, s.watch(t, "/aB3dE5f", patched, promise, func(a answer) bool {
-				return a.status == 302 && a.location == "https://example.com/new"
-			}))
-		})
-	}
+		assert.Empty(t, s.watch(t, "/aB3dE5f", patched, promise, func(a answer) bool {
+			return a.status == 302 && a.location == "https://example.com/new"
+		}))
+	})
 }
 
 // TestUnrequestedChangesSendNoInvalidation: a link no viewer asked for is
@@ -257,55 +259,49 @@ func TestPatchRacesAnInProcessEntry(t *testing.T) {
 // saved (shared/edgemarks), invalidates nothing for it, and the 410 shows
 // at once.
 func TestUnrequestedChangesSendNoInvalidation(t *testing.T) {
-	for _, d := range delays {
-		t.Run(d.name, func(t *testing.T) {
-			s := newSystem(t, d.delay)
-			s.seedOldLink(t, "aB3dE5f", "https://example.com/old")
-			s.seedOldLink(t, "never00", "https://example.com/never")
+	eachDelay(t, func(t *testing.T, s *system) {
+		s.seedOldLink(t, "aB3dE5f", "https://example.com/old")
+		s.seedOldLink(t, "never00", "https://example.com/never")
 
-			s.api(t, http.MethodPatch, "/v1/links/aB3dE5f", `{"url":"https://example.com/new"}`)
-			assert.Empty(t, s.invalidations.Invalidations(), "nothing held: nothing invalidated")
-			assert.Empty(t, s.stale(t, "/aB3dE5f", func(a answer) bool {
-				return a.status == 302 && a.location == "https://example.com/new"
-			}), "the new target at once")
+		s.api(t, http.MethodPatch, "/v1/links/aB3dE5f", `{"url":"https://example.com/new"}`)
+		assert.Empty(t, s.invalidations.Invalidations(), "nothing held: nothing invalidated")
+		assert.Empty(t, s.stale(t, "/aB3dE5f", func(a answer) bool {
+			return a.status == 302 && a.location == "https://example.com/new"
+		}), "the new target at once")
 
-			s.api(t, http.MethodDelete, "/v1/links/aB3dE5f", "")
-			assert.Equal(t, []string{"/aB3dE5f"}, s.invalidations.Paths(),
-				"the clicks after the PATCH made the edge hold it: the DELETE invalidates")
+		s.api(t, http.MethodDelete, "/v1/links/aB3dE5f", "")
+		assert.Equal(t, []string{"/aB3dE5f"}, s.invalidations.Paths(),
+			"the clicks after the PATCH made the edge hold it: the DELETE invalidates")
 
-			s.api(t, http.MethodDelete, "/v1/links/never00", "")
-			assert.Equal(t, []string{"/aB3dE5f"}, s.invalidations.Paths(), "a link nobody asked for is deleted without one")
-			assert.Empty(t, s.stale(t, "/never00", func(a answer) bool { return a.status == http.StatusGone }), "410 at once")
+		s.api(t, http.MethodDelete, "/v1/links/never00", "")
+		assert.Equal(t, []string{"/aB3dE5f"}, s.invalidations.Paths(), "a link nobody asked for is deleted without one")
+		assert.Empty(t, s.stale(t, "/never00", func(a answer) bool { return a.status == http.StatusGone }), "410 at once")
 
-			s.seedOldLink(t, "raced01", "https://example.com/raced")
-			s.duringSettle = func() { s.get(t, "/raced01") }
-			s.api(t, http.MethodDelete, "/v1/links/raced01", "")
-			deleted := s.clock.Now()
-			assert.Equal(t, []string{"/aB3dE5f"}, s.invalidations.Paths(), "the click during the settle time read the tombstone: nothing old to remove")
-			assert.Empty(t, s.watch(t, "/raced01", deleted, promise, func(a answer) bool { return a.status == http.StatusGone }))
-		})
-	}
+		s.seedOldLink(t, "raced01", "https://example.com/raced")
+		s.duringSettle = func() { s.get(t, "/raced01") }
+		s.api(t, http.MethodDelete, "/v1/links/raced01", "")
+		deleted := s.clock.Now()
+		assert.Equal(t, []string{"/aB3dE5f"}, s.invalidations.Paths(), "the click during the settle time read the tombstone: nothing old to remove")
+		assert.Empty(t, s.watch(t, "/raced01", deleted, promise, func(a answer) bool { return a.status == http.StatusGone }))
+	})
 }
 
 // TestRequestedLinkIsInvalidated: a link the edge holds for a day is
 // deleted; its mark makes the API invalidate it, and every GET answers 410
 // within the promise.
 func TestRequestedLinkIsInvalidated(t *testing.T) {
-	for _, d := range delays {
-		t.Run(d.name, func(t *testing.T) {
-			s := newSystem(t, d.delay)
-			s.seedOldLink(t, "aB3dE5f", "https://example.com/old")
-			first := s.get(t, "/aB3dE5f")
-			require.Equal(t, 24*time.Hour, first.edgeLife, "the edge keeps it a day")
-			s.clock.Add(time.Hour) // long after: only the mark remembers the edge holds it
-			require.Equal(t, "Hit from cloudfront", s.get(t, "/aB3dE5f").xCache)
+	eachDelay(t, func(t *testing.T, s *system) {
+		s.seedOldLink(t, "aB3dE5f", "https://example.com/old")
+		first := s.get(t, "/aB3dE5f")
+		require.Equal(t, 24*time.Hour, first.edgeLife, "the edge keeps it a day")
+		s.clock.Add(time.Hour) // long after: only the mark remembers the edge holds it
+		require.Equal(t, "Hit from cloudfront", s.get(t, "/aB3dE5f").xCache)
 
-			s.api(t, http.MethodDelete, "/v1/links/aB3dE5f", "")
-			deleted := s.clock.Now()
-			assert.Equal(t, []string{"/aB3dE5f"}, s.invalidations.Paths())
-			assert.Empty(t, s.watch(t, "/aB3dE5f", deleted, promise, func(a answer) bool { return a.status == http.StatusGone }))
-		})
-	}
+		s.api(t, http.MethodDelete, "/v1/links/aB3dE5f", "")
+		deleted := s.clock.Now()
+		assert.Equal(t, []string{"/aB3dE5f"}, s.invalidations.Paths())
+		assert.Empty(t, s.watch(t, "/aB3dE5f", deleted, promise, func(a answer) bool { return a.status == http.StatusGone }))
+	})
 }
 
 // TestThePromiseCanFail checks the watch itself: with invalidations that

@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/shortlink-dev/shortener/internal/localmapping"
+	"github.com/shortlink-dev/shortener/internal/pace"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 )
 
@@ -219,7 +219,7 @@ const maxSpareBytes = 8 << 20
 func (w *Writer) put(b batch) {
 	for attempt := 1; b.len() > 0; attempt++ {
 		if attempt > 1 {
-			localmapping.Sleep(w.ctx, w.o.RetryDelay<<(attempt-2))
+			pace.Sleep(w.ctx, w.o.RetryDelay<<(attempt-2))
 		}
 		w.body = b.body(w.body[:0], w.head)
 		// Not w.ctx: an abandoned request brings kinesalite down (see

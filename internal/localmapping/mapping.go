@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/shortlink-dev/shortener/internal/pace"
 )
 
 // StartingPosition is where a mapping starts reading the shards it finds
@@ -275,7 +277,7 @@ func (m *Mapping[R, E, Resp]) readShard(ctx context.Context, id string, start St
 			it, err := m.src.Iterator(ctx, id, Position{Start: start, After: checkpoint})
 			if err != nil {
 				m.logError(ctx, "get shard iterator", err, "shard", id)
-				Sleep(ctx, m.opts.PollInterval)
+				pace.Sleep(ctx, m.opts.PollInterval)
 				continue
 			}
 			iterator = it
@@ -292,7 +294,7 @@ func (m *Mapping[R, E, Resp]) readShard(ctx context.Context, id string, start St
 			return
 		}
 		if len(batch) == 0 {
-			Sleep(ctx, m.opts.PollInterval)
+			pace.Sleep(ctx, m.opts.PollInterval)
 		}
 	}
 }
@@ -327,7 +329,7 @@ func (m *Mapping[R, E, Resp]) gather(ctx context.Context, id string, iterator **
 				return nil, false, false
 			}
 			// Kinesis may answer empty while records lie further on.
-			Sleep(ctx, behindPause)
+			pace.Sleep(ctx, behindPause)
 			continue
 		}
 		if first.IsZero() {
@@ -341,7 +343,7 @@ func (m *Mapping[R, E, Resp]) gather(ctx context.Context, id string, iterator **
 		if page.Behind {
 			pause = behindPause
 		}
-		Sleep(ctx, pause)
+		pace.Sleep(ctx, pause)
 	}
 	return batch, false, false
 }
@@ -380,7 +382,7 @@ func (m *Mapping[R, E, Resp]) deliver(ctx context.Context, id string, batch []R)
 			return
 		}
 		batch = batch[from:]
-		Sleep(ctx, m.retryDelay(attempt))
+		pace.Sleep(ctx, m.retryDelay(attempt))
 	}
 }
 
@@ -411,14 +413,4 @@ func (m *Mapping[R, E, Resp]) logError(ctx context.Context, msg string, err erro
 		return // shutting down
 	}
 	m.opts.Log.WarnContext(ctx, m.opts.Name+": "+msg, append(attrs, "error", err.Error())...)
-}
-
-// Sleep waits d, or until ctx is done.
-func Sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shortlink-dev/shortener/internal/localmapping"
+	"github.com/shortlink-dev/shortener/internal/pace"
 	"github.com/shortlink-dev/shortener/shared/reclaimflow"
 )
 
@@ -81,14 +82,7 @@ func (r *Runner) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // Every runs a reclaim every interval until ctx is done; failures are
 // logged by Run and the next run goes ahead.
 func (r *Runner) Every(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			_, _ = r.Run(ctx) // Run logs the failure; the next run goes ahead
-		}
-	}
+	pace.Every(ctx, interval, func(ctx context.Context) {
+		_, _ = r.Run(ctx) // Run logs the failure; the next run goes ahead
+	})
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/shortlink-dev/shortener/internal/pace"
 )
 
 // Route 53's health check figures (doc.go).
@@ -150,16 +152,8 @@ func (r *Resolver) Statuses() []Status {
 // Run checks every record each interval until ctx is done. As on Route
 // 53, the next round starts an interval after the last answer.
 func (r *Resolver) Run(ctx context.Context) {
-	t := time.NewTimer(r.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	for pace.Sleep(ctx, r.interval) {
 		r.CheckAll(ctx)
-		t.Reset(r.interval)
 	}
 }
 

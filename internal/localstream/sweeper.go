@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/shortlink-dev/shortener/internal/localmapping"
+	"github.com/shortlink-dev/shortener/internal/pace"
 )
 
 // ttlIgnoredAfter is how far in the past a TTL value may lie before
@@ -141,7 +141,7 @@ func (s *sweeper) run(ctx context.Context) {
 		if err := s.sweep(ctx); err != nil {
 			s.logError(ctx, "ttl sweep", err)
 		}
-		localmapping.Sleep(ctx, s.interval)
+		pace.Sleep(ctx, s.interval)
 	}
 }
 

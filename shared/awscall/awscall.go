@@ -217,6 +217,15 @@ type Caller struct {
 	Retryable func(error) bool
 }
 
+// Regional is a Caller of the regional service whose signing name and
+// public host prefix are both service (ssm, sqs): signed for service in
+// cfg's Region with cfg's credentials and HTTP client, and sent to its
+// endpoint (RegionalEndpoint). Its timeout, tries and backoff are the
+// caller's to set.
+func Regional(cfg aws.Config, sdkID, service string) *Caller {
+	return &Caller{Client: New(cfg, service, cfg.Region), URL: RegionalEndpoint(cfg, sdkID, service)}
+}
+
 // Endpoint is the URL the caller sends its requests to.
 func (c *Caller) Endpoint() string { return c.URL }
 

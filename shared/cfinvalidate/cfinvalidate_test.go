@@ -28,8 +28,7 @@ var signedAt = time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
 func client(t *testing.T, srv *httptest.Server) *Client {
 	t.Helper()
 	c := New(awscalltest.Config(srv.URL))
-	c.Now = func() time.Time { return signedAt }
-	c.Backoff = 0
+	awscalltest.Steady(c.Caller, signedAt)
 	return c
 }
 
@@ -124,20 +123,11 @@ func TestCreateInvalidationRefusesAnEmptyBatch(t *testing.T) {
 }
 
 func TestEndpoint(t *testing.T) {
-	tests := []struct {
-		name string
-		cfg  aws.Config
-		want string
-	}{
-		{name: "global, whatever the Region", cfg: aws.Config{Region: "eu-west-1"}, want: "https://cloudfront.amazonaws.com"},
-		{name: "China", cfg: aws.Config{Region: "cn-north-1"}, want: "https://cloudfront.cn-northwest-1.amazonaws.com.cn"},
-		{name: "configured globally", cfg: aws.Config{Region: "eu-west-1", BaseEndpoint: aws.String("http://127.0.0.1:1")}, want: "http://127.0.0.1:1"},
-		{name: "CloudFront's own first", cfg: aws.Config{Region: "eu-west-1", BaseEndpoint: aws.String("http://127.0.0.1:1"),
-			ConfigSources: []any{awscalltest.EndpointSource{"CloudFront": "http://127.0.0.1:9000"}}}, want: "http://127.0.0.1:9000"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, New(tt.cfg).Endpoint())
-		})
-	}
+	awscalltest.AssertEndpoints(t, func(cfg aws.Config) string { return New(cfg).Endpoint() }, []awscalltest.EndpointCase{
+		{Name: "global, whatever the Region", Config: aws.Config{Region: "eu-west-1"}, Want: "https://cloudfront.amazonaws.com"},
+		{Name: "China", Config: aws.Config{Region: "cn-north-1"}, Want: "https://cloudfront.cn-northwest-1.amazonaws.com.cn"},
+		{Name: "configured globally", Config: aws.Config{Region: "eu-west-1", BaseEndpoint: aws.String("http://127.0.0.1:1")}, Want: "http://127.0.0.1:1"},
+		{Name: "CloudFront's own first", Config: aws.Config{Region: "eu-west-1", BaseEndpoint: aws.String("http://127.0.0.1:1"),
+			ConfigSources: []any{awscalltest.EndpointSource{"CloudFront": "http://127.0.0.1:9000"}}}, Want: "http://127.0.0.1:9000"},
+	})
 }

@@ -21,6 +21,17 @@ func (c *steppedClock) Now() time.Time           { return c.now }
 func (c *steppedClock) Sleep(d time.Duration)    { c.now = c.now.Add(d) }
 func (c *steppedClock) since(t time.Time) string { return c.now.Sub(t).String() }
 
+// withDeadline is a context with a request's deadline, d from now (none
+// when d is not above 0); it ends with the test at the latest.
+func withDeadline(t *testing.T, d time.Duration) context.Context {
+	if d <= 0 {
+		return context.Background()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 type failingEdge struct{}
 
 func (failingEdge) Invalidate(context.Context, ...string) error {
@@ -43,12 +54,7 @@ func TestPurgerSendsTheInvalidationSettleAfterTheChange(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			clock := &steppedClock{now: saved}
 			rec := edgecache.NewRecorder(clock.Now)
-			ctx := context.Background()
-			if tt.deadline > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, tt.deadline)
-				defer cancel()
-			}
+			ctx := withDeadline(t, tt.deadline)
 			p := edgecache.Purger{Edge: rec, Settle: tt.settle, Sleep: clock.Sleep, Log: slog.New(slog.DiscardHandler)}
 
 			p.Purge(ctx, "req-1", "/aB3dE5f")
@@ -122,12 +128,7 @@ func TestPurgerAsksHeldOnlyAfterTheWholeSettle(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			clock := &steppedClock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
 			rec := edgecache.NewRecorder(clock.Now)
-			ctx := context.Background()
-			if tt.deadline > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, tt.deadline)
-				defer cancel()
-			}
+			ctx := withDeadline(t, tt.deadline)
 			asked := false
 			p := edgecache.Purger{Edge: rec, Settle: 5 * time.Second, Sleep: clock.Sleep, Log: slog.New(slog.DiscardHandler),
 				Held: func(context.Context) (bool, error) { asked = true; return tt.held, tt.err }}

@@ -60,14 +60,9 @@ type Client struct{ *awscall.Caller }
 // New returns a client for cfg's Region, credentials, HTTP client and
 // configured endpoint.
 func New(cfg aws.Config) *Client {
-	return &Client{&awscall.Caller{
-		Client:    awscall.New(cfg, signingName, cfg.Region),
-		URL:       awscall.RegionalEndpoint(cfg, SDKID, signingName),
-		Timeout:   DefaultTimeout,
-		Attempts:  DefaultAttempts,
-		Backoff:   50 * time.Millisecond,
-		Retryable: retryable,
-	}}
+	c := awscall.Regional(cfg, SDKID, signingName)
+	c.Timeout, c.Attempts, c.Backoff, c.Retryable = DefaultTimeout, DefaultAttempts, 50*time.Millisecond, retryable
+	return &Client{c}
 }
 
 // Error is an error SQS answered, with its code (the query-compatible one

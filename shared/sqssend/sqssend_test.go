@@ -42,8 +42,7 @@ var signedAt = time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)
 func client(t *testing.T, srv *httptest.Server) *Client {
 	t.Helper()
 	c := New(awscalltest.Config(srv.URL))
-	c.Now = func() time.Time { return signedAt }
-	c.Backoff = 0
+	awscalltest.Steady(c.Caller, signedAt)
 	return c
 }
 
@@ -183,7 +182,9 @@ func TestSendMessageIsBounded(t *testing.T) {
 // TestEndpoint: AWS_ENDPOINT_URL_SQS's source first, then the public
 // endpoint of the Region.
 func TestEndpoint(t *testing.T) {
-	assert.Equal(t, "https://sqs.eu-west-1.amazonaws.com", New(aws.Config{Region: "eu-west-1"}).Endpoint())
-	assert.Equal(t, "https://sqs.cn-north-1.amazonaws.com.cn", New(aws.Config{Region: "cn-north-1"}).Endpoint())
-	assert.Equal(t, "http://127.0.0.1:9", New(awscalltest.Config("http://127.0.0.1:9")).Endpoint())
+	awscalltest.AssertEndpoints(t, func(cfg aws.Config) string { return New(cfg).Endpoint() }, []awscalltest.EndpointCase{
+		{Name: "the Region's", Config: aws.Config{Region: "eu-west-1"}, Want: "https://sqs.eu-west-1.amazonaws.com"},
+		{Name: "China", Config: aws.Config{Region: "cn-north-1"}, Want: "https://sqs.cn-north-1.amazonaws.com.cn"},
+		{Name: "configured", Config: awscalltest.Config("http://127.0.0.1:9"), Want: "http://127.0.0.1:9"},
+	})
 }

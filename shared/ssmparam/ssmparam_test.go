@@ -37,8 +37,7 @@ var signedAt = time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
 func client(t *testing.T, srv *httptest.Server) *Client {
 	t.Helper()
 	c := New(awscalltest.Config(srv.URL))
-	c.Now = func() time.Time { return signedAt }
-	c.Backoff = 0
+	awscalltest.Steady(c.Caller, signedAt)
 	return c
 }
 
@@ -155,22 +154,13 @@ func TestGetNeedsCredentials(t *testing.T) {
 // TestEndpoint: SSM's own configured endpoint, then the global one, then
 // the Region's, as the SDK's clients resolve them.
 func TestEndpoint(t *testing.T) {
-	tests := []struct {
-		name string
-		cfg  aws.Config
-		want string
-	}{
-		{name: "the Region's", cfg: aws.Config{Region: "eu-west-1"}, want: "https://ssm.eu-west-1.amazonaws.com"},
-		{name: "China", cfg: aws.Config{Region: "cn-north-1"}, want: "https://ssm.cn-north-1.amazonaws.com.cn"},
-		{name: "global", cfg: aws.Config{Region: "eu-west-1", BaseEndpoint: aws.String("http://127.0.0.1:1")}, want: "http://127.0.0.1:1"},
-		{name: "SSM's own first", cfg: aws.Config{Region: "eu-west-1", BaseEndpoint: aws.String("http://127.0.0.1:1"),
-			ConfigSources: []any{awscalltest.EndpointSource{"SSM": "http://127.0.0.1:4583"}}}, want: "http://127.0.0.1:4583"},
-		{name: "another service's is not SSM's", cfg: aws.Config{Region: "eu-west-1",
-			ConfigSources: []any{awscalltest.EndpointSource{"DynamoDB": "http://127.0.0.1:8000"}}}, want: "https://ssm.eu-west-1.amazonaws.com"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, New(tt.cfg).Endpoint())
-		})
-	}
+	awscalltest.AssertEndpoints(t, func(cfg aws.Config) string { return New(cfg).Endpoint() }, []awscalltest.EndpointCase{
+		{Name: "the Region's", Config: aws.Config{Region: "eu-west-1"}, Want: "https://ssm.eu-west-1.amazonaws.com"},
+		{Name: "China", Config: aws.Config{Region: "cn-north-1"}, Want: "https://ssm.cn-north-1.amazonaws.com.cn"},
+		{Name: "global", Config: aws.Config{Region: "eu-west-1", BaseEndpoint: aws.String("http://127.0.0.1:1")}, Want: "http://127.0.0.1:1"},
+		{Name: "SSM's own first", Config: aws.Config{Region: "eu-west-1", BaseEndpoint: aws.String("http://127.0.0.1:1"),
+			ConfigSources: []any{awscalltest.EndpointSource{"SSM": "http://127.0.0.1:4583"}}}, Want: "http://127.0.0.1:4583"},
+		{Name: "another service's is not SSM's", Config: aws.Config{Region: "eu-west-1",
+			ConfigSources: []any{awscalltest.EndpointSource{"DynamoDB": "http://127.0.0.1:8000"}}}, Want: "https://ssm.eu-west-1.amazonaws.com"},
+	})
 }

@@ -1,8 +1,10 @@
 // Package awscalltest is what the tests of awscall's callers (ssmparam,
 // sqssend, cfinvalidate) share: a stand-in service that records what it
-// receives and answers as told (Serve, Reply), the credentials they sign with, a check that a request carries
-// SigV4's signature over what arrived, a server that never answers, and a
-// configuration source naming one service's endpoint.
+// receives and answers as told (Serve, Reply), the credentials they sign
+// with and a steady clock (Steady), a check that a request carries SigV4's
+// signature over what arrived, a server that never answers, a
+// configuration source naming one service's endpoint, and the check of a
+// client's endpoint for each of a table of configurations.
 package awscalltest
 
 import (
@@ -22,6 +24,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/shared/awscall"
 )
 
 // The credentials and Region of Config.
@@ -40,6 +44,13 @@ func Config(url string) aws.Config {
 		Credentials:  credentials.NewStaticCredentialsProvider(AccessKeyID, secret, SessionToken),
 		BaseEndpoint: aws.String(url),
 	}
+}
+
+// Steady makes c's calls the same every run: signed at at, and retried
+// without a pause.
+func Steady(c *awscall.Caller, at time.Time) {
+	c.Now = func() time.Time { return at }
+	c.Backoff = 0
 }
 
 // Request is one request as the stand-in received it.
@@ -128,6 +139,25 @@ func AssertSigned(t *testing.T, r Request, baseURL, service, region string, at t
 	sum := sha256.Sum256(r.Body)
 	require.NoError(t, v4.NewSigner().SignHTTP(context.Background(), creds, again, hex.EncodeToString(sum[:]), service, region, at))
 	assert.Equal(t, r.Header.Get("Authorization"), again.Header.Get("Authorization"))
+}
+
+// EndpointCase is one case of an endpoint test: a client built from
+// Config sends its requests to Want.
+type EndpointCase struct {
+	Name   string
+	Config aws.Config
+	Want   string
+}
+
+// AssertEndpoints checks, for each case, that the endpoint of the client
+// built from its Config (endpoint) is its Want.
+func AssertEndpoints(t *testing.T, endpoint func(aws.Config) string, cases []EndpointCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			assert.Equal(t, tt.Want, endpoint(tt.Config))
+		})
+	}
 }
 
 // EndpointSource is a configuration source naming services' endpoints,
