@@ -663,6 +663,9 @@ func Distribution(o Options) Spec {
 		// percent-encoded redirect paths, before the cache.
 		d.Default.Functions = []FunctionAssociation{{EventType: ViewerRequest, Function: CanonicalPathFunction}}
 	}
+	// The visitor's query goes on to the destination at the edge, after
+	// the cache, whose key keeps the path alone.
+	d.Default.Functions = append(d.Default.Functions, FunctionAssociation{EventType: ViewerResponse, Function: QueryForwardFunction})
 	if o.Console {
 		origins = append(origins, Origin{ID: ConsoleOriginID, Kind: ConsoleBucket, OriginAccessControl: true})
 		html := Behavior{

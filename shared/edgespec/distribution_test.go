@@ -49,14 +49,16 @@ func TestDistributionVariants(t *testing.T) {
 	}{
 		{
 			name: "defaults", opts: Options{},
-			patterns:  []string{UnlockPathPattern, ManagementPathPattern},
-			target:    RedirectOriginID,
-			functions: []FunctionAssociation{{EventType: ViewerRequest, Function: CanonicalPathFunction}},
+			patterns: []string{UnlockPathPattern, ManagementPathPattern},
+			target:   RedirectOriginID,
+			functions: []FunctionAssociation{{EventType: ViewerRequest, Function: CanonicalPathFunction},
+				{EventType: ViewerResponse, Function: QueryForwardFunction}},
 		},
 		{
 			name: "everything", opts: Options{WAF: true, WAFRateLimit: 500, Failover: true, Console: true},
 			patterns:     []string{UnlockPathPattern, ManagementPathPattern, ConsoleAssetsPattern, ConsoleHTMLPattern, ConsoleRootPattern},
 			target:       RedirectGroupID,
+			functions:    []FunctionAssociation{{EventType: ViewerResponse, Function: QueryForwardFunction}},
 			webACL:       true,
 			originGroups: 1,
 		},

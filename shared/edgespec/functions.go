@@ -24,6 +24,29 @@ const CanonicalPathFunction = "canonical-path"
 // spelt with percent-encoding.
 const NonCanonicalPathBody = "This short link is spelt with percent-encoding; use it as it was given.\n"
 
+// QueryForwardFunction is the viewer-response function of the redirect
+// behaviour that merges the visitor's query into a redirect's Location, on
+// cache hits as on misses, so the cache key stays the path alone. The
+// redirect origin tells it the link's choice in QueryForwardHeader, which
+// the function removes before the viewer sees the answer.
+const QueryForwardFunction = "query-forward"
+
+// QueryForwardHeader is the header of a redirect origin's answer that says
+// how QueryForwardFunction treats the visitor's query: absent, the
+// visitor's parameters are added and the destination's win where a name is
+// in both; QueryForwardVisitor, the visitor's win; QueryForwardOff, none is
+// added. It is cached with the answer, so every hit keeps its link's
+// choice. CloudFront Functions may read and remove it: it is no header
+// edge functions are refused
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/edge-function-restrictions-all.html).
+const QueryForwardHeader = "X-Query-Forward"
+
+// The values of QueryForwardHeader.
+const (
+	QueryForwardOff     = "off"
+	QueryForwardVisitor = "visitor"
+)
+
 // ErrUnknownFunction is returned by FunctionSource for a name with no file
 // in functions/.
 var ErrUnknownFunction = errors.New("unknown CloudFront Function")

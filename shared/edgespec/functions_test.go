@@ -3,6 +3,7 @@ package edgespec
 import (
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -53,4 +54,23 @@ func TestCanonicalPathBody(t *testing.T) {
 	body, err := strconv.Unquote(m[0][1])
 	require.NoError(t, err)
 	assert.Equal(t, NonCanonicalPathBody, body)
+}
+
+// TestQueryForwardNames keeps the header and values the query-forward
+// JavaScript reads equal to QueryForwardHeader and its values, which the
+// redirect origin writes.
+func TestQueryForwardNames(t *testing.T) {
+	src := MustFunctionSource(QueryForwardFunction)
+	assert.Contains(t, src, "var HEADER = '"+strings.ToLower(QueryForwardHeader)+"';")
+	assert.Contains(t, src, "mode === '"+QueryForwardOff+"'")
+	assert.Contains(t, src, "mode === '"+QueryForwardVisitor+"'")
+}
+
+// TestRedirectCacheKeyIsThePath: the query never splits the redirect
+// cache, which is why query-forward merges it after the cache.
+func TestRedirectCacheKeyIsThePath(t *testing.T) {
+	p := Distribution(Options{}).Default.CachePolicy
+	assert.Equal(t, None, p.QueryStrings)
+	assert.Equal(t, None, p.Headers)
+	assert.Equal(t, None, p.Cookies)
 }
