@@ -39,8 +39,10 @@ type behavior struct {
 	responseHeader []edgespec.Header
 	// function is the viewer-request CloudFront Function, run from the
 	// JavaScript infra deploys (edgespec.FunctionSource, cloudfrontjs);
-	// nil when the behaviour has none.
+	// nil when the behaviour has none. response is its viewer-response
+	// function, likewise.
 	function *cloudfrontjs.Function
+	response *cloudfrontjs.Function
 	log      bool
 }
 
@@ -227,16 +229,22 @@ func (b *behavior) compileOriginRequest(rp edgespec.OriginRequestPolicy, fail fa
 	return nil
 }
 
-// compileFunctions compiles the behaviour's viewer-request function, its
-// only kind of function and at most one, from its source in
-// shared/edgespec.
+// compileFunctions compiles the behaviour's functions, at most one
+// viewer-request and one viewer-response function, as CloudFront allows,
+// from their sources in shared/edgespec.
 func (b *behavior) compileFunctions(sb edgespec.Behavior, fail failFunc) error {
 	for _, f := range sb.Functions {
-		if f.EventType != edgespec.ViewerRequest {
-			return fail("function %q on %q (viewer-request only)", f.Function, f.EventType)
+		var slot **cloudfrontjs.Function
+		switch f.EventType {
+		case edgespec.ViewerRequest:
+			slot = &b.function
+		case edgespec.ViewerResponse:
+			slot = &b.response
+		default:
+			return fail("function %q on %q (viewer-request and viewer-response only)", f.Function, f.EventType)
 		}
-		if b.function != nil {
-			return fail("two viewer-request functions")
+		if *slot != nil {
+			return fail("two %s functions", f.EventType)
 		}
 		src, err := edgespec.FunctionSource(f.Function)
 		if err != nil {
@@ -246,7 +254,7 @@ func (b *behavior) compileFunctions(sb edgespec.Behavior, fail failFunc) error {
 		if err != nil {
 			return fmt.Errorf("localedge: behaviour %q: %w", sb.PathPattern, err)
 		}
-		b.function = fn
+		*slot = fn
 	}
 	return nil
 }

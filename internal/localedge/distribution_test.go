@@ -21,7 +21,7 @@ func TestNewRefusesWhatItDoesNotModel(t *testing.T) {
 		change  func(d *edgespec.Spec)
 		options Options
 	}{
-		{name: "a viewer-response function", change: func(d *edgespec.Spec) {
+		{name: "two viewer-response functions", change: func(d *edgespec.Spec) {
 			d.Default.Functions = append(d.Default.Functions, edgespec.FunctionAssociation{EventType: edgespec.ViewerResponse, Function: edgespec.CanonicalPathFunction})
 		}},
 		{name: "an unknown event type", change: func(d *edgespec.Spec) {

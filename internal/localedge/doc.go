@@ -4,7 +4,7 @@
 // goes to the first behaviour whose path pattern matches it, else the
 // default, and gets that behaviour's viewer protocol policy, its
 // viewer-request function, its allowed methods (CloudFront's 403 for any
-// other), its cache policy, its origin request policy, its response
+// other), its cache policy, its viewer-response function, its origin request policy, its response
 // headers policy and, where the behaviour has one, its real-time log. New
 // refuses a description with anything it does not play (ErrUnmodelled):
 // a web ACL, a key beyond the path, cookies to the origin, a function it
@@ -61,6 +61,14 @@
 // the description runs that way, the console's rewrite too, from the
 // JavaScript in shared/edgespec/functions that infra deploys; a function
 // with no source there is refused (ErrUnmodelled).
+//
+// The redirects' viewer-response function (query-forward) runs, as on
+// CloudFront, on every answer from the cache or the origin below 400,
+// after the cache: it merges the visitor's query into a redirect's
+// Location, so the key stays the path and one cached redirect serves every
+// query. It sees the headers a function may see and its headers replace
+// the answer's, X-Cache and X-Amz-Cf-Id kept; a failure is CloudFront's
+// 503 or 502 (functions.go, responseFunctionWriter).
 //
 // Every request the redirect behaviour sends to the origin carries the
 // redirect origin's custom headers (Options.RedirectOriginHeaders), as

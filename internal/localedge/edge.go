@@ -350,6 +350,21 @@ func (e *Edge) serve(w http.ResponseWriter, r *http.Request, id string, b *behav
 		writeMethodNotAllowed(w)
 		return http.StatusForbidden, ResultError, e.now()
 	}
+	if b.response != nil {
+		// The viewer-response function sees the answer from the cache or
+		// the origin and decides the status the viewer gets.
+		fw := &responseFunctionWriter{ResponseWriter: w, e: e, r: r, id: id, fn: b.response}
+		status, result, answered := e.serveAnswer(fw, r, b)
+		if fw.code != 0 && fw.code != status {
+			status, result = fw.code, resultFor(fw.code, result == ResultHit)
+		}
+		return status, result, answered
+	}
+	return e.serveAnswer(w, r, b)
+}
+
+// serveAnswer answers r on b from the cache or the origin.
+func (e *Edge) serveAnswer(w http.ResponseWriter, r *http.Request, b *behavior) (int, string, time.Time) {
 	if b.caches && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		return e.serveCacheable(w, r, r.URL.EscapedPath(), b)
 	}

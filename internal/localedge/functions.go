@@ -113,3 +113,84 @@ func writeFunctionError(w http.ResponseWriter, status int, err error) {
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(body))
 }
+
+// responseFunctionWriter runs a behaviour's viewer-response function fn
+// on the answer written through it, from the cache or the origin, as
+// CloudFront does: when the status and headers are written, before the
+// body, and not for a status of 400 or above, on which CloudFront does not
+// run it
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/edge-function-restrictions-all.html#function-restrictions-status-codes).
+// The function's headers replace the answer's, but for those CloudFront
+// never shows a function (X-Cache, X-Amz-Cf-Id), which stay. A function
+// that fails is CloudFront's 503 or 502 and the answer's body is dropped.
+type responseFunctionWriter struct {
+	http.ResponseWriter
+	e      *Edge
+	r      *http.Request
+	id     string
+	fn     *cloudfrontjs.Function
+	code   int
+	failed bool
+}
+
+func (w *responseFunctionWriter) WriteHeader(status int) {
+	if w.code != 0 {
+		return
+	}
+	w.code = status
+	if status < 400 {
+		w.code, w.failed = w.e.runViewerResponse(w.ResponseWriter, w.r, w.id, w.fn, status)
+		if w.failed {
+			return
+		}
+	}
+	w.ResponseWriter.WriteHeader(w.code)
+}
+
+func (w *responseFunctionWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.failed {
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *responseFunctionWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// runViewerResponse runs fn on the answer of status whose headers are in
+// w, sets the headers it returns and returns the status to send, or
+// answers the function's failure itself (failed).
+func (e *Edge) runViewerResponse(w http.ResponseWriter, r *http.Request, id string, fn *cloudfrontjs.Function, status int) (int, bool) {
+	h := w.Header()
+	resp := cloudfrontjs.ResponseFromHTTP(status, h)
+	ev := cloudfrontjs.Event{
+		Context:  cloudfrontjs.Context{DistributionDomainName: r.Host, DistributionID: localDistributionID, RequestID: id},
+		Viewer:   cloudfrontjs.Viewer{IP: viewerIP(r.RemoteAddr)},
+		Request:  cloudfrontjs.RequestFromHTTP(r),
+		Response: &resp,
+	}
+	out, err := fn.ViewerResponse(r.Context(), ev)
+	if err != nil {
+		status = cloudfrontjs.StatusFor(err)
+		e.log.Warn("localedge: viewer-response function failed", "function", fn.Name(), "status", status, "error", err)
+		for k := range h {
+			if !cloudfrontjs.DisallowedHeader(k) && k != "Via" {
+				delete(h, k)
+			}
+		}
+		writeFunctionError(w, status, err)
+		return status, true
+	}
+	for k := range h {
+		if !cloudfrontjs.DisallowedHeader(k) {
+			delete(h, k)
+		}
+	}
+	for k, vs := range out.Header() {
+		h[k] = vs
+	}
+	return out.StatusCode, false
+}
