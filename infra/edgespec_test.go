@@ -177,6 +177,8 @@ func functionName(fn resource) string {
 	switch code, _ := fn.Props["FunctionCode"].(string); {
 	case code == edge.CanonicalPathFunctionCode:
 		return edgespec.CanonicalPathFunction
+	case code == edge.QueryForwardFunctionCode:
+		return edgespec.QueryForwardFunction
 	case strings.Contains(code, "'/console/index.html'"):
 		return edgespec.ConsoleRewriteFunctionName
 	}

@@ -901,18 +901,57 @@ func TestMissBudgetEstate(t *testing.T) {
 				fns = append(fns, f)
 			}
 		}
+		// The viewer-response function that merges the visitor's query
+		// runs with WAF on or off (TestQueryForwardEstate).
+		var requestAssocs []any
+		for _, a := range asSlice(def["FunctionAssociations"]) {
+			if get(a, "EventType") == "viewer-request" {
+				requestAssocs = append(requestAssocs, a)
+			}
+		}
 		if s.cfg.WAF {
 			assert.Empty(t, fns, "%s: the web ACL refuses the spellings", s.name)
-			assert.Nil(t, def["FunctionAssociations"])
+			assert.Empty(t, requestAssocs)
 			continue
 		}
 		require.Len(t, fns, 1, s.name)
 		assert.Equal(t, edge.CanonicalPathFunctionCode, fns[0].Props["FunctionCode"])
 		assert.Equal(t, "cloudfront-js-2.0", get(fns[0].Props, "FunctionConfig", "Runtime"))
-		assocs := asSlice(def["FunctionAssociations"])
+		assocs := requestAssocs
 		require.Len(t, assocs, 1)
 		assert.Equal(t, "viewer-request", get(assocs[0], "EventType"))
 		assert.Contains(t, toJSON(get(assocs[0], "FunctionARN")), fns[0].ID)
+		for _, b := range asSlice(get(dist.Props, "DistributionConfig", "CacheBehaviors")) {
+			assert.NotContains(t, toJSON(get(b, "FunctionAssociations")), fns[0].ID, "only the redirect behaviour runs it")
+		}
+	}
+}
+
+// TestQueryForwardEstate: the redirect behaviour, with WAF on or off, runs
+// the query-forward function on the viewer response, and its cache key
+// holds no query string, so one cached redirect serves every query; no
+// other behaviour runs it.
+func TestQueryForwardEstate(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		var fns []resource
+		for _, f := range s.edge().resources("AWS::CloudFront::Function") {
+			if f.Props["FunctionCode"] == edge.QueryForwardFunctionCode {
+				fns = append(fns, f)
+			}
+		}
+		require.Len(t, fns, 1, s.name)
+		dist := s.edge().resources("AWS::CloudFront::Distribution")[0]
+		def := get(dist.Props, "DistributionConfig", "DefaultCacheBehavior").(map[string]any)
+		var events []any
+		for _, a := range asSlice(def["FunctionAssociations"]) {
+			if strings.Contains(toJSON(get(a, "FunctionARN")), fns[0].ID) {
+				events = append(events, get(a, "EventType"))
+			}
+		}
+		assert.Equal(t, []any{"viewer-response"}, events, s.name)
+		cache := s.edge().resource(get(def, "CachePolicyId", "Ref").(string))
+		assert.Equal(t, "none", get(cache.Props, "CachePolicyConfig", "ParametersInCacheKeyAndForwardedToOrigin", "QueryStringsConfig", "QueryStringBehavior"),
+			"%s: the query is never in the redirects' cache key", s.name)
 		for _, b := range asSlice(get(dist.Props, "DistributionConfig", "CacheBehaviors")) {
 			assert.NotContains(t, toJSON(get(b, "FunctionAssociations")), fns[0].ID, "only the redirect behaviour runs it")
 		}

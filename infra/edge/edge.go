@@ -451,6 +451,8 @@ func (b *builder) function(name string) awscloudfront.IFunction {
 	switch name {
 	case edgespec.CanonicalPathFunction:
 		f = newCanonicalPathFunction(b.scope)
+	case edgespec.QueryForwardFunction:
+		f = newQueryForwardFunction(b.scope)
 	default:
 		panic(fmt.Sprintf("edge: no CloudFront Function %q", name))
 	}
@@ -699,6 +701,24 @@ func newCanonicalPathFunction(scope constructs.Construct) awscloudfront.IFunctio
 	return awscloudfront.NewFunction(scope, jsii.String("CanonicalPath"), &awscloudfront.FunctionProps{
 		Comment: jsii.String("Refuses percent-encoded spellings of redirect paths (400), which the edge would cache out of reach of invalidations"),
 		Code:    awscloudfront.FunctionCode_FromInline(jsii.String(CanonicalPathFunctionCode)),
+		Runtime: awscloudfront.FunctionRuntime_JS_2_0(),
+	})
+}
+
+// QueryForwardFunctionCode is the source of the redirect behaviour's
+// viewer-response CloudFront Function (shared/edgespec
+// functions/query-forward.js) that merges the visitor's query into a
+// redirect's Location on every answer, cache hits included, so the cache
+// key stays the path alone. The redirect origin says the link's choice in
+// edgespec.QueryForwardHeader, which the function removes. Like the
+// canonical-path function it is billed per request, $0.10 per million
+// (https://aws.amazon.com/cloudfront/pricing/).
+var QueryForwardFunctionCode = edgespec.MustFunctionSource(edgespec.QueryForwardFunction)
+
+func newQueryForwardFunction(scope constructs.Construct) awscloudfront.IFunction {
+	return awscloudfront.NewFunction(scope, jsii.String("QueryForward"), &awscloudfront.FunctionProps{
+		Comment: jsii.String("Merges the visitor's query into a redirect's Location after the cache, whose key stays the path"),
+		Code:    awscloudfront.FunctionCode_FromInline(jsii.String(QueryForwardFunctionCode)),
 		Runtime: awscloudfront.FunctionRuntime_JS_2_0(),
 	})
 }
