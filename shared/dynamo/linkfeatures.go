@@ -26,6 +26,12 @@ func marshalFeatures(item map[string]types.AttributeValue, f link.Features) {
 	if f.ExpiredURL != "" {
 		item[tableschema.AttrExpiredURL] = str(f.ExpiredURL)
 	}
+	if f.KeepQueryOut {
+		item[tableschema.AttrForwardQuery] = &types.AttributeValueMemberBOOL{Value: false}
+	}
+	if f.QueryPrecedence != "" {
+		item[tableschema.AttrQueryPrecedence] = str(string(f.QueryPrecedence))
+	}
 	if len(f.Rules) > 0 {
 		rules := make([]types.AttributeValue, len(f.Rules))
 		for i, r := range f.Rules {
@@ -75,6 +81,18 @@ func unmarshalFeatures(item map[string]types.AttributeValue) (link.Features, err
 	}
 	if _, ok := item[tableschema.AttrExpiredURL]; ok {
 		f.ExpiredURL, err = getS(item, tableschema.AttrExpiredURL, err)
+	}
+	if v, ok := item[tableschema.AttrForwardQuery]; ok {
+		b, isBool := v.(*types.AttributeValueMemberBOOL)
+		if !isBool && err == nil {
+			err = fmt.Errorf("attribute %s: not a BOOL", tableschema.AttrForwardQuery)
+		}
+		f.KeepQueryOut = isBool && !b.Value
+	}
+	if _, ok := item[tableschema.AttrQueryPrecedence]; ok {
+		var p string
+		p, err = getS(item, tableschema.AttrQueryPrecedence, err)
+		f.QueryPrecedence = link.QueryPrecedence(p)
 	}
 	if err != nil {
 		return link.Features{}, err

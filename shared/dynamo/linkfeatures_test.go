@@ -21,7 +21,7 @@ func plainLink() link.Link {
 func TestItemWithoutFeaturesReadsBackWithNone(t *testing.T) {
 	item := marshalLink(plainLink(), time.Hour)
 	for _, a := range []string{tableschema.AttrPasswordHash, tableschema.AttrMaxClicks, tableschema.AttrRules,
-		tableschema.AttrTargets, tableschema.AttrExpiredURL} {
+		tableschema.AttrTargets, tableschema.AttrExpiredURL, tableschema.AttrForwardQuery, tableschema.AttrQueryPrecedence} {
 		assert.NotContains(t, item, a, "a link without features writes no %s", a)
 	}
 	got, err := unmarshalLink(item)
@@ -39,8 +39,10 @@ func TestItemFeaturesRoundTrip(t *testing.T) {
 			{URL: "https://de.example/", Country: []string{"DE", "AT"}, Device: []string{"mobile"}},
 			{URL: "https://x.example/", OS: []string{"ios", "android"}, Language: []string{"fr", "de"}},
 		},
-		Targets:    []link.Target{{URL: "https://a.example/", Weight: 70}, {URL: "https://b.example/", Weight: 30}},
-		ExpiredURL: "https://example.com/over",
+		Targets:         []link.Target{{URL: "https://a.example/", Weight: 70}, {URL: "https://b.example/", Weight: 30}},
+		ExpiredURL:      "https://example.com/over",
+		KeepQueryOut:    true,
+		QueryPrecedence: link.QueryVisitor,
 	}
 	got, err := unmarshalLink(marshalLink(l, time.Hour))
 	require.NoError(t, err)
@@ -53,6 +55,10 @@ func TestItemMalformedFeatureIsAnError(t *testing.T) {
 		set  func(map[string]types.AttributeValue)
 	}{
 		{"rules not a list", func(m map[string]types.AttributeValue) { m[tableschema.AttrRules] = str("x") }},
+		{"forward_query not a BOOL", func(m map[string]types.AttributeValue) { m[tableschema.AttrForwardQuery] = str("false") }},
+		{"query_precedence not a string", func(m map[string]types.AttributeValue) {
+			m[tableschema.AttrQueryPrecedence] = &types.AttributeValueMemberBOOL{Value: true}
+		}},
 		{"rule not a map", func(m map[string]types.AttributeValue) {
 			m[tableschema.AttrRules] = &types.AttributeValueMemberL{Value: []types.AttributeValue{str("x")}}
 		}},

@@ -201,7 +201,8 @@ func tombstoneUpdate(t link.Tombstone) (update string, attrNames map[string]stri
 var linkOnlyAttrs = func() []string {
 	full := link.Link{Code: "c", Alias: "C", URL: "u", Owner: "o", Status: link.StatusActive, Version: 1, RedirectStatus: 302,
 		Features: link.Features{PasswordHash: "h", MaxClicks: 1, Rules: []link.Rule{{URL: "u", Country: []string{"DE"}}},
-			Targets: []link.Target{{URL: "u", Weight: 50}, {URL: "v", Weight: 50}}, ExpiredURL: "e"}}
+			Targets: []link.Target{{URL: "u", Weight: 50}, {URL: "v", Weight: 50}}, ExpiredURL: "e",
+			KeepQueryOut: true, QueryPrecedence: link.QueryVisitor}}
 	var out []string
 	for k := range marshalLink(full, time.Hour) {
 		if k != tableschema.AttrCode {

@@ -32,6 +32,10 @@ type FeaturesRequest struct {
 	Rules      []Rule
 	Targets    []Target
 	ExpiredURL string
+	// ForwardQuery nil is the default, true.
+	ForwardQuery *bool
+	// QueryPrecedence "" is the default, QueryDestination.
+	QueryPrecedence string
 }
 
 // ValidatedFeatures is a FeaturesRequest that passed every check,
@@ -70,7 +74,23 @@ func (r Rules) ValidateFeatures(f FeaturesRequest) (ValidatedFeatures, error) {
 			return v, err
 		}
 	}
+	v.KeepQueryOut = f.ForwardQuery != nil && !*f.ForwardQuery
+	if v.QueryPrecedence, err = CheckQueryPrecedence(f.QueryPrecedence); err != nil {
+		return v, err
+	}
 	return v, nil
+}
+
+// CheckQueryPrecedence checks a query_precedence and returns it as the
+// link keeps it: empty for the default, QueryDestination.
+func CheckQueryPrecedence(p string) (QueryPrecedence, error) {
+	switch QueryPrecedence(p) {
+	case "", QueryDestination:
+		return "", nil
+	case QueryVisitor:
+		return QueryVisitor, nil
+	}
+	return "", invalid("query_precedence", "must be %q or %q, got %q", QueryDestination, QueryVisitor, p)
 }
 
 // CheckPassword checks a link password: MinPasswordLength to

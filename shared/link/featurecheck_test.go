@@ -150,3 +150,35 @@ func TestCountryCodesInEitherCase(t *testing.T) {
 		assert.Equal(t, []string{c}, v[0].Country)
 	}
 }
+
+// TestQueryFeatures: forward_query and query_precedence are kept only
+// when they are not the defaults (forward, the destination's values win).
+func TestQueryFeatures(t *testing.T) {
+	off, on := false, true
+	tests := []struct {
+		name    string
+		req     link.FeaturesRequest
+		want    link.Features
+		wantErr bool
+	}{
+		{name: "defaults", req: link.FeaturesRequest{}},
+		{name: "forward_query true is the default", req: link.FeaturesRequest{ForwardQuery: &on}},
+		{name: "forward_query false", req: link.FeaturesRequest{ForwardQuery: &off}, want: link.Features{KeepQueryOut: true}},
+		{name: "destination is the default", req: link.FeaturesRequest{QueryPrecedence: "destination"}},
+		{name: "visitor", req: link.FeaturesRequest{QueryPrecedence: "visitor"}, want: link.Features{QueryPrecedence: link.QueryVisitor}},
+		{name: "unknown precedence", req: link.FeaturesRequest{QueryPrecedence: "Visitor"}, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := featureRules.ValidateFeatures(tt.req)
+			if tt.wantErr {
+				var fe *link.FieldError
+				require.ErrorAs(t, err, &fe)
+				assert.Equal(t, "query_precedence", fe.Field)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got.Features)
+		})
+	}
+}

@@ -109,7 +109,28 @@ type Features struct {
 	// ExpiredURL, when set, is where visitors go after expiry instead of
 	// the 410 page.
 	ExpiredURL string
+	// KeepQueryOut is forward_query false: the visitor's query is not
+	// passed on to the destination. The zero value passes it on.
+	KeepQueryOut bool
+	// QueryPrecedence says whose value a parameter named both in the
+	// visitor's query and in the destination's keeps; empty is
+	// QueryDestination.
+	QueryPrecedence QueryPrecedence
 }
+
+// QueryPrecedence is a link's query_precedence: which of a parameter's
+// values goes on when the visitor's query and the destination's both name
+// it. The visitor's other parameters are added either way.
+type QueryPrecedence string
+
+// The query precedences.
+const (
+	QueryDestination QueryPrecedence = "destination"
+	QueryVisitor     QueryPrecedence = "visitor"
+)
+
+// QueryPrecedences are the values query_precedence takes.
+var QueryPrecedences = []QueryPrecedence{QueryDestination, QueryVisitor}
 
 // Protected reports whether the link asks for a password.
 func (f Features) Protected() bool { return f.PasswordHash != "" }
@@ -139,5 +160,6 @@ func (f Features) Clone() Features {
 // lists are the same.
 func (f Features) Equal(g Features) bool {
 	return f.PasswordHash == g.PasswordHash && f.MaxClicks == g.MaxClicks && f.ExpiredURL == g.ExpiredURL &&
+		f.KeepQueryOut == g.KeepQueryOut && f.QueryPrecedence == g.QueryPrecedence &&
 		slices.Equal(f.Targets, g.Targets) && slices.EqualFunc(f.Rules, g.Rules, Rule.Equal)
 }

@@ -24,11 +24,21 @@ type Features struct {
 	Rules      []Rule   `json:"rules,omitempty"`
 	Targets    []Target `json:"targets,omitempty"`
 	ExpiredURL string   `json:"expired_url,omitempty"`
+	// ForwardQuery and QueryPrecedence show only when they are not the
+	// defaults (true, "destination"), as the link keeps them.
+	ForwardQuery    *bool                `json:"forward_query,omitempty"`
+	QueryPrecedence link.QueryPrecedence `json:"query_precedence,omitempty"`
 }
 
 // PresentFeatures shows f; the password hash never leaves the service.
 func PresentFeatures(f link.Features) Features {
-	return Features{Protected: f.Protected(), MaxClicks: f.MaxClicks, Rules: f.Rules, Targets: f.Targets, ExpiredURL: f.ExpiredURL}
+	out := Features{Protected: f.Protected(), MaxClicks: f.MaxClicks, Rules: f.Rules, Targets: f.Targets, ExpiredURL: f.ExpiredURL,
+		QueryPrecedence: f.QueryPrecedence}
+	if f.KeepQueryOut {
+		off := false
+		out.ForwardQuery = &off
+	}
+	return out
 }
 
 // Nullable is a PATCH field that tells three cases apart: absent (leave

@@ -122,3 +122,26 @@ func TestRuleJSONBytes(t *testing.T) {
 	assert.Equal(t, `{"rules":[{"url":"https://x.example/","country":["DE"],"device":["mobile"],"os":["ios"],"language":["de"]},`+
 		`{"url":"https://y.example/","os":["linux"]}],"targets":[{"url":"https://a.example/","weight":100}]}`, string(b))
 }
+
+// TestQueryFields: forward_query and query_precedence are read on create
+// and PATCH and shown only when they are not the defaults.
+func TestQueryFields(t *testing.T) {
+	var req linkapi.CreateRequest
+	require.NoError(t, apigw.DecodeStrict([]byte(`{"url":"https://example.com/","forward_query":false,"query_precedence":"visitor"}`), &req))
+	got, err := req.Domain()
+	require.NoError(t, err)
+	assert.Equal(t, link.FeaturesRequest{ForwardQuery: ptr(false), QueryPrecedence: "visitor"}, got.Features)
+
+	var p linkapi.PatchRequest
+	require.NoError(t, apigw.DecodeStrict([]byte(`{"forward_query":null,"query_precedence":"visitor"}`), &p))
+	assert.False(t, p.Empty())
+	assert.Equal(t, linkapi.Null[bool](), p.ForwardQuery)
+	assert.Equal(t, linkapi.Of("visitor"), p.QueryPrecedence)
+
+	b, err := json.Marshal(linkapi.PresentFeatures(link.Features{}))
+	require.NoError(t, err)
+	assert.JSONEq(t, `{}`, string(b), "the defaults are not shown")
+	b, err = json.Marshal(linkapi.PresentFeatures(link.Features{KeepQueryOut: true, QueryPrecedence: link.QueryVisitor}))
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"forward_query":false,"query_precedence":"visitor"}`, string(b))
+}

@@ -24,13 +24,18 @@ type CreateRequest struct {
 	Rules      []Rule   `json:"rules,omitempty"`
 	Targets    []Target `json:"targets,omitempty"`
 	ExpiredURL string   `json:"expired_url,omitempty"`
+	// ForwardQuery false keeps the visitor's query from the destination;
+	// absent is true. QueryPrecedence is "destination" (absent) or
+	// "visitor".
+	ForwardQuery    *bool  `json:"forward_query,omitempty"`
+	QueryPrecedence string `json:"query_precedence,omitempty"`
 }
 
 // Domain converts the wire request, parsing expires_at as RFC 3339.
 func (r CreateRequest) Domain() (link.CreateRequest, error) {
 	out := link.CreateRequest{URL: r.URL, Alias: r.Alias, TTLSeconds: r.TTLSeconds, RedirectStatus: r.RedirectStatus,
 		Features: link.FeaturesRequest{Password: r.Password, MaxClicks: r.MaxClicks, Rules: r.Rules, Targets: r.Targets,
-			ExpiredURL: r.ExpiredURL}}
+			ExpiredURL: r.ExpiredURL, ForwardQuery: r.ForwardQuery, QueryPrecedence: r.QueryPrecedence}}
 	if r.ExpiresAt != nil {
 		t, err := time.Parse(time.RFC3339, *r.ExpiresAt)
 		if err != nil {

@@ -26,12 +26,17 @@ type PatchRequest struct {
 	Rules      Nullable[[]Rule]   `json:"rules,omitzero"`
 	Targets    Nullable[[]Target] `json:"targets,omitzero"`
 	ExpiredURL Nullable[string]   `json:"expired_url,omitzero"`
+	// ForwardQuery and QueryPrecedence: null sets the default back
+	// (true, "destination").
+	ForwardQuery    Nullable[bool]   `json:"forward_query,omitzero"`
+	QueryPrecedence Nullable[string] `json:"query_precedence,omitzero"`
 }
 
 // Empty reports whether the patch names no field to change.
 func (r PatchRequest) Empty() bool {
 	return r.URL == nil && r.ExpiresAt == nil && r.TTLSeconds == nil && r.RedirectStatus == nil && r.Status == nil &&
-		!r.Password.Set && !r.MaxClicks.Set && !r.Rules.Set && !r.Targets.Set && !r.ExpiredURL.Set
+		!r.Password.Set && !r.MaxClicks.Set && !r.Rules.Set && !r.Targets.Set && !r.ExpiredURL.Set &&
+		!r.ForwardQuery.Set && !r.QueryPrecedence.Set
 }
 
 // ExpiresAtTime parses expires_at as RFC 3339, the way CreateRequest.Domain

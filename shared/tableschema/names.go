@@ -45,6 +45,11 @@ const (
 	AttrTargets      = "targets"
 	AttrExpiredURL   = "expired_url"
 	AttrWeight       = "weight"
+	// AttrForwardQuery is BOOL false when the link keeps the visitor's
+	// query from its destination; AttrQueryPrecedence is "visitor" when
+	// the visitor's values win. Each absent for the default.
+	AttrForwardQuery    = "forward_query"
+	AttrQueryPrecedence = "query_precedence"
 
 	// Tombstone attributes. AttrTombShard is the sparse index's partition
 	// key: only tombstones carry it, so the index holds nothing else.

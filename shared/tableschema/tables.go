@@ -103,7 +103,7 @@ func Links() Table {
 // link stores' shared tests compare a listed link with the stored one).
 var ByOwnerAttributes = []string{AttrURL, AttrAlias, AttrStatus, AttrUpdatedAt, AttrExpiresAt, AttrVersion, AttrRedirectStatus,
 	// The redirect rules (link.Features): a listing shows them too.
-	AttrPasswordHash, AttrMaxClicks, AttrRules, AttrTargets, AttrExpiredURL}
+	AttrPasswordHash, AttrMaxClicks, AttrRules, AttrTargets, AttrExpiredURL, AttrForwardQuery, AttrQueryPrecedence}
 
 // Idempotency is the table of create requests' Idempotency-Keys, each
 // remembered for a day. Kept apart from the links table so its TTL

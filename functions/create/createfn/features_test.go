@@ -62,6 +62,7 @@ func TestCreateRefusesBadRedirectRules(t *testing.T) {
 		{`{"url":"https://example.com/","password":"short"}`, "password"},
 		{`{"url":"https://example.com/","max_clicks":0}`, "max_clicks"},
 		{`{"url":"https://example.com/","expired_url":"https://sho.rt/loop"}`, "expired_url"},
+		{`{"url":"https://example.com/","query_precedence":"both"}`, "query_precedence"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.field, func(t *testing.T) {
@@ -126,3 +127,30 @@ func (c *countingCodes) Next() (string, error) { return fmt.Sprintf("c%06d", c.n
 func (c *countingCodes) Length() int           { return 7 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TestCreateWithQueryFields: forward_query false and query_precedence
+// visitor are kept on the link and shown; the defaults are neither stored
+// nor shown.
+func TestCreateWithQueryFields(t *testing.T) {
+	f := newFixture(t, "Ab3dE5g")
+	resp, err := f.h.Handle(context.Background(), apigwtest.WithBody(event(t, "create-request.json"),
+		`{"url":"https://example.com/","forward_query":false,"query_precedence":"visitor"}`))
+	require.NoError(t, err)
+	require.Equal(t, 201, resp.StatusCode, resp.Body)
+	off := false
+	assert.Equal(t, linkapi.Features{ForwardQuery: &off, QueryPrecedence: link.QueryVisitor}, apigwtest.Decode[linkapi.Link](t, resp).Features)
+	stored, err := f.store.Get(context.Background(), "Ab3dE5g")
+	require.NoError(t, err)
+	assert.Equal(t, link.Features{KeepQueryOut: true, QueryPrecedence: link.QueryVisitor}, stored.Features)
+	assert.False(t, stored.Decided(), "the query choice is the edge's: the redirect stays cached")
+
+	f = newFixture(t, "Ab3dE5g")
+	resp, err = f.h.Handle(context.Background(), apigwtest.WithBody(event(t, "create-request.json"),
+		`{"url":"https://example.com/","forward_query":true,"query_precedence":"destination"}`))
+	require.NoError(t, err)
+	require.Equal(t, 201, resp.StatusCode, resp.Body)
+	assert.NotContains(t, resp.Body, "query")
+	stored, err = f.store.Get(context.Background(), "Ab3dE5g")
+	require.NoError(t, err)
+	assert.Equal(t, link.Features{}, stored.Features)
+}

@@ -148,3 +148,28 @@ func TestGetAndListShowProtected(t *testing.T) {
 	assert.Equal(t, int64(5), page.Links[0].MaxClicks)
 	assert.NotContains(t, list.Body, "argon2")
 }
+
+// TestPatchQueryFields: forward_query and query_precedence are set by
+// PATCH, shown by its answer and the link, and null sets the defaults
+// back; a change drops the cached redirect, which carries the old choice.
+func TestPatchQueryFields(t *testing.T) {
+	f := newFixture(t)
+	f.seed(t, code, "", ownerA)
+	f.clock.Add(time.Minute)
+
+	resp := f.do(t, apigwtest.WithBody(event(t, "patch-link.json"), `{"forward_query":false,"query_precedence":"visitor"}`))
+	require.Equal(t, 200, resp.StatusCode, resp.Body)
+	off := false
+	assert.Equal(t, linkapi.Features{ForwardQuery: &off, QueryPrecedence: link.QueryVisitor},
+		apigwtest.Decode[linkapi.LinkDetail](t, resp).Features)
+	assert.Equal(t, link.Features{KeepQueryOut: true, QueryPrecedence: link.QueryVisitor}, f.stored(t, code).Features)
+	assert.Len(t, f.edge.Invalidations(), 1)
+
+	resp = f.do(t, apigwtest.WithBody(withIfMatch(event(t, "patch-link.json"), `"2"`), `{"forward_query":null,"query_precedence":null}`))
+	require.Equal(t, 200, resp.StatusCode, resp.Body)
+	assert.NotContains(t, resp.Body, "forward_query")
+	assert.Equal(t, link.Features{}, f.stored(t, code).Features)
+
+	resp = f.do(t, apigwtest.WithBody(withIfMatch(event(t, "patch-link.json"), `"3"`), `{"query_precedence":"nobody"}`))
+	apigwtest.RequireProblem(t, resp, 400, "query_precedence")
+}

@@ -194,7 +194,7 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 	}
 	if body.Empty() {
 		return events.APIGatewayProxyResponse{}, &link.FieldError{Field: "body",
-			Reason: "names nothing to change; send url, expires_at, ttl_seconds, redirect_status, status, password, max_clicks, rules, targets or expired_url"}
+			Reason: "names nothing to change; send url, expires_at, ttl_seconds, redirect_status, status, password, max_clicks, rules, targets, expired_url, forward_query or query_precedence"}
 	}
 	now := h.Now().UTC()
 	ch, err := h.validate(body, now)
@@ -328,6 +328,10 @@ type changes struct {
 	rules      *[]link.Rule
 	targets    *[]link.Target
 	expiredURL *string
+	// keepQueryOut and queryPrecedence: nil leaves them; null in the
+	// patch sets the defaults back (false, "").
+	keepQueryOut    *bool
+	queryPrecedence *link.QueryPrecedence
 }
 
 // validate checks each named field with the same rules create uses.
@@ -393,8 +397,23 @@ func (h *Handler) validateFeatures(body linkapi.PatchRequest, ch *changes) error
 		}
 		ch.targets = &targets
 	}
-	ch.expiredURL, err = nullable(body.ExpiredURL, func(u string) (string, error) { return h.Rules.NormalizeURLField(u, "expired_url") })
-	return err
+	if ch.expiredURL, err = nullable(body.ExpiredURL, func(u string) (string, error) { return h.Rules.NormalizeURLField(u, "expired_url") }); err != nil {
+		return err
+	}
+	if f := body.ForwardQuery; f.Set {
+		out := !f.Null && !f.Value
+		ch.keepQueryOut = &out
+	}
+	if f := body.QueryPrecedence; f.Set {
+		var p link.QueryPrecedence
+		if !f.Null {
+			if p, err = link.CheckQueryPrecedence(f.Value); err != nil {
+				return err
+			}
+		}
+		ch.queryPrecedence = &p
+	}
+	return nil
 }
 
 // nullable is the change a nullable field of a patch asks for: nil when
@@ -426,6 +445,8 @@ func (ch changes) apply(l link.Link) link.Link {
 	replace(&l.Rules, ch.rules)
 	replace(&l.Targets, ch.targets)
 	replace(&l.ExpiredURL, ch.expiredURL)
+	replace(&l.KeepQueryOut, ch.keepQueryOut)
+	replace(&l.QueryPrecedence, ch.queryPrecedence)
 	return l
 }
 

@@ -76,14 +76,17 @@ func (h *Handler) decide(ctx context.Context, req *events.APIGatewayProxyRequest
 	}
 	d := l.Choose(l.URL, viewer.FromHeaders(get), h.Draw())
 	h.Metrics.Add("DecidedRedirects", metrics.Count, 1)
-	return events.APIGatewayProxyResponse{
-		StatusCode: status,
-		Headers: map[string]string{
-			"Location":      link.LocationURL(d.URL),
-			"Cache-Control": "no-store",
-			"Content-Type":  "text/plain; charset=utf-8; " + DestinationParam + "=" + d.Label(),
-		},
+	headers := map[string]string{
+		"Location":      link.LocationURL(d.URL),
+		"Cache-Control": "no-store",
+		"Content-Type":  "text/plain; charset=utf-8; " + DestinationParam + "=" + d.Label(),
 	}
+	if req.HTTPMethod != http.MethodPost {
+		// The password form's POST (/unlock/*) has no query to merge and
+		// its behaviour no query-forward function to remove the header.
+		headers = withQueryChoice(headers, l)
+	}
+	return events.APIGatewayProxyResponse{StatusCode: status, Headers: headers}
 }
 
 // decidedStatus keeps a decided link's redirects temporary: a browser
@@ -235,11 +238,11 @@ func expired(l link.Link, ttl int) events.APIGatewayProxyResponse {
 	d := link.Destination{Kind: link.ToExpired, URL: l.ExpiredURL}
 	return events.APIGatewayProxyResponse{
 		StatusCode: http.StatusFound,
-		Headers: map[string]string{
+		Headers: withQueryChoice(map[string]string{
 			"Location":      link.LocationURL(d.URL),
 			"Cache-Control": sharedMaxAge(ttl),
 			"Content-Type":  "text/plain; charset=utf-8; " + DestinationParam + "=" + d.Label(),
-		},
+		}, l),
 	}
 }
 

@@ -194,12 +194,12 @@ func (h *Handler) serve(ctx context.Context, req *events.APIGatewayProxyRequest,
 	h.Metrics.Add("Redirects", metrics.Count, 1)
 	return events.APIGatewayProxyResponse{
 		StatusCode: l.RedirectStatus,
-		Headers: map[string]string{
+		Headers: withQueryChoice(map[string]string{
 			// Links stored before URLs were percent-encoded on the way in
 			// may hold raw characters a Location may not carry.
 			"Location":      link.LocationURL(l.URL),
 			"Cache-Control": sharedMaxAge(h.held(ctx, c, ttl, now)),
-		},
+		}, l),
 	}
 }
 
