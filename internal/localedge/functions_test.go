@@ -114,8 +114,8 @@ func TestViewerRequestFunctionChangesTheRequest(t *testing.T) {
 }
 
 // BenchmarkEdgeHitNoFunction is BenchmarkEdgeHit with the viewer-request
-// function taken out: the ratio of the two is what running the deployed
-// JavaScript on every redirect costs.
+// and viewer-response functions taken out: the ratio of the two is what
+// running the deployed JavaScript on every redirect costs.
 //
 //	go test -run '^$' -bench 'EdgeHit' -benchmem ./internal/localedge/
 func BenchmarkEdgeHitNoFunction(b *testing.B) {
@@ -124,7 +124,7 @@ func BenchmarkEdgeHitNoFunction(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer e.Close(context.Background())
-	e.defaultBehavior.function = nil
+	e.defaultBehavior.function, e.defaultBehavior.response = nil, nil
 	reqs := benchRequests(benchCodes)
 	for _, r := range reqs {
 		w := &benchWriter{h: make(http.Header)}
