@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shortlink-dev/shortener/internal/cloudfrontjs"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/edgespec"
 )
@@ -75,4 +76,26 @@ func TestVisitorQueryIsMergedAfterTheCache(t *testing.T) {
 		clicks[c.Code]++
 	}
 	assert.Equal(t, map[string]int{"abc1234": 3, "vis1234": 2, "off1234": 2}, clicks, "each request one click")
+}
+
+// TestAFailingViewerResponseFunctionIsCloudFronts503: a viewer-response
+// function that throws answers the viewer CloudFront's 503 with no body of
+// the origin's, on a hit as on a miss, and the log records the 503.
+func TestAFailingViewerResponseFunctionIsCloudFronts503(t *testing.T) {
+	f := newFixture(t, Options{})
+	fn, err := cloudfrontjs.Compile("throws", "function handler(event) { throw new Error('boom'); }")
+	require.NoError(t, err)
+	f.edge.defaultBehavior.response = fn
+	for _, want := range []string{"miss", "hit"} {
+		resp := f.do("GET", "/Ab3dE5g?utm_source=x")
+		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, want)
+		assert.Equal(t, "Error from cloudfront", resp.Header.Get("X-Cache"), want)
+		assert.Empty(t, resp.Header.Get("Location"), want)
+		assert.Contains(t, body(t, resp), "FunctionExecutionError", want)
+	}
+	assert.Equal(t, 1, f.origin.count("/Ab3dE5g"), "the origin's answer was kept all the same")
+	for _, r := range f.flushed(t) {
+		assert.Equal(t, http.StatusServiceUnavailable, r.Status)
+		assert.Equal(t, ResultError, r.ResultType)
+	}
 }
