@@ -157,7 +157,7 @@ func (m *Memory) List(ctx context.Context, owner string, limit int, cursor strin
 	var all []link.Link
 	for _, e := range m.links {
 		if e.tomb == nil && e.link.Owner == owner && after.Before(e.link) {
-			all = append(all, e.link.Clone())
+			all = append(all, Listed(e.link.Clone()))
 		}
 	}
 	m.mu.Unlock()

@@ -34,8 +34,8 @@ type Store interface {
 	// absent one or a tombstone is link.ErrNotFound; another version is
 	// link.ErrPrecondition.
 	Update(ctx context.Context, l link.Link, expect int64) error
-	// List returns owner's links, newest first, at most limit, and the
-	// cursor of the next page ("" when there is none).
+	// List returns owner's links, newest first, at most limit, each as
+	// Listed, and the cursor of the next page ("" when there is none).
 	List(ctx context.Context, owner string, limit int, cursor string) ([]link.Link, string, error)
 	// Delete turns owner's link into a tombstone if its version is still
 	// expect (0: any version). Errors as for Update.
@@ -86,6 +86,15 @@ type Idempotency struct {
 
 // IdempotencyWindow is how long a key is remembered.
 const IdempotencyWindow = 24 * time.Hour
+
+// Listed is l as a List page holds it: without the fields added to links
+// after the by-owner index, whose projection cannot change
+// (tableschema.ByOwnerAttributes): the query settings (forward_query,
+// query_precedence). Get has the whole link.
+func Listed(l link.Link) link.Link {
+	l.KeepQueryOut, l.QueryPrecedence = false, ""
+	return l
+}
 
 // MaxPage bounds a List page.
 const MaxPage = 100

@@ -97,13 +97,22 @@ func Links() Table {
 }
 
 // ByOwnerAttributes are the non-key attributes a listing of an owner's
-// links reads (the link store's List decodes each entry as a whole link):
-// the by-owner index projects these and nothing else. An attribute added
-// to the link item must be added here too, or listings lose it (the
-// link stores' shared tests compare a listed link with the stored one).
+// links reads (the link store's List decodes each entry as a link): the
+// by-owner index projects these and nothing else.
+//
+// The list is frozen: DynamoDB cannot change an existing index's
+// projection ("Cannot update GSI's properties other than Provisioned
+// Throughput and Contributor Insights Specification"), so a deployed
+// stack would fail its next update; see UpdateTable's
+// GlobalSecondaryIndexUpdates, which can only create, delete or update
+// throughput:
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTable.html.
+// An attribute added to the link item later is not in listings
+// (linkstore.Listed says which); one a listing must show needs a new
+// index, built beside this one and read once it is active.
 var ByOwnerAttributes = []string{AttrURL, AttrAlias, AttrStatus, AttrUpdatedAt, AttrExpiresAt, AttrVersion, AttrRedirectStatus,
 	// The redirect rules (link.Features): a listing shows them too.
-	AttrPasswordHash, AttrMaxClicks, AttrRules, AttrTargets, AttrExpiredURL, AttrForwardQuery, AttrQueryPrecedence}
+	AttrPasswordHash, AttrMaxClicks, AttrRules, AttrTargets, AttrExpiredURL}
 
 // Idempotency is the table of create requests' Idempotency-Keys, each
 // remembered for a day. Kept apart from the links table so its TTL
