@@ -802,6 +802,11 @@ func (c *month) platform() {
 	if !a.WAF {
 		c.addCloudFront(Platform, "CloudFront Function: canonical paths (WAF off)", l.Redirects/million*p.CloudFrontFunctions.USD)
 	}
+	// The query-forward function runs on the viewer response of every
+	// redirect, cache hits too; CloudFront runs no viewer-response
+	// function on an origin's 4xx or 5xx, so the unknown codes' 404s do
+	// not pay it: every redirect is the upper bound.
+	c.addCloudFront(Platform, "CloudFront Function: the visitor's query (viewer response)", l.Redirects/million*p.CloudFrontFunctions.USD)
 }
 
 // webhooks adds the webhook events' lookups and their deliveries.

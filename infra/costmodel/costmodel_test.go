@@ -52,6 +52,7 @@ func TestSeedLoadAt90(t *testing.T) {
 func TestMergedBranchesLines(t *testing.T) {
 	line := lineOf(t, Compute(SeedLoad, Year5, 0.90, DefaultPrices(), DefaultAssumptions()))
 	assert.InDelta(t, 10e3*0.10, line("CloudFront Function: canonical paths (WAF off)"), 0.01, "every redirect viewer request, $0.10 per million")
+	assert.InDelta(t, 10e3*0.10, line("CloudFront Function: the visitor's query (viewer response)"), 0.01, "every redirect's viewer response, $0.10 per million")
 	assert.InDelta(t, 1e9*0.05*1/1e6*0.625, line("Miss-only enumeration defence (unknown codes)"), 0.01, "1 WRU per counted miss")
 	// Creates: half without a key (2 reservation writes), half with (4);
 	// 2 M edits and deletes and 100 M releases, 1 each; both replicas.
@@ -345,6 +346,7 @@ func TestFloorsHandChecked(t *testing.T) {
 	assert.InDelta(t, 100e6*2*4/1e6*0.625*1.25, floor("DynamoDB lifecycle writes"), 0.01, "the tombstone's 4 writes per Region, Standard-IA")
 	assert.Zero(t, floor("PITR links table"))
 	assert.Zero(t, floor("CloudFront Function: canonical paths"))
+	assert.Zero(t, floor("CloudFront Function: the visitor's query"))
 	assert.InDelta(t, lineUSD(y5.Estimate, "CloudFront invalidations"), floor("CloudFront invalidations"), 0.001)
 
 	// The request path is the serving lines every redirect and /v1 call

@@ -112,6 +112,8 @@ var Verdicts = []Verdict{
 	{"Miss-only enumeration defence", PerUse, all, "The enumeration defence, one write per unknown-code miss."},
 	{"CloudFront Function: canonical paths", Optional, none,
 		"It keeps percent-encoded spellings out of the cache so a takedown reaches every cached spelling (the 30 s promise; docs/deploy.md, context waf). Purging the spellings the click log shows were served would keep the promise without a per-request fee: not built."},
+	{"CloudFront Function: the visitor's query", Optional, none,
+		"It merges the visitor's query into a redirect after the cache, so one entry per path serves every query (docs/api.md, \"The visitor's query goes on\"). A feature, not a constraint: its floor is none, and no context takes it out yet."},
 	{"DynamoDB webhook lookups", Optional, none,
 		"Every link and click event needs its owner's subscriptions. The consumers now cache owners (10 minutes) and subscriptions (until a subscription version item changes, one strong read a batch), which spares most of these reads; the hit rate is not measured, so the line still prices every lookup, an upper bound."},
 	{"Lambda: webhookstream", PerUse, all, "Cents."},
