@@ -63,11 +63,8 @@ type Marker struct {
 }
 
 // NewMarker marks through store, each mark reaching slack past what its
-// answer needs (DefaultSlack when not positive). remember is ignored: it
-// was the size of a memory of marks written, which a fence makes unsafe
-// (see Marker).
-func NewMarker(store Store, remember int, slack time.Duration) *Marker {
-	_ = remember
+// answer needs (DefaultSlack when not positive).
+func NewMarker(store Store, slack time.Duration) *Marker {
 	if slack <= 0 {
 		slack = DefaultSlack
 	}

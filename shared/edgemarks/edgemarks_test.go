@@ -25,7 +25,7 @@ var stamp = now.Add(-time.Hour)
 func TestMarkerMarksEveryAnswer(t *testing.T) {
 	ctx := context.Background()
 	table := edgemarks.NewMemory()
-	m := edgemarks.NewMarker(table, 10, time.Hour)
+	m := edgemarks.NewMarker(table, time.Hour)
 
 	require.NoError(t, m.Hold(ctx, "aB3dE5f", stamp, now, day))
 	require.NoError(t, m.Hold(ctx, "aB3dE5f", stamp, now.Add(time.Minute), day))
@@ -41,7 +41,7 @@ func TestMarkerFailure(t *testing.T) {
 	ctx := context.Background()
 	table := edgemarks.NewMemory()
 	table.Err = errors.New("throttled")
-	m := edgemarks.NewMarker(table, 10, time.Hour)
+	m := edgemarks.NewMarker(table, time.Hour)
 	require.Error(t, m.Hold(ctx, "aB3dE5f", stamp, now, day))
 	table.Err = nil
 	require.NoError(t, m.Hold(ctx, "aB3dE5f", stamp, now, day))
@@ -73,7 +73,7 @@ func TestFenceRefusesOlderData(t *testing.T) {
 			before, err := table.Fence(ctx, "aB3dE5f", changed, now.Add(day))
 			require.NoError(t, err)
 			assert.True(t, before.IsZero(), "no mark before the fence")
-			err = edgemarks.NewMarker(table, 0, time.Hour).Hold(ctx, tt.code, tt.stamp, now, day)
+			err = edgemarks.NewMarker(table, time.Hour).Hold(ctx, tt.code, tt.stamp, now, day)
 			assert.ErrorIs(t, err, tt.want)
 			got, err := table.HeldUntil(ctx, tt.code)
 			require.NoError(t, err)
@@ -242,7 +242,7 @@ func FuzzParseTables(f *testing.F) {
 func TestMarkerUnderConcurrency(t *testing.T) {
 	ctx := context.Background()
 	table := edgemarks.NewMemory()
-	m := edgemarks.NewMarker(table, 100, time.Hour)
+	m := edgemarks.NewMarker(table, time.Hour)
 	var wg sync.WaitGroup
 	for i := range 50 {
 		wg.Go(func() { assert.NoError(t, m.Hold(ctx, "aB3dE5f", stamp, now, time.Duration(i)*time.Minute)) })

@@ -77,7 +77,7 @@ func New(o Options) *Handler {
 		h.Misses = missbudget.New(o.Misses, c.MissBudget, c.MissWindow)
 	}
 	if o.Marks != nil {
-		h.Marks = edgemarks.NewMarker(o.Marks, c.CacheSize, edgemarks.DefaultSlack)
+		h.Marks = edgemarks.NewMarker(o.Marks, edgemarks.DefaultSlack)
 	}
 	h.load = h.loadLink
 	return h
