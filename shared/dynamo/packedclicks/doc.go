@@ -12,6 +12,7 @@
 //	#cp             <stream ARN>/<shard>    "seq": the shard's checkpoint (zero-padded to 128 digits)
 //	#r#<shard key>  <seq key>#<part>        "data": one chunk's counts (a rollup); "last": its last sequence number
 //	#s#<g>          20261130#<gen>#<part>   "data": a segment: one compaction's counts of group g's codes on that day; "of": its parts
+//	#s#<g>          20261130!merged         "gen": the generation group g's segments of that day were last merged up to
 //	#d#<b>          20261130                "data": the counts of the codes of bucket b on that UTC day; "gen"
 //	#meta           compaction              the compaction's generation, state, per-shard watermarks and open days
 //
@@ -42,8 +43,10 @@
 //
 // No write grows with the day's fill: a rollup holds a batch, a segment a
 // compaction's batches, a chain item MergeBytes of segments, and the fold
-// happens once per bucket-day (again only for late clicks). A chain
-// merge's reads do grow with the day (see Sizes at the seeds' load).
+// happens once per bucket-day (again only for late clicks). Nor does a
+// chain merge's read: it reads the segments past its group's last merge
+// of the day (the "!merged" marker, written once the merge's items are)
+// and the top item of each chain it extends, not the day so far.
 //
 // "data" is a segment: per UTC day and code, the day's counts, the hours'
 // and every breakdown entry (any kind other than hour and day: country,
@@ -68,9 +71,12 @@
 // segments past it), then moves the watermarks and the open days. A run
 // that dies is resumed after its lease with the same rollups, so the same
 // segment bytes: a part already there is skipped, an item already at the
-// generation is skipped. Compacted rollups and merged segments are not
-// deleted: TTL deletes them for free after Config.RollupRetention, and
-// readers skip them by the watermarks and the items' generations.
+// generation is skipped. A group's merge marker moves only once every
+// item of its merge is written, so a run that dies before it makes the
+// next merge read more, never less (the argument is at mergedSK).
+// Compacted rollups and merged segments are not deleted: TTL deletes
+// them for free after Config.RollupRetention, and readers skip them by
+// the watermarks and the items' generations.
 //
 // # What a read sees
 //
