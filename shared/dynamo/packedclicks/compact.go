@@ -411,9 +411,11 @@ func (s *Store) mergeGroup(ctx context.Context, g int, days []int64, gen int64, 
 //
 //   - Once the marker says M, every segment of g and d up to M is in the
 //     chain of every bucket-day it touches (the chain's top is at least
-//     its generation): the merge at M gave each bucket-day its segments
-//     read, below the marker then were in its chain already, and a chain's
-//     top only rises (a fold keeps one item from 0 up). So a chain merge
+//     its generation): the merge at M took each bucket-day's segments past
+//     the marker it read into its chain, those up to that marker were in
+//     the chain already (the same argument, one merge earlier; none when
+//     there was no marker and it read the whole day), and a chain's top
+//     only rises (a fold keeps one item from 0 up). So a chain merge
 //     misses nothing reading past M: a bucket-day's segments past its
 //     chain's top are all past M.
 //   - A run that dies after some bucket-day items and before the marker
