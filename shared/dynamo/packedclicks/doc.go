@@ -188,9 +188,9 @@
 // Before it, a merge read every segment of its group's day so far and
 // every item of the chains it extended, so the units grew with the hour:
 // 0.137 RRU a click over the same run (410,654 RRU, 395,697 of them the
-// merges'; 0.006 in hour 0, 0.30 in hour 24; run again on 2026-12-02
-// on the code before the change, 7m: the same units, WRU and RRU, to the unit), about
-// 0.027 WRU a click more at the seed's prices.
+// merges'; 0.006 in hour 0, 0.30 in hour 24; run again on 2026-12-02 on
+// the code before the change, 7m: the same WRU and RRU to the unit),
+// about 0.027 WRU a click more at the seed's prices.
 //
 // At 10x a group's volume (27.7 M clicks a day): the same command with
 // -span 2h36m stamps the 3 M clicks over a tenth of the time, so the group
