@@ -88,7 +88,7 @@ var Verdicts = []Verdict{
 		"The real-time log's only destination is a Kinesis stream (S17). Provisioned for 3x the average costs less and carries every record while the peak stays under its shards; on demand stays the default because a log write throttled at a peak is a click never counted. The floor is the provisioned stream."},
 	{"Lambda: clicks", Counting, all, "One invocation per batch of 1,000 records."},
 	{"DynamoDB click counting", Counting, all,
-		"Exactly-once counting in the packed layout: 0.050 WRU and 0.139 RRU a click, measured level by level at a seed group's volume (see Measured)."},
+		"Exactly-once counting in the packed layout: 0.050 WRU and 0.010 RRU a click, measured level by level at a seed group's volume (see Measured)."},
 	{"DynamoDB analytics storage", Counting, all,
 		"The hourly and daily detail stats answers read (3 and 36 months); keeping less changes answers. Standard-IA trades its storage for dearer counting writes (lever row)."},
 	{"PITR analytics table", Optional, none, "Backups are not among the constraints."},

@@ -113,21 +113,27 @@ var Current = Measured{
 // PackedClicks are the default click layout's figures
 // (clickstore/packedclicks, SHORTENER_CLICK_STORE=packed), measured by
 // level at a seed group's volume (the package documentation, "Sizes at
-// the seeds' load, measured", has the scaling argument), runs of
-// 2026-12-01 on the dev machine:
+// the seeds' load, measured", has the scaling argument), runs on the dev
+// machine:
 //
 //   - `go run ./cmd/cost -design new -records 3000000 -codes 10000000
 //     -span 26h -groups 1 -buckets 64 -merge-bytes 131072 -creates 10
-//     -queries 20`: rollup and checkpoint transactions 0.0180 WRU a
-//     click, compaction state 0.0001, chain writes 0.0078, folds 0.0035,
-//     deletes of folded chains 0.0078; reads while counting 0.137 RRU a
-//     click (the chain merges' Queries of their group's day);
+//     -queries 20`, run of 2026-12-02 14:23 UTC (3m30s): rollup and
+//     checkpoint transactions 0.0180 WRU a click, compaction state
+//     0.0001, chain writes 0.0078 (their merge markers included), folds
+//     0.0035 and deletes of folded chains 0.0078 (a click of the day
+//     folded); reads while counting 0.0084 RRU a click (25,198 RRU: the
+//     chain merges' reads past their group's last merge 0.0034, the
+//     compaction's 0.0022, day one's fold 0.0028), the same in every
+//     simulated hour (0.0046 to 0.0063) and at 10x a group's volume
+//     (0.0056 RRU a click without a fold, as here: the same command with
+//     -span 2h36m);
 //   - `go run ./cmd/cost -design new -records 2000000 -codes 1000000
-//     -span 26h -creates 10 -queries 20` (the default 128 groups, whose
-//     segment puts the one-group run cannot shape): segment puts 0.0123,
-//     state 0.0003;
+//     -span 26h -creates 10 -queries 20`, 2026-12-01 (the default 128
+//     groups, whose segment puts the one-group run cannot shape): segment
+//     puts 0.0123, state 0.0003;
 //
-// 0.050 WRU a click in all, and 0.139 RRU with the checkpoint reads
+// 0.050 WRU a click in all, and 0.010 RRU with the checkpoint reads
 // (0.002, the 100,000-click run). Stored, as 130-byte item equivalents:
 // segments (7.9 bytes a click, kept 30 days) in the hourly class and
 // folded bucket-day items (154 KB for 43 k clicks, 3.6 bytes a click) in
@@ -135,7 +141,7 @@ var Current = Measured{
 var PackedClicks = struct {
 	ClickWRU, ClickRRU   float64
 	CounterItemsPerClick [2]float64
-}{ClickWRU: 0.050, ClickRRU: 0.139, CounterItemsPerClick: [2]float64{0.061, 0.027}}
+}{ClickWRU: 0.050, ClickRRU: 0.010, CounterItemsPerClick: [2]float64{0.061, 0.027}}
 
 // Placeholders are the inputs that are not yet the figures the goal is
 // judged on.

@@ -356,14 +356,16 @@ func (s *Store) writeSegment(ctx context.Context, id segID, seg segment) (writte
 // attempt of this run, leaves nothing to add). With fold, every
 // bucket-day of the group with codes in the segments becomes one item
 // from 0 to gen holding its chain and the segments past it, and the
-// chain's other items are deleted. It returns what it wrote and deleted.
+// chain's other items are deleted. Once every item is written, it records
+// the merge in the group's segment partition (see mergedUpTo). It returns
+// what it wrote and deleted.
 func (s *Store) mergeGroup(ctx context.Context, g int, days []int64, gen int64, fold bool) (merged, error) {
 	level := LevelChain
 	if fold {
 		level = LevelFold
 	}
 	ctx = withLevel(ctx, level)
-	byKey, err := s.groupSegments(ctx, g, days, gen)
+	byKey, read, err := s.groupSegments(ctx, g, days, gen, fold)
 	if err != nil {
 		return merged{}, err
 	}
@@ -388,19 +390,111 @@ func (s *Store) mergeGroup(ctx context.Context, g int, days []int64, gen int64, 
 		out.items, out.bytes, out.largest, out.deleted = out.items+n.items, out.bytes+n.bytes, max(out.largest, n.largest), out.deleted+n.deleted
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, err
+	}
+	for _, day := range read {
+		if err := s.markMerged(ctx, g, day, gen); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
 
-// groupSegments reads group g's segments of days up to generation gen
-// and sorts their counts per bucket-day and generation.
-func (s *Store) groupSegments(ctx context.Context, g int, days []int64, gen int64) (map[itemKey]map[int64]segment, error) {
+// A group's merges read only the segments past its last merge of the
+// day: after a merge (chain or fold) of group g and day d up to
+// generation M has written every bucket-day item, a marker in g's segment
+// partition (mergedSK, outside every day's segment keys) records M, and
+// the next chain merge of g and d reads the segments from M+1 on
+// (segSK's zero-padded generation sorts numerically), all of them when
+// there is no marker. Why that counts every click once, crashes included:
+//
+//   - Once the marker says M, every segment of g and d up to M is in the
+//     chain of every bucket-day it touches (the chain's top is at least
+//     its generation): the merge at M took each bucket-day's segments past
+//     the marker it read into its chain, those up to that marker were in
+//     the chain already (the same argument, one merge earlier; none when
+//     there was no marker and it read the whole day), and a chain's top
+//     only rises (a fold keeps one item from 0 up). So a chain merge
+//     misses nothing reading past M: a bucket-day's segments past its
+//     chain's top are all past M.
+//   - A run that dies after some bucket-day items and before the marker
+//     leaves the old marker: the next merge of the group (the resumed run
+//     or a later one) reads from there, a superset, and adds to each
+//     bucket-day only the segments past its chain's top, so an item that
+//     already reaches the dead run's generation gets nothing twice.
+//   - A marker is only ever written after the items it vouches for, and
+//     never lowered (a late runner of an older generation leaves it): a
+//     lower one would only make a merge read more.
+//   - A fold reads the whole day (once a day, and again only for late
+//     clicks): it rewrites every bucket-day the group's segments touch,
+//     so it must know them all.
+//
+// Readers never see a marker: a read's and a merge's Query stays within
+// the day's segment keys, and Counts' scan skips it.
+func mergedSK(day int64) string { return daySK(day) + mergedSuffix }
+
+// mergedSuffix ends a marker's sort key: '!' sorts before the '#' that
+// follows the day in every segment key.
+const mergedSuffix = "!merged"
+
+// mergedUpTo reads the generation group g's segments of day were last
+// merged up to; 0 when they never were (or the marker expired: its TTL is
+// a segment's, and each merge renews it).
+func (s *Store) mergedUpTo(ctx context.Context, g int, day int64) (int64, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.cfg.Table, Key: key(segPK(g), mergedSK(day)), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return 0, dynamo.Wrap("read merge marker", err)
+	}
+	gen, _ := dynamo.OptionalN(out.Item, attrGen)
+	return gen, nil
+}
+
+// markMerged records that group g's segments of day up to gen are merged,
+// unless the marker already says as much.
+func (s *Store) markMerged(ctx context.Context, g int, day, gen int64) error {
+	item := key(segPK(g), mergedSK(day))
+	item[attrGen] = num(gen)
+	item[tableschema.AttrExpiresAt] = num(s.cfg.Now().Add(s.cfg.RollupRetention).Unix())
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: &s.cfg.Table, Item: item,
+		ConditionExpression:       aws.String("attribute_not_exists(#gen) OR #gen < :gen"),
+		ExpressionAttributeNames:  map[string]string{"#gen": attrGen},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":gen": num(gen)},
+	})
+	if isConditionFailed(err) {
+		return nil
+	}
+	return dynamo.Wrap("write merge marker", err)
+}
+
+// groupSegments reads group g's segments of days up to generation gen,
+// past each day's merge marker unless it folds, and sorts their counts per
+// bucket-day and generation. It also returns the days it read segments of
+// (whose marker the merge then moves to gen).
+func (s *Store) groupSegments(ctx context.Context, g int, days []int64, gen int64, fold bool) (map[itemKey]map[int64]segment, []int64, error) {
 	segs := map[segID]*segSet{}
+	var read []int64
 	for _, day := range days {
-		err := s.query(ctx, segPK(g), daySK(day)+"#", daySK(day)+"#~", func(item map[string]types.AttributeValue) error {
+		from := daySK(day) + "#"
+		if !fold {
+			m, err := s.mergedUpTo(ctx, g, day)
+			if err != nil {
+				return nil, nil, err
+			}
+			if m > 0 {
+				from = segSK(day, m+1, 0)
+			}
+		}
+		n := len(segs)
+		err := s.query(ctx, segPK(g), from, daySK(day)+"#~", func(item map[string]types.AttributeValue) error {
 			return addSegPart(segs, item)
 		})
 		if err != nil {
-			return nil, dynamo.Wrap("read segments to merge", err)
+			return nil, nil, dynamo.Wrap("read segments to merge", err)
+		}
+		if len(segs) > n {
+			read = append(read, day)
 		}
 	}
 	byKey := map[itemKey]map[int64]segment{}
@@ -409,12 +503,12 @@ func (s *Store) groupSegments(ctx context.Context, g int, days []int64, gen int6
 			continue
 		}
 		if !ss.complete() {
-			return nil, fmt.Errorf("%w: segment %d/%s/%d has %d of %d parts", errCorrupt, g, daySK(id.day), id.gen, len(ss.parts), ss.of)
+			return nil, nil, fmt.Errorf("%w: segment %d/%s/%d has %d of %d parts", errCorrupt, g, daySK(id.day), id.gen, len(ss.parts), ss.of)
 		}
 		for _, p := range ss.parts {
 			seg, err := decodeSegment(p, "")
 			if err != nil {
-				return nil, fmt.Errorf("segment %d/%s/%d: %w", g, daySK(id.day), id.gen, err)
+				return nil, nil, fmt.Errorf("segment %d/%s/%d: %w", g, daySK(id.day), id.gen, err)
 			}
 			for d, codes := range seg {
 				for code, c := range codes {
@@ -430,7 +524,7 @@ func (s *Store) groupSegments(ctx context.Context, g int, days []int64, gen int6
 			}
 		}
 	}
-	return byKey, nil
+	return byKey, read, nil
 }
 
 // mergeDayItem merges one bucket-day's segments of generations (byGen)
@@ -439,18 +533,18 @@ func (s *Store) groupSegments(ctx context.Context, g int, days []int64, gen int6
 // counts and the rest deleted.
 func (s *Store) mergeDayItem(ctx context.Context, k itemKey, byGen map[int64]segment, gen int64, fold bool) (merged, error) {
 	var out merged
-	var items []dayItem
-	err := s.query(ctx, dayPK(k.bucket), daySK(k.day)+"#", daySK(k.day)+"#~", func(item map[string]types.AttributeValue) error {
-		_, it, err := s.parseDayItem(item)
-		items = append(items, it)
-		return err
-	})
-	if err != nil {
-		return out, dynamo.Wrap("read day items to merge", err)
+	var (
+		items, chain []dayItem
+		hi           int64
+		err          error
+	)
+	if fold {
+		items, chain, hi, err = s.dayChain(ctx, k)
+	} else {
+		hi, err = s.chainTop(ctx, k)
 	}
-	chain, hi, err := cover(items)
 	if err != nil {
-		return out, fmt.Errorf("bucket %d day %s: %w", k.bucket, daySK(k.day), err)
+		return out, err
 	}
 	delta := segment{}
 	for sgen, seg := range byGen {
@@ -500,6 +594,48 @@ func (s *Store) mergeDayItem(ctx context.Context, k itemKey, byGen map[int64]seg
 		}
 	}
 	return out, nil
+}
+
+// dayChain reads every day item of bucket-day k, the chain that counts
+// and its top generation.
+func (s *Store) dayChain(ctx context.Context, k itemKey) (items, chain []dayItem, hi int64, err error) {
+	err = s.query(ctx, dayPK(k.bucket), daySK(k.day)+"#", daySK(k.day)+"#~", func(item map[string]types.AttributeValue) error {
+		_, it, err := s.parseDayItem(item)
+		items = append(items, it)
+		return err
+	})
+	if err != nil {
+		return nil, nil, 0, dynamo.Wrap("read day items to merge", err)
+	}
+	chain, hi, err = cover(items)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("bucket %d day %s: %w", k.bucket, daySK(k.day), err)
+	}
+	return items, chain, hi, nil
+}
+
+// chainTop reads the top generation of bucket-day k's chain (cover's hi)
+// from its item with the highest, the last in key order (dayItemSK puts
+// hi first): a chain extension needs nothing else, and reading the whole
+// chain would make each merge read more than the last as the day fills.
+func (s *Store) chainTop(ctx context.Context, k itemKey) (int64, error) {
+	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+		TableName:                &s.cfg.Table,
+		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
+		ExpressionAttributeNames: map[string]string{"#pk": tableschema.AttrCode, "#sk": tableschema.AttrBucket},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": str(dayPK(k.bucket)), ":lo": str(daySK(k.day) + "#"), ":hi": str(daySK(k.day) + "#~"),
+		},
+		ScanIndexForward: aws.Bool(false), Limit: aws.Int32(1), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return 0, dynamo.Wrap("read the top of a chain", err)
+	}
+	if len(out.Items) == 0 {
+		return 0, nil
+	}
+	_, it, err := s.parseDayItem(out.Items[0])
+	return it.hi, err
 }
 
 // merged is what a mergeGroup wrote: day items, their encoded bytes and

@@ -12,6 +12,7 @@
 //	#cp             <stream ARN>/<shard>    "seq": the shard's checkpoint (zero-padded to 128 digits)
 //	#r#<shard key>  <seq key>#<part>        "data": one chunk's counts (a rollup); "last": its last sequence number
 //	#s#<g>          20261130#<gen>#<part>   "data": a segment: one compaction's counts of group g's codes on that day; "of": its parts
+//	#s#<g>          20261130!merged         "gen": the generation group g's segments of that day were last merged up to
 //	#d#<b>          20261130                "data": the counts of the codes of bucket b on that UTC day; "gen"
 //	#meta           compaction              the compaction's generation, state, per-shard watermarks and open days
 //
@@ -42,8 +43,10 @@
 //
 // No write grows with the day's fill: a rollup holds a batch, a segment a
 // compaction's batches, a chain item MergeBytes of segments, and the fold
-// happens once per bucket-day (again only for late clicks). A chain
-// merge's reads do grow with the day (see Sizes at the seeds' load).
+// happens once per bucket-day (again only for late clicks). Nor does a
+// chain merge's read: it reads the segments past its group's last merge
+// of the day (the "!merged" marker, written once the merge's items are)
+// and the top item of each chain it extends, not the day so far.
 //
 // "data" is a segment: per UTC day and code, the day's counts, the hours'
 // and every breakdown entry (any kind other than hour and day: country,
@@ -68,9 +71,12 @@
 // segments past it), then moves the watermarks and the open days. A run
 // that dies is resumed after its lease with the same rollups, so the same
 // segment bytes: a part already there is skipped, an item already at the
-// generation is skipped. Compacted rollups and merged segments are not
-// deleted: TTL deletes them for free after Config.RollupRetention, and
-// readers skip them by the watermarks and the items' generations.
+// generation is skipped. A group's merge marker moves only once every
+// item of its merge is written, so a run that dies before it makes the
+// next merge read more, never less (the argument is at mergedSK).
+// Compacted rollups and merged segments are not deleted: TTL deletes
+// them for free after Config.RollupRetention, and readers skip them by
+// the watermarks and the items' generations.
 //
 // # What a read sees
 //
@@ -135,11 +141,11 @@
 //     compresses better) and with 128 KB merges every 2 compactions, 32 k
 //     clicks, 500 a bucket. (With the default 256 KB it merges every 3,
 //     750 a bucket: items of 4.5 KB, 0.0067 WRU a click for the chains,
-//     0.0062 for the deletes, 0.089 RRU a click of merge reads.) Under the
-//     stream's popularity law (Zipf 1) such an item holds about 240
-//     distinct links at the seed (6 B links) and 270 here (10 M), so it is
-//     the seed's size, and a group makes about 80 chain items a bucket and
-//     day at the seed, 86 here;
+//     0.0062 for the deletes, 0.089 RRU a click of merge reads before
+//     the merge marker.) Under the stream's popularity law (Zipf 1) such
+//     an item holds about 240 distinct links at the seed (6 B links) and
+//     270 here (10 M), so it is the seed's size, and a group makes about
+//     80 chain items a bucket and day at the seed, 86 here;
 //   - the clicks a bucket-day holds, N / B: 40.6 k at the seed, 43.3 k here,
 //     and its distinct links: about 11,400 at the seed (Zipf 1 over 6 B
 //     links: 93 M distinct links a day, an estimate) and 11,700 here (10 M
@@ -171,17 +177,41 @@
 // the same in every hour but the folds' (spread over the hours after
 // midnight at the seed: 128 groups, MergeGroups a compaction).
 //
-// Reads while counting are not small at the seed's volume: 0.137 RRU a
-// click over the scaled run (410,654 RRU), 395,697 of them the chain
-// merges' Query of their group's segments. A merge reads every segment of
-// its group's day so far (strongly consistent, 1 RRU a 4 KB), not only
-// those past the chains' tops, so the units grow with the hour: 0.006 RRU
-// a click in hour 0, 0.30 in hour 24, 0.13 over the day. At the seed's
-// prices (a read unit a fifth of a write unit, on demand) that is about
-// 0.027 WRU a click more. Reading only the segments past the group's last
-// chain merge would make it about 128 to 256 KB a merge (under 0.003 RRU
-// a click); it needs that generation per group and day in the compaction
-// state (not done).
+// Reads while counting, on the same command after the merge marker (run
+// of 2026-12-02, 3m30s; 125,741 WRU, the markers' 95 of them in the chain
+// writes): 0.0084 RRU a click (25,198 RRU): the chain merges 0.0034
+// (10,241 RRU; each merge reads its marker, its group's segments past it,
+// about 128 KB, and the top item of each of 64 chains, 3.2 KB), the
+// compaction's state and listing 0.0022, day one's fold 0.0028 (its
+// group's whole day of segments and every chain, once a day). Every
+// simulated hour reads 0.0046 to 0.0063 RRU a click, hour 24 as hour 0.
+// Before it, a merge read every segment of its group's day so far and
+// every item of the chains it extended, so the units grew with the hour:
+// 0.137 RRU a click over the same run (410,654 RRU, 395,697 of them the
+// merges'; 0.006 in hour 0, 0.30 in hour 24; run again on 2026-12-02 on
+// the code before the change, 7m: the same WRU and RRU to the unit),
+// about 0.027 WRU a click more at the seed's prices.
+//
+// At 10x a group's volume (27.7 M clicks a day): the same command with
+// -span 2h36m stamps the 3 M clicks over a tenth of the time, so the group
+// gets them at 10x the seed's rate while batches, compactions and merges
+// hold what they hold at the seed (they are cut by clicks, not by time):
+// 0.0056 RRU a click in each of its hours (0.0054, 0.0057, 0.0055; the
+// seed run's hours without the fold read the same, 0.0056) and 0.0314
+// WRU, as the seed run's hours (0.030 to 0.033). Before the marker the
+// same run read 0.144 RRU a click, growing by the hour (0.054, 0.168,
+// 0.243): by hour 2 near the seed day's hour 24 (0.30). Its 2.6 hours are
+// the first 94 merges of a 10x day, as many as the seed run's 26 hours
+// (95): a 10x day has about 860, and what the run does not reproduce is
+// the merges past the 94th and the 10x day's fold. A merge's reads do not
+// depend on the merges before it (its Query starts past the marker, its
+// chain reads are one item; TestChainMergeReadsDoNotGrowWithTheDay checks
+// it over 40 merges), so those read what the first 94 do; before the
+// marker they would have grown on, to about 10x the seed's 0.137 a click
+// over the day. A fold
+// reads its day once, so its units a click of the day do not grow either,
+// but a 10x bucket-day (433 k clicks) may fold into more than the 390 KB
+// an item may hold: at 10x a group needs more buckets.
 //
 // A stats answer (cmd/cost's 90 days hourly and 7 days daily, each one
 // View): 85.5 RRU (86.5 for the most clicked link) at the end of the
@@ -190,7 +220,9 @@
 // day before its fold (the same command with -records 2770000 -span 24h,
 // 3m29s: 86 chain items a bucket, 3,275 bytes on average, and the group's
 // segments not merged yet; run before an instance's first batch compacted
-// too); 11.5 at the end of the default run (also before).
+// too); 11.5 at the end of the default run (also before). The merge
+// marker leaves them as they were: 85.5 (86.5) on the scaled run after it,
+// 115.5 (128.5) at the end of the 10x run before and after it.
 //
 // # Retention and lag
 //

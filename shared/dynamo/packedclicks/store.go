@@ -1048,6 +1048,9 @@ func (s *Store) Counts(ctx context.Context) (map[clickstore.Key]clickstore.Count
 					}
 					items[k] = append(items[k], it)
 				case strings.HasPrefix(pk.Value, segPrefix):
+					if sk, _ := item[tableschema.AttrBucket].(*types.AttributeValueMemberS); sk != nil && strings.HasSuffix(sk.Value, mergedSuffix) {
+						continue // a merge marker, no segment
+					}
 					if err := addSegPart(segs, item); err != nil {
 						return nil, err
 					}

@@ -623,7 +623,7 @@ func TestLevelsNameEveryCall(t *testing.T) {
 	assert.Equal(t, 3*4, chained, "one chain item a bucket and compaction")
 	got := rec.levels()
 	assert.Equal(t, map[packedclicks.Level]int{packedclicks.LevelRollup: 3}, got["TransactWriteItems"], "the rollups")
-	assert.Equal(t, map[packedclicks.Level]int{packedclicks.LevelSegment: 3 * 2}, got["PutItem #s"], "a segment a group and compaction")
+	assert.Equal(t, map[packedclicks.Level]int{packedclicks.LevelSegment: 3 * 2, packedclicks.LevelChain: 3 * 2}, got["PutItem #s"], "a segment a group and compaction, and each merge's marker")
 	assert.Equal(t, map[packedclicks.Level]int{packedclicks.LevelChain: 3 * 4}, got["PutItem #d"], "the chain items")
 	assert.Equal(t, map[packedclicks.Level]int{packedclicks.LevelCompaction: 3 * 2}, got["PutItem #meta"], "claimed and finished")
 	assert.Empty(t, got["DeleteItem #d"], "no chain is deleted before its day's fold")
@@ -640,6 +640,7 @@ func TestLevelsNameEveryCall(t *testing.T) {
 	got = rec.levels()
 	assert.Equal(t, map[packedclicks.Level]int{packedclicks.LevelFold: 4}, got["PutItem #d"], "the folded items")
 	assert.Equal(t, map[packedclicks.Level]int{packedclicks.LevelFold: 3 * 4}, got["DeleteItem #d"], "the chains' deletes")
+	assert.Equal(t, map[packedclicks.Level]int{packedclicks.LevelFold: 2}, got["PutItem #s"], "a group's fold moves its marker")
 
 	_, err = s.Series(ctx, cs[0], clickstore.Day, now.Add(-24*time.Hour), now.Add(24*time.Hour))
 	require.NoError(t, err)
