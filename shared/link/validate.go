@@ -57,6 +57,8 @@ type CreateRequest struct {
 	ExpiresAt      *time.Time
 	TTLSeconds     *int64
 	RedirectStatus *int
+	// Status is the status the link starts in; nil means active.
+	Status *string
 	// Features are the per-click features asked for; the zero value has none.
 	Features FeaturesRequest
 }
@@ -70,6 +72,7 @@ type Validated struct {
 	AliasKey       string
 	ExpiresAt      time.Time
 	RedirectStatus int
+	Status         Status
 	Features       ValidatedFeatures
 }
 
@@ -93,6 +96,9 @@ func (r Rules) Validate(req CreateRequest, now time.Time) (Validated, error) {
 		return v, err
 	}
 	if v.RedirectStatus, err = RedirectStatus(req.RedirectStatus); err != nil {
+		return v, err
+	}
+	if v.Status, err = SettableStatus(req.Status); err != nil {
 		return v, err
 	}
 	if v.Features, err = r.ValidateFeatures(req.Features); err != nil {
@@ -336,4 +342,17 @@ func RedirectStatus(s *int) (int, error) {
 		return *s, nil
 	}
 	return 0, invalid("redirect_status", "must be 301, 302, 307 or 308, got %d", *s)
+}
+
+// SettableStatus checks a status an owner asks a link to be in; nil means
+// active. The other statuses are reached by delete or by expiry, never set.
+func SettableStatus(s *string) (Status, error) {
+	if s == nil {
+		return StatusActive, nil
+	}
+	switch st := Status(*s); st {
+	case StatusActive, StatusDisabled:
+		return st, nil
+	}
+	return "", invalid("status", "must be %q or %q, got %q", StatusActive, StatusDisabled, *s)
 }

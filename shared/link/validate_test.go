@@ -441,23 +441,23 @@ func TestValidate(t *testing.T) {
 		{
 			name: "minimal",
 			req:  link.CreateRequest{URL: "HTTPS://Example.com/x"},
-			want: link.Validated{URL: "https://example.com/x", ExpiresAt: now.Add(24 * time.Hour), RedirectStatus: 302},
+			want: link.Validated{URL: "https://example.com/x", ExpiresAt: now.Add(24 * time.Hour), RedirectStatus: 302, Status: link.StatusActive},
 		},
 		{
 			name: "everything",
 			req: link.CreateRequest{
 				URL: "https://bücher.example/", Alias: "Spring-Sale",
-				TTLSeconds: ptr[int64](3600), RedirectStatus: ptr(301),
+				TTLSeconds: ptr[int64](3600), RedirectStatus: ptr(301), Status: ptr("disabled"),
 			},
 			want: link.Validated{
 				URL: "https://xn--bcher-kva.example/", Alias: "Spring-Sale", AliasKey: "spring-sale",
-				ExpiresAt: now.Add(time.Hour), RedirectStatus: 301,
+				ExpiresAt: now.Add(time.Hour), RedirectStatus: 301, Status: link.StatusDisabled,
 			},
 		},
 		{
 			name: "expires_at",
 			req:  link.CreateRequest{URL: "https://example.com/", ExpiresAt: ptr(now.Add(time.Minute)), RedirectStatus: ptr(308)},
-			want: link.Validated{URL: "https://example.com/", ExpiresAt: now.Add(time.Minute), RedirectStatus: 308},
+			want: link.Validated{URL: "https://example.com/", ExpiresAt: now.Add(time.Minute), RedirectStatus: 308, Status: link.StatusActive},
 		},
 		{name: "missing url", req: link.CreateRequest{Alias: "abc"}, wantField: "url"},
 		{name: "url is checked first", req: link.CreateRequest{URL: "ftp://x", Alias: "a", RedirectStatus: ptr(200)}, wantField: "url"},
@@ -467,6 +467,8 @@ func TestValidate(t *testing.T) {
 		{name: "both expiries", req: link.CreateRequest{URL: "https://example.com/", ExpiresAt: ptr(now.Add(time.Hour)), TTLSeconds: ptr[int64](1)}, wantField: "expires_at"},
 		{name: "ttl zero", req: link.CreateRequest{URL: "https://example.com/", TTLSeconds: ptr[int64](0)}, wantField: "ttl_seconds"},
 		{name: "bad redirect", req: link.CreateRequest{URL: "https://example.com/", RedirectStatus: ptr(303)}, wantField: "redirect_status"},
+		{name: "paused", req: link.CreateRequest{URL: "https://example.com/", Status: ptr("paused")}, wantField: "status"},
+		{name: "tombstone is never set", req: link.CreateRequest{URL: "https://example.com/", Status: ptr("tombstone")}, wantField: "status"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,6 +17,9 @@ type CreateRequest struct {
 	ExpiresAt      *string `json:"expires_at,omitempty"`
 	TTLSeconds     *int64  `json:"ttl_seconds,omitempty"`
 	RedirectStatus *int    `json:"redirect_status,omitempty"`
+	// Status is "active" (absent) or "disabled": a link created disabled
+	// is never live, not even until a PATCH disables it.
+	Status *string `json:"status,omitempty"`
 	// Password is write-only: it is hashed before it is stored and no
 	// answer ever carries it.
 	Password   *string  `json:"password,omitempty"`
@@ -34,7 +37,7 @@ type CreateRequest struct {
 // Domain converts the wire request, parsing expires_at as RFC 3339.
 func (r CreateRequest) Domain() (link.CreateRequest, error) {
 	out := link.CreateRequest{URL: r.URL, Alias: r.Alias, TTLSeconds: r.TTLSeconds, RedirectStatus: r.RedirectStatus,
-		Features: link.FeaturesRequest{Password: r.Password, MaxClicks: r.MaxClicks, Rules: r.Rules, Targets: r.Targets,
+		Status: r.Status, Features: link.FeaturesRequest{Password: r.Password, MaxClicks: r.MaxClicks, Rules: r.Rules, Targets: r.Targets,
 			ExpiredURL: r.ExpiredURL, ForwardQuery: r.ForwardQuery, QueryPrecedence: r.QueryPrecedence}}
 	if r.ExpiresAt != nil {
 		t, err := time.Parse(time.RFC3339, *r.ExpiresAt)

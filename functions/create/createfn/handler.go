@@ -198,7 +198,7 @@ func (h *Handler) create(ctx context.Context, r request, now time.Time, lookFirs
 		CreatedAt:      now.Truncate(time.Millisecond),
 		UpdatedAt:      now.Truncate(time.Millisecond),
 		ExpiresAt:      v.ExpiresAt.Truncate(time.Second),
-		Status:         link.StatusActive,
+		Status:         v.Status,
 		Version:        1,
 		RedirectStatus: v.RedirectStatus,
 		Features:       v.Features.Features,

@@ -174,6 +174,8 @@ func TestCreateRefusesBadRequests(t *testing.T) {
 		{name: "expiry in the past", body: `{"url":"https://e.com","expires_at":"2020-01-01T00:00:00Z"}`, status: 400, field: "expires_at"},
 		{name: "expiry not rfc3339", body: `{"url":"https://e.com","expires_at":"tomorrow"}`, status: 400, field: "expires_at"},
 		{name: "redirect 303", body: `{"url":"https://e.com","redirect_status":303}`, status: 400, field: "redirect_status"},
+		{name: "status paused", body: `{"url":"https://e.com","status":"paused"}`, status: 400, field: "status"},
+		{name: "status deleted", body: `{"url":"https://e.com","status":"deleted"}`, status: 400, field: "status"},
 		{name: "not json", body: `url=https://e.com`, status: 400, field: "body"},
 		{name: "trailing data", body: `{"url":"https://e.com"} {}`, status: 400, field: "body"},
 		{name: "form content type", body: `{"url":"https://e.com"}`, contentType: "application/x-www-form-urlencoded", status: 415},
