@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 )
 
@@ -61,6 +62,9 @@ func (f *fakeImportAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			l := linkapi.LinkDetail{Link: linkapi.Link{Code: code, Alias: c.Alias, ShortURL: "https://sho.rt/" + code, URL: c.URL, RedirectStatus: 302}, Status: "active", Version: 1}
+			if c.Status != nil {
+				l.Status = link.Status(*c.Status)
+			}
 			f.unlisted[code] = l
 			link := l.Link
 			out.Results = append(out.Results, linkapi.BatchResult{Index: i, Status: 201, Link: &link})
@@ -122,7 +126,7 @@ func TestImportDecidesEachRow(t *testing.T) {
 		"https://example.com/plain,,\n"+ // line 5: ... but only one
 		"https://example.com/fresh,Fresh,\n"+ // line 6: mine, not listed yet
 		"https://example.com/c,Carol,\n"+ // line 7: another owner's
-		"https://example.com/off,Off,disabled\n"), 0o644)) // line 8: created, then disabled
+		"https://example.com/off,Off,disabled\n"), 0o644)) // line 8: created disabled
 
 	t.Run("dry run", func(t *testing.T) {
 		api := newAPI()
@@ -150,7 +154,7 @@ func TestImportDecidesEachRow(t *testing.T) {
 			outcomes = append(outcomes, fmt.Sprintf("%s %d", row.Outcome, row.Status))
 		}
 		assert.Equal(t, []string{"exists 200", "failed 409", "exists 200", "created 201", "exists 200", "failed 409", "created 201"}, outcomes)
-		assert.Equal(t, []string{"POST /v1/links/batch", "PATCH /v1/links/off"}, api.writes(), "one batch, then the disabled link is disabled")
+		assert.Equal(t, []string{"POST /v1/links/batch"}, api.writes(), "one batch, the disabled link created disabled: never live, so no PATCH")
 		assert.Equal(t, "disabled", string(api.unlisted["off"].Status))
 		require.Len(t, api.keys, 1)
 		assert.Regexp(t, `^import-[0-9a-f]{24}-[0-9a-f]{24}$`, api.keys[0])

@@ -45,7 +45,7 @@ type importRow struct {
 	Source string `json:"source,omitempty"`
 
 	req      linkapi.CreateRequest
-	disabled bool   // exported as disabled: its link is disabled once created or found
+	disabled bool   // exported as disabled: its link is created disabled, or disabled once found
 	live     bool   // its link (created, or found among the caller's) is active
 	fp       string // the normalised target, for matching links without alias
 }
@@ -388,7 +388,7 @@ func (a *app) sendBatch(ctx context.Context, c *client, batch []*importRow, keyP
 		r := batch[res.Index]
 		r.Status = res.Status
 		if res.Link != nil {
-			r.Outcome, r.Link, r.live = outcomeCreated, res.Link, true // a create is active
+			r.Outcome, r.Link, r.live = outcomeCreated, res.Link, !r.disabled // created in the status it asked for
 			continue
 		}
 		var p problem
@@ -402,7 +402,7 @@ func (a *app) sendBatch(ctx context.Context, c *client, batch []*importRow, keyP
 
 // settle finishes a sent batch: a 409 on an alias is looked up, since a
 // link created moments ago by an interrupted run may not be listed yet (it
-// is then "exists"); a link exported as disabled is disabled.
+// is then "exists"); a link exported as disabled and found live is disabled.
 func (a *app) settle(ctx context.Context, c *client, batch []*importRow) error {
 	for _, r := range batch {
 		if r.Outcome == outcomeFailed && r.Status == http.StatusConflict && r.req.Alias != "" {
@@ -429,9 +429,10 @@ func (a *app) settle(ctx context.Context, c *client, batch []*importRow) error {
 }
 
 // disableIfLive disables the link of a row exported as disabled while it is
-// active: just created (the create API takes no status, so a disabled link
-// is created, then disabled), or found among the caller's links, where a run
-// interrupted between the two left it active.
+// active: found among the caller's links, where an older version of this
+// command (which created such a link live, then disabled it) was
+// interrupted between the two. A link this version creates is created
+// disabled and never needs it.
 func (a *app) disableIfLive(ctx context.Context, c *client, r *importRow) error {
 	if !r.disabled || !r.live || (r.Outcome != outcomeCreated && r.Outcome != outcomeExists) {
 		return nil

@@ -239,13 +239,14 @@ func readOwnCSV(data []byte) ([]*importRow, error) {
 	return rows, nil
 }
 
-// setStatus applies an exported status: a disabled link is created, then
-// disabled.
+// setStatus applies an exported status: a disabled link is created
+// disabled, never live.
 func setStatus(row *importRow, status string) {
 	switch status {
 	case "", "active":
 	case "disabled":
 		row.disabled = true
+		row.req.Status = &status
 	default:
 		row.fail(0, problem{Title: "Invalid row", Field: "status", Detail: fmt.Sprintf("status: %q is not active or disabled", status)})
 	}
