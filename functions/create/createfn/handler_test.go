@@ -226,6 +226,14 @@ func TestCreateIdempotency(t *testing.T) {
 		_, err = f.store.Get(context.Background(), "second2")
 		assert.ErrorIs(t, err, link.ErrNotFound)
 	})
+	t.Run("same key with another status is 422, as with another URL", func(t *testing.T) {
+		other, err := f.h.Handle(context.Background(), apigwtest.WithBody(ev, `{"url":"https://example.com/landing?utm_source=newsletter","status":"disabled"}`))
+		require.NoError(t, err)
+		assert.Equal(t, 422, other.StatusCode)
+		stored, err := f.store.Get(context.Background(), "first01")
+		require.NoError(t, err)
+		assert.Equal(t, link.StatusActive, stored.Status, "the first link stands as created")
+	})
 	t.Run("another owner's same key is a new request", func(t *testing.T) {
 		ev := ev
 		ev.RequestContext.Identity.APIKey = "someone-elses-key"

@@ -38,21 +38,6 @@ func TestCreateStatus(t *testing.T) {
 	}
 }
 
-func TestCreateStatusIsPartOfTheIdempotentRequest(t *testing.T) {
-	f := newFixture(t, "first01", "second2")
-	ev := event(t, "create-idempotent.json")
-	first, err := f.h.Handle(context.Background(), ev)
-	require.NoError(t, err)
-	require.Equal(t, 201, first.StatusCode, first.Body)
-
-	other, err := f.h.Handle(context.Background(), apigwtest.WithBody(ev, `{"url":"https://example.com/landing?utm_source=newsletter","status":"disabled"}`))
-	require.NoError(t, err)
-	assert.Equal(t, 422, other.StatusCode, "the same key with another status is another request, as another URL is")
-	stored, err := f.store.Get(context.Background(), "first01")
-	require.NoError(t, err)
-	assert.Equal(t, link.StatusActive, stored.Status)
-}
-
 // TestBatchStatus: each item names its own status, on every store.
 func TestBatchStatus(t *testing.T) {
 	for _, st := range stores {
