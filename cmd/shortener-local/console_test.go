@@ -879,3 +879,46 @@ func TestConsoleShowsDestinations(t *testing.T) {
 	assert.Equal(t, [][]string{{"rule-0", "2", "2", "0"}, {"default", "1", "1", "0"}}, want)
 	assert.Equal(t, want, rows)
 }
+
+// TestConsoleCampaignBuilder: the create form's Campaign section adds the
+// utm_ parameters to the destination as they are typed (encoded, the
+// URL's other parameters and fragment kept, one already there replaced),
+// and the link is made with exactly the URL it shows.
+func TestConsoleCampaignBuilder(t *testing.T) {
+	dir := buildConsole(t)
+	r := startLocal(t, map[string]string{"SHORTENER_CONSOLE_DIR": dir, "SHORTENER_CLICKS_BATCH_WINDOW": "0s"})
+	p := newPage(t, r.base)
+	p.run("open the console", chromedp.Navigate(r.base+"/console/"))
+	p.setInput("#apikey", r.key)
+	p.click(`button[type=submit]`)
+	p.run("the links page", chromedp.WaitVisible(chromedp.CSS("#links-table")))
+
+	p.click("#new-link")
+	p.setInput("#new-url", "https://example.com/spring?ref=home&utm_source=old#offer")
+	var open bool
+	p.eval(`document.querySelector('#new-campaign').open`, &open)
+	assert.False(t, open, "the section starts collapsed")
+	p.click("#new-campaign > summary")
+	p.setInput("#new-utm-source", "news letter")
+	p.setInput("#new-utm-medium", "email")
+	p.setInput("#new-utm-campaign", "spring&sale")
+	want := "https://example.com/spring?ref=home&utm_source=news%20letter&utm_medium=email&utm_campaign=spring%26sale#offer"
+	p.waitText("#new-campaign-url", want)
+	assert.Equal(t, want, p.text("#new-campaign-url"))
+	assert.Empty(t, p.unlabelled(), "every control has a name")
+
+	p.click("#new-submit")
+	p.waitText("#links-table", want)
+	var page struct{ Links []struct{ URL string } }
+	_, _, body := r.do(t, "GET", "/v1/links?limit=10", r.key, "")
+	require.NoError(t, json.Unmarshal(body, &page))
+	var urls []string
+	for _, l := range page.Links {
+		urls = append(urls, l.URL)
+	}
+	assert.Equal(t, []string{want}, urls)
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	assert.Empty(t, p.problems, "no exception, console error or CSP violation")
+}

@@ -1,8 +1,10 @@
+import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import * as api from './api.js';
 import { fmtLocal, utcTitle, safeHref, statusOf, matches, downloadBlob } from './format.js';
 import { importRequests, toCSV } from './csv.js';
 import { parseLines, parseRule, parseTarget, rulesText, targetsText } from './rules.js';
+import { UTM, campaignURL } from './campaign.js';
 
 const PAGE = 50;
 
@@ -43,6 +45,9 @@ function LinkForm({ link, etag, onDone, onCancel, onAuthError }) {
   const [rules, setRules] = useState(initial.rules);
   const [targets, setTargets] = useState(initial.targets);
   const [expiredURL, setExpiredURL] = useState(initial.expiredURL);
+  const [utm, setUTM] = useState({});
+  // What a create sends: the destination with the campaign's parameters.
+  const destination = editing ? url.trim() : campaignURL(url.trim(), utm);
   const [err, setErr] = useState('');
   const [stale, setStale] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -55,7 +60,7 @@ function LinkForm({ link, etag, onDone, onCancel, onAuthError }) {
     e.preventDefault();
     setErr('');
     setBusy(true);
-    const body = { url: url.trim(), redirect_status: Number(status) };
+    const body = { url: destination, redirect_status: Number(status) };
     if (expires) body.expires_at = new Date(expires).toISOString();
     try {
       // A field changed to empty is null: the API removes it.
@@ -117,6 +122,20 @@ function LinkForm({ link, etag, onDone, onCancel, onAuthError }) {
           <label for={`${id}-alias`}>Alias (optional)</label>
           <input id={`${id}-alias`} pattern="[A-Za-z0-9_\-]{3,64}" value={alias} onInput={(e) => setAlias(e.currentTarget.value)} aria-describedby={`${id}-alias-note`} />
           <small id={`${id}-alias-note`}>3-64 letters, digits, _ or -</small>
+          <details class="campaign" id={`${id}-campaign`}>
+            <summary>Campaign (optional)</summary>
+            <div class="fields">
+              {UTM.map((n) => (
+                <Fragment key={n}>
+                  <label for={`${id}-utm-${n}`}>utm_{n}</label>
+                  <input id={`${id}-utm-${n}`} value={utm[n] || ''} onInput={(e) => setUTM({ ...utm, [n]: e.currentTarget.value })} />
+                </Fragment>
+              ))}
+              {destination !== url.trim() && (
+                <p class="sub">Link destination: <output id={`${id}-campaign-url`} class="code" for={UTM.map((n) => `${id}-utm-${n}`).join(' ')}>{destination}</output></p>
+              )}
+            </div>
+          </details>
         </>
       )}
       <label for={`${id}-expires`}>Expires (your time zone; empty: {editing ? 'unchanged' : 'the default, 5 years'})</label>
