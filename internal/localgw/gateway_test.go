@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/edgespec"
 )
 
 // recorder is a fake Lambda handler that keeps the events it was sent.
@@ -593,4 +594,45 @@ func TestAHandlerOutlivesItsClient(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the handler did not finish")
 	}
+}
+
+// TestGatewayUnlistedMethod: a method a path does not list is never
+// routed by AWS. The REST API answers its MISSING_AUTHENTICATION_TOKEN
+// gateway response, as described in edgespec; the HTTP API its 404
+// {"message":"Not Found"}. Neither sends Allow.
+func TestGatewayUnlistedMethod(t *testing.T) {
+	var mgmt edgespec.API
+	for _, a := range edgespec.APIs(edgespec.DefaultUsagePlan) {
+		if a.Name == edgespec.ManagementAPI {
+			mgmt = a
+		}
+	}
+	missing, ok := mgmt.GatewayResponse(edgespec.ResponseMissingAuthenticationToken)
+	require.True(t, ok)
+	f := newFixture(t, Options{GatewayResponses: mgmt.GatewayResponses})
+
+	rec := f.do("PUT", "/v1/links", `{}`, http.Header{"X-Api-Key": {"dev-key"}})
+	assert.Equal(t, missing.Status, rec.Code)
+	assert.Equal(t, apigw.ContentTypeProblem, rec.Header().Get("Content-Type"))
+	want, err := json.Marshal(missing.Problem("/v1/links"))
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), rec.Body.String())
+	assert.Empty(t, rec.Header().Get("Allow"))
+
+	rec = f.do("PUT", "/abc1234", "", nil)
+	assert.Equal(t, http.StatusNotFound, rec.Code)
+	assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
+	assert.JSONEq(t, `{"message":"Not Found"}`, rec.Body.String())
+	assert.Empty(t, rec.Header().Get("Allow"))
+	assert.Zero(t, f.create.calls()+f.redirect.calls())
+}
+
+// TestGatewayUnlistedMethodDefault: without the gateway response, a REST
+// API answers API Gateway's default, 403 {"message":"Missing
+// Authentication Token"}.
+func TestGatewayUnlistedMethodDefault(t *testing.T) {
+	f := newFixture(t, Options{})
+	rec := f.do("PUT", "/v1/links", `{}`, http.Header{"X-Api-Key": {"dev-key"}})
+	assert.Equal(t, http.StatusForbidden, rec.Code)
+	assert.JSONEq(t, `{"message":"Missing Authentication Token"}`, rec.Body.String())
 }
