@@ -10,8 +10,7 @@
 // 301, 307 and 308 redirects) still have their headers checked, a
 // response the document gives no content must have no body, a path the
 // document does not have must be answered with its 404 problem, and a
-// method a path does not list with the 405 every operation of that path
-// declares, naming exactly the methods the document lists.
+// method a path does not list as API Gateway answers a route it lacks.
 package apispec
 
 import (
@@ -170,45 +169,22 @@ func (c *Checker) checkResponse(ctx context.Context, in *openapi3filter.RequestV
 }
 
 // checkMethodNotAllowed: a method the document does not list for a path
-// must be answered with the MethodNotAllowed problem, which every
-// operation of that path declares among its answers, naming in Allow
-// exactly the methods the document lists.
+// is one API Gateway never routes, and must be answered as it answers
+// one: a /v1 path with the REST API's MISSING_AUTHENTICATION_TOKEN
+// gateway response, the not-found problem (infra/api); a redirect path
+// with the HTTP API's 404 {"message":"Not Found"}
+// (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html).
+// Neither sends Allow.
 func (c *Checker) checkMethodNotAllowed(ctx context.Context, req *http.Request, x Exchange) error {
-	var item *openapi3.PathItem
-	var path string
-	for _, p := range c.doc.Paths.InMatchingOrder() {
-		if c.matches(p, req) {
-			item, path = c.doc.Paths.Value(p), p
-			break
-		}
-	}
-	if item == nil {
-		return fmt.Errorf("no path of the document takes %s", req.URL.Path)
-	}
-	ops := item.Operations()
-	var methods []string
-	for m := range ops {
-		methods = append(methods, m)
-	}
-	slices.Sort(methods)
 	var errs []error
-	if x.Status != http.StatusMethodNotAllowed {
-		errs = append(errs, fmt.Errorf("status %d where a method %s does not list is 405", x.Status, path))
+	if got := x.Header.Get("Allow"); got != "" {
+		errs = append(errs, fmt.Errorf("header Allow is %q on a method API Gateway does not route", got))
 	}
-	for _, m := range methods {
-		if ops[m].Responses.Status(http.StatusMethodNotAllowed) == nil {
-			errs = append(errs, fmt.Errorf("%s %s does not declare the 405 its path answers", m, path))
-		}
+	if strings.HasPrefix(req.URL.Path, "/v1/") {
+		return errors.Join(append(errs, c.checkComponent(ctx, req, x, "NotFound", http.StatusNotFound))...)
 	}
-	if x.Status == http.StatusMethodNotAllowed {
-		// The answer is the gateway's problem, whatever 405 of its own an
-		// operation also declares (POST /unlock/{code}'s, for a link
-		// without a password).
-		errs = append(errs, c.checkComponent(ctx, req, x, "MethodNotAllowed", http.StatusMethodNotAllowed))
-	}
-	want := strings.Join(methods, ", ")
-	if got := x.Header.Get("Allow"); got != want {
-		errs = append(errs, fmt.Errorf("header Allow is %q; the document lists %q", got, want))
+	if x.Status != http.StatusNotFound || strings.TrimSpace(string(x.Body)) != `{"message":"Not Found"}` {
+		errs = append(errs, fmt.Errorf("%d %s where the HTTP API answers an unmatched route 404 {\"message\":\"Not Found\"}", x.Status, x.Body))
 	}
 	return errors.Join(errs...)
 }

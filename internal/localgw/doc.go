@@ -59,10 +59,15 @@
 //   - Each API's integration timeout (the redirect's 10 s), or the
 //     gateway's when shorter.
 //
+// A method a resource does not list is not routed, as in AWS: the REST
+// API answers its MISSING_AUTHENTICATION_TOKEN gateway response (403
+// {"message":"Missing Authentication Token"} without one), the HTTP API
+// 404 {"message":"Not Found"}; neither sends Allow.
+//
 // What it does differently, on purpose: missing and unknown API keys are
-// 401 and 403 problem+json, unknown paths a 404 problem and a wrong method a
-// 405 problem, in the vocabulary of shared/apigw, where bare API Gateway
-// answers 403 {"message": ...} to all of them; requests are capped at 1 MiB
+// 401 and 403 problem+json, and unknown paths a 404 problem, in the
+// vocabulary of shared/apigw, where bare API Gateway answers 403
+// {"message": ...} to all of them; requests are capped at 1 MiB
 // (413); non-UTF-8 request bodies are sent base64-encoded even when no
 // binary media type matches (API Gateway would mangle them); until the
 // readiness check passes, every route but /healthz answers 503; and the

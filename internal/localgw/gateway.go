@@ -66,7 +66,8 @@ type Options struct {
 	// that need a key, as the REST API's usage plan does; nil is none.
 	UsagePlan *edgespec.UsagePlan
 	// GatewayResponses answer a throttled (THROTTLED) or over-quota
-	// (QUOTA_EXCEEDED) request as the REST API's gateway responses do;
+	// (QUOTA_EXCEEDED) request, and a method a resource does not list
+	// (MISSING_AUTHENTICATION_TOKEN), as the REST API's gateway responses do;
 	// without one, with API Gateway's default 429 {"message": ...}.
 	GatewayResponses []edgespec.GatewayResponse
 	// Now reads the clock for throttles and quotas; time.Now when nil.
@@ -165,14 +166,13 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Write(w, p.Response())
 	}
 
-	rt, status, allow := g.root.match(r.Method, path)
+	rt, status, api := g.root.match(r.Method, path)
 	switch status {
 	case http.StatusNotFound:
 		problem(apigw.ProblemNotFound.With("no route for " + r.Method + " " + path))
 		return
 	case http.StatusMethodNotAllowed:
-		w.Header().Set("Allow", allow)
-		problem(apigw.ProblemMethod.With(fmt.Sprintf("%s is not allowed here; use %s", r.Method, allow)))
+		g.unrouted(w, api, path)
 		return
 	}
 
@@ -271,6 +271,27 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // tooMany answers a request a throttle or quota refused: with the API's
 // gateway response of that type, else as API Gateway does by default
 // (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html).
+// unrouted answers a method the resource at path does not list, which
+// API Gateway never routes. A REST API answers its
+// MISSING_AUTHENTICATION_TOKEN gateway response, "including the cases
+// when the client attempts to invoke an unsupported API method or
+// resource", by default 403 {"message":"Missing Authentication Token"}
+// (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html);
+// an HTTP API 404 {"message":"Not Found"}, as for any route it lacks.
+func (g *Gateway) unrouted(w http.ResponseWriter, api APIKind, path string) {
+	if api == HTTPAPI {
+		writeMessage(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	for _, r := range g.responses {
+		if r.Type == edgespec.ResponseMissingAuthenticationToken {
+			Write(w, r.Problem(path).Response())
+			return
+		}
+	}
+	writeMessage(w, http.StatusForbidden, "Missing Authentication Token")
+}
+
 func (g *Gateway) tooMany(w http.ResponseWriter, typ, path string) {
 	for _, r := range g.responses {
 		if r.Type == typ {

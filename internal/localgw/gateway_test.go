@@ -180,13 +180,13 @@ func TestGatewayRedirectNeedsNoKey(t *testing.T) {
 
 func TestGatewayRouting(t *testing.T) {
 	tests := []struct {
-		name       string
-		method     string
-		target     string
-		wantStatus int
-		wantAllow  string
-		wantRoute  string // "create", "redirect" or "" for an answer from the gateway
-		wantParams map[string]string
+		name        string
+		method      string
+		target      string
+		wantStatus  int
+		wantMessage string // the {"message": ...} of API Gateway's own answer; "" for a problem
+		wantRoute   string // "create", "redirect" or "" for an answer from the gateway
+		wantParams  map[string]string
 	}{
 		{name: "create", method: "POST", target: "/v1/links", wantStatus: 201, wantRoute: "create"},
 		{name: "redirect GET", method: "GET", target: "/abc1234", wantStatus: 302, wantRoute: "redirect", wantParams: map[string]string{"code": "abc1234"}},
@@ -194,7 +194,7 @@ func TestGatewayRouting(t *testing.T) {
 		{name: "redirect with query", method: "GET", target: "/my-alias?x=1", wantStatus: 302, wantRoute: "redirect", wantParams: map[string]string{"code": "my-alias"}},
 		{name: "v1 is not a code", method: "GET", target: "/v1", wantStatus: 404},
 		{name: "a code may start with v1", method: "GET", target: "/v1abc", wantStatus: 302, wantRoute: "redirect", wantParams: map[string]string{"code": "v1abc"}},
-		{name: "healthz is not a code", method: "DELETE", target: "/healthz", wantStatus: 405, wantAllow: "GET, HEAD"},
+		{name: "healthz is not a code", method: "DELETE", target: "/healthz", wantStatus: 403, wantMessage: "Missing Authentication Token"},
 		{name: "_local is not a code", method: "GET", target: "/_local", wantStatus: 404},
 		{name: "root", method: "GET", target: "/", wantStatus: 404},
 		{name: "two segments", method: "GET", target: "/abc/def", wantStatus: 404},
@@ -203,13 +203,13 @@ func TestGatewayRouting(t *testing.T) {
 		{name: "unknown under v1", method: "GET", target: "/v1/other", wantStatus: 404},
 		{name: "below a link", method: "GET", target: "/v1/links/abc", wantStatus: 404},
 		{name: "below healthz", method: "GET", target: "/healthz/x", wantStatus: 404},
-		{name: "GET the collection", method: "GET", target: "/v1/links", wantStatus: 405, wantAllow: "POST"},
-		{name: "POST a code", method: "POST", target: "/abc1234", wantStatus: 405, wantAllow: "GET, HEAD"},
+		{name: "GET the collection", method: "GET", target: "/v1/links", wantStatus: 403, wantMessage: "Missing Authentication Token"},
+		{name: "POST a code", method: "POST", target: "/abc1234", wantStatus: 404, wantMessage: "Not Found"},
 		{name: "POST a password form", method: "POST", target: "/unlock/abc1234", wantStatus: 302, wantRoute: "redirect", wantParams: map[string]string{"code": "abc1234"}},
-		{name: "GET a password form's path", method: "GET", target: "/unlock/abc1234", wantStatus: 405, wantAllow: "POST"},
-		{name: "DELETE a code", method: "DELETE", target: "/abc1234", wantStatus: 405, wantAllow: "GET, HEAD"},
-		{name: "POST healthz", method: "POST", target: "/healthz", wantStatus: 405, wantAllow: "GET, HEAD"},
-		{name: "lower-case method", method: "get", target: "/abc1234", wantStatus: 405, wantAllow: "GET, HEAD"},
+		{name: "GET a password form's path", method: "GET", target: "/unlock/abc1234", wantStatus: 404, wantMessage: "Not Found"},
+		{name: "DELETE a code", method: "DELETE", target: "/abc1234", wantStatus: 404, wantMessage: "Not Found"},
+		{name: "POST healthz", method: "POST", target: "/healthz", wantStatus: 403, wantMessage: "Missing Authentication Token"},
+		{name: "lower-case method", method: "get", target: "/abc1234", wantStatus: 404, wantMessage: "Not Found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -240,14 +240,15 @@ func TestGatewayRouting(t *testing.T) {
 				assert.Equal(t, requestIDOf(rec.Header()), ev.RequestContext.RequestID)
 			default:
 				assert.Zero(t, f.create.calls()+f.redirect.calls())
+				assert.Empty(t, rec.Header().Get("Allow"), "API Gateway sends no Allow")
+				if tt.wantMessage != "" {
+					assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
+					assert.JSONEq(t, `{"message":"`+tt.wantMessage+`"}`, rec.Body.String())
+					return
+				}
 				p := problemOf(t, rec)
 				assert.Equal(t, tt.wantStatus, p.Status)
-				assert.Equal(t, tt.wantAllow, rec.Header().Get("Allow"))
-				if tt.wantStatus == 404 {
-					assert.Equal(t, apigw.ProblemNotFound.Type, p.Type)
-				} else {
-					assert.Equal(t, apigw.ProblemMethod.Type, p.Type)
-				}
+				assert.Equal(t, apigw.ProblemNotFound.Type, p.Type)
 			}
 		})
 	}
@@ -497,8 +498,8 @@ func TestGatewayGrowsWithTheAPI(t *testing.T) {
 	assert.Equal(t, 1, reclaim.calls())
 
 	rec := f.do("DELETE", "/v1/links/abc1234", "", key)
-	assert.Equal(t, 405, rec.Code)
-	assert.Equal(t, "GET, PATCH", rec.Header().Get("Allow"))
+	assert.Equal(t, 403, rec.Code, "a REST API does not route a method the resource lacks")
+	assert.Empty(t, rec.Header().Get("Allow"))
 	assert.Equal(t, 401, f.do("GET", "/v1/links/abc1234", "", nil).Code)
 	assert.Equal(t, 302, f.do("GET", "/abc1234", "", nil).Code)
 }
@@ -601,12 +602,7 @@ func TestAHandlerOutlivesItsClient(t *testing.T) {
 // gateway response, as described in edgespec; the HTTP API its 404
 // {"message":"Not Found"}. Neither sends Allow.
 func TestGatewayUnlistedMethod(t *testing.T) {
-	var mgmt edgespec.API
-	for _, a := range edgespec.APIs(edgespec.DefaultUsagePlan) {
-		if a.Name == edgespec.ManagementAPI {
-			mgmt = a
-		}
-	}
+	mgmt := edgespec.Management(edgespec.DefaultUsagePlan)
 	missing, ok := mgmt.GatewayResponse(edgespec.ResponseMissingAuthenticationToken)
 	require.True(t, ok)
 	f := newFixture(t, Options{GatewayResponses: mgmt.GatewayResponses})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -197,26 +196,19 @@ func (n *node) find(escapedPath string) *node {
 	return n
 }
 
-// allow lists the node's methods for an Allow header.
-func (n *node) allow() string {
-	ms := make([]string, 0, len(n.methods))
-	for m := range n.methods {
-		ms = append(ms, m)
-	}
-	slices.Sort(ms)
-	return strings.Join(ms, ", ")
-}
-
 // match finds the route for method and path. With no resource at the
 // path it returns status 404; with a resource that lacks the method, 405
-// and the methods it has.
-func (n *node) match(method, escapedPath string) (rt *Route, status int, allow string) {
+// and the API the resource is on, whose answer that is.
+func (n *node) match(method, escapedPath string) (rt *Route, status int, api APIKind) {
 	res := n.find(escapedPath)
 	if res == nil || len(res.methods) == 0 {
-		return nil, http.StatusNotFound, ""
+		return nil, http.StatusNotFound, RESTAPI
 	}
 	if rt, ok := res.methods[method]; ok {
-		return rt, http.StatusOK, ""
+		return rt, http.StatusOK, rt.API
 	}
-	return nil, http.StatusMethodNotAllowed, res.allow()
+	for _, rt := range res.methods {
+		api = rt.API // a resource is on one API
+	}
+	return nil, http.StatusMethodNotAllowed, api
 }

@@ -17,7 +17,8 @@ import (
 var ErrUnmodelled = errors.New("not modelled by the local gateway")
 
 // modelledResponses are the gateway responses the gateway plays:
-// THROTTLED and QUOTA_EXCEEDED as described; the missing-route and bad-key
+// THROTTLED, QUOTA_EXCEEDED and, for a method a resource does not list,
+// MISSING_AUTHENTICATION_TOKEN as described; the missing-route and bad-key
 // ones with the documented differences of doc.go.
 var modelledResponses = []string{
 	edgespec.ResponseMissingAuthenticationToken, edgespec.ResponseInvalidAPIKey,
