@@ -189,21 +189,6 @@ func (c *Checker) checkMethodNotAllowed(ctx context.Context, req *http.Request, 
 	return errors.Join(errs...)
 }
 
-// matches reports whether the document path p is the one req's path takes.
-func (c *Checker) matches(p string, req *http.Request) bool {
-	want := strings.Split(strings.Trim(p, "/"), "/")
-	got := strings.Split(strings.Trim(req.URL.EscapedPath(), "/"), "/")
-	if len(want) != len(got) {
-		return false
-	}
-	for i, w := range want {
-		if !strings.HasPrefix(w, "{") && w != got[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // checkComponent validates x's answer against one of the document's
 // component responses, for answers outside any operation.
 func (c *Checker) checkComponent(ctx context.Context, req *http.Request, x Exchange, name string, status int) error {
