@@ -364,9 +364,9 @@ func (h *Handler) validate(body linkapi.PatchRequest, now time.Time) (changes, e
 		ch.redirectStatus = &s
 	}
 	if body.Status != nil {
-		s := link.Status(*body.Status)
-		if s != link.StatusActive && s != link.StatusDisabled {
-			return ch, &link.FieldError{Field: "status", Reason: fmt.Sprintf("must be %q or %q, got %q", link.StatusActive, link.StatusDisabled, *body.Status)}
+		s, err := link.SettableStatus(body.Status)
+		if err != nil {
+			return ch, err
 		}
 		ch.status = &s
 	}
