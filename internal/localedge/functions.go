@@ -35,11 +35,8 @@ const localDistributionID = "ELOCALEDGE0000"
 // (validation error), logged here with the reason.
 func (e *Edge) runViewerRequest(w http.ResponseWriter, r *http.Request, id string, fn *cloudfrontjs.Function) (next *http.Request, status int, result string, answered bool) {
 	req := cloudfrontjs.RequestFromHTTP(r)
-	ev := cloudfrontjs.Event{
-		Context: cloudfrontjs.Context{DistributionDomainName: r.Host, DistributionID: localDistributionID, RequestID: id},
-		Viewer:  cloudfrontjs.Viewer{IP: viewerIP(r.RemoteAddr)},
-		Request: req,
-	}
+	ev := viewerEvent(r, id)
+	ev.Request = req
 	res, err := fn.ViewerRequest(r.Context(), ev)
 	switch {
 	case err != nil:
@@ -166,12 +163,8 @@ func (w *responseFunctionWriter) Unwrap() http.ResponseWriter { return w.Respons
 func (e *Edge) runViewerResponse(w http.ResponseWriter, r *http.Request, id string, fn *cloudfrontjs.Function, status int) (int, bool) {
 	h := w.Header()
 	resp := cloudfrontjs.ResponseFromHTTP(status, h)
-	ev := cloudfrontjs.Event{
-		Context:  cloudfrontjs.Context{DistributionDomainName: r.Host, DistributionID: localDistributionID, RequestID: id},
-		Viewer:   cloudfrontjs.Viewer{IP: viewerIP(r.RemoteAddr)},
-		Request:  cloudfrontjs.RequestFromHTTP(r),
-		Response: &resp,
-	}
+	ev := viewerEvent(r, id)
+	ev.Request, ev.Response = cloudfrontjs.RequestFromHTTP(r), &resp
 	out, err := fn.ViewerResponse(r.Context(), ev)
 	if err != nil {
 		status = cloudfrontjs.StatusFor(err)
@@ -193,4 +186,13 @@ func (e *Edge) runViewerResponse(w http.ResponseWriter, r *http.Request, id stri
 		h[k] = vs
 	}
 	return out.StatusCode, false
+}
+
+// viewerEvent is the part of a function's event that r and its request ID
+// give, the same for a viewer request and a viewer response.
+func viewerEvent(r *http.Request, id string) cloudfrontjs.Event {
+	return cloudfrontjs.Event{
+		Context: cloudfrontjs.Context{DistributionDomainName: r.Host, DistributionID: localDistributionID, RequestID: id},
+		Viewer:  cloudfrontjs.Viewer{IP: viewerIP(r.RemoteAddr)},
+	}
 }
