@@ -148,12 +148,11 @@ func (h *Handler) Handle(ctx context.Context, in reclaimflow.Input) (reclaimflow
 	started := time.Now()
 	stopAt := started.Add(h.Budget)
 	if deadline, ok := ctx.Deadline(); ok {
-		margin := h.Margin
-		if !started.Before(deadline.Add(-margin)) {
+		if !started.Before(deadline.Add(-h.Margin)) {
 			return reclaimflow.Output{}, fmt.Errorf("%s left before the deadline, less than the %s margin: the function's timeout is too short",
-				time.Until(deadline).Round(time.Millisecond), margin)
+				time.Until(deadline).Round(time.Millisecond), h.Margin)
 		}
-		if d := deadline.Add(-margin); d.Before(stopAt) {
+		if d := deadline.Add(-h.Margin); d.Before(stopAt) {
 			stopAt = d
 		}
 	}
