@@ -333,7 +333,8 @@ func TestDistribution(t *testing.T) {
 		assert.ElementsMatch(t, []string{"cloudfront-viewer-country", "cloudfront-is-android-viewer", "cloudfront-is-desktop-viewer",
 			"cloudfront-is-ios-viewer", "cloudfront-is-mobile-viewer", "cloudfront-is-tablet-viewer",
 			"accept-language", "user-agent", "content-type", "cloudfront-viewer-address"}, rnames, "no SmartTV header: 10 is CloudFront's quota per policy")
-		assert.Equal(t, "none", get(rorp.Props, "OriginRequestPolicyConfig", "QueryStringsConfig", "QueryStringBehavior"))
+		assert.Equal(t, "all", get(rorp.Props, "OriginRequestPolicyConfig", "QueryStringsConfig", "QueryStringBehavior"),
+			"the query reaches the origin for the password form, outside the cache key (below)")
 		assert.Equal(t, "none", get(rorp.Props, "OriginRequestPolicyConfig", "CookiesConfig", "CookieBehavior"))
 		policy := s.edge().resource(get(def, "CachePolicyId", "Ref").(string))
 		cfg := policy.Props["CachePolicyConfig"].(map[string]any)
@@ -385,6 +386,17 @@ func TestDistribution(t *testing.T) {
 		assert.Equal(t, def["OriginRequestPolicyId"], unlock["OriginRequestPolicyId"])
 		assert.Equal(t, def["RealtimeLogConfigArn"], unlock["RealtimeLogConfigArn"], "its 303s are clicks")
 		assert.Equal(t, "https-only", unlock["ViewerProtocolPolicy"])
+		viewerResponse := func(b map[string]any) []any {
+			var out []any
+			for _, a := range asSlice(b["FunctionAssociations"]) {
+				if get(a, "EventType") == "viewer-response" {
+					out = append(out, a)
+				}
+			}
+			return out
+		}
+		require.Len(t, viewerResponse(def), 1)
+		assert.Equal(t, viewerResponse(def), viewerResponse(unlock), "the 303 of the right password merges the query the form posted, as the redirects do")
 		uo, ok := origins[unlock["TargetOriginId"].(string)]
 		require.True(t, ok, "a single origin, not the group")
 		assert.Contains(t, toJSON(uo["DomainName"]), `"StackName":"`+primaryStack+`"`)
@@ -889,7 +901,7 @@ func TestMissBudgetEstate(t *testing.T) {
 		// CloudFront's quota: 10 headers per origin request policy
 		// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/cloudfront-limits.html).
 		assert.LessOrEqual(t, len(headers), 10, "%s: %v", s.name, headers)
-		assert.Equal(t, "none", get(cfg, "QueryStringsConfig", "QueryStringBehavior"))
+		assert.Equal(t, "all", get(cfg, "QueryStringsConfig", "QueryStringBehavior"), "for the password form (TestDistribution)")
 		assert.Equal(t, "none", get(cfg, "CookiesConfig", "CookieBehavior"))
 		cache := s.edge().resource(get(def, "CachePolicyId", "Ref").(string))
 		assert.Equal(t, "none", get(cache.Props, "CachePolicyConfig", "ParametersInCacheKeyAndForwardedToOrigin", "HeadersConfig", "HeaderBehavior"),
@@ -929,8 +941,9 @@ func TestMissBudgetEstate(t *testing.T) {
 
 // TestQueryForwardEstate: the redirect behaviour, with WAF on or off, runs
 // the query-forward function on the viewer response, and its cache key
-// holds no query string, so one cached redirect serves every query; no
-// other behaviour runs it.
+// holds no query string, so one cached redirect serves every query; of
+// the other behaviours only the password forms' runs it, for the 303 of
+// the right password.
 func TestQueryForwardEstate(t *testing.T) {
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		var fns []resource
@@ -953,7 +966,11 @@ func TestQueryForwardEstate(t *testing.T) {
 		assert.Equal(t, "none", get(cache.Props, "CachePolicyConfig", "ParametersInCacheKeyAndForwardedToOrigin", "QueryStringsConfig", "QueryStringBehavior"),
 			"%s: the query is never in the redirects' cache key", s.name)
 		for _, b := range asSlice(get(dist.Props, "DistributionConfig", "CacheBehaviors")) {
-			assert.NotContains(t, toJSON(get(b, "FunctionAssociations")), fns[0].ID, "only the redirect behaviour runs it")
+			if get(b, "PathPattern") == "/unlock/*" {
+				assert.Contains(t, toJSON(get(b, "FunctionAssociations")), fns[0].ID, "the password forms' 303")
+				continue
+			}
+			assert.NotContains(t, toJSON(get(b, "FunctionAssociations")), fns[0].ID, "only the redirect and unlock behaviours run it")
 		}
 	}
 }

@@ -223,9 +223,11 @@ func (b *behavior) compileOriginRequest(rp edgespec.OriginRequestPolicy, fail fa
 	default:
 		return fail("origin request query strings %v", rp.QueryStrings)
 	}
-	if b.caches && b.forwardQuery {
-		return fail("a cached behaviour forwarding the query string")
-	}
+	// A cached behaviour may forward the query (CloudFront sends the
+	// origin request policy's values on a miss and keys its cache by the
+	// cache policy's alone,
+	// https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/controlling-origin-requests.html);
+	// the cache here is keyed by the path, as the cache policies say.
 	return nil
 }
 

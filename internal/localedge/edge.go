@@ -456,8 +456,8 @@ func (e *Edge) originRequest(r *http.Request, b *behavior) *http.Request {
 	out := r.Clone(r.Context())
 	if !b.forwardQuery {
 		out.URL.RawQuery, out.URL.ForceQuery = "", false
-		out.RequestURI = out.URL.RequestURI()
 	}
+	out.RequestURI = out.URL.RequestURI()
 	out.Header = make(http.Header, len(b.forward)+len(viewer.DeviceHeaders)+len(b.originHeaders)+2)
 	for _, k := range b.forward {
 		if vs := r.Header[k]; len(vs) > 0 {

@@ -220,8 +220,10 @@ func TestWhatReachesTheOrigin(t *testing.T) {
 	f := newFixture(t, Options{})
 	f.do("GET", "/withquery?utm_source=mail&x=1", "Cookie", "session=s3cret", "User-Agent", "Mozilla/5.0")
 	r := f.origin.last()
-	assert.Empty(t, r.URL.RawQuery, "the query string is not forwarded on the redirect behaviour")
-	assert.Equal(t, "/withquery", r.RequestURI)
+	assert.Equal(t, "utm_source=mail&x=1", r.URL.RawQuery, "the query reaches the redirect origin, for the password form")
+	assert.Equal(t, "/withquery?utm_source=mail&x=1", r.RequestURI)
+	f.do("GET", "/withquery?other=2")
+	assert.Equal(t, 1, f.origin.count("/withquery"), "and stays out of the cache key")
 	assert.Empty(t, r.Header.Get("Cookie"), "cookies are not forwarded")
 
 	f.do("POST", "/v1/links?dry=1", "Cookie", "a=b")

@@ -126,7 +126,7 @@ func TestViewerHeadersAtTheOrigin(t *testing.T) {
 		"Cloudfront-Is-Ios-Viewer":     {"true"},
 		"Cloudfront-Is-Android-Viewer": {"false"},
 	}, r.Header)
-	assert.Empty(t, r.URL.RawQuery)
+	assert.Equal(t, "utm=x", r.URL.RawQuery, "the query goes along, outside the cache key")
 
 	f.do(http.MethodPost, "/unlock/abc1234", "Content-Type", "application/x-www-form-urlencoded", "User-Agent", "x")
 	r = f.origin.last()

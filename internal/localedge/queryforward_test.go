@@ -99,3 +99,24 @@ func TestAFailingViewerResponseFunctionIsCloudFronts503(t *testing.T) {
 		assert.Equal(t, ResultError, r.ResultType)
 	}
 }
+
+// TestUnlockMergesTheQueryThePasswordFormPosted: a protected link's form
+// posts the visitor's query back in its action, and the unlock behaviour
+// runs the same query-forward function on the 303 of the right password.
+func TestUnlockMergesTheQueryThePasswordFormPosted(t *testing.T) {
+	origin := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Location", "https://example.com/p?utm_source=dest")
+		if r.URL.Query().Get("mode") == "visitor" {
+			w.Header().Set(edgespec.QueryForwardHeader, edgespec.QueryForwardVisitor)
+		}
+		w.WriteHeader(http.StatusSeeOther)
+	})
+	f := newFixture(t, Options{Origin: origin})
+	resp := f.do("POST", "/unlock/abc1234?utm_source=x&ref=y", "Content-Type", "application/x-www-form-urlencoded")
+	assert.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	assert.Equal(t, "https://example.com/p?utm_source=dest&ref=y", resp.Header.Get("Location"))
+	resp = f.do("POST", "/unlock/abc1234?utm_source=x&mode=visitor", "Content-Type", "application/x-www-form-urlencoded")
+	assert.Equal(t, "https://example.com/p?mode=visitor&utm_source=x", resp.Header.Get("Location"))
+	assert.Empty(t, resp.Header.Values(edgespec.QueryForwardHeader))
+}

@@ -486,15 +486,19 @@ func RedirectCache() CachePolicy {
 // RedirectRequests is the redirect and unlock behaviours' origin request
 // policy: the viewer headers the redirect rules and the click limit read
 // and the viewer's address for the budget of unknown codes, all outside the
-// cache key; never Host, cookies or the query.
+// cache key; never Host or cookies. The query goes to the origin, outside
+// the cache key too, for one answer only: a protected link's password form
+// posts it back (its 303 is merged by the query-forward function from the
+// request it answers). A cached redirect never reads it, so one cache entry
+// still serves every query.
 func RedirectRequests() *OriginRequestPolicy {
 	return &OriginRequestPolicy{
 		Name:              "RedirectRequests",
-		Comment:           "Redirects: the viewer headers the redirect rules read and the viewer's address for the miss budget; never Host, cookies or the query",
+		Comment:           "Redirects: the viewer headers the redirect rules read, the viewer's address for the miss budget and the query for the password form; never Host or cookies",
 		Headers:           KeyValues{Behavior: KeyAllowList, Names: RedirectViewerHeaders()},
 		CloudFrontHeaders: RedirectCloudFrontHeaders(),
 		Cookies:           None,
-		QueryStrings:      None,
+		QueryStrings:      KeyValues{Behavior: KeyAll},
 	}
 }
 
@@ -639,6 +643,9 @@ func Distribution(o Options) Spec {
 			OriginRequestPolicy:   redirects,
 			ResponseHeadersPolicy: redirectHeaders,
 			RealtimeLog:           true,
+			// The 303 of the right password merges the query the form
+			// posted back, as a redirect merges the viewer's.
+			Functions: []FunctionAssociation{{EventType: ViewerResponse, Function: QueryForwardFunction}},
 		}, {
 			PathPattern:  ManagementPathPattern,
 			TargetOrigin: ManagementOriginID,

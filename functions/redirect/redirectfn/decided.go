@@ -81,11 +81,10 @@ func (h *Handler) decide(ctx context.Context, req *events.APIGatewayProxyRequest
 		"Cache-Control": "no-store",
 		"Content-Type":  "text/plain; charset=utf-8; " + DestinationParam + "=" + d.Label(),
 	}
-	if req.HTTPMethod != http.MethodPost {
-		// The password form's POST (/unlock/*) has no query to merge and
-		// its behaviour no query-forward function to remove the header.
-		headers = withQueryChoice(headers, l)
-	}
+	// The password form's POST (/unlock/*) carries the visitor's query
+	// back (unlockAction), and its behaviour runs the same query-forward
+	// function as the redirects.
+	headers = withQueryChoice(headers, l)
 	return events.APIGatewayProxyResponse{StatusCode: status, Headers: headers}
 }
 
@@ -298,12 +297,21 @@ func methodNotAllowed() events.APIGatewayProxyResponse {
 
 // unlockAction is where the form posts: the unlock path of the segment
 // the viewer used (link.LookupKeys accepted it, so it needs no escaping
-// in a path), or the link's own path when the request named none.
+// in a path), or the link's own path when the request named none, with
+// the visitor's query. The edge's query-forward function merges a
+// redirect's query from the request it answers, and the form's POST is
+// that request, so the query rides in the action; a link that keeps the
+// query out carries none. API Gateway hands the query decoded and by name,
+// so it is encoded again in name order.
 func unlockAction(req *events.APIGatewayProxyRequest, l link.Link) string {
+	action := link.UnlockPath(l.Path())
 	if seg := req.PathParameters["code"]; seg != "" {
-		return link.UnlockPath(seg)
+		action = link.UnlockPath(seg)
 	}
-	return link.UnlockPath(l.Path())
+	if l.KeepQueryOut || len(req.MultiValueQueryStringParameters) == 0 {
+		return action
+	}
+	return action + "?" + url.Values(req.MultiValueQueryStringParameters).Encode()
 }
 
 // formPage is the password form: it names neither the target nor the

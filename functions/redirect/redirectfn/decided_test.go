@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shortlink-dev/shortener/shared/edgespec"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkcounter"
 )
@@ -380,4 +381,37 @@ func TestExpiredURL(t *testing.T) {
 	assert.Equal(t, 302, resp.StatusCode)
 	assert.Equal(t, "https://example.com/over", resp.Headers["Location"])
 	assert.Equal(t, "expired", destination(resp))
+}
+
+// TestPasswordFormKeepsTheVisitorsQuery: a protected link's form posts the
+// visitor's query back with the password, so the 303 that answers the
+// right one leaves with the query the edge's query-forward function merges,
+// as a plain link's redirect does; a link that keeps the query out posts
+// none.
+func TestPasswordFormKeepsTheVisitorsQuery(t *testing.T) {
+	f, _ := newDecidedFixture(t)
+	f.put(t, link.Link{Code: "secret2", URL: "https://example.com/t", Features: link.Features{PasswordHash: "plain:pw"}})
+	f.put(t, link.Link{Code: "secret3", URL: "https://example.com/t", Features: link.Features{KeepQueryOut: true, PasswordHash: "plain:pw"}})
+	f.put(t, link.Link{Code: "secret4", URL: "https://example.com/t", Features: link.Features{QueryPrecedence: link.QueryVisitor, PasswordHash: "plain:pw"}})
+
+	withQuery := func(ev events.APIGatewayProxyRequest) events.APIGatewayProxyRequest {
+		// API Gateway hands the query decoded, by name (REST proxy event).
+		ev.QueryStringParameters = map[string]string{"utm_source": "news letter", "ref": "b"}
+		ev.MultiValueQueryStringParameters = map[string][]string{"utm_source": {"news letter"}, "ref": {"a", "b"}}
+		return ev
+	}
+	form := f.do(t, withQuery(request(t, "GET", "secret2", ""))).Body
+	assert.Contains(t, form, `action="/unlock/secret2?ref=a&amp;ref=b&amp;utm_source=news+letter"`)
+	wrong := f.do(t, withQuery(post(t, "secret2", "nope")))
+	assert.Equal(t, 403, wrong.StatusCode)
+	assert.Contains(t, wrong.Body, `action="/unlock/secret2?ref=a&amp;ref=b&amp;utm_source=news+letter"`, "the form again keeps it")
+
+	right := f.do(t, withQuery(post(t, "secret4", "pw")))
+	assert.Equal(t, 303, right.StatusCode)
+	assert.Equal(t, edgespec.QueryForwardVisitor, right.Headers[edgespec.QueryForwardHeader], "the edge merges the posted query as the link says")
+
+	off := f.do(t, withQuery(request(t, "GET", "secret3", ""))).Body
+	assert.Contains(t, off, `action="/unlock/secret3"`, "nothing to carry for a link that keeps the query out")
+	offPost := f.do(t, withQuery(post(t, "secret3", "pw")))
+	assert.Equal(t, edgespec.QueryForwardOff, offPost.Headers[edgespec.QueryForwardHeader])
 }
