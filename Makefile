@@ -75,7 +75,12 @@ clean:
 
 .PHONY: load soak cost enumsim
 
-## cost: what a click, a create, a redirect miss and a stats query consume in DynamoDB, measured on DynamoDB Local (about 3 minutes; COST_FLAGS passes cmd/cost's flags)
+# A seed group's volume (one group of 64 buckets: the packedclicks package doc has the scaling) and 10x
+# per group (the same clicks over a tenth of the span), printed side by side; COST_FLAGS= runs the
+# small default stream through both designs instead.
+COST_FLAGS ?= -design new -records 3000000 -codes 10000000 -span 26h -groups 1 -buckets 64 -merge-bytes 131072 -creates 10 -queries 20 -volumes 10
+
+## cost: what a click (at a seed group's volume and 10x), a create, a redirect miss and a stats query consume in DynamoDB, measured on DynamoDB Local (about 7 minutes; COST_FLAGS passes cmd/cost's flags)
 cost: prereqs
 	go run ./cmd/cost $(COST_FLAGS)
 
@@ -87,6 +92,6 @@ load: prereqs
 enumsim: prereqs
 	go run ./cmd/enumsim $(ENUMSIM_FLAGS)
 
-## soak: mixed traffic against the local run for SOAK_DURATION (default 5m, start and checks included), then one summary line
+## soak: mixed traffic against the local run for SOAK_DURATION (default 5m, start and checks included), then one summary line and one of the cost model's inputs it measured
 soak: prereqs
 	go run ./cmd/soak

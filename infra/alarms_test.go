@@ -213,3 +213,51 @@ func TestClickCompactionAlarms(t *testing.T) {
 		})
 	}
 }
+
+// TestClickStreamNearCapacity: a provisioned click stream (context
+// kinesisShards) alarms when a minute's writes reach 80 % of its shards'
+// limit, records or bytes, three minutes in a row; an on-demand one has
+// no shard count to watch (its throttles alarm as on every stream).
+func TestClickStreamNearCapacity(t *testing.T) {
+	near := func(tp tpl) []resource {
+		var out []resource
+		for _, a := range tp.resources("AWS::CloudWatch::Alarm") {
+			if strings.HasPrefix(a.ID, "MonitoringClickStreamNearCapacity") || strings.Contains(a.ID, "ClickStreamNearCapacity") {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	assert.Empty(t, near(defaults.get(t).regional("us-east-1")), "on demand by default")
+
+	alarms := near(levers.get(t).regional("us-east-1"))
+	require.Len(t, alarms, 1, "kinesisShards=12")
+	a := alarms[0]
+	assert.NotEmpty(t, a.Props["AlarmActions"], "it notifies")
+	tests := []struct {
+		name      string
+		got, want any
+	}{
+		{"threshold", a.Props["Threshold"], 0.8},
+		{"minutes in a row", [2]any{a.Props["EvaluationPeriods"], a.Props["DatapointsToAlarm"]}, [2]any{3.0, 3.0}},
+		{"comparison", a.Props["ComparisonOperator"], "GreaterThanOrEqualToThreshold"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, tt.got) })
+	}
+	metrics := map[string]any{}
+	var expression string
+	for _, m := range asSlice(a.Props["Metrics"]) {
+		if e, ok := get(m, "Expression").(string); ok {
+			expression = e
+			continue
+		}
+		metrics[get(m, "Id").(string)] = get(m, "MetricStat", "Metric", "MetricName")
+		assert.Equal(t, "Sum", get(m, "MetricStat", "Stat"))
+		assert.Equal(t, 60.0, get(m, "MetricStat", "Period"))
+		assert.Contains(t, toJSON(get(m, "MetricStat", "Metric", "Dimensions")), "ClicksClickLog")
+	}
+	assert.Equal(t, map[string]any{"records": "IncomingRecords", "bytes": "IncomingBytes"}, metrics)
+	// 12 shards x 60 s x 1,000 records, and x 1 MiB.
+	assert.Equal(t, "MAX([records / 720000, bytes / 754974720])", expression)
+}

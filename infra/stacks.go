@@ -577,6 +577,7 @@ func (b *regional) clicks() {
 	mon.ReplicaRegions = b.cfg.SecondaryRegions()
 	mon.Analytics = data.Tables.Analytics
 	mon.ClickStream = b.rs.Clicks.Stream
+	mon.ClickStreamShards = b.cfg.KinesisShards
 	mon.ClickCompaction = &monitoring.Function{Name: "clicks", Fn: clicks.Fn}
 	mon.Consumers = append(mon.Consumers, monitoring.Consumer{
 		Name: "clicks", Fn: clicks.Fn, DeadLetters: b.rs.Clicks.Consumer.DeadLetters,

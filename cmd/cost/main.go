@@ -43,6 +43,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -100,6 +101,16 @@ func main() {
 	flag.IntVar(&opt.MergeBytes, "merge-bytes", 0, "the new design's segment bytes a group gathers before they are merged into day items (packedclicks.DefaultMergeBytes when 0)")
 	flag.IntVar(&opt.CompactEvery, "compact-every", clicksfn.DefaultCompactEvery, "the new design's compaction: every this many applied batches")
 	flag.IntVar(&opt.Check, "check", 500, "codes on which both designs' counts are compared after the run")
+	flag.Func("volumes", "with -span: measure the new design's clicks again at these multiples of the run's volume per group (e.g. 10: the same clicks over a tenth of -span), printed beside the run's in one table", func(v string) error {
+		for f := range strings.SplitSeq(v, ",") {
+			k, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil || k <= 1 {
+				return fmt.Errorf("%q: want multiples above 1, such as 10", f)
+			}
+			opt.Volumes = append(opt.Volumes, k)
+		}
+		return nil
+	})
 	creates := flag.Int("creates", 1000, "links to create for the per-create figure (and as many redirect misses)")
 	queries := flag.Int("queries", 200, "stats queries per kind of query")
 	jsonOut := flag.Bool("json", false, "print the figures as one JSON object")
@@ -188,6 +199,9 @@ type report struct {
 	Buckets, Groups, CompactEvery int
 	// Stats and PackedStats are the stats queries over each design.
 	Stats, PackedStats *statsFigures
+	// Volumes are the new design's units a click at the run's volume per
+	// group and at each of -volumes' multiples of it.
+	Volumes []volumeFigures `json:",omitempty"`
 }
 
 // clickFigures are what counting the stream consumed in one design.
@@ -260,6 +274,9 @@ type options struct {
 	Creates, Queries      int
 	// Check is how many codes the two designs' counts are compared on.
 	Check int
+	// Volumes are the multiples of the run's volume per group at which the
+	// new design's clicks are measured again (-volumes).
+	Volumes []float64
 }
 
 func (o options) old() bool    { return o.Designs == "both" || o.Designs == "old" }
@@ -271,6 +288,9 @@ func run(ctx context.Context, sdk aws.Config, meter *capacity.Meter, sp streamSp
 	var r report
 	if !opt.old() && !opt.packed() {
 		return r, fmt.Errorf("-design %q: want old, new or both", opt.Designs)
+	}
+	if len(opt.Volumes) > 0 && (sp.Span <= 0 || !opt.packed()) {
+		return r, errors.New("-volumes needs -span and the new design: it spreads the same clicks over a part of the span")
 	}
 	c, err := newCostRun(ctx, meter.Config(sdk), meter, sp, opt, &r)
 	if err != nil {
@@ -298,8 +318,84 @@ func run(ctx context.Context, sdk aws.Config, meter *capacity.Meter, sp streamSp
 			return r, err
 		}
 	}
-	err = c.check(stores, packed)
-	return r, err
+	if err = c.check(stores, packed); err != nil || packed == nil {
+		return r, err
+	}
+	r.Volumes = []volumeFigures{volumeOf(1, sp.Span, c.st.Clicks, r.Packed, r.PackedStats)}
+	for _, k := range opt.Volumes {
+		v, err := c.volume(k)
+		if err != nil {
+			return r, fmt.Errorf("%gx the volume: %w", k, err)
+		}
+		r.Volumes = append(r.Volumes, v)
+	}
+	return r, nil
+}
+
+// volumeFigures are the new design's units a click at one volume per
+// group: the run's (Times 1) or the same clicks over Span, a part of the
+// run's span (Times the run's volume), each counted on its own table.
+type volumeFigures struct {
+	Times                    float64
+	Span                     time.Duration
+	Clicks                   int
+	WRUPerClick, RRUPerClick float64
+	// WithoutFold leave out the fold level (folds, deletes of folded
+	// chains and their reads): a span of hours holds a day's fold only
+	// when it passes midnight, so these compare volumes like for like.
+	WRUPerClickWithoutFold, RRUPerClickWithoutFold float64
+	Folded                                         int
+	// Stats are the stats answers' read units at the end of the run.
+	Stats *statsFigures `json:",omitempty"`
+}
+
+// volumeOf sums f up for the volume table.
+func volumeOf(times float64, span time.Duration, clicks int, f *clickFigures, stats *statsFigures) volumeFigures {
+	v := volumeFigures{Times: times, Span: span, Clicks: clicks, WRUPerClick: f.WRUPerClick, RRUPerClick: f.RRUPerClick, Folded: f.Days.Folded, Stats: stats}
+	foldW, foldR := 0.0, 0.0
+	for k, n := range f.ByLevel {
+		if level, _, _ := strings.Cut(k, " "); level != string(packedclicks.LevelFold) {
+			continue
+		}
+		if isWrite(k) {
+			foldW += n
+		} else {
+			foldR += n
+		}
+	}
+	if clicks > 0 {
+		v.WRUPerClickWithoutFold, v.RRUPerClickWithoutFold = (f.WRU-foldW)/float64(clicks), (f.RRU-foldR)/float64(clicks)
+	}
+	return v
+}
+
+// volume measures the new design's clicks at k times the run's volume per
+// group: the same stream's clicks stamped over a k-th of the span, so a
+// group receives them k times as fast while batches, compactions and
+// merges hold what they hold in the run (they are cut by clicks, not by
+// time), on a table of their own; then the stats answers at its end.
+func (c *costRun) volume(k float64) (volumeFigures, error) {
+	v := *c
+	v.sp.Span = time.Duration(float64(c.sp.Span) / k)
+	v.opt.Designs = "new"
+	v.r = &report{}
+	v.suffix = c.suffix + "-" + strconv.FormatFloat(k, 'f', -1, 64) + "x"
+	v.clock = &simClock{t: v.sp.Start}
+	var err error
+	if v.st, err = generate(v.sp); err != nil {
+		return volumeFigures{}, err
+	}
+	stores, packed, err := v.clicks()
+	if err != nil {
+		return volumeFigures{}, err
+	}
+	if err := v.stats(stores); err != nil {
+		return volumeFigures{}, err
+	}
+	if err := v.compactRest(packed); err != nil {
+		return volumeFigures{}, err
+	}
+	return volumeOf(k, v.sp.Span, v.st.Clicks, v.r.Packed, v.r.PackedStats), nil
 }
 
 // costRun is one run of the command: the tables it made, the handlers'
@@ -602,7 +698,8 @@ func (c *costRun) stats(stores []statsStore) error {
 	for _, code := range []string{top, tail} {
 		l := link.Link{Code: code, URL: "https://example.com/" + code, Owner: owner, Status: link.StatusActive,
 			CreatedAt: sp.Start.Add(-24 * time.Hour), ExpiresAt: sp.Start.Add(365 * 24 * time.Hour), RedirectStatus: 302, Version: 1}
-		if err := c.links.Create(c.ctx, l, nil); err != nil {
+		// A -volumes run asks of the links the run before it seeded.
+		if err := c.links.Create(c.ctx, l, nil); err != nil && !errors.Is(err, link.ErrConflict) {
 			return fmt.Errorf("seed link %s: %w", code, err)
 		}
 	}
@@ -938,4 +1035,34 @@ func (r report) print(w io.Writer) {
 	} {
 		fmt.Fprintf(w, "%-34s %16s %16s\n", q.name, stat(r.Stats, q.v), stat(r.PackedStats, q.v))
 	}
+	r.printVolumes(w)
+}
+
+// printVolumes prints the new design's units a click at each volume side
+// by side.
+func (r report) printVolumes(w io.Writer) {
+	if len(r.Volumes) < 2 {
+		return
+	}
+	fmt.Fprintf(w, "new design's clicks by volume per group (%d buckets in %d groups):\n", r.Buckets, r.Groups)
+	row := func(name string, f func(v volumeFigures) string) {
+		fmt.Fprintf(w, "  %-40s", name)
+		for _, v := range r.Volumes {
+			fmt.Fprintf(w, " %22s", f(v))
+		}
+		fmt.Fprintln(w)
+	}
+	row("volume", func(v volumeFigures) string { return fmt.Sprintf("%gx (-span %s)", v.Times, v.Span) })
+	row("clicks", func(v volumeFigures) string { return strconv.Itoa(v.Clicks) })
+	row("WRU per click", func(v volumeFigures) string { return fmt.Sprintf("%.4f", v.WRUPerClick) })
+	row("RRU per click", func(v volumeFigures) string { return fmt.Sprintf("%.4f", v.RRUPerClick) })
+	row("day items folded", func(v volumeFigures) string { return strconv.Itoa(v.Folded) })
+	row("WRU per click without the fold", func(v volumeFigures) string { return fmt.Sprintf("%.4f", v.WRUPerClickWithoutFold) })
+	row("RRU per click without the fold", func(v volumeFigures) string { return fmt.Sprintf("%.4f", v.RRUPerClickWithoutFold) })
+	row("stats, 90 days hourly, tail link (RRU)", func(v volumeFigures) string {
+		if v.Stats == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", v.Stats.RRUPer90DayHourly)
+	})
 }

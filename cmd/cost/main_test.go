@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,4 +103,46 @@ func TestRunSplitsTheNewDesignByLevel(t *testing.T) {
 		rollups += h.ByLevel["rollup TransactWriteItems"]
 	}
 	assert.InDelta(t, p.ByLevel["rollup TransactWriteItems"], rollups, 1e-6, "every rollup is billed to the hour of its batch")
+}
+
+// TestRunMeasuresAtTwoVolumes measures the new design's clicks at the
+// run's volume per group and at ten times it (the same clicks over a
+// tenth of the span), each on its own table, and prints them side by side.
+// The run's 30 hours pass midnight, so day one is folded; the 10x run's 3
+// hours do not, which the columns without the fold compare like for like.
+func TestRunMeasuresAtTwoVolumes(t *testing.T) {
+	endpoint := testenv.DynamoDBEndpoint(t)
+	meter := capacity.Meter{Items: emulator.NewDynamoDBClient(endpoint), Tag: levelOf}
+	sp := streamSpec{Records: 4_000, Codes: 2_000, Zipf: 1, BotShare: 0.2, Countries: 30, Referrers: 50, CodeLength: 7,
+		Rate: 3858, Shards: 2, BatchSize: 200, Window: 5 * time.Second, HitRatio: 0.9, Span: 30 * time.Hour,
+		Start: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Seed: 7}
+	r, err := run(context.Background(), emulator.AWSConfig(endpoint), &meter, sp,
+		options{Designs: "new", Buckets: 4, Groups: 1, MergeBytes: 4096, CompactEvery: 2, Creates: 2, Queries: 2, Check: 50, Volumes: []float64{10}})
+	require.NoError(t, err)
+	require.Len(t, r.Volumes, 2)
+	one, ten := r.Volumes[0], r.Volumes[1]
+
+	tests := []struct {
+		name      string
+		got, want any
+	}{
+		{"the run's volume", [2]any{one.Times, one.Span}, [2]any{1.0, 30 * time.Hour}},
+		{"ten times it", [2]any{ten.Times, ten.Span}, [2]any{10.0, 3 * time.Hour}},
+		{"the same clicks", ten.Clicks, one.Clicks},
+		{"the run's figures", [2]float64{one.WRUPerClick, one.RRUPerClick}, [2]float64{r.Packed.WRUPerClick, r.Packed.RRUPerClick}},
+		{"day one folded in the run only", [2]int{one.Folded, ten.Folded}, [2]int{4, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, tt.got) })
+	}
+	assert.Less(t, one.WRUPerClickWithoutFold, one.WRUPerClick, "the fold's writes left out")
+	assert.InDelta(t, ten.WRUPerClick, ten.WRUPerClickWithoutFold, 1e-9, "no fold at 10x")
+	assert.Positive(t, ten.WRUPerClick)
+	require.NotNil(t, ten.Stats)
+	assert.Positive(t, ten.Stats.RRUPer90DayHourly)
+
+	var out strings.Builder
+	r.print(&out)
+	assert.Contains(t, out.String(), "new design's clicks by volume per group")
+	assert.Regexp(t, `WRU per click\s+\d\.\d{4}\s+\d\.\d{4}\n`, out.String(), "both volumes in one row")
 }

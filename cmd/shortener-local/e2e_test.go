@@ -471,6 +471,16 @@ func createOldLinks(t *testing.T, table string, codes ...string) {
 	}
 }
 
+// costs reads what the run has consumed so far (costsPath).
+func (r *localRun) costs(t *testing.T) costsReport {
+	t.Helper()
+	var c costsReport
+	status, _, body := r.do(t, "GET", costsPath, "", "")
+	require.Equal(t, 200, status, string(body))
+	require.NoError(t, json.Unmarshal(body, &c), string(body))
+	return c
+}
+
 // edgeCounters reads the run's edge counters so far (edgeStatsPath).
 func (r *localRun) edgeCounters(t *testing.T) localedge.Stats {
 	t.Helper()
@@ -541,15 +551,30 @@ func TestOnlyHeldLinksAreInvalidated(t *testing.T) {
 		assert.Equal(t, 410, status, "%s %s", h.Get("X-Cache"), h.Get("Location"))
 	}
 
+	before := r.costs(t)
 	status, h, _ := r.do(t, "GET", "/asked00", "", "")
 	require.Equal(t, 302, status)
 	require.Equal(t, "public, max-age=0, s-maxage=86400", h.Get("Cache-Control"))
 	_, h, _ = r.do(t, "GET", "/asked00", "", "")
 	require.Equal(t, "Hit from cloudfront", h.Get("X-Cache"), "the edge holds it")
+
+	// What the run consumed, as cmd/soak reads it: the redirect wrote
+	// asked00's mark (one UpdateItem on the marks table, for the
+	// long-lived answer; the edge answered the second GET) after reading
+	// it from the links table, and the edge handed the click stream every
+	// request's record.
+	c := r.costs(t)
+	marks := func(c costsReport) int { return c.Functions["redirect"].ByTable[links+"-edge-marks UpdateItem"].Calls }
+	assert.Equal(t, 1, marks(c)-marks(before), "one mark: asked00's long-lived answer")
+	assert.Positive(t, c.Functions["redirect"].ByTable[links+" GetItem"].Calls, "the redirect's reads of the links")
+	assert.Positive(t, c.Records)
+	assert.Greater(t, c.RecordBytes, 100*c.Records, "a record is a line of a few hundred bytes")
+	assert.Less(t, c.RecordBytes, 1024*c.Records)
 	status, _, body = r.do(t, "DELETE", "/v1/links/asked00", r.key, "")
 	require.Equal(t, 204, status, string(body))
 	deleted := time.Now()
 	assert.Equal(t, int64(1), r.edgeCounters(t).InvalidationPaths, "the held link is invalidated")
+	assert.Equal(t, int64(1), r.edgeCounters(t).Invalidations, "one invalidation, for the held link")
 	require.Eventually(t, func() bool {
 		status, _, _ := r.do(t, "GET", "/asked00", "", "")
 		return status == 410

@@ -14,12 +14,13 @@ import (
 
 // newHandlers builds the API's functions with the builds their main.go
 // files call (functions/<fn>/<fn>fn, Build), over the local run's
-// clients, so the local run cannot drift from the Lambdas.
-func newHandlers(cfg config.Config, c fnclients.Clients) (localgw.Handlers, error) {
+// clients, so the local run cannot drift from the Lambdas; the redirect
+// and stats functions' DynamoDB through metered (costsPath).
+func newHandlers(cfg config.Config, c fnclients.Clients, metered func(fn string, c fnclients.Clients) fnclients.Clients) (localgw.Handlers, error) {
 	create, cerr := createfn.Build(cfg, c)
-	redirect, rerr := redirectfn.Build(cfg, c)
+	redirect, rerr := redirectfn.Build(cfg, metered("redirect", c))
 	manage, merr := managefn.Build(cfg, c)
-	stats, serr := statsfn.Build(cfg, c)
+	stats, serr := statsfn.Build(cfg, metered("stats", c))
 	if err := errors.Join(cerr, rerr, merr, serr); err != nil {
 		return localgw.Handlers{}, err
 	}

@@ -97,7 +97,10 @@
 // internal/localedge). GET /_local/edge gives its counters as JSON: hits,
 // misses, the links' redirects answered, the real-time log records handed
 // to the click stream and those dropped because the stream fell behind
-// (also logged as a warning at most every 10 s while they happen). Logs are
+// (also logged as a warning at most every 10 s while they happen), and the
+// invalidations asked for. GET /_local/costs gives what a cost model prices:
+// the redirect and stats functions' DynamoDB calls by table and operation
+// with their units, and the real-time log records with their bytes. Logs are
 // JSON lines on stderr: one "request" line per viewer request and one
 // "origin request" line per redirect the edge had to fetch, as far as
 // SHORTENER_ACCESS_LOG allows (the edge's real-time log records go to the

@@ -15,6 +15,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
 	"github.com/shortlink-dev/shortener/internal/localedge"
+	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
 )
@@ -111,6 +112,25 @@ func TestEdgeStatsEndpoint(t *testing.T) {
 
 	assert.Equal(t, 200, get.Code)
 	assert.Equal(t, "application/json", get.Header().Get("Content-Type"))
-	assert.JSONEq(t, `{"hits":5,"misses":2,"purged":0,"records":6,"dropped":1,"entries":0,"redirects":7,"to_https":3,"invalidation_paths":0}`, get.Body.String())
+	assert.JSONEq(t, `{"hits":5,"misses":2,"purged":0,"records":6,"dropped":1,"entries":0,"redirects":7,"to_https":3,"invalidation_paths":0,"invalidations":0}`, get.Body.String())
+	assert.Equal(t, 405, post.Code)
+}
+
+func TestCostsEndpoint(t *testing.T) {
+	var c costs
+	c.logged(clicklog.Record{Status: 302, Method: "GET", Host: "s.example", URI: "/abc"})
+	serve := func(method string) *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		c.ServeHTTP(w, httptest.NewRequest(method, costsPath, nil))
+		return w
+	}
+	get, post := serve("GET"), serve("POST")
+	require.Equal(t, 200, get.Code)
+	assert.Equal(t, "application/json", get.Header().Get("Content-Type"))
+	var r costsReport
+	require.NoError(t, json.Unmarshal(get.Body.Bytes(), &r))
+	assert.Equal(t, int64(1), r.Records)
+	assert.Equal(t, int64(len(clicklog.Format(clicklog.Record{Status: 302, Method: "GET", Host: "s.example", URI: "/abc"}))), r.RecordBytes)
+	assert.Empty(t, r.Functions, "no function built yet")
 	assert.Equal(t, 405, post.Code)
 }

@@ -73,6 +73,7 @@ type front struct {
 	edge          *localedge.Edge
 	invalidations *edgecache.Recorder
 	sink          lateSink
+	costs         costs
 	reclaim       lateReclaim
 	sqsOutage     lateOutage
 }
@@ -125,6 +126,7 @@ func (st *stack) serve() error {
 	// schedules sit beside the distribution there.
 	top := beside(beside(f.edge, edgeStatsPath, edgeStats(f.edge.Stats)), "/_local/reclaim", &f.reclaim)
 	top = beside(top, sqsOutagePath, &f.sqsOutage)
+	top = beside(top, costsPath, &f.costs)
 	if f.regions != nil {
 		top = besidePrefix(top, regionsPath, f.regions.admin())
 	}
@@ -183,7 +185,7 @@ func (st *stack) buildFront() error {
 		Origin:            originLog(log, st.s.accessLog, edgeOrigin),
 		ConsoleOrigin:     localedge.Bucket(st.s.consoleDir),
 		Distribution:      &dist,
-		Sink:              &f.sink,
+		Sink:              countingSink{next: &f.sink, costs: &f.costs},
 		Country:           st.cs.country,
 		Log:               log.With("component", "edge"),
 		InvalidationDelay: st.s.edgeInvalidationDelay(),
@@ -375,7 +377,7 @@ func (st *stack) startFunctions(ctx context.Context, getenv func(string) string)
 			}
 			rcfg = rset.regionConfig(rcfg, i)
 		}
-		if hs[i], err = newHandlers(rcfg, st.clients); err != nil {
+		if hs[i], err = newHandlers(rcfg, st.clients, f.costs.clients); err != nil {
 			return err
 		}
 		hs[i].Webhooks = hooksAPI.Handle

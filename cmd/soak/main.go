@@ -18,7 +18,11 @@
 // it before its tombstone is written: counted on its own).
 //
 // It prints one summary line on stdout (details of failures on stderr) and
-// exits 1 if any check failed. The whole run, the local run's start and
+// exits 1 if any check failed. A second line gives what the traffic
+// measured of the cost model's inputs (docs/cost-model.md, "Measured"):
+// the share of changed links the management API invalidated (those an
+// edge may hold), the edge marks the redirect wrote per read of a link,
+// the real-time log record's bytes and the stats answers' read units. The whole run, the local run's start and
 // the final checks included, fits in SOAK_DURATION (default 5m).
 //
 //	go run ./cmd/soak                 (make soak)
@@ -60,6 +64,9 @@ func main() {
 	defer stop()
 	sum, err := run(ctx, c)
 	fmt.Println(sum.line())
+	if sum.costs != nil {
+		fmt.Println(sum.costs.line())
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(1)

@@ -44,7 +44,10 @@ type summary struct {
 	// buffer full (GET /_local/edge): clicks the pipeline never saw; -1
 	// when unknown.
 	edgeDropped int64
-	err         error
+	// costs are what the traffic measured of the cost model's inputs;
+	// nil when the local run could not say.
+	costs *costFigures
+	err   error
 }
 
 func (s *summary) passed() bool {
@@ -101,6 +104,7 @@ func run(ctx context.Context, c config) (sum *summary, err error) {
 		}
 	}
 	suffix := randomHex(4)
+	links := "soak-links-" + suffix
 	analytics := "soak-analytics-" + suffix
 	clickLayout := cmp.Or(os.Getenv("SHORTENER_CLICK_STORE"), shconfig.ClickStorePacked)
 	var logw io.Writer
@@ -113,7 +117,7 @@ func run(ctx context.Context, c config) (sum *summary, err error) {
 		// default plan's 100/s per key.
 		"SHORTENER_API_RATE_LIMIT":  "1000000",
 		"SHORTENER_API_BURST_LIMIT": "1000000",
-		"LINKS_TABLE":               "soak-links-" + suffix,
+		"LINKS_TABLE":               links,
 		"IDEMPOTENCY_TABLE":         "soak-idem-" + suffix,
 		"ANALYTICS_TABLE":           analytics,
 		"CLICKS_STREAM":             "soak-clicks-" + suffix,
@@ -164,6 +168,13 @@ func run(ctx context.Context, c config) (sum *summary, err error) {
 	store, _ := fnstores.ClickStore(emulator.NewDynamoDBClient(lr.DynamoDB), clickLayout, analytics, 0)
 	s.clicks(ctx, sum, store, deadline.Add(-5*time.Second))
 	sum.edgeDropped = s.edgeDropped(ctx)
+	if f, err := s.costFigures(ctx, links); err == nil {
+		f.Changes = s.t.changes.Load()
+		f.StatsAnswers = s.t.stats.Load() + int64(sum.statsChecked)
+		sum.costs = &f
+	} else {
+		fmt.Fprintln(os.Stderr, "soak: the cost figures:", err)
+	}
 	return sum, ctx.Err()
 }
 
@@ -404,6 +415,7 @@ func (s *soaker) change(ctx context.Context, l *linkState, method string, body a
 	apply()
 	l.changed = now
 	l.mu.Unlock()
+	s.t.changes.Add(1)
 	s.t.changedAt(now)
 }
 

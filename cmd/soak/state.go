@@ -143,6 +143,7 @@ type tally struct {
 	ttlGap                                           atomic.Int64 // 404 for a link expired, deleted by TTL, not yet tombstoned
 	stale                                            atomic.Int64 // a settled link answered wrong during the run
 	lastChange                                       atomic.Int64 // unix nanos of the latest answered change
+	changes                                          atomic.Int64 // edits and deletes answered as done
 
 	mu       sync.Mutex
 	failures []string // the first few, for stderr

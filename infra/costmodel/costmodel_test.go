@@ -43,6 +43,7 @@ func TestSeedLoadAt90(t *testing.T) {
 	// 202 M link events x 1 RRU; 3 B click codes x 0.5 RRU (owner) and
 	// 10 M batches x 100 owners x 1 RRU (subscriptions).
 	assert.InDelta(t, (202e6+3e9*0.5+10e6*100)/1e6*0.125, line("DynamoDB webhook lookups (every event)"), 0.01)
+	assert.InDelta(t, 10*101.5*0.125, line("DynamoDB stats reads"), 0.01, "10 M answers of 101.5 RRU (cmd/cost)")
 	assert.InDelta(t, e.Total, e.ByGroup[Serving]+e.ByGroup[Analytics]+e.ByGroup[Lifecycle]+e.ByGroup[Platform]+e.ByGroup[Webhooks], 0.001)
 }
 
@@ -122,6 +123,19 @@ func TestAPIGatewayTiers(t *testing.T) {
 // line CloudFront bills (S62), On-demand Advantage bills the click stream
 // at its discount with no stream-hour but for at least 25 MiB/s each way
 // (S63).
+// TestTenfoldClicks: the 10x tables count clicks at the units measured at
+// 10x a group's volume, the seed's at the seed's.
+func TestTenfoldClicks(t *testing.T) {
+	p, a := DefaultPrices(), DefaultAssumptions()
+	seed := lineOf(t, Compute(SeedLoad, Year5, 0.90, p, a))
+	tenX := lineOf(t, Compute(SeedLoad.Times(10, "10x"), Year5, 0.90, p, a))
+	assert.InDelta(t, 10e3*(0.050*0.625+0.010*0.125), seed("DynamoDB click counting (counters, checkpoints)"), 0.01)
+	assert.InDelta(t, 100e3*(0.0505*0.625+0.0104*0.125), tenX("DynamoDB click counting (counters, checkpoints)"), 0.01)
+	today := TodayAssumptions()
+	assert.InDelta(t, 100e3*6.79*0.625, lineOf(t, Compute(SeedLoad.Times(10, "10x"), Year5, 0.90, p, today))("DynamoDB click counting (counters, checkpoints)"),
+		0.01, "today's layout has no 10x measurement: the seed's units")
+}
+
 func TestOptions(t *testing.T) {
 	p, a := DefaultPrices(), DefaultAssumptions()
 	seed := Compute(SeedLoad, Year5, 0.90, p, a)
@@ -132,10 +146,12 @@ func TestOptions(t *testing.T) {
 	assert.InDelta(t, 0.30*cloudFront, SavingsBundleSaving(seed, p, a), 0.01)
 	// 25 MiB/s for 730 hours, in GB, at 40 % of $0.08 in and $0.04 out.
 	minimumGB := 25 * 1048576 * 730 * 3600 / 1e9
-	assert.InDelta(t, 730*0.04+10e9*1024/1e9*0.08+10e9*400/1e9*0.04-minimumGB*(0.032+0.016),
-		KinesisAdvantageSaving(seed, p, a), 0.01, "seed: 10 TB in and 4 TB out, both below the minimum")
-	assert.InDelta(t, 730*0.04+100e9*1024/1e9*0.08+100e9*400/1e9*0.04-(100e9*1024/1e9*0.032+minimumGB*0.016),
-		KinesisAdvantageSaving(tenX, p, a), 0.01, "10x: 102 TB in, above the minimum; 40 TB out, below it")
+	// A record is 351 bytes: the soak's 151 and a browser's headers.
+	require.Equal(t, 351.0, a.LogRecordBytes)
+	assert.InDelta(t, 730*0.04+10e9*1024/1e9*0.08+10e9*351/1e9*0.04-minimumGB*(0.032+0.016),
+		KinesisAdvantageSaving(seed, p, a), 0.01, "seed: 10 TB in and 3.5 TB out, both below the minimum")
+	assert.InDelta(t, 730*0.04+100e9*1024/1e9*0.08+100e9*351/1e9*0.04-(100e9*1024/1e9*0.032+minimumGB*0.016),
+		KinesisAdvantageSaving(tenX, p, a), 0.01, "10x: 102 TB in, above the minimum; 35 TB out, below it")
 
 	// With WAF on (today's deployment) the bundle's WAF credits offset
 	// WAF's request charges up to 10 % of the commitment.
@@ -264,6 +280,7 @@ func TestDocumentMatchesModel(t *testing.T) {
 		"kinesis":       KinesisText(DefaultPrices(), DefaultAssumptions()),
 		"invalidations": InvalidationText(DefaultPrices(), DefaultAssumptions()),
 		"options":       OptionTable(DefaultPrices(), DefaultAssumptions()),
+		"versionkeys":   VersionKeysText(DefaultPrices(), DefaultAssumptions()),
 	}
 	for name, want := range sections {
 		begin, end := "<!-- costmodel:"+name+":begin -->\n", "<!-- costmodel:"+name+":end -->"
@@ -282,7 +299,7 @@ func TestDocumentMatchesModel(t *testing.T) {
 	}
 	// The prose quotes the tables: every dollar amount of $100 or more it
 	// names must be one the model computes.
-	computed := strings.Join([]string{sections["tables"], sections["levers"], sections["origins"], sections["goal"], sections["kinesis"], sections["invalidations"]}, "")
+	computed := strings.Join([]string{sections["tables"], sections["levers"], sections["origins"], sections["goal"], sections["kinesis"], sections["invalidations"], sections["versionkeys"]}, "")
 	prose := text[:strings.Index(text, "## Prices")]
 	for _, amount := range dollars.FindAllString(prose, -1) {
 		assert.Contains(t, computed, amount, "the headline quotes %s, which the model no longer computes", amount)

@@ -116,6 +116,10 @@ type Props struct {
 	Analytics awsdynamodb.ITable
 	// ClickStream is the Kinesis stream CloudFront's real-time logs go to.
 	ClickStream awskinesis.IStream
+	// ClickStreamShards is its shard count when provisioned (context
+	// kinesisShards), 0 on demand: a provisioned stream alarms
+	// (ClickStreamNearCapacity) before its writes reach its shards' limits.
+	ClickStreamShards int
 	// ClickCompaction is the function that compacts the packed click
 	// layout's rollups (the clicks function); its CompactionLag metric
 	// (milliseconds, namespace MetricsNamespace, dimension function)
@@ -443,6 +447,51 @@ func (b *builder) clickStream() {
 	b.alarm("ClickStreamWriteThroughputExceeded", "Writes to the click stream exceeded its throughput", exceeded, 1, 1)
 	b.streamWidgets = append(b.streamWidgets, graph("Click stream: records in and throttled",
 		[]awscloudwatch.IMetric{s.MetricPutRecordsSuccessfulRecords(b.sum)}, []awscloudwatch.IMetric{throttled, exceeded}))
+	if n := b.p.ClickStreamShards; n > 0 {
+		b.clickStreamCapacity(s, n)
+	}
+}
+
+// Shard limits of a Kinesis stream's writes, in both capacity modes:
+// 1,000 records/s or 1 MiB/s per shard
+// (https://docs.aws.amazon.com/streams/latest/dev/service-sizes-and-limits.html).
+const (
+	ShardRecordsPerSecond = 1000
+	ShardBytesPerSecond   = 1 << 20
+	// NearCapacityShare is the share of the shards' write limit, as a
+	// minute's average, that ClickStreamNearCapacity fires at for
+	// NearCapacityMinutes in a row: a minute's average hides its peak
+	// seconds, and a write over the limit is a click never counted.
+	NearCapacityShare   = 0.8
+	NearCapacityMinutes = 3
+)
+
+// clickStreamCapacity alarms when a provisioned click stream's writes near
+// its shards' limits: the larger of its records and its bytes a minute
+// over what shards carry in one.
+func (b *builder) clickStreamCapacity(s awskinesis.IStream, shards int) {
+	minute := &awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: awscdk.Duration_Minutes(jsii.Number(1))}
+	perMinute := float64(shards) * 60
+	use := awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+		Expression: jsii.String(fmt.Sprintf("MAX([records / %.0f, bytes / %.0f])", perMinute*ShardRecordsPerSecond, perMinute*ShardBytesPerSecond)),
+		UsingMetrics: &map[string]awscloudwatch.IMetric{
+			"records": s.MetricIncomingRecords(minute),
+			"bytes":   s.MetricIncomingBytes(minute),
+		},
+		Label:  jsii.String("share of the shards' write limit"),
+		Period: awscdk.Duration_Minutes(jsii.Number(1)),
+	})
+	b.add("ClickStreamNearCapacity", &awscloudwatch.AlarmProps{
+		Metric: use,
+		AlarmDescription: jsii.String(fmt.Sprintf("The click stream's writes are at %.0f %% of its %d shards' limit (1,000 records/s, 1 MiB/s a shard) "+
+			"for %d minutes: add shards (context kinesisShards) before a write is throttled and its click lost", NearCapacityShare*100, shards, NearCapacityMinutes)),
+		Threshold:          jsii.Number(NearCapacityShare),
+		EvaluationPeriods:  jsii.Number(NearCapacityMinutes),
+		DatapointsToAlarm:  jsii.Number(NearCapacityMinutes),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
+	b.streamWidgets = append(b.streamWidgets, graph("Click stream: share of its shards' write limit", []awscloudwatch.IMetric{use}, nil))
 }
 
 // clickCompaction alarms on the packed click layout's compaction lagging

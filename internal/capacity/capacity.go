@@ -13,8 +13,10 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
@@ -33,6 +35,18 @@ type Usage struct {
 	// ByTag holds the units per Meter.Tag and operation name, as "tag
 	// PutItem", for the calls the meter's Tag named.
 	ByTag map[string]float64
+	// ByTable holds, per table and operation ("links GetItem"), the calls
+	// and the units they consumed; a batch or transaction over several
+	// tables is filed under the first of them in name order.
+	ByTable map[string]TableUse `json:",omitempty"`
+}
+
+// TableUse is what the calls of one operation on one table consumed.
+type TableUse struct {
+	Units float64
+	// Calls answered; Failed returned an error (a failed conditional
+	// write among them, billed by DynamoDB but not measured).
+	Calls, Failed int
 }
 
 // Sub returns u minus an earlier reading v of the same meter.
@@ -47,6 +61,15 @@ func (u Usage) Sub(v Usage) Usage {
 	for k, n := range u.ByTag {
 		if n -= v.ByTag[k]; n != 0 {
 			d.ByTag[k] = n
+		}
+	}
+	for k, t := range u.ByTable {
+		w := v.ByTable[k]
+		if t = (TableUse{Units: t.Units - w.Units, Calls: t.Calls - w.Calls, Failed: t.Failed - w.Failed}); t != (TableUse{}) {
+			if d.ByTable == nil {
+				d.ByTable = map[string]TableUse{}
+			}
+			d.ByTable[k] = t
 		}
 	}
 	return d
@@ -96,6 +119,7 @@ func (m *Meter) Usage() Usage {
 	if u.ByTag == nil {
 		u.ByTag = map[string]float64{}
 	}
+	u.ByTable = maps.Clone(m.u.ByTable)
 	return u
 }
 
@@ -132,10 +156,20 @@ func (m *Meter) handle(ctx context.Context, in middleware.InitializeInput, next 
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.u.ByTable == nil {
+		m.u.ByTable = map[string]TableUse{}
+	}
+	key := tableOf(in.Parameters) + " " + op
+	t := m.u.ByTable[key]
 	if err != nil {
+		t.Failed++
+		m.u.ByTable[key] = t
 		m.u.Failed++
 		return out, md, err
 	}
+	t.Calls++
+	t.Units += units
+	m.u.ByTable[key] = t
 	m.u.Calls++
 	if write {
 		m.u.WRU += units
@@ -195,6 +229,53 @@ func ask(params any) (op string, write bool) {
 		return "TransactWriteItems", true
 	}
 	return "", false
+}
+
+// tableOf names the table a call works on: the first in name order of a
+// batch's or a transaction's.
+func tableOf(params any) string {
+	var names []string
+	switch in := params.(type) {
+	case *dynamodb.GetItemInput:
+		names = append(names, aws.ToString(in.TableName))
+	case *dynamodb.QueryInput:
+		names = append(names, aws.ToString(in.TableName))
+	case *dynamodb.ScanInput:
+		names = append(names, aws.ToString(in.TableName))
+	case *dynamodb.PutItemInput:
+		names = append(names, aws.ToString(in.TableName))
+	case *dynamodb.UpdateItemInput:
+		names = append(names, aws.ToString(in.TableName))
+	case *dynamodb.DeleteItemInput:
+		names = append(names, aws.ToString(in.TableName))
+	case *dynamodb.BatchGetItemInput:
+		names = slices.Collect(maps.Keys(in.RequestItems))
+	case *dynamodb.BatchWriteItemInput:
+		names = slices.Collect(maps.Keys(in.RequestItems))
+	case *dynamodb.TransactGetItemsInput:
+		for _, it := range in.TransactItems {
+			if it.Get != nil {
+				names = append(names, aws.ToString(it.Get.TableName))
+			}
+		}
+	case *dynamodb.TransactWriteItemsInput:
+		for _, it := range in.TransactItems {
+			switch {
+			case it.Put != nil:
+				names = append(names, aws.ToString(it.Put.TableName))
+			case it.Update != nil:
+				names = append(names, aws.ToString(it.Update.TableName))
+			case it.Delete != nil:
+				names = append(names, aws.ToString(it.Delete.TableName))
+			case it.ConditionCheck != nil:
+				names = append(names, aws.ToString(it.ConditionCheck.TableName))
+			}
+		}
+	}
+	if len(names) == 0 {
+		return "?"
+	}
+	return slices.Min(names)
 }
 
 // consumed adds up the capacity an answer reports.

@@ -260,3 +260,39 @@ func TestMeterTags(t *testing.T) {
 	assert.Equal(t, map[string]float64{"segment PutItem": 2, "fold PutItem": 1, "fold DeleteItem": 1}, d.ByTag)
 	assert.Equal(t, 5.0, d.WRU, "the untagged put is in the total")
 }
+
+// TestMeterByTable files every call under its table and operation, with
+// its units, and a failed conditional write as failed, not answered.
+func TestMeterByTable(t *testing.T) {
+	ctx := context.Background()
+	var m capacity.Meter
+	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t), m.Options)
+	a, b := pkTable(t, db, "bytable-a"), pkTable(t, db, "bytable-b")
+	put := func(table, pk string, size int, cond *string) error {
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: padded(pk, size), ConditionExpression: cond})
+		return err
+	}
+	require.NoError(t, put(a, "x", 10, nil))
+	require.NoError(t, put(a, "y", 1500, nil))
+	require.NoError(t, put(b, "x", 10, nil))
+	require.Error(t, put(b, "x", 10, aws.String("attribute_not_exists(pk)")))
+	_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &a, Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "x"}}})
+	require.NoError(t, err)
+
+	tests := []struct {
+		key  string
+		want capacity.TableUse
+	}{
+		{a + " PutItem", capacity.TableUse{Units: 3, Calls: 2}},
+		{b + " PutItem", capacity.TableUse{Units: 1, Calls: 1, Failed: 1}},
+		{a + " GetItem", capacity.TableUse{Units: 0.5, Calls: 1}},
+	}
+	u := m.Usage()
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) { assert.Equal(t, tt.want, u.ByTable[tt.key]) })
+	}
+	assert.Len(t, u.ByTable, len(tests))
+	before := u
+	require.NoError(t, put(a, "z", 10, nil))
+	assert.Equal(t, map[string]capacity.TableUse{a + " PutItem": {Units: 1, Calls: 1}}, m.Usage().Sub(before).ByTable)
+}

@@ -143,6 +143,9 @@ type Stats struct {
 	// CloudFront bills, $0.005 a path past the first 1,000 a month
 	// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/PayingForInvalidation.html).
 	InvalidationPaths int64 `json:"invalidation_paths"`
+	// Invalidations are the invalidations asked for (CreateInvalidation
+	// calls), whatever their paths.
+	Invalidations int64 `json:"invalidations"`
 }
 
 // Edge plays a CloudFront distribution in front of Origin. It is safe for
@@ -188,6 +191,7 @@ type Edge struct {
 
 	hits, misses, purged, logged, dropped atomic.Int64
 	invalidationPaths                     atomic.Int64
+	invalidations                         atomic.Int64
 	redirects, toHTTPS                    atomic.Int64
 }
 
@@ -565,6 +569,7 @@ func writeRefusal(w http.ResponseWriter, reason string) {
 //	recorder.OnInvalidate(edge.Invalidate)
 func (e *Edge) Invalidate(paths []string) {
 	paths = slices.Clone(paths)
+	e.invalidations.Add(1)
 	e.invalidationPaths.Add(int64(len(paths)))
 	if e.invalidationDelay <= 0 {
 		e.purge(paths)
@@ -738,6 +743,7 @@ func (e *Edge) Stats() Stats {
 		ToHTTPS:   e.toHTTPS.Load(),
 
 		InvalidationPaths: e.invalidationPaths.Load(),
+		Invalidations:     e.invalidations.Load(),
 	}
 }
 
