@@ -265,7 +265,7 @@ func New(scope constructs.Construct, id string, o Options) *Auth {
 	out("UserPoolId", pool.UserPoolId(), "Cognito user pool ID (a SAML provider's entity ID is urn:amazon:cognito:sp:<this>)")
 	out("Issuer", a.Props.Issuer, "OpenID issuer of the sign-in tokens (AUTH_ISSUER)")
 	out("ClientId", a.Props.ClientID, "the console's app client ID (AUTH_CLIENT_ID)")
-	out("HostedDomain", a.DomainURL, "Cognito hosted domain; a federated provider's redirect URI is <this>/oauth2/idpresponse")
+	out("HostedDomain", a.DomainURL, "Cognito hosted domain: an OIDC provider's redirect URI is <this>/oauth2/idpresponse, a SAML provider's ACS URL <this>/saml2/idpresponse")
 	return a
 }
 
