@@ -34,6 +34,8 @@ const (
 	// one that failed: soon enough that a blip at a cold start costs
 	// seconds of 5xx, not a minute.
 	failedRetryInterval = 5 * time.Second
+	// defaultFetchTimeout bounds a JWKS fetch when Options give no client.
+	defaultFetchTimeout = 10 * time.Second
 	// minRSABits is the smallest RSA modulus accepted; Cognito's are 2048.
 	minRSABits = 2048
 )
@@ -55,8 +57,8 @@ type Options struct {
 	ClientID string
 	// TokenUse is the one token use accepted, UseAccess or UseID.
 	TokenUse string
-	// HTTPClient fetches the JWKS (http.DefaultClient when nil); its
-	// timeout bounds a fetch together with the Verify context.
+	// HTTPClient fetches the JWKS (a client with a 10 s timeout when
+	// nil); its timeout bounds a fetch together with the Verify context.
 	HTTPClient *http.Client
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
@@ -71,10 +73,14 @@ type JWKS struct {
 	client                *http.Client
 	now                   func() time.Time
 
-	// mu serialises fetches too: tokens arriving during a fetch wait
-	// for its keys rather than start one each.
-	mu      sync.Mutex
-	keys    map[string]*rsa.PublicKey
+	// mu guards keys; a token with a known kid takes only its read
+	// lock, so a fetch in progress holds up no one but the tokens that
+	// wait for it.
+	mu   sync.RWMutex
+	keys map[string]*rsa.PublicKey
+	// fetchMu serialises fetches: tokens arriving during one wait for
+	// its keys rather than start one each. It guards fetched and failed.
+	fetchMu sync.Mutex
 	fetched time.Time // of the last fetch attempt; zero: none yet
 	failed  bool      // the last fetch attempt failed
 }
@@ -103,7 +109,7 @@ func NewJWKS(opts Options) (*JWKS, error) {
 		now:      opts.Now,
 	}
 	if v.client == nil {
-		v.client = http.DefaultClient
+		v.client = &http.Client{Timeout: defaultFetchTimeout}
 	}
 	if v.now == nil {
 		v.now = time.Now
@@ -202,9 +208,12 @@ func (v *JWKS) check(c claims) (Claims, error) {
 // key returns the issuer's key kid, fetching the JWKS the first time and
 // again when kid is unknown and the last fetch is RefetchInterval old.
 func (v *JWKS) key(ctx context.Context, kid string) (*rsa.PublicKey, error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if k, ok := v.keys[kid]; ok {
+	if k, ok := v.cached(kid); ok {
+		return k, nil
+	}
+	v.fetchMu.Lock()
+	defer v.fetchMu.Unlock()
+	if k, ok := v.cached(kid); ok { // fetched while this token waited
 		return k, nil
 	}
 	wait := RefetchInterval
@@ -212,7 +221,10 @@ func (v *JWKS) key(ctx context.Context, kid string) (*rsa.PublicKey, error) {
 		wait = failedRetryInterval
 	}
 	if !v.fetched.IsZero() && v.now().Sub(v.fetched) < wait {
-		if v.keys == nil { // no fetch has succeeded yet
+		v.mu.RLock()
+		none := v.keys == nil
+		v.mu.RUnlock()
+		if none { // no fetch has succeeded yet
 			return nil, fmt.Errorf("authn: JWKS %s unavailable, next try after %s", v.jwksURL, v.fetched.Add(wait).UTC().Format(time.RFC3339))
 		}
 		return nil, invalid("kid %q is not in the issuer's JWKS", kid)
@@ -225,11 +237,20 @@ func (v *JWKS) key(ctx context.Context, kid string) (*rsa.PublicKey, error) {
 		// the tokens they verify.
 		return nil, err
 	}
+	v.mu.Lock()
 	v.keys = keys
-	if k, ok := v.keys[kid]; ok {
+	v.mu.Unlock()
+	if k, ok := keys[kid]; ok {
 		return k, nil
 	}
 	return nil, invalid("kid %q is not in the issuer's JWKS", kid)
+}
+
+func (v *JWKS) cached(kid string) (*rsa.PublicKey, bool) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	k, ok := v.keys[kid]
+	return k, ok
 }
 
 // fetch reads the JWKS. Its error is not ErrInvalidToken: the check

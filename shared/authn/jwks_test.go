@@ -437,3 +437,32 @@ func TestParseJWKS(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyConcurrently: many tokens at once, known and unknown kids,
+// share one fetch (run with -race).
+func TestVerifyConcurrently(t *testing.T) {
+	a, _, _ := testKeys(t)
+	f := newFixture(t, UseAccess)
+	good := sign(t, a, "kid-a", f.accessClaims())
+	unknown := sign(t, a, "kid-zzz", f.accessClaims())
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := range 64 {
+		wg.Go(func() {
+			tok := good
+			if i%2 == 1 {
+				tok = unknown
+			}
+			_, err := f.v.Verify(context.Background(), tok)
+			if tok == good && err != nil || tok == unknown && !errors.Is(err, ErrInvalidToken) {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	assert.Equal(t, int32(1), f.is.fetches.Load(), "one fetch for all of them")
+}
