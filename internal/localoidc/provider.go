@@ -256,6 +256,12 @@ func (p *Provider) login(w http.ResponseWriter, r *http.Request) {
 	now := p.o.Now()
 	code := randomToken()
 	p.mu.Lock()
+	// Codes never exchanged would pile up over a long local run.
+	for c, g := range p.codes {
+		if !now.Before(g.expires) {
+			delete(p.codes, c)
+		}
+	}
 	p.codes[code] = grant{
 		user: user{name: name, groups: groups}, scope: ar.Scope, redirectURI: ar.RedirectURI,
 		challenge: ar.Challenge, nonce: ar.Nonce, authTime: now, expires: now.Add(CodeTTL),
