@@ -58,7 +58,7 @@ SYNTH_OUT ?= build/cdk.out
 SYNTH_FLAGS ?=
 # Every optional feature on, with placeholder values (docs/deploy.md, "Context").
 SYNTH_ALL = -c waf=true -c alarmEmail=ops@example.com -c hostedZoneId=Z0123456789EXAMPLE -c hostedZoneName=sho.rt \
-	-c domainName=sho.rt -c certificateArn=arn:aws:acm:us-east-1:123456789012:certificate/0b5c2a8e-1111-2222-3333-444455556666
+	-c domainName=sho.rt -c certificateArn=arn:aws:acm:us-east-1:123456789012:certificate/0b5c2a8e-1111-2222-3333-444455556666 -c auth=true
 
 ## synth: every stack's template in build/cdk.out, cdk-nag included (offline: a placeholder account), then checked with CloudFormation Guard's Control Tower rules
 synth: build

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/constructs-go/constructs/v10"
 
+	"github.com/shortlink-dev/shortener/infra/auth"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/missbudget"
 	"github.com/shortlink-dev/shortener/shared/shortcode"
@@ -142,6 +143,10 @@ type Config struct {
 	OwnerIndexProjection string // INCLUDE (what a listing reads) or ALL (installations recorded before it)
 	SystemLogLevel       string // the functions' Lambda system log level: WARN drops START/END/REPORT
 	KinesisShards        int    // 0: the click stream on demand; N: provisioned with N shards
+
+	// Auth is the sign-in (context auth=true; infra/auth,
+	// docs/identity.md); nil: none.
+	Auth *auth.Options
 }
 
 // DefaultConfig is the configuration with no context given.
@@ -241,6 +246,7 @@ func configFrom(r ctxReader, c Config) (Config, error) {
 	c.OwnerIndexProjection = r.str(CtxOwnerIndexProjection, c.OwnerIndexProjection)
 	c.SystemLogLevel = r.str(CtxSystemLogLevel, c.SystemLogLevel)
 	c.KinesisShards = r.integer(CtxKinesisShards, c.KinesisShards)
+	c.Auth = readAuth(&r, c)
 	if err := errors.Join(r.errs...); err != nil {
 		return Config{}, err
 	}
@@ -348,6 +354,11 @@ func (c Config) Validate() error {
 	}
 	if c.KinesisShards < 0 {
 		errs = append(errs, fmt.Errorf("kinesisShards: %d is negative", c.KinesisShards))
+	}
+	if c.Auth != nil {
+		if err := c.Auth.Validate(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -96,6 +96,11 @@ var Suppressions = []Suppression{
 		Where: "CDK's BucketDeployment provider",
 		Reason: "CDK's grantRead on the bootstrap asset bucket and grantReadWrite on the console bucket, made by the " +
 			"BucketDeployment construct: it syncs a whole key prefix, so it needs object-level wildcards on exactly those two buckets."},
+	{Rule: "AwsSolutions-COG8", Where: "sign-in user pool",
+		Reason: "The Plus feature plan (threat protection) bills every monthly active user with no free tier, where Essentials " +
+			"covers the first 10,000; sign-in is for the people who manage links, most through the company's identity " +
+			"provider, which does its own risk detection. The pool's own users need TOTP MFA and a 12-character password " +
+			"policy, self sign-up is off. Plus is an operator's choice for the pool (docs/identity.md)."},
 	{Rule: "AwsSolutions-L1", Where: "CDK's BucketDeployment provider",
 		Reason: "The runtime of CDK's BucketDeployment provider is chosen by aws-cdk-lib (it runs the AWS CLI from a layer) and " +
 			"moves with CDK upgrades; it runs only during deployments."},
@@ -152,6 +157,9 @@ func addNagChecks(app awscdk.App, s *Stacks) {
 			suppression("AwsSolutions-IAM5", "reclaim state machine role"))
 	}
 	suppress(s.Data.OriginSecret, suppression("AwsSolutions-SMG4", "origin secret"))
+	if s.Data.Auth != nil {
+		suppress(s.Data.Auth.Pool, suppression("AwsSolutions-COG8", "sign-in user pool"))
+	}
 	dist := []*cdknag.NagPackSuppression{
 		suppression("AwsSolutions-CFR1", "distribution"),
 		suppression("AwsSolutions-CFR3", "distribution"),

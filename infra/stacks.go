@@ -17,6 +17,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/shortlink-dev/shortener/infra/api"
+	"github.com/shortlink-dev/shortener/infra/auth"
 	"github.com/shortlink-dev/shortener/infra/clickpipeline"
 	"github.com/shortlink-dev/shortener/infra/edge"
 	"github.com/shortlink-dev/shortener/infra/failover"
@@ -127,6 +128,9 @@ type DataStack struct {
 	// Reservation is where the reservation table was built: a Region
 	// takes /v1 writes only where it has a replica.
 	Reservation Reservation
+	// Auth is the sign-in (context auth=true), nil without it; its Props
+	// give the token checkers AUTH_ISSUER and AUTH_CLIENT_ID.
+	Auth *auth.Auth
 }
 
 // NewDataStack creates the tables; the links table replicates to every
@@ -157,8 +161,14 @@ func NewDataStack(app awscdk.App, cfg Config) *DataStack {
 	arn := edge.OriginSecretARN(secret)
 	out(st, "KeysTableName", t.Keys.TableName(), "API keys (hash -> owner): shortener keys --keys-table <this>")
 	out(st, "OriginSecretArn", arn, "Origin secret, replicated to every region (rotation: docs/deploy.md)")
-	return &DataStack{Stack: st, Tables: t, OriginSecret: secret, OriginSecretARN: arn, Reservation: res,
+	d := &DataStack{Stack: st, Tables: t, OriginSecret: secret, OriginSecretARN: arn, Reservation: res,
 		originSecretOutputs: map[string]awscdk.CfnOutput{}}
+	if cfg.Auth != nil {
+		// The user pool holds users, so it lives with the other data,
+		// in the primary Region, retained like the tables.
+		d.Auth = auth.New(st, "Auth", *cfg.Auth)
+	}
+	return d
 }
 
 // OriginSecretARNIn is the ARN of the origin secret's copy in region, for

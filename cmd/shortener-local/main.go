@@ -89,6 +89,10 @@
 //	                               (true here; a deployed stack never sets it)
 //	WEBHOOK_RETRY_SCHEDULE         waits before each retry of a delivery
 //	                               (5s,5m,30m,2h,5h,10h,10h,10h)
+//	AUTH_ISSUER                    the OpenID issuer tokens are checked
+//	                               against: the local provider that plays
+//	                               Cognito at /_local/oidc (oidc.go)
+//	AUTH_CLIENT_ID                 its app client (local-console)
 //
 // and every other setting the functions read (see shared/config).
 //

@@ -44,6 +44,7 @@ type stack struct {
 	base  string // the gateway's origin
 	cfg   config.Config
 	front front
+	oidc  http.Handler // the local OpenID provider, at oidcPath
 
 	srv    *http.Server
 	served chan error
@@ -105,6 +106,10 @@ func newStack(getenv func(string) string, stderr io.Writer) (*stack, error) {
 		st.ln.Close()
 		return nil, fmt.Errorf("configuration: %w", err)
 	}
+	if st.oidc, err = newOIDC(st.base, functionEnv(getenv, st.base)("AUTH_CLIENT_ID")); err != nil {
+		st.ln.Close()
+		return nil, fmt.Errorf("local OpenID provider: %w", err)
+	}
 	return st, nil
 }
 
@@ -127,6 +132,7 @@ func (st *stack) serve() error {
 	top := beside(beside(f.edge, edgeStatsPath, edgeStats(f.edge.Stats)), "/_local/reclaim", &f.reclaim)
 	top = beside(top, sqsOutagePath, &f.sqsOutage)
 	top = beside(top, costsPath, &f.costs)
+	top = besidePrefix(top, oidcPath, st.oidc)
 	if f.regions != nil {
 		top = besidePrefix(top, regionsPath, f.regions.admin())
 	}
