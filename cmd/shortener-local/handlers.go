@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 
+	"github.com/shortlink-dev/shortener/functions/apiauth/apiauthfn"
 	"github.com/shortlink-dev/shortener/functions/create/createfn"
 	"github.com/shortlink-dev/shortener/functions/manage/managefn"
 	"github.com/shortlink-dev/shortener/functions/redirect/redirectfn"
@@ -20,10 +21,15 @@ func newHandlers(cfg config.Config, c fnclients.Clients) (localgw.Handlers, erro
 	redirect, rerr := redirectfn.Build(cfg, c)
 	manage, merr := managefn.Build(cfg, c)
 	stats, serr := statsfn.Build(cfg, c)
-	if err := errors.Join(cerr, rerr, merr, serr); err != nil {
+	// The /v1 authorizer with the local usage-plan key. No identity
+	// provider yet: bearer tokens are refused (401), as on a deployment
+	// without AUTH_ISSUER.
+	auth, aerr := apiauthfn.Build(cfg, c, apiauthfn.Settings{UsageKey: LocalUsageKey}, nil)
+	if err := errors.Join(cerr, rerr, merr, serr, aerr); err != nil {
 		return localgw.Handlers{}, err
 	}
 	// Batch and QR are served by the create and manage Lambdas, as in AWS.
 	return localgw.Handlers{Create: create.Handle, Redirect: redirect.Handle, Manage: manage.Handle,
-		Batch: create.Handle, QR: manage.Handle, Stats: stats.Handle}, nil
+		Batch: create.Handle, QR: manage.Handle, Stats: stats.Handle,
+		APIAuthorizer: &localgw.RESTAuthorizer{Handler: auth.Handle}}, nil
 }

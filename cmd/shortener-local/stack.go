@@ -19,7 +19,6 @@ import (
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgespec"
 	"github.com/shortlink-dev/shortener/shared/fnclients"
@@ -387,7 +386,9 @@ func (st *stack) startFunctions(ctx context.Context, getenv func(string) string)
 		return fmt.Errorf("lifecycle: %w", err)
 	}
 	f.reclaim.set(st.life)
-	keys := newTableKeys(dynamo.NewKeyStore(st.db, dynamo.KeyConfig{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}))
+	// The usage plan holds the one usage-plan key the authorizer
+	// returns; who the caller is, is the authorizer's (the keys table).
+	keys := localgw.StaticKeys(LocalUsageKey)
 	for i, b := range f.bs {
 		b.serve(hs[i], keys)
 	}

@@ -205,6 +205,12 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var granted grant
 	if rt.RESTAuthorizer != nil {
+		// Locally the authorizer reads a keys table that may not exist
+		// yet: until then the route answers as every other does, 503.
+		if err := g.ready(); err != nil {
+			problem(apigw.ProblemUnavailable.With("the local gateway is starting: " + err.Error()))
+			return
+		}
 		var refused string
 		if granted, refused = rt.RESTAuthorizer.authorize(context.WithoutCancel(r.Context()), r, rt, path, id); refused != "" {
 			g.refuse(w, refused, path)
