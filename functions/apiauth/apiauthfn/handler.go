@@ -17,8 +17,6 @@ import (
 // ErrUnauthorized is the error API Gateway turns into its 401
 // (UNAUTHORIZED gateway response): it must be exactly "Unauthorized"
 // (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-lambda-authorizer-output.html).
-//
-//lint:ignore ST1005 API Gateway matches the word as it is spelt
 var ErrUnauthorized = errors.New("Unauthorized")
 
 // Keys finds an API key's record: *apikey.Resolver over the keys table.
