@@ -605,6 +605,9 @@ func TestIAMPerFunction(t *testing.T) {
 					"dynamodb:Query": "/index/" + tableschema.IndexByOwner + "|" + here, "ssm:GetParameter": param}
 				// The counts are in the primary's analytics table only.
 				want["stats"] = grant{"dynamodb:GetItem": "", "dynamodb:Query": analytics + "|" + inPrimary}
+				// The /v1 authorizer: one key's record in this region's
+				// replica of the keys table, and nothing else.
+				want["apiauth"] = grant{"dynamodb:GetItem": keysTable + "|" + here}
 				// The subscriptions are in the primary's webhooks table only.
 				want["webhooks"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": hooks, "dynamodb:DeleteItem": hooks, "dynamodb:Query": hooks,
 					"dynamodb:UpdateItem": hooks}
