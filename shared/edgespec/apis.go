@@ -444,7 +444,7 @@ func Management(plan UsagePlan) API {
 			{Type: ResponseUnauthorized, Status: http.StatusUnauthorized, Title: "Missing or invalid credentials", Slug: "unauthenticated", Detail: "send an API key in the x-api-key header or a token in Authorization: Bearer"},
 			{Type: ResponseAccessDenied, Status: http.StatusForbidden, Title: "Forbidden", Slug: "forbidden", Detail: "the API key is not valid"},
 			{Type: ResponseAuthorizerFailure, Status: http.StatusInternalServerError, Title: "Internal error", Slug: "internal", Detail: "the credentials could not be checked; retry"},
-			{Type: ResponseQuotaExceeded, Status: http.StatusTooManyRequests, Title: "Quota exceeded", Slug: "rate-limited", Detail: "this API key has used its quota for today"},
+			{Type: ResponseQuotaExceeded, Status: http.StatusTooManyRequests, Title: "Quota exceeded", Slug: "rate-limited", Detail: "the /v1 quota for today is used up"},
 			{Type: ResponseThrottled, Status: http.StatusTooManyRequests, Title: "Too many requests", Slug: "rate-limited", Detail: "slow down and retry"},
 		},
 		HealthPath: HealthPath,
