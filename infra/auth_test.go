@@ -87,3 +87,25 @@ func TestSignIn(t *testing.T) {
 	// The one cdk-nag finding accepted, with its reason in the template.
 	assert.Contains(t, toJSON(raw), "AwsSolutions-COG8")
 }
+
+// TestTheAuthorizerChecksTheUserPoolsTokens: with sign-in on, every
+// Region's /v1 authorizer is given the user pool's issuer and the
+// console's app client (AUTH_ISSUER, AUTH_CLIENT_ID) from the data stack;
+// without it, neither, so tokens are refused and keys still work.
+func TestTheAuthorizerChecksTheUserPoolsTokens(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		for _, region := range s.cfg.Regions {
+			fn, ok := s.regional(region).function("apiauth")
+			require.True(t, ok, "%s/%s", s.name, region)
+			env := get(fn.Props, "Environment", "Variables").(map[string]any)
+			if s.stacks.Data.Auth == nil {
+				assert.NotContains(t, env, "AUTH_ISSUER", "%s/%s", s.name, region)
+				assert.NotContains(t, env, "AUTH_CLIENT_ID", "%s/%s", s.name, region)
+				continue
+			}
+			assert.Contains(t, toJSON(env["AUTH_ISSUER"]), "https://cognito-idp.", "%s/%s", s.name, region)
+			assert.Contains(t, toJSON(env["AUTH_ISSUER"]), "Fn::GetStackOutput", "%s/%s: a weak reference to the data stack", s.name, region)
+			assert.Contains(t, toJSON(env["AUTH_CLIENT_ID"]), "Fn::GetStackOutput", "%s/%s", s.name, region)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package infra
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -257,6 +258,9 @@ var functionSizes = map[string]struct {
 	"redirect": {256, 5 * time.Second},
 	// A string comparison, and a Secrets Manager read every 5 minutes.
 	"originauth": {128, 5 * time.Second},
+	// A keys-table GetItem (cached in-process) or a token check, on every
+	// /v1 request: API Gateway caches none of its answers.
+	"apiauth": {256, 5 * time.Second},
 	// A batch of 100 creates works within API Gateway's 29 s.
 	"create":    {256, 28 * time.Second},
 	"manage":    {256, 10 * time.Second},
@@ -274,6 +278,7 @@ var functionSizes = map[string]struct {
 var functionDescriptions = map[string]string{
 	"redirect":   "GET|HEAD /{code}: resolves a short code (CloudFront origin)",
 	"originauth": "Redirect API authorizer: only requests carrying CloudFront's origin secret get through",
+	"apiauth":    "/v1 API authorizer: an API key (keys table) or a signed-in user's token names the caller's owner and role",
 	"create":     "POST /v1/links, POST /v1/links/batch: creates short links",
 	"manage":     "GET /v1/links, GET|PATCH|DELETE /v1/links/{code}, GET /v1/links/{code}/qr",
 	"stats":      "GET /v1/links/{code}/stats",
@@ -678,8 +683,22 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	// The layout the clicks function writes (shared/config ClickStore).
 	stats.Fn.AddEnvironment(jsii.String("SHORTENER_CLICK_STORE"), jsii.String(config.ClickStorePacked), nil)
 
+	// The authorizer runs before every /v1 function: it reads a key's
+	// record in this Region's replica of the keys table, nothing else.
+	apiAuth := fn("apiauth", "KEYS_TABLE")
+	keys.Grant(apiAuth.Role, jsii.String("dynamodb:GetItem"))
+	if data.Auth != nil {
+		// Signed-in users' tokens: the user pool's issuer and the
+		// console's app client, from the data stack (a weak reference,
+		// so any Region may read them).
+		env := data.Auth.Props.Environment()
+		for _, k := range slices.Sorted(maps.Keys(env)) {
+			apiAuth.Fn.AddEnvironment(jsii.String(k), env[k], nil)
+		}
+	}
+
 	rs.Management = api.NewManagement(st, "ManagementApi", api.ManagementProps{
-		Create: create.Fn, Manage: manage.Fn, Stats: stats.Fn, Webhooks: hooksAPI.Fn, HealthTable: links,
+		Create: create.Fn, Manage: manage.Fn, Stats: stats.Fn, Webhooks: hooksAPI.Fn, HealthTable: links, Authorizer: apiAuth,
 		RateLimit: cfg.APIRateLimit, BurstLimit: cfg.APIBurstLimit, QuotaPerDay: cfg.APIQuotaPerDay,
 		Retention: retention,
 	})
@@ -693,7 +712,7 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 		out(st, "ApiHealthCheckId", rs.Failover.HealthCheck.HealthCheckId(), "Route 53 health check of this region's /v1 API")
 	}
 	out(st, "ManagementApiUrl", rs.Management.API.Url(), "The /v1 API's own endpoint (use the distribution's)")
-	out(st, "UsagePlanId", rs.Management.UsagePlan.UsagePlanId(), "Add API keys to this usage plan (in every Region with /v1)")
+	out(st, "UsagePlanId", rs.Management.UsagePlan.UsagePlanId(), "The /v1 usage plan of this Region (its one key is the deployment's; keys are not added to it)")
 }
 
 // readEdgeParameter gives each function the edge parameter's name

@@ -109,7 +109,7 @@ func setup() error {
 				return
 			}
 		}
-		for _, fn := range []string{"create", "redirect", "originauth", "manage", "stats", "ttlstream", "reclaim", "clicks",
+		for _, fn := range []string{"create", "redirect", "originauth", "apiauth", "manage", "stats", "ttlstream", "reclaim", "clicks",
 			"webhooks", "webhookdelivery", "webhookstream"} {
 			if setupErr = placeholderZip(filepath.Join(assetDir, fn+".zip"), fn); setupErr != nil {
 				return

@@ -253,6 +253,15 @@ func (b *backends) handlers() localgw.Handlers {
 		QR:       late(func(h localgw.Handlers) localgw.Handler { return h.QR }),
 		Stats:    late(func(h localgw.Handlers) localgw.Handler { return h.Stats }),
 		Webhooks: late(func(h localgw.Handlers) localgw.Handler { return h.Webhooks }),
+		APIAuthorizer: &localgw.RESTAuthorizer{Handler: func(ctx context.Context, req events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
+			b.mu.Lock()
+			h := b.h
+			b.mu.Unlock()
+			if h == nil || h.APIAuthorizer == nil {
+				return events.APIGatewayCustomAuthorizerResponse{}, errors.New("called before ready")
+			}
+			return h.APIAuthorizer.Handler(ctx, req)
+		}},
 	}
 }
 

@@ -19,7 +19,6 @@ import (
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgespec"
 	"github.com/shortlink-dev/shortener/shared/fnclients"
@@ -376,14 +375,15 @@ func (st *stack) startFunctions(ctx context.Context, getenv func(string) string)
 	}
 	hs := make([]localgw.Handlers, len(f.bs))
 	for i := range f.bs {
-		rcfg := cfg
+		rcfg, renv := cfg, functionEnv(getenv, st.base)
 		if f.regions != nil {
-			if rcfg, err = config.Load(functionEnv(regionEnv(getenv, rset.names[i]), st.base)); err != nil {
+			renv = functionEnv(regionEnv(getenv, rset.names[i]), st.base)
+			if rcfg, err = config.Load(renv); err != nil {
 				return fmt.Errorf("configuration of %s: %w", rset.names[i], err)
 			}
 			rcfg = rset.regionConfig(rcfg, i)
 		}
-		if hs[i], err = newHandlers(rcfg, st.clients, f.costs.clients); err != nil {
+		if hs[i], err = newHandlers(rcfg, renv, st.clients, f.costs.clients); err != nil {
 			return err
 		}
 		hs[i].Webhooks = hooksAPI.Handle
@@ -395,7 +395,9 @@ func (st *stack) startFunctions(ctx context.Context, getenv func(string) string)
 		return fmt.Errorf("lifecycle: %w", err)
 	}
 	f.reclaim.set(st.life)
-	keys := newTableKeys(dynamo.NewKeyStore(st.db, dynamo.KeyConfig{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}))
+	// The usage plan holds the one usage-plan key the authorizer
+	// returns; who the caller is, is the authorizer's (the keys table).
+	keys := localgw.StaticKeys(LocalUsageKey)
 	for i, b := range f.bs {
 		b.serve(hs[i], keys)
 	}
