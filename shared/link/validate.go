@@ -100,6 +100,9 @@ type CreateRequest struct {
 	Status *string
 	// Features are the per-click features asked for; the zero value has none.
 	Features FeaturesRequest
+	// ImportedClicks is an imported click total (Link.ImportedClicks);
+	// nil for none.
+	ImportedClicks *int64
 }
 
 // Validated is a create request that passed every rule, normalised.
@@ -113,6 +116,7 @@ type Validated struct {
 	RedirectStatus int
 	Status         Status
 	Features       ValidatedFeatures
+	ImportedClicks int64
 }
 
 // Validate checks req against the rules at time now and returns it
@@ -143,7 +147,25 @@ func (r Rules) Validate(req CreateRequest, now time.Time) (Validated, error) {
 	if v.Features, err = r.ValidateFeatures(req.Features); err != nil {
 		return v, err
 	}
+	if v.ImportedClicks, err = ImportedClicks(req.ImportedClicks); err != nil {
+		return v, err
+	}
 	return v, nil
+}
+
+// MaxImportedClicks bounds an imported click total: far above any real
+// link's, and exact in a JSON number (below 2^53).
+const MaxImportedClicks int64 = 1_000_000_000_000
+
+// ImportedClicks checks an imported click total; nil is none (0).
+func ImportedClicks(n *int64) (int64, error) {
+	if n == nil {
+		return 0, nil
+	}
+	if *n < 0 || *n > MaxImportedClicks {
+		return 0, invalid("imported_clicks", "must be a whole number from 0 to %d, got %d", MaxImportedClicks, *n)
+	}
+	return *n, nil
 }
 
 // NormalizeURL checks a long URL and returns the form that is stored and

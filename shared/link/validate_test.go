@@ -603,3 +603,31 @@ func TestCheckAliasLengths(t *testing.T) {
 		})
 	}
 }
+
+func TestValidateImportedClicks(t *testing.T) {
+	n := func(v int64) *int64 { return &v }
+	tests := []struct {
+		name    string
+		clicks  *int64
+		want    int64
+		wantErr bool
+	}{
+		{name: "none", want: 0},
+		{name: "zero", clicks: n(0), want: 0},
+		{name: "a total", clicks: n(48213), want: 48213},
+		{name: "the most", clicks: n(link.MaxImportedClicks), want: link.MaxImportedClicks},
+		{name: "past the most", clicks: n(link.MaxImportedClicks + 1), wantErr: true},
+		{name: "negative", clicks: n(-1), wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := link.Rules{}.Validate(link.CreateRequest{URL: "https://example.com/", ImportedClicks: tt.clicks}, time.Now())
+			if tt.wantErr {
+				requireFieldError(t, err, "imported_clicks")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, v.ImportedClicks)
+		})
+	}
+}
