@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/shared/link"
 )
 
 // importedRow is what a reader and the checks made of one row, in a form
@@ -154,6 +156,17 @@ func TestImportFormats(t *testing.T) {
 		// protected link is refused rather than created open.
 		{name: "our CSV export with protected links", format: "csv", file: "own-protected.csv", want: ownProtected},
 		{name: "our NDJSON export with protected links", format: "ndjson", file: "own-protected.ndjson", want: ownProtectedNDJSON},
+		// Read back under the defaults, the 1- and 2-character aliases fail
+		// the check (TestImportYOURLSKeywordsOfEveryLength widens it).
+		{name: "our CSV export with imported click totals", format: "csv", file: "own-imported.csv", want: []importedRow{
+			{Line: 2, URL: "https://example.net/first", Alias: "a", Expires: "2031-11-29T09:00:00Z", Redirect: 301, Imported: 48213, Failed: "alias"},
+			{Line: 3, URL: "https://example.net/zz", Alias: "zz", Expires: "2031-11-29T09:00:01Z", Redirect: 301, Failed: "alias"},
+			{Line: 4, URL: "https://example.com/landing", Expires: "2031-11-28T08:00:00Z", Redirect: 302, Failed: "imported_clicks"},
+		}},
+		{name: "our NDJSON export with imported click totals", format: "ndjson", file: "own-imported.ndjson", want: []importedRow{
+			{Line: 1, URL: "https://example.net/first", Alias: "a", Expires: "2031-11-29T09:00:00Z", Redirect: 301, Imported: 48213, Failed: "alias"},
+			{Line: 2, URL: "https://example.net/zz", Alias: "zz", Expires: "2031-11-29T09:00:01Z", Redirect: 301, Failed: "alias"},
+		}},
 		{name: "our NDJSON export", format: "ndjson", file: "own.ndjson", want: []importedRow{
 			{Line: 1, URL: "https://example.com/summer", Alias: "Summer-Sale", Expires: "2027-05-30T09:00:00Z", Redirect: 307},
 			{Line: 2, URL: "https://example.com/landing?utm_source=cli", Expires: "2031-11-28T18:30:00Z", Redirect: 301, Disabled: true},
@@ -248,4 +261,27 @@ func TestNewCodeRescuesADuplicateAlias(t *testing.T) {
 	require.Nil(t, rows[1].Problem, "--new-code gives a case-duplicate alias a generated code")
 	assert.Empty(t, rows[1].req.Alias)
 	assert.Equal(t, []string{`alias "sale" (also on line 2; aliases are case-insensitive)`}, rows[1].NotKept)
+}
+
+// TestOwnExportUnderWidenedLengths: our own export of a widened
+// deployment's links reads back whole under the same lengths, click
+// totals included.
+func TestOwnExportUnderWidenedLengths(t *testing.T) {
+	for _, tt := range []struct{ format, file string }{{"csv", "own-imported.csv"}, {"ndjson", "own-imported.ndjson"}} {
+		t.Run(tt.format, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "import", tt.file))
+			require.NoError(t, err)
+			rows, err := importFormats[tt.format](data)
+			require.NoError(t, err)
+			(&app{now: func() time.Time { return importNow }}).checkRowsUnder(link.Rules{AliasMinLen: 1, AliasMaxLen: 100}, rows, false)
+			for i, want := range []int64{48213, 0} {
+				require.Nil(t, rows[i].Problem, "line %d", rows[i].Line)
+				got := int64(0)
+				if rows[i].req.ImportedClicks != nil {
+					got = *rows[i].req.ImportedClicks
+				}
+				assert.Equal(t, want, got)
+			}
+		})
+	}
 }
