@@ -960,6 +960,13 @@ func TestConsoleAliasLengths(t *testing.T) {
 			p.waitText("#links-table", "https://example.net/first")
 			status, _, _ := r.do(t, "GET", "/v1/links/a", r.key, "")
 			assert.Equal(t, 200, status)
+
+			// Its analytics show an imported click total apart.
+			status, _, body := r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.net/zz","alias":"zz","imported_clicks":48213}`)
+			require.Equal(t, 201, status, string(body))
+			p.run("the analytics of zz", chromedp.Navigate(r.base+"/console/#/links/zz/stats"))
+			p.waitText("#imported-clicks", "Imported: 48213 clicks")
+			p.waitText("#total-total", "0")
 		})
 	}
 }
