@@ -62,6 +62,9 @@ const (
 	CtxOwnerIndexProjection = "ownerIndexProjection"
 	CtxSystemLogLevel       = "systemLogLevel"
 	CtxKinesisShards        = "kinesisShards"
+	// Alias length bounds (docs/deploy.md; link.CheckAliasLengths).
+	CtxAliasMinLength = "aliasMinLength"
+	CtxAliasMaxLength = "aliasMaxLength"
 )
 
 // Table classes and PITR placements the context accepts.
@@ -97,7 +100,12 @@ type Config struct {
 	HostedZoneName string
 	APIDomainName  string // "api." + HostedZoneName unless given; "" without a zone
 
-	CodeLength     int
+	CodeLength int
+	// AliasMinLength and AliasMaxLength bound a new custom alias's length:
+	// 3-64 by default, as wide as 1-100 for imports that keep YOURLS's own
+	// keywords (docs/deploy.md).
+	AliasMinLength int
+	AliasMaxLength int
 	DefaultTTL     time.Duration
 	TombstoneGrace time.Duration
 	EdgeTTLSeconds int           // s-maxage the redirect handler sends
@@ -157,6 +165,8 @@ func DefaultConfig() Config {
 		PrimaryRegion:  "us-east-1",
 		FailoverRegion: "us-west-2",
 		CodeLength:     shortcode.DefaultLength,
+		AliasMinLength: link.MinAliasLen,
+		AliasMaxLength: link.MaxAliasLen,
 		DefaultTTL:     link.DefaultTTL,
 		TombstoneGrace: 30 * 24 * time.Hour,
 		EdgeTTLSeconds: 24 * 60 * 60,
@@ -220,6 +230,8 @@ func configFrom(r ctxReader, c Config) (Config, error) {
 		}
 	}
 	c.CodeLength = r.integer(CtxCodeLength, c.CodeLength)
+	c.AliasMinLength = r.integer(CtxAliasMinLength, c.AliasMinLength)
+	c.AliasMaxLength = r.integer(CtxAliasMaxLength, c.AliasMaxLength)
 	c.DefaultTTL = r.duration(CtxDefaultTTL, c.DefaultTTL)
 	c.TombstoneGrace = r.duration(CtxTombstoneGrace, c.TombstoneGrace)
 	c.EdgeTTLSeconds = r.integer(CtxEdgeTTLSeconds, c.EdgeTTLSeconds)
@@ -310,6 +322,9 @@ func (c Config) Validate() error {
 	}
 	if c.CodeLength < shortcode.MinLength || c.CodeLength > shortcode.MaxLength {
 		errs = append(errs, fmt.Errorf("codeLength: %d is outside %d-%d", c.CodeLength, shortcode.MinLength, shortcode.MaxLength))
+	}
+	if err := link.CheckAliasLengths(c.AliasMinLength, c.AliasMaxLength); err != nil {
+		errs = append(errs, fmt.Errorf("aliasMinLength, aliasMaxLength: %w", err))
 	}
 	if c.TombstoneGrace <= 0 {
 		errs = append(errs, errors.New("tombstoneGrace: must be positive"))

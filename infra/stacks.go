@@ -822,14 +822,16 @@ type env struct {
 func functionEnv(cfg Config, tableNames map[string]*string) (env, error) {
 	e := env{
 		common: map[string]string{
-			"SHORTENER_CODE_LENGTH":     strconv.Itoa(cfg.CodeLength),
-			"SHORTENER_DEFAULT_TTL":     cfg.DefaultTTL.String(),
-			"SHORTENER_TOMBSTONE_GRACE": cfg.TombstoneGrace.String(),
-			"SHORTENER_EDGE_TTL":        strconv.Itoa(cfg.EdgeTTLSeconds),
-			"SHORTENER_CACHE_TTL":       cfg.CacheTTL.String(),
-			"PRIMARY_REGION":            cfg.PrimaryRegion,
-			"SHORTENER_MISS_BUDGET":     strconv.Itoa(cfg.MissBudget),
-			"SHORTENER_MISS_WINDOW":     cfg.MissWindow.String(),
+			"SHORTENER_CODE_LENGTH":      strconv.Itoa(cfg.CodeLength),
+			"SHORTENER_ALIAS_MIN_LENGTH": strconv.Itoa(cfg.AliasMinLength),
+			"SHORTENER_ALIAS_MAX_LENGTH": strconv.Itoa(cfg.AliasMaxLength),
+			"SHORTENER_DEFAULT_TTL":      cfg.DefaultTTL.String(),
+			"SHORTENER_TOMBSTONE_GRACE":  cfg.TombstoneGrace.String(),
+			"SHORTENER_EDGE_TTL":         strconv.Itoa(cfg.EdgeTTLSeconds),
+			"SHORTENER_CACHE_TTL":        cfg.CacheTTL.String(),
+			"PRIMARY_REGION":             cfg.PrimaryRegion,
+			"SHORTENER_MISS_BUDGET":      strconv.Itoa(cfg.MissBudget),
+			"SHORTENER_MISS_WINDOW":      cfg.MissWindow.String(),
 		},
 		tables: map[string]string{},
 	}
