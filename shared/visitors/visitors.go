@@ -56,15 +56,31 @@ func FromHash(h uint64) Register {
 	return Register(idx<<5 | uint64(rank))
 }
 
-// Dim is r as a breakdown value: two bytes, big-endian.
-func (r Register) Dim() string { return string([]byte{byte(r >> 8), byte(r)}) }
+// Dim is r as a breakdown value: four lower-case hex digits, text so that
+// any store can key by it (a DynamoDB string must be UTF-8); the packed
+// store keeps it as two bytes.
+func (r Register) Dim() string {
+	const hex = "0123456789abcdef"
+	return string([]byte{hex[r>>12], hex[r>>8&15], hex[r>>4&15], hex[r&15]})
+}
 
 // FromDim reads a value Dim made; ok is false for anything else.
 func FromDim(d string) (Register, bool) {
-	if len(d) != 2 {
+	if len(d) != 4 {
 		return 0, false
 	}
-	r := Register(d[0])<<8 | Register(d[1])
+	var r Register
+	for i := 0; i < 4; i++ {
+		c := d[i]
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | Register(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | Register(c-'a'+10)
+		default:
+			return 0, false
+		}
+	}
 	return r, r.Rank() > 0
 }
 

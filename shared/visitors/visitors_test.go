@@ -57,9 +57,11 @@ func TestRegisterEncodings(t *testing.T) {
 	back, ok := visitors.FromDim(r.Dim())
 	require.True(t, ok)
 	assert.Equal(t, r, back)
-	_, ok = visitors.FromDim("x")
-	assert.False(t, ok)
-	_, ok = visitors.FromDim("\x00\x00")
+	for _, bad := range []string{"x", "00001", "ABCD", "zz01"} {
+		_, ok = visitors.FromDim(bad)
+		assert.False(t, ok, bad)
+	}
+	_, ok = visitors.FromDim("0000")
 	assert.False(t, ok, "rank 0 is no observation")
 
 	var s visitors.Sketch

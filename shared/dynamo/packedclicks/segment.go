@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/visitors"
 )
 
 const secondsPerDay = 24 * 60 * 60
@@ -140,7 +141,121 @@ func mod(a, b int64) int64 {
 // and its breakdown entries. Numbers are varints; a string is its length
 // and bytes; counts are human (shifted left, the low bit set when total is
 // not human + bot), bot, and total only then.
-const segmentVersion = 2
+//
+// Version 3 adds, after a code's breakdown entries, its visitor register
+// observations (clickstore.Visitor), which are not in the string table: a
+// number n, then, when n is 1 to maxSparse, n observations of two bytes
+// (visitors.Register, big-endian, sorted, one per register index: the
+// highest rank), or, when n is denseMark, the registers packed 5 bits each
+// (visitors.DenseBytes). Before it is written, a code's day keeps at most
+// clickstore.MaxCampaigns campaigns (clickstore.CapCampaigns). Version 2
+// segments, without observations, still read.
+const segmentVersion = 3
+
+const (
+	// maxSparse is the most observations kept as a list: past it, the
+	// dense registers take fewer bytes.
+	maxSparse = visitors.DenseBytes / 2
+	denseMark = maxSparse + 1
+)
+
+// normalize caps c's campaigns and keeps one visitor observation per
+// register index, the highest. Neither changes what a reader gets: the
+// totals stay, and an estimate takes each index's highest rank.
+func (c *codeDay) normalize() {
+	var campaigns map[string]clickstore.Counts
+	best := map[int]visitors.Register{}
+	for k, n := range c.dims {
+		switch k.kind {
+		case clickstore.Campaign:
+			if campaigns == nil {
+				campaigns = map[string]clickstore.Counts{}
+			}
+			campaigns[k.dim] = n
+		case clickstore.Visitor:
+			r, ok := visitors.FromDim(k.dim)
+			if ok && r.Rank() > best[r.Index()].Rank() {
+				best[r.Index()] = r
+			}
+			delete(c.dims, k)
+		}
+	}
+	for _, r := range best {
+		c.dims[dimKey{kind: clickstore.Visitor, dim: r.Dim()}] = clickstore.Counts{Total: 1, Human: 1}
+	}
+	if len(campaigns) > clickstore.MaxCampaigns {
+		for d := range campaigns {
+			delete(c.dims, dimKey{kind: clickstore.Campaign, dim: d})
+		}
+		clickstore.CapCampaigns(campaigns)
+		for d, n := range campaigns {
+			c.dims[dimKey{kind: clickstore.Campaign, dim: d}] = n
+		}
+	}
+}
+
+// appendVisitors writes c's visitor observations (normalized).
+func (c *codeDay) appendVisitors(raw []byte) []byte {
+	var regs []visitors.Register
+	for k := range c.dims {
+		if k.kind == clickstore.Visitor {
+			if r, ok := visitors.FromDim(k.dim); ok {
+				regs = append(regs, r)
+			}
+		}
+	}
+	if len(regs) > maxSparse {
+		var sk visitors.Sketch
+		for _, r := range regs {
+			sk.Add(r)
+		}
+		raw = binary.AppendUvarint(raw, denseMark)
+		return sk.AppendDense(raw)
+	}
+	slices.Sort(regs)
+	raw = binary.AppendUvarint(raw, uint64(len(regs)))
+	for _, r := range regs {
+		raw = append(raw, byte(r>>8), byte(r))
+	}
+	return raw
+}
+
+// readVisitors reads what appendVisitors wrote into c (when want).
+func (r *reader) readVisitors(c *codeDay, want bool) {
+	n := r.uvarint()
+	var regs []visitors.Register
+	switch {
+	case n == denseMark:
+		if len(r.b) < visitors.DenseBytes {
+			r.fail("registers")
+			return
+		}
+		var sk visitors.Sketch
+		sk.ReadDense(r.b[:visitors.DenseBytes])
+		r.b = r.b[visitors.DenseBytes:]
+		regs = sk.Observations()
+	case n > maxSparse || n*2 > uint64(len(r.b)):
+		r.fail("observations")
+		return
+	default:
+		for range n {
+			regs = append(regs, visitors.Register(r.b[0])<<8|visitors.Register(r.b[1]))
+			r.b = r.b[2:]
+		}
+	}
+	if !want {
+		return
+	}
+	for _, o := range regs {
+		if o.Rank() == 0 {
+			continue
+		}
+		if c.dims == nil {
+			c.dims = map[dimKey]clickstore.Counts{}
+		}
+		c.dims[dimKey{kind: clickstore.Visitor, dim: o.Dim()}] = clickstore.Counts{Total: 1, Human: 1}
+	}
+}
 
 // encode writes s compressed. The same segment encodes to the same bytes.
 func (s segment) encode() ([]byte, error) {
@@ -149,7 +264,11 @@ func (s segment) encode() ([]byte, error) {
 	var table []string
 	for _, day := range slices.Sorted(maps.Keys(s)) {
 		for _, c := range s[day] {
+			c.normalize()
 			for k := range c.dims {
+				if k.kind == clickstore.Visitor {
+					continue
+				}
 				if _, ok := strs[k.dim]; !ok {
 					strs[k.dim] = 0
 					table = append(table, k.dim)
@@ -187,15 +306,17 @@ func (s segment) encode() ([]byte, error) {
 				raw = append(raw, h)
 				raw = appendCounts(raw, c.hours[h])
 			}
-			raw = binary.AppendUvarint(raw, uint64(len(c.dims)))
 			dims := slices.SortedFunc(maps.Keys(c.dims), func(a, b dimKey) int {
 				return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.dim, b.dim))
 			})
+			dims = slices.DeleteFunc(dims, func(k dimKey) bool { return k.kind == clickstore.Visitor })
+			raw = binary.AppendUvarint(raw, uint64(len(dims)))
 			for _, k := range dims {
 				raw = append(raw, byte(k.kind))
 				raw = binary.AppendUvarint(raw, strs[k.dim])
 				raw = appendCounts(raw, c.dims[k])
 			}
+			raw = c.appendVisitors(raw)
 		}
 	}
 	var buf bytes.Buffer
@@ -256,7 +377,8 @@ func decodeSegment(data []byte, keep string) (segment, error) {
 		return nil, fmt.Errorf("%w: %w", errCorrupt, err)
 	}
 	r := reader{b: raw}
-	if r.byte() != segmentVersion {
+	version := r.byte()
+	if version != segmentVersion && version != 2 {
 		return nil, fmt.Errorf("%w: unknown version", errCorrupt)
 	}
 	table := make([]string, r.count())
@@ -317,6 +439,9 @@ func decodeSegment(data []byte, keep string) (segment, error) {
 					v.Add(n)
 					c.dims[k] = v
 				}
+			}
+			if version >= 3 {
+				r.readVisitors(c, want)
 			}
 			if r.err != nil {
 				return nil, r.err
