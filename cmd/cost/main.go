@@ -78,6 +78,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
+	"github.com/shortlink-dev/shortener/shared/visitors"
 )
 
 func main() {
@@ -397,7 +398,7 @@ func (c *costRun) clicks() ([]statsStore, *packedclicks.Store, error) {
 			return nil, nil, err
 		}
 		s := dynamo.NewClickStore(db, dynamo.ClickConfig{Table: table, Timeout: 10 * time.Second})
-		if r.Clicks, err = c.count(s, nil); err != nil {
+		if r.Clicks, err = c.count(s, nil, table); err != nil {
 			return nil, nil, err
 		}
 		r.Stats = &statsFigures{}
@@ -415,7 +416,7 @@ func (c *costRun) clicks() ([]statsStore, *packedclicks.Store, error) {
 		// The compaction of the rollups left at the end waits for the
 		// stats queries below, which read them as they would read those a
 		// steady stream always leaves; it is billed to the clicks after.
-		if r.Packed, err = c.count(packed, packed); err != nil {
+		if r.Packed, err = c.count(packed, packed, table); err != nil {
 			return nil, nil, err
 		}
 		r.PackedStats = &statsFigures{}
@@ -427,9 +428,11 @@ func (c *costRun) clicks() ([]statsStore, *packedclicks.Store, error) {
 // count sends the stream through the clicks handler on store, compacting
 // with compactor when there is one, and answers what it consumed, in all
 // and (with -span) hour by hour.
-func (c *costRun) count(store clicksfn.Store, compactor *packedclicks.Store) (*clickFigures, error) {
+func (c *costRun) count(store clicksfn.Store, compactor *packedclicks.Store, table string) (*clickFigures, error) {
 	meter, sp, st := c.meter, c.sp, c.st
 	o := clicksfn.Options{Store: store, Log: c.quiet, Metrics: mx("clicks")}
+	// The visitor salts live in the same table, on the stream's clock.
+	o.Salts = &visitors.Cache{Salts: dynamo.NewSalts(c.db, dynamo.Config{Table: table, Timeout: 10 * time.Second}, c.clock.now), Now: c.clock.now}
 	cc := &countingCompactor{store: compactor}
 	if compactor != nil {
 		o.Compactor, o.CompactEvery = cc, c.opt.CompactEvery

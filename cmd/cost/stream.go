@@ -65,6 +65,8 @@ var (
 		"Twitterbot/1.0",
 		"curl/8.5.0",
 	}
+	utmSources = []string{"newsletter", "twitter", "facebook", "linkedin", "google", "partner", "qr", "sms"}
+	utmMedia   = []string{"email", "social", "cpc", "print"}
 	// countryCodes are the 30 countries clicks come from, most frequent first.
 	countryCodes = []string{"US", "DE", "GB", "FR", "IN", "BR", "JP", "CA", "ES", "IT", "NL", "AU", "MX", "PL", "SE",
 		"KR", "TR", "ID", "AR", "CH", "BE", "AT", "NO", "DK", "FI", "IE", "PT", "CZ", "ZA", "NZ"}
@@ -119,6 +121,10 @@ func generate(sp streamSpec) (stream, error) {
 			}
 		}
 	}
+	// Addresses and campaigns come from a generator of their own, so the
+	// rest of the stream is the one it was before they were added.
+	extra := rand.New(rand.NewPCG(sp.Seed, 0xC1A55))
+	campaigns := newZipf(50, 1)
 	popularity := newZipf(sp.Codes, sp.Zipf)
 	countries := newZipf(sp.Countries, 1)
 	referrers := newZipf(sp.Referrers, 1)
@@ -154,6 +160,13 @@ func generate(sp streamSpec) (stream, error) {
 		}
 		rec := clicklog.Record{Time: at, Status: 302, Method: "GET", Host: "short.example", ResultType: "Hit"}
 		rec.URI = "/" + codes[popularity.draw(r)]
+		// Every click from its own address (the most visitor observations
+		// a click can make), and one in five tagged with a campaign.
+		rec.ClientIP = fmt.Sprintf("10.%d.%d.%d", extra.IntN(256), extra.IntN(256), extra.IntN(256))
+		if extra.IntN(5) == 0 {
+			rec.URI += "?utm_source=" + utmSources[extra.IntN(len(utmSources))] + "&utm_medium=" + utmMedia[extra.IntN(len(utmMedia))] +
+				"&utm_campaign=campaign-" + strconv.Itoa(campaigns.draw(extra))
+		}
 		if r.Float64() >= sp.HitRatio {
 			rec.ResultType = "Miss"
 		}

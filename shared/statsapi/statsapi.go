@@ -16,6 +16,9 @@ type Stats struct {
 	// clicks went; absent for other links.
 	Destinations []Destination `json:"destinations,omitempty"`
 	Partial      bool          `json:"partial,omitempty"`
+	// Breakdowns by device, OS, browser and campaign, and the visitors,
+	// counted per UTC day like the countries.
+	Breakdowns
 }
 
 // Counts are the clicks of a bucket, a breakdown entry or the range:
@@ -57,4 +60,42 @@ type Referrer struct {
 type Destination struct {
 	Destination string `json:"destination"`
 	Counts
+}
+
+// Named is one entry of a breakdown by a name: a device type, an operating
+// system, a browser or a campaign parameter's value.
+type Named struct {
+	Name string `json:"name"`
+	Counts
+}
+
+// Campaigns break the clicks of requests that carried utm_ parameters down
+// by each parameter; a click without one is in the totals only. Values
+// are cut at 50 bytes, and a link keeps at most 20 campaigns a day: the
+// clicks of any more count under "other".
+type Campaigns struct {
+	Sources   []Named `json:"sources"`
+	Media     []Named `json:"media"`
+	Campaigns []Named `json:"campaigns"`
+}
+
+// Visitors is the estimated number of distinct visitors (people, not bots:
+// IP address and User-Agent, hashed under a salt that changes every UTC
+// day, so a visitor counts once a day and a range sums its days).
+type Visitors struct {
+	Estimate int64 `json:"estimate"`
+	// StandardError is the estimate's relative standard error, 1.04 /
+	// sqrt(2048) = 0.023, once a day has thousands of visitors (below that
+	// the estimate is closer).
+	StandardError float64 `json:"standard_error"`
+}
+
+// Breakdowns are the device, OS, browser, campaign and visitor figures of
+// a range; Stats carries them, and so does each link of AccountStats.
+type Breakdowns struct {
+	Devices          []Named    `json:"devices"`
+	OperatingSystems []Named    `json:"os"`
+	Browsers         []Named    `json:"browsers"`
+	Campaigns        *Campaigns `json:"campaigns,omitempty"`
+	Visitors         *Visitors  `json:"visitors,omitempty"`
 }

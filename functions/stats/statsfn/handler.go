@@ -31,14 +31,25 @@
 //	    {"start": "2026-11-30T00:00:00Z", "total": 28, "human": 20, "bot": 8}
 //	  ],
 //	  "countries": [{"country": "US", "total": 14, "human": 6, "bot": 8}, ...],
-//	  "referrers": [{"host": "news.ycombinator.com", "total": 5, "human": 5, "bot": 0}, ...]
+//	  "referrers": [{"host": "news.ycombinator.com", "total": 5, "human": 5, "bot": 0}, ...],
+//	  "devices": [{"name": "desktop", "total": 12, "human": 12, "bot": 0}, {"name": "bot", ...}, ...],
+//	  "os": [{"name": "Windows", ...}, ...],
+//	  "browsers": [{"name": "Chrome", ...}, ...],
+//	  "campaigns": {"sources": [{"name": "newsletter", ...}], "media": [...], "campaigns": [...]},
+//	  "visitors": {"estimate": 17, "standard_error": 0.023}
 //	}
 //
 // series has one entry per bucket of the range, zeros included, in time
 // order; totals is its sum. countries and referrers are the top 10 by total
 // clicks (ties by name), counted per UTC day, so with hourly granularity
 // they cover the whole days the range touches; clicks without a known
-// country or a Referer are in the totals but in neither list. "partial":
+// country or a Referer are in the totals but in neither list. devices, os
+// and browsers list every name the User-Agent classifier gives that has
+// clicks (bots are the device "bot"); campaigns the top 10 values of each
+// utm_ parameter, over the clicks that carried it; visitors a HyperLogLog
+// estimate of distinct people (IP and User-Agent under a salt of the UTC
+// day, so each day counts its own: a range sums visitor-days), within a
+// relative standard error of 2.3 %. "partial":
 // true appears when a breakdown had more entries than one request reads.
 // Counts start at the link's creation, so a reclaimed code never shows its
 // previous owner's clicks. They lag the clicks by seconds (CloudFront
@@ -252,7 +263,10 @@ func ceil(t time.Time, step time.Duration) time.Time {
 // read gathers the stats of l over q.
 func (h *Handler) read(ctx context.Context, l link.Link, q query) (statsapi.Stats, error) {
 	s := statsapi.Stats{Code: l.Code, Granularity: q.granularity(), From: q.from, To: q.to,
-		Series: make([]statsapi.Point, 0, q.to.Sub(q.from)/q.step), Countries: []statsapi.Country{}, Referrers: []statsapi.Referrer{}}
+		Series: make([]statsapi.Point, 0, q.to.Sub(q.from)/q.step), Countries: []statsapi.Country{}, Referrers: []statsapi.Referrer{},
+		Breakdowns: statsapi.Breakdowns{Devices: []statsapi.Named{}, OperatingSystems: []statsapi.Named{}, Browsers: []statsapi.Named{},
+			Campaigns: &statsapi.Campaigns{Sources: []statsapi.Named{}, Media: []statsapi.Named{}, Campaigns: []statsapi.Named{}},
+			Visitors:  &statsapi.Visitors{StandardError: 0.023}}}
 	// Counts before the link existed belong to whoever held the code
 	// before it was reclaimed.
 	from := q.from
@@ -285,6 +299,11 @@ func (h *Handler) read(ctx context.Context, l link.Link, q query) (statsapi.Stat
 			return statsapi.Stats{}, err
 		}
 		s.Partial = s.Partial || !complete
+		bd, complete, err := breakdowns(ctx, clicks, l.Code, dayFrom, dayTo)
+		if err != nil {
+			return statsapi.Stats{}, err
+		}
+		s.Breakdowns, s.Partial = bd, s.Partial || !complete
 		for _, k := range top(countries) {
 			s.Countries = append(s.Countries, statsapi.Country{Country: k, Counts: counts(countries[k])})
 		}
