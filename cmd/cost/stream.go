@@ -159,13 +159,18 @@ func generate(sp streamSpec) (stream, error) {
 			at = sp.Start.Add(time.Duration(float64(sp.Span) * float64(i) / float64(sp.Records)))
 		}
 		rec := clicklog.Record{Time: at, Status: 302, Method: "GET", Host: "short.example", ResultType: "Hit"}
-		rec.URI = "/" + codes[popularity.draw(r)]
+		rank := popularity.draw(r)
+		rec.URI = "/" + codes[rank]
 		// Every click from its own address (the most visitor observations
-		// a click can make), and one in five tagged with a campaign.
+		// a click can make). A link is shared in one campaign or none:
+		// one link in five carries utm_ parameters on four clicks in
+		// five, its source, medium and campaign (one of 50, Zipf) fixed
+		// by the link.
 		rec.ClientIP = fmt.Sprintf("10.%d.%d.%d", extra.IntN(256), extra.IntN(256), extra.IntN(256))
-		if extra.IntN(5) == 0 {
-			rec.URI += "?utm_source=" + utmSources[extra.IntN(len(utmSources))] + "&utm_medium=" + utmMedia[extra.IntN(len(utmMedia))] +
-				"&utm_campaign=campaign-" + strconv.Itoa(campaigns.draw(extra))
+		if h := uint64(rank) * 0x9E3779B97F4A7C15; h>>61 < 2 && extra.IntN(5) != 0 {
+			cr := rand.New(rand.NewPCG(uint64(rank), 7))
+			rec.URI += "?utm_source=" + utmSources[cr.IntN(len(utmSources))] + "&utm_medium=" + utmMedia[cr.IntN(len(utmMedia))] +
+				"&utm_campaign=campaign-" + strconv.Itoa(campaigns.draw(cr))
 		}
 		if r.Float64() >= sp.HitRatio {
 			rec.ResultType = "Miss"

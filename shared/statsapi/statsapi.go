@@ -85,7 +85,7 @@ type Campaigns struct {
 type Visitors struct {
 	Estimate int64 `json:"estimate"`
 	// StandardError is the estimate's relative standard error, 1.04 /
-	// sqrt(2048) = 0.023, once a day has thousands of visitors (below that
+	// sqrt(1024) = 0.0325 (0.033 rounded), once a day has thousands of visitors (below that
 	// the estimate is closer).
 	StandardError float64 `json:"standard_error"`
 }
@@ -98,4 +98,42 @@ type Breakdowns struct {
 	Browsers         []Named    `json:"browsers"`
 	Campaigns        *Campaigns `json:"campaigns,omitempty"`
 	Visitors         *Visitors  `json:"visitors,omitempty"`
+}
+
+// AccountStats is the response body of GET /v1/stats: the owner's links
+// over a range of UTC days, summed.
+type AccountStats struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+	// Links is how many links were summed: the owner's newest MaxAccountLinks,
+	// or the ones named by codes.
+	Links     int       `json:"links"`
+	Totals    Counts    `json:"totals"`
+	Series    []Point   `json:"series"`
+	TopLinks  []Link    `json:"top_links"`
+	Countries []Country `json:"countries"`
+	Devices   []Named   `json:"devices"`
+	// PerLink is each requested link's daily series, in the order of
+	// codes; only when the request named codes (the console's links list:
+	// one call for every sparkline of a page).
+	PerLink []LinkSeries `json:"per_link,omitempty"`
+	// Partial is true when the owner has more links than were summed, or
+	// a breakdown read only part of its entries.
+	Partial bool `json:"partial,omitempty"`
+}
+
+// MaxAccountLinks is how many of the owner's newest links GET /v1/stats sums.
+const MaxAccountLinks = 1000
+
+// Link is one entry of the top links.
+type Link struct {
+	Code string `json:"code"`
+	Counts
+}
+
+// LinkSeries is one link's clicks of the range, day by day.
+type LinkSeries struct {
+	Code   string  `json:"code"`
+	Totals Counts  `json:"totals"`
+	Series []Point `json:"series"`
 }

@@ -12,18 +12,20 @@
 // is gone the registers of its day cannot be linked to an address, even
 // by someone who has the table and guesses addresses. A click of a day
 // whose salt has expired still counts, but adds no visitor. What is stored
-// per click is one register observation: 11 bits of the hash's index and
+// per click is one register observation: 10 bits of the hash's index and
 // a rank of at most 5 bits (Register), a handful of bits of a keyed hash,
 // shared by many visitors.
 //
 // # Precision and error
 //
-// Precision 11: m = 2,048 registers, a standard error of 1.04/sqrt(m) =
-// 2.3 % once a day has more than a few thousand visitors; below about
-// 5,000 (2.5 m) the estimate is linear counting of empty registers,
-// closer still. Registers are stored sparse (the observations, 2 bytes
+// Precision 10: m = 1,024 registers, a standard error of 1.04/sqrt(m) =
+// 3.25 % once a day has more than a few thousand visitors; below about
+// 2,500 (2.5 m) the estimate is linear counting of empty registers,
+// closer still. Precision 11 (2.3 %) was measured too: its eleventh index
+// bit on every observation took the click's write units past the budget
+// (docs/cost-model.md, "Breakdowns and visitors"). Registers are stored sparse (the observations, 2 bytes
 // each, one per register index) while small, and dense (5-bit registers
-// packed, 1,280 bytes) past 640: most link-days have a handful of clicks,
+// packed, 640 bytes) past 320: most link-days have a handful of clicks,
 // so the sparse form keeps the cost of a click to its two bytes. A
 // visitor counts once per day: the estimate for a range of days sums
 // visitor-days, since each day has its own salt (a person returning

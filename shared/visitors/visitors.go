@@ -8,8 +8,8 @@ import (
 	"math/bits"
 )
 
-// Precision is log2 of the registers: 11, 2,048 registers.
-const Precision = 11
+// Precision is log2 of the registers: 10, 1,024 registers.
+const Precision = 10
 
 // Registers is the number of registers, m.
 const Registers = 1 << Precision
@@ -19,14 +19,14 @@ const Registers = 1 << Precision
 const MaxRank = 31
 
 // StandardError is the relative standard error of an estimate,
-// 1.04/sqrt(Registers): 2.3 %.
+// 1.04/sqrt(Registers): 3.25 %.
 var StandardError = 1.04 / math.Sqrt(Registers)
 
 // SaltBytes is the size of a day's salt.
 const SaltBytes = 32
 
 // Register is one observation: a register index (the hash's high
-// Precision bits) in the high 11 bits and the rank (1 + the leading zeros
+// Precision bits) in the high 11 bits (the top one 0 at precision 10) and the rank (1 + the leading zeros
 // of the rest, at most MaxRank) in the low 5.
 type Register uint16
 

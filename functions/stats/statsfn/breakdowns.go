@@ -66,7 +66,7 @@ func breakdowns(ctx context.Context, clicks Clicks, code string, from, to time.T
 	return b, complete, nil
 }
 
-func addTo(m map[string]clickstore.Counts, k string, n clickstore.Counts) {
+func addTo[K comparable](m map[K]clickstore.Counts, k K, n clickstore.Counts) {
 	v := m[k]
 	v.Add(n)
 	m[k] = v

@@ -94,7 +94,7 @@ var seedBreakdowns = statsapi.Breakdowns{
 		Media:     []statsapi.Named{{Name: "email", Counts: n(6, 6, 0)}},
 		Campaigns: []statsapi.Named{{Name: "dec", Counts: n(6, 6, 0)}},
 	},
-	Visitors: &statsapi.Visitors{Estimate: 3, StandardError: 0.023},
+	Visitors: &statsapi.Visitors{Estimate: 3, StandardError: 0.033},
 }
 
 func manyCountries() map[clickstore.Key]clickstore.Counts {
@@ -232,7 +232,7 @@ func TestResponseJSON(t *testing.T) {
 		"browsers": [{"name": "Chrome", "total": 12, "human": 12, "bot": 0}, {"name": "Safari", "total": 8, "human": 8, "bot": 0}, {"name": "other", "total": 8, "human": 0, "bot": 8}],
 		"campaigns": {"sources": [{"name": "news", "total": 6, "human": 6, "bot": 0}, {"name": "qr", "total": 2, "human": 2, "bot": 0}],
 			"media": [{"name": "email", "total": 6, "human": 6, "bot": 0}], "campaigns": [{"name": "dec", "total": 6, "human": 6, "bot": 0}]},
-		"visitors": {"estimate": 3, "standard_error": 0.023}
+		"visitors": {"estimate": 3, "standard_error": 0.033}
 	}`, resp.Body)
 }
 

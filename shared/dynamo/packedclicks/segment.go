@@ -142,17 +142,22 @@ func mod(a, b int64) int64 {
 // and bytes; counts are human (shifted left, the low bit set when total is
 // not human + bot), bot, and total only then.
 //
-// Version 3 adds, after a code's breakdown entries, its visitor register
+// Version 3 marks a breakdown entry that counts what its code's day counts
+// (the kind byte's high bit, sameAsDay) and leaves its counts out; and it
+// adds, after a code's breakdown entries, its visitor register
 // observations (clickstore.Visitor), which are not in the string table: a
-// number n, then, when n is 1 to maxSparse, n observations of two bytes
-// (visitors.Register, big-endian, sorted, one per register index: the
-// highest rank), or, when n is denseMark, the registers packed 5 bits each
-// (visitors.DenseBytes). Before it is written, a code's day keeps at most
+// number n, then, when n is denseMark, the registers packed 5 bits each
+// (visitors.DenseBytes); when n is 1 to maxSparse, its n observations
+// (sorted, one per register index: the highest rank) are in the columns
+// after the last day (visitorColumns). Before it is written, a code's day keeps at most
 // clickstore.MaxCampaigns campaigns (clickstore.CapCampaigns). Version 2
 // segments, without observations, still read.
 const segmentVersion = 3
 
 const (
+	// sameAsDay, in version 3, marks a breakdown entry whose counts are
+	// its code-day's (the kind byte's high bit; kinds stay below it).
+	sameAsDay = 0x80
 	// maxSparse is the most observations kept as a list: past it, the
 	// dense registers take fewer bytes.
 	maxSparse = visitors.DenseBytes / 2
@@ -194,8 +199,20 @@ func (c *codeDay) normalize() {
 	}
 }
 
-// appendVisitors writes c's visitor observations (normalized).
-func (c *codeDay) appendVisitors(raw []byte) []byte {
+// visitorColumns gathers the sparse observations of a segment's code-days
+// in encoding order, written after them as two columns: register indexes
+// packed Precision bits each, then ranks one byte each. Apart, DEFLATE
+// codes the ranks (most are 1 to 3) in about two bits and leaves the
+// indexes, which are uniform, at their ten, instead of both costing a
+// Huffman code of random bytes amid the rest.
+type visitorColumns struct {
+	regs []visitors.Register
+}
+
+// appendVisitors writes c's visitor observations (normalized): their
+// count, and the registers dense when they are many; the sparse ones go
+// to cols.
+func (c *codeDay) appendVisitors(raw []byte, cols *visitorColumns) []byte {
 	var regs []visitors.Register
 	for k := range c.dims {
 		if k.kind == clickstore.Visitor {
@@ -214,16 +231,41 @@ func (c *codeDay) appendVisitors(raw []byte) []byte {
 	}
 	slices.Sort(regs)
 	raw = binary.AppendUvarint(raw, uint64(len(regs)))
-	for _, r := range regs {
-		raw = append(raw, byte(r>>8), byte(r))
+	cols.regs = append(cols.regs, regs...)
+	return raw
+}
+
+func (cols *visitorColumns) append(raw []byte) []byte {
+	var acc uint64
+	n := 0
+	for _, r := range cols.regs {
+		acc = acc<<visitors.Precision | uint64(r.Index())
+		n += visitors.Precision
+		for n >= 8 {
+			n -= 8
+			raw = append(raw, byte(acc>>n))
+		}
+	}
+	if n > 0 {
+		raw = append(raw, byte(acc<<(8-n)))
+	}
+	for _, r := range cols.regs {
+		raw = append(raw, r.Rank())
 	}
 	return raw
 }
 
-// readVisitors reads what appendVisitors wrote into c (when want).
-func (r *reader) readVisitors(c *codeDay, want bool) {
+// pendingVisitors is a code-day whose sparse observations are in the
+// columns: n of them, added to c when c is not nil.
+type pendingVisitors struct {
+	c *codeDay
+	n int
+}
+
+// readVisitors reads what appendVisitors wrote into c (when want); sparse
+// observations are noted in pending, for readColumns.
+func (r *reader) readVisitors(c *codeDay, want bool, pending *[]pendingVisitors) {
 	n := r.uvarint()
-	var regs []visitors.Register
 	switch {
 	case n == denseMark:
 		if len(r.b) < visitors.DenseBytes {
@@ -233,19 +275,56 @@ func (r *reader) readVisitors(c *codeDay, want bool) {
 		var sk visitors.Sketch
 		sk.ReadDense(r.b[:visitors.DenseBytes])
 		r.b = r.b[visitors.DenseBytes:]
-		regs = sk.Observations()
-	case n > maxSparse || n*2 > uint64(len(r.b)):
+		if want {
+			addVisitors(c, sk.Observations())
+		}
+	case n > maxSparse:
 		r.fail("observations")
+	case n > 0:
+		p := pendingVisitors{n: int(n)}
+		if want {
+			p.c = c
+		}
+		*pending = append(*pending, p)
+	}
+}
+
+// readColumns reads the observation columns of pending's code-days.
+func (r *reader) readColumns(pending []pendingVisitors) {
+	total := 0
+	for _, p := range pending {
+		total += p.n
+	}
+	idxBytes := (total*visitors.Precision + 7) / 8
+	if len(r.b) < idxBytes+total {
+		r.fail("observation columns")
 		return
-	default:
-		for range n {
-			regs = append(regs, visitors.Register(r.b[0])<<8|visitors.Register(r.b[1]))
-			r.b = r.b[2:]
+	}
+	idx, ranks := r.b[:idxBytes], r.b[idxBytes:idxBytes+total]
+	r.b = r.b[idxBytes+total:]
+	var acc uint64
+	bitsIn, j, k := 0, 0, 0
+	for _, p := range pending {
+		regs := make([]visitors.Register, 0, p.n)
+		for range p.n {
+			for bitsIn < visitors.Precision {
+				acc = acc<<8 | uint64(idx[j])
+				j++
+				bitsIn += 8
+			}
+			bitsIn -= visitors.Precision
+			i := (acc >> bitsIn) & (visitors.Registers - 1)
+			rank := ranks[k] & 31
+			k++
+			regs = append(regs, visitors.Register(i<<5|uint64(rank)))
+		}
+		if p.c != nil {
+			addVisitors(p.c, regs)
 		}
 	}
-	if !want {
-		return
-	}
+}
+
+func addVisitors(c *codeDay, regs []visitors.Register) {
 	for _, o := range regs {
 		if o.Rank() == 0 {
 			continue
@@ -286,6 +365,7 @@ func (s segment) encode() ([]byte, error) {
 		raw = appendString(raw, v)
 	}
 	raw = binary.AppendUvarint(raw, uint64(len(s)))
+	var cols visitorColumns
 	for _, day := range slices.Sorted(maps.Keys(s)) {
 		codes := s[day]
 		raw = binary.AppendVarint(raw, day/secondsPerDay)
@@ -312,13 +392,23 @@ func (s segment) encode() ([]byte, error) {
 			dims = slices.DeleteFunc(dims, func(k dimKey) bool { return k.kind == clickstore.Visitor })
 			raw = binary.AppendUvarint(raw, uint64(len(dims)))
 			for _, k := range dims {
+				// Most code-days hold one click, so most entries count
+				// what the day counts: then the kind's high bit says so
+				// and the counts are left out.
+				n := c.dims[k]
+				if n == c.day {
+					raw = append(raw, byte(k.kind)|sameAsDay)
+					raw = binary.AppendUvarint(raw, strs[k.dim])
+					continue
+				}
 				raw = append(raw, byte(k.kind))
 				raw = binary.AppendUvarint(raw, strs[k.dim])
-				raw = appendCounts(raw, c.dims[k])
+				raw = appendCounts(raw, n)
 			}
-			raw = c.appendVisitors(raw)
+			raw = c.appendVisitors(raw, &cols)
 		}
 	}
+	raw = cols.append(raw)
 	var buf bytes.Buffer
 	w, err := flate.NewWriter(&buf, flate.BestCompression)
 	if err != nil {
@@ -386,6 +476,7 @@ func decodeSegment(data []byte, keep string) (segment, error) {
 		table[i] = r.string()
 	}
 	s := segment{}
+	var pending []pendingVisitors
 	days := r.count()
 	for range days {
 		day := r.varint() * secondsPerDay
@@ -424,9 +515,19 @@ func decodeSegment(data []byte, keep string) (segment, error) {
 				c.day.Add(hourSum)
 			}
 			for range r.count() {
-				kind := clickstore.Kind(r.byte())
+				b := r.byte()
+				kind := clickstore.Kind(b &^ sameAsDay)
 				i := r.uvarint()
-				n := r.counts()
+				var n clickstore.Counts
+				if version >= 3 && b&sameAsDay != 0 {
+					if explicitDay {
+						n = dayCounts
+					} else {
+						n = hourSum
+					}
+				} else {
+					n = r.counts()
+				}
 				if r.err == nil && i >= uint64(len(table)) {
 					r.err = errCorrupt
 				}
@@ -441,12 +542,15 @@ func decodeSegment(data []byte, keep string) (segment, error) {
 				}
 			}
 			if version >= 3 {
-				r.readVisitors(c, want)
+				r.readVisitors(c, want, &pending)
 			}
 			if r.err != nil {
 				return nil, r.err
 			}
 		}
+	}
+	if r.err == nil && version >= 3 {
+		r.readColumns(pending)
 	}
 	if r.err != nil {
 		return nil, r.err
