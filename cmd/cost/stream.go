@@ -163,7 +163,7 @@ func generate(sp streamSpec) (stream, error) {
 		rec.URI = "/" + codes[rank]
 		// Every click from its own address (the most visitor observations
 		// a click can make). A link is shared in one campaign or none:
-		// one link in five carries utm_ parameters on four clicks in
+		// one link in four carries utm_ parameters on four clicks in
 		// five, its source, medium and campaign (one of 50, Zipf) fixed
 		// by the link.
 		rec.ClientIP = fmt.Sprintf("10.%d.%d.%d", extra.IntN(256), extra.IntN(256), extra.IntN(256))
