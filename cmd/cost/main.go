@@ -432,7 +432,7 @@ func (c *costRun) count(store clicksfn.Store, compactor *packedclicks.Store, tab
 	meter, sp, st := c.meter, c.sp, c.st
 	o := clicksfn.Options{Store: store, Log: c.quiet, Metrics: mx("clicks")}
 	// The visitor salts live in the same table, on the stream's clock.
-	o.Salts = &visitors.Cache{Salts: dynamo.NewSalts(c.db, dynamo.Config{Table: table, Timeout: 10 * time.Second}, c.clock.now), Now: c.clock.now}
+	o.Salts = &visitors.Cache{Salts: stateSalts{dynamo.NewSalts(c.db, dynamo.Config{Table: table, Timeout: 10 * time.Second}, c.clock.now)}, Now: c.clock.now}
 	cc := &countingCompactor{store: compactor}
 	if compactor != nil {
 		o.Compactor, o.CompactEvery = cc, c.opt.CompactEvery
@@ -807,8 +807,16 @@ type statsStore struct {
 
 var verbose = new(bool)
 
+// stateSalts bills the visitor salt (an item a day) with the compaction
+// state: small bookkeeping items of the same table.
+type stateSalts struct{ visitors.Salts }
+
+func (s stateSalts) Salt(ctx context.Context, day int64) ([]byte, bool, error) {
+	return s.Salts.Salt(packedclicks.WithLevel(ctx, packedclicks.LevelCompaction), day)
+}
+
 // writeKinds are the new design's writes by kind, as the meter tags them
-// ("level operation").
+// ("level operation"); "compaction state" includes the day's visitor salt.
 var writeKinds = []struct{ name, short, key string }{
 	{"rollup and checkpoint transactions", "rollup", "rollup TransactWriteItems"},
 	{"compaction state", "state", "compaction PutItem"},
