@@ -281,7 +281,7 @@ var functionDescriptions = map[string]string{
 	"apiauth":    "/v1 API authorizer: an API key (keys table) or a signed-in user's token names the caller's owner and role",
 	"create":     "POST /v1/links, POST /v1/links/batch: creates short links",
 	"manage":     "GET /v1/links, GET|PATCH|DELETE /v1/links/{code}, GET /v1/links/{code}/qr",
-	"stats":      "GET /v1/links/{code}/stats",
+	"stats":      "GET /v1/links/{code}/stats, GET /v1/stats",
 	"ttlstream":  "Links table stream: TTL deletions become tombstones in the primary region",
 	"reclaim":    "Step Functions task: tombstones expired links, releases tombstones past their grace",
 	"clicks":     "CloudFront real-time logs (Kinesis) -> click counts (and link.clicked webhook events)",
@@ -677,6 +677,8 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	// writes it there): outside the primary, one cross-Region read.
 	stats := fn("stats", "LINKS_TABLE", "ANALYTICS_TABLE", "KEYS_TABLE")
 	links.Grant(stats.Role, jsii.String("dynamodb:GetItem"))
+	// GET /v1/stats lists the owner's newest links (the by-owner index).
+	grantIndexQuery(stats.Role, links, tableschema.IndexByOwner)
 	keys.Grant(stats.Role, jsii.String("dynamodb:GetItem"))
 	analytics := tables.In(st, "Analytics", tables.Name(data.Tables.Analytics), cfg.PrimaryRegion)
 	analytics.Grant(stats.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:GetItem"))

@@ -79,6 +79,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
+	"github.com/shortlink-dev/shortener/shared/visitors"
 )
 
 func main() {
@@ -493,7 +494,7 @@ func (c *costRun) clicks() ([]statsStore, *packedclicks.Store, error) {
 			return nil, nil, err
 		}
 		s := dynamo.NewClickStore(db, dynamo.ClickConfig{Table: table, Timeout: 10 * time.Second})
-		if r.Clicks, err = c.count(s, nil); err != nil {
+		if r.Clicks, err = c.count(s, nil, table); err != nil {
 			return nil, nil, err
 		}
 		r.Stats = &statsFigures{}
@@ -511,7 +512,7 @@ func (c *costRun) clicks() ([]statsStore, *packedclicks.Store, error) {
 		// The compaction of the rollups left at the end waits for the
 		// stats queries below, which read them as they would read those a
 		// steady stream always leaves; it is billed to the clicks after.
-		if r.Packed, err = c.count(packed, packed); err != nil {
+		if r.Packed, err = c.count(packed, packed, table); err != nil {
 			return nil, nil, err
 		}
 		r.PackedStats = &statsFigures{}
@@ -523,9 +524,11 @@ func (c *costRun) clicks() ([]statsStore, *packedclicks.Store, error) {
 // count sends the stream through the clicks handler on store, compacting
 // with compactor when there is one, and answers what it consumed, in all
 // and (with -span) hour by hour.
-func (c *costRun) count(store clicksfn.Store, compactor *packedclicks.Store) (*clickFigures, error) {
+func (c *costRun) count(store clicksfn.Store, compactor *packedclicks.Store, table string) (*clickFigures, error) {
 	meter, sp, st := c.meter, c.sp, c.st
 	o := clicksfn.Options{Store: store, Log: c.quiet, Metrics: mx("clicks")}
+	// The visitor salts live in the same table, on the stream's clock.
+	o.Salts = &visitors.Cache{Salts: stateSalts{dynamo.NewSalts(c.db, dynamo.Config{Table: table, Timeout: 10 * time.Second}, c.clock.now)}, Now: c.clock.now}
 	cc := &countingCompactor{store: compactor}
 	if compactor != nil {
 		o.Compactor, o.CompactEvery = cc, c.opt.CompactEvery
@@ -901,8 +904,16 @@ type statsStore struct {
 
 var verbose = new(bool)
 
+// stateSalts bills the visitor salt (an item a day) with the compaction
+// state: small bookkeeping items of the same table.
+type stateSalts struct{ visitors.Salts }
+
+func (s stateSalts) Salt(ctx context.Context, day int64) ([]byte, bool, error) {
+	return s.Salts.Salt(packedclicks.WithLevel(ctx, packedclicks.LevelCompaction), day)
+}
+
 // writeKinds are the new design's writes by kind, as the meter tags them
-// ("level operation").
+// ("level operation"); "compaction state" includes the day's visitor salt.
 var writeKinds = []struct{ name, short, key string }{
 	{"rollup and checkpoint transactions", "rollup", "rollup TransactWriteItems"},
 	{"compaction state", "state", "compaction PutItem"},

@@ -65,6 +65,8 @@ var (
 		"Twitterbot/1.0",
 		"curl/8.5.0",
 	}
+	utmSources = []string{"newsletter", "twitter", "facebook", "linkedin", "google", "partner", "qr", "sms"}
+	utmMedia   = []string{"email", "social", "cpc", "print"}
 	// countryCodes are the 30 countries clicks come from, most frequent first.
 	countryCodes = []string{"US", "DE", "GB", "FR", "IN", "BR", "JP", "CA", "ES", "IT", "NL", "AU", "MX", "PL", "SE",
 		"KR", "TR", "ID", "AR", "CH", "BE", "AT", "NO", "DK", "FI", "IE", "PT", "CZ", "ZA", "NZ"}
@@ -119,6 +121,10 @@ func generate(sp streamSpec) (stream, error) {
 			}
 		}
 	}
+	// Addresses and campaigns come from a generator of their own, so the
+	// rest of the stream is the one it was before they were added.
+	extra := rand.New(rand.NewPCG(sp.Seed, 0xC1A55))
+	campaigns := newZipf(50, 1)
 	popularity := newZipf(sp.Codes, sp.Zipf)
 	countries := newZipf(sp.Countries, 1)
 	referrers := newZipf(sp.Referrers, 1)
@@ -153,7 +159,19 @@ func generate(sp streamSpec) (stream, error) {
 			at = sp.Start.Add(time.Duration(float64(sp.Span) * float64(i) / float64(sp.Records)))
 		}
 		rec := clicklog.Record{Time: at, Status: 302, Method: "GET", Host: "short.example", ResultType: "Hit"}
-		rec.URI = "/" + codes[popularity.draw(r)]
+		rank := popularity.draw(r)
+		rec.URI = "/" + codes[rank]
+		// Every click from its own address (the most visitor observations
+		// a click can make). A link is shared in one campaign or none:
+		// one link in four carries utm_ parameters on four clicks in
+		// five, its source, medium and campaign (one of 50, Zipf) fixed
+		// by the link.
+		rec.ClientIP = fmt.Sprintf("10.%d.%d.%d", extra.IntN(256), extra.IntN(256), extra.IntN(256))
+		if h := uint64(rank) * 0x9E3779B97F4A7C15; h>>61 < 2 && extra.IntN(5) != 0 {
+			cr := rand.New(rand.NewPCG(uint64(rank), 7))
+			rec.URI += "?utm_source=" + utmSources[cr.IntN(len(utmSources))] + "&utm_medium=" + utmMedia[cr.IntN(len(utmMedia))] +
+				"&utm_campaign=campaign-" + strconv.Itoa(campaigns.draw(cr))
+		}
 		if r.Float64() >= sp.HitRatio {
 			rec.ResultType = "Miss"
 		}

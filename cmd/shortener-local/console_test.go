@@ -970,3 +970,63 @@ func TestConsoleAliasLengths(t *testing.T) {
 		})
 	}
 }
+
+// TestConsoleBreakdownsOverviewAndSparklines: a link's analytics show its
+// devices, browsers, campaigns and visitors; the overview its top links;
+// the links list a 7-day sparkline per row from one GET /v1/stats.
+func TestConsoleBreakdownsOverviewAndSparklines(t *testing.T) {
+	dir := buildConsole(t)
+	r := startLocal(t, map[string]string{"SHORTENER_CONSOLE_DIR": dir, "SHORTENER_CLICKS_BATCH_WINDOW": "0s"})
+	code := r.createLink(t, `{"url":"https://example.com/spring"}`)
+	other := r.createLink(t, `{"url":"https://example.com/other"}`)
+	for i, q := range []string{"?utm_source=newsletter&utm_medium=email&utm_campaign=spring", "", "?utm_source=newsletter"} {
+		status, _, _ := r.do(t, "GET", "/"+code+q, "", "", "User-Agent", browserAgent)
+		require.Equal(t, 302, status, i)
+	}
+	status, _, _ := r.do(t, "GET", "/"+code, "", "", "User-Agent", slackAgent)
+	require.Equal(t, 302, status)
+	var api struct {
+		Totals   struct{ Total int64 }
+		Visitors struct{ Estimate int64 }
+	}
+	require.Eventually(t, func() bool {
+		_, _, body := r.do(t, "GET", "/v1/links/"+code+"/stats", r.key, "")
+		return json.Unmarshal(body, &api) == nil && api.Totals.Total >= 4
+	}, 20*time.Second, 200*time.Millisecond, "the clicks reach the stats")
+	assert.Equal(t, int64(1), api.Visitors.Estimate, "one address and one browser: one visitor; the bot none")
+
+	p := newPage(t, r.base)
+	p.run("open the console", chromedp.Navigate(r.base+"/console/"))
+	p.setInput("#apikey", r.key)
+	p.click(`button[type=submit]`)
+	p.run("the links page", chromedp.WaitVisible(chromedp.CSS("#links-table")))
+	p.run("the sparklines", chromedp.WaitVisible(chromedp.CSS(`tr[data-code="`+code+`"] .spark svg`)))
+	var totals map[string]string
+	p.eval(`Object.fromEntries([...document.querySelectorAll('#links-table tr[data-code]')].map(r => [r.dataset.code, (r.querySelector('.spark') || {dataset: {}}).dataset.total]))`, &totals)
+	assert.Equal(t, map[string]string{code: "4", other: "0"}, totals)
+	var calls int
+	p.eval(`performance.getEntriesByType('resource').filter(e => e.name.includes('/v1/stats')).length`, &calls)
+	assert.Equal(t, 1, calls, "one stats call for the list's sparklines")
+
+	p.run("analytics", chromedp.Navigate(r.base+"/console/#/links/"+code+"/stats"))
+	p.waitText("#total-total", "4")
+	p.waitText("#visitors-estimate", "1")
+	var devices, browsers, sources [][]string
+	cells := `[...document.querySelectorAll('%s tbody tr')].map(r => [...r.cells].map(c => c.textContent))`
+	p.eval(fmt.Sprintf(cells, "#devices"), &devices)
+	p.eval(fmt.Sprintf(cells, "#browsers"), &browsers)
+	p.eval(fmt.Sprintf(cells, "#campaign-sources"), &sources)
+	assert.Equal(t, [][]string{{"desktop", "3", "3", "0"}, {"bot", "1", "0", "1"}}, devices)
+	assert.Equal(t, [][]string{{"Safari", "3", "3", "0"}, {"other", "1", "0", "1"}}, browsers)
+	assert.Equal(t, [][]string{{"newsletter", "2", "2", "0"}}, sources)
+
+	p.click("#nav-overview")
+	p.waitText("#overview-total", "4")
+	assert.Contains(t, p.text("#top-links"), code)
+	assert.Contains(t, p.text("#overview-devices"), "desktop")
+	assert.Empty(t, p.unlabelled(), "every control has a name")
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	assert.Empty(t, p.problems, "no exception, console error or CSP violation")
+}

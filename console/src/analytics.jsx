@@ -4,6 +4,7 @@ import 'uplot/dist/uPlot.min.css';
 import * as api from './api.js';
 import { fmtLocal, utcTitle, downloadBlob } from './format.js';
 import { toCSV } from './csv.js';
+import { Breakdowns } from './overview.jsx';
 
 const HOUR = 3600e3;
 const DAY = 24 * HOUR;
@@ -71,7 +72,7 @@ export function Chart({ series, prev, hideBots, granularity }) {
   return <div ref={el} class="chart" role="img" aria-label={`Clicks per ${granularity}${hideBots ? ', humans only' : ', humans and bots stacked'}, with the previous period dashed`} />;
 }
 
-function Bars({ rows, keyName, hideBots, id, caption }) {
+export function Bars({ rows, keyName, hideBots, id, caption, head }) {
   const val = (r) => (hideBots ? r.human : r.total);
   const max = Math.max(1, ...rows.map(val));
   return (
@@ -86,7 +87,7 @@ function Bars({ rows, keyName, hideBots, id, caption }) {
       </ul>
       <table id={id}>
         <caption>{caption}</caption>
-        <thead><tr><th scope="col">{{ country: 'Country', host: 'Referrer host', destination: 'Destination' }[keyName]}</th><th scope="col">Total</th><th scope="col">Humans</th>{!hideBots && <th scope="col">Bots</th>}</tr></thead>
+        <thead><tr><th scope="col">{head || { country: 'Country', host: 'Referrer host', destination: 'Destination' }[keyName]}</th><th scope="col">Total</th><th scope="col">Humans</th>{!hideBots && <th scope="col">Bots</th>}</tr></thead>
         <tbody>
           {rows.map((r) => (
             <tr key={r[keyName]}><td>{r[keyName]}</td><td>{hideBots ? r.human : r.total}</td><td>{r.human}</td>{!hideBots && <td>{r.bot}</td>}</tr>
@@ -226,6 +227,7 @@ export function Analytics({ code, onAuthError }) {
           {cur.destinations && (
             <Bars rows={cur.destinations} keyName="destination" hideBots={hideBots} id="destinations" caption="Destinations (rules and targets)" />
           )}
+          <Breakdowns cur={cur} hideBots={hideBots} />
         </>
       )}
     </section>

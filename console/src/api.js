@@ -115,3 +115,13 @@ export function newKey() {
   const b = crypto.getRandomValues(new Uint8Array(16));
   return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 }
+
+// accountStats reads GET /v1/stats: the account's newest links summed
+// per day, or, with codes, those links and each one's daily series.
+export function accountStats({ from, to, codes } = {}) {
+  const q = [];
+  if (from) q.push(`from=${enc(from)}`);
+  if (to) q.push(`to=${enc(to)}`);
+  if (codes && codes.length) q.push(`codes=${codes.map(enc).join(',')}`);
+  return request('GET', `/v1/stats${q.length ? '?' + q.join('&') : ''}`).then((r) => r.data);
+}

@@ -5,6 +5,7 @@ import { fmtLocal, utcTitle, safeHref, statusOf, matches, downloadBlob } from '.
 import { importRequests, toCSV } from './csv.js';
 import { parseLines, parseRule, parseTarget, rulesText, targetsText } from './rules.js';
 import { UTM, campaignURL } from './campaign.js';
+import { Sparkline, useSparklines } from './overview.jsx';
 
 const PAGE = 50;
 
@@ -313,7 +314,7 @@ function features(l) {
   ].filter(Boolean).join(' · ');
 }
 
-function Row({ l, onChange, onAuthError, onEdit, onQR }) {
+function Row({ l, onChange, onAuthError, onEdit, onQR, spark }) {
   const [confirm, setConfirm] = useState(false);
   const [msg, setMsg] = useState('');
   const st = statusOf(l);
@@ -353,6 +354,7 @@ function Row({ l, onChange, onAuthError, onEdit, onQR }) {
       <td data-label="Created"><Time iso={l.created_at} /></td>
       <td data-label="Expires"><Time iso={l.expires_at} /></td>
       <td data-label="Status"><Badge status={st} /> <span class="sub">{l.redirect_status}</span>{features(l) && <div class="sub features">{features(l)}</div>}</td>
+      <td data-label="Clicks (7 d)" class="clicks">{!l.deleted && <Sparkline series={spark} code={l.code} />}</td>
       <td data-label="Actions" class="actions">
         {!l.deleted && (
           <>
@@ -434,6 +436,8 @@ export function Links({ onAuthError }) {
   // answer replaces those fields whole rather than merging over them.
   const replace = (n) => setLinks((prev) => prev.map((l) => (l.code === n.code ? { ...l, ...NO_FEATURES, ...n } : l)));
   const shown = links.filter((l) => matches(l, q));
+  // Every row's 7-day sparkline, from one GET /v1/stats per page loaded.
+  const sparks = useSparklines(links.filter((l) => !l.deleted).map((l) => l.code).slice(-PAGE), onAuthError);
 
   return (
     <>
@@ -459,9 +463,9 @@ export function Links({ onAuthError }) {
       {err && <p role="alert" class="error">{err}</p>}
       <table class="links" id="links-table">
         <caption class="visually-hidden">Your links, newest first</caption>
-        <thead><tr><th scope="col">Short link</th><th scope="col">Destination</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
+        <thead><tr><th scope="col">Short link</th><th scope="col">Destination</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Status</th><th scope="col">Clicks (7 d)</th><th scope="col">Actions</th></tr></thead>
         <tbody>
-          {shown.map((l) => <Row key={l.code} l={l} onAuthError={onAuthError} onChange={replace} onEdit={(x) => setPanel({ edit: x })} onQR={(x) => setPanel({ qr: x })} />)}
+          {shown.map((l) => <Row key={l.code} l={l} onAuthError={onAuthError} onChange={replace} onEdit={(x) => setPanel({ edit: x })} onQR={(x) => setPanel({ qr: x })} spark={sparks[l.code]} />)}
         </tbody>
       </table>
       {!loading && !links.length && <p>No links yet.</p>}

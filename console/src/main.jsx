@@ -4,10 +4,12 @@ import './style.css';
 import { apiKey, setAPIKey, signOut, listLinks, ApiError } from './api.js';
 import { Links } from './links.jsx';
 import { Analytics } from './analytics.jsx';
+import { Overview } from './overview.jsx';
 
 // route reads the hash: #/links (default) or #/links/CODE/stats.
 function route() {
   const m = location.hash.match(/^#\/links\/([A-Za-z0-9_-]+)\/stats$/);
+  if (!m && location.hash === '#/overview') return { view: 'overview' };
   return m ? { view: 'stats', code: m[1] } : { view: 'links' };
 }
 
@@ -70,11 +72,14 @@ function App() {
         <a class="brand" href="#/links">Shortener console</a>
         <nav aria-label="Main">
           <a href="#/links" aria-current={r.view === 'links' ? 'page' : undefined}>Links</a>
+          <a href="#/overview" id="nav-overview" aria-current={r.view === 'overview' ? 'page' : undefined}>Overview</a>
         </nav>
         <button type="button" class="secondary" id="signout" onClick={() => { signOut(); setSignedIn(false); }}>Sign out</button>
       </header>
       <main id="main">
-        {r.view === 'stats' ? <Analytics code={r.code} onAuthError={onAuthError} /> : <Links onAuthError={onAuthError} />}
+        {r.view === 'overview' && <Overview onAuthError={onAuthError} />}
+        {r.view === 'stats' && <Analytics code={r.code} onAuthError={onAuthError} />}
+        {r.view === 'links' && <Links onAuthError={onAuthError} />}
       </main>
     </div>
   );

@@ -185,7 +185,7 @@ func newEnv(t *testing.T) *env {
 	require.NoError(t, err)
 	m := managefn.New(managefn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Now: clock.Now, Owners: owners})
 	r := redirectfn.New(redirectfn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "redirect"), Now: clock.Now})
-	st := statsfn.New(statsfn.Options{Links: e.store, Clicks: clicks{}, Now: clock.Now, Log: log,
+	st := statsfn.New(statsfn.Options{Links: e.store, Lists: e.store, Clicks: clicks{}, Now: clock.Now, Log: log,
 		Metrics: metrics.New(io.Discard, "Shortener", "stats"), Owners: owners})
 	// The redirect route as deployed, behind the origin authorizer; every
 	// request carries the secret, as CloudFront's do (e.do).
@@ -509,6 +509,16 @@ func TestConformance(t *testing.T) {
 	e.store.fail(fmt.Errorf("get: %w", link.ErrUnavailable))
 	get("/v1/links/"+code+"/stats", keyA, 503, false)
 	e.store.fail(nil)
+
+	// GET /v1/stats
+	_, b = get("/v1/stats", keyA, 200, false)
+	assert.Contains(t, string(b), `"top_links":`)
+	_, b = get("/v1/stats?codes="+code+",Summer-Sale&from=2026-11-24", keyA, 200, false)
+	assert.Contains(t, string(b), `"per_link":`)
+	get("/v1/stats?tag=promo", keyA, 400, false) // no tags table yet
+	get("/v1/stats?granularity=hour", keyA, 400, true)
+	get("/v1/stats?bucket=day", keyA, 400, false)
+	get("/v1/stats", "", 401, true)
 
 	// POST, GET /v1/webhooks; DELETE /v1/webhooks/{id}; GET /v1/webhooks/{id}/deliveries
 	_, b = post("/v1/webhooks", `{"url":"https://hooks.example.com/in","events":["link.created","link.clicked"],"human_only":true}`, 201, false)

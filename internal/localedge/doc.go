@@ -138,8 +138,9 @@
 // Every request of a behaviour with the real-time log (the redirects and
 // /unlock/*), hit, miss or error, becomes a clicklog.Record, as the
 // real-time log configuration attached to it writes one; /v1/* and the
-// console have no log configuration in AWS and none here. The record holds the fields of clicklog.Fields and never the
-// client's address; c-country comes from a CloudFront-Viewer-Country
+// console have no log configuration in AWS and none here. The record holds the fields of clicklog.Fields, c-ip
+// (the connection's address, as CloudFront logs it, which the clicks function only hashes) among
+// them; c-country comes from a CloudFront-Viewer-Country
 // header when the caller sends one (a test hook: in AWS CloudFront sets it
 // from the address), else from Options.Country. Records wait in a buffer
 // of Options.LogBuffer and are handed to the Sink by one goroutine, a few

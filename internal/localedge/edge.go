@@ -628,6 +628,7 @@ func (e *Edge) emit(r *http.Request, path string, status int, result, id, conten
 	}
 	rec := clicklog.Record{
 		Time:               answered.UTC().Truncate(time.Millisecond),
+		ClientIP:           clientIP(r.RemoteAddr),
 		Status:             status,
 		Method:             r.Method,
 		Host:               r.Host,
@@ -840,3 +841,12 @@ func (w *resultWriter) status() int {
 
 // Unwrap lets http.ResponseController reach the connection.
 func (w *resultWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// clientIP is the viewer's address as c-ip logs it: the host of the
+// connection's remote address, without the port.
+func clientIP(remote string) string {
+	if host, _, err := net.SplitHostPort(remote); err == nil {
+		return host
+	}
+	return remote
+}

@@ -57,6 +57,10 @@ type Click struct {
 	// (link.Destination.Label: "rule-0", "target-1", "default",
 	// "expired"); empty for a plain link's redirect.
 	Destination string
+	// Agent is the device, OS and browser the User-Agent names.
+	Agent Agent
+	// Campaign holds the request's utm_ parameters.
+	Campaign Campaign
 }
 
 // Classify says whether r is a click and, if so, whose: the link's storage
@@ -87,13 +91,16 @@ func Classify(r *Record) (Click, bool) {
 	if !ok {
 		return Click{}, false
 	}
+	bot := r.Method == "HEAD" || IsBotAgent(r.UserAgent)
 	return Click{
 		Code:        code,
 		Time:        r.Time,
-		Bot:         r.Method == "HEAD" || IsBotAgent(r.UserAgent),
+		Bot:         bot,
 		Country:     country(r.Country),
 		Referrer:    ReferrerHost(r.Referer),
 		Destination: dest,
+		Agent:       ClassifyAgent(r.UserAgent, bot),
+		Campaign:    ParseCampaign(r.URI),
 	}, true
 }
 

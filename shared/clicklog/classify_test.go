@@ -17,18 +17,18 @@ func TestClassifySample(t *testing.T) {
 		click clicklog.Click
 	}
 	wants := []want{
-		{ok: true, click: clicklog.Click{Code: "Ab3dE5g", Country: "DE", Referrer: "news.ycombinator.com"}},
-		{ok: true, click: clicklog.Click{Code: "Ab3dE5g", Country: "US"}},
-		{ok: true, click: clicklog.Click{Code: "Ab3dE5g", Country: "US", Bot: true}},            // Slackbot
-		{ok: true, click: clicklog.Click{Code: "Ab3dE5g", Country: "FR", Bot: true}},            // HEAD
-		{ok: true, click: clicklog.Click{Code: "spring-sale", Country: "GB", Referrer: "t.co"}}, // alias, lower-cased
+		{ok: true, click: clicklog.Click{Code: "Ab3dE5g", Country: "DE", Referrer: "news.ycombinator.com", Agent: clicklog.Agent{Device: "desktop", OS: "macOS", Browser: "Safari"}}},
+		{ok: true, click: clicklog.Click{Code: "Ab3dE5g", Country: "US", Agent: clicklog.Agent{Device: "desktop", OS: "Windows", Browser: "Chrome"}, Campaign: clicklog.Campaign{Source: "mail"}}},
+		{ok: true, click: clicklog.Click{Code: "Ab3dE5g", Country: "US", Bot: true, Agent: clicklog.Agent{Device: "bot", OS: "other", Browser: "other"}}},             // Slackbot
+		{ok: true, click: clicklog.Click{Code: "Ab3dE5g", Country: "FR", Bot: true, Agent: clicklog.Agent{Device: "bot", OS: "Linux", Browser: "Firefox"}}},           // HEAD
+		{ok: true, click: clicklog.Click{Code: "spring-sale", Country: "GB", Referrer: "t.co", Agent: clicklog.Agent{Device: "mobile", OS: "iOS", Browser: "other"}}}, // alias, lower-cased; an in-app browser
 		{ok: false}, // 404
 		{ok: false}, // 410
 		{ok: false}, // the API
 		{ok: false}, // the viewer hung up: 000
 		{ok: false}, // favicon.ico
-		{ok: true, click: clicklog.Click{Code: "promo25", Country: "IE", Referrer: "www.example.com", Bot: true}}, // facebookexternalhit
-		{ok: true, click: clicklog.Click{Code: "Ab3dE5g", Country: "US", Bot: true}},                              // Googlebot
+		{ok: true, click: clicklog.Click{Code: "promo25", Country: "IE", Referrer: "www.example.com", Bot: true, Agent: clicklog.Agent{Device: "bot", OS: "other", Browser: "other"}}}, // facebookexternalhit
+		{ok: true, click: clicklog.Click{Code: "Ab3dE5g", Country: "US", Bot: true, Agent: clicklog.Agent{Device: "bot", OS: "other", Browser: "other"}}},                              // Googlebot
 	}
 	lines := readLines(t, "sample.log")
 	for i, line := range lines {

@@ -25,9 +25,13 @@
 // text of a record copied once; a Parser shares that memory between the
 // records of a batch, so most records allocate nothing.
 //
-// We deliberately do not select c-ip, x-forwarded-for, cs-cookie or
-// cs-headers: no raw client address or cookie reaches Kinesis, the logs or
-// the analytics table. The country (c-country) is all we keep of location.
+// We select c-ip for one use: the clicks function hashes it with the
+// User-Agent under a random salt that lives 48 hours (package visitors) into
+// a HyperLogLog register, so the unique-visitor estimate needs no stored
+// address. The address passes through the Kinesis stream (encrypted, kept
+// for its retention) and the function's memory, never the analytics table
+// or a log line. We deliberately do not select x-forwarded-for, cs-cookie
+// or cs-headers. The country (c-country) is all we keep of location.
 //
 // # What counts as a click
 //

@@ -10,14 +10,18 @@ import "slices"
 // field shifts every field after it. Keep the list in that order; a test
 // checks it against the documented list.
 //
-// sc-content-type is the newest: a decided link's redirect names its
-// destination in its Content-Type (the redirect function's
-// DestinationParam), as the record carries no Location. Parse also reads
-// records of the layouts before it (PreviousFields, OldestFields).
+// c-ip is the newest: the unique-visitor estimate hashes it with the
+// User-Agent under a salt that lives 48 hours (package visitors); the
+// address itself is never stored. sc-content-type came before it: a decided
+// link's redirect names its destination in its Content-Type (the redirect
+// function's DestinationParam), as the record carries no Location. Parse
+// also reads records of the layouts before them (NoIPFields,
+// PreviousFields, OldestFields).
 //
 // Treat it as read-only.
 var Fields = []string{
 	"timestamp",
+	"c-ip",
 	"sc-status",
 	"cs-method",
 	"cs-host",
@@ -31,6 +35,13 @@ var Fields = []string{
 	"c-country",
 }
 
+// NoIPFields are the fields of the layout before c-ip was added. Parse reads
+// records of that layout too, with ClientIP empty (such a click counts, but
+// adds no visitor).
+//
+// Treat it as read-only.
+var NoIPFields = without(Fields, "c-ip")
+
 // PreviousFields are the fields of the layout before sc-content-type was
 // added. Parse reads records of that layout too, with ContentType empty:
 // CloudFront writes them until the changed real-time log configuration has
@@ -38,7 +49,7 @@ var Fields = []string{
 // retention after that.
 //
 // Treat it as read-only.
-var PreviousFields = without(Fields, "sc-content-type")
+var PreviousFields = without(NoIPFields, "sc-content-type")
 
 // OldestFields are the fields of the layout before
 // x-edge-response-result-type was added; Parse reads it with
@@ -56,6 +67,7 @@ func without(layout []string, field string) []string {
 // Positions of the fields in a record, in the order of Fields.
 const (
 	fieldTimestamp = iota
+	fieldClientIP
 	fieldStatus
 	fieldMethod
 	fieldHost

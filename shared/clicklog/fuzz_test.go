@@ -17,6 +17,9 @@ func FuzzParse(f *testing.F) {
 	for _, line := range bytes.SplitAfter(mustRead(f, "testdata/sample.log"), []byte{'\n'}) {
 		f.Add(line)
 	}
+	for _, line := range bytes.SplitAfter(mustRead(f, "testdata/sample-ip.log"), []byte{'\n'}) {
+		f.Add(line)
+	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		r, err := clicklog.Parse(line)
 		if err != nil {

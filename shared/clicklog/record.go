@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,11 @@ type Record struct {
 	// Time is when the edge finished responding (timestamp), UTC, to the
 	// millisecond.
 	Time time.Time
+	// ClientIP is the viewer's address (c-ip). It is read only to hash it,
+	// with the User-Agent, under a salt that lives 48 hours, for the
+	// unique-visitor estimate; it is never stored. Empty in a record of an
+	// older layout or when it is not an address's text.
+	ClientIP string
 	// Status is the status the edge answered (sc-status); 0 when the viewer
 	// hung up before the answer ("000").
 	Status int
@@ -140,19 +146,19 @@ func (p *Parser) parse(line []byte, blockSize int, scratch []byte) (Record, []by
 	if bytes.IndexByte(last, '\n') >= 0 {
 		return Record{}, scratch, &ParseError{Field: "record", Reason: "holds more than one line"}
 	}
-	switch n {
-	case numFields:
-	case numFields - 1:
-		// The PreviousFields layout: the country comes where the content
-		// type does now, which is left empty.
-		raw[fieldCountry], raw[fieldContentType] = raw[fieldContentType], nil
-	case numFields - 2:
-		// The OldestFields layout: without the response result type too.
-		raw[fieldCountry], raw[fieldContentType] = raw[fieldResultType], nil
-		raw[fieldResultType], raw[fieldResponseResultType] = raw[fieldResponseResultType], nil
-	default:
-		return Record{}, scratch, &ParseError{Field: "record", Reason: "has " + strconv.Itoa(n) + " tab-separated fields, want " + strconv.Itoa(numFields) +
-			" (or " + strconv.Itoa(numFields-1) + " or " + strconv.Itoa(numFields-2) + " in the previous layouts)"}
+	if n != numFields {
+		// An older layout: put each field where Fields has it, and leave
+		// the fields it lacks empty.
+		idx := layoutIndex(n)
+		if idx == nil {
+			return Record{}, scratch, &ParseError{Field: "record", Reason: "has " + strconv.Itoa(n) + " tab-separated fields, want " + strconv.Itoa(numFields) +
+				" (or " + strconv.Itoa(len(NoIPFields)) + ", " + strconv.Itoa(len(PreviousFields)) + " or " + strconv.Itoa(len(OldestFields)) + " in the previous layouts)"}
+		}
+		var moved [numFields][]byte
+		for i, f := range idx {
+			moved[f] = raw[i]
+		}
+		raw = moved
 	}
 
 	var r Record
@@ -167,17 +173,22 @@ func (p *Parser) parse(line []byte, blockSize int, scratch []byte) (Record, []by
 
 	// Decode the string fields back to back into scratch and copy them into
 	// the block once; each field is a substring of what was copied.
+	if !validIP(raw[fieldClientIP]) {
+		// An address we cannot read adds no visitor; the click still counts.
+		raw[fieldClientIP] = nil
+	}
 	size := 0
-	for f := fieldMethod; f < numFields; f++ {
+	for _, f := range stringFields {
 		size += len(raw[f])
 	}
 	if cap(scratch) < size {
 		scratch = make([]byte, max(size, maxStackRecord))
 	}
 	buf := scratch[:size]
-	var ends [numFields]int
+	var starts, ends [numFields]int
 	w := 0
-	for f := fieldMethod; f < numFields; f++ {
+	for _, f := range stringFields {
+		starts[f] = w
 		if v := raw[f]; !(len(v) == 1 && v[0] == '-') {
 			if w, ok = unescape(buf, w, v); !ok {
 				return Record{}, scratch, malformed(f, "has a malformed %-escape")
@@ -194,8 +205,8 @@ func (p *Parser) parse(line []byte, blockSize int, scratch []byte) (Record, []by
 	start := p.block.Len()
 	p.block.Write(buf[:w])
 	s := p.block.String()[start:]
-	// ends[fieldStatus] is 0: the string fields start at the beginning of s.
-	field := func(f int) string { return s[ends[f-1]:ends[f]] }
+	field := func(f int) string { return s[starts[f]:ends[f]] }
+	r.ClientIP = field(fieldClientIP)
 	r.Method = field(fieldMethod)
 	r.Host = field(fieldHost)
 	r.URI = field(fieldURI)
@@ -207,6 +218,43 @@ func (p *Parser) parse(line []byte, blockSize int, scratch []byte) (Record, []by
 	r.ContentType = field(fieldContentType)
 	r.Country = field(fieldCountry)
 	return r, scratch, nil
+}
+
+// stringFields are the fields Parse decodes as strings, in record order.
+var stringFields = [...]int{fieldClientIP, fieldMethod, fieldHost, fieldURI, fieldRequestID, fieldUserAgent,
+	fieldReferer, fieldResponseResultType, fieldResultType, fieldContentType, fieldCountry}
+
+// layouts maps the field count of each older layout to where its fields
+// sit in Fields.
+var layouts = func() map[int][]int {
+	m := map[int][]int{}
+	for _, layout := range [][]string{NoIPFields, PreviousFields, OldestFields} {
+		idx := make([]int, len(layout))
+		for i, name := range layout {
+			idx[i] = slices.Index(Fields, name)
+		}
+		m[len(layout)] = idx
+	}
+	return m
+}()
+
+func layoutIndex(n int) []int { return layouts[n] }
+
+// maxIPBytes is the longest text form of an IPv6 address.
+const maxIPBytes = 45
+
+// validIP reports whether v can be a c-ip value: IPv4 or IPv6 text
+// (digits, hex letters, '.' and ':'). "-" (none) is not.
+func validIP(v []byte) bool {
+	if len(v) < 2 || len(v) > maxIPBytes {
+		return false
+	}
+	for _, c := range v {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == '.' || c == ':') {
+			return false
+		}
+	}
+	return true
 }
 
 // maxSecondsDigits bounds the timestamp's whole seconds: twelve digits
@@ -339,6 +387,8 @@ func Append(dst []byte, r Record) []byte {
 	dst = strconv.AppendInt(dst, ms/1000, 10)
 	frac := ms % 1000
 	dst = append(dst, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10), '\t')
+	dst = appendValue(dst, r.ClientIP)
+	dst = append(dst, '\t')
 	if r.Status >= 0 && r.Status <= 999 {
 		dst = append(dst, byte('0'+r.Status/100), byte('0'+r.Status/10%10), byte('0'+r.Status%10))
 	} else {

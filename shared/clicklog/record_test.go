@@ -41,9 +41,13 @@ func TestFieldsFollowDocumentedOrder(t *testing.T) {
 }
 
 func TestPreviousFieldsLackOnlyTheNewerFields(t *testing.T) {
-	want := slices.DeleteFunc(slices.Clone(clicklog.Fields), func(f string) bool { return f == "sc-content-type" })
+	want := slices.DeleteFunc(slices.Clone(clicklog.Fields), func(f string) bool { return f == "c-ip" })
+	assert.Equal(t, want, clicklog.NoIPFields)
+	assert.Len(t, clicklog.NoIPFields, len(clicklog.Fields)-1)
+
+	want = slices.DeleteFunc(want, func(f string) bool { return f == "sc-content-type" })
 	assert.Equal(t, want, clicklog.PreviousFields)
-	assert.Len(t, clicklog.PreviousFields, len(clicklog.Fields)-1)
+	assert.Len(t, clicklog.PreviousFields, len(clicklog.Fields)-2)
 
 	want = slices.DeleteFunc(want, func(f string) bool { return f == "x-edge-response-result-type" })
 	assert.Equal(t, want, clicklog.OldestFields)
@@ -52,12 +56,19 @@ func TestPreviousFieldsLackOnlyTheNewerFields(t *testing.T) {
 // TestParseEveryLayout: one record in each layout reads the same, with the
 // fields a layout lacks empty.
 func TestParseEveryLayout(t *testing.T) {
+	withIP := "1796040000.123\t2001:db8::1\t302\tGET\tsho.rt\t/abc\tid==\tua\t-\tMiss\tHit\ttext/plain;%20destination=rule-1\tDE"
+	wantIP := clicklog.Record{Time: at(1796040000, 123), ClientIP: "2001:db8::1", Status: 302, Method: "GET", Host: "sho.rt", URI: "/abc", RequestID: "id==",
+		UserAgent: "ua", ResponseResultType: "Miss", ResultType: "Hit", ContentType: "text/plain; destination=rule-1", Country: "DE"}
+	r, err := clicklog.Parse([]byte(withIP))
+	require.NoError(t, err)
+	assert.Equal(t, wantIP, r)
+
 	full := "1796040000.123\t302\tGET\tsho.rt\t/abc\tid==\tua\t-\tMiss\tHit\ttext/plain;%20destination=rule-1\tDE"
 	want := clicklog.Record{Time: at(1796040000, 123), Status: 302, Method: "GET", Host: "sho.rt", URI: "/abc", RequestID: "id==",
 		UserAgent: "ua", ResponseResultType: "Miss", ResultType: "Hit", ContentType: "text/plain; destination=rule-1", Country: "DE"}
-	r, err := clicklog.Parse([]byte(full))
+	r, err = clicklog.Parse([]byte(full))
 	require.NoError(t, err)
-	assert.Equal(t, want, r)
+	assert.Equal(t, want, r, "the layout before c-ip")
 
 	r, err = clicklog.Parse([]byte("1796040000.123\t302\tGET\tsho.rt\t/abc\tid==\tua\t-\tMiss\tHit\tDE"))
 	require.NoError(t, err)
@@ -77,8 +88,11 @@ func TestFieldsCoverTheClickPipeline(t *testing.T) {
 	}
 }
 
-func TestFieldsStoreNoClientAddressOrCookie(t *testing.T) {
-	for _, f := range []string{"c-ip", "x-forwarded-for", "cs-cookie", "cs-headers", "c-port"} {
+// TestFieldsStoreNoCookieOrForwardedChain: c-ip is selected, for the
+// unique-visitor hash only (package visitors); nothing else that names a
+// client or a session is.
+func TestFieldsStoreNoCookieOrForwardedChain(t *testing.T) {
+	for _, f := range []string{"x-forwarded-for", "cs-cookie", "cs-headers", "c-port"} {
 		assert.NotContains(t, clicklog.Fields, f)
 	}
 }
@@ -156,8 +170,9 @@ func TestParseSample(t *testing.T) {
 
 func TestFormatReproducesSample(t *testing.T) {
 	// Our encoder escapes what CloudFront escapes in these lines, so a
-	// sample line survives Parse and Format byte for byte.
-	for _, line := range readLines(t, "sample.log") {
+	// sample line survives Parse and Format byte for byte. sample-ip.log is
+	// sample.log in the layout of Fields (with c-ip, documentation addresses).
+	for _, line := range readLines(t, "sample-ip.log") {
 		r, err := clicklog.Parse(line)
 		require.NoError(t, err)
 
@@ -239,8 +254,8 @@ func TestParseMalformed(t *testing.T) {
 		{name: "empty", line: "", field: "record"},
 		{name: "newline only", line: "\n", field: "record"},
 		{name: "nine fields", line: strings.Join(base[:9], "\t"), field: "record"},
-		{name: "thirteen fields", line: strings.Join(base, "\t") + "\tx\tx", field: "record"},
-		{name: "trailing tab", line: strings.Join(base, "\t") + "\tx\t", field: "record"},
+		{name: "fourteen fields", line: strings.Join(base, "\t") + "\tx\tx\tx", field: "record"},
+		{name: "trailing tab", line: strings.Join(base, "\t") + "\tx\tx\t", field: "record"},
 		{name: "space separated", line: strings.Join(base, " "), field: "record"},
 		{name: "two records in one line", line: strings.Join(base, "\t") + "\t" + strings.Join(base, "\t"), field: "record"},
 		{name: "two lines", line: strings.Join(base, "\t") + "\n" + strings.Join(base, "\t") + "\n", field: "record"},
@@ -290,16 +305,16 @@ func TestFormatRoundTrip(t *testing.T) {
 		r    clicklog.Record
 		line string // when set, the exact output
 	}{
-		{name: "zero record", r: clicklog.Record{Time: at(0, 0)}, line: "0.000\t000\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\n"},
+		{name: "zero record", r: clicklog.Record{Time: at(0, 0)}, line: "0.000\t-\t000\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\n"},
 		{
 			name: "typical",
-			r: clicklog.Record{Time: at(1796040000, 7), Status: 302, Method: "GET", Host: "sho.rt", URI: "/Ab3dE5g?a=b c",
+			r: clicklog.Record{Time: at(1796040000, 7), ClientIP: "192.0.2.1", Status: 302, Method: "GET", Host: "sho.rt", URI: "/Ab3dE5g?a=b c",
 				RequestID: "id==", UserAgent: "Mozilla/5.0 (X11)", Referer: "https://example.com/", ResponseResultType: "Miss", ResultType: "Hit", ContentType: "text/plain; charset=utf-8; destination=target-1", Country: "DE"},
-			line: "1796040000.007\t302\tGET\tsho.rt\t/Ab3dE5g?a=b%20c\tid==\tMozilla/5.0%20(X11)\thttps://example.com/\tMiss\tHit\ttext/plain;%20charset=utf-8;%20destination=target-1\tDE\n",
+			line: "1796040000.007\t192.0.2.1\t302\tGET\tsho.rt\t/Ab3dE5g?a=b%20c\tid==\tMozilla/5.0%20(X11)\thttps://example.com/\tMiss\tHit\ttext/plain;%20charset=utf-8;%20destination=target-1\tDE\n",
 		},
-		{name: "dash value", r: clicklog.Record{Time: at(1, 0), Referer: "-"}, line: "1.000\t000\t-\t-\t-\t-\t-\t%2D\t-\t-\t-\t-\n"},
+		{name: "dash value", r: clicklog.Record{Time: at(1, 0), Referer: "-"}, line: "1.000\t-\t000\t-\t-\t-\t-\t-\t%2D\t-\t-\t-\t-\n"},
 		{name: "separators inside values", r: clicklog.Record{Time: at(1, 999), Status: 200, UserAgent: "a\tb\nc\rd", URI: "/%41"},
-			line: "1.999\t200\t-\t-\t/%2541\t-\ta%09b%0Ac%0Dd\t-\t-\t-\t-\t-\n"},
+			line: "1.999\t-\t200\t-\t-\t/%2541\t-\ta%09b%0Ac%0Dd\t-\t-\t-\t-\t-\n"},
 		{name: "non-ASCII and DEL", r: clicklog.Record{Time: at(2, 0), Status: 301, Referer: "https://bücher.example/\x7f\xff"}},
 		{name: "plus and space", r: clicklog.Record{Time: at(3, 0), Status: 307, UserAgent: "a+b c"}},
 		{name: "far future", r: clicklog.Record{Time: at(999999999999, 999), Status: 308}},

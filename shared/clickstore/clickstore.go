@@ -68,7 +68,28 @@ const (
 	// link's click (link.Destination.Label: rule-i, target-j, default,
 	// expired).
 	Destination
+	// Agent is per code, UTC day and device, OS and browser together
+	// (AgentDim): one entry a click instead of three, as most link-days
+	// have one visitor's clicks.
+	Agent
+	// Campaign is per code, UTC day and utm_source, utm_medium and
+	// utm_campaign together (clicklog.Campaign.Key); a store keeps at most
+	// MaxCampaigns of them a code and day, and counts the rest under
+	// OtherCampaign.
+	Campaign
+	// Visitor items are a set, not counters: each is one HyperLogLog
+	// register observation of a human click (visitors.Register.Dim), per
+	// code and UTC day. Their counts mean nothing; a store may keep only
+	// the highest rank of each register index.
+	Visitor
 )
+
+// MaxCampaigns is how many distinct campaigns a store keeps per code and
+// UTC day; the clicks of any more count under OtherCampaign.
+const MaxCampaigns = 20
+
+// OtherCampaign is the Campaign value of the clicks past MaxCampaigns.
+const OtherCampaign = "other"
 
 func (k Kind) String() string {
 	switch k {
@@ -82,6 +103,12 @@ func (k Kind) String() string {
 		return "referrer"
 	case Destination:
 		return "destination"
+	case Agent:
+		return "agent"
+	case Campaign:
+		return "campaign"
+	case Visitor:
+		return "visitor"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -138,6 +165,34 @@ func DestinationKey(code string, t time.Time, destination string) Key {
 	return Key{Code: code, Kind: Destination, Start: floorTo(t, secondsPerDay), Dim: destination}
 }
 
+// AgentDim is the Agent value of a device, OS and browser.
+func AgentDim(device, os, browser string) string { return device + "/" + os + "/" + browser }
+
+// SplitAgentDim reads an AgentDim value back.
+func SplitAgentDim(d string) (device, os, browser string) {
+	device, rest, _ := strings.Cut(d, "/")
+	os, browser, _ = strings.Cut(rest, "/")
+	return device, os, browser
+}
+
+// AgentKey is the daily counter of code's clicks from one device, OS and
+// browser (AgentDim) at t.
+func AgentKey(code string, t time.Time, agent string) Key {
+	return Key{Code: code, Kind: Agent, Start: floorTo(t, secondsPerDay), Dim: agent}
+}
+
+// CampaignKey is the daily counter of code's clicks of one campaign
+// (clicklog.Campaign.Key) at t.
+func CampaignKey(code string, t time.Time, campaign string) Key {
+	return Key{Code: code, Kind: Campaign, Start: floorTo(t, secondsPerDay), Dim: campaign}
+}
+
+// VisitorKey is one register observation (visitors.Register.Dim) of
+// code's visitors on the UTC day of t.
+func VisitorKey(code string, t time.Time, register string) Key {
+	return Key{Code: code, Kind: Visitor, Start: floorTo(t, secondsPerDay), Dim: register}
+}
+
 // CompareKeys orders keys by code, kind, start and dimension.
 func CompareKeys(a, b Key) int {
 	return cmp.Or(cmp.Compare(a.Code, b.Code), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Start, b.Start), cmp.Compare(a.Dim, b.Dim))
@@ -174,10 +229,43 @@ func CheckSeries(kind Kind) error {
 
 // CheckBreakdown refuses a kind Breakdown does not serve.
 func CheckBreakdown(kind Kind) error {
-	if kind != Country && kind != Referrer && kind != Destination {
-		return fmt.Errorf("breakdown by %s: want country, referrer or destination", kind)
+	switch kind {
+	case Country, Referrer, Destination, Agent, Campaign, Visitor:
+		return nil
 	}
-	return nil
+	return fmt.Errorf("breakdown by %s: want country, referrer, destination, agent, campaign or visitor", kind)
+}
+
+// CapCampaigns folds the Campaign entries of one code's day past
+// MaxCampaigns into OtherCampaign: it keeps the MaxCampaigns with the most
+// clicks (ties by value) and adds the others' counts to OtherCampaign.
+// Totals stay exact; the result depends only on the entries, not on the
+// order they came in.
+func CapCampaigns(entries map[string]Counts) {
+	named := 0
+	for d := range entries {
+		if d != OtherCampaign {
+			named++
+		}
+	}
+	if named <= MaxCampaigns {
+		return
+	}
+	dims := make([]string, 0, named)
+	for d := range entries {
+		if d != OtherCampaign {
+			dims = append(dims, d)
+		}
+	}
+	slices.SortFunc(dims, func(a, b string) int {
+		return cmp.Or(cmp.Compare(entries[b].Total, entries[a].Total), cmp.Compare(a, b))
+	})
+	other := entries[OtherCampaign]
+	for _, d := range dims[MaxCampaigns:] {
+		other.Add(entries[d])
+		delete(entries, d)
+	}
+	entries[OtherCampaign] = other
 }
 
 // Point is one bucket of a time series.

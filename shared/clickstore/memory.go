@@ -42,6 +42,15 @@ func (m *Memory) Apply(_ context.Context, c Chunk) error {
 	}
 	for _, it := range c.Items {
 		n, ok := m.counts[it.Key]
+		if !ok && it.Kind == Campaign && it.Dim != OtherCampaign && m.campaigns(it.Key) >= MaxCampaigns {
+			// A full day's further campaigns count as the other one.
+			it.Dim = OtherCampaign
+			n, ok = m.counts[it.Key]
+		}
+		if it.Kind == Visitor {
+			it.Counts = Counts{Total: 1, Human: 1} // a set: present or not
+			n = Counts{}
+		}
 		if !ok {
 			m.byCode[it.Key.Code] = append(m.byCode[it.Key.Code], it.Key)
 		}
@@ -50,6 +59,17 @@ func (m *Memory) Apply(_ context.Context, c Chunk) error {
 	}
 	m.checkpoints[c.Shard] = TrimSequence(c.Last)
 	return nil
+}
+
+// campaigns counts the named campaigns of k's code and day; m.mu is held.
+func (m *Memory) campaigns(k Key) int {
+	n := 0
+	for _, o := range m.byCode[k.Code] {
+		if o.Kind == Campaign && o.Start == k.Start && o.Dim != OtherCampaign {
+			n++
+		}
+	}
+	return n
 }
 
 // Checkpoint implements Store.

@@ -25,6 +25,12 @@ func prefix(k clickstore.Kind) string {
 		return "r#"
 	case clickstore.Destination:
 		return "t#"
+	case clickstore.Agent:
+		return "a#"
+	case clickstore.Campaign:
+		return "u#"
+	case clickstore.Visitor:
+		return "v#"
 	}
 	return "?#"
 }
@@ -57,7 +63,7 @@ func parseBucket(kind clickstore.Kind, b string) (start time.Time, dim string, e
 	if kind == clickstore.Hour {
 		layout = hourLayout
 	}
-	if kind == clickstore.Country || kind == clickstore.Referrer || kind == clickstore.Destination {
+	if kind != clickstore.Hour && kind != clickstore.Day {
 		var found bool
 		if rest, dim, found = strings.Cut(rest, "#"); !found || dim == "" {
 			return time.Time{}, "", fmt.Errorf("bucket %q: no dimension", b)

@@ -204,10 +204,27 @@ func (s *ClickStore) Breakdown(ctx context.Context, code string, kind clickstore
 	if !ok {
 		return sums, true, nil
 	}
+	// This design keeps an item per campaign; the cap per code and day
+	// (clickstore.MaxCampaigns) is applied as it reads, day by day.
+	byDay := map[int64]map[string]clickstore.Counts{}
 	complete, err = s.query(ctx, code, lo, hi, s.cfg.MaxBreakdownItems, func(item map[string]types.AttributeValue) error {
-		_, dim, c, err := unmarshalBucket(kind, item)
+		start, dim, c, err := unmarshalBucket(kind, item)
 		if err != nil {
 			return err
+		}
+		if kind == clickstore.Visitor {
+			c = clickstore.Counts{Total: 1, Human: 1} // a set
+		}
+		if kind == clickstore.Campaign {
+			d := byDay[start.Unix()]
+			if d == nil {
+				d = map[string]clickstore.Counts{}
+				byDay[start.Unix()] = d
+			}
+			v := d[dim]
+			v.Add(c)
+			d[dim] = v
+			return nil
 		}
 		sum := sums[dim]
 		sum.Add(c)
@@ -216,6 +233,14 @@ func (s *ClickStore) Breakdown(ctx context.Context, code string, kind clickstore
 	})
 	if err != nil {
 		return nil, false, Wrap("query "+kind.String()+" breakdown of "+code, err)
+	}
+	for _, d := range byDay {
+		clickstore.CapCampaigns(d)
+		for dim, c := range d {
+			sum := sums[dim]
+			sum.Add(c)
+			sums[dim] = sum
+		}
 	}
 	return sums, complete, nil
 }

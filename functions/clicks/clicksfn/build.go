@@ -5,6 +5,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/fnclients"
 	"github.com/shortlink-dev/shortener/shared/fnstores"
+	"github.com/shortlink-dev/shortener/shared/visitors"
 	"github.com/shortlink-dev/shortener/shared/webhook"
 )
 
@@ -22,6 +23,8 @@ func Build(cfg config.Config, c fnclients.Clients) (*Handler, error) {
 		Store:   store,
 		Log:     c.Logger("clicks"),
 		Metrics: c.MetricsOf("clicks"),
+		// The day's visitor salt, read once a day by a warm function.
+		Salts: &visitors.Cache{Salts: dynamo.NewSalts(db, dynamo.Config{Table: cfg.AnalyticsTable, Timeout: cfg.DBTimeout}, nil)},
 	}
 	if compactor != nil {
 		// The compaction runs here, after every few applied batches: no

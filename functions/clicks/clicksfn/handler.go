@@ -17,9 +17,21 @@
 // (clickstore.Store.Apply). With dynamo.ClickStore (SHORTENER_CLICK_STORE=items,
 // one item per counter) a chunk is at most 99 items; with packedclicks
 // (the default layout) it is a whole shard batch: one
-// transaction of a compact rollup and the checkpoint. A click touches at most four items
-// (hour, day, country, referrer); a chunk closes when four more could
-// overflow it, which spares a lookup per click.
+// transaction of a compact rollup and the checkpoint. A click touches at most eight items
+// (hour, day, country, referrer, destination, agent, campaign, visitor); a
+// chunk closes when eight more could overflow it, which spares a lookup per
+// click.
+//
+// # Breakdowns and visitors
+//
+// Each click also counts under its agent (device, OS and browser together,
+// clicklog.ClassifyAgent) and, when its request carried utm_ parameters,
+// its campaign (clicklog.ParseCampaign). A human click with an address
+// adds a visitor observation: a HyperLogLog register of HMAC(the day's
+// salt, IP + User-Agent) (package visitors). The address is read from the
+// record and forgotten; only the register, a few bits, is stored. A
+// redelivered batch computes the same observations under the same salt,
+// and they are a set, so visitors stay counted once too.
 //
 // After the batch, every CompactEvery applied chunks (and after the first
 // batch an instance applies, so that a quiet stream's rollups are
@@ -107,6 +119,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/dynamo/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/visitors"
 )
 
 // Compactor folds applied chunks into a store's compacted form, exactly
@@ -198,8 +211,9 @@ const (
 	// maxLoggedBytes bounds how much of a poison record is logged.
 	maxLoggedBytes = 1024
 	// itemsPerClick is the most counter items one click touches: hour,
-	// day, country, referrer, and a decided link's destination.
-	itemsPerClick = 5
+	// day, country, referrer, a decided link's destination, its agent
+	// (device, OS and browser), its campaign and its visitor observation.
+	itemsPerClick = 8
 )
 
 // Options are what New builds a Handler from: the store the counts go
@@ -241,6 +255,10 @@ type Options struct {
 	RetryEvery time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Salts, when set, hands out the day's visitor salt (cache it:
+	// visitors.Cache), and each human click with an address adds its
+	// visitor observation (visitors.Observe); without it no click does.
+	Salts visitors.Salts
 }
 
 // Handler counts clicks from CloudFront real-time log records.
@@ -310,6 +328,10 @@ type entry struct {
 // click is a clicklog.Click packed for the batch.
 type click struct {
 	code, referrer string
+	// agent is its clickstore.AgentDim, campaign its clicklog.Campaign.Key
+	// ("" when it had none), visitor its visitors.Register.Dim ("" when
+	// none: a bot, no address, no salt).
+	agent, campaign, visitor string
 	// destination is a decided link's (clicklog.Click.Destination).
 	destination string
 	ms          int64 // epoch milliseconds
@@ -326,7 +348,9 @@ func (h *Handler) reduce(ctx context.Context, records []events.KinesisEventRecor
 	seen := newIDSet(len(records))
 	var parser clicklog.Parser // the batch's records share its memory
 	var poison, ignored, dupes, bots int
-	var arn, id string // of the current shard
+	var arn, id string                    // of the current shard
+	agents := map[clicklog.Agent]string{} // a few names, many clicks
+	var noSalt int
 	for i := range records {
 		rec := &records[i]
 		// Lambda puts the shard ID before the colon of the event ID.
@@ -361,6 +385,29 @@ func (h *Handler) reduce(ctx context.Context, records []events.KinesisEventRecor
 		}
 		pc := click{code: c.Code, referrer: c.Referrer, destination: c.Destination, ms: c.Time.UnixMilli(), bot: c.Bot}
 		copy(pc.country[:], c.Country)
+		ad, ok := agents[c.Agent]
+		if !ok {
+			ad = clickstore.AgentDim(c.Agent.Device, c.Agent.OS, c.Agent.Browser)
+			agents[c.Agent] = ad
+		}
+		pc.agent = ad
+		if !c.Campaign.IsZero() {
+			pc.campaign = c.Campaign.Key()
+		}
+		if h.Salts != nil && !c.Bot && r.ClientIP != "" {
+			salt, ok, err := h.Salts.Salt(ctx, pc.ms/msPerDay*86400)
+			switch {
+			case err != nil:
+				// Counting goes on without the visitor: a salt that
+				// cannot be read must not hold the shard back.
+				noSalt++
+				if noSalt == 1 {
+					h.Log.WarnContext(ctx, "visitor salt unavailable; clicks counted without visitors", "error", err.Error())
+				}
+			case ok:
+				pc.visitor = visitors.Observe(salt, r.ClientIP, r.UserAgent).Dim()
+			}
+		}
 		b.entries[i].click = int32(len(b.clicks))
 		b.clicks = append(b.clicks, pc)
 	}
@@ -370,6 +417,9 @@ func (h *Handler) reduce(ctx context.Context, records []events.KinesisEventRecor
 	h.Metrics.Add("PoisonRecords", metrics.Count, float64(poison))
 	h.Metrics.Add("IgnoredRecords", metrics.Count, float64(ignored))
 	h.Metrics.Add("DuplicateRecords", metrics.Count, float64(dupes))
+	if noSalt > 0 {
+		h.Metrics.Add("VisitorSaltFailures", metrics.Count, float64(noSalt))
+	}
 	return b
 }
 
@@ -498,6 +548,18 @@ func (a *aggregator) add(c *click) {
 	if c.destination != "" {
 		k := clickstore.Key{Code: c.code, Kind: clickstore.Destination, Start: day.Start, Dim: c.destination}
 		a.bump(code^spread(clickstore.Destination, days, 0)^maphash.String(a.seed, c.destination), k, c.bot)
+	}
+	if c.agent != "" {
+		k := clickstore.Key{Code: c.code, Kind: clickstore.Agent, Start: day.Start, Dim: c.agent}
+		a.bump(code^spread(clickstore.Agent, days, 0)^maphash.String(a.seed, c.agent), k, c.bot)
+	}
+	if c.campaign != "" {
+		k := clickstore.Key{Code: c.code, Kind: clickstore.Campaign, Start: day.Start, Dim: c.campaign}
+		a.bump(code^spread(clickstore.Campaign, days, 0)^maphash.String(a.seed, c.campaign), k, c.bot)
+	}
+	if c.visitor != "" {
+		k := clickstore.Key{Code: c.code, Kind: clickstore.Visitor, Start: day.Start, Dim: c.visitor}
+		a.bump(code^spread(clickstore.Visitor, days, 0)^maphash.String(a.seed, c.visitor), k, c.bot)
 	}
 }
 

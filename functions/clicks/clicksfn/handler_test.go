@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -31,6 +32,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/dynamo/packedclicks"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
+	"github.com/shortlink-dev/shortener/shared/visitors"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -184,6 +186,9 @@ func (f *fixture) counters(t *testing.T) map[string]clickstore.Counts {
 		all, err := ps.Counts(context.Background())
 		require.NoError(t, err)
 		for k, n := range all {
+			if newBreakdown(k.Kind) {
+				continue // TestBreakdownsAndVisitors reads them
+			}
 			got[k.Code+" "+itemBucket(k)] = n
 		}
 		return got
@@ -201,7 +206,11 @@ func (f *fixture) counters(t *testing.T) map[string]clickstore.Counts {
 				_, err := fmt.Sscan(item[name].(*types.AttributeValueMemberN).Value, dst)
 				require.NoError(t, err)
 			}
-			key := item["code"].(*types.AttributeValueMemberS).Value + " " + item["bucket"].(*types.AttributeValueMemberS).Value
+			bucket := item["bucket"].(*types.AttributeValueMemberS).Value
+			if strings.HasPrefix(bucket, "a#") || strings.HasPrefix(bucket, "u#") || strings.HasPrefix(bucket, "v#") {
+				continue // TestBreakdownsAndVisitors reads them
+			}
+			key := item["code"].(*types.AttributeValueMemberS).Value + " " + bucket
 			got[key] = c
 		}
 	}
@@ -918,4 +927,70 @@ func TestInstanceCompactsAfterItsFirstBatch(t *testing.T) {
 	_, err := fresh.Handle(context.Background(), events.KinesisEvent{Records: ev.Records[:10]})
 	require.NoError(t, err)
 	assert.Equal(t, 3, c.n, "a new instance's first batch compacts too")
+}
+
+func newBreakdown(k clickstore.Kind) bool {
+	return k == clickstore.Agent || k == clickstore.Campaign || k == clickstore.Visitor
+}
+
+func TestBreakdownsAndVisitors(t *testing.T) { forEachDesign(t, testBreakdownsAndVisitors) }
+
+// testBreakdownsAndVisitors: agents and campaigns are counted like
+// countries, visitors are estimated from HMAC'd addresses, and a batch
+// delivered twice changes none of them.
+func testBreakdownsAndVisitors(t *testing.T, d design) {
+	f := newFixture(t, d)
+	var ev events.KinesisEvent
+	agents := []string{
+		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+		"Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+		"Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+	}
+	for i := range 60 {
+		uri := "/vis1234"
+		if i%3 == 0 {
+			uri += "?utm_source=news&utm_medium=email&utm_campaign=dec"
+		}
+		r := clicklog.Record{Time: noon.Add(time.Duration(i) * time.Second), ClientIP: fmt.Sprintf("192.0.2.%d", i%20),
+			Status: 302, Method: "GET", Host: "sho.rt", URI: uri, RequestID: fmt.Sprintf("req-%06d", i),
+			UserAgent: agents[i%3], ResponseResultType: "Hit", ResultType: "Hit"}
+		seq := fmt.Sprintf("49656890123456789012345678901234567890%018d", i+1)
+		ev.Records = append(ev.Records, events.KinesisEventRecord{
+			EventID: "shardId-000000000000:" + seq, EventSourceArn: streamARN, EventSource: "aws:kinesis",
+			EventName: "aws:kinesis:record", AwsRegion: "us-east-1",
+			Kinesis: events.KinesisRecord{SequenceNumber: seq, PartitionKey: "vis1234", Data: clicklog.Format(r)},
+		})
+	}
+	salts := &visitors.Memory{Now: func() time.Time { return noon }}
+	for range 2 { // the second delivery is skipped by the checkpoint
+		h := f.handler(nil)
+		h.Salts = salts
+		resp, err := h.Handle(context.Background(), ev)
+		require.NoError(t, err)
+		require.Empty(t, resp.BatchItemFailures)
+	}
+	st := f.newStore(f.client)
+	from, to := noon.Truncate(24*time.Hour), noon.Truncate(24*time.Hour).Add(24*time.Hour)
+	got, _, err := st.Breakdown(context.Background(), "vis1234", clickstore.Agent, from, to)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]clickstore.Counts{
+		"desktop/Windows/Chrome": cnt(20, 20, 0),
+		"mobile/iOS/Safari":      cnt(20, 20, 0),
+		"bot/other/other":        cnt(20, 0, 20),
+	}, got)
+	got, _, err = st.Breakdown(context.Background(), "vis1234", clickstore.Campaign, from, to)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]clickstore.Counts{"news\x1femail\x1fdec": cnt(20, 20, 0)}, got, "every third click: the desktop's")
+	got, _, err = st.Breakdown(context.Background(), "vis1234", clickstore.Visitor, from, to)
+	require.NoError(t, err)
+	var sk visitors.Sketch
+	for dim := range got {
+		r, ok := visitors.FromDim(dim)
+		require.True(t, ok)
+		sk.Add(r)
+	}
+	// Humans are the 40 clicks with i%3 != 2, each a distinct pair of
+	// address (i%20) and agent (i%3), as 20 and 3 are coprime; the bot's 20
+	// add none, and the second delivery none either.
+	assert.InDelta(t, 40, sk.Estimate(), 3*visitors.StandardError*40+2)
 }

@@ -21,8 +21,10 @@ func Build(cfg config.Config, c fnclients.Clients) (*Handler, error) {
 	}
 	db := fnstores.DynamoDB(c)
 	clicks, _ := fnstores.ClickStore(fnstores.PrimaryDynamoDB(cfg, c), cfg.ClickStore, cfg.AnalyticsTable, cfg.DBTimeout)
+	links := dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout})
 	return New(Options{
-		Links:   dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout}),
+		Links:   links,
+		Lists:   links, // GET /v1/stats: a Query on the by-owner index
 		Clicks:  clicks,
 		Now:     time.Now,
 		Log:     c.Logger("stats"),

@@ -30,6 +30,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/statsapi"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
+	"github.com/shortlink-dev/shortener/shared/visitors"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -58,21 +59,42 @@ func n(total, human, bot int64) statsapi.Counts {
 // 30 November, 3 clicks on the 25th, clicks on Spring-Sale from before it
 // existed (the code's previous owner), and a link seen from 12 countries.
 var seed = map[clickstore.Key]clickstore.Counts{
-	clickstore.HourKey("Ab3dE5g", day(30).Add(12*time.Hour)):           c(16, 12, 4),
-	clickstore.HourKey("Ab3dE5g", day(30).Add(13*time.Hour)):           c(12, 8, 4),
-	clickstore.DayKey("Ab3dE5g", day(30)):                              c(28, 20, 8),
-	clickstore.CountryKey("Ab3dE5g", day(30), "DE"):                    c(10, 10, 0),
-	clickstore.CountryKey("Ab3dE5g", day(30), "US"):                    c(14, 6, 8),
-	clickstore.CountryKey("Ab3dE5g", day(30), "FR"):                    c(4, 4, 0),
-	clickstore.ReferrerKey("Ab3dE5g", day(30), "news.ycombinator.com"): c(5, 5, 0),
-	clickstore.ReferrerKey("Ab3dE5g", day(30), "t.co"):                 c(3, 3, 0),
-	clickstore.HourKey("Ab3dE5g", day(25).Add(9*time.Hour)):            c(3, 3, 0),
-	clickstore.DayKey("Ab3dE5g", day(25)):                              c(3, 3, 0),
-	clickstore.CountryKey("Ab3dE5g", day(25), "US"):                    c(3, 3, 0),
-	clickstore.DayKey("spring-sale", day(10)):                          c(50, 50, 0),
-	clickstore.CountryKey("spring-sale", day(10), "GB"):                c(50, 50, 0),
-	clickstore.DayKey("spring-sale", day(29)):                          c(2, 1, 1),
-	clickstore.ReferrerKey("spring-sale", day(29), "t.co"):             c(1, 1, 0),
+	clickstore.HourKey("Ab3dE5g", day(30).Add(12*time.Hour)):                  c(16, 12, 4),
+	clickstore.HourKey("Ab3dE5g", day(30).Add(13*time.Hour)):                  c(12, 8, 4),
+	clickstore.DayKey("Ab3dE5g", day(30)):                                     c(28, 20, 8),
+	clickstore.CountryKey("Ab3dE5g", day(30), "DE"):                           c(10, 10, 0),
+	clickstore.CountryKey("Ab3dE5g", day(30), "US"):                           c(14, 6, 8),
+	clickstore.CountryKey("Ab3dE5g", day(30), "FR"):                           c(4, 4, 0),
+	clickstore.ReferrerKey("Ab3dE5g", day(30), "news.ycombinator.com"):        c(5, 5, 0),
+	clickstore.ReferrerKey("Ab3dE5g", day(30), "t.co"):                        c(3, 3, 0),
+	clickstore.HourKey("Ab3dE5g", day(25).Add(9*time.Hour)):                   c(3, 3, 0),
+	clickstore.DayKey("Ab3dE5g", day(25)):                                     c(3, 3, 0),
+	clickstore.CountryKey("Ab3dE5g", day(25), "US"):                           c(3, 3, 0),
+	clickstore.DayKey("spring-sale", day(10)):                                 c(50, 50, 0),
+	clickstore.CountryKey("spring-sale", day(10), "GB"):                       c(50, 50, 0),
+	clickstore.DayKey("spring-sale", day(29)):                                 c(2, 1, 1),
+	clickstore.ReferrerKey("spring-sale", day(29), "t.co"):                    c(1, 1, 0),
+	clickstore.AgentKey("Ab3dE5g", day(30), "desktop/Windows/Chrome"):         c(12, 12, 0),
+	clickstore.AgentKey("Ab3dE5g", day(30), "mobile/iOS/Safari"):              c(8, 8, 0),
+	clickstore.AgentKey("Ab3dE5g", day(30), "bot/other/other"):                c(8, 0, 8),
+	clickstore.CampaignKey("Ab3dE5g", day(30), "news\x1femail\x1fdec"):        c(6, 6, 0),
+	clickstore.CampaignKey("Ab3dE5g", day(30), "qr\x1f\x1f"):                  c(2, 2, 0),
+	clickstore.VisitorKey("Ab3dE5g", day(30), visitors.FromHash(1<<60).Dim()): c(1, 1, 0),
+	clickstore.VisitorKey("Ab3dE5g", day(30), visitors.FromHash(2<<60).Dim()): c(1, 1, 0),
+	clickstore.VisitorKey("Ab3dE5g", day(30), visitors.FromHash(3<<60).Dim()): c(1, 1, 0),
+}
+
+// seedBreakdowns are seed's breakdowns of Ab3dE5g on day 30.
+var seedBreakdowns = statsapi.Breakdowns{
+	Devices:          []statsapi.Named{{Name: "desktop", Counts: n(12, 12, 0)}, {Name: "bot", Counts: n(8, 0, 8)}, {Name: "mobile", Counts: n(8, 8, 0)}},
+	OperatingSystems: []statsapi.Named{{Name: "Windows", Counts: n(12, 12, 0)}, {Name: "iOS", Counts: n(8, 8, 0)}, {Name: "other", Counts: n(8, 0, 8)}},
+	Browsers:         []statsapi.Named{{Name: "Chrome", Counts: n(12, 12, 0)}, {Name: "Safari", Counts: n(8, 8, 0)}, {Name: "other", Counts: n(8, 0, 8)}},
+	Campaigns: &statsapi.Campaigns{
+		Sources:   []statsapi.Named{{Name: "news", Counts: n(6, 6, 0)}, {Name: "qr", Counts: n(2, 2, 0)}},
+		Media:     []statsapi.Named{{Name: "email", Counts: n(6, 6, 0)}},
+		Campaigns: []statsapi.Named{{Name: "dec", Counts: n(6, 6, 0)}},
+	},
+	Visitors: &statsapi.Visitors{Estimate: 3, StandardError: 0.033},
 }
 
 func manyCountries() map[clickstore.Key]clickstore.Counts {
@@ -185,8 +207,9 @@ func TestHourlyFixture(t *testing.T) {
 			{Start: day(30).Add(12 * time.Hour), Counts: n(16, 12, 4)},
 			{Start: day(30).Add(13 * time.Hour), Counts: n(12, 8, 4)},
 		},
-		Countries: []statsapi.Country{{Country: "US", Counts: n(14, 6, 8)}, {Country: "DE", Counts: n(10, 10, 0)}, {Country: "FR", Counts: n(4, 4, 0)}},
-		Referrers: []statsapi.Referrer{{Host: "news.ycombinator.com", Counts: n(5, 5, 0)}, {Host: "t.co", Counts: n(3, 3, 0)}},
+		Countries:  []statsapi.Country{{Country: "US", Counts: n(14, 6, 8)}, {Country: "DE", Counts: n(10, 10, 0)}, {Country: "FR", Counts: n(4, 4, 0)}},
+		Referrers:  []statsapi.Referrer{{Host: "news.ycombinator.com", Counts: n(5, 5, 0)}, {Host: "t.co", Counts: n(3, 3, 0)}},
+		Breakdowns: seedBreakdowns,
 	}, got)
 }
 
@@ -203,7 +226,13 @@ func TestResponseJSON(t *testing.T) {
 		"totals": {"total": 12, "human": 8, "bot": 4},
 		"series": [{"start": "2026-11-30T13:00:00Z", "total": 12, "human": 8, "bot": 4}],
 		"countries": [{"country": "US", "total": 14, "human": 6, "bot": 8}, {"country": "DE", "total": 10, "human": 10, "bot": 0}, {"country": "FR", "total": 4, "human": 4, "bot": 0}],
-		"referrers": [{"host": "news.ycombinator.com", "total": 5, "human": 5, "bot": 0}, {"host": "t.co", "total": 3, "human": 3, "bot": 0}]
+		"referrers": [{"host": "news.ycombinator.com", "total": 5, "human": 5, "bot": 0}, {"host": "t.co", "total": 3, "human": 3, "bot": 0}],
+		"devices": [{"name": "desktop", "total": 12, "human": 12, "bot": 0}, {"name": "bot", "total": 8, "human": 0, "bot": 8}, {"name": "mobile", "total": 8, "human": 8, "bot": 0}],
+		"os": [{"name": "Windows", "total": 12, "human": 12, "bot": 0}, {"name": "iOS", "total": 8, "human": 8, "bot": 0}, {"name": "other", "total": 8, "human": 0, "bot": 8}],
+		"browsers": [{"name": "Chrome", "total": 12, "human": 12, "bot": 0}, {"name": "Safari", "total": 8, "human": 8, "bot": 0}, {"name": "other", "total": 8, "human": 0, "bot": 8}],
+		"campaigns": {"sources": [{"name": "news", "total": 6, "human": 6, "bot": 0}, {"name": "qr", "total": 2, "human": 2, "bot": 0}],
+			"media": [{"name": "email", "total": 6, "human": 6, "bot": 0}], "campaigns": [{"name": "dec", "total": 6, "human": 6, "bot": 0}]},
+		"visitors": {"estimate": 3, "standard_error": 0.033}
 	}`, resp.Body)
 }
 

@@ -8,6 +8,7 @@ package clickstoretest
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/visitors"
 )
 
 // Config is what a test asks of the store it gets.
@@ -42,6 +44,9 @@ func Run(t *testing.T, newStore Factory) {
 		{name: "series and breakdown ranges", run: seriesAndBreakdownRanges},
 		{name: "breakdown stops at max items", run: breakdownStopsAtMaxItems},
 		{name: "kinds are checked", run: kindsAreChecked},
+		{name: "agents and campaigns break down", run: agentsAndCampaigns},
+		{name: "campaigns are capped per code and day", run: campaignsAreCapped},
+		{name: "visitors are a set of registers", run: visitorsAreASet},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, newStore) })
@@ -407,4 +412,89 @@ func breakdownStopsAtMaxItems(t *testing.T, newStore Factory) {
 	require.NoError(t, err)
 	assert.False(t, complete)
 	assert.Len(t, got, 3)
+}
+
+func agentsAndCampaigns(t *testing.T, newStore Factory) {
+	s := newStore(t, Config{})
+	ctx := context.Background()
+	desk, mob := clickstore.AgentDim("desktop", "Windows", "Chrome"), clickstore.AgentDim("mobile", "iOS", "Safari")
+	camp := "news\x1femail\x1fspring"
+	require.NoError(t, s.Apply(ctx, chunk("1", "2", map[clickstore.Key]clickstore.Counts{
+		clickstore.AgentKey("Ab3dE5g", now, desk):                    c(3, 2, 1),
+		clickstore.AgentKey("Ab3dE5g", now, mob):                     c(1, 1, 0),
+		clickstore.AgentKey("Ab3dE5g", now.Add(-24*time.Hour), desk): c(5, 5, 0),
+		clickstore.CampaignKey("Ab3dE5g", now, camp):                 c(2, 2, 0),
+	})))
+
+	got, complete, err := s.Breakdown(ctx, "Ab3dE5g", clickstore.Agent, now.Add(-48*time.Hour), now.Add(24*time.Hour))
+	require.NoError(t, err)
+	assert.True(t, complete)
+	assert.Equal(t, map[string]clickstore.Counts{desk: c(8, 7, 1), mob: c(1, 1, 0)}, got)
+	got, _, err = s.Breakdown(ctx, "Ab3dE5g", clickstore.Campaign, now.Add(-48*time.Hour), now.Add(24*time.Hour))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]clickstore.Counts{camp: c(2, 2, 0)}, got)
+}
+
+// campaignsAreCapped: past MaxCampaigns a day's further campaigns count
+// as OtherCampaign, with every click still counted. Which campaigns stay
+// named may differ between stores (the first ones, or the most clicked);
+// the bound and the total may not.
+func campaignsAreCapped(t *testing.T, newStore Factory) {
+	s := newStore(t, Config{})
+	ctx := context.Background()
+	seq := 0
+	for i := range clickstore.MaxCampaigns + 5 {
+		seq++
+		n := strconv.Itoa(seq)
+		require.NoError(t, s.Apply(ctx, chunk(n, n, map[clickstore.Key]clickstore.Counts{
+			clickstore.CampaignKey("Ab3dE5g", now, "src\x1fmed\x1fc"+strconv.Itoa(i)): c(1, 1, 0),
+		})))
+	}
+	got, _, err := s.Breakdown(ctx, "Ab3dE5g", clickstore.Campaign, now.Add(-24*time.Hour), now.Add(24*time.Hour))
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(got), clickstore.MaxCampaigns+1)
+	assert.Contains(t, got, clickstore.OtherCampaign)
+	var sum clickstore.Counts
+	for _, n := range got {
+		sum.Add(n)
+	}
+	assert.Equal(t, c(clickstore.MaxCampaigns+5, clickstore.MaxCampaigns+5, 0), sum)
+}
+
+// visitorsAreASet: a register observation applied twice is there once;
+// an estimate over the observations is all a reader takes from them.
+func visitorsAreASet(t *testing.T, newStore Factory) {
+	s := newStore(t, Config{})
+	ctx := context.Background()
+	salt := visitors.NewSalt()
+	want := map[string]bool{}
+	seq := 0
+	for round := range 2 { // the second round sees the same visitors again
+		for part := range 4 { // a chunk holds at most 99 items
+			counts := map[clickstore.Key]clickstore.Counts{}
+			for i := part * 50; i < part*50+50; i++ {
+				r := visitors.Observe(salt, "192.0.2."+strconv.Itoa(i), "ua")
+				counts[clickstore.VisitorKey("Ab3dE5g", now, r.Dim())] = c(1, 1, 0)
+				want[r.Dim()] = true
+			}
+			seq++
+			n := strconv.Itoa(seq)
+			require.NoError(t, s.Apply(ctx, chunk(n, n, counts)), "round %d", round)
+		}
+	}
+	got, complete, err := s.Breakdown(ctx, "Ab3dE5g", clickstore.Visitor, now.Add(-24*time.Hour), now.Add(24*time.Hour))
+	require.NoError(t, err)
+	require.True(t, complete)
+	var sk, all visitors.Sketch
+	for d := range got {
+		r, ok := visitors.FromDim(d)
+		require.True(t, ok, "%q", d)
+		sk.Add(r)
+	}
+	for d := range want {
+		r, _ := visitors.FromDim(d)
+		all.Add(r)
+	}
+	assert.Equal(t, all.Estimate(), sk.Estimate())
+	assert.InDelta(t, 200, sk.Estimate(), 3*visitors.StandardError*200+1)
 }

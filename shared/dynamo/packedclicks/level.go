@@ -40,3 +40,8 @@ func LevelOf(ctx context.Context) Level {
 	l, _ := ctx.Value(levelKey{}).(Level)
 	return l
 }
+
+// WithLevel tags ctx's calls with l, for a caller whose calls on the same
+// table belong with one of the store's levels in a meter (cmd/cost bills
+// the day's visitor salt with the compaction state).
+func WithLevel(ctx context.Context, l Level) context.Context { return withLevel(ctx, l) }

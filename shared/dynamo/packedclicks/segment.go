@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/visitors"
 )
 
 const secondsPerDay = 24 * 60 * 60
@@ -140,7 +141,200 @@ func mod(a, b int64) int64 {
 // and its breakdown entries. Numbers are varints; a string is its length
 // and bytes; counts are human (shifted left, the low bit set when total is
 // not human + bot), bot, and total only then.
-const segmentVersion = 2
+//
+// Version 3 marks a breakdown entry that counts what its code's day counts
+// (the kind byte's high bit, sameAsDay) and leaves its counts out; and it
+// adds, after a code's breakdown entries, its visitor register
+// observations (clickstore.Visitor), which are not in the string table: a
+// number n, then, when n is denseMark, the registers packed 5 bits each
+// (visitors.DenseBytes); when n is 1 to maxSparse, its n observations
+// (sorted, one per register index: the highest rank) are in the columns
+// after the last day (visitorColumns). Before it is written, a code's day keeps at most
+// clickstore.MaxCampaigns campaigns (clickstore.CapCampaigns). Version 2
+// segments, without observations, still read.
+const segmentVersion = 3
+
+const (
+	// sameAsDay, in version 3, marks a breakdown entry whose counts are
+	// its code-day's (the kind byte's high bit; kinds stay below it).
+	sameAsDay = 0x80
+	// maxSparse is the most observations kept as a list: past it, the
+	// dense registers take fewer bytes.
+	maxSparse = visitors.DenseBytes / 2
+	denseMark = maxSparse + 1
+)
+
+// normalize caps c's campaigns and keeps one visitor observation per
+// register index, the highest. Neither changes what a reader gets: the
+// totals stay, and an estimate takes each index's highest rank.
+func (c *codeDay) normalize() {
+	var campaigns map[string]clickstore.Counts
+	best := map[int]visitors.Register{}
+	for k, n := range c.dims {
+		switch k.kind {
+		case clickstore.Campaign:
+			if campaigns == nil {
+				campaigns = map[string]clickstore.Counts{}
+			}
+			campaigns[k.dim] = n
+		case clickstore.Visitor:
+			r, ok := visitors.FromDim(k.dim)
+			if ok && r.Rank() > best[r.Index()].Rank() {
+				best[r.Index()] = r
+			}
+			delete(c.dims, k)
+		}
+	}
+	for _, r := range best {
+		c.dims[dimKey{kind: clickstore.Visitor, dim: r.Dim()}] = clickstore.Counts{Total: 1, Human: 1}
+	}
+	if len(campaigns) > clickstore.MaxCampaigns {
+		for d := range campaigns {
+			delete(c.dims, dimKey{kind: clickstore.Campaign, dim: d})
+		}
+		clickstore.CapCampaigns(campaigns)
+		for d, n := range campaigns {
+			c.dims[dimKey{kind: clickstore.Campaign, dim: d}] = n
+		}
+	}
+}
+
+// visitorColumns gathers the sparse observations of a segment's code-days
+// in encoding order, written after them as two columns: register indexes
+// packed Precision bits each, then ranks one byte each. Apart, DEFLATE
+// codes the ranks (most are 1 to 3) in about two bits and leaves the
+// indexes, which are uniform, at their ten, instead of both costing a
+// Huffman code of random bytes amid the rest.
+type visitorColumns struct {
+	regs []visitors.Register
+}
+
+// appendVisitors writes c's visitor observations (normalized): their
+// count, and the registers dense when they are many; the sparse ones go
+// to cols.
+func (c *codeDay) appendVisitors(raw []byte, cols *visitorColumns) []byte {
+	var regs []visitors.Register
+	for k := range c.dims {
+		if k.kind == clickstore.Visitor {
+			if r, ok := visitors.FromDim(k.dim); ok {
+				regs = append(regs, r)
+			}
+		}
+	}
+	if len(regs) > maxSparse {
+		var sk visitors.Sketch
+		for _, r := range regs {
+			sk.Add(r)
+		}
+		raw = binary.AppendUvarint(raw, denseMark)
+		return sk.AppendDense(raw)
+	}
+	slices.Sort(regs)
+	raw = binary.AppendUvarint(raw, uint64(len(regs)))
+	cols.regs = append(cols.regs, regs...)
+	return raw
+}
+
+func (cols *visitorColumns) append(raw []byte) []byte {
+	var acc uint64
+	n := 0
+	for _, r := range cols.regs {
+		acc = acc<<visitors.Precision | uint64(r.Index())
+		n += visitors.Precision
+		for n >= 8 {
+			n -= 8
+			raw = append(raw, byte(acc>>n))
+		}
+	}
+	if n > 0 {
+		raw = append(raw, byte(acc<<(8-n)))
+	}
+	for _, r := range cols.regs {
+		raw = append(raw, r.Rank())
+	}
+	return raw
+}
+
+// pendingVisitors is a code-day whose sparse observations are in the
+// columns: n of them, added to c when c is not nil.
+type pendingVisitors struct {
+	c *codeDay
+	n int
+}
+
+// readVisitors reads what appendVisitors wrote into c (when want); sparse
+// observations are noted in pending, for readColumns.
+func (r *reader) readVisitors(c *codeDay, want bool, pending *[]pendingVisitors) {
+	n := r.uvarint()
+	switch {
+	case n == denseMark:
+		if len(r.b) < visitors.DenseBytes {
+			r.fail("registers")
+			return
+		}
+		var sk visitors.Sketch
+		sk.ReadDense(r.b[:visitors.DenseBytes])
+		r.b = r.b[visitors.DenseBytes:]
+		if want {
+			addVisitors(c, sk.Observations())
+		}
+	case n > maxSparse:
+		r.fail("observations")
+	case n > 0:
+		p := pendingVisitors{n: int(n)}
+		if want {
+			p.c = c
+		}
+		*pending = append(*pending, p)
+	}
+}
+
+// readColumns reads the observation columns of pending's code-days.
+func (r *reader) readColumns(pending []pendingVisitors) {
+	total := 0
+	for _, p := range pending {
+		total += p.n
+	}
+	idxBytes := (total*visitors.Precision + 7) / 8
+	if len(r.b) < idxBytes+total {
+		r.fail("observation columns")
+		return
+	}
+	idx, ranks := r.b[:idxBytes], r.b[idxBytes:idxBytes+total]
+	r.b = r.b[idxBytes+total:]
+	var acc uint64
+	bitsIn, j, k := 0, 0, 0
+	for _, p := range pending {
+		regs := make([]visitors.Register, 0, p.n)
+		for range p.n {
+			for bitsIn < visitors.Precision {
+				acc = acc<<8 | uint64(idx[j])
+				j++
+				bitsIn += 8
+			}
+			bitsIn -= visitors.Precision
+			i := (acc >> bitsIn) & (visitors.Registers - 1)
+			rank := ranks[k] & 31
+			k++
+			regs = append(regs, visitors.Register(i<<5|uint64(rank)))
+		}
+		if p.c != nil {
+			addVisitors(p.c, regs)
+		}
+	}
+}
+
+func addVisitors(c *codeDay, regs []visitors.Register) {
+	for _, o := range regs {
+		if o.Rank() == 0 {
+			continue
+		}
+		if c.dims == nil {
+			c.dims = map[dimKey]clickstore.Counts{}
+		}
+		c.dims[dimKey{kind: clickstore.Visitor, dim: o.Dim()}] = clickstore.Counts{Total: 1, Human: 1}
+	}
+}
 
 // encode writes s compressed. The same segment encodes to the same bytes.
 func (s segment) encode() ([]byte, error) {
@@ -149,7 +343,11 @@ func (s segment) encode() ([]byte, error) {
 	var table []string
 	for _, day := range slices.Sorted(maps.Keys(s)) {
 		for _, c := range s[day] {
+			c.normalize()
 			for k := range c.dims {
+				if k.kind == clickstore.Visitor {
+					continue
+				}
 				if _, ok := strs[k.dim]; !ok {
 					strs[k.dim] = 0
 					table = append(table, k.dim)
@@ -167,6 +365,7 @@ func (s segment) encode() ([]byte, error) {
 		raw = appendString(raw, v)
 	}
 	raw = binary.AppendUvarint(raw, uint64(len(s)))
+	var cols visitorColumns
 	for _, day := range slices.Sorted(maps.Keys(s)) {
 		codes := s[day]
 		raw = binary.AppendVarint(raw, day/secondsPerDay)
@@ -187,17 +386,29 @@ func (s segment) encode() ([]byte, error) {
 				raw = append(raw, h)
 				raw = appendCounts(raw, c.hours[h])
 			}
-			raw = binary.AppendUvarint(raw, uint64(len(c.dims)))
 			dims := slices.SortedFunc(maps.Keys(c.dims), func(a, b dimKey) int {
 				return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.dim, b.dim))
 			})
+			dims = slices.DeleteFunc(dims, func(k dimKey) bool { return k.kind == clickstore.Visitor })
+			raw = binary.AppendUvarint(raw, uint64(len(dims)))
 			for _, k := range dims {
+				// Most code-days hold one click, so most entries count
+				// what the day counts: then the kind's high bit says so
+				// and the counts are left out.
+				n := c.dims[k]
+				if n == c.day {
+					raw = append(raw, byte(k.kind)|sameAsDay)
+					raw = binary.AppendUvarint(raw, strs[k.dim])
+					continue
+				}
 				raw = append(raw, byte(k.kind))
 				raw = binary.AppendUvarint(raw, strs[k.dim])
-				raw = appendCounts(raw, c.dims[k])
+				raw = appendCounts(raw, n)
 			}
+			raw = c.appendVisitors(raw, &cols)
 		}
 	}
+	raw = cols.append(raw)
 	var buf bytes.Buffer
 	w, err := flate.NewWriter(&buf, flate.BestCompression)
 	if err != nil {
@@ -256,7 +467,8 @@ func decodeSegment(data []byte, keep string) (segment, error) {
 		return nil, fmt.Errorf("%w: %w", errCorrupt, err)
 	}
 	r := reader{b: raw}
-	if r.byte() != segmentVersion {
+	version := r.byte()
+	if version != segmentVersion && version != 2 {
 		return nil, fmt.Errorf("%w: unknown version", errCorrupt)
 	}
 	table := make([]string, r.count())
@@ -264,6 +476,7 @@ func decodeSegment(data []byte, keep string) (segment, error) {
 		table[i] = r.string()
 	}
 	s := segment{}
+	var pending []pendingVisitors
 	days := r.count()
 	for range days {
 		day := r.varint() * secondsPerDay
@@ -302,9 +515,19 @@ func decodeSegment(data []byte, keep string) (segment, error) {
 				c.day.Add(hourSum)
 			}
 			for range r.count() {
-				kind := clickstore.Kind(r.byte())
+				b := r.byte()
+				kind := clickstore.Kind(b &^ sameAsDay)
 				i := r.uvarint()
-				n := r.counts()
+				var n clickstore.Counts
+				if version >= 3 && b&sameAsDay != 0 {
+					if explicitDay {
+						n = dayCounts
+					} else {
+						n = hourSum
+					}
+				} else {
+					n = r.counts()
+				}
 				if r.err == nil && i >= uint64(len(table)) {
 					r.err = errCorrupt
 				}
@@ -318,10 +541,16 @@ func decodeSegment(data []byte, keep string) (segment, error) {
 					c.dims[k] = v
 				}
 			}
+			if version >= 3 {
+				r.readVisitors(c, want, &pending)
+			}
 			if r.err != nil {
 				return nil, r.err
 			}
 		}
+	}
+	if r.err == nil && version >= 3 {
+		r.readColumns(pending)
 	}
 	if r.err != nil {
 		return nil, r.err

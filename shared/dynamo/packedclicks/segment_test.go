@@ -1,6 +1,8 @@
 package packedclicks
 
 import (
+	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -8,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/shared/clickstore"
+	"github.com/shortlink-dev/shortener/shared/visitors"
 )
 
 func sampleSegment() segment {
@@ -67,4 +70,56 @@ func FuzzDecodeSegment(f *testing.F) {
 		require.NoError(t, err)
 		assert.Equal(t, s.items(), back.items())
 	})
+}
+
+// TestSegmentKeepsVisitorsSparseThenDense: observations survive encoding
+// as a list while few and as dense registers past maxSparse, with one per
+// register index, and the estimate is unchanged.
+func TestSegmentKeepsVisitorsSparseThenDense(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 34, 0, 0, time.UTC)
+	for _, n := range []int{1, 3, maxSparse, 5000} {
+		s := segment{}
+		var want visitors.Sketch
+		r := rand.New(rand.NewPCG(uint64(n), 1))
+		for range n {
+			o := visitors.FromHash(r.Uint64())
+			want.Add(o)
+			s.addItem(clickstore.Item{Key: clickstore.VisitorKey("Ab3dE5g", at, o.Dim()), Counts: clickstore.Counts{Total: 1, Human: 1}})
+		}
+		s.addItem(clickstore.Item{Key: clickstore.DayKey("Ab3dE5g", at), Counts: clickstore.Counts{Total: int64(n), Human: int64(n)}})
+		data, err := s.encode()
+		require.NoError(t, err)
+		back, err := decodeSegment(data, "")
+		require.NoError(t, err)
+		var got visitors.Sketch
+		seen := map[int]bool{}
+		for k := range back[at.Truncate(24*time.Hour).Unix()]["Ab3dE5g"].dims {
+			require.Equal(t, clickstore.Visitor, k.kind)
+			o, ok := visitors.FromDim(k.dim)
+			require.True(t, ok)
+			assert.False(t, seen[o.Index()], "one observation per index")
+			seen[o.Index()] = true
+			got.Add(o)
+		}
+		assert.Equal(t, want, got, "n=%d", n)
+		again, err := back.encode()
+		require.NoError(t, err)
+		assert.Equal(t, data, again, "n=%d: the same segment encodes to the same bytes", n)
+	}
+}
+
+func TestSegmentCapsCampaigns(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 34, 0, 0, time.UTC)
+	s := segment{}
+	for i := range clickstore.MaxCampaigns + 3 {
+		s.addItem(clickstore.Item{Key: clickstore.CampaignKey("Ab3dE5g", at, "s\x1fm\x1fc"+strconv.Itoa(i)), Counts: clickstore.Counts{Total: int64(1 + i), Human: int64(1 + i)}})
+	}
+	data, err := s.encode()
+	require.NoError(t, err)
+	back, err := decodeSegment(data, "")
+	require.NoError(t, err)
+	dims := back[at.Truncate(24*time.Hour).Unix()]["Ab3dE5g"].dims
+	assert.Len(t, dims, clickstore.MaxCampaigns+1)
+	// The three least clicked (1, 2 and 3 clicks) are the other campaign.
+	assert.Equal(t, clickstore.Counts{Total: 6, Human: 6}, dims[dimKey{kind: clickstore.Campaign, dim: clickstore.OtherCampaign}])
 }

@@ -931,19 +931,30 @@ func (s *Store) breakdown(seg segment, code string, kind clickstore.Kind, d0, d1
 			continue
 		}
 		var dims []string
-		for k := range c.dims {
+		entries := map[string]clickstore.Counts{}
+		for k, n := range c.dims {
 			if k.kind == kind {
 				dims = append(dims, k.dim)
+				entries[k.dim] = n
 			}
+		}
+		if kind == clickstore.Campaign && len(dims) > clickstore.MaxCampaigns {
+			// Rollups and segments not merged yet are not capped.
+			clickstore.CapCampaigns(entries)
+			dims = slices.Collect(maps.Keys(entries))
 		}
 		slices.Sort(dims)
 		for _, d := range dims {
 			if n == s.cfg.MaxBreakdownItems {
 				return sums, false
 			}
-			n++
+			if kind != clickstore.Visitor {
+				// A day holds at most a register per index of visitor
+				// observations: they need no bound of their own.
+				n++
+			}
 			v := sums[d]
-			v.Add(c.dims[dimKey{kind: kind, dim: d}])
+			v.Add(entries[d])
 			sums[d] = v
 		}
 	}
