@@ -61,6 +61,8 @@ type CreateRequest struct {
 	Status *string
 	// Features are the per-click features asked for; the zero value has none.
 	Features FeaturesRequest
+	// Meta is the title, notes and tags asked for.
+	Meta MetaRequest
 }
 
 // Validated is a create request that passed every rule, normalised.
@@ -74,6 +76,7 @@ type Validated struct {
 	RedirectStatus int
 	Status         Status
 	Features       ValidatedFeatures
+	Meta           Meta
 }
 
 // Validate checks req against the rules at time now and returns it
@@ -102,6 +105,9 @@ func (r Rules) Validate(req CreateRequest, now time.Time) (Validated, error) {
 		return v, err
 	}
 	if v.Features, err = r.ValidateFeatures(req.Features); err != nil {
+		return v, err
+	}
+	if v.Meta, err = ValidateMeta(req.Meta); err != nil {
 		return v, err
 	}
 	return v, nil

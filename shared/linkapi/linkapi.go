@@ -32,6 +32,10 @@ type CreateRequest struct {
 	// "visitor".
 	ForwardQuery    *bool  `json:"forward_query,omitempty"`
 	QueryPrecedence string `json:"query_precedence,omitempty"`
+	// Title, Notes and Tags help the owner find the link again (meta.go).
+	Title *string  `json:"title,omitempty"`
+	Notes *string  `json:"notes,omitempty"`
+	Tags  []string `json:"tags,omitempty"`
 }
 
 // Domain converts the wire request, parsing expires_at as RFC 3339.
@@ -39,6 +43,7 @@ func (r CreateRequest) Domain() (link.CreateRequest, error) {
 	out := link.CreateRequest{URL: r.URL, Alias: r.Alias, TTLSeconds: r.TTLSeconds, RedirectStatus: r.RedirectStatus,
 		Status: r.Status, Features: link.FeaturesRequest{Password: r.Password, MaxClicks: r.MaxClicks, Rules: r.Rules, Targets: r.Targets,
 			ExpiredURL: r.ExpiredURL, ForwardQuery: r.ForwardQuery, QueryPrecedence: r.QueryPrecedence}}
+	out.Meta = link.MetaRequest{Title: r.Title, Notes: r.Notes, Tags: r.Tags}
 	if r.ExpiresAt != nil {
 		t, err := time.Parse(time.RFC3339, *r.ExpiresAt)
 		if err != nil {
@@ -59,6 +64,7 @@ type Link struct {
 	ExpiresAt      string `json:"expires_at"`
 	RedirectStatus int    `json:"redirect_status"`
 	Features
+	Meta
 }
 
 // Presenter turns links into their API form under the service's base URL.
@@ -147,5 +153,6 @@ func (p Presenter) Link(l link.Link) Link {
 		ExpiresAt:      l.ExpiresAt.UTC().Format(time.RFC3339),
 		RedirectStatus: l.RedirectStatus,
 		Features:       PresentFeatures(l.Features),
+		Meta:           PresentMeta(l.Meta),
 	}
 }

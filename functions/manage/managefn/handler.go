@@ -194,7 +194,7 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 	}
 	if body.Empty() {
 		return events.APIGatewayProxyResponse{}, &link.FieldError{Field: "body",
-			Reason: "names nothing to change; send url, expires_at, ttl_seconds, redirect_status, status, password, max_clicks, rules, targets, expired_url, forward_query or query_precedence"}
+			Reason: "names nothing to change; send url, expires_at, ttl_seconds, redirect_status, status, password, max_clicks, rules, targets, expired_url, forward_query, query_precedence, title, notes or tags"}
 	}
 	now := h.Now().UTC()
 	ch, err := h.validate(body, now)
@@ -239,8 +239,9 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 			return events.APIGatewayProxyResponse{}, fmt.Errorf("hash the link's password: %w", err)
 		}
 	}
-	if l.URL == old.URL && l.ExpiresAt.Equal(old.ExpiresAt) && l.RedirectStatus == old.RedirectStatus && l.Status == old.Status &&
-		l.Features.Equal(old.Features) {
+	redirectSame := l.URL == old.URL && l.ExpiresAt.Equal(old.ExpiresAt) && l.RedirectStatus == old.RedirectStatus && l.Status == old.Status &&
+		l.Features.Equal(old.Features)
+	if redirectSame && l.Meta.Equal(old.Meta) {
 		return h.detail(old), nil // nothing changes: no write, no version, no invalidation
 	}
 	l.Version = old.Version + 1
@@ -255,7 +256,11 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 		}
 		return events.APIGatewayProxyResponse{}, err
 	}
-	h.invalidate(ctx, req, l, l.UpdatedAt)
+	if !redirectSame {
+		// A new title, notes or tags change no redirect: nothing at the
+		// edge is stale.
+		h.invalidate(ctx, req, l, l.UpdatedAt)
+	}
 	return h.detail(l), nil
 }
 
@@ -332,6 +337,10 @@ type changes struct {
 	// patch sets the defaults back (false, "").
 	keepQueryOut    *bool
 	queryPrecedence *link.QueryPrecedence
+	// title, notes and tags: "" and nil remove them.
+	title *string
+	notes *string
+	tags  *[]string
 }
 
 // validate checks each named field with the same rules create uses.
@@ -370,7 +379,24 @@ func (h *Handler) validate(body linkapi.PatchRequest, now time.Time) (changes, e
 		}
 		ch.status = &s
 	}
-	return ch, h.validateFeatures(body, &ch)
+	if err := h.validateFeatures(body, &ch); err != nil {
+		return ch, err
+	}
+	return ch, validateMeta(body, &ch)
+}
+
+// validateMeta checks the title, notes and tags a patch names, with the
+// rules create uses; null removes one.
+func validateMeta(body linkapi.PatchRequest, ch *changes) error {
+	var err error
+	if ch.title, err = nullable(body.Title, link.ValidateTitle); err != nil {
+		return err
+	}
+	if ch.notes, err = nullable(body.Notes, link.ValidateNotes); err != nil {
+		return err
+	}
+	ch.tags, err = nullable(body.Tags, link.NormalizeTags)
+	return err
 }
 
 // validateFeatures checks the redirect-rule fields a patch names, with the
@@ -447,6 +473,9 @@ func (ch changes) apply(l link.Link) link.Link {
 	replace(&l.ExpiredURL, ch.expiredURL)
 	replace(&l.KeepQueryOut, ch.keepQueryOut)
 	replace(&l.QueryPrecedence, ch.queryPrecedence)
+	replace(&l.Title, ch.title)
+	replace(&l.Notes, ch.notes)
+	replace(&l.Tags, ch.tags)
 	return l
 }
 
