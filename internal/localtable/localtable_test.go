@@ -60,6 +60,11 @@ func TestInput(t *testing.T) {
 						KeySchema:  []types.KeySchemaElement{hash("exp_shard"), rng("expires_at")},
 						Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"owner_id"}},
 					},
+					{
+						IndexName:  aws.String("by-owner-all"),
+						KeySchema:  []types.KeySchemaElement{hash("owner_id"), rng("created_at")},
+						Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+					},
 				},
 			},
 		},
@@ -91,6 +96,16 @@ func TestInput(t *testing.T) {
 				BillingMode:          types.BillingModePayPerRequest,
 				AttributeDefinitions: []types.AttributeDefinition{s("code"), s("bucket")},
 				KeySchema:            []types.KeySchemaElement{hash("code"), rng("bucket")},
+			},
+		},
+		{
+			name: "link-tags",
+			def:  tableschema.LinkTags(),
+			want: &dynamodb.CreateTableInput{
+				TableName:            aws.String("link-tags"),
+				BillingMode:          types.BillingModePayPerRequest,
+				AttributeDefinitions: []types.AttributeDefinition{s("pk"), s("sk")},
+				KeySchema:            []types.KeySchemaElement{hash("pk"), rng("sk")},
 			},
 		},
 		{

@@ -90,6 +90,7 @@ func marshalLink(l link.Link, purgeDelay time.Duration) map[string]types.Attribu
 		item[tableschema.AttrAlias] = str(l.Alias)
 	}
 	marshalFeatures(item, l.Features)
+	marshalMeta(item, l.Meta)
 	return item
 }
 
@@ -128,6 +129,9 @@ func unmarshalLink(item map[string]types.AttributeValue) (link.Link, error) {
 	rs, err := getN(item, tableschema.AttrRedirectStatus, err)
 	if err == nil {
 		l.Features, err = unmarshalFeatures(item)
+	}
+	if err == nil {
+		l.Meta, err = unmarshalMeta(item)
 	}
 	if err != nil {
 		return link.Link{}, fmt.Errorf("decode link item: %w", err)
