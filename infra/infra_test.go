@@ -518,13 +518,13 @@ func TestManagementAPI(t *testing.T) {
 			assert.Equal(t, true, m.Props["ApiKeyRequired"], "every /v1 method with a function behind it needs an API key: %s", m.ID)
 		}
 		assert.Equal(t, 1, pages, "one static page: GET /v1/problems")
-		assert.Len(t, routes, 14, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET problems, "+
-			"GET health, POST/GET /v1/webhooks, DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries")
+		assert.Len(t, routes, 15, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET problems, "+
+			"GET health, POST/GET /v1/webhooks, DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries, GET /v1/tags")
 		var ids []string
 		for r := range routes {
 			ids = append(ids, r)
 		}
-		for _, want := range []string{"linksbatchPOST", "linkscodeqrGET", "linkscodestatsGET"} {
+		for _, want := range []string{"linksbatchPOST", "linkscodeqrGET", "linkscodestatsGET", "tagsGET"} {
 			assert.True(t, slices.ContainsFunc(ids, func(id string) bool { return strings.Contains(id, want) }), "%s routed: %v", want, ids)
 		}
 		responses := map[string]any{}

@@ -375,6 +375,7 @@ func Management(plan UsagePlan) API {
 			keyed(http.MethodDelete, "/v1/links/{code}", LambdaManage),
 			keyed(http.MethodGet, "/v1/links/{code}/qr", LambdaManage),
 			keyed(http.MethodGet, "/v1/links/{code}/stats", LambdaStats),
+			keyed(http.MethodGet, "/v1/tags", LambdaManage),
 			{Method: http.MethodGet, Path: apigw.ProblemsPath, Integration: Integration{Kind: MockIntegration, Page: ProblemsPage}},
 			{Method: http.MethodGet, Path: HealthPath, Integration: Integration{Kind: ServiceIntegration, Action: HealthAction}},
 			keyed(http.MethodPost, "/v1/webhooks", LambdaWebhooks),

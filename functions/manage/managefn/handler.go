@@ -50,6 +50,7 @@ var _ Store = (linkstore.Store)(nil)
 const (
 	ResourceLinks = "/v1/links"
 	ResourceLink  = "/v1/links/{code}"
+	ResourceTags  = "/v1/tags"
 )
 
 // Page sizes of GET /v1/links.
@@ -134,6 +135,11 @@ func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest)
 		return events.APIGatewayProxyResponse{}, methodNotAllowed("GET, PATCH, DELETE")
 	case ResourceQR:
 		return h.qr(ctx, req, owner)
+	case ResourceTags:
+		if req.HTTPMethod == http.MethodGet {
+			return h.tags(ctx, owner)
+		}
+		return events.APIGatewayProxyResponse{}, methodNotAllowed("GET")
 	}
 	return events.APIGatewayProxyResponse{}, fmt.Errorf("no route %s %s: %w", req.HTTPMethod, req.Resource, link.ErrNotFound)
 }
@@ -170,14 +176,26 @@ func (h *Handler) list(ctx context.Context, req *events.APIGatewayProxyRequest, 
 	if utf8.RuneCountInString(q) > linkstore.MaxQueryLen {
 		return events.APIGatewayProxyResponse{}, &link.FieldError{Field: "q", Reason: fmt.Sprintf("must be at most %d characters", linkstore.MaxQueryLen)}
 	}
+	tags, err := tagFilter(req)
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	var lister linkstore.Lister = h.Store
+	if len(tags) > 0 {
+		tagged, ok := h.Store.(linkstore.Tagged)
+		if !ok {
+			return events.APIGatewayProxyResponse{}, fmt.Errorf("list by tag: the store keeps no tags: %w", link.ErrUnavailable)
+		}
+		lister = linkstore.TaggedLister{Store: tagged, Tags: tags}
+	}
 	var links []link.Link
 	var next string
 	if q == "" {
-		links, next, err = h.Store.List(ctx, owner, limit, cursor)
+		links, next, err = lister.List(ctx, owner, limit, cursor)
 	} else {
 		// Through the owner's own list: a search never sees another
 		// owner's links.
-		links, next, err = linkstore.Search(ctx, h.Store, owner, q, limit, cursor)
+		links, next, err = linkstore.Search(ctx, lister, owner, q, limit, cursor)
 	}
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
@@ -557,4 +575,36 @@ func pageSize(v string) (int, error) {
 		return 0, &link.FieldError{Field: "limit", Reason: fmt.Sprintf("must be a whole number from 1 to %d", MaxPageSize)}
 	}
 	return n, nil
+}
+
+// tagFilter reads a listing's tag parameter: one or several tags,
+// comma-separated (tag=a,b: links carrying any of them). A repeated
+// parameter is refused rather than read as its last value, which is all
+// API Gateway's single-value map keeps.
+func tagFilter(req *events.APIGatewayProxyRequest) ([]string, error) {
+	if len(req.MultiValueQueryStringParameters["tag"]) > 1 {
+		return nil, &link.FieldError{Field: "tag", Reason: "is given once; name several tags comma-separated, as tag=a,b"}
+	}
+	v := query(req, "tag")
+	if v == "" {
+		return nil, nil
+	}
+	return linkstore.ParseTagFilter([]string{v})
+}
+
+// tags answers GET /v1/tags: the caller's tags with their link counts.
+func (h *Handler) tags(ctx context.Context, owner string) (events.APIGatewayProxyResponse, error) {
+	tagged, ok := h.Store.(linkstore.Tagged)
+	if !ok {
+		return events.APIGatewayProxyResponse{}, fmt.Errorf("count tags: the store keeps no tags: %w", link.ErrUnavailable)
+	}
+	counts, err := tagged.TagCounts(ctx, owner)
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	out := linkapi.TagList{Tags: make([]linkapi.TagCount, 0, len(counts))}
+	for _, c := range counts {
+		out.Tags = append(out.Tags, linkapi.TagCount{Tag: c.Tag, Links: c.Links})
+	}
+	return apigw.JSON(http.StatusOK, out, nil), nil
 }

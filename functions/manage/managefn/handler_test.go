@@ -482,7 +482,7 @@ func TestPatchRefusesBadRequests(t *testing.T) {
 		{name: "status empty", body: `{"status":""}`, status: 400, field: "status"},
 		{name: "alias cannot change", body: `{"alias":"new-name"}`, status: 400, field: "alias"},
 		{name: "code cannot change", body: `{"code":"other01"}`, status: 400, field: "code"},
-		{name: "unknown field", body: `{"url":"https://example.com/","title":"x"}`, status: 400, field: "title"},
+		{name: "unknown field", body: `{"url":"https://example.com/","colour":"x"}`, status: 400, field: "colour"},
 		{name: "empty patch", body: `{}`, status: 400, field: "body"},
 		{name: "only nulls", body: `{"url":null,"status":null}`, status: 400, field: "body"},
 		{name: "null", body: `null`, status: 400, field: "body"},
