@@ -576,6 +576,7 @@ func TestIAMPerFunction(t *testing.T) {
 	// resource of the statement must contain.
 	type grant map[string]string
 	links, idem, analytics, keysTable := "tableslinks", "tablesidempotency", "tablesanalytics", "tableskeys"
+	linkTags := "tableslinktags"
 	reservations := "tablesreservations"
 
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
@@ -586,8 +587,11 @@ func TestIAMPerFunction(t *testing.T) {
 			want := map[string]grant{
 				// Reads this region's replica; counts misses in this
 				// region's misses table, one UpdateItem each.
-				"redirect":  {"dynamodb:GetItem": links + "|" + here, "dynamodb:UpdateItem": "misses"},
-				"ttlstream": {"dynamodb:UpdateItem": links + "|arn:aws:dynamodb:" + primary + ":"},
+				"redirect": {"dynamodb:GetItem": links + "|" + here, "dynamodb:UpdateItem": "misses"},
+				// GetItem: an expired link's tags, removed from the tags
+				// table (DeleteItem, UpdateItem: the counter) with it.
+				"ttlstream": {"dynamodb:UpdateItem": "arn:aws:dynamodb:" + primary + ":", "dynamodb:GetItem": links + "|arn:aws:dynamodb:" + primary + ":",
+					"dynamodb:DeleteItem": linkTags + "|arn:aws:dynamodb:" + primary + ":"},
 				// The origin secret's replica in this region only.
 				"originauth": {"secretsmanager:GetSecretValue": ":secretsmanager:" + region + ":", "secretsmanager:DescribeSecret": ":secretsmanager:" + region + ":"},
 			}
@@ -604,9 +608,14 @@ func TestIAMPerFunction(t *testing.T) {
 				param := "arn:aws:ssm:" + region + ":" + testAccount + ":parameter/" + s.cfg.AppName + "/edge"
 				// create reads the parameter with a custom domain too: the
 				// distribution's own host is refused as a long URL beside it.
-				want["create"] = grant{"dynamodb:GetItem": here, "dynamodb:PutItem": here, "ssm:GetParameter": param}
-				want["manage"] = grant{"dynamodb:GetItem": here, "dynamodb:PutItem": links + "|" + here,
-					"dynamodb:Query": "/index/" + tableschema.IndexByOwner + "|" + here, "ssm:GetParameter": param}
+				want["create"] = grant{"dynamodb:GetItem": here, "dynamodb:PutItem": here, "ssm:GetParameter": param,
+					"dynamodb:UpdateItem": linkTags + "|" + here}
+				// Query: by-owner, by-owner-all and the tags table; the
+				// tags table's writes move a link's tags with its edits.
+				want["manage"] = grant{"dynamodb:GetItem": here, "dynamodb:PutItem": here,
+					"dynamodb:Query": here, "ssm:GetParameter": param,
+					"dynamodb:BatchGetItem": links + "|" + here, "dynamodb:DescribeTable": links + "|" + here,
+					"dynamodb:UpdateItem": "", "dynamodb:DeleteItem": linkTags + "|" + here}
 				// The counts are in the primary's analytics table only.
 				want["stats"] = grant{"dynamodb:GetItem": "", "dynamodb:Query": analytics + "|" + inPrimary}
 				// The subscriptions are in the primary's webhooks table only.
@@ -619,7 +628,8 @@ func TestIAMPerFunction(t *testing.T) {
 				}
 			}
 			if region == primary {
-				want["reclaim"] = grant{"dynamodb:Query": "/index/", "dynamodb:UpdateItem": links, "dynamodb:DeleteItem": links}
+				want["reclaim"] = grant{"dynamodb:Query": "/index/", "dynamodb:UpdateItem": "", "dynamodb:DeleteItem": "",
+					"dynamodb:GetItem": links}
 				// GetItem: its checkpoints and compaction state, and a code's
 				// owner for link.clicked; Query: the analytics table's rollups,
 				// segments and day items, and the owner's subscriptions.
@@ -673,7 +683,7 @@ func TestIAMPerFunction(t *testing.T) {
 							}
 							if name == "create" && strings.HasPrefix(a, "dynamodb:") {
 								assert.True(t, strings.Contains(res, links) || strings.Contains(res, idem) || strings.Contains(res, keysTable) ||
-									strings.Contains(res, reservations), st.Resources)
+									strings.Contains(res, reservations) || strings.Contains(res, linkTags), st.Resources)
 							}
 							if name == "create" && resv {
 								assert.NotContains(t, res, idem, "claims live in the reservation table: no grant on the idempotency table")
