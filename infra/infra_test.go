@@ -151,11 +151,13 @@ func TestNoFunctionCarriesAPlaceholderForTheDistribution(t *testing.T) {
 
 func TestLinksTableIsAnMRECGlobalTableWithTTLAndStream(t *testing.T) {
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
-		var links, others []resource
+		var links, others, linkTags []resource
 		for _, r := range s.data().resources("AWS::DynamoDB::GlobalTable") {
 			switch {
 			case strings.HasPrefix(r.ID, "TablesLinks"):
 				links = append(links, r)
+			case strings.HasPrefix(r.ID, "TablesLinkTags"):
+				linkTags = append(linkTags, r)
 			case strings.HasPrefix(r.ID, "TablesKeys"):
 				// TestKeysTable
 			case strings.HasPrefix(r.ID, "TablesReservations"):
@@ -194,7 +196,19 @@ func TestLinksTableIsAnMRECGlobalTableWithTTLAndStream(t *testing.T) {
 			tableschema.IndexByOwner:       `[{"AttributeName":"owner_id","KeyType":"HASH"},{"AttributeName":"created_at","KeyType":"RANGE"}] "` + s.cfg.OwnerIndexProjection + `"`,
 			tableschema.IndexDueTombstones: `[{"AttributeName":"tomb_shard","KeyType":"HASH"},{"AttributeName":"reclaim_after","KeyType":"RANGE"}] "KEYS_ONLY"`,
 			tableschema.IndexExpiringLinks: `[{"AttributeName":"exp_shard","KeyType":"HASH"},{"AttributeName":"expires_at","KeyType":"RANGE"}] "INCLUDE"`,
+			tableschema.IndexByOwnerAll:    `[{"AttributeName":"owner_id","KeyType":"HASH"},{"AttributeName":"created_at","KeyType":"RANGE"}] "ALL"`,
 		}, indexes)
+
+		// The tags table is written in the links' transactions: an MREC
+		// global table with a replica wherever the links table has one.
+		require.Len(t, linkTags, 1)
+		assert.Equal(t, "EVENTUAL", linkTags[0].Props["MultiRegionConsistency"])
+		var tagRegions []string
+		for _, r := range asSlice(linkTags[0].Props["Replicas"]) {
+			tagRegions = append(tagRegions, get(r, "Region").(string))
+		}
+		sort.Strings(tagRegions)
+		assert.Equal(t, want, tagRegions)
 
 		// Idempotency and analytics live in the primary region only.
 		require.Len(t, others, 2)
@@ -645,9 +659,11 @@ func TestIAMPerFunction(t *testing.T) {
 				// (infra/reservations.go): create reserves, confirms, gives
 				// back and reads; manage advances; reclaim releases, after
 				// reading the tombstone.
-				want["create"]["dynamodb:UpdateItem"] = reservations + "|" + here
+				// (UpdateItem also on the tags table's counters.)
+				want["create"]["dynamodb:UpdateItem"] = here
 				want["create"]["dynamodb:DeleteItem"] = reservations + "|" + here
-				want["manage"]["dynamodb:UpdateItem"] = reservations + "|" + here
+				want["manage"]["dynamodb:UpdateItem"] = here
+				want["manage"]["dynamodb:DeleteItem"] = here
 				want["manage"]["dynamodb:PutItem"] = "" // the links table's, and the reservation table's (adoption)
 				if region == primary {
 					want["reclaim"]["dynamodb:DeleteItem"] = ""

@@ -186,7 +186,7 @@ func requireColumns(t csvTable, format string, names ...string) error {
 // hand-made file, and those of `export --format csv`. The ones
 // generatedColumns lists are the service's own and are not sent.
 var ownColumns = append([]string{"url", "alias", "ttl_seconds", "redirect_status", "expires_at", "status",
-	"max_clicks", "rules", "targets", "expired_url", "protected"}, generatedColumns...)
+	"max_clicks", "rules", "targets", "expired_url", "protected", "title", "notes", "tags"}, generatedColumns...)
 
 // generatedColumns are fields the service sets on every link: a re-import
 // reads and drops them (docs/cli.md, "Round trip").
@@ -222,6 +222,7 @@ func readOwnCSV(data []byte) ([]*importRow, error) {
 		if !setFeatureCells(row, cell) {
 			return row
 		}
+		row.keepMeta(cell("title"), cell("notes"), listCell(cell("tags")))
 		setStatus(row, cell("status"))
 		return row
 	})
@@ -283,6 +284,7 @@ func readOwnNDJSON(data []byte) ([]*importRow, error) {
 			row.req.RedirectStatus = &s
 		}
 		setFeatures(row, l.Features)
+		row.keepMeta(l.Title, l.Notes, l.Tags)
 		setStatus(row, string(l.Status))
 		rows = append(rows, row)
 	}
@@ -307,8 +309,7 @@ func readShlink(data []byte) ([]*importRow, error) {
 	t, rows, err := readCSVTable(data, func(_ csvTable, line int, cell func(string) string) *importRow {
 		row := &importRow{Line: line, req: linkapi.CreateRequest{URL: cell("longUrl"), Alias: cell("shortCode")}}
 		row.Source = cell("domain") + "/" + cell("shortCode")
-		row.lose(cell("title") != "", lostTitle)
-		row.lose(cell("tags") != "", lostTags)
+		row.keepMeta(cell("title"), "", listCell(cell("tags")))
 		row.lose(positive(cell("visits")), lostClicks)
 		row.lose(cell("domain") != "", lostDomain)
 		return row
@@ -346,7 +347,9 @@ func readYOURLS(data []byte) ([]*importRow, error) {
 		status := 301
 		row := &importRow{Line: line, req: linkapi.CreateRequest{URL: url, Alias: keyword, RedirectStatus: &status}}
 		row.Source = keyword
-		row.lose(cell("title") != "" && cell("title") != "NULL", lostTitle) // NULL: mysql --batch's SQL NULL
+		if title := cell("title"); title != "NULL" { // NULL: mysql --batch's SQL NULL
+			row.keepMeta(title, "", nil)
+		}
 		row.lose(positive(clicks), lostClicks)
 		row.lose(cell("ip") != "", lostIP)
 		return row
@@ -393,8 +396,7 @@ func readDub(data []byte) ([]*importRow, error) {
 		row.lose(positive(cell("Leads")), lostLeads)
 		row.lose(positive(cell("Conversions")), lostConversions)
 		row.lose(strings.ContainsAny(cell("Revenue"), "123456789"), lostRevenue)
-		row.lose(cell("Tags") != "" && cell("Tags") != "[]", lostTags)
-		row.lose(cell("Title") != "", lostTitle)
+		row.keepMeta(cell("Title"), "", splitTags(cell("Tags"), ","))
 		row.lose(isYes(cell("Archived")), lostArchived)
 		row.lose(domain != "", lostDomain)
 		return row
@@ -506,8 +508,7 @@ func bitlinkRows(line int, b bitlink) []*importRow {
 		if short == b.Link && b.ID != "" {
 			row.Source = b.ID
 		}
-		row.lose(b.Title != "", lostTitle)
-		row.lose(len(b.Tags) > 0, lostTags)
+		row.keepMeta(b.Title, "", b.Tags)
 		row.lose(b.Archived, lostArchived)
 		row.lose(domain != "", lostDomain)
 		rows = append(rows, row)
@@ -576,7 +577,10 @@ func readKutt(data []byte) ([]*importRow, error) {
 			s := t.UTC().Format(time.RFC3339)
 			row.req.ExpiresAt = &s
 		}
-		row.lose(k.Description != nil && *k.Description != "", lostDescription)
+		if k.Description != nil {
+			// Kutt's description is the link's one line of text: a title here.
+			row.keepMeta(*k.Description, "", nil)
+		}
 		row.lose(k.VisitCount > 0, lostClicks)
 		row.lose(k.Domain != nil && *k.Domain != "", lostDomain)
 	}

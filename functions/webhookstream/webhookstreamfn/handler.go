@@ -73,6 +73,11 @@ type LinkData struct {
 	// ApproximateCreationDateTime, is to the second): it goes up by one
 	// on every change, and link.deleted and link.expired carry the last.
 	Version int64 `json:"version"`
+	// Title, Notes and Tags are the link's, each absent when it has none
+	// (and on a tombstone's events, which keep none).
+	Title string   `json:"title,omitempty"`
+	Notes string   `json:"notes,omitempty"`
+	Tags  []string `json:"tags,omitempty"`
 }
 
 // Handle handles one batch and reports the records that failed.
@@ -145,6 +150,14 @@ func read(img map[string]events.DynamoDBAttributeValue) image {
 	}
 	im.data = LinkData{Code: s(tableschema.AttrCode), URL: s(tableschema.AttrURL), Alias: s(tableschema.AttrAlias),
 		Status: s(tableschema.AttrStatus), RedirectStatus: int(n(tableschema.AttrRedirectStatus)), Version: n(tableschema.AttrVersion)}
+	im.data.Title, im.data.Notes = s(tableschema.AttrTitle), s(tableschema.AttrNotes)
+	if v, ok := img[tableschema.AttrTags]; ok && v.DataType() == events.DataTypeList {
+		for _, e := range v.List() {
+			if e.DataType() == events.DataTypeString {
+				im.data.Tags = append(im.data.Tags, e.String())
+			}
+		}
+	}
 	if exp := n(tableschema.AttrExpiresAt); exp != 0 {
 		im.data.ExpiresAt = time.Unix(exp, 0).UTC().Format(time.RFC3339)
 	}
