@@ -628,8 +628,8 @@ func TestIAMPerFunction(t *testing.T) {
 				// tags table's writes move a link's tags with its edits.
 				want["manage"] = grant{"dynamodb:GetItem": here, "dynamodb:PutItem": here,
 					"dynamodb:Query": here, "ssm:GetParameter": param,
-					"dynamodb:BatchGetItem": links + "|" + here, "dynamodb:DescribeTable": links + "|" + here,
-					"dynamodb:UpdateItem": "", "dynamodb:DeleteItem": linkTags + "|" + here}
+					"dynamodb:DescribeTable": links + "|" + here,
+					"dynamodb:UpdateItem":    "", "dynamodb:DeleteItem": linkTags + "|" + here}
 				// The counts are in the primary's analytics table only.
 				want["stats"] = grant{"dynamodb:GetItem": "", "dynamodb:Query": analytics + "|" + inPrimary}
 				// The subscriptions are in the primary's webhooks table only.

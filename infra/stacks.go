@@ -637,11 +637,11 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	links.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"))
 	keys.Grant(manage.Role, jsii.String("dynamodb:GetItem"))
 	grantIndexQuery(manage.Role, links, tableschema.IndexByOwner)
-	// Listings read by-owner-all once DescribeTable says it is built, and
-	// a tag's links with BatchGetItem; edits and deletes move a link's
-	// tags in the tags table, which GET /v1/tags and tag listings Query.
+	// Listings read by-owner-all once DescribeTable says it is built;
+	// edits and deletes move a link's tags in the tags table, which GET
+	// /v1/tags and tag listings Query.
 	grantIndexQuery(manage.Role, links, tableschema.IndexByOwnerAll)
-	links.Grant(manage.Role, jsii.String("dynamodb:BatchGetItem"), jsii.String("dynamodb:DescribeTable"))
+	links.Grant(manage.Role, jsii.String("dynamodb:DescribeTable"))
 	linkTags.Grant(manage.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:UpdateItem"),
 		jsii.String("dynamodb:DeleteItem"))
 	// manage invalidates the edge after an edit or delete. The

@@ -133,4 +133,5 @@ func TestTTLAttributes(t *testing.T) {
 	assert.Equal(t, "expires_at", tableschema.Analytics().TTLAttribute)
 	assert.Equal(t, "expires_at", tableschema.Webhooks().TTLAttribute)
 	assert.Empty(t, tableschema.Keys().TTLAttribute)
+	assert.Equal(t, "purge_at", tableschema.LinkTags().TTLAttribute, "a tag's copy of a link goes with it")
 }

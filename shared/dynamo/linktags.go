@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -25,7 +26,12 @@ import (
 // (owner IDs may hold '#'; tags never do, link.TagCharacters):
 //
 //   - membership: pk "m<len>:<owner>#<tag>", sk "<created ms, 13 digits>#<code>",
-//     carrying the code. A tag's links page newest first, as the listing does.
+//     carrying a copy of the link item (the listing's projection, as an
+//     ALL index would hold it). A tag's links page newest first, as the
+//     listing does, in one Query: as fast as the plain listing. Every
+//     write of the link rewrites its copies in the same transaction; they
+//     carry the link's TTL attribute, so should TTL remove the link before
+//     the expiry sweep tombstones it, it removes the copies too.
 //   - counter: pk "c<len>:<owner>", sk the tag, n the number of the owner's
 //     links carrying it. GET /v1/tags is one Query of it.
 //
@@ -60,8 +66,11 @@ func parseMemberSK(sk string) (int64, string, bool) {
 func (s *LinkStore) tagsOn() bool { return s.cfg.TagsTable != "" }
 
 // tagOps are the writes that move code's membership from the tags in
-// remove to those in add, with the counters.
-func (s *LinkStore) tagOps(owner, code string, created time.Time, add, remove []string) []types.TransactWriteItem {
+// remove to those in add, with the counters, and rewrite the copies of
+// the tags it keeps; item is the link item the copies hold (nil when
+// nothing is added or kept).
+func (s *LinkStore) tagOps(owner, code string, created time.Time, add, remove, keep []string,
+	item map[string]types.AttributeValue) []types.TransactWriteItem {
 	var ops []types.TransactWriteItem
 	sk := memberSK(created.UnixMilli(), code)
 	counter := func(tag string, delta int64) types.TransactWriteItem {
@@ -78,23 +87,29 @@ func (s *LinkStore) tagOps(owner, code string, created time.Time, add, remove []
 			Key:       map[string]types.AttributeValue{tableschema.AttrTagPK: str(memberPK(owner, t)), tableschema.AttrSK: str(sk)},
 		}}, counter(t, -1))
 	}
+	member := func(tag string) types.TransactWriteItem {
+		m := make(map[string]types.AttributeValue, len(item)+2)
+		maps.Copy(m, item)
+		m[tableschema.AttrTagPK], m[tableschema.AttrSK] = str(memberPK(owner, tag)), str(sk)
+		return types.TransactWriteItem{Put: &types.Put{TableName: &s.cfg.TagsTable, Item: m}}
+	}
 	for _, t := range add {
-		ops = append(ops, types.TransactWriteItem{Put: &types.Put{
-			TableName: &s.cfg.TagsTable,
-			Item: map[string]types.AttributeValue{
-				tableschema.AttrTagPK: str(memberPK(owner, t)), tableschema.AttrSK: str(sk), tableschema.AttrCode: str(code),
-			},
-		}}, counter(t, 1))
+		ops = append(ops, member(t), counter(t, 1))
+	}
+	for _, t := range keep {
+		ops = append(ops, member(t))
 	}
 	return ops
 }
 
-// tagDiff is what moves from old to next: the tags only next has, and
-// those only old has.
-func tagDiff(old, next []string) (add, remove []string) {
+// tagDiff is what moves from old to next: the tags only next has, those
+// only old has, and those both have.
+func tagDiff(old, next []string) (add, remove, keep []string) {
 	for _, t := range next {
 		if !slices.Contains(old, t) {
 			add = append(add, t)
+		} else {
+			keep = append(keep, t)
 		}
 	}
 	for _, t := range old {
@@ -102,7 +117,7 @@ func tagDiff(old, next []string) (add, remove []string) {
 			remove = append(remove, t)
 		}
 	}
-	return add, remove
+	return add, remove, keep
 }
 
 // createTagged is Create for a link with tags: the link, the idempotency
@@ -110,9 +125,10 @@ func tagDiff(old, next []string) (add, remove []string) {
 // one transaction (at most 1 + 1 + 2*link.MaxTags = 42 of the 100 items a
 // transaction may hold).
 func (s *LinkStore) createTagged(ctx context.Context, l link.Link, idem *linkstore.Idempotency) error {
+	item := marshalLink(l, s.cfg.PurgeDelay)
 	items := []types.TransactWriteItem{{Put: &types.Put{
 		TableName:           &s.cfg.LinksTable,
-		Item:                marshalLink(l, s.cfg.PurgeDelay),
+		Item:                item,
 		ConditionExpression: aws.String(codeIsFree),
 	}}}
 	if idem != nil {
@@ -129,7 +145,7 @@ func (s *LinkStore) createTagged(ctx context.Context, l link.Link, idem *linksto
 			ExpressionAttributeValues: map[string]types.AttributeValue{":now": num(s.cfg.Now().Unix())},
 		}})
 	}
-	items = append(items, s.tagOps(l.Owner, l.Code, l.CreatedAt, l.Tags, nil)...)
+	items = append(items, s.tagOps(l.Owner, l.Code, l.CreatedAt, l.Tags, nil, nil, item)...)
 	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) {
@@ -176,11 +192,12 @@ func (s *LinkStore) rewriteTagged(ctx context.Context, op, code, owner string,
 		if err != nil || skip {
 			return err
 		}
-		add, remove := tagDiff(old.Tags, tags)
+		add, remove, keep := tagDiff(old.Tags, tags)
 		cond := aws.String(ownedCondition(old.Version))
 		values := ownedValues(owner, old.Version)
-		if len(add)+len(remove) == 0 {
-			// Nothing moves: one conditional put, at half a transaction's price.
+		if len(add)+len(remove)+len(keep) == 0 {
+			// No tags before or after: one conditional put, at half a
+			// transaction's price.
 			_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.cfg.LinksTable, Item: item,
 				ConditionExpression: cond, ExpressionAttributeNames: linkNames, ExpressionAttributeValues: values})
 			if conditionFailed(err) {
@@ -190,7 +207,7 @@ func (s *LinkStore) rewriteTagged(ctx context.Context, op, code, owner string,
 		}
 		items := append([]types.TransactWriteItem{{Put: &types.Put{TableName: &s.cfg.LinksTable, Item: item,
 			ConditionExpression: cond, ExpressionAttributeNames: linkNames, ExpressionAttributeValues: values}}},
-			s.tagOps(owner, code, old.CreatedAt, add, remove)...)
+			s.tagOps(owner, code, old.CreatedAt, add, remove, keep, item)...)
 		_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 		if firstConditionFailed(err) {
 			continue // changed since the read: read again
@@ -277,7 +294,7 @@ func (s *LinkStore) tombstoneTagged(ctx context.Context, t link.Tombstone) (writ
 			ConditionExpression:       aws.String("#status <> :tomb AND " + tableschema.AttrExpiresAt + " <= :now AND " + tableschema.AttrVersion + " = :v"),
 			ExpressionAttributeNames:  attrNames,
 			ExpressionAttributeValues: values,
-		}}}, s.tagOps(old.Owner, old.Code, old.CreatedAt, nil, old.Tags)...)
+		}}}, s.tagOps(old.Owner, old.Code, old.CreatedAt, nil, old.Tags, nil, nil)...)
 		_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 		if firstConditionFailed(err) {
 			continue
@@ -290,12 +307,10 @@ func (s *LinkStore) tombstoneTagged(ctx context.Context, t link.Tombstone) (writ
 	return false, true, fmt.Errorf("write tombstone %q: changed by others %d times in a row: %w", t.Code, rewriteAttempts, link.ErrUnavailable)
 }
 
-// ListTagged implements linkstore.Tagged: each tag's membership is read
-// newest first from the cursor's position (one Query per tag, a page and
-// one more each), the positions merged, and the page's links read with
-// BatchGetItem. A link that no longer carries the tag, is gone, or is not
-// the owner's (none can be: the partition names the owner) is left out,
-// so the listing is always the links table's word.
+// ListTagged implements linkstore.Tagged: each tag's membership copies are
+// read newest first from the cursor's position (one Query per tag, a page
+// and one more each) and merged, a link that has two of the tags once.
+// The partitions name the owner, so no other owner's link is read.
 func (s *LinkStore) ListTagged(ctx context.Context, owner string, tags []string, limit int, cursor string) ([]link.Link, string, error) {
 	after, err := linkstore.DecodeCursor(cursor)
 	if err != nil {
@@ -309,13 +324,16 @@ func (s *LinkStore) ListTagged(ctx context.Context, owner string, tags []string,
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	var positions []string
+	type entry struct {
+		sk string
+		l  link.Link
+	}
+	var entries []entry
 	for _, tag := range tags {
 		in := &dynamodb.QueryInput{
 			TableName:                 &s.cfg.TagsTable,
 			KeyConditionExpression:    aws.String(tableschema.AttrTagPK + " = :pk"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(memberPK(owner, tag))},
-			ProjectionExpression:      aws.String(tableschema.AttrSK),
 			ScanIndexForward:          aws.Bool(false),
 			Limit:                     aws.Int32(int32(limit + 1)),
 		}
@@ -332,80 +350,32 @@ func (s *LinkStore) ListTagged(ctx context.Context, owner string, tags []string,
 			if err != nil {
 				return nil, "", fmt.Errorf("decode tag membership: %w", err)
 			}
-			positions = append(positions, sk)
+			l, err := unmarshalLink(item)
+			if err != nil {
+				return nil, "", fmt.Errorf("decode tag membership %q: %w", sk, err)
+			}
+			entries = append(entries, entry{sk: sk, l: l})
 		}
 	}
-	sort.Sort(sort.Reverse(sort.StringSlice(positions)))
-	positions = slices.Compact(positions) // a link with two of the tags
-	more := len(positions) > limit
+	if len(tags) > 1 {
+		sort.SliceStable(entries, func(i, j int) bool { return entries[i].sk > entries[j].sk })
+		entries = slices.CompactFunc(entries, func(a, b entry) bool { return a.sk == b.sk })
+	}
+	more := len(entries) > limit
 	if more {
-		positions = positions[:limit]
+		entries = entries[:limit]
 	}
-	codes := make([]string, 0, len(positions))
-	for _, p := range positions {
-		if _, code, ok := parseMemberSK(p); ok {
-			codes = append(codes, code)
-		}
-	}
-	found, err := s.batchGet(ctx, codes)
-	if err != nil {
-		return nil, "", err
-	}
-	links := make([]link.Link, 0, len(codes))
-	for _, code := range codes {
-		l, ok := found[code]
-		if ok && l.Owner == owner && l.Status != link.StatusTombstone && linkstore.HasAnyTag(l, tags) {
-			links = append(links, linkstore.Listed(l))
+	links := make([]link.Link, 0, len(entries))
+	for _, e := range entries {
+		if e.l.Owner == owner && e.l.Status != link.StatusTombstone {
+			links = append(links, linkstore.Listed(e.l))
 		}
 	}
 	if !more {
 		return links, "", nil
 	}
-	ms, code, _ := parseMemberSK(positions[len(positions)-1])
+	ms, code, _ := parseMemberSK(entries[len(entries)-1].sk)
 	return links, linkstore.EncodeCursor(link.Link{Code: code, CreatedAt: time.UnixMilli(ms)}), nil
-}
-
-// batchGetAttempts bounds the rounds of BatchGetItem spent on keys
-// DynamoDB left unprocessed (under load it may process only part).
-const batchGetAttempts = 5
-
-// batchGet reads up to linkstore.MaxPage links by code, eventually
-// consistent, as the listing reads its index.
-func (s *LinkStore) batchGet(ctx context.Context, codes []string) (map[string]link.Link, error) {
-	found := make(map[string]link.Link, len(codes))
-	if len(codes) == 0 {
-		return found, nil
-	}
-	keys := make([]map[string]types.AttributeValue, len(codes))
-	for i, c := range codes {
-		keys[i] = map[string]types.AttributeValue{tableschema.AttrCode: str(c)}
-	}
-	req := map[string]types.KeysAndAttributes{s.cfg.LinksTable: {Keys: keys}}
-	for attempt := 0; len(req) > 0; attempt++ {
-		if attempt == batchGetAttempts {
-			return nil, fmt.Errorf("read tagged links: keys left unprocessed %d times: %w", batchGetAttempts, link.ErrUnavailable)
-		}
-		if attempt > 0 {
-			select {
-			case <-ctx.Done():
-				return nil, wrapCode("read tagged links", "", ctx.Err())
-			case <-time.After(time.Duration(attempt*attempt) * 10 * time.Millisecond):
-			}
-		}
-		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
-		if err != nil {
-			return nil, wrapCode("read tagged links", "", err)
-		}
-		for _, item := range out.Responses[s.cfg.LinksTable] {
-			l, err := unmarshalLink(item)
-			if err != nil {
-				return nil, err
-			}
-			found[l.Code] = l
-		}
-		req = out.UnprocessedKeys
-	}
-	return found, nil
 }
 
 // MaxTagCounts bounds how many of an owner's tags TagCounts reads.

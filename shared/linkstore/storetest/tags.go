@@ -91,8 +91,16 @@ func RunTags(t *testing.T, newStore Factory) {
 		l := tagged("moveme1", "owner-a", clock.Now(), "a", "b")
 		require.NoError(t, s.Create(ctx, l, nil))
 		next := l.Clone()
-		next.Tags, next.Version = []string{"b", "c"}, 2
+		next.Tags, next.Version, next.URL, next.Title = []string{"b", "c"}, 2, "https://example.com/moved", "Moved"
 		require.NoError(t, s.Update(ctx, next, 1))
+		for _, tag := range []string{"b", "c"} { // kept and added: both show the link as it is now
+			links, _, err := s.ListTagged(ctx, "owner-a", []string{tag}, 0, "")
+			require.NoError(t, err)
+			require.Len(t, links, 1)
+			assert.Equal(t, "https://example.com/moved", links[0].URL, tag)
+			assert.Equal(t, "Moved", links[0].Title, tag)
+			assert.Equal(t, int64(2), links[0].Version, tag)
+		}
 		assert.Equal(t, []string{}, listTagged(t, s, "owner-a", "a"))
 		assert.Equal(t, []string{"moveme1"}, listTagged(t, s, "owner-a", "c"))
 		assert.Equal(t, map[string]int64{"b": 1, "c": 1}, counts(t, s, "owner-a"))
