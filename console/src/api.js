@@ -72,9 +72,10 @@ export const enc = encodeURIComponent;
 
 // listLinks reads one page of the caller's links, newest first; with
 // search, only those whose code, alias or URL contains it (the API's q).
-export function listLinks(limit, cursor, search) {
+export function listLinks(limit, cursor, search, tag) {
   let q = `/v1/links?limit=${limit}`;
   if (search) q += `&q=${enc(search)}`;
+  if (tag) q += `&tag=${enc(tag)}`;
   if (cursor) q += `&cursor=${enc(cursor)}`;
   return request('GET', q).then((r) => r.data);
 }
@@ -114,4 +115,9 @@ export function newKey() {
   if (crypto.randomUUID) return crypto.randomUUID();
   const b = crypto.getRandomValues(new Uint8Array(16));
   return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}
+
+// listTags reads the caller's tags with their link counts.
+export function listTags() {
+  return request('GET', '/v1/tags').then((r) => r.data);
 }
