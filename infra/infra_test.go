@@ -151,11 +151,13 @@ func TestNoFunctionCarriesAPlaceholderForTheDistribution(t *testing.T) {
 
 func TestLinksTableIsAnMRECGlobalTableWithTTLAndStream(t *testing.T) {
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
-		var links, others []resource
+		var links, others, linkTags []resource
 		for _, r := range s.data().resources("AWS::DynamoDB::GlobalTable") {
 			switch {
 			case strings.HasPrefix(r.ID, "TablesLinks"):
 				links = append(links, r)
+			case strings.HasPrefix(r.ID, "TablesLinkTags"):
+				linkTags = append(linkTags, r)
 			case strings.HasPrefix(r.ID, "TablesKeys"):
 				// TestKeysTable
 			case strings.HasPrefix(r.ID, "TablesReservations"):
@@ -194,7 +196,19 @@ func TestLinksTableIsAnMRECGlobalTableWithTTLAndStream(t *testing.T) {
 			tableschema.IndexByOwner:       `[{"AttributeName":"owner_id","KeyType":"HASH"},{"AttributeName":"created_at","KeyType":"RANGE"}] "` + s.cfg.OwnerIndexProjection + `"`,
 			tableschema.IndexDueTombstones: `[{"AttributeName":"tomb_shard","KeyType":"HASH"},{"AttributeName":"reclaim_after","KeyType":"RANGE"}] "KEYS_ONLY"`,
 			tableschema.IndexExpiringLinks: `[{"AttributeName":"exp_shard","KeyType":"HASH"},{"AttributeName":"expires_at","KeyType":"RANGE"}] "INCLUDE"`,
+			tableschema.IndexByOwnerAll:    `[{"AttributeName":"owner_id","KeyType":"HASH"},{"AttributeName":"created_at","KeyType":"RANGE"}] "ALL"`,
 		}, indexes)
+
+		// The tags table is written in the links' transactions: an MREC
+		// global table with a replica wherever the links table has one.
+		require.Len(t, linkTags, 1)
+		assert.Equal(t, "EVENTUAL", linkTags[0].Props["MultiRegionConsistency"])
+		var tagRegions []string
+		for _, r := range asSlice(linkTags[0].Props["Replicas"]) {
+			tagRegions = append(tagRegions, get(r, "Region").(string))
+		}
+		sort.Strings(tagRegions)
+		assert.Equal(t, want, tagRegions)
 
 		// Idempotency and analytics live in the primary region only.
 		require.Len(t, others, 2)
@@ -526,13 +540,13 @@ func TestManagementAPI(t *testing.T) {
 			assert.Equal(t, true, m.Props["ApiKeyRequired"], "every /v1 method with a function behind it needs an API key: %s", m.ID)
 		}
 		assert.Equal(t, 1, pages, "one static page: GET /v1/problems")
-		assert.Len(t, routes, 15, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET /v1/stats, GET problems, "+
-			"GET health, POST/GET /v1/webhooks, DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries")
+		assert.Len(t, routes, 16, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET /v1/stats, GET problems, "+
+			"GET health, POST/GET /v1/webhooks, DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries, GET /v1/tags")
 		var ids []string
 		for r := range routes {
 			ids = append(ids, r)
 		}
-		for _, want := range []string{"linksbatchPOST", "linkscodeqrGET", "linkscodestatsGET"} {
+		for _, want := range []string{"linksbatchPOST", "linkscodeqrGET", "linkscodestatsGET", "tagsGET"} {
 			assert.True(t, slices.ContainsFunc(ids, func(id string) bool { return strings.Contains(id, want) }), "%s routed: %v", want, ids)
 		}
 		responses := map[string]any{}
@@ -584,6 +598,7 @@ func TestIAMPerFunction(t *testing.T) {
 	// resource of the statement must contain.
 	type grant map[string]string
 	links, idem, analytics, keysTable := "tableslinks", "tablesidempotency", "tablesanalytics", "tableskeys"
+	linkTags := "tableslinktags"
 	reservations := "tablesreservations"
 
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
@@ -594,8 +609,11 @@ func TestIAMPerFunction(t *testing.T) {
 			want := map[string]grant{
 				// Reads this region's replica; counts misses in this
 				// region's misses table, one UpdateItem each.
-				"redirect":  {"dynamodb:GetItem": links + "|" + here, "dynamodb:UpdateItem": "misses"},
-				"ttlstream": {"dynamodb:UpdateItem": links + "|arn:aws:dynamodb:" + primary + ":"},
+				"redirect": {"dynamodb:GetItem": links + "|" + here, "dynamodb:UpdateItem": "misses"},
+				// GetItem: an expired link's tags, removed from the tags
+				// table (DeleteItem, UpdateItem: the counter) with it.
+				"ttlstream": {"dynamodb:UpdateItem": "arn:aws:dynamodb:" + primary + ":", "dynamodb:GetItem": links + "|arn:aws:dynamodb:" + primary + ":",
+					"dynamodb:DeleteItem": linkTags + "|arn:aws:dynamodb:" + primary + ":"},
 				// The origin secret's replica in this region only.
 				"originauth": {"secretsmanager:GetSecretValue": ":secretsmanager:" + region + ":", "secretsmanager:DescribeSecret": ":secretsmanager:" + region + ":"},
 			}
@@ -612,9 +630,14 @@ func TestIAMPerFunction(t *testing.T) {
 				param := "arn:aws:ssm:" + region + ":" + testAccount + ":parameter/" + s.cfg.AppName + "/edge"
 				// create reads the parameter with a custom domain too: the
 				// distribution's own host is refused as a long URL beside it.
-				want["create"] = grant{"dynamodb:GetItem": here, "dynamodb:PutItem": here, "ssm:GetParameter": param}
-				want["manage"] = grant{"dynamodb:GetItem": here, "dynamodb:PutItem": links + "|" + here,
-					"dynamodb:Query": "/index/" + tableschema.IndexByOwner + "|" + here, "ssm:GetParameter": param}
+				want["create"] = grant{"dynamodb:GetItem": here, "dynamodb:PutItem": here, "ssm:GetParameter": param,
+					"dynamodb:UpdateItem": linkTags + "|" + here}
+				// Query: by-owner, by-owner-all and the tags table; the
+				// tags table's writes move a link's tags with its edits.
+				want["manage"] = grant{"dynamodb:GetItem": here, "dynamodb:PutItem": here,
+					"dynamodb:Query": here, "ssm:GetParameter": param,
+					"dynamodb:DescribeTable": links + "|" + here,
+					"dynamodb:UpdateItem":    "", "dynamodb:DeleteItem": linkTags + "|" + here}
 				// The counts are in the primary's analytics table only.
 				// And the owner's links, for GET /v1/stats: the by-owner
 				// index of this region's replica.
@@ -632,7 +655,8 @@ func TestIAMPerFunction(t *testing.T) {
 				}
 			}
 			if region == primary {
-				want["reclaim"] = grant{"dynamodb:Query": "/index/", "dynamodb:UpdateItem": links, "dynamodb:DeleteItem": links}
+				want["reclaim"] = grant{"dynamodb:Query": "/index/", "dynamodb:UpdateItem": "", "dynamodb:DeleteItem": "",
+					"dynamodb:GetItem": links}
 				// GetItem: its checkpoints and compaction state, and a code's
 				// owner for link.clicked; Query: the analytics table's rollups,
 				// segments and day items, and the owner's subscriptions.
@@ -648,9 +672,11 @@ func TestIAMPerFunction(t *testing.T) {
 				// (infra/reservations.go): create reserves, confirms, gives
 				// back and reads; manage advances; reclaim releases, after
 				// reading the tombstone.
-				want["create"]["dynamodb:UpdateItem"] = reservations + "|" + here
+				// (UpdateItem also on the tags table's counters.)
+				want["create"]["dynamodb:UpdateItem"] = here
 				want["create"]["dynamodb:DeleteItem"] = reservations + "|" + here
-				want["manage"]["dynamodb:UpdateItem"] = reservations + "|" + here
+				want["manage"]["dynamodb:UpdateItem"] = here
+				want["manage"]["dynamodb:DeleteItem"] = here
 				want["manage"]["dynamodb:PutItem"] = "" // the links table's, and the reservation table's (adoption)
 				if region == primary {
 					want["reclaim"]["dynamodb:DeleteItem"] = ""
@@ -692,7 +718,7 @@ func TestIAMPerFunction(t *testing.T) {
 							}
 							if name == "create" && strings.HasPrefix(a, "dynamodb:") {
 								assert.True(t, strings.Contains(res, links) || strings.Contains(res, idem) || strings.Contains(res, keysTable) ||
-									strings.Contains(res, reservations), st.Resources)
+									strings.Contains(res, reservations) || strings.Contains(res, linkTags), st.Resources)
 							}
 							if name == "create" && resv {
 								assert.NotContains(t, res, idem, "claims live in the reservation table: no grant on the idempotency table")

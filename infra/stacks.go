@@ -157,6 +157,7 @@ func NewDataStack(app awscdk.App, cfg Config) *DataStack {
 		out(st, "ReservationTableName", t.Reservations.TableName(), "Reservation table (MRSC): codes, versions, Idempotency-Keys")
 	}
 	out(st, "LinksTableName", t.Links.TableName(), "Links global table (replicated to every region)")
+	out(st, "LinkTagsTableName", t.LinkTags.TableName(), "Tags of links: membership and per-owner counts, beside the links table")
 	out(st, "AnalyticsTableName", t.Analytics.TableName(), "Click counts")
 	secret := edge.NewOriginSecret(st, "OriginSecret", originSecretReplicas(cfg))
 	arn := edge.OriginSecretARN(secret)
@@ -387,8 +388,11 @@ type regional struct {
 	// writes made here, after the reservation table); writeLinks the
 	// primary's (ttlstream's tombstones).
 	links, writeLinks awsdynamodb.ITableV2
-	env               env
-	mon               monitoring.Props
+	// writeLinkTags is the primary's tags table, written with writeLinks
+	// (the expiry's tombstones take a link's tags away).
+	writeLinkTags awsdynamodb.ITableV2
+	env           env
+	mon           monitoring.Props
 }
 
 // newRegional opens the tables of rs's Region and the environment its
@@ -406,7 +410,7 @@ func newRegional(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack
 		writeLinks = tables.LinksIn(st, "PrimaryLinks", linksName, cfg.PrimaryRegion, nil, false)
 	}
 	// Each function gets only the names of the tables it uses (fn).
-	tableEnv := map[string]*string{"LINKS_TABLE": linksName}
+	tableEnv := map[string]*string{"LINKS_TABLE": linksName, "LINK_TAGS_TABLE": tables.Name(data.Tables.LinkTags)}
 	if v1 || primary {
 		// (tables.Name: read from other Regions without renaming them.)
 		tableEnv["IDEMPOTENCY_TABLE"] = tables.Name(data.Tables.Idempotency)
@@ -417,6 +421,7 @@ func newRegional(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack
 	return &regional{
 		st: st, cfg: cfg, rs: rs, data: data, retention: retentionDays(cfg.LogRetentionDays),
 		links: links, writeLinks: writeLinks, env: e,
+		writeLinkTags: tables.In(st, "PrimaryLinkTags", tables.Name(data.Tables.LinkTags), cfg.PrimaryRegion),
 	}
 }
 
@@ -484,10 +489,12 @@ func (b *regional) ttlStream() {
 	// TTL deletions happen in every region and are recognisable only where
 	// they happened (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/time-to-live-ttl-streams.html), so every region consumes its own
 	// stream; the tombstone is written to the primary (PRIMARY_REGION).
-	ttl := b.fn("ttlstream", "LINKS_TABLE")
+	ttl := b.fn("ttlstream", "LINKS_TABLE", "LINK_TAGS_TABLE")
 	// UpdateItem: the tombstone is written in place, keeping an expired
-	// link's after-expiry URL (dynamo.LinkStore.Tombstone).
-	b.writeLinks.Grant(ttl.Role, jsii.String("dynamodb:UpdateItem"))
+	// link's after-expiry URL (dynamo.LinkStore.Tombstone); GetItem: the
+	// link's tags, whose membership goes in the same transaction.
+	b.writeLinks.Grant(ttl.Role, jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:GetItem"))
+	b.writeLinkTags.Grant(ttl.Role, jsii.String("dynamodb:DeleteItem"), jsii.String("dynamodb:UpdateItem"))
 	ttlConsumer := lifecycle.NewTTLConsumer(b.st, "TTLStream", lifecycle.TTLConsumerProps{Function: ttl.Fn, Links: b.links})
 	b.rs.TTLStream = ttlConsumer
 	b.mon = monitoring.Props{
@@ -545,13 +552,17 @@ func (b *regional) v1API(primaryStack *RegionalStack) {
 // machine.
 func (b *regional) reclaim() error {
 	links := b.links
-	reclaim := b.fn("reclaim", "LINKS_TABLE")
+	reclaim := b.fn("reclaim", "LINKS_TABLE", "LINK_TAGS_TABLE")
 	grantIndexQuery(reclaim.Role, links, tableschema.IndexDueTombstones)
 	grantIndexQuery(reclaim.Role, links, tableschema.IndexExpiringLinks)
 	// UpdateItem: an expired link's tombstone, written in place and
 	// conditioned on its expiry; DeleteItem: a due tombstone,
 	// conditioned on its grace.
 	links.Grant(reclaim.Role, jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:DeleteItem"))
+	// An expired link's tags leave the tags table in the transaction of its
+	// tombstone, read first (GetItem) to know which.
+	links.Grant(reclaim.Role, jsii.String("dynamodb:GetItem"))
+	b.writeLinkTags.Grant(reclaim.Role, jsii.String("dynamodb:DeleteItem"), jsii.String("dynamodb:UpdateItem"))
 	definition, err := reclaimflow.Definition(*reclaim.Fn.FunctionArn())
 	if err != nil {
 		return fmt.Errorf("reclaim state machine definition: %w", err)
@@ -624,21 +635,31 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	// With the reservation table, Idempotency-Key claims live in it (a
 	// retry in another Region meets them): create has no use for the
 	// idempotency table, which is the primary's only, and no grant on it.
-	createTables := []string{"LINKS_TABLE", "KEYS_TABLE"}
+	createTables := []string{"LINKS_TABLE", "KEYS_TABLE", "LINK_TAGS_TABLE"}
 	if !data.Reservation.Enabled() {
 		createTables = append(createTables, "IDEMPOTENCY_TABLE")
 	}
 	create := fn("create", createTables...)
 	links.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:GetItem"))
 	keys.Grant(create.Role, jsii.String("dynamodb:GetItem"))
+	// A tagged link's membership and counters, in its create's transaction.
+	linkTags := tables.In(st, "LinkTags", tables.Name(data.Tables.LinkTags), region)
+	linkTags.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:UpdateItem"))
 	if !data.Reservation.Enabled() {
 		data.Tables.Idempotency.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:GetItem"))
 	}
 
-	manage := fn("manage", "LINKS_TABLE", "KEYS_TABLE")
+	manage := fn("manage", "LINKS_TABLE", "KEYS_TABLE", "LINK_TAGS_TABLE")
 	links.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"))
 	keys.Grant(manage.Role, jsii.String("dynamodb:GetItem"))
 	grantIndexQuery(manage.Role, links, tableschema.IndexByOwner)
+	// Listings read by-owner-all once DescribeTable says it is built;
+	// edits and deletes move a link's tags in the tags table, which GET
+	// /v1/tags and tag listings Query.
+	grantIndexQuery(manage.Role, links, tableschema.IndexByOwnerAll)
+	links.Grant(manage.Role, jsii.String("dynamodb:DescribeTable"))
+	linkTags.Grant(manage.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:UpdateItem"),
+		jsii.String("dynamodb:DeleteItem"))
 	// manage invalidates the edge after an edit or delete. The
 	// distribution is in the edge stack, which depends on this one, so
 	// no reference can name it here (it would be a cycle): the edge
@@ -843,7 +864,7 @@ func functionEnv(cfg Config, tableNames map[string]*string) (env, error) {
 	for k, v := range tableNames {
 		e.tables[k] = *v
 	}
-	check := map[string]string{"LINKS_TABLE": "links", "IDEMPOTENCY_TABLE": "idempotency", "KEYS_TABLE": "keys"}
+	check := map[string]string{"LINKS_TABLE": "links", "IDEMPOTENCY_TABLE": "idempotency", "KEYS_TABLE": "keys", "LINK_TAGS_TABLE": "link-tags"}
 	for k, v := range e.common {
 		check[k] = v
 	}

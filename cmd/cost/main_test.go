@@ -44,14 +44,16 @@ func TestRunMeasures(t *testing.T) {
 	assert.Positive(t, r.Packed.ByOperation["TransactWriteItems"], "the rollups")
 	assert.Positive(t, r.Packed.ByOperation["PutItem"], "the compaction's writes")
 	assert.Equal(t, r.Stream.Batches, r.Packed.Compactions, "one compaction a batch, the last one after the stream")
-	assert.Equal(t, 3.0, r.Create.WRUPerCreate)
-	assert.Equal(t, 6.0, r.Create.WRUPerKeyedCreate)
+	// The link, its by-owner, by-owner-all and expiring-links entries (an
+	// untagged link writes nothing to the tags table).
+	assert.Equal(t, 4.0, r.Create.WRUPerCreate)
+	assert.Equal(t, 7.0, r.Create.WRUPerKeyedCreate)
 	assert.Equal(t, 1.0, r.Create.RRUPerKeyed)
 	assert.Equal(t, 0.0, r.Create.WRUPerReplay, "a replay writes nothing")
 	// Through the reservation table: the link's put as before, plus a
 	// reservation put and its confirmation, each one unit.
 	mr := r.Create.MultiRegion
-	assert.Equal(t, 5.0, mr.WRUPerCreate)
+	assert.Equal(t, 6.0, mr.WRUPerCreate)
 	assert.Equal(t, 2.0, mr.ReservationWRU)
 	assert.Greater(t, mr.ReservationWRUKeyed, mr.ReservationWRU, "a key adds its claim and its settling")
 	assert.Equal(t, 0.0, mr.WRUPerReplay, "a replay writes nothing")

@@ -20,6 +20,7 @@ const (
 	defaultDynamoDBPort     = 8000
 	defaultLinksTable       = "shortener-links"
 	defaultIdempotencyTable = "shortener-idempotency"
+	defaultLinkTagsTable    = "shortener-link-tags"
 	defaultReservationTable = "shortener-reservations"
 	defaultKeysTable        = "shortener-keys"
 	defaultAnalyticsTable   = "shortener-analytics"
@@ -152,6 +153,7 @@ func functionEnv(getenv func(string) string, baseURL string) func(string) string
 	defaults := map[string]string{
 		"LINKS_TABLE":       defaultLinksTable,
 		"IDEMPOTENCY_TABLE": defaultIdempotencyTable,
+		"LINK_TAGS_TABLE":   defaultLinkTagsTable,
 		// Creates, edits and deletes reserve first, as in every Region of
 		// a multi-Region deployment.
 		"RESERVATION_TABLE":  defaultReservationTable,
@@ -179,13 +181,13 @@ func functionEnv(getenv func(string) string, baseURL string) func(string) string
 		if v := getenv(name); v != "" {
 			return v
 		}
-		if links := getenv("LINKS_TABLE"); links != "" && (name == "RESERVATION_TABLE" || name == "MISSES_TABLE" || name == "EDGE_MARKS_TABLE") {
+		if links := getenv("LINKS_TABLE"); links != "" && (name == "RESERVATION_TABLE" || name == "MISSES_TABLE" || name == "EDGE_MARKS_TABLE" || name == "LINK_TAGS_TABLE") {
 			// A run given its own links table (a test, a load script)
 			// gets its own reservations, misses and marks beside it, so
 			// no run finds another's codes reserved, its client over
 			// budget or its links held.
 			return links + map[string]string{"RESERVATION_TABLE": "-reservations", "MISSES_TABLE": "-misses",
-				"EDGE_MARKS_TABLE": "-edge-marks"}[name]
+				"EDGE_MARKS_TABLE": "-edge-marks", "LINK_TAGS_TABLE": "-link-tags"}[name]
 		}
 		if name == "EDGE_MARKS_TABLES" {
 			// The management API reads the marks the redirect writes

@@ -279,6 +279,9 @@ func (st *stack) createTables(ctx context.Context) error {
 	if err == nil {
 		err = localtable.Links(tctx, db, cfg.LinksTable, cfg.IdempotencyTable)
 	}
+	if err == nil && cfg.LinkTagsTable != "" {
+		err = localtable.LinkTags(tctx, db, cfg.LinkTagsTable)
+	}
 	if err == nil && cfg.MissesTable != "" {
 		err = localtable.Create(tctx, db, cfg.MissesTable, tableschema.Misses())
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,7 +29,7 @@ import (
 // JSON, protected "true" for a link with a password (which is never
 // exported: only its hash is stored).
 var exportColumns = []string{"code", "alias", "url", "short_url", "status", "redirect_status", "created_at", "updated_at", "expires_at", "version",
-	"protected", "max_clicks", "rules", "targets", "expired_url",
+	"protected", "max_clicks", "rules", "targets", "expired_url", "title", "notes", "tags",
 	// The click total another shortener counted before an import
 	// (withImportedClicks fills it in).
 	"imported_clicks"}
@@ -101,6 +102,8 @@ func (w *csvLinkWriter) write(l linkapi.LinkDetail) error {
 		l.Code, l.Alias, l.URL, l.ShortURL, string(l.Status), strconv.Itoa(l.RedirectStatus),
 		l.CreatedAt, l.UpdatedAt, l.ExpiresAt, strconv.FormatInt(l.Version, 10),
 		boolCell(l.Protected), intCell(l.MaxClicks), jsonCell(l.Rules), jsonCell(l.Targets), l.ExpiredURL,
+		// Tags joined by "|", which no tag holds (the import reads it back).
+		l.Title, l.Notes, strings.Join(l.Tags, "|"),
 		intCell(l.ImportedClicks),
 	})
 }

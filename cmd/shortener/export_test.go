@@ -126,7 +126,7 @@ func TestExportPagesAndRetries(t *testing.T) {
 			require.Len(t, rows, 1+tt.wantRows)
 			assert.Equal(t, exportColumns, rows[0])
 			assert.Equal(t, []string{"c000000", "", "https://example.com/0?a=1,b=2", "https://sho.rt/c000000", "active", "302", "2026-11-30T00:00:00Z", "2026-11-30T00:00:00Z", "2031-11-29T00:00:00Z", "1",
-				"", "", "", "", "", ""}, rows[1], "a link without redirect rules leaves their cells empty")
+				"", "", "", "", "", "", "", "", ""}, rows[1], "a link without redirect rules, title, notes, tags or imported clicks leaves their cells empty")
 			assert.Equal(t, "c000249", rows[250][0], "every page, in order")
 		})
 	}

@@ -26,6 +26,9 @@ type importedRow struct {
 	NotKept  []string
 	// Imported is the source's click total, kept as imported_clicks.
 	Imported int64
+	// Title and Tags are what the link keeps of the source's.
+	Title string
+	Tags  []string
 	// Failed is the field the row failed on ("-" for a row that failed as
 	// a whole), empty when it is ready to send.
 	Failed string
@@ -55,7 +58,12 @@ func readFixture(t *testing.T, format, file string, newCode bool) []importedRow 
 		if r.req.ImportedClicks != nil {
 			g.Imported = *r.req.ImportedClicks
 		}
+		if r.req.Title != nil {
+			g.Title = *r.req.Title
+		}
+		g.Tags = r.req.Tags
 		if r.Problem != nil {
+			g.Title, g.Tags = "", nil
 			g.Failed = r.Problem.Field
 			if g.Failed == "" {
 				g.Failed = "-"
@@ -70,11 +78,13 @@ func readFixture(t *testing.T, format, file string, newCode bool) []importedRow 
 func TestImportFormats(t *testing.T) {
 	// Every back-half of a bitlink worked in Bitly, so each becomes a link:
 	// the bitlink's own, then its custom ones. Bitly redirects with 301.
-	fall := []string{"title", "tags", "domain"}
+	// Bitly's title and tags are kept on every back-half's link.
+	fall := []string{"domain"}
+	menu := []string{"menu"}
 	bitly := []importedRow{
-		{Line: 2, URL: "https://restaurant.example/menu/fall", Alias: "3Pq9XyZ", Redirect: 301, NotKept: fall},
-		{Line: 2, URL: "https://restaurant.example/menu/fall", Alias: "fall-menu", Redirect: 301, NotKept: fall},
-		{Line: 2, URL: "https://restaurant.example/menu/fall", Alias: "menu", Redirect: 301, NotKept: fall},
+		{Line: 2, URL: "https://restaurant.example/menu/fall", Alias: "3Pq9XyZ", Redirect: 301, NotKept: fall, Title: "Fall menu", Tags: menu},
+		{Line: 2, URL: "https://restaurant.example/menu/fall", Alias: "fall-menu", Redirect: 301, NotKept: fall, Title: "Fall menu", Tags: menu},
+		{Line: 2, URL: "https://restaurant.example/menu/fall", Alias: "menu", Redirect: 301, NotKept: fall, Title: "Fall menu", Tags: menu},
 		{Line: 3, URL: "https://restaurant.example/reservations", Alias: "4aBcDeF", Redirect: 301, NotKept: []string{"archived", "domain"}},
 	}
 	bitlyJSON := append([]importedRow(nil), bitly...)
@@ -92,28 +102,31 @@ func TestImportFormats(t *testing.T) {
 		want               []importedRow
 	}{
 		{name: "shlink", format: "shlink", file: "shlink.csv", want: []importedRow{
-			{Line: 2, URL: "https://example.org/campaigns/spring-2024?utm_source=newsletter", Alias: "Spring24", NotKept: []string{"title", "tags", "domain"}, Imported: 1284},
+			{Line: 2, URL: "https://example.org/campaigns/spring-2024?utm_source=newsletter", Alias: "Spring24", NotKept: []string{"domain"}, Imported: 1284,
+				Title: "Spring campaign 2024", Tags: []string{"marketing", "newsletter"}},
 			{Line: 3, URL: "https://example.org/docs/install", Alias: "aB3dE", NotKept: []string{"domain"}},
 			{Line: 4, URL: "https://example.org/about", Alias: "ab", Imported: 12, Failed: "alias"},         // shorter than 3
 			{Line: 5, URL: "https://example.org/admin-guide", Alias: "admin", Imported: 3, Failed: "alias"}, // reserved
-			{Line: 6, URL: "https://example.org/shop?cat=gifts,toys", Alias: "xmas-sale", NotKept: []string{"title", "domain"}, Imported: 57},
+			{Line: 6, URL: "https://example.org/shop?cat=gifts,toys", Alias: "xmas-sale", NotKept: []string{"domain"}, Title: "Xmas sale", Imported: 57},
 		}},
 		{name: "shlink with new codes", format: "shlink", file: "shlink.csv", newCode: true, want: []importedRow{
-			{Line: 2, URL: "https://example.org/campaigns/spring-2024?utm_source=newsletter", Alias: "Spring24", NotKept: []string{"title", "tags", "domain"}, Imported: 1284},
+			{Line: 2, URL: "https://example.org/campaigns/spring-2024?utm_source=newsletter", Alias: "Spring24", NotKept: []string{"domain"}, Imported: 1284,
+				Title: "Spring campaign 2024", Tags: []string{"marketing", "newsletter"}},
 			{Line: 3, URL: "https://example.org/docs/install", Alias: "aB3dE", NotKept: []string{"domain"}},
-			{Line: 4, URL: "https://example.org/about", NotKept: []string{"title", "domain", `alias "ab" (must be 3 to 64 characters, got 2)`}, Imported: 12},
-			{Line: 5, URL: "https://example.org/admin-guide", NotKept: []string{"tags", "domain", `alias "admin" ("admin" is reserved)`}, Imported: 3},
-			{Line: 6, URL: "https://example.org/shop?cat=gifts,toys", Alias: "xmas-sale", NotKept: []string{"title", "domain"}, Imported: 57},
+			{Line: 4, URL: "https://example.org/about", NotKept: []string{"domain", `alias "ab" (must be 3 to 64 characters, got 2)`}, Title: "About us", Imported: 12},
+			{Line: 5, URL: "https://example.org/admin-guide", NotKept: []string{"domain", `alias "admin" ("admin" is reserved)`}, Tags: []string{"docs"}, Imported: 3},
+			{Line: 6, URL: "https://example.org/shop?cat=gifts,toys", Alias: "xmas-sale", NotKept: []string{"domain"}, Title: "Xmas sale", Imported: 57},
 		}},
 		{name: "yourls", format: "yourls", file: "yourls.csv", want: []importedRow{
-			{Line: 2, URL: "https://ozh.org/", Alias: "ozh", Redirect: 301, NotKept: []string{"title", "creator IP"}, Imported: 542},
+			{Line: 2, URL: "https://ozh.org/", Alias: "ozh", Redirect: 301, NotKept: []string{"creator IP"}, Title: "Ozh RICHARD", Imported: 542},
 			{Line: 3, URL: "https://example.net/first", Alias: "1", Redirect: 301, Imported: 12, Failed: "alias"},
-			{Line: 4, URL: "https://yourls.org/docs", Alias: "yourls-docs", Redirect: 301, NotKept: []string{"title", "creator IP"}},
+			{Line: 4, URL: "https://yourls.org/docs", Alias: "yourls-docs", Redirect: 301, NotKept: []string{"creator IP"}, Title: "YOURLS documentation"},
 			{Line: 5, URL: "ftp://files.example.net/feed.xml", Alias: "feed", Redirect: 301, Imported: 3, Failed: "url"},
 		}},
 		{name: "yourls, mysql --batch", format: "yourls", file: "yourls-batch.tsv", want: []importedRow{
-			{Line: 2, URL: "https://ozh.org/", Alias: "ozh", Redirect: 301, NotKept: []string{"title", "creator IP"}, Imported: 542},
+			{Line: 2, URL: "https://ozh.org/", Alias: "ozh", Redirect: 301, NotKept: []string{"creator IP"}, Title: "ozh.org", Imported: 542},
 			{Line: 3, URL: "https://example.net/first", Alias: "1", Redirect: 301, Imported: 12, Failed: "alias"}, // YOURLS's first keywords are 1-2 characters
+			// A title with a tab is refused as a title here, so it is reported.
 			{Line: 4, URL: "https://blog.yourls.org/", Alias: "yourlsblog", Redirect: 301, NotKept: []string{"title", "creator IP"}},
 			{Line: 5, URL: "https://example.net/page", Alias: "notitle", Redirect: 301, NotKept: []string{"creator IP"}, Imported: 3}, // title NULL
 			{Line: 6, URL: "https://example.net/long", Alias: "campaign-2019-spring-newsletter-subscribers-europe-and-north-america-v2", Redirect: 301, Failed: "alias"},
@@ -125,17 +138,18 @@ func TestImportFormats(t *testing.T) {
 			{Line: 5, URL: "https://example.net/ab", Alias: "ab", Redirect: 301, Imported: 1, Failed: "alias"},
 		}},
 		{name: "dub", format: "dub", file: "dub.csv", want: []importedRow{
-			{Line: 2, URL: "https://example.com/blog/launch-week", Alias: "launch-week", NotKept: []string{"tags", "domain"}, Imported: 1520},
+			{Line: 2, URL: "https://example.com/blog/launch-week", Alias: "launch-week", NotKept: []string{"domain"}, Tags: []string{"launch", "blog"}, Imported: 1520},
 			{Line: 3, URL: "https://acme.com/pricing", Alias: "pricing", NotKept: []string{"archived", "domain"}, Imported: 77},
 			{Line: 4, URL: "https://acme.com/docs/api", Alias: "docs/api", Failed: "alias"}, // a slash
 		}},
 		{name: "dub, the current export with every column", format: "dub", file: "dub-current.csv", want: []importedRow{
-			{Line: 2, URL: "https://example.com/blog/launch-week", Alias: "launch-week", NotKept: []string{"leads", "conversions", "revenue", "tags", "domain"}, Imported: 1520},
-			{Line: 3, URL: "https://acme.com/pricing", Alias: "pricing", NotKept: []string{"archived", "domain"}, Imported: 77}, // Archived "Yes"
-			{Line: 4, URL: "https://acme.com/", Failed: "Short link"},                                                           // the root link: a bare domain
+			{Line: 2, URL: "https://example.com/blog/launch-week", Alias: "launch-week", NotKept: []string{"leads", "conversions", "revenue", "domain"}, Imported: 1520,
+				Tags: []string{"launch", "blog"}},
+			{Line: 3, URL: "https://acme.com/pricing", Alias: "pricing", NotKept: []string{"archived", "domain"}}, // Archived "Yes"
+			{Line: 4, URL: "https://acme.com/", Failed: "Short link"},                                             // the root link: a bare domain
 		}},
 		{name: "kutt", format: "kutt", file: "kutt.json", want: []importedRow{
-			{Line: 6, URL: "https://example.com/promo", Alias: "promo", Expires: "2031-01-01T00:00:00Z", NotKept: []string{"description"}, Imported: 88},
+			{Line: 6, URL: "https://example.com/promo", Alias: "promo", Expires: "2031-01-01T00:00:00Z", Title: "May promo", Imported: 88},
 			{Line: 20, URL: "https://example.com/report.pdf", Alias: "k7Xq2", NotKept: []string{"domain"}},
 			{Line: 34, URL: "https://example.com/internal", Alias: "secret", Failed: "password"},
 			{Line: 48, URL: "https://login.example.net/", Alias: "phish", Failed: "banned"},
@@ -167,6 +181,14 @@ func TestImportFormats(t *testing.T) {
 			{Line: 1, URL: "https://example.net/first", Alias: "a", Expires: "2031-11-29T09:00:00Z", Redirect: 301, Imported: 48213, Failed: "alias"},
 			{Line: 2, URL: "https://example.net/zz", Alias: "zz", Expires: "2031-11-29T09:00:01Z", Redirect: 301, Failed: "alias"},
 		}},
+		{name: "our CSV export with titles, notes and tags", format: "csv", file: "own-meta.csv", want: []importedRow{
+			{Line: 2, URL: "https://example.com/spring", Alias: "Spring", Expires: "2031-11-29T09:00:00Z", Redirect: 302, Title: "Spring launch", Tags: []string{"launch", "eu:de"}},
+			{Line: 4, URL: "https://example.com/plain", Expires: "2031-11-28T08:00:00Z", Redirect: 302}, // line 3 is the notes' second
+		}},
+		{name: "our NDJSON export with titles, notes and tags", format: "ndjson", file: "own-meta.ndjson", want: []importedRow{
+			{Line: 1, URL: "https://example.com/spring", Alias: "Spring", Expires: "2031-11-29T09:00:00Z", Redirect: 302, Title: "Spring launch", Tags: []string{"launch", "eu:de"}},
+			{Line: 2, URL: "https://example.com/plain", Expires: "2031-11-28T08:00:00Z", Redirect: 302},
+		}},
 		{name: "our NDJSON export", format: "ndjson", file: "own.ndjson", want: []importedRow{
 			{Line: 1, URL: "https://example.com/summer", Alias: "Summer-Sale", Expires: "2027-05-30T09:00:00Z", Redirect: 307},
 			{Line: 2, URL: "https://example.com/landing?utm_source=cli", Expires: "2031-11-28T18:30:00Z", Redirect: 301, Disabled: true},
@@ -193,7 +215,7 @@ func TestImportFormatsRefuseOtherFiles(t *testing.T) {
 		{"Kutt JSON with an empty data", "kutt", `{"data": []}`},
 		{"Bitly JSON that is a string", "bitly", `["x"]`},
 		{"an empty NDJSON file", "ndjson", "\n\n"},
-		{"our CSV with a column of another tool", "csv", "url,title\nhttps://example.com/,x\n"},
+		{"our CSV with a column of another tool", "csv", "url,visits\nhttps://example.com/,x\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -187,7 +187,7 @@ func requireColumns(t csvTable, format string, names ...string) error {
 // hand-made file, and those of `export --format csv`. The ones
 // generatedColumns lists are the service's own and are not sent.
 var ownColumns = append([]string{"url", "alias", "ttl_seconds", "redirect_status", "expires_at", "status",
-	"max_clicks", "rules", "targets", "expired_url", "protected", "imported_clicks"}, generatedColumns...)
+	"max_clicks", "rules", "targets", "expired_url", "protected", "title", "notes", "tags", "imported_clicks"}, generatedColumns...)
 
 // generatedColumns are fields the service sets on every link: a re-import
 // reads and drops them (docs/cli.md, "Round trip").
@@ -231,6 +231,7 @@ func readOwnCSV(data []byte) ([]*importRow, error) {
 			}
 			row.req.ImportedClicks = &n
 		}
+		row.keepMeta(cell("title"), cell("notes"), listCell(cell("tags")))
 		setStatus(row, cell("status"))
 		return row
 	})
@@ -296,6 +297,7 @@ func readOwnNDJSON(data []byte) ([]*importRow, error) {
 			n := l.ImportedClicks
 			row.req.ImportedClicks = &n
 		}
+		row.keepMeta(l.Title, l.Notes, l.Tags)
 		setStatus(row, string(l.Status))
 		rows = append(rows, row)
 	}
@@ -320,8 +322,7 @@ func readShlink(data []byte) ([]*importRow, error) {
 	t, rows, err := readCSVTable(data, func(t csvTable, line int, cell func(string) string) *importRow {
 		row := &importRow{Line: line, req: linkapi.CreateRequest{URL: cell("longUrl"), Alias: cell("shortCode")}}
 		row.Source = cell("domain") + "/" + cell("shortCode")
-		row.lose(cell("title") != "", lostTitle)
-		row.lose(cell("tags") != "", lostTags)
+		row.keepMeta(cell("title"), "", listCell(cell("tags")))
 		visits, column := cell("visits"), "visits"
 		if t.has("visitsCount") {
 			visits, column = cell("visitsCount"), "visitsCount" // the API's name, in a CSV made from it
@@ -363,7 +364,9 @@ func readYOURLS(data []byte) ([]*importRow, error) {
 		status := 301
 		row := &importRow{Line: line, req: linkapi.CreateRequest{URL: url, Alias: keyword, RedirectStatus: &status}}
 		row.Source = keyword
-		row.lose(cell("title") != "" && cell("title") != "NULL", lostTitle) // NULL: mysql --batch's SQL NULL
+		if title := cell("title"); title != "NULL" { // NULL: mysql --batch's SQL NULL
+			row.keepMeta(title, "", nil)
+		}
 		row.keepClicks(clicksColumn, clicks)
 		row.lose(cell("ip") != "", lostIP)
 		return row
@@ -410,8 +413,7 @@ func readDub(data []byte) ([]*importRow, error) {
 		row.lose(positive(cell("Leads")), lostLeads)
 		row.lose(positive(cell("Conversions")), lostConversions)
 		row.lose(strings.ContainsAny(cell("Revenue"), "123456789"), lostRevenue)
-		row.lose(cell("Tags") != "" && cell("Tags") != "[]", lostTags)
-		row.lose(cell("Title") != "", lostTitle)
+		row.keepMeta(cell("Title"), "", splitTags(cell("Tags"), ","))
 		row.lose(isYes(cell("Archived")), lostArchived)
 		row.lose(domain != "", lostDomain)
 		return row
@@ -523,8 +525,7 @@ func bitlinkRows(line int, b bitlink) []*importRow {
 		if short == b.Link && b.ID != "" {
 			row.Source = b.ID
 		}
-		row.lose(b.Title != "", lostTitle)
-		row.lose(len(b.Tags) > 0, lostTags)
+		row.keepMeta(b.Title, "", b.Tags)
 		row.lose(b.Archived, lostArchived)
 		row.lose(domain != "", lostDomain)
 		rows = append(rows, row)
@@ -593,7 +594,10 @@ func readKutt(data []byte) ([]*importRow, error) {
 			s := t.UTC().Format(time.RFC3339)
 			row.req.ExpiresAt = &s
 		}
-		row.lose(k.Description != nil && *k.Description != "", lostDescription)
+		if k.Description != nil {
+			// Kutt's description is the link's one line of text: a title here.
+			row.keepMeta(*k.Description, "", nil)
+		}
 		row.keepClicks("visit_count", strconv.FormatInt(k.VisitCount, 10))
 		row.lose(k.Domain != nil && *k.Domain != "", lostDomain)
 	}

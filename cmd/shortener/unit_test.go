@@ -203,7 +203,7 @@ func TestReadOwnCSV(t *testing.T) {
 	assert.Equal(t, 301, *rows[5].req.RedirectStatus)
 
 	for name, file := range map[string]string{
-		"unknown column":   "url,tags\nhttps://example.com/,x\n",
+		"unknown column":   "url,labels\nhttps://example.com/,x\n",
 		"no url column":    "alias\nabc\n",
 		"duplicate column": "url,url\na,b\n",
 		"empty":            "",

@@ -72,9 +72,10 @@ export const enc = encodeURIComponent;
 
 // listLinks reads one page of the caller's links, newest first; with
 // search, only those whose code, alias or URL contains it (the API's q).
-export function listLinks(limit, cursor, search) {
+export function listLinks(limit, cursor, search, tag) {
   let q = `/v1/links?limit=${limit}`;
   if (search) q += `&q=${enc(search)}`;
+  if (tag) q += `&tag=${enc(tag)}`;
   if (cursor) q += `&cursor=${enc(cursor)}`;
   return request('GET', q).then((r) => r.data);
 }
@@ -124,4 +125,9 @@ export function accountStats({ from, to, codes } = {}) {
   if (to) q.push(`to=${enc(to)}`);
   if (codes && codes.length) q.push(`codes=${codes.map(enc).join(',')}`);
   return request('GET', `/v1/stats${q.length ? '?' + q.join('&') : ''}`).then((r) => r.data);
+}
+
+// listTags reads the caller's tags with their link counts.
+export function listTags() {
+  return request('GET', '/v1/tags').then((r) => r.data);
 }

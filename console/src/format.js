@@ -37,7 +37,7 @@ export function statusOf(l, now = Date.now()) {
 export function matches(l, q) {
   if (!q) return true;
   const n = q.trim().toLowerCase();
-  return [l.code, l.alias || '', l.url].some((s) => s.toLowerCase().includes(n));
+  return [l.code, l.alias || '', l.url, l.title || ''].some((s) => s.toLowerCase().includes(n));
 }
 
 // downloadBlob saves data under name through a temporary blob: URL.

@@ -6,6 +6,7 @@ import { importRequests, toCSV } from './csv.js';
 import { parseLines, parseRule, parseTarget, rulesText, targetsText } from './rules.js';
 import { UTM, campaignURL } from './campaign.js';
 import { Sparkline, useSparklines } from './overview.jsx';
+import { TagChips, TagFilter, TagList } from './tags.jsx';
 
 const PAGE = 50;
 
@@ -46,6 +47,8 @@ function LinkForm({ link, etag, onDone, onCancel, onAuthError }) {
   const [rules, setRules] = useState(initial.rules);
   const [targets, setTargets] = useState(initial.targets);
   const [expiredURL, setExpiredURL] = useState(initial.expiredURL);
+  const [title, setTitle] = useState((link && link.title) || '');
+  const [tags, setTags] = useState((link && link.tags) || []);
   const [utm, setUTM] = useState({});
   // What a create sends: the destination with the campaign's parameters.
   const destination = editing ? url.trim() : campaignURL(url.trim(), utm);
@@ -71,6 +74,8 @@ function LinkForm({ link, etag, onDone, onCancel, onAuthError }) {
       if (changed(rules, initial.rules)) body.rules = orNull(parseLines(rules, parseRule, 'Rules'));
       if (changed(targets, initial.targets)) body.targets = orNull(parseLines(targets, parseTarget, 'Targets'));
       if (changed(expiredURL, initial.expiredURL)) body.expired_url = orNull(expiredURL.trim());
+      if (changed(title, (link && link.title) || '')) body.title = orNull(title.trim());
+      if (!editing || tags.join(',') !== ((link && link.tags) || []).join(',')) body.tags = orNull(tags);
       if (password) body.password = password;
       else if (editing && noPassword) body.password = null;
       for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
@@ -118,6 +123,9 @@ function LinkForm({ link, etag, onDone, onCancel, onAuthError }) {
       <h2>{editing ? `Edit ${link.alias || link.code}` : 'Create a link'}</h2>
       <label for={`${id}-url`}>Destination URL</label>
       <input id={`${id}-url`} type="url" required value={url} onInput={(e) => setURL(e.currentTarget.value)} placeholder="https://example.com/page" />
+      <label for={`${id}-title`}>Title (optional)</label>
+      <input id={`${id}-title`} maxLength={200} value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
+      <TagChips id={id} tags={tags} onChange={setTags} />
       {!editing && (
         <>
           <label for={`${id}-alias`}>Alias (optional)</label>
@@ -350,7 +358,11 @@ function Row({ l, onChange, onAuthError, onEdit, onQR, spark }) {
         {href ? <a href={href} target="_blank" rel="noopener noreferrer" class="short">{l.short_url}</a> : <span>{l.short_url}</span>}
         {l.alias && <div class="sub">alias {l.alias}</div>}
       </td>
-      <td data-label="Destination" class="url"><span title={l.url}>{l.url}</span></td>
+      <td data-label="Destination" class="url">
+        {l.title && <div class="title">{l.title}</div>}
+        <span title={l.url}>{l.url}</span>
+        <TagList tags={l.tags} />
+      </td>
       <td data-label="Created"><Time iso={l.created_at} /></td>
       <td data-label="Expires"><Time iso={l.expires_at} /></td>
       <td data-label="Status"><Badge status={st} /> <span class="sub">{l.redirect_status}</span>{features(l) && <div class="sub features">{features(l)}</div>}</td>
@@ -389,12 +401,15 @@ export function Links({ onAuthError }) {
   // every link); q filters what is loaded as the user types.
   const [search, setSearch] = useState('');
   const [panel, setPanel] = useState(null); // 'new' | 'import' | {edit} | {qr}
+  // tag lists only the links carrying it (the API's tag=), '' every link.
+  const [tag, setTag] = useState('');
+  const [tagsSeen, setTagsSeen] = useState(0);
 
-  async function more(reset, s = search) {
+  async function more(reset, s = search, t = tag) {
     setLoading(true);
     setErr('');
     try {
-      const page = await api.listLinks(PAGE, reset ? '' : cursor, s);
+      const page = await api.listLinks(PAGE, reset ? '' : cursor, s, t);
       setLinks((prev) => (reset ? page.links : [...prev, ...page.links]));
       setCursor(page.next_cursor || '');
     } catch (ex) {
@@ -411,7 +426,7 @@ export function Links({ onAuthError }) {
     setLoading(true);
     try {
       while (c) {
-        const page = await api.listLinks(100, c, search);
+        const page = await api.listLinks(100, c, search, tag);
         list = [...list, ...page.links];
         c = page.next_cursor || '';
       }
@@ -434,7 +449,10 @@ export function Links({ onAuthError }) {
   }
   // The API leaves out a redirect-rule field a link no longer has, so an
   // answer replaces those fields whole rather than merging over them.
-  const replace = (n) => setLinks((prev) => prev.map((l) => (l.code === n.code ? { ...l, ...NO_FEATURES, ...n } : l)));
+  const replace = (n) => {
+    setLinks((prev) => prev.map((l) => (l.code === n.code ? { ...l, ...NO_FEATURES, title: undefined, tags: undefined, ...n } : l)));
+    setTagsSeen((x) => x + 1);
+  };
   const shown = links.filter((l) => matches(l, q));
   // Every row's 7-day sparkline, from one GET /v1/stats per page loaded.
   const sparks = useSparklines(links.filter((l) => !l.deleted).map((l) => l.code).slice(-PAGE), onAuthError);
@@ -447,7 +465,7 @@ export function Links({ onAuthError }) {
         <button type="button" id="import-toggle" onClick={() => setPanel(panel === 'import' ? null : 'import')} aria-expanded={panel === 'import'}>Import CSV</button>
         <button type="button" id="export-links" onClick={exportCSV}>Export CSV</button>
       </div>
-      {panel === 'new' && <LinkForm onAuthError={onAuthError} onCancel={() => setPanel(null)} onDone={(l) => { setPanel(null); setLinks((prev) => [{ status: 'active', version: 1, ...l }, ...prev]); more(true); }} />}
+      {panel === 'new' && <LinkForm onAuthError={onAuthError} onCancel={() => setPanel(null)} onDone={(l) => { setPanel(null); setLinks((prev) => [{ status: 'active', version: 1, ...l }, ...prev]); setTagsSeen((x) => x + 1); more(true); }} />}
       {panel === 'import' && <Importer onAuthError={onAuthError} onDone={() => more(true)} />}
       {panel && panel.edit && <LinkForm key={panel.edit.code} link={panel.edit} etag={`"${panel.edit.version}"`} onAuthError={onAuthError} onCancel={() => setPanel(null)} onDone={(l) => { replace(l); setPanel(null); }} />}
       {panel && panel.qr && <QRPanel link={panel.qr} onAuthError={onAuthError} onClose={() => setPanel(null)} />}
@@ -456,8 +474,9 @@ export function Links({ onAuthError }) {
         <input id="filter" type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} aria-describedby="filter-note" />
         <button type="submit" id="search">Search all links</button>
         <small id="filter-note">Typing filters the links loaded; Enter searches all of them.</small>
+        <TagFilter value={tag} refresh={tagsSeen} onAuthError={onAuthError} onChange={(t) => { setTag(t); more(true, search, t); }} />
         <span role="status" id="count">
-          {shown.length} of {links.length} loaded links{search ? ` matching "${search}"` : ''}{cursor ? ' (more on the server)' : ''}
+          {shown.length} of {links.length} loaded links{search ? ` matching "${search}"` : ''}{tag ? ` tagged ${tag}` : ''}{cursor ? ' (more on the server)' : ''}
         </span>
       </form>
       {err && <p role="alert" class="error">{err}</p>}

@@ -49,6 +49,9 @@ type Tables struct {
 	Keys awsdynamodb.TableV2
 	// Reservations is the MRSC reservation table; nil with one Region.
 	Reservations awsdynamodb.TableV2
+	// LinkTags is the tags table (tableschema.LinkTags), replicated as
+	// the links table is: it is written in the same transactions.
+	LinkTags awsdynamodb.TableV2
 }
 
 // New creates the tables in scope's region.
@@ -116,7 +119,16 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
 		Replicas:      &keyReplicas,
 	}))
-	t := &Tables{Construct: c, Links: links, Idempotency: idem, Analytics: analytics, Keys: keys}
+	linkTags := awsdynamodb.NewTableV2(c, jsii.String("LinkTags"), WithSchema(tableschema.LinkTags(), &awsdynamodb.TablePropsV2{
+		Billing:                          awsdynamodb.Billing_OnDemand(nil),
+		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_EVENTUAL,
+		TableClass:                       p.LinksClass,
+		PointInTimeRecoverySpecification: pitrIf(p.PITRLinksPrimary),
+		DeletionProtection:               jsii.Bool(true),
+		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
+		Replicas:                         &replicas,
+	}))
+	t := &Tables{Construct: c, Links: links, Idempotency: idem, Analytics: analytics, Keys: keys, LinkTags: linkTags}
 	if p.Reservations {
 		t.Reservations = newReservations(c, p)
 	}

@@ -322,7 +322,11 @@ func TestConformance(t *testing.T) {
 	assert.Equal(t, "true", h.Get("Idempotent-Replayed"))
 	post("/v1/links", `{"url":"https://example.com/other"}`, 422, false, "Idempotency-Key", "order-1")
 	post("/v1/links", `{"url":"https://example.com/x"}`, 400, true, "Idempotency-Key", "has space")
-	post("/v1/links", `{"url":"https://example.com/","tags":["x"]}`, 400, true)
+	post("/v1/links", `{"url":"https://example.com/","labels":["x"]}`, 400, true)
+	e.create(keyA, `{"url":"https://example.com/tagged","title":"Spring launch","notes":"one\ntwo","tags":["launch","EU"]}`)
+	post("/v1/links", `{"url":"https://example.com/","title":"a\u202eb"}`, 400, false) // a rule the schema cannot express
+	post("/v1/links", `{"url":"https://example.com/","tags":["a b"]}`, 400, false)
+	post("/v1/links", `{"url":"https://example.com/","title":"`+strings.Repeat("x", 201)+`"}`, 400, true)
 	post("/v1/links", `{"url":"ftp://example.com/file"}`, 400, false) // a rule the schema cannot express
 	post("/v1/links", `{"url":"https://sho.rt/loop"}`, 400, false)
 	// The document allows every length a deployment may (1-100); this one
@@ -396,6 +400,19 @@ func TestConformance(t *testing.T) {
 	get("/v1/links?q=example&limit=1", keyA, 200, false)
 	get("/v1/links?q="+strings.Repeat("x", 201), keyA, 400, true)
 	get("/v1/links?cursor=bm9wZQ", keyA, 400, false)
+	_, b = get("/v1/links?tag=launch,eu", keyA, 200, false)
+	assert.Contains(t, string(b), `"title":"Spring launch"`)
+	get("/v1/links?tag=launch&q=spring", keyA, 200, false)
+	get("/v1/links?tag=a%20b", keyA, 400, false)
+
+	// GET /v1/tags
+	_, b = get("/v1/tags", keyA, 200, false)
+	assert.JSONEq(t, `{"tags":[{"tag":"eu","links":1},{"tag":"launch","links":1}]}`, string(b))
+	_, b = get("/v1/tags", keyB, 200, false)
+	assert.JSONEq(t, `{"tags":[]}`, string(b), "another owner's tags are never shown")
+	get("/v1/tags", "", 401, true)
+	get("/v1/tags", "nobody", 403, false)
+	e.do(call{method: "DELETE", path: "/v1/tags", key: keyA, status: 404, invalid: true})
 	get("/v1/links", "", 401, true)
 	get("/v1/links", "nobody", 403, false)
 	e.store.fail(fmt.Errorf("query: %w", link.ErrUnavailable))

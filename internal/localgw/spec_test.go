@@ -100,6 +100,7 @@ func TestConfigureRoutesEachFunction(t *testing.T) {
 		{"DELETE", "/v1/links/abc1234", "manage"},
 		{"GET", "/v1/links/abc1234/qr", "qr"},
 		{"GET", "/v1/links/abc1234/stats", "stats"},
+		{"GET", "/v1/tags", "manage"},
 		{"GET", "/v1/webhooks/wh1/deliveries", "webhooks"},
 		{"GET", "/abc1234", "redirect"},
 		{"HEAD", "/abc1234", "redirect"},

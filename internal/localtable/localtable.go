@@ -104,3 +104,9 @@ func Links(ctx context.Context, db API, links, idempotency string) error {
 	}
 	return Create(ctx, db, idempotency, tableschema.Idempotency())
 }
+
+// LinkTags creates the tags table (tableschema.LinkTags), which a link
+// store that keeps tags writes in the transaction of each link write.
+func LinkTags(ctx context.Context, db API, name string) error {
+	return Create(ctx, db, name, tableschema.LinkTags())
+}

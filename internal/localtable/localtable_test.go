@@ -60,6 +60,11 @@ func TestInput(t *testing.T) {
 						KeySchema:  []types.KeySchemaElement{hash("exp_shard"), rng("expires_at")},
 						Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"owner_id"}},
 					},
+					{
+						IndexName:  aws.String("by-owner-all"),
+						KeySchema:  []types.KeySchemaElement{hash("owner_id"), rng("created_at")},
+						Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+					},
 				},
 			},
 		},
@@ -94,6 +99,16 @@ func TestInput(t *testing.T) {
 			},
 		},
 		{
+			name: "link-tags",
+			def:  tableschema.LinkTags(),
+			want: &dynamodb.CreateTableInput{
+				TableName:            aws.String("link-tags"),
+				BillingMode:          types.BillingModePayPerRequest,
+				AttributeDefinitions: []types.AttributeDefinition{s("pk"), s("sk")},
+				KeySchema:            []types.KeySchemaElement{hash("pk"), rng("sk")},
+			},
+		},
+		{
 			name: "webhooks",
 			def:  tableschema.Webhooks(),
 			want: &dynamodb.CreateTableInput{
@@ -118,4 +133,5 @@ func TestTTLAttributes(t *testing.T) {
 	assert.Equal(t, "expires_at", tableschema.Analytics().TTLAttribute)
 	assert.Equal(t, "expires_at", tableschema.Webhooks().TTLAttribute)
 	assert.Empty(t, tableschema.Keys().TTLAttribute)
+	assert.Equal(t, "purge_at", tableschema.LinkTags().TTLAttribute, "a tag's copy of a link goes with it")
 }

@@ -20,6 +20,10 @@ import (
 type Config struct {
 	LinksTable       string // LINKS_TABLE
 	IdempotencyTable string // IDEMPOTENCY_TABLE
+	// LinkTagsTable is LINK_TAGS_TABLE, the tags table
+	// (tableschema.LinkTags): with it, links' tags are indexed for the
+	// tag listing and GET /v1/tags. Empty: tags are kept on links only.
+	LinkTagsTable string
 	// ReservationTable is RESERVATION_TABLE, the MRSC reservation table
 	// (linkstore.Reserved): with it, create, manage and reclaim decide
 	// codes, versions and Idempotency-Keys there before they write the
@@ -141,6 +145,7 @@ func Load(getenv Getenv) (Config, error) {
 	c := Config{
 		LinksTable:       getenv("LINKS_TABLE"),
 		IdempotencyTable: getenv("IDEMPOTENCY_TABLE"),
+		LinkTagsTable:    getenv("LINK_TAGS_TABLE"),
 		ReservationTable: getenv("RESERVATION_TABLE"),
 		CountersTable:    getenv("COUNTERS_TABLE"),
 		KeysTable:        getenv("KEYS_TABLE"),
@@ -324,8 +329,8 @@ func (c Config) Require(names ...string) error {
 	values := map[string]string{"LINKS_TABLE": c.LinksTable, "IDEMPOTENCY_TABLE": c.IdempotencyTable, "RESERVATION_TABLE": c.ReservationTable,
 		"SHORTENER_BASE_URL": c.BaseURL, "EDGE_PARAMETER": c.EdgeParameter, "KEYS_TABLE": c.KeysTable,
 		"ANALYTICS_TABLE": c.AnalyticsTable, "ORIGIN_SECRET_ID": c.OriginSecretID, "MISSES_TABLE": c.MissesTable,
-		"EDGE_MARKS_TABLE": c.EdgeMarksTable,
-		"WEBHOOKS_TABLE":   c.Webhook.Table, "WEBHOOK_QUEUE_URL": c.Webhook.QueueURL, "WEBHOOK_DLQ_URL": c.Webhook.DLQURL}
+		"EDGE_MARKS_TABLE": c.EdgeMarksTable, "LINK_TAGS_TABLE": c.LinkTagsTable,
+		"WEBHOOKS_TABLE": c.Webhook.Table, "WEBHOOK_QUEUE_URL": c.Webhook.QueueURL, "WEBHOOK_DLQ_URL": c.Webhook.DLQURL}
 	var errs []error
 	for _, n := range names {
 		if values[n] == "" {

@@ -93,6 +93,7 @@ func marshalLink(l link.Link, purgeDelay time.Duration) map[string]types.Attribu
 	if l.ImportedClicks > 0 {
 		item[tableschema.AttrImportedClicks] = num(l.ImportedClicks)
 	}
+	marshalMeta(item, l.Meta)
 	return item
 }
 
@@ -134,6 +135,9 @@ func unmarshalLink(item map[string]types.AttributeValue) (link.Link, error) {
 	}
 	if _, ok := item[tableschema.AttrImportedClicks]; ok {
 		l.ImportedClicks, err = getN(item, tableschema.AttrImportedClicks, err)
+	}
+	if err == nil {
+		l.Meta, err = unmarshalMeta(item)
 	}
 	if err != nil {
 		return link.Link{}, fmt.Errorf("decode link item: %w", err)

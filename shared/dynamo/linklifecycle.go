@@ -26,6 +26,9 @@ var linkNames = map[string]string{"#status": tableschema.AttrStatus}
 // Update implements linkstore.Store: a whole-item put conditioned on the
 // owner, the version the caller read, and the link not being a tombstone.
 func (s *LinkStore) Update(ctx context.Context, l link.Link, expect int64) error {
+	if s.tagsOn() {
+		return s.updateTagged(ctx, l, expect)
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
@@ -42,9 +45,12 @@ func (s *LinkStore) Update(ctx context.Context, l link.Link, expect int64) error
 // Delete implements linkstore.Store: the link item is replaced by its
 // tombstone under the same conditions as Update.
 func (s *LinkStore) Delete(ctx context.Context, owner, code string, expect int64, t link.Tombstone) error {
+	t.Code, t.PrevOwner = code, owner
+	if s.tagsOn() {
+		return s.deleteTagged(ctx, owner, code, expect, t)
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	t.Code, t.PrevOwner = code, owner
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                           &s.cfg.LinksTable,
 		Item:                                marshalTombstone(t),
@@ -90,7 +96,8 @@ func (s *LinkStore) ownedError(op, code, owner string, err error) error {
 	return fmt.Errorf("%s %q: version is %d: %w", op, code, old.Version, link.ErrPrecondition)
 }
 
-// List implements linkstore.Store through the owner index, newest first.
+// List implements linkstore.Store through the owner index, newest first:
+// by-owner-all once it is ready (listIndex), by-owner before.
 // It asks for one item more than the page so the last page has no cursor.
 func (s *LinkStore) List(ctx context.Context, owner string, limit int, cursor string) ([]link.Link, string, error) {
 	after, err := linkstore.DecodeCursor(cursor)
@@ -102,9 +109,10 @@ func (s *LinkStore) List(ctx context.Context, owner string, limit int, cursor st
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
+	index, full := s.listIndex(ctx)
 	in := &dynamodb.QueryInput{
 		TableName:                 &s.cfg.LinksTable,
-		IndexName:                 aws.String(tableschema.IndexByOwner),
+		IndexName:                 aws.String(index),
 		KeyConditionExpression:    aws.String(tableschema.AttrOwner + " = :owner"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":owner": str(owner)},
 		ScanIndexForward:          aws.Bool(false),
@@ -125,6 +133,11 @@ func (s *LinkStore) List(ctx context.Context, owner string, limit int, cursor st
 	if links, err = appendDecoded(links, out.Items, unmarshalLink); err != nil {
 		return nil, "", err
 	}
+	for i := range links {
+		if full {
+			links[i] = linkstore.Listed(links[i])
+		}
+	}
 	if len(links) <= limit {
 		return links, "", nil
 	}
@@ -138,6 +151,11 @@ func (s *LinkStore) List(ctx context.Context, owner string, limit int, cursor st
 // tombstone. Written in place, the tombstone drops the link's TTL
 // attribute and its expiring-links entry.
 func (s *LinkStore) Tombstone(ctx context.Context, t link.Tombstone) (bool, error) {
+	if s.tagsOn() {
+		if written, handled, err := s.tombstoneTagged(ctx, t); handled {
+			return written, err
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	update, attrNames, values := tombstoneUpdate(t)
@@ -202,7 +220,8 @@ var linkOnlyAttrs = func() []string {
 	full := link.Link{Code: "c", Alias: "C", URL: "u", Owner: "o", Status: link.StatusActive, Version: 1, RedirectStatus: 302,
 		Features: link.Features{PasswordHash: "h", MaxClicks: 1, Rules: []link.Rule{{URL: "u", Country: []string{"DE"}}},
 			Targets: []link.Target{{URL: "u", Weight: 50}, {URL: "v", Weight: 50}}, ExpiredURL: "e",
-			KeepQueryOut: true, QueryPrecedence: link.QueryVisitor}}
+			KeepQueryOut: true, QueryPrecedence: link.QueryVisitor},
+		Meta: link.Meta{Title: "t", Notes: "n", Tags: []string{"t"}}}
 	var out []string
 	for k := range marshalLink(full, time.Hour) {
 		if k != tableschema.AttrCode {
@@ -315,6 +334,9 @@ func (s *LinkStore) Release(ctx context.Context, code string, now time.Time) (bo
 // older than l's. A newer version already stored (a later edit granted
 // after this one by the reservation table) leaves it alone and succeeds.
 func (s *LinkStore) Supersede(ctx context.Context, l link.Link) error {
+	if s.tagsOn() {
+		return s.supersedeTagged(ctx, l)
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	values := ownedValues(l.Owner, 0)

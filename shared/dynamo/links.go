@@ -33,12 +33,21 @@ type LinkConfig struct {
 	// (DefaultPurgeDelay when zero; negative: at the expiry itself, for
 	// tests of the TTL backstop).
 	PurgeDelay time.Duration
+	// TagsTable is the tags table (tableschema.LinkTags). With it, every
+	// write of a link with tags moves its membership in the same
+	// transaction, and ListTagged and TagCounts answer; without it, tags
+	// are kept on the link only.
+	TagsTable string
+	// OwnerIndex, when set, is the index List reads (by-owner or
+	// by-owner-all), without asking DynamoDB which is ready.
+	OwnerIndex string
 }
 
 // LinkStore is the DynamoDB implementation of linkstore.Store.
 type LinkStore struct {
 	db  API
 	cfg LinkConfig
+	idx indexState
 }
 
 var _ linkstore.Store = (*LinkStore)(nil)
@@ -64,6 +73,9 @@ const codeIsFree = "attribute_not_exists(" + tableschema.AttrCode + ")"
 func (s *LinkStore) Create(ctx context.Context, l link.Link, idem *linkstore.Idempotency) error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
+	if s.tagsOn() && len(l.Tags) > 0 {
+		return s.createTagged(ctx, l, idem)
+	}
 	if idem == nil {
 		_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName:           &s.cfg.LinksTable,

@@ -33,3 +33,25 @@ func TestLinkStoreOnDynamoDBLocal(t *testing.T) {
 		return newLinkStore(t, now)
 	})
 }
+
+// newTaggedLinkStore is newLinkStore with a tags table, reading the
+// by-owner-all index as once it is built.
+func newTaggedLinkStore(t *testing.T, now func() time.Time) *dynamo.LinkStore {
+	t.Helper()
+	db := emulator.NewDynamoDBClient(testenv.DynamoDBEndpoint(t))
+	cfg := dynamo.LinkConfig{
+		LinksTable:       testenv.UniqueName(t, "links"),
+		IdempotencyTable: testenv.UniqueName(t, "idem"),
+		TagsTable:        testenv.UniqueName(t, "tags"),
+		Now:              now,
+	}
+	require.NoError(t, localtable.Links(context.Background(), db, cfg.LinksTable, cfg.IdempotencyTable))
+	require.NoError(t, localtable.LinkTags(context.Background(), db, cfg.TagsTable))
+	return dynamo.NewLinkStore(db, cfg)
+}
+
+func TestTaggedLinkStoreOnDynamoDBLocal(t *testing.T) {
+	factory := func(t *testing.T, now func() time.Time) linkstore.Store { return newTaggedLinkStore(t, now) }
+	storetest.Run(t, factory)
+	storetest.RunTags(t, factory)
+}

@@ -411,6 +411,7 @@ func Management(plan UsagePlan) API {
 			keyed(http.MethodGet, "/v1/links/{code}/stats", LambdaStats),
 			// The account's stats (the owner's newest links, summed).
 			keyed(http.MethodGet, "/v1/stats", LambdaStats),
+			keyed(http.MethodGet, "/v1/tags", LambdaManage),
 			{Method: http.MethodGet, Path: apigw.ProblemsPath, Integration: Integration{Kind: MockIntegration, Page: ProblemsPage}},
 			{Method: http.MethodGet, Path: HealthPath, Integration: Integration{Kind: ServiceIntegration, Action: HealthAction}},
 			keyed(http.MethodPost, "/v1/webhooks", LambdaWebhooks),

@@ -57,7 +57,7 @@ func Reserved(cfg config.Config, db *dynamodb.Client, links *dynamo.LinkStore) l
 // the primary Region. Neither touches the idempotency table (nor has a
 // grant on it).
 func LifecycleLinks(cfg config.Config, db *dynamodb.Client) *dynamo.LinkStore {
-	return dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout})
+	return dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, TagsTable: cfg.LinkTagsTable})
 }
 
 // ClickStore is the click store the clicks and stats functions share on

@@ -44,6 +44,8 @@ type Link struct {
 	// Features are the link's per-click features (rules.go); the zero
 	// value has none.
 	Features
+	// Meta is the link's title, notes and tags (meta.go).
+	Meta
 	// ReclaimAfter is, for a tombstone as the redirect reads it
 	// (Tombstone.AsLink), when reclaim may release the code for reuse;
 	// zero for every other link.
@@ -59,6 +61,7 @@ type Link struct {
 // store can keep a link that neither its writer nor a reader can change.
 func (l Link) Clone() Link {
 	l.Features = l.Features.Clone()
+	l.Meta = l.Meta.Clone()
 	return l
 }
 

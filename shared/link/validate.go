@@ -103,6 +103,8 @@ type CreateRequest struct {
 	// ImportedClicks is an imported click total (Link.ImportedClicks);
 	// nil for none.
 	ImportedClicks *int64
+	// Meta is the title, notes and tags asked for.
+	Meta MetaRequest
 }
 
 // Validated is a create request that passed every rule, normalised.
@@ -117,6 +119,7 @@ type Validated struct {
 	Status         Status
 	Features       ValidatedFeatures
 	ImportedClicks int64
+	Meta           Meta
 }
 
 // Validate checks req against the rules at time now and returns it
@@ -148,6 +151,9 @@ func (r Rules) Validate(req CreateRequest, now time.Time) (Validated, error) {
 		return v, err
 	}
 	if v.ImportedClicks, err = ImportedClicks(req.ImportedClicks); err != nil {
+		return v, err
+	}
+	if v.Meta, err = ValidateMeta(req.Meta); err != nil {
 		return v, err
 	}
 	return v, nil

@@ -36,6 +36,10 @@ type CreateRequest struct {
 	// apart from the clicks counted here (the stats' "imported"); set only
 	// at create.
 	ImportedClicks *int64 `json:"imported_clicks,omitempty"`
+	// Title, Notes and Tags help the owner find the link again (meta.go).
+	Title *string  `json:"title,omitempty"`
+	Notes *string  `json:"notes,omitempty"`
+	Tags  []string `json:"tags,omitempty"`
 }
 
 // Domain converts the wire request, parsing expires_at as RFC 3339.
@@ -44,6 +48,7 @@ func (r CreateRequest) Domain() (link.CreateRequest, error) {
 		Status: r.Status, Features: link.FeaturesRequest{Password: r.Password, MaxClicks: r.MaxClicks, Rules: r.Rules, Targets: r.Targets,
 			ExpiredURL: r.ExpiredURL, ForwardQuery: r.ForwardQuery, QueryPrecedence: r.QueryPrecedence}}
 	out.ImportedClicks = r.ImportedClicks
+	out.Meta = link.MetaRequest{Title: r.Title, Notes: r.Notes, Tags: r.Tags}
 	if r.ExpiresAt != nil {
 		t, err := time.Parse(time.RFC3339, *r.ExpiresAt)
 		if err != nil {
@@ -68,6 +73,7 @@ type Link struct {
 	// has none. A listing leaves it out (linkstore.Listed); GET of the
 	// link has it.
 	ImportedClicks int64 `json:"imported_clicks,omitempty"`
+	Meta
 }
 
 // Presenter turns links into their API form under the service's base URL.
@@ -157,5 +163,6 @@ func (p Presenter) Link(l link.Link) Link {
 		RedirectStatus: l.RedirectStatus,
 		Features:       PresentFeatures(l.Features),
 		ImportedClicks: l.ImportedClicks,
+		Meta:           PresentMeta(l.Meta),
 	}
 }

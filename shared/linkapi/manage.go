@@ -31,6 +31,11 @@ type PatchRequest struct {
 	// (true, "destination").
 	ForwardQuery    Nullable[bool]   `json:"forward_query,omitzero"`
 	QueryPrecedence Nullable[string] `json:"query_precedence,omitzero"`
+	// Title, Notes and Tags: null (or "" and []) removes one, a value
+	// replaces it (tags whole).
+	Title Nullable[string]   `json:"title,omitzero"`
+	Notes Nullable[string]   `json:"notes,omitzero"`
+	Tags  Nullable[[]string] `json:"tags,omitzero"`
 	// ImportedClicks is read only to be refused by name: an imported
 	// total is set once, at create (ImportedClicksRefused).
 	ImportedClicks json.RawMessage `json:"imported_clicks,omitempty"`
@@ -50,7 +55,7 @@ func (r PatchRequest) ImportedClicksRefused() error {
 func (r PatchRequest) Empty() bool {
 	return r.URL == nil && r.ExpiresAt == nil && r.TTLSeconds == nil && r.RedirectStatus == nil && r.Status == nil &&
 		!r.Password.Set && !r.MaxClicks.Set && !r.Rules.Set && !r.Targets.Set && !r.ExpiredURL.Set &&
-		!r.ForwardQuery.Set && !r.QueryPrecedence.Set
+		!r.ForwardQuery.Set && !r.QueryPrecedence.Set && !r.Title.Set && !r.Notes.Set && !r.Tags.Set
 }
 
 // ExpiresAtTime parses expires_at as RFC 3339, the way CreateRequest.Domain

@@ -13,3 +13,9 @@ func TestMemory(t *testing.T) {
 		return linkstore.NewMemory(now)
 	})
 }
+
+func TestMemoryTags(t *testing.T) {
+	storetest.RunTags(t, func(t *testing.T, now func() time.Time) linkstore.Store {
+		return linkstore.NewMemory(now)
+	})
+}

@@ -21,7 +21,7 @@ const MaxQueryLen = 200
 // over, not with the ones it finds.
 const SearchBudget = 1000
 
-// Search returns owner's links whose code, alias or URL contains q, case
+// Search returns owner's links whose code, alias, URL or title contains q, case
 // folded, newest first, at most limit, and the cursor to go on from ("" at
 // the end). It reads at most SearchBudget links: when that runs out first,
 // the page holds the matches found so far (perhaps none) and the cursor is
@@ -61,10 +61,11 @@ func Search(ctx context.Context, s Lister, owner, q string, limit int, cursor st
 	return found, cursor, nil
 }
 
-// matches reports whether l's code, alias or URL contains needle, which is
+// matches reports whether l's code, alias, URL or title contains needle, which is
 // lower-cased.
 func matches(l link.Link, needle string) bool {
 	return strings.Contains(strings.ToLower(l.Code), needle) ||
 		strings.Contains(strings.ToLower(l.Alias), needle) ||
-		strings.Contains(strings.ToLower(l.URL), needle)
+		strings.Contains(strings.ToLower(l.URL), needle) ||
+		strings.Contains(strings.ToLower(l.Title), needle)
 }

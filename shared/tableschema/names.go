@@ -157,4 +157,19 @@ const (
 	// IndexExpiringLinks finds links by expiry (exp_shard, expires_at),
 	// projecting the owner for the tombstone.
 	IndexExpiringLinks = "expiring-links"
+	// IndexByOwnerAll lists an owner's links newest first with every
+	// attribute (title, notes and tags among them).
+	IndexByOwnerAll = "by-owner-all"
+)
+
+// A link's title, notes and tags (shared/link.Meta), each absent when the
+// link has none; tags are a list of strings in the link's order. The tags
+// table (LinkTags) keys its items by AttrTagPK and AttrSK; membership items
+// carry AttrCode, counter items AttrTagCount.
+const (
+	AttrTitle    = "title"
+	AttrNotes    = "notes"
+	AttrTags     = "tags"
+	AttrTagPK    = "pk"
+	AttrTagCount = "n"
 )

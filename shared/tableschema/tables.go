@@ -92,8 +92,32 @@ func Links() Table {
 				Projection:       ProjectInclude,
 				NonKeyAttributes: []string{AttrOwner},
 			},
+			{
+				// The listing since links carry a title, notes and tags,
+				// which by-owner cannot take on (its projection is
+				// frozen, see ByOwnerAttributes): the same keys with every
+				// attribute. Built beside by-owner on a deployed table;
+				// the link store reads by-owner until it is ACTIVE.
+				Name:         IndexByOwnerAll,
+				PartitionKey: Attribute{AttrOwner, String},
+				SortKey:      Attribute{AttrCreatedAt, Number},
+				Projection:   ProjectAll,
+			},
 		},
 	}
+}
+
+// LinkTags is the table of which link carries which tag, per owner, and
+// how many links each of an owner's tags has. Membership items (partition
+// "m"+owner+tag, sort key created time and code, and a copy of the link
+// item) page a tag's links newest first; counter items (partition
+// "c"+owner, sort key the tag) list an owner's tags with one Query. Both
+// are written in the transaction that writes the link, so they never
+// disagree with the links table. A membership carries the link's TTL
+// attribute (AttrPurgeAt), so TTL removes it with the link; counters have
+// none and never expire.
+func LinkTags() Table {
+	return Table{PartitionKey: Attribute{AttrTagPK, String}, SortKey: Attribute{AttrSK, String}, TTLAttribute: AttrPurgeAt}
 }
 
 // ByOwnerAttributes are the non-key attributes a listing of an owner's

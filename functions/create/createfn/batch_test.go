@@ -177,14 +177,14 @@ func TestBatchFixture(t *testing.T) {
 // the others are created.
 func TestBatchItemsFailAlone(t *testing.T) {
 	h := batchHandler(t, linkstore.NewMemory(nil))
-	body := `{"links":[{"url":"https://example.com/a"},{"url":5},{"url":"https://example.com/c","tags":["x"]},"https://example.com/d",null,{"url":"https://example.com/f"}]}`
+	body := `{"links":[{"url":"https://example.com/a"},{"url":5},{"url":"https://example.com/c","labels":["x"]},"https://example.com/d",null,{"url":"https://example.com/f"}]}`
 	resp, err := h.Handle(context.Background(), batchEvent(t, body))
 	require.NoError(t, err)
 	got := results(t, resp)
 	require.Len(t, got, 6)
 	assert.Equal(t, 201, got[0].Status)
 	assert.Equal(t, 201, got[5].Status)
-	for i, field := range map[int]string{1: "url", 2: "tags", 3: "body", 4: "url"} {
+	for i, field := range map[int]string{1: "url", 2: "labels", 3: "body", 4: "url"} {
 		assert.Equal(t, 400, got[i].Status, "item %d", i)
 		assert.Equal(t, field, problemOf(t, got[i]).Field, "item %d", i)
 	}

@@ -49,7 +49,7 @@ func Build(cfg config.Config, c fnclients.Clients) (*Handler, error) {
 	return New(Options{
 		Owners: fnstores.Owners(cfg, db),
 		Store: fnstores.Reserved(cfg, db, dynamo.NewLinkStore(db, dynamo.LinkConfig{
-			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout,
+			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout, TagsTable: cfg.LinkTagsTable,
 		})),
 		Config:    cfg,
 		BaseURL:   baseURL,

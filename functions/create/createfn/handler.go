@@ -203,6 +203,7 @@ func (h *Handler) create(ctx context.Context, r request, now time.Time, lookFirs
 		RedirectStatus: v.RedirectStatus,
 		Features:       v.Features.Features,
 		ImportedClicks: v.ImportedClicks,
+		Meta:           v.Meta,
 	}
 	if v.Features.Password != "" {
 		if l.PasswordHash, err = h.hashPassword(ctx, v.Features.Password); err != nil {

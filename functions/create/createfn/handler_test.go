@@ -166,7 +166,7 @@ func TestCreateRefusesBadRequests(t *testing.T) {
 		{name: "user info", body: `{"url":"https://paypal.com@evil.example/"}`, status: 400, field: "url"},
 		{name: "own domain", body: `{"url":"https://SHO.RT/abc"}`, status: 400, field: "url"},
 		{name: "missing url", body: `{}`, status: 400, field: "url"},
-		{name: "unknown field", body: `{"url":"https://e.com","tags":["x"]}`, status: 400, field: "tags"},
+		{name: "unknown field", body: `{"url":"https://e.com","labels":["x"]}`, status: 400, field: "labels"},
 		{name: "wrong type", body: `{"url":"https://e.com","ttl_seconds":"60"}`, status: 400, field: "ttl_seconds"},
 		{name: "reserved alias", body: `{"url":"https://e.com","alias":"Admin"}`, status: 400, field: "alias"},
 		{name: "short alias", body: `{"url":"https://e.com","alias":"ab"}`, status: 400, field: "alias"},

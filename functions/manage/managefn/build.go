@@ -33,7 +33,7 @@ func Build(cfg config.Config, c fnclients.Clients) (*Handler, error) {
 	return New(Options{
 		Owners: fnstores.Owners(cfg, db),
 		Store: fnstores.Reserved(cfg, db, dynamo.NewLinkStore(db, dynamo.LinkConfig{
-			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true,
+			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true, TagsTable: cfg.LinkTagsTable,
 		})),
 		Edge:      edge,
 		BaseURL:   baseURL,

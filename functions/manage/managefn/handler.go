@@ -50,6 +50,7 @@ var _ Store = (linkstore.Store)(nil)
 const (
 	ResourceLinks = "/v1/links"
 	ResourceLink  = "/v1/links/{code}"
+	ResourceTags  = "/v1/tags"
 )
 
 // Page sizes of GET /v1/links.
@@ -134,6 +135,11 @@ func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest)
 		return events.APIGatewayProxyResponse{}, methodNotAllowed("GET, PATCH, DELETE")
 	case ResourceQR:
 		return h.qr(ctx, req, owner)
+	case ResourceTags:
+		if req.HTTPMethod == http.MethodGet {
+			return h.tags(ctx, owner)
+		}
+		return events.APIGatewayProxyResponse{}, methodNotAllowed("GET")
 	}
 	return events.APIGatewayProxyResponse{}, fmt.Errorf("no route %s %s: %w", req.HTTPMethod, req.Resource, link.ErrNotFound)
 }
@@ -170,14 +176,26 @@ func (h *Handler) list(ctx context.Context, req *events.APIGatewayProxyRequest, 
 	if utf8.RuneCountInString(q) > linkstore.MaxQueryLen {
 		return events.APIGatewayProxyResponse{}, &link.FieldError{Field: "q", Reason: fmt.Sprintf("must be at most %d characters", linkstore.MaxQueryLen)}
 	}
+	tags, err := tagFilter(req)
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	var lister linkstore.Lister = h.Store
+	if len(tags) > 0 {
+		tagged, ok := h.Store.(linkstore.Tagged)
+		if !ok {
+			return events.APIGatewayProxyResponse{}, fmt.Errorf("list by tag: the store keeps no tags: %w", link.ErrUnavailable)
+		}
+		lister = linkstore.TaggedLister{Store: tagged, Tags: tags}
+	}
 	var links []link.Link
 	var next string
 	if q == "" {
-		links, next, err = h.Store.List(ctx, owner, limit, cursor)
+		links, next, err = lister.List(ctx, owner, limit, cursor)
 	} else {
 		// Through the owner's own list: a search never sees another
 		// owner's links.
-		links, next, err = linkstore.Search(ctx, h.Store, owner, q, limit, cursor)
+		links, next, err = linkstore.Search(ctx, lister, owner, q, limit, cursor)
 	}
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
@@ -197,7 +215,7 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 	}
 	if body.Empty() {
 		return events.APIGatewayProxyResponse{}, &link.FieldError{Field: "body",
-			Reason: "names nothing to change; send url, expires_at, ttl_seconds, redirect_status, status, password, max_clicks, rules, targets, expired_url, forward_query or query_precedence"}
+			Reason: "names nothing to change; send url, expires_at, ttl_seconds, redirect_status, status, password, max_clicks, rules, targets, expired_url, forward_query, query_precedence, title, notes or tags"}
 	}
 	now := h.Now().UTC()
 	ch, err := h.validate(body, now)
@@ -242,8 +260,9 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 			return events.APIGatewayProxyResponse{}, fmt.Errorf("hash the link's password: %w", err)
 		}
 	}
-	if l.URL == old.URL && l.ExpiresAt.Equal(old.ExpiresAt) && l.RedirectStatus == old.RedirectStatus && l.Status == old.Status &&
-		l.Features.Equal(old.Features) {
+	redirectSame := l.URL == old.URL && l.ExpiresAt.Equal(old.ExpiresAt) && l.RedirectStatus == old.RedirectStatus && l.Status == old.Status &&
+		l.Features.Equal(old.Features)
+	if redirectSame && l.Meta.Equal(old.Meta) {
 		return h.detail(old), nil // nothing changes: no write, no version, no invalidation
 	}
 	l.Version = old.Version + 1
@@ -258,7 +277,11 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 		}
 		return events.APIGatewayProxyResponse{}, err
 	}
-	h.invalidate(ctx, req, l, l.UpdatedAt)
+	if !redirectSame {
+		// A new title, notes or tags change no redirect: nothing at the
+		// edge is stale.
+		h.invalidate(ctx, req, l, l.UpdatedAt)
+	}
 	return h.detail(l), nil
 }
 
@@ -335,6 +358,10 @@ type changes struct {
 	// patch sets the defaults back (false, "").
 	keepQueryOut    *bool
 	queryPrecedence *link.QueryPrecedence
+	// title, notes and tags: "" and nil remove them.
+	title *string
+	notes *string
+	tags  *[]string
 }
 
 // validate checks each named field with the same rules create uses.
@@ -373,7 +400,24 @@ func (h *Handler) validate(body linkapi.PatchRequest, now time.Time) (changes, e
 		}
 		ch.status = &s
 	}
-	return ch, h.validateFeatures(body, &ch)
+	if err := h.validateFeatures(body, &ch); err != nil {
+		return ch, err
+	}
+	return ch, validateMeta(body, &ch)
+}
+
+// validateMeta checks the title, notes and tags a patch names, with the
+// rules create uses; null removes one.
+func validateMeta(body linkapi.PatchRequest, ch *changes) error {
+	var err error
+	if ch.title, err = nullable(body.Title, link.ValidateTitle); err != nil {
+		return err
+	}
+	if ch.notes, err = nullable(body.Notes, link.ValidateNotes); err != nil {
+		return err
+	}
+	ch.tags, err = nullable(body.Tags, link.NormalizeTags)
+	return err
 }
 
 // validateFeatures checks the redirect-rule fields a patch names, with the
@@ -450,6 +494,9 @@ func (ch changes) apply(l link.Link) link.Link {
 	replace(&l.ExpiredURL, ch.expiredURL)
 	replace(&l.KeepQueryOut, ch.keepQueryOut)
 	replace(&l.QueryPrecedence, ch.queryPrecedence)
+	replace(&l.Title, ch.title)
+	replace(&l.Notes, ch.notes)
+	replace(&l.Tags, ch.tags)
 	return l
 }
 
@@ -531,4 +578,36 @@ func pageSize(v string) (int, error) {
 		return 0, &link.FieldError{Field: "limit", Reason: fmt.Sprintf("must be a whole number from 1 to %d", MaxPageSize)}
 	}
 	return n, nil
+}
+
+// tagFilter reads a listing's tag parameter: one or several tags,
+// comma-separated (tag=a,b: links carrying any of them). A repeated
+// parameter is refused rather than read as its last value, which is all
+// API Gateway's single-value map keeps.
+func tagFilter(req *events.APIGatewayProxyRequest) ([]string, error) {
+	if len(req.MultiValueQueryStringParameters["tag"]) > 1 {
+		return nil, &link.FieldError{Field: "tag", Reason: "is given once; name several tags comma-separated, as tag=a,b"}
+	}
+	v := query(req, "tag")
+	if v == "" {
+		return nil, nil
+	}
+	return linkstore.ParseTagFilter([]string{v})
+}
+
+// tags answers GET /v1/tags: the caller's tags with their link counts.
+func (h *Handler) tags(ctx context.Context, owner string) (events.APIGatewayProxyResponse, error) {
+	tagged, ok := h.Store.(linkstore.Tagged)
+	if !ok {
+		return events.APIGatewayProxyResponse{}, fmt.Errorf("count tags: the store keeps no tags: %w", link.ErrUnavailable)
+	}
+	counts, err := tagged.TagCounts(ctx, owner)
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	out := linkapi.TagList{Tags: make([]linkapi.TagCount, 0, len(counts))}
+	for _, c := range counts {
+		out.Tags = append(out.Tags, linkapi.TagCount{Tag: c.Tag, Links: c.Links})
+	}
+	return apigw.JSON(http.StatusOK, out, nil), nil
 }

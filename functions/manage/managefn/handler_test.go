@@ -485,7 +485,7 @@ func TestPatchRefusesBadRequests(t *testing.T) {
 		// An import's click total is set with the link, never after.
 		{name: "imported clicks cannot change", body: `{"imported_clicks":5}`, status: 400, field: "imported_clicks"},
 		{name: "imported clicks beside a change", body: `{"url":"https://example.com/","imported_clicks":null}`, status: 400, field: "imported_clicks"},
-		{name: "unknown field", body: `{"url":"https://example.com/","title":"x"}`, status: 400, field: "title"},
+		{name: "unknown field", body: `{"url":"https://example.com/","colour":"x"}`, status: 400, field: "colour"},
 		{name: "empty patch", body: `{}`, status: 400, field: "body"},
 		{name: "only nulls", body: `{"url":null,"status":null}`, status: 400, field: "body"},
 		{name: "null", body: `null`, status: 400, field: "body"},

@@ -76,6 +76,11 @@ type LinkData struct {
 	// ImportedClicks is the link's imported click total (its stats'
 	// "imported"), absent when it has none.
 	ImportedClicks int64 `json:"imported_clicks,omitempty"`
+	// Title, Notes and Tags are the link's, each absent when it has none
+	// (and on a tombstone's events, which keep none).
+	Title string   `json:"title,omitempty"`
+	Notes string   `json:"notes,omitempty"`
+	Tags  []string `json:"tags,omitempty"`
 }
 
 // Handle handles one batch and reports the records that failed.
@@ -149,6 +154,14 @@ func read(img map[string]events.DynamoDBAttributeValue) image {
 	im.data = LinkData{Code: s(tableschema.AttrCode), URL: s(tableschema.AttrURL), Alias: s(tableschema.AttrAlias),
 		Status: s(tableschema.AttrStatus), RedirectStatus: int(n(tableschema.AttrRedirectStatus)), Version: n(tableschema.AttrVersion),
 		ImportedClicks: n(tableschema.AttrImportedClicks)}
+	im.data.Title, im.data.Notes = s(tableschema.AttrTitle), s(tableschema.AttrNotes)
+	if v, ok := img[tableschema.AttrTags]; ok && v.DataType() == events.DataTypeList {
+		for _, e := range v.List() {
+			if e.DataType() == events.DataTypeString {
+				im.data.Tags = append(im.data.Tags, e.String())
+			}
+		}
+	}
 	if exp := n(tableschema.AttrExpiresAt); exp != 0 {
 		im.data.ExpiresAt = time.Unix(exp, 0).UTC().Format(time.RFC3339)
 	}

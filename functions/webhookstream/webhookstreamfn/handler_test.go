@@ -147,6 +147,30 @@ func TestHandleReadsSubscriptionsOncePerBatch(t *testing.T) {
 	assert.Equal(t, 3, q.n, "the new subscription gets the next batch's three events")
 }
 
+// TestLinkEventsCarryTitleAndTags: a link's title and tags reach its
+// webhook payload; a link without them has none.
+func TestLinkEventsCarryTitleAndTags(t *testing.T) {
+	tests := []struct {
+		fixture string
+		title   string
+		tags    []string
+	}{
+		{fixture: "modify-tags.json", title: "Spring launch", tags: []string{"launch", "eu:de"}},
+		{fixture: "modify.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			ev := load(t, tt.fixture)
+			e, ok := webhookstreamfn.Map(&ev.Records[0])
+			require.True(t, ok)
+			var d webhookstreamfn.LinkData
+			require.NoError(t, json.Unmarshal(e.Data, &d))
+			assert.Equal(t, tt.title, d.Title)
+			assert.Equal(t, tt.tags, d.Tags)
+		})
+	}
+}
+
 // TestLinkDataCarriesImportedClicks: a link imported with another
 // shortener's click total tells its receivers that total, and a link
 // without one sends none.
