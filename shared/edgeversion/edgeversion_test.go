@@ -1,0 +1,119 @@
+package edgeversion
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeAPI is a store whose ETag another writer may change before a put
+// (conflicts), or whose calls fail.
+type fakeAPI struct {
+	etag      int
+	items     map[string]string
+	conflicts int // the next puts that find the ETag changed
+	putErr    error
+	describes int
+	puts      []string
+}
+
+func (f *fakeAPI) tag() string { return "E" + strings.Repeat("x", f.etag) }
+
+func (f *fakeAPI) DescribeKeyValueStore(context.Context, string) (string, error) {
+	f.describes++
+	return f.tag(), nil
+}
+
+func (f *fakeAPI) GetKey(_ context.Context, _, key string) (string, bool, error) {
+	v, ok := f.items[key]
+	return v, ok, nil
+}
+
+func (f *fakeAPI) PutKey(_ context.Context, _, key, value, ifMatch string) (string, error) {
+	if f.putErr != nil {
+		return "", f.putErr
+	}
+	if f.conflicts > 0 {
+		f.conflicts--
+		f.etag++ // another writer's
+		return "", ErrConflict
+	}
+	if ifMatch != f.tag() {
+		return "", ErrConflict
+	}
+	f.etag++
+	f.items[key] = value
+	f.puts = append(f.puts, key+"="+value)
+	return f.tag(), nil
+}
+
+var now = time.UnixMilli(1764757200000)
+
+func TestNext(t *testing.T) {
+	tests := []struct {
+		name  string
+		cur   string
+		found bool
+		want  string
+	}{
+		{"none", "", false, "1764757200000"},
+		{"older", "1764757100000", true, "1764757200000"},
+		{"same millisecond", "1764757200000", true, "1764757200001"},
+		{"ahead of the clock", "1764757300000", true, "1764757300001"},
+		{"not a number", "x", true, "1764757200000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, Next(now, tt.cur, tt.found))
+		})
+	}
+}
+
+func TestWriterInvalidate(t *testing.T) {
+	tests := []struct {
+		name          string
+		api           *fakeAPI
+		paths         []string
+		wantErr       error
+		wantPuts      []string
+		wantDescribes int
+	}{
+		{"every path, one describe", &fakeAPI{}, []string{"/abc1234", "/My-Alias"},
+			nil, []string{"/abc1234=1764757200000", "/My-Alias=1764757200000"}, 1},
+		{"a rising version", &fakeAPI{items: map[string]string{"/abc1234": "1764757200000"}}, []string{"/abc1234"},
+			nil, []string{"/abc1234=1764757200001"}, 1},
+		{"conflicts retried with a fresh ETag", &fakeAPI{conflicts: 2}, []string{"/abc1234"},
+			nil, []string{"/abc1234=1764757200000"}, 3},
+		{"conflicts past the attempts", &fakeAPI{conflicts: DefaultAttempts}, []string{"/abc1234"},
+			ErrConflict, nil, DefaultAttempts},
+		{"a failure is not retried", &fakeAPI{putErr: errors.New("AccessDeniedException")}, []string{"/abc1234"},
+			nil, nil, 1},
+		{"an empty path", &fakeAPI{}, []string{""}, nil, nil, 0},
+		{"a path too long for a key", &fakeAPI{}, []string{"/" + strings.Repeat("a", MaxKeyBytes)}, nil, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.api.items == nil {
+				tt.api.items = map[string]string{}
+			}
+			w := &Writer{API: tt.api, ARN: "arn:aws:cloudfront::123456789012:key-value-store/x", Now: func() time.Time { return now }}
+			err := w.Invalidate(context.Background(), tt.paths...)
+			switch {
+			case tt.wantErr != nil:
+				assert.ErrorIs(t, err, tt.wantErr)
+			case tt.wantPuts == nil:
+				assert.Error(t, err)
+			default:
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tt.wantPuts, tt.api.puts)
+			assert.Equal(t, tt.wantDescribes, tt.api.describes)
+		})
+	}
+	assert.Error(t, (&Writer{}).Invalidate(context.Background(), "/abc1234"), "no store")
+}
