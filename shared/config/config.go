@@ -88,6 +88,12 @@ type Config struct {
 	// invalidates a change only when one of them says an edge may hold
 	// the link. Empty: it invalidates every change.
 	EdgeMarksTables []edgemarks.Table
+	// EdgeVersionStore is EDGE_VERSION_STORE, the ARN of the CloudFront
+	// KeyValueStore of link versions the redirect cache is keyed on
+	// (deployment context edgeVersionKeys): the management API puts a
+	// changed link's new versions there (shared/edgeversion) instead of
+	// invalidating. Empty: it invalidates.
+	EdgeVersionStore string
 }
 
 // FreshRead is how young the data behind a redirect must be, counted from
@@ -144,6 +150,7 @@ func Load(getenv Getenv) (Config, error) {
 		OriginSecretID:   getenv("ORIGIN_SECRET_ID"),
 		MissesTable:      getenv("MISSES_TABLE"),
 		EdgeMarksTable:   getenv("EDGE_MARKS_TABLE"),
+		EdgeVersionStore: getenv("EDGE_VERSION_STORE"),
 		EdgeParameter:    getenv("EDGE_PARAMETER"),
 		BaseURL:          strings.TrimSuffix(getenv("SHORTENER_BASE_URL"), "/"),
 	}

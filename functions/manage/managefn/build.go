@@ -6,11 +6,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/shortlink-dev/shortener/shared/cfinvalidate"
+	"github.com/shortlink-dev/shortener/shared/cfkvs"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgeinfo"
 	"github.com/shortlink-dev/shortener/shared/edgemarks"
+	"github.com/shortlink-dev/shortener/shared/edgeversion"
 	"github.com/shortlink-dev/shortener/shared/fnclients"
 	"github.com/shortlink-dev/shortener/shared/fnstores"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
@@ -21,7 +23,8 @@ import (
 // DELETE /v1/links/{code} and its QR code. It reads strongly consistently
 // before its conditional writes, and invalidates the CloudFront
 // distribution learnt from the edge parameter (with cfinvalidate, not the
-// SDK's CloudFront client).
+// SDK's CloudFront client), or, with EDGE_VERSION_STORE, puts new link
+// versions into that key value store instead (cfkvs).
 func Build(cfg config.Config, c fnclients.Clients) (*Handler, error) {
 	// Without a distribution to invalidate, a change would keep being
 	// served from the edge for up to a day: it refuses to start instead.
@@ -83,10 +86,16 @@ func edgeSite(cfg config.Config, c fnclients.Clients, names ...string) (edgecach
 		return c.Edge, nil, nil, nil
 	}
 	info := c.EdgeSource(cfg)
-	edge := &edgecache.Deferred{API: cfinvalidate.New(c.AWS), ID: func(ctx context.Context) (string, error) {
+	var edge edgecache.Invalidator = &edgecache.Deferred{API: cfinvalidate.New(c.AWS), ID: func(ctx context.Context) (string, error) {
 		in, err := info.Info(ctx)
 		return in.DistributionID, err
 	}}
+	if cfg.EdgeVersionStore != "" {
+		// The redirect cache is keyed on link versions: a change puts new
+		// ones instead of invalidating (docs/cost-model.md, "Versioned
+		// cache keys").
+		edge = &edgeversion.Writer{API: cfkvs.New(c.AWS), ARN: cfg.EdgeVersionStore}
+	}
 	if cfg.BaseURL != "" {
 		return edge, nil, edgeinfo.HostsOf(info), nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/shortlink-dev/shortener/functions/manage/managefn"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgemarks"
+	"github.com/shortlink-dev/shortener/shared/edgeversion"
 	"github.com/shortlink-dev/shortener/shared/fnclients/fntest"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -112,4 +113,21 @@ func TestBuildReadsEveryOriginRegionsMarks(t *testing.T) {
 	h, err = managefn.Build(fntest.Load(t), fntest.Lambda())
 	require.NoError(t, err)
 	assert.Nil(t, h.Marks)
+}
+
+// TestVersionStoreReplacesInvalidations: with EDGE_VERSION_STORE (context
+// edgeVersionKeys) a change puts new link versions into that key value
+// store instead of invalidating the distribution; without it nothing
+// changes.
+func TestVersionStoreReplacesInvalidations(t *testing.T) {
+	const arn = "arn:aws:cloudfront::123456789012:key-value-store/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111"
+	c := fntest.Lambda()
+	c.EdgeInfo = fntest.Edge()
+	cfg := fntest.Load(t)
+	require.Empty(t, cfg.EdgeVersionStore, "off unless set")
+	cfg.EdgeVersionStore = arn
+	h, err := managefn.Build(cfg, c)
+	require.NoError(t, err)
+	require.IsType(t, &edgeversion.Writer{}, h.Edge)
+	assert.Equal(t, arn, h.Edge.(*edgeversion.Writer).ARN)
 }
