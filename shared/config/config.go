@@ -88,12 +88,12 @@ type Config struct {
 	// invalidates a change only when one of them says an edge may hold
 	// the link. Empty: it invalidates every change.
 	EdgeMarksTables []edgemarks.Table
-	// EdgeVersionStore is EDGE_VERSION_STORE, the ARN of the CloudFront
-	// KeyValueStore of link versions the redirect cache is keyed on
-	// (deployment context edgeVersionKeys): the management API puts a
-	// changed link's new versions there (shared/edgeversion) instead of
-	// invalidating. Empty: it invalidates.
-	EdgeVersionStore string
+	// EdgeVersionKeys is EDGE_VERSION_KEYS=true (deployment context
+	// edgeVersionKeys): the redirect cache is keyed on link versions in
+	// the CloudFront KeyValueStore the edge parameter names, and the
+	// management API puts a changed link's new versions there
+	// (shared/edgeversion) instead of invalidating. False: it invalidates.
+	EdgeVersionKeys bool
 }
 
 // FreshRead is how young the data behind a redirect must be, counted from
@@ -150,7 +150,6 @@ func Load(getenv Getenv) (Config, error) {
 		OriginSecretID:   getenv("ORIGIN_SECRET_ID"),
 		MissesTable:      getenv("MISSES_TABLE"),
 		EdgeMarksTable:   getenv("EDGE_MARKS_TABLE"),
-		EdgeVersionStore: getenv("EDGE_VERSION_STORE"),
 		EdgeParameter:    getenv("EDGE_PARAMETER"),
 		BaseURL:          strings.TrimSuffix(getenv("SHORTENER_BASE_URL"), "/"),
 	}
@@ -214,6 +213,13 @@ func (r *reader) dur(name string, def time.Duration) time.Duration {
 
 // settings reads the numbers, durations and the edge marks tables.
 func (r *reader) settings(c *Config) {
+	switch v := r.getenv("EDGE_VERSION_KEYS"); v {
+	case "", "false":
+	case "true":
+		c.EdgeVersionKeys = true
+	default:
+		r.fail(fmt.Errorf("EDGE_VERSION_KEYS: %q is not true or false", v))
+	}
 	c.CodeLength = r.num("SHORTENER_CODE_LENGTH", shortcode.DefaultLength)
 	c.MaxURLBytes = r.num("SHORTENER_MAX_URL_BYTES", link.DefaultMaxURLBytes)
 	c.CacheSize = r.num("SHORTENER_CACHE_SIZE", 50_000)

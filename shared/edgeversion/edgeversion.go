@@ -37,29 +37,44 @@ const MaxKeyBytes = 512
 // concurrent use.
 type Writer struct {
 	API API
-	ARN string
+	// ARN is the store; when empty, StoreARN names it on each call (the
+	// store is made with the distribution, after the functions, and its
+	// ARN reaches them at run time: shared/edgeinfo).
+	ARN      string
+	StoreARN func(ctx context.Context) (string, error)
 	// Now gives the clock's versions; time.Now when nil.
 	Now func() time.Time
 	// Attempts bounds the tries of a path (DefaultAttempts when zero).
 	Attempts int
 
-	mu   sync.Mutex // serialises the writes, which each need the last ETag
-	etag string
+	mu     sync.Mutex // serialises the writes, which each need the last ETag
+	etag   string
+	etagOf string // the store etag is of
 }
 
 // Invalidate gives each of paths a new version, in order; it stops at the
 // first path it cannot write and returns why.
 func (w *Writer) Invalidate(ctx context.Context, paths ...string) error {
-	if w.API == nil || w.ARN == "" {
+	arn := w.ARN
+	if arn == "" && w.StoreARN != nil {
+		var err error
+		if arn, err = w.StoreARN(ctx); err != nil {
+			return fmt.Errorf("which key value store: %w", err)
+		}
+	}
+	if w.API == nil || arn == "" {
 		return errors.New("edgeversion: no key value store")
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if arn != w.etagOf {
+		w.etag, w.etagOf = "", arn
+	}
 	for _, p := range paths {
 		if p == "" || len(p) > MaxKeyBytes {
 			return fmt.Errorf("edgeversion: path %q: not a key (1 to %d bytes)", p, MaxKeyBytes)
 		}
-		if err := w.bump(ctx, p); err != nil {
+		if err := w.bump(ctx, arn, p); err != nil {
 			return err
 		}
 	}
@@ -67,7 +82,7 @@ func (w *Writer) Invalidate(ctx context.Context, paths ...string) error {
 }
 
 // bump puts a version of path above the clock's and the store's.
-func (w *Writer) bump(ctx context.Context, path string) error {
+func (w *Writer) bump(ctx context.Context, arn, path string) error {
 	attempts := w.Attempts
 	if attempts <= 0 {
 		attempts = DefaultAttempts
@@ -79,16 +94,16 @@ func (w *Writer) bump(ctx context.Context, path string) error {
 	var err error
 	for range attempts {
 		if w.etag == "" {
-			if w.etag, err = w.API.DescribeKeyValueStore(ctx, w.ARN); err != nil {
+			if w.etag, err = w.API.DescribeKeyValueStore(ctx, arn); err != nil {
 				return fmt.Errorf("describe key value store: %w", err)
 			}
 		}
-		cur, found, gerr := w.API.GetKey(ctx, w.ARN, path)
+		cur, found, gerr := w.API.GetKey(ctx, arn, path)
 		if gerr != nil {
 			return fmt.Errorf("get version of %q: %w", path, gerr)
 		}
 		next := Next(now(), cur, found)
-		etag, perr := w.API.PutKey(ctx, w.ARN, path, next, w.etag)
+		etag, perr := w.API.PutKey(ctx, arn, path, next, w.etag)
 		if perr == nil {
 			w.etag = etag
 			return nil

@@ -117,3 +117,17 @@ func TestWriterInvalidate(t *testing.T) {
 	}
 	assert.Error(t, (&Writer{}).Invalidate(context.Background(), "/abc1234"), "no store")
 }
+
+// TestWriterLearnsTheStore: without ARN the store is asked of StoreARN on
+// each call, and a new store's ETag is asked for afresh.
+func TestWriterLearnsTheStore(t *testing.T) {
+	api := &fakeAPI{items: map[string]string{}}
+	arn, fail := "arn:aws:cloudfront::123456789012:key-value-store/one", error(nil)
+	w := &Writer{API: api, Now: func() time.Time { return now }, StoreARN: func(context.Context) (string, error) { return arn, fail }}
+	require.NoError(t, w.Invalidate(context.Background(), "/a"))
+	arn = "arn:aws:cloudfront::123456789012:key-value-store/two"
+	require.NoError(t, w.Invalidate(context.Background(), "/b"))
+	assert.Equal(t, 2, api.describes, "a new store's ETag is its own")
+	fail = errors.New("parameter not found")
+	assert.ErrorContains(t, w.Invalidate(context.Background(), "/c"), "which key value store")
+}

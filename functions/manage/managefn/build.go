@@ -2,6 +2,7 @@ package managefn
 
 import (
 	"context"
+	"errors"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -23,8 +24,9 @@ import (
 // DELETE /v1/links/{code} and its QR code. It reads strongly consistently
 // before its conditional writes, and invalidates the CloudFront
 // distribution learnt from the edge parameter (with cfinvalidate, not the
-// SDK's CloudFront client), or, with EDGE_VERSION_STORE, puts new link
-// versions into that key value store instead (cfkvs).
+// SDK's CloudFront client), or, with EDGE_VERSION_KEYS, puts new link
+// versions into the key value store the edge parameter names instead
+// (cfkvs).
 func Build(cfg config.Config, c fnclients.Clients) (*Handler, error) {
 	// Without a distribution to invalidate, a change would keep being
 	// served from the edge for up to a day: it refuses to start instead.
@@ -90,11 +92,17 @@ func edgeSite(cfg config.Config, c fnclients.Clients, names ...string) (edgecach
 		in, err := info.Info(ctx)
 		return in.DistributionID, err
 	}}
-	if cfg.EdgeVersionStore != "" {
+	if cfg.EdgeVersionKeys {
 		// The redirect cache is keyed on link versions: a change puts new
 		// ones instead of invalidating (docs/cost-model.md, "Versioned
-		// cache keys").
-		edge = &edgeversion.Writer{API: cfkvs.New(c.AWS), ARN: cfg.EdgeVersionStore}
+		// cache keys"), into the store the edge stack publishes.
+		edge = &edgeversion.Writer{API: cfkvs.New(c.AWS), StoreARN: func(ctx context.Context) (string, error) {
+			in, err := info.Info(ctx)
+			if err == nil && in.VersionStoreARN == "" {
+				err = errors.New("the edge parameter names no version store (" + edgeinfo.KeyVersionStore + "): is the edge stack deployed with edgeVersionKeys?")
+			}
+			return in.VersionStoreARN, err
+		}}
 	}
 	if cfg.BaseURL != "" {
 		return edge, nil, edgeinfo.HostsOf(info), nil

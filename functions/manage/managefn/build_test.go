@@ -115,19 +115,27 @@ func TestBuildReadsEveryOriginRegionsMarks(t *testing.T) {
 	assert.Nil(t, h.Marks)
 }
 
-// TestVersionStoreReplacesInvalidations: with EDGE_VERSION_STORE (context
-// edgeVersionKeys) a change puts new link versions into that key value
-// store instead of invalidating the distribution; without it nothing
-// changes.
-func TestVersionStoreReplacesInvalidations(t *testing.T) {
+// TestVersionKeysReplaceInvalidations: with EDGE_VERSION_KEYS (context
+// edgeVersionKeys) a change puts new link versions into the key value
+// store the edge parameter names instead of invalidating the
+// distribution, learnt when first needed; without it nothing changes.
+func TestVersionKeysReplaceInvalidations(t *testing.T) {
 	const arn = "arn:aws:cloudfront::123456789012:key-value-store/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111"
+	src := fntest.Edge()
 	c := fntest.Lambda()
-	c.EdgeInfo = fntest.Edge()
+	c.EdgeInfo = src
 	cfg := fntest.Load(t)
-	require.Empty(t, cfg.EdgeVersionStore, "off unless set")
-	cfg.EdgeVersionStore = arn
+	require.False(t, cfg.EdgeVersionKeys, "off unless set")
+	cfg.EdgeVersionKeys = true
 	h, err := managefn.Build(cfg, c)
 	require.NoError(t, err)
 	require.IsType(t, &edgeversion.Writer{}, h.Edge)
-	assert.Equal(t, arn, h.Edge.(*edgeversion.Writer).ARN)
+	w := h.Edge.(*edgeversion.Writer)
+	assert.Zero(t, src.Reads, "nothing is read at start-up")
+	_, err = w.StoreARN(context.Background())
+	assert.ErrorContains(t, err, "names no version store", "an edge deployed without the flag")
+	src.Edge.VersionStoreARN = arn
+	got, err := w.StoreARN(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, arn, got)
 }
