@@ -215,6 +215,10 @@ func (st *stack) buildFront() error {
 	}
 	f.invalidations = edgecache.NewRecorder(time.Now)
 	f.invalidations.OnInvalidate(f.edge.Invalidate)
+	if f.versions != nil {
+		// As deployed: a version that cannot be put is invalidated.
+		f.versions.Fallback = f.invalidations
+	}
 	return nil
 }
 

@@ -27,7 +27,8 @@ type PublishProps struct {
 	Invalidators []*string
 	// VersionStore is the key value store of link versions (VersionKeys);
 	// with it the parameter names it, and the invalidators may write it
-	// instead of invalidating the distribution.
+	// besides invalidating the distribution (their fallback when a put
+	// fails).
 	VersionStore awscloudfront.IKeyValueStore
 }
 
@@ -38,8 +39,8 @@ type Published struct {
 	// Writers are the custom resources writing the parameter, by Region.
 	Writers map[string]customresources.AwsCustomResource
 	// Invalidation is the policy that lets the invalidators invalidate
-	// the distribution, and nothing else; with a VersionStore, that lets
-	// them read its ETag and put and get its keys instead.
+	// the distribution, and nothing else; with a VersionStore, read its
+	// ETag and put and get its keys too.
 	Invalidation awsiam.Policy
 }
 
@@ -109,26 +110,27 @@ func Publish(scope constructs.Construct, id string, p PublishProps) *Published {
 			roles[i] = awsiam.Role_FromRoleName(c, jsii.String(fmt.Sprintf("Invalidator%d", i)), name,
 				&awsiam.FromRoleNameOptions{Mutable: jsii.Bool(true)})
 		}
-		grant := awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		grants := []awsiam.PolicyStatement{awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Actions: jsii.Strings("cloudfront:CreateInvalidation"),
 			Resources: jsii.Strings(*stack.FormatArn(&awscdk.ArnComponents{
 				Service: jsii.String("cloudfront"), Region: jsii.String(""),
 				Resource: jsii.String("distribution"), ResourceName: p.Distribution.DistributionId(),
 			})),
-		})
+		})}
 		if p.VersionStore != nil {
 			// A change puts new versions (shared/edgeversion): the ETag,
 			// the current version and the put, on this store alone
-			// (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoncloudfrontkeyvaluestore.html).
-			grant = awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			// (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoncloudfrontkeyvaluestore.html);
+			// the invalidation stays for a put that fails.
+			grants = append(grants, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 				Actions: jsii.Strings("cloudfront-keyvaluestore:DescribeKeyValueStore", "cloudfront-keyvaluestore:GetKey",
 					"cloudfront-keyvaluestore:PutKey"),
 				Resources: jsii.Strings(*p.VersionStore.KeyValueStoreArn()),
-			})
+			}))
 		}
 		out.Invalidation = awsiam.NewPolicy(c, jsii.String("Invalidation"), &awsiam.PolicyProps{
 			Roles:      &roles,
-			Statements: &[]awsiam.PolicyStatement{grant},
+			Statements: &grants,
 		})
 	}
 	return out

@@ -46,15 +46,43 @@ type Writer struct {
 	Now func() time.Time
 	// Attempts bounds the tries of a path (DefaultAttempts when zero).
 	Attempts int
+	// Fallback, when set, is asked to invalidate the paths when a version
+	// cannot be put (the store unreachable, full or refusing): the paths
+	// still leave the edge, at an invalidation's price. OnFallback hears
+	// why it was used.
+	Fallback   Invalidator
+	OnFallback func(paths []string, err error)
 
 	mu     sync.Mutex // serialises the writes, which each need the last ETag
 	etag   string
 	etagOf string // the store etag is of
 }
 
-// Invalidate gives each of paths a new version, in order; it stops at the
-// first path it cannot write and returns why.
+// Invalidator drops paths from the edge caches (edgecache.Invalidator).
+type Invalidator interface {
+	Invalidate(ctx context.Context, paths ...string) error
+}
+
+// Invalidate gives each of paths a new version, in order. When one cannot
+// be written it invalidates the paths through Fallback, when there is
+// one, and otherwise returns why.
 func (w *Writer) Invalidate(ctx context.Context, paths ...string) error {
+	err := w.put(ctx, paths)
+	if err == nil || w.Fallback == nil {
+		return err
+	}
+	if w.OnFallback != nil {
+		w.OnFallback(paths, err)
+	}
+	if ferr := w.Fallback.Invalidate(ctx, paths...); ferr != nil {
+		return fmt.Errorf("%w; the fallback invalidation failed too: %w", err, ferr)
+	}
+	return nil
+}
+
+// put gives each of paths a new version; it stops at the first path it
+// cannot write and returns why.
+func (w *Writer) put(ctx context.Context, paths []string) error {
 	arn := w.ARN
 	if arn == "" && w.StoreARN != nil {
 		var err error

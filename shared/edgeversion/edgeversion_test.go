@@ -131,3 +131,49 @@ func TestWriterLearnsTheStore(t *testing.T) {
 	fail = errors.New("parameter not found")
 	assert.ErrorContains(t, w.Invalidate(context.Background(), "/c"), "which key value store")
 }
+
+// recorder is a fallback that keeps what it is asked to invalidate.
+type recorder struct {
+	paths []string
+	err   error
+}
+
+func (r *recorder) Invalidate(_ context.Context, paths ...string) error {
+	r.paths = append(r.paths, paths...)
+	return r.err
+}
+
+// TestWriterFallsBackToInvalidating: a version that cannot be put (a full
+// or unreachable store) still takes the paths off the edge, through the
+// fallback invalidation; only when both fail is it an error.
+func TestWriterFallsBackToInvalidating(t *testing.T) {
+	tests := []struct {
+		name      string
+		putErr    error
+		fbErr     error
+		wantErr   bool
+		wantPaths []string
+	}{
+		{"put works, no invalidation", nil, nil, false, nil},
+		{"store full, invalidated", errors.New("ServiceQuotaExceededException"), nil, false, []string{"/abc1234", "/My-Alias"}},
+		{"both fail", errors.New("ServiceQuotaExceededException"), errors.New("Throttling"), true, []string{"/abc1234", "/My-Alias"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fb := &recorder{err: tt.fbErr}
+			var heard error
+			w := &Writer{API: &fakeAPI{items: map[string]string{}, putErr: tt.putErr}, ARN: "arn", Now: func() time.Time { return now },
+				Fallback: fb, OnFallback: func(_ []string, err error) { heard = err }}
+			err := w.Invalidate(context.Background(), "/abc1234", "/My-Alias")
+			if tt.wantErr {
+				assert.Error(t, err)
+			} else {
+				assert.NoError(t, err)
+			}
+			assert.Equal(t, tt.wantPaths, fb.paths)
+			if tt.putErr != nil {
+				assert.ErrorIs(t, heard, tt.putErr)
+			}
+		})
+	}
+}

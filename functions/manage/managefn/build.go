@@ -95,13 +95,18 @@ func edgeSite(cfg config.Config, c fnclients.Clients, names ...string) (edgecach
 	if cfg.EdgeVersionKeys {
 		// The redirect cache is keyed on link versions: a change puts new
 		// ones instead of invalidating (docs/cost-model.md, "Versioned
-		// cache keys"), into the store the edge stack publishes.
+		// cache keys"), into the store the edge stack publishes. A put
+		// that fails (the store full or unreachable) invalidates as
+		// before, so the change still leaves the edge.
+		log := c.Logger("manage")
 		edge = &edgeversion.Writer{API: cfkvs.New(c.AWS), StoreARN: func(ctx context.Context) (string, error) {
 			in, err := info.Info(ctx)
 			if err == nil && in.VersionStoreARN == "" {
 				err = errors.New("the edge parameter names no version store (" + edgeinfo.KeyVersionStore + "): is the edge stack deployed with edgeVersionKeys?")
 			}
 			return in.VersionStoreARN, err
+		}, Fallback: edge, OnFallback: func(paths []string, err error) {
+			log.Warn("link versions not put; invalidating instead", "paths", paths, "error", err.Error())
 		}}
 	}
 	if cfg.BaseURL != "" {

@@ -131,6 +131,7 @@ func TestVersionKeysReplaceInvalidations(t *testing.T) {
 	require.NoError(t, err)
 	require.IsType(t, &edgeversion.Writer{}, h.Edge)
 	w := h.Edge.(*edgeversion.Writer)
+	assert.IsType(t, &edgecache.Deferred{}, w.Fallback, "a put that fails invalidates")
 	assert.Zero(t, src.Reads, "nothing is read at start-up")
 	_, err = w.StoreARN(context.Background())
 	assert.ErrorContains(t, err, "names no version store", "an edge deployed without the flag")
