@@ -1,7 +1,7 @@
 # The two commands a newcomer needs: `make dev` and `make test`.
 # Everything else is here for contributors and CI.
 
-FUNCTIONS := create redirect originauth manage stats ttlstream reclaim clicks webhooks webhookdelivery webhookstream
+FUNCTIONS := create redirect originauth apiauth manage stats ttlstream reclaim clicks webhooks webhookdelivery webhookstream
 GO_BUILD  := CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build -tags lambda.norpc -trimpath -ldflags "-s -w"
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
@@ -58,7 +58,7 @@ SYNTH_OUT ?= build/cdk.out
 SYNTH_FLAGS ?=
 # Every optional feature on, with placeholder values (docs/deploy.md, "Context").
 SYNTH_ALL = -c waf=true -c alarmEmail=ops@example.com -c hostedZoneId=Z0123456789EXAMPLE -c hostedZoneName=sho.rt \
-	-c domainName=sho.rt -c certificateArn=arn:aws:acm:us-east-1:123456789012:certificate/0b5c2a8e-1111-2222-3333-444455556666
+	-c domainName=sho.rt -c certificateArn=arn:aws:acm:us-east-1:123456789012:certificate/0b5c2a8e-1111-2222-3333-444455556666 -c auth=true
 
 ## synth: every stack's template in build/cdk.out, cdk-nag included (offline: a placeholder account), then checked with CloudFormation Guard's Control Tower rules
 synth: build

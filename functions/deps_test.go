@@ -35,6 +35,9 @@ func TestEachBootstrapLinksOnlyTheServicesItCalls(t *testing.T) {
 		// call, and the client's package init and size were a measurable
 		// part of their cold start.
 		"originauth": {"secretsmanager"}, "clicks": {"dynamodb"},
+		// apiauth reads the keys table; it verifies tokens without an
+		// SDK client.
+		"apiauth":       {"dynamodb"},
 		"webhookstream": {"dynamodb"}, "webhookdelivery": {"dynamodb"},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -58,7 +61,7 @@ func TestEachBootstrapLinksOnlyTheServicesItCalls(t *testing.T) {
 // init, and the pages of code it touches, are part of every cold start
 // of a binary that links it).
 func TestEachBootstrapLinksOnlyItsHandlers(t *testing.T) {
-	fns := []string{"create", "redirect", "originauth", "manage", "stats", "ttlstream", "reclaim", "clicks",
+	fns := []string{"create", "redirect", "originauth", "apiauth", "manage", "stats", "ttlstream", "reclaim", "clicks",
 		"webhooks", "webhookdelivery", "webhookstream"}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -156,6 +156,7 @@ func assertRESTAPI(t *testing.T, tp tpl, want edgespec.API) {
 	assert.Equal(t, want.APIKeySource, rest[0].Props["ApiKeySourceType"])
 	assert.Equal(t, want.Description, rest[0].Props["Description"])
 
+	restAuthorizers := assertRESTAuthorizers(t, tp, want)
 	paths := restPaths(tp)
 	methods := map[string]resource{}
 	for _, m := range tp.resources("AWS::ApiGateway::Method") {
@@ -174,6 +175,13 @@ func assertRESTAPI(t *testing.T, tp tpl, want edgespec.API) {
 			continue
 		}
 		assert.Equal(t, w.APIKeyRequired, m.Props["ApiKeyRequired"], w.Key())
+		if w.Authorizer != "" {
+			assert.Equal(t, "CUSTOM", m.Props["AuthorizationType"], w.Key())
+			id, _ := get(m.Props, "AuthorizerId", "Ref").(string)
+			assert.Equal(t, w.Authorizer, restAuthorizers[id], "%s runs its authorizer", w.Key())
+		} else {
+			assert.Equal(t, "NONE", m.Props["AuthorizationType"], w.Key())
+		}
 		assert.Equal(t, string(w.Integration.Kind), get(m.Props, "Integration", "Type"), w.Key())
 		uri := toJSON(get(m.Props, "Integration", "Uri"))
 		switch w.Integration.Kind {
@@ -248,8 +256,58 @@ func assertRESTAPI(t *testing.T, tp tpl, want edgespec.API) {
 		return
 	}
 	require.Len(t, plans, 1)
+	assertUsageKey(t, tp, want, plans[0])
 	u := want.UsagePlan
 	assert.Equal(t, u.Description, plans[0].Props["Description"])
 	assert.Equal(t, map[string]any{"RateLimit": u.Throttle.RateLimit, "BurstLimit": float64(u.Throttle.BurstLimit)}, plans[0].Props["Throttle"])
 	assert.Equal(t, map[string]any{"Limit": float64(u.Quota), "Period": string(u.QuotaPeriod)}, plans[0].Props["Quota"])
+}
+
+// assertRESTAuthorizers checks the REST API's Lambda authorizers against
+// the description (REQUEST, no identity source, no cache, the function it
+// names) and returns their names by logical ID.
+func assertRESTAuthorizers(t *testing.T, tp tpl, want edgespec.API) map[string]string {
+	t.Helper()
+	names := map[string]string{}
+	for _, a := range tp.resources("AWS::ApiGateway::Authorizer") {
+		var w edgespec.Authorizer
+		var found bool
+		for _, z := range want.Authorizers {
+			if strings.HasPrefix(a.ID, "ManagementApi"+z.Name+"Authorizer") {
+				w, found = z, true
+			}
+		}
+		if !assert.True(t, found, "authorizer %s is described", a.ID) {
+			continue
+		}
+		names[a.ID] = w.Name
+		assert.Equal(t, string(w.Type), a.Props["Type"], w.Name)
+		assert.NotContains(t, a.Props, "IdentitySource", "%s: no identity source, so it runs for every request", w.Name)
+		assert.Equal(t, 0.0, a.Props["AuthorizerResultTtlInSeconds"], "%s: nothing cached", w.Name)
+		assert.Contains(t, toJSON(a.Props["AuthorizerUri"]), functionRef(t, tp, w.Function), w.Name)
+	}
+	assert.Len(t, names, len(want.Authorizers))
+	return names
+}
+
+// assertUsageKey: with key source AUTHORIZER the plan has exactly one
+// key, the deployment's, and the authorizer is told its value.
+func assertUsageKey(t *testing.T, tp tpl, want edgespec.API, plan resource) {
+	t.Helper()
+	keys := tp.resources("AWS::ApiGateway::ApiKey")
+	planKeys := tp.resources("AWS::ApiGateway::UsagePlanKey")
+	if want.APIKeySource != edgespec.KeySourceAuthorizer {
+		assert.Empty(t, keys)
+		return
+	}
+	require.Len(t, keys, 1, "one usage-plan key per Region")
+	require.Len(t, planKeys, 1)
+	assert.Equal(t, keys[0].ID, get(planKeys[0].Props, "KeyId", "Ref"))
+	assert.Equal(t, plan.ID, get(planKeys[0].Props, "UsagePlanId", "Ref"))
+	assert.Equal(t, "API_KEY", planKeys[0].Props["KeyType"])
+	assert.Equal(t, true, keys[0].Props["Enabled"])
+	fn, ok := tp.function(string(edgespec.LambdaAPIAuth))
+	require.True(t, ok)
+	env := toJSON(get(fn.Props, "Environment", "Variables", "USAGE_PLAN_KEY"))
+	assert.Equal(t, toJSON(keys[0].Props["Value"]), env, "the authorizer returns the plan's key")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/constructs-go/constructs/v10"
 
+	"github.com/shortlink-dev/shortener/infra/auth"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/missbudget"
 	"github.com/shortlink-dev/shortener/shared/shortcode"
@@ -62,6 +63,9 @@ const (
 	CtxOwnerIndexProjection = "ownerIndexProjection"
 	CtxSystemLogLevel       = "systemLogLevel"
 	CtxKinesisShards        = "kinesisShards"
+	// Alias length bounds (docs/deploy.md; link.CheckAliasLengths).
+	CtxAliasMinLength = "aliasMinLength"
+	CtxAliasMaxLength = "aliasMaxLength"
 )
 
 // Table classes and PITR placements the context accepts.
@@ -97,7 +101,12 @@ type Config struct {
 	HostedZoneName string
 	APIDomainName  string // "api." + HostedZoneName unless given; "" without a zone
 
-	CodeLength     int
+	CodeLength int
+	// AliasMinLength and AliasMaxLength bound a new custom alias's length:
+	// 3-64 by default, as wide as 1-100 for imports that keep YOURLS's own
+	// keywords (docs/deploy.md).
+	AliasMinLength int
+	AliasMaxLength int
 	DefaultTTL     time.Duration
 	TombstoneGrace time.Duration
 	EdgeTTLSeconds int           // s-maxage the redirect handler sends
@@ -150,6 +159,10 @@ type Config struct {
 	OwnerIndexProjection string // INCLUDE (what a listing reads) or ALL (installations recorded before it)
 	SystemLogLevel       string // the functions' Lambda system log level: WARN drops START/END/REPORT
 	KinesisShards        int    // 0: the click stream on demand; N: provisioned with N shards
+
+	// Auth is the sign-in (context auth=true; infra/auth,
+	// docs/identity.md); nil: none.
+	Auth *auth.Options
 }
 
 // DefaultConfig is the configuration with no context given.
@@ -160,6 +173,8 @@ func DefaultConfig() Config {
 		PrimaryRegion:  "us-east-1",
 		FailoverRegion: "us-west-2",
 		CodeLength:     shortcode.DefaultLength,
+		AliasMinLength: link.MinAliasLen,
+		AliasMaxLength: link.MaxAliasLen,
 		DefaultTTL:     link.DefaultTTL,
 		TombstoneGrace: 30 * 24 * time.Hour,
 		EdgeTTLSeconds: 24 * 60 * 60,
@@ -223,6 +238,8 @@ func configFrom(r ctxReader, c Config) (Config, error) {
 		}
 	}
 	c.CodeLength = r.integer(CtxCodeLength, c.CodeLength)
+	c.AliasMinLength = r.integer(CtxAliasMinLength, c.AliasMinLength)
+	c.AliasMaxLength = r.integer(CtxAliasMaxLength, c.AliasMaxLength)
 	c.DefaultTTL = r.duration(CtxDefaultTTL, c.DefaultTTL)
 	c.TombstoneGrace = r.duration(CtxTombstoneGrace, c.TombstoneGrace)
 	c.EdgeTTLSeconds = r.integer(CtxEdgeTTLSeconds, c.EdgeTTLSeconds)
@@ -250,6 +267,7 @@ func configFrom(r ctxReader, c Config) (Config, error) {
 	c.OwnerIndexProjection = r.str(CtxOwnerIndexProjection, c.OwnerIndexProjection)
 	c.SystemLogLevel = r.str(CtxSystemLogLevel, c.SystemLogLevel)
 	c.KinesisShards = r.integer(CtxKinesisShards, c.KinesisShards)
+	c.Auth = readAuth(&r, c)
 	if err := errors.Join(r.errs...); err != nil {
 		return Config{}, err
 	}
@@ -314,6 +332,9 @@ func (c Config) Validate() error {
 	if c.CodeLength < shortcode.MinLength || c.CodeLength > shortcode.MaxLength {
 		errs = append(errs, fmt.Errorf("codeLength: %d is outside %d-%d", c.CodeLength, shortcode.MinLength, shortcode.MaxLength))
 	}
+	if err := link.CheckAliasLengths(c.AliasMinLength, c.AliasMaxLength); err != nil {
+		errs = append(errs, fmt.Errorf("aliasMinLength, aliasMaxLength: %w", err))
+	}
 	if c.TombstoneGrace <= 0 {
 		errs = append(errs, errors.New("tombstoneGrace: must be positive"))
 	}
@@ -357,6 +378,11 @@ func (c Config) Validate() error {
 	}
 	if c.KinesisShards < 0 {
 		errs = append(errs, fmt.Errorf("kinesisShards: %d is negative", c.KinesisShards))
+	}
+	if c.Auth != nil {
+		if err := c.Auth.Validate(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -99,6 +99,21 @@ func TestConfigFromContext(t *testing.T) {
 		{name: "certificate outside us-east-1", ctx: map[string]any{
 			CtxDomainName: "sho.rt", CtxCertificateARN: "arn:aws:acm:eu-west-1:123456789012:certificate/abc"}, err: "us-east-1"},
 		{name: "code too short", ctx: map[string]any{CtxCodeLength: 5}, err: "codeLength"},
+		{name: "alias lengths widened for imports", ctx: map[string]any{CtxAliasMinLength: "1", CtxAliasMaxLength: "100"},
+			check: func(t *testing.T, c Config) {
+				assert.Equal(t, 1, c.AliasMinLength)
+				assert.Equal(t, 100, c.AliasMaxLength)
+				e, err := functionEnv(c, nil)
+				require.NoError(t, err)
+				assert.Equal(t, "1", e.common["SHORTENER_ALIAS_MIN_LENGTH"])
+				assert.Equal(t, "100", e.common["SHORTENER_ALIAS_MAX_LENGTH"])
+			}},
+		{name: "alias lengths default", ctx: map[string]any{}, check: func(t *testing.T, c Config) {
+			assert.Equal(t, 3, c.AliasMinLength)
+			assert.Equal(t, 64, c.AliasMaxLength)
+		}},
+		{name: "alias length zero", ctx: map[string]any{CtxAliasMinLength: 0}, err: "aliasMinLength"},
+		{name: "alias length past 100", ctx: map[string]any{CtxAliasMaxLength: "101"}, err: "aliasMaxLength"},
 		{name: "not a number", ctx: map[string]any{CtxCodeLength: "seven"}, err: "codeLength"},
 		{name: "not a duration", ctx: map[string]any{CtxTombstoneGrace: "30 days"}, err: "tombstoneGrace"},
 		{name: "retention CloudWatch refuses", ctx: map[string]any{CtxLogRetentionDays: 10}, err: "logRetentionDays"},
@@ -167,15 +182,17 @@ func TestFunctionEnvIsCheckedByTheFunctionsLoader(t *testing.T) {
 	e, err := functionEnv(c, nil)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{
-		"SHORTENER_BASE_URL":        "https://sho.rt",
-		"SHORTENER_CODE_LENGTH":     "7",
-		"SHORTENER_DEFAULT_TTL":     "43800h0m0s",
-		"SHORTENER_TOMBSTONE_GRACE": "720h0m0s",
-		"SHORTENER_EDGE_TTL":        "86400",
-		"SHORTENER_CACHE_TTL":       "20s",
-		"PRIMARY_REGION":            "us-east-1",
-		"SHORTENER_MISS_BUDGET":     "100",
-		"SHORTENER_MISS_WINDOW":     "1h0m0s",
+		"SHORTENER_BASE_URL":         "https://sho.rt",
+		"SHORTENER_CODE_LENGTH":      "7",
+		"SHORTENER_ALIAS_MIN_LENGTH": "3",
+		"SHORTENER_ALIAS_MAX_LENGTH": "64",
+		"SHORTENER_DEFAULT_TTL":      "43800h0m0s",
+		"SHORTENER_TOMBSTONE_GRACE":  "720h0m0s",
+		"SHORTENER_EDGE_TTL":         "86400",
+		"SHORTENER_CACHE_TTL":        "20s",
+		"PRIMARY_REGION":             "us-east-1",
+		"SHORTENER_MISS_BUDGET":      "100",
+		"SHORTENER_MISS_WINDOW":      "1h0m0s",
 	}, e.common)
 
 	c = DefaultConfig()

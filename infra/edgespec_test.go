@@ -113,6 +113,8 @@ func checkBehavior(t *testing.T, tp tpl, d map[string]any, sb edgespec.Behavior,
 
 	if rp := sb.OriginRequestPolicy; rp == nil {
 		assert.Nil(t, b["OriginRequestPolicyId"], name)
+	} else if rp.Managed != "" {
+		assert.Equal(t, rp.ManagedID, b["OriginRequestPolicyId"], "%s: the managed %s", name, rp.Managed)
 	} else {
 		res := tp.resource(refID(t, b["OriginRequestPolicyId"]))
 		require.Equal(t, "AWS::CloudFront::OriginRequestPolicy", res.Type, name)

@@ -37,7 +37,7 @@ var GuardSuppressions = []GuardSuppression{
 	{Rule: "lambda_function_public_access_prohibited_check", Control: "CT.LAMBDA.PR.2", ResourceType: "AWS::Lambda::Permission",
 		Where: "API Gateway invoke permissions",
 		Reason: "Each permission lets only API Gateway (apigateway.amazonaws.com) invoke, with SourceArn set to this API's " +
-			"execute-api ARN (account, region, API ID, method and path). The rule accepts a SourceArn only as a literal " +
+			"execute-api ARN (account, region, API ID, method and path; for the /v1 authorizer, its authorizer's ARN). The rule accepts a SourceArn only as a literal " +
 			"string or a reference to a resource, not the Fn::Join CDK writes for it."},
 	{Rule: "cloudwatch_log_group_encrypted_check", Control: "CT.CLOUDWATCH.PR.3", ResourceType: "AWS::Logs::LogGroup", Where: "log groups",
 		Reason: "CloudWatch Logs encrypts every log group at rest with service-managed keys " +
@@ -142,6 +142,8 @@ func addGuardSuppressions(cfg Config, s *Stacks) {
 		guardSuppress(r.TTLStream.DeadLetters, "sqs_dlq_check", "stream consumers' on-failure queues")
 		if r.Management != nil {
 			guardSuppress(r.Management.API, "lambda_function_public_access_prohibited_check", "API Gateway invoke permissions")
+			// The authorizer's invoke permission sits under its function.
+			guardSuppress(r.Functions["apiauth"].Fn, "lambda_function_public_access_prohibited_check", "API Gateway invoke permissions")
 			guardSuppress(r.Management.API, "api_gw_xray_enabled_check", "/v1 REST API stage")
 		}
 		if !r.Primary {

@@ -29,7 +29,7 @@ var (
 	primaryOnly = []string{"reclaim", "clicks", "webhookdelivery", "webhookstream"}
 	// v1Functions are in every Region of infra.V1Regions: all of them
 	// with the reservation table, the primary without.
-	v1Functions = []string{"create", "manage", "stats", "webhooks"}
+	v1Functions = []string{"create", "manage", "stats", "webhooks", "apiauth"}
 	everyRegion = []string{"redirect", "originauth", "ttlstream"}
 )
 
@@ -415,17 +415,11 @@ func TestDistribution(t *testing.T) {
 			assert.Contains(t, toJSON(api["DomainName"]), ".execute-api."+s.cfg.PrimaryRegion+".")
 			assert.Equal(t, "/prod", api["OriginPath"])
 		}
-		orp := s.edge().resource(get(v1, "OriginRequestPolicyId", "Ref").(string))
-		headers := get(orp.Props, "OriginRequestPolicyConfig", "HeadersConfig").(map[string]any)
-		assert.Equal(t, "whitelist", headers["HeaderBehavior"])
-		var names []string
-		for _, h := range asSlice(headers["Headers"]) {
-			names = append(names, strings.ToLower(h.(string)))
-		}
-		assert.ElementsMatch(t, []string{"x-api-key", "idempotency-key", "if-match", "content-type", "accept"}, names)
-		assert.Contains(t, names, "accept", "the REST API chooses binary answers by the viewer's Accept")
-		assert.NotContains(t, names, "host", "API Gateway needs its own Host")
-		assert.Equal(t, "all", get(orp.Props, "OriginRequestPolicyConfig", "QueryStringsConfig", "QueryStringBehavior"))
+		// The managed AllViewerExceptHostHeader: every viewer header but
+		// Host (API Gateway needs its own), Authorization included, which
+		// no origin request policy of our own may list; Accept, by which
+		// the REST API chooses binary answers; the query string.
+		assert.Equal(t, "b689b0a8-53d0-40ab-baf2-68738e2966ac", v1["OriginRequestPolicyId"], "managed AllViewerExceptHostHeader")
 
 		for id, o := range origins {
 			if _, s3 := o["S3OriginConfig"]; s3 {
@@ -500,8 +494,10 @@ func TestManagementAPI(t *testing.T) {
 		require.Len(t, plans, 1)
 		assert.Equal(t, map[string]any{"RateLimit": s.cfg.APIRateLimit, "BurstLimit": s.cfg.APIBurstLimit}, plans[0].Props["Throttle"])
 		assert.Equal(t, map[string]any{"Limit": s.cfg.APIQuotaPerDay, "Period": "DAY"}, plans[0].Props["Quota"])
-		assert.Empty(t, tp.resources("AWS::ApiGateway::ApiKey"), "keys are issued with shortener keys add, then put in the plan")
-		assert.Empty(t, tp.resources("AWS::ApiGateway::UsagePlanKey"))
+		// Keys are issued with shortener keys add, never put in a plan:
+		// the plan's one key is the stack's, which the authorizer returns.
+		assert.Len(t, tp.resources("AWS::ApiGateway::ApiKey"), 1, "the usage-plan key")
+		assert.Len(t, tp.resources("AWS::ApiGateway::UsagePlanKey"), 1)
 		outputs := tp["Outputs"].(map[string]any)
 		assert.Contains(t, outputs, "UsagePlanId")
 		assert.NotContains(t, outputs, "FirstApiKeyId")
@@ -621,6 +617,9 @@ func TestIAMPerFunction(t *testing.T) {
 					"dynamodb:Query": "/index/" + tableschema.IndexByOwner + "|" + here, "ssm:GetParameter": param}
 				// The counts are in the primary's analytics table only.
 				want["stats"] = grant{"dynamodb:GetItem": "", "dynamodb:Query": analytics + "|" + inPrimary}
+				// The /v1 authorizer: one key's record in this region's
+				// replica of the keys table, and nothing else.
+				want["apiauth"] = grant{"dynamodb:GetItem": keysTable + "|" + here}
 				// The subscriptions are in the primary's webhooks table only.
 				want["webhooks"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": hooks, "dynamodb:DeleteItem": hooks, "dynamodb:Query": hooks,
 					"dynamodb:UpdateItem": hooks}

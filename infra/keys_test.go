@@ -46,16 +46,17 @@ func TestKeysTable(t *testing.T) {
 	}
 }
 
-// TestKeysTableGrants: create, manage and stats may GetItem on their own
-// region's replica of the keys table, and nothing else of it; no other
-// function touches it. Keys are written by operators only.
+// TestKeysTableGrants: the /v1 authorizer and the /v1 functions may
+// GetItem on their own region's replica of the keys table, and nothing
+// else of it; no other function touches it. Keys are written by
+// operators only.
 func TestKeysTableGrants(t *testing.T) {
-	readers := []string{"create", "manage", "stats", "webhooks"}
+	readers := []string{"create", "manage", "stats", "webhooks", "apiauth"}
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		for _, region := range s.cfg.Regions {
 			tp := s.regional(region)
 			t.Run(s.name+"/"+region, func(t *testing.T) {
-				for _, name := range append(slices.Clone(everyRegion), primaryOnly...) {
+				for _, name := range slices.Concat(everyRegion, primaryOnly, v1Functions) {
 					fn, ok := tp.function(name)
 					if !ok {
 						continue

@@ -27,14 +27,15 @@ var Suppressions = []Suppression{
 			"into the click stream; origin access logs would duplicate the misses at CloudWatch Logs ingestion prices " +
 			"(docs/cost-model.md). Handler errors are in the function's own log group."},
 	{Rule: "AwsSolutions-APIG4", Where: "/v1 REST API methods",
-		Reason: "Every method with a function behind it requires an API key (apiKeyRequired) bound to a usage plan with " +
-			"per-key throttle and quota; the key's ID is the caller's identity (owner) in the handlers. The API key contract " +
-			"is the product's; IAM or Cognito authorizers would replace it. GET /v1/problems is public on purpose: a static " +
+		Reason: "Every method with a function behind it runs the /v1 Lambda authorizer (an API key from the keys table or a " +
+			"signed-in user's token) before any function. GET /v1/problems is public on purpose: a static " +
 			"page (mock integration, no function, no data) explaining the problem types every error refers to. GET /v1/health " +
 			"is public on purpose: Route 53 health checkers carry no key; it runs no function and answers only ok or unavailable " +
 			"from one read of a reserved item."},
 	{Rule: "AwsSolutions-COG4", Where: "/v1 REST API methods",
-		Reason: "Callers authenticate with API keys (usage plan per key), not Cognito user pools: the service has no end-user accounts."},
+		Reason: "One Lambda authorizer takes both credentials /v1 accepts, API keys and the identity provider's tokens (checked " +
+			"for issuer, audience, expiry, signature and token use as Cognito documents); a Cognito user pool authorizer " +
+			"would refuse every API key."},
 	{Rule: "AwsSolutions-APIG2", Where: "/v1 REST API",
 		Reason: "Path parameters are validated by API Gateway (request validator); bodies are validated by the handlers so " +
 			"that every error is an RFC 9457 problem+json naming the field, which API Gateway's body validation cannot produce."},
@@ -64,7 +65,7 @@ var Suppressions = []Suppression{
 			"at deploy time (PutParameter and DeleteParameter on exactly those parameters); the managed policy only lets it " +
 			"write its own logs. It runs only during deployments."},
 	{Rule: "AwsSolutions-APIG3", Where: "/v1 REST API",
-		Reason: "(Warning.) /v1 answers only callers with an API key, throttled per key by the usage plan; the optional " +
+		Reason: "(Warning.) /v1 answers only callers its authorizer allows, throttled by the usage plan; the optional " +
 			"WAF web ACL (context waf) sits on the CloudFront distribution in front of it, and a second ACL on the stage " +
 			"would bill every request twice."},
 	{Rule: "AwsSolutions-CFR1", Where: "distribution",
@@ -96,6 +97,11 @@ var Suppressions = []Suppression{
 		Where: "CDK's BucketDeployment provider",
 		Reason: "CDK's grantRead on the bootstrap asset bucket and grantReadWrite on the console bucket, made by the " +
 			"BucketDeployment construct: it syncs a whole key prefix, so it needs object-level wildcards on exactly those two buckets."},
+	{Rule: "AwsSolutions-COG8", Where: "sign-in user pool",
+		Reason: "The Plus feature plan (threat protection) bills every monthly active user with no free tier, where Essentials " +
+			"covers the first 10,000; sign-in is for the people who manage links, most through the company's identity " +
+			"provider, which does its own risk detection. The pool's own users need TOTP MFA and a 12-character password " +
+			"policy, self sign-up is off. Plus is an operator's choice for the pool (docs/identity.md)."},
 	{Rule: "AwsSolutions-L1", Where: "CDK's BucketDeployment provider",
 		Reason: "The runtime of CDK's BucketDeployment provider is chosen by aws-cdk-lib (it runs the AWS CLI from a layer) and " +
 			"moves with CDK upgrades; it runs only during deployments."},
@@ -152,6 +158,9 @@ func addNagChecks(app awscdk.App, s *Stacks) {
 			suppression("AwsSolutions-IAM5", "reclaim state machine role"))
 	}
 	suppress(s.Data.OriginSecret, suppression("AwsSolutions-SMG4", "origin secret"))
+	if s.Data.Auth != nil {
+		suppress(s.Data.Auth.Pool, suppression("AwsSolutions-COG8", "sign-in user pool"))
+	}
 	dist := []*cdknag.NagPackSuppression{
 		suppression("AwsSolutions-CFR1", "distribution"),
 		suppression("AwsSolutions-CFR3", "distribution"),

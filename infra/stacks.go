@@ -2,6 +2,7 @@ package infra
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/shortlink-dev/shortener/infra/api"
+	"github.com/shortlink-dev/shortener/infra/auth"
 	"github.com/shortlink-dev/shortener/infra/clickpipeline"
 	"github.com/shortlink-dev/shortener/infra/edge"
 	"github.com/shortlink-dev/shortener/infra/failover"
@@ -127,6 +129,9 @@ type DataStack struct {
 	// Reservation is where the reservation table was built: a Region
 	// takes /v1 writes only where it has a replica.
 	Reservation Reservation
+	// Auth is the sign-in (context auth=true), nil without it; its Props
+	// give the token checkers AUTH_ISSUER and AUTH_CLIENT_ID.
+	Auth *auth.Auth
 }
 
 // NewDataStack creates the tables; the links table replicates to every
@@ -157,8 +162,14 @@ func NewDataStack(app awscdk.App, cfg Config) *DataStack {
 	arn := edge.OriginSecretARN(secret)
 	out(st, "KeysTableName", t.Keys.TableName(), "API keys (hash -> owner): shortener keys --keys-table <this>")
 	out(st, "OriginSecretArn", arn, "Origin secret, replicated to every region (rotation: docs/deploy.md)")
-	return &DataStack{Stack: st, Tables: t, OriginSecret: secret, OriginSecretARN: arn, Reservation: res,
+	d := &DataStack{Stack: st, Tables: t, OriginSecret: secret, OriginSecretARN: arn, Reservation: res,
 		originSecretOutputs: map[string]awscdk.CfnOutput{}}
+	if cfg.Auth != nil {
+		// The user pool holds users, so it lives with the other data,
+		// in the primary Region, retained like the tables.
+		d.Auth = auth.New(st, "Auth", *cfg.Auth)
+	}
+	return d
 }
 
 // OriginSecretARNIn is the ARN of the origin secret's copy in region, for
@@ -247,6 +258,9 @@ var functionSizes = map[string]struct {
 	"redirect": {256, 5 * time.Second},
 	// A string comparison, and a Secrets Manager read every 5 minutes.
 	"originauth": {128, 5 * time.Second},
+	// A keys-table GetItem (cached in-process) or a token check, on every
+	// /v1 request: API Gateway caches none of its answers.
+	"apiauth": {256, 5 * time.Second},
 	// A batch of 100 creates works within API Gateway's 29 s.
 	"create":    {256, 28 * time.Second},
 	"manage":    {256, 10 * time.Second},
@@ -264,6 +278,7 @@ var functionSizes = map[string]struct {
 var functionDescriptions = map[string]string{
 	"redirect":   "GET|HEAD /{code}: resolves a short code (CloudFront origin)",
 	"originauth": "Redirect API authorizer: only requests carrying CloudFront's origin secret get through",
+	"apiauth":    "/v1 API authorizer: an API key (keys table) or a signed-in user's token names the caller's owner and role",
 	"create":     "POST /v1/links, POST /v1/links/batch: creates short links",
 	"manage":     "GET /v1/links, GET|PATCH|DELETE /v1/links/{code}, GET /v1/links/{code}/qr",
 	"stats":      "GET /v1/links/{code}/stats",
@@ -679,8 +694,22 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	// The layout the clicks function writes (shared/config ClickStore).
 	stats.Fn.AddEnvironment(jsii.String("SHORTENER_CLICK_STORE"), jsii.String(config.ClickStorePacked), nil)
 
+	// The authorizer runs before every /v1 function: it reads a key's
+	// record in this Region's replica of the keys table, nothing else.
+	apiAuth := fn("apiauth", "KEYS_TABLE")
+	keys.Grant(apiAuth.Role, jsii.String("dynamodb:GetItem"))
+	if data.Auth != nil {
+		// Signed-in users' tokens: the user pool's issuer and the
+		// console's app client, from the data stack (a weak reference,
+		// so any Region may read them).
+		env := data.Auth.Props.Environment()
+		for _, k := range slices.Sorted(maps.Keys(env)) {
+			apiAuth.Fn.AddEnvironment(jsii.String(k), env[k], nil)
+		}
+	}
+
 	rs.Management = api.NewManagement(st, "ManagementApi", api.ManagementProps{
-		Create: create.Fn, Manage: manage.Fn, Stats: stats.Fn, Webhooks: hooksAPI.Fn, HealthTable: links,
+		Create: create.Fn, Manage: manage.Fn, Stats: stats.Fn, Webhooks: hooksAPI.Fn, HealthTable: links, Authorizer: apiAuth,
 		RateLimit: cfg.APIRateLimit, BurstLimit: cfg.APIBurstLimit, QuotaPerDay: cfg.APIQuotaPerDay,
 		Retention: retention,
 	})
@@ -694,7 +723,7 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 		out(st, "ApiHealthCheckId", rs.Failover.HealthCheck.HealthCheckId(), "Route 53 health check of this region's /v1 API")
 	}
 	out(st, "ManagementApiUrl", rs.Management.API.Url(), "The /v1 API's own endpoint (use the distribution's)")
-	out(st, "UsagePlanId", rs.Management.UsagePlan.UsagePlanId(), "Add API keys to this usage plan (in every Region with /v1)")
+	out(st, "UsagePlanId", rs.Management.UsagePlan.UsagePlanId(), "The /v1 usage plan of this Region (its one key is the deployment's; keys are not added to it)")
 }
 
 // readEdgeParameter gives each function the edge parameter's name
@@ -806,14 +835,16 @@ type env struct {
 func functionEnv(cfg Config, tableNames map[string]*string) (env, error) {
 	e := env{
 		common: map[string]string{
-			"SHORTENER_CODE_LENGTH":     strconv.Itoa(cfg.CodeLength),
-			"SHORTENER_DEFAULT_TTL":     cfg.DefaultTTL.String(),
-			"SHORTENER_TOMBSTONE_GRACE": cfg.TombstoneGrace.String(),
-			"SHORTENER_EDGE_TTL":        strconv.Itoa(cfg.EdgeTTLSeconds),
-			"SHORTENER_CACHE_TTL":       cfg.CacheTTL.String(),
-			"PRIMARY_REGION":            cfg.PrimaryRegion,
-			"SHORTENER_MISS_BUDGET":     strconv.Itoa(cfg.MissBudget),
-			"SHORTENER_MISS_WINDOW":     cfg.MissWindow.String(),
+			"SHORTENER_CODE_LENGTH":      strconv.Itoa(cfg.CodeLength),
+			"SHORTENER_ALIAS_MIN_LENGTH": strconv.Itoa(cfg.AliasMinLength),
+			"SHORTENER_ALIAS_MAX_LENGTH": strconv.Itoa(cfg.AliasMaxLength),
+			"SHORTENER_DEFAULT_TTL":      cfg.DefaultTTL.String(),
+			"SHORTENER_TOMBSTONE_GRACE":  cfg.TombstoneGrace.String(),
+			"SHORTENER_EDGE_TTL":         strconv.Itoa(cfg.EdgeTTLSeconds),
+			"SHORTENER_CACHE_TTL":        cfg.CacheTTL.String(),
+			"PRIMARY_REGION":             cfg.PrimaryRegion,
+			"SHORTENER_MISS_BUDGET":      strconv.Itoa(cfg.MissBudget),
+			"SHORTENER_MISS_WINDOW":      cfg.MissWindow.String(),
 		},
 		tables: map[string]string{},
 	}

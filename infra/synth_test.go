@@ -29,7 +29,7 @@ import (
 //     each; the edge's us-east-1 is none of them), a custom domain and
 //     certificate, a hosted zone (so /v1 fails over by DNS), WAF on, the
 //     alarm e-mail, the origin secret pinned to a version (every optional
-//     feature on); its recorded deployment
+//     feature on, sign-in federating a SAML and an OIDC provider too); its recorded deployment
 //     (docs/deploy.md) has one region fewer and predates the reservation
 //     table (a new table is no loss).
 var (
@@ -52,6 +52,14 @@ var (
 		infra.CtxOwnerIndexProjection: "ALL",
 		// The second step of an origin secret rotation (docs/deploy.md).
 		infra.CtxOriginSecretVersion: "a1b2c3d4-5678-90ab-cdef-EXAMPLE11111",
+		// Sign-in, federating a SAML and an OIDC provider (docs/identity.md).
+		infra.CtxAuth:                     true,
+		infra.CtxAuthSAMLName:             "Entra",
+		infra.CtxAuthSAMLMetadataURL:      "https://login.microsoftonline.com/00000000-0000-0000-0000-000000000000/federationmetadata/2007-06/federationmetadata.xml",
+		infra.CtxAuthOIDCName:             "Google",
+		infra.CtxAuthOIDCIssuer:           "https://accounts.google.com",
+		infra.CtxAuthOIDCClientID:         "1234-example.apps.googleusercontent.com",
+		infra.CtxAuthOIDCClientSecretName: "shortener/google-oidc",
 	}}
 )
 
@@ -101,7 +109,7 @@ func setup() error {
 				return
 			}
 		}
-		for _, fn := range []string{"create", "redirect", "originauth", "manage", "stats", "ttlstream", "reclaim", "clicks",
+		for _, fn := range []string{"create", "redirect", "originauth", "apiauth", "manage", "stats", "ttlstream", "reclaim", "clicks",
 			"webhooks", "webhookdelivery", "webhookstream"} {
 			if setupErr = placeholderZip(filepath.Join(assetDir, fn+".zip"), fn); setupErr != nil {
 				return

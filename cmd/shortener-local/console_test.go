@@ -922,3 +922,51 @@ func TestConsoleCampaignBuilder(t *testing.T) {
 	defer p.mu.Unlock()
 	assert.Empty(t, p.problems, "no exception, console error or CSP violation")
 }
+
+// TestConsoleAliasLengths: the create form takes any alias a deployment
+// may allow (1-100 characters) and leaves the length to the API, which
+// answers with the deployment's own range: a one-character alias is made
+// where the range is widened and refused, with the API's reason shown,
+// where it is not.
+func TestConsoleAliasLengths(t *testing.T) {
+	dir := buildConsole(t)
+	for _, tt := range []struct {
+		name    string
+		env     map[string]string
+		wantErr string
+	}{
+		{name: "defaults", env: map[string]string{}, wantErr: "must be 3 to 64 characters, got 1"},
+		{name: "widened", env: map[string]string{"SHORTENER_ALIAS_MIN_LENGTH": "1", "SHORTENER_ALIAS_MAX_LENGTH": "100"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.env["SHORTENER_CONSOLE_DIR"] = dir
+			r := startLocal(t, tt.env)
+			p := newPage(t, r.base)
+			p.run("open the console", chromedp.Navigate(r.base+"/console/"))
+			p.setInput("#apikey", r.key)
+			p.click(`button[type=submit]`)
+			p.run("the links page", chromedp.WaitVisible(chromedp.CSS("#links-table")))
+			p.click("#new-link")
+			p.setInput("#new-url", "https://example.net/first")
+			p.setInput("#new-alias", "a")
+			var valid bool
+			p.eval(`document.querySelector('#new-alias').checkValidity()`, &valid)
+			assert.True(t, valid, "the field takes a one-character alias")
+			p.click("#new-submit")
+			if tt.wantErr != "" {
+				p.waitText("#new-error", tt.wantErr)
+				return
+			}
+			p.waitText("#links-table", "https://example.net/first")
+			status, _, _ := r.do(t, "GET", "/v1/links/a", r.key, "")
+			assert.Equal(t, 200, status)
+
+			// Its analytics show an imported click total apart.
+			status, _, body := r.do(t, "POST", "/v1/links", r.key, `{"url":"https://example.net/zz","alias":"zz","imported_clicks":48213}`)
+			require.Equal(t, 201, status, string(body))
+			p.run("the analytics of zz", chromedp.Navigate(r.base+"/console/#/links/zz/stats"))
+			p.waitText("#imported-clicks", "Imported: 48213 clicks")
+			p.waitText("#total-total", "0")
+		})
+	}
+}

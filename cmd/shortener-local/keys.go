@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
@@ -61,40 +59,8 @@ func seedKeys(ctx context.Context, db *dynamodb.Client, table string, keys map[s
 	return nil
 }
 
-// tableKeys are the keys the local gateway accepts: every key in the keys
-// table, revoked or not. On AWS `shortener keys add` puts a key in the
-// table and the operator adds the same key to the usage plan; locally the
-// table is both. A revoked key therefore passes the gateway and is refused
-// by the function, with the same 403 problem as API Gateway's own.
-//
-// A key once found is remembered, as API Gateway does not look its keys up
-// per request either: the CLI never deletes a key from the table, it only
-// revokes it, so the answer cannot change. Unknown keys are asked again,
-// so a key added while the local run is up works at once.
-type tableKeys struct {
-	keys  apikey.Getter
-	known *sync.Map // key hash -> key ID
-}
-
-var _ localgw.APIKeys = tableKeys{}
-
-func newTableKeys(keys apikey.Getter) tableKeys {
-	return tableKeys{keys: keys, known: &sync.Map{}}
-}
-
-func (t tableKeys) KeyID(ctx context.Context, key string) (string, error) {
-	h := apikey.Hash(key)
-	if id, ok := t.known.Load(h); ok {
-		return id.(string), nil
-	}
-	_, err := t.keys.Get(ctx, h)
-	switch {
-	case errors.Is(err, apikey.ErrUnknown):
-		return "", nil
-	case err != nil:
-		return "", err
-	}
-	id := localgw.KeyID(key)
-	t.known.Store(h, id)
-	return id, nil
-}
+// LocalUsageKey is the local run's usage-plan key: the one key of the
+// local /v1 usage plan, which the local /v1 authorizer returns as
+// usageIdentifierKey for every caller it allows, as each Region's
+// deployed authorizer returns that Region's (infra/api).
+const LocalUsageKey = "shortener-local-usage-plan-key"

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/internal/emulator/testenv"
-	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
 )
@@ -55,26 +54,4 @@ func TestSeedKeys(t *testing.T) {
 	got, err := owners.Owner(ctx, "dev-key")
 	require.NoError(t, err)
 	assert.Equal(t, "dev", got)
-}
-
-// TestTableKeys: the local gateway accepts the keys in the table, revoked
-// ones too (the function refuses those, as on AWS before the API Gateway
-// key is deleted), and no others.
-func TestTableKeys(t *testing.T) {
-	ctx := context.Background()
-	keys := apikey.NewMemory(map[string]string{"dev-key": "dev", "old-key": "dev"})
-	_, err := keys.Revoke(ctx, apikey.Hash("old-key"), time.Now())
-	require.NoError(t, err)
-	gw := newTableKeys(keys)
-
-	for key, want := range map[string]string{"dev-key": localgw.KeyID("dev-key"), "old-key": localgw.KeyID("old-key"), "guess": ""} {
-		got, err := gw.KeyID(ctx, key)
-		require.NoError(t, err)
-		assert.Equal(t, want, got, key)
-	}
-	_, _, err = apikey.Issue(ctx, keys, nil, "dev", "added-while-running-0000", "", time.Now())
-	require.NoError(t, err)
-	got, err := gw.KeyID(ctx, "added-while-running-0000")
-	require.NoError(t, err)
-	assert.Equal(t, localgw.KeyID("added-while-running-0000"), got, "a key added later works at once")
 }

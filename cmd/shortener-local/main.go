@@ -98,6 +98,10 @@
 //	                               (true here; a deployed stack never sets it)
 //	WEBHOOK_RETRY_SCHEDULE         waits before each retry of a delivery
 //	                               (5s,5m,30m,2h,5h,10h,10h,10h)
+//	AUTH_ISSUER                    the OpenID issuer tokens are checked
+//	                               against: the local provider that plays
+//	                               Cognito at /_local/oidc (oidc.go)
+//	AUTH_CLIENT_ID                 its app client (local-console)
 //
 // and every other setting the functions read (see shared/config).
 //
@@ -258,6 +262,15 @@ func (b *backends) handlers() localgw.Handlers {
 		QR:       late(func(h localgw.Handlers) localgw.Handler { return h.QR }),
 		Stats:    late(func(h localgw.Handlers) localgw.Handler { return h.Stats }),
 		Webhooks: late(func(h localgw.Handlers) localgw.Handler { return h.Webhooks }),
+		APIAuthorizer: &localgw.RESTAuthorizer{Handler: func(ctx context.Context, req events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
+			b.mu.Lock()
+			h := b.h
+			b.mu.Unlock()
+			if h == nil || h.APIAuthorizer == nil {
+				return events.APIGatewayCustomAuthorizerResponse{}, errors.New("called before ready")
+			}
+			return h.APIAuthorizer.Handler(ctx, req)
+		}},
 	}
 }
 

@@ -192,6 +192,9 @@ func TestFunctionEnv(t *testing.T) {
 	assert.Equal(t, "http://127.0.0.1:8080", get("SHORTENER_BASE_URL"))
 	assert.Equal(t, "9", get("SHORTENER_CODE_LENGTH"))
 	assert.Empty(t, get("SHORTENER_CACHE_TTL"))
+	// Sign-in is the local OpenID provider's, beside the edge.
+	assert.Equal(t, "http://127.0.0.1:8080/_local/oidc", get("AUTH_ISSUER"))
+	assert.Equal(t, "local-console", get("AUTH_CLIENT_ID"))
 }
 
 func TestOrigin(t *testing.T) {
@@ -247,6 +250,17 @@ func TestRun(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
+
+	// The local OpenID provider answers beside the edge, its issuer the
+	// one the functions are given.
+	resp, err = http.Get(base + "/_local/oidc/.well-known/openid-configuration")
+	require.NoError(t, err)
+	var disc struct {
+		Issuer string `json:"issuer"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&disc))
+	resp.Body.Close()
+	assert.Equal(t, base+"/_local/oidc", disc.Issuer)
 
 	req, err := http.NewRequest(http.MethodPost, base+"/v1/links", strings.NewReader(`{"url":"https://example.com/run"}`))
 	require.NoError(t, err)

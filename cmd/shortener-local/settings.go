@@ -189,6 +189,9 @@ func functionEnv(getenv func(string) string, baseURL string) func(string) string
 		"WEBHOOK_QUEUE_URL":      webhookQueueURL,
 		"WEBHOOK_DLQ_URL":        webhookDLQURL,
 		"WEBHOOK_ALLOW_LOOPBACK": "true",
+		// Sign-in: the local OpenID provider plays Cognito (oidc.go).
+		"AUTH_ISSUER":    baseURL + oidcPath,
+		"AUTH_CLIENT_ID": localClientID,
 	}
 	return func(name string) string {
 		if name == "COUNTERS_TABLE" {

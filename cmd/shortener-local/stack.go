@@ -20,7 +20,6 @@ import (
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/config"
-	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgespec"
 	"github.com/shortlink-dev/shortener/shared/edgeversion"
@@ -46,6 +45,7 @@ type stack struct {
 	base  string // the gateway's origin
 	cfg   config.Config
 	front front
+	oidc  http.Handler // the local OpenID provider, at oidcPath
 
 	srv    *http.Server
 	served chan error
@@ -115,6 +115,10 @@ func newStack(getenv func(string) string, stderr io.Writer) (*stack, error) {
 		st.ln.Close()
 		return nil, fmt.Errorf("configuration: %w", err)
 	}
+	if st.oidc, err = newOIDC(st.base, functionEnv(getenv, st.base)("AUTH_CLIENT_ID")); err != nil {
+		st.ln.Close()
+		return nil, fmt.Errorf("local OpenID provider: %w", err)
+	}
 	return st, nil
 }
 
@@ -137,6 +141,7 @@ func (st *stack) serve() error {
 	top := beside(beside(f.edge, edgeStatsPath, edgeStats(f.edge.Stats)), "/_local/reclaim", &f.reclaim)
 	top = beside(top, sqsOutagePath, &f.sqsOutage)
 	top = beside(top, costsPath, &f.costs)
+	top = besidePrefix(top, oidcPath, st.oidc)
 	if f.regions != nil {
 		top = besidePrefix(top, regionsPath, f.regions.admin())
 	}
@@ -395,14 +400,15 @@ func (st *stack) startFunctions(ctx context.Context, getenv func(string) string)
 	}
 	hs := make([]localgw.Handlers, len(f.bs))
 	for i := range f.bs {
-		rcfg := cfg
+		rcfg, renv := cfg, functionEnv(getenv, st.base)
 		if f.regions != nil {
-			if rcfg, err = config.Load(functionEnv(regionEnv(getenv, rset.names[i]), st.base)); err != nil {
+			renv = functionEnv(regionEnv(getenv, rset.names[i]), st.base)
+			if rcfg, err = config.Load(renv); err != nil {
 				return fmt.Errorf("configuration of %s: %w", rset.names[i], err)
 			}
 			rcfg = rset.regionConfig(rcfg, i)
 		}
-		if hs[i], err = newHandlers(rcfg, st.clients, f.costs.clients); err != nil {
+		if hs[i], err = newHandlers(rcfg, renv, st.clients, f.costs.clients); err != nil {
 			return err
 		}
 		hs[i].Webhooks = hooksAPI.Handle
@@ -414,7 +420,9 @@ func (st *stack) startFunctions(ctx context.Context, getenv func(string) string)
 		return fmt.Errorf("lifecycle: %w", err)
 	}
 	f.reclaim.set(st.life)
-	keys := newTableKeys(dynamo.NewKeyStore(st.db, dynamo.KeyConfig{Table: cfg.KeysTable, Timeout: cfg.DBTimeout}))
+	// The usage plan holds the one usage-plan key the authorizer
+	// returns; who the caller is, is the authorizer's (the keys table).
+	keys := localgw.StaticKeys(LocalUsageKey)
 	for i, b := range f.bs {
 		b.serve(hs[i], keys)
 	}

@@ -31,11 +31,22 @@ type fakeLinks struct {
 	n        int
 	fail     map[string][]int // by cursor ("" for the first page)
 	requests int
+	// details counts the GETs of one link (for its imported total), apart
+	// from requests; links with an index in imported have one.
+	details  int
+	imported map[int]int64
 }
 
 func (f *fakeLinks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if code, ok := strings.CutPrefix(r.URL.Path, "/v1/links/"); ok && r.Header.Get("x-api-key") == "k" {
+		f.details++
+		i, _ := strconv.Atoi(strings.TrimPrefix(code, "c"))
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(linkapi.LinkDetail{Link: linkapi.Link{Code: code, ImportedClicks: f.imported[i]}})
+		return
+	}
 	f.requests++
 	if r.URL.Path != "/v1/links" || r.Header.Get("x-api-key") != "k" {
 		http.Error(w, "unexpected", http.StatusTeapot)
@@ -115,10 +126,33 @@ func TestExportPagesAndRetries(t *testing.T) {
 			require.Len(t, rows, 1+tt.wantRows)
 			assert.Equal(t, exportColumns, rows[0])
 			assert.Equal(t, []string{"c000000", "", "https://example.com/0?a=1,b=2", "https://sho.rt/c000000", "active", "302", "2026-11-30T00:00:00Z", "2026-11-30T00:00:00Z", "2031-11-29T00:00:00Z", "1",
-				"", "", "", "", ""}, rows[1], "a link without redirect rules leaves their cells empty")
+				"", "", "", "", "", ""}, rows[1], "a link without redirect rules leaves their cells empty")
 			assert.Equal(t, "c000249", rows[250][0], "every page, in order")
 		})
 	}
+}
+
+// TestExportImportedClicks: the export reads each link for the imported
+// total a listing leaves out, unless told not to.
+func TestExportImportedClicks(t *testing.T) {
+	f := &fakeLinks{n: 150, imported: map[int]int64{1: 48213, 120: 7}}
+	r := runFake(t, f, "export")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	rows, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	require.NoError(t, err)
+	col := len(exportColumns) - 1
+	require.Equal(t, "imported_clicks", rows[0][col])
+	assert.Equal(t, "", rows[1][col], "none: an empty cell")
+	assert.Equal(t, "48213", rows[2][col])
+	assert.Equal(t, "7", rows[121][col])
+	assert.Equal(t, 150, f.details, "one read a link")
+	assert.Equal(t, 2, f.requests, "and the listing's pages as before")
+
+	f = &fakeLinks{n: 150, imported: map[int]int64{1: 48213}}
+	r = runFake(t, f, "export", "--imported-clicks=false")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Zero(t, f.details)
+	assert.NotContains(t, r.stdout, "48213")
 }
 
 func TestExportNDJSON(t *testing.T) {

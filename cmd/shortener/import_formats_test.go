@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/shared/link"
 )
 
 // importedRow is what a reader and the checks made of one row, in a form
@@ -22,6 +24,8 @@ type importedRow struct {
 	Redirect int
 	Disabled bool
 	NotKept  []string
+	// Imported is the source's click total, kept as imported_clicks.
+	Imported int64
 	// Failed is the field the row failed on ("-" for a row that failed as
 	// a whole), empty when it is ready to send.
 	Failed string
@@ -47,6 +51,9 @@ func readFixture(t *testing.T, format, file string, newCode bool) []importedRow 
 		}
 		if r.req.RedirectStatus != nil {
 			g.Redirect = *r.req.RedirectStatus
+		}
+		if r.req.ImportedClicks != nil {
+			g.Imported = *r.req.ImportedClicks
 		}
 		if r.Problem != nil {
 			g.Failed = r.Problem.Field
@@ -85,50 +92,50 @@ func TestImportFormats(t *testing.T) {
 		want               []importedRow
 	}{
 		{name: "shlink", format: "shlink", file: "shlink.csv", want: []importedRow{
-			{Line: 2, URL: "https://example.org/campaigns/spring-2024?utm_source=newsletter", Alias: "Spring24", NotKept: []string{"title", "tags", "clicks", "domain"}},
+			{Line: 2, URL: "https://example.org/campaigns/spring-2024?utm_source=newsletter", Alias: "Spring24", NotKept: []string{"title", "tags", "domain"}, Imported: 1284},
 			{Line: 3, URL: "https://example.org/docs/install", Alias: "aB3dE", NotKept: []string{"domain"}},
-			{Line: 4, URL: "https://example.org/about", Alias: "ab", Failed: "alias"},          // shorter than 3
-			{Line: 5, URL: "https://example.org/admin-guide", Alias: "admin", Failed: "alias"}, // reserved
-			{Line: 6, URL: "https://example.org/shop?cat=gifts,toys", Alias: "xmas-sale", NotKept: []string{"title", "clicks", "domain"}},
+			{Line: 4, URL: "https://example.org/about", Alias: "ab", Imported: 12, Failed: "alias"},         // shorter than 3
+			{Line: 5, URL: "https://example.org/admin-guide", Alias: "admin", Imported: 3, Failed: "alias"}, // reserved
+			{Line: 6, URL: "https://example.org/shop?cat=gifts,toys", Alias: "xmas-sale", NotKept: []string{"title", "domain"}, Imported: 57},
 		}},
 		{name: "shlink with new codes", format: "shlink", file: "shlink.csv", newCode: true, want: []importedRow{
-			{Line: 2, URL: "https://example.org/campaigns/spring-2024?utm_source=newsletter", Alias: "Spring24", NotKept: []string{"title", "tags", "clicks", "domain"}},
+			{Line: 2, URL: "https://example.org/campaigns/spring-2024?utm_source=newsletter", Alias: "Spring24", NotKept: []string{"title", "tags", "domain"}, Imported: 1284},
 			{Line: 3, URL: "https://example.org/docs/install", Alias: "aB3dE", NotKept: []string{"domain"}},
-			{Line: 4, URL: "https://example.org/about", NotKept: []string{"title", "clicks", "domain", `alias "ab" (must be 3 to 64 characters, got 2)`}},
-			{Line: 5, URL: "https://example.org/admin-guide", NotKept: []string{"tags", "clicks", "domain", `alias "admin" ("admin" is reserved)`}},
-			{Line: 6, URL: "https://example.org/shop?cat=gifts,toys", Alias: "xmas-sale", NotKept: []string{"title", "clicks", "domain"}},
+			{Line: 4, URL: "https://example.org/about", NotKept: []string{"title", "domain", `alias "ab" (must be 3 to 64 characters, got 2)`}, Imported: 12},
+			{Line: 5, URL: "https://example.org/admin-guide", NotKept: []string{"tags", "domain", `alias "admin" ("admin" is reserved)`}, Imported: 3},
+			{Line: 6, URL: "https://example.org/shop?cat=gifts,toys", Alias: "xmas-sale", NotKept: []string{"title", "domain"}, Imported: 57},
 		}},
 		{name: "yourls", format: "yourls", file: "yourls.csv", want: []importedRow{
-			{Line: 2, URL: "https://ozh.org/", Alias: "ozh", Redirect: 301, NotKept: []string{"title", "clicks", "creator IP"}},
-			{Line: 3, URL: "https://example.net/first", Alias: "1", Redirect: 301, Failed: "alias"},
+			{Line: 2, URL: "https://ozh.org/", Alias: "ozh", Redirect: 301, NotKept: []string{"title", "creator IP"}, Imported: 542},
+			{Line: 3, URL: "https://example.net/first", Alias: "1", Redirect: 301, Imported: 12, Failed: "alias"},
 			{Line: 4, URL: "https://yourls.org/docs", Alias: "yourls-docs", Redirect: 301, NotKept: []string{"title", "creator IP"}},
-			{Line: 5, URL: "ftp://files.example.net/feed.xml", Alias: "feed", Redirect: 301, Failed: "url"},
+			{Line: 5, URL: "ftp://files.example.net/feed.xml", Alias: "feed", Redirect: 301, Imported: 3, Failed: "url"},
 		}},
 		{name: "yourls, mysql --batch", format: "yourls", file: "yourls-batch.tsv", want: []importedRow{
-			{Line: 2, URL: "https://ozh.org/", Alias: "ozh", Redirect: 301, NotKept: []string{"title", "clicks", "creator IP"}},
-			{Line: 3, URL: "https://example.net/first", Alias: "1", Redirect: 301, Failed: "alias"}, // YOURLS's first keywords are 1-2 characters
+			{Line: 2, URL: "https://ozh.org/", Alias: "ozh", Redirect: 301, NotKept: []string{"title", "creator IP"}, Imported: 542},
+			{Line: 3, URL: "https://example.net/first", Alias: "1", Redirect: 301, Imported: 12, Failed: "alias"}, // YOURLS's first keywords are 1-2 characters
 			{Line: 4, URL: "https://blog.yourls.org/", Alias: "yourlsblog", Redirect: 301, NotKept: []string{"title", "creator IP"}},
-			{Line: 5, URL: "https://example.net/page", Alias: "notitle", Redirect: 301, NotKept: []string{"clicks", "creator IP"}}, // title NULL
+			{Line: 5, URL: "https://example.net/page", Alias: "notitle", Redirect: 301, NotKept: []string{"creator IP"}, Imported: 3}, // title NULL
 			{Line: 6, URL: "https://example.net/long", Alias: "campaign-2019-spring-newsletter-subscribers-europe-and-north-america-v2", Redirect: 301, Failed: "alias"},
 		}},
 		{name: "yourls, the Import/Export plugin's CSV", format: "yourls", file: "yourls-export-plugin.csv", want: []importedRow{
-			{Line: 2, URL: "https://ozh.org/", Alias: "ozh", Redirect: 301, NotKept: []string{"clicks"}},
+			{Line: 2, URL: "https://ozh.org/", Alias: "ozh", Redirect: 301, Imported: 542},
 			{Line: 3, URL: "https://yourls.org/", Alias: "yourls", Redirect: 301},
-			{Line: 4, URL: "https://example.com/shop?cat=gifts,toys", Alias: "shop", Redirect: 301, NotKept: []string{"clicks"}},
-			{Line: 5, URL: "https://example.net/ab", Alias: "ab", Redirect: 301, Failed: "alias"},
+			{Line: 4, URL: "https://example.com/shop?cat=gifts,toys", Alias: "shop", Redirect: 301, Imported: 7},
+			{Line: 5, URL: "https://example.net/ab", Alias: "ab", Redirect: 301, Imported: 1, Failed: "alias"},
 		}},
 		{name: "dub", format: "dub", file: "dub.csv", want: []importedRow{
-			{Line: 2, URL: "https://example.com/blog/launch-week", Alias: "launch-week", NotKept: []string{"clicks", "tags", "domain"}},
-			{Line: 3, URL: "https://acme.com/pricing", Alias: "pricing", NotKept: []string{"clicks", "archived", "domain"}},
+			{Line: 2, URL: "https://example.com/blog/launch-week", Alias: "launch-week", NotKept: []string{"tags", "domain"}, Imported: 1520},
+			{Line: 3, URL: "https://acme.com/pricing", Alias: "pricing", NotKept: []string{"archived", "domain"}, Imported: 77},
 			{Line: 4, URL: "https://acme.com/docs/api", Alias: "docs/api", Failed: "alias"}, // a slash
 		}},
 		{name: "dub, the current export with every column", format: "dub", file: "dub-current.csv", want: []importedRow{
-			{Line: 2, URL: "https://example.com/blog/launch-week", Alias: "launch-week", NotKept: []string{"clicks", "leads", "conversions", "revenue", "tags", "domain"}},
-			{Line: 3, URL: "https://acme.com/pricing", Alias: "pricing", NotKept: []string{"clicks", "archived", "domain"}}, // Archived "Yes"
-			{Line: 4, URL: "https://acme.com/", Failed: "Short link"},                                                       // the root link: a bare domain
+			{Line: 2, URL: "https://example.com/blog/launch-week", Alias: "launch-week", NotKept: []string{"leads", "conversions", "revenue", "tags", "domain"}, Imported: 1520},
+			{Line: 3, URL: "https://acme.com/pricing", Alias: "pricing", NotKept: []string{"archived", "domain"}, Imported: 77}, // Archived "Yes"
+			{Line: 4, URL: "https://acme.com/", Failed: "Short link"},                                                           // the root link: a bare domain
 		}},
 		{name: "kutt", format: "kutt", file: "kutt.json", want: []importedRow{
-			{Line: 6, URL: "https://example.com/promo", Alias: "promo", Expires: "2031-01-01T00:00:00Z", NotKept: []string{"description", "clicks"}},
+			{Line: 6, URL: "https://example.com/promo", Alias: "promo", Expires: "2031-01-01T00:00:00Z", NotKept: []string{"description"}, Imported: 88},
 			{Line: 20, URL: "https://example.com/report.pdf", Alias: "k7Xq2", NotKept: []string{"domain"}},
 			{Line: 34, URL: "https://example.com/internal", Alias: "secret", Failed: "password"},
 			{Line: 48, URL: "https://login.example.net/", Alias: "phish", Failed: "banned"},
@@ -149,6 +156,17 @@ func TestImportFormats(t *testing.T) {
 		// protected link is refused rather than created open.
 		{name: "our CSV export with protected links", format: "csv", file: "own-protected.csv", want: ownProtected},
 		{name: "our NDJSON export with protected links", format: "ndjson", file: "own-protected.ndjson", want: ownProtectedNDJSON},
+		// Read back under the defaults, the 1- and 2-character aliases fail
+		// the check (TestImportYOURLSKeywordsOfEveryLength widens it).
+		{name: "our CSV export with imported click totals", format: "csv", file: "own-imported.csv", want: []importedRow{
+			{Line: 2, URL: "https://example.net/first", Alias: "a", Expires: "2031-11-29T09:00:00Z", Redirect: 301, Imported: 48213, Failed: "alias"},
+			{Line: 3, URL: "https://example.net/zz", Alias: "zz", Expires: "2031-11-29T09:00:01Z", Redirect: 301, Failed: "alias"},
+			{Line: 4, URL: "https://example.com/landing", Expires: "2031-11-28T08:00:00Z", Redirect: 302, Failed: "imported_clicks"},
+		}},
+		{name: "our NDJSON export with imported click totals", format: "ndjson", file: "own-imported.ndjson", want: []importedRow{
+			{Line: 1, URL: "https://example.net/first", Alias: "a", Expires: "2031-11-29T09:00:00Z", Redirect: 301, Imported: 48213, Failed: "alias"},
+			{Line: 2, URL: "https://example.net/zz", Alias: "zz", Expires: "2031-11-29T09:00:01Z", Redirect: 301, Failed: "alias"},
+		}},
 		{name: "our NDJSON export", format: "ndjson", file: "own.ndjson", want: []importedRow{
 			{Line: 1, URL: "https://example.com/summer", Alias: "Summer-Sale", Expires: "2027-05-30T09:00:00Z", Redirect: 307},
 			{Line: 2, URL: "https://example.com/landing?utm_source=cli", Expires: "2031-11-28T18:30:00Z", Redirect: 301, Disabled: true},
@@ -243,4 +261,27 @@ func TestNewCodeRescuesADuplicateAlias(t *testing.T) {
 	require.Nil(t, rows[1].Problem, "--new-code gives a case-duplicate alias a generated code")
 	assert.Empty(t, rows[1].req.Alias)
 	assert.Equal(t, []string{`alias "sale" (also on line 2; aliases are case-insensitive)`}, rows[1].NotKept)
+}
+
+// TestOwnExportUnderWidenedLengths: our own export of a widened
+// deployment's links reads back whole under the same lengths, click
+// totals included.
+func TestOwnExportUnderWidenedLengths(t *testing.T) {
+	for _, tt := range []struct{ format, file string }{{"csv", "own-imported.csv"}, {"ndjson", "own-imported.ndjson"}} {
+		t.Run(tt.format, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "import", tt.file))
+			require.NoError(t, err)
+			rows, err := importFormats[tt.format](data)
+			require.NoError(t, err)
+			(&app{now: func() time.Time { return importNow }}).checkRowsUnder(link.Rules{AliasMinLen: 1, AliasMaxLen: 100}, rows, false)
+			for i, want := range []int64{48213, 0} {
+				require.Nil(t, rows[i].Problem, "line %d", rows[i].Line)
+				got := int64(0)
+				if rows[i].req.ImportedClicks != nil {
+					got = *rows[i].req.ImportedClicks
+				}
+				assert.Equal(t, want, got)
+			}
+		})
+	}
 }

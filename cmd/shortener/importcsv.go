@@ -70,8 +70,9 @@ var importBackoff = []time.Duration{time.Second, 2 * time.Second, 4 * time.Secon
 
 func (a *app) importCommand() *cobra.Command {
 	var (
-		from, keyPrefix string
-		dryRun, newCode bool
+		from, keyPrefix          string
+		dryRun, newCode          bool
+		aliasMinLen, aliasMaxLen int
 	)
 	cmd := &cobra.Command{
 		Use:   "import [--from " + formatNames() + "] FILE",
@@ -105,6 +106,9 @@ if any row failed.`,
 			if err != nil {
 				return usagef("read %s: %v", argv[0], err)
 			}
+			if err := link.CheckAliasLengths(aliasMinLen, aliasMaxLen); err != nil {
+				return usagef("--alias-min-length, --alias-max-length: %v", err)
+			}
 			rows, err := read(data)
 			if err != nil {
 				return err
@@ -117,7 +121,8 @@ if any row failed.`,
 				sum := sha256.Sum256(data)
 				keyPrefix = "import-" + hex.EncodeToString(sum[:12])
 			}
-			return a.runImport(cmd.Context(), c, rows, importOptions{keyPrefix: keyPrefix, dryRun: dryRun, newCode: newCode})
+			return a.runImport(cmd.Context(), c, rows, importOptions{keyPrefix: keyPrefix, dryRun: dryRun, newCode: newCode,
+				rules: link.Rules{AliasMinLen: aliasMinLen, AliasMaxLen: aliasMaxLen}})
 		},
 	}
 	f := cmd.Flags()
@@ -125,6 +130,10 @@ if any row failed.`,
 	f.BoolVar(&dryRun, "dry-run", false, "check every row and report what would be created, existing links and alias collisions; write nothing")
 	f.BoolVar(&newCode, "new-code", false, "give a row whose alias cannot be kept (too short, reserved, other characters, or an earlier row's in another case) a generated code instead of failing it")
 	f.StringVar(&keyPrefix, "idempotency-key", "", "prefix of the batches' Idempotency-Keys (default: from the file's content)")
+	// The deployment's own bounds (aliasMinLength, aliasMaxLength in
+	// docs/deploy.md): the check before sending refuses what the API would.
+	f.IntVar(&aliasMinLen, "alias-min-length", link.MinAliasLen, "the shortest alias the deployment allows (its aliasMinLength)")
+	f.IntVar(&aliasMaxLen, "alias-max-length", link.MaxAliasLen, "the longest alias the deployment allows (its aliasMaxLength)")
 	return cmd
 }
 
@@ -132,12 +141,15 @@ type importOptions struct {
 	keyPrefix string
 	dryRun    bool
 	newCode   bool
+	// rules are the deployment's alias bounds, the rest left at the
+	// defaults the API checks too.
+	rules link.Rules
 }
 
 // runImport checks the rows, matches them against the caller's links, sends
 // the rest in batches (unless dry) and reports every row.
 func (a *app) runImport(ctx context.Context, c *client, rows []*importRow, opt importOptions) error {
-	a.checkRows(rows, opt.newCode)
+	a.checkRowsUnder(opt.rules, rows, opt.newCode)
 	if err := a.matchExisting(ctx, c, rows); err != nil {
 		return err
 	}
@@ -213,6 +225,11 @@ func (a *app) runImport(ctx context.Context, c *client, rows []*importRow, opt i
 // earlier row) gets a generated code instead.
 // The API still checks what only it knows (its own domain, say).
 func (a *app) checkRows(rows []*importRow, newCode bool) {
+	a.checkRowsUnder(link.Rules{}, rows, newCode)
+}
+
+// checkRowsUnder is checkRows under rules: the deployment's alias bounds.
+func (a *app) checkRowsUnder(rules link.Rules, rows []*importRow, newCode bool) {
 	now := a.now()
 	seen := map[string]int{}
 	for _, r := range rows {
@@ -221,14 +238,14 @@ func (a *app) checkRows(rows []*importRow, newCode bool) {
 		}
 		d, err := r.req.Domain()
 		if err == nil {
-			_, err = link.Rules{}.Validate(d, now)
+			_, err = rules.Validate(d, now)
 		}
 		var fe *link.FieldError
 		if errors.As(err, &fe) && fe.Field == "alias" && newCode {
 			r.NotKept = append(r.NotKept, fmt.Sprintf("alias %q (%s)", r.req.Alias, fe.Reason))
 			r.req.Alias = ""
 			d.Alias = ""
-			_, err = link.Rules{}.Validate(d, now)
+			_, err = rules.Validate(d, now)
 		}
 		if errors.As(err, &fe) {
 			r.fail(0, problem{Title: "Invalid row", Field: fe.Field, Detail: fe.Error()})
@@ -237,7 +254,7 @@ func (a *app) checkRows(rows []*importRow, newCode bool) {
 			r.fail(0, problem{Title: "Invalid row", Detail: err.Error()})
 			continue
 		}
-		r.fp, _ = link.Rules{}.NormalizeURL(r.req.URL)
+		r.fp, _ = rules.NormalizeURL(r.req.URL)
 		if r.req.Alias == "" {
 			continue
 		}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 )
 
@@ -186,7 +187,7 @@ func requireColumns(t csvTable, format string, names ...string) error {
 // hand-made file, and those of `export --format csv`. The ones
 // generatedColumns lists are the service's own and are not sent.
 var ownColumns = append([]string{"url", "alias", "ttl_seconds", "redirect_status", "expires_at", "status",
-	"max_clicks", "rules", "targets", "expired_url", "protected"}, generatedColumns...)
+	"max_clicks", "rules", "targets", "expired_url", "protected", "imported_clicks"}, generatedColumns...)
 
 // generatedColumns are fields the service sets on every link: a re-import
 // reads and drops them (docs/cli.md, "Round trip").
@@ -221,6 +222,14 @@ func readOwnCSV(data []byte) ([]*importRow, error) {
 		}
 		if !setFeatureCells(row, cell) {
 			return row
+		}
+		if v := cell("imported_clicks"); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				row.fail(0, problem{Title: "Invalid row", Field: "imported_clicks", Detail: fmt.Sprintf("imported_clicks: %q is not a whole number", v)})
+				return row
+			}
+			row.req.ImportedClicks = &n
 		}
 		setStatus(row, cell("status"))
 		return row
@@ -283,6 +292,10 @@ func readOwnNDJSON(data []byte) ([]*importRow, error) {
 			row.req.RedirectStatus = &s
 		}
 		setFeatures(row, l.Features)
+		if l.ImportedClicks != 0 {
+			n := l.ImportedClicks
+			row.req.ImportedClicks = &n
+		}
 		setStatus(row, string(l.Status))
 		rows = append(rows, row)
 	}
@@ -304,12 +317,16 @@ func readOwnNDJSON(data []byte) ([]*importRow, error) {
 // with tags joined by "|". The short code becomes the alias; the export
 // carries neither expiry (validSince/validUntil) nor redirect type.
 func readShlink(data []byte) ([]*importRow, error) {
-	t, rows, err := readCSVTable(data, func(_ csvTable, line int, cell func(string) string) *importRow {
+	t, rows, err := readCSVTable(data, func(t csvTable, line int, cell func(string) string) *importRow {
 		row := &importRow{Line: line, req: linkapi.CreateRequest{URL: cell("longUrl"), Alias: cell("shortCode")}}
 		row.Source = cell("domain") + "/" + cell("shortCode")
 		row.lose(cell("title") != "", lostTitle)
 		row.lose(cell("tags") != "", lostTags)
-		row.lose(positive(cell("visits")), lostClicks)
+		visits, column := cell("visits"), "visits"
+		if t.has("visitsCount") {
+			visits, column = cell("visitsCount"), "visitsCount" // the API's name, in a CSV made from it
+		}
+		row.keepClicks(column, visits)
 		row.lose(cell("domain") != "", lostDomain)
 		return row
 	})
@@ -338,16 +355,16 @@ func readYOURLS(data []byte) ([]*importRow, error) {
 		table = readTabTable
 	}
 	t, rows, err := table(data, func(t csvTable, line int, cell func(string) string) *importRow {
-		keyword, url, clicks := cell("keyword"), cell("url"), cell("clicks")
+		keyword, url, clicks, clicksColumn := cell("keyword"), cell("url"), cell("clicks"), "clicks"
 		if t.has("source") {
 			keyword = strings.TrimSuffix(strings.TrimPrefix(cell("source"), "/"), "/")
-			url, clicks = cell("target"), cell("hits")
+			url, clicks, clicksColumn = cell("target"), cell("hits"), "hits"
 		}
 		status := 301
 		row := &importRow{Line: line, req: linkapi.CreateRequest{URL: url, Alias: keyword, RedirectStatus: &status}}
 		row.Source = keyword
 		row.lose(cell("title") != "" && cell("title") != "NULL", lostTitle) // NULL: mysql --batch's SQL NULL
-		row.lose(positive(clicks), lostClicks)
+		row.keepClicks(clicksColumn, clicks)
 		row.lose(cell("ip") != "", lostIP)
 		return row
 	})
@@ -389,7 +406,7 @@ func readDub(data []byte) ([]*importRow, error) {
 				Detail: fmt.Sprintf("%s is the root link of %s in Dub: a bare domain is not a short code here, so it would get a new one", cell("Short link"), domain)})
 			return row
 		}
-		row.lose(positive(cell("Clicks")), lostClicks)
+		row.keepClicks("Clicks", cell("Clicks"))
 		row.lose(positive(cell("Leads")), lostLeads)
 		row.lose(positive(cell("Conversions")), lostConversions)
 		row.lose(strings.ContainsAny(cell("Revenue"), "123456789"), lostRevenue)
@@ -577,7 +594,7 @@ func readKutt(data []byte) ([]*importRow, error) {
 			row.req.ExpiresAt = &s
 		}
 		row.lose(k.Description != nil && *k.Description != "", lostDescription)
-		row.lose(k.VisitCount > 0, lostClicks)
+		row.keepClicks("visit_count", strconv.FormatInt(k.VisitCount, 10))
 		row.lose(k.Domain != nil && *k.Domain != "", lostDomain)
 	}
 	return rows, nil
@@ -589,6 +606,23 @@ func (r *importRow) lose(had bool, what string) {
 	if had {
 		r.NotKept = append(r.NotKept, what)
 	}
+}
+
+// keepClicks keeps a source's click total (its column named column) as the
+// link's imported_clicks, shown apart in its stats. A cell that is no total
+// (empty, SQL NULL, 0) keeps nothing; one that is not a whole number, or
+// past what the API takes, is reported as a total not kept.
+func (r *importRow) keepClicks(column, cell string) {
+	cell = strings.TrimSpace(cell)
+	if cell == "" || cell == "NULL" || cell == "0" {
+		return
+	}
+	n, err := strconv.ParseInt(cell, 10, 64)
+	if err != nil || n < 0 || n > link.MaxImportedClicks {
+		r.NotKept = append(r.NotKept, fmt.Sprintf("%s (%s %q is not a click total from 0 to %d)", lostClicks, column, cell, link.MaxImportedClicks))
+		return
+	}
+	r.req.ImportedClicks = &n
 }
 
 func positive(s string) bool {

@@ -104,7 +104,7 @@ func (a *app) shortenCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&alias, "alias", "", "custom code: 3-64 of A-Z a-z 0-9 _ -, case-insensitive")
+	f.StringVar(&alias, "alias", "", "custom code: 3-64 (or the deployment's range, up to 1-100) of A-Z a-z 0-9 _ -, case-insensitive")
 	f.StringVar(&ttl, "ttl", "", "lifetime: seconds, or 36h, 30d, 2w (default: the service's, 5 years)")
 	f.StringVar(&expires, "expires", "", "expiry as an RFC 3339 time, instead of --ttl")
 	f.IntVar(&status, "status", 0, "redirect status: 301, 302 (default), 307 or 308")

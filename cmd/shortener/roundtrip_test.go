@@ -25,7 +25,7 @@ import (
 var generatedFields = []string{"short_url", "created_at", "updated_at", "version"}
 
 // featureColumns are the redirect-rule columns, empty for a link without them.
-var featureColumns = []string{"protected", "max_clicks", "rules", "targets", "expired_url"}
+var featureColumns = []string{"protected", "max_clicks", "rules", "targets", "expired_url", "imported_clicks"}
 
 // comparableExport reads an export (CSV or NDJSON) into one JSON line per
 // link without the generated fields, sorted, so two exports compare as

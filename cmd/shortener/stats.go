@@ -84,7 +84,11 @@ Clicks are counted from the edge's logs and appear within seconds.`,
 
 func (a *app) printStats(st statsapi.Stats) {
 	fmt.Fprintf(a.stdout, "%s  %s → %s\n", st.Code, st.From.Format(time.RFC3339Nano), st.To.Format(time.RFC3339Nano))
-	fmt.Fprintf(a.stdout, "clicks  %d total, %d human, %d bot\n\n", st.Totals.Total, st.Totals.Human, st.Totals.Bot)
+	fmt.Fprintf(a.stdout, "clicks  %d total, %d human, %d bot\n", st.Totals.Total, st.Totals.Human, st.Totals.Bot)
+	if st.Imported != nil {
+		fmt.Fprintf(a.stdout, "imported  %d clicks counted by the source before the import, not in the counts here\n", st.Imported.Clicks)
+	}
+	fmt.Fprintln(a.stdout)
 	values := make([]int64, len(st.Series))
 	for i, b := range st.Series {
 		values[i] = b.Total

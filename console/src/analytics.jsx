@@ -213,6 +213,9 @@ export function Analytics({ code, onAuthError }) {
             {!hideBots && <div><dt>Bots</dt><dd id="total-bot">{t.bot}</dd></div>}
             <div><dt>Previous period</dt><dd id="total-prev">{pt ? (hideBots ? pt.human : pt.total) : ''}</dd></div>
           </dl>
+          {/* A link imported with another shortener's click total: shown
+              apart, never in the counts above (the API's "imported"). */}
+          {cur.imported && <p class="sub" id="imported-clicks">Imported: {cur.imported.clicks} clicks counted by the previous shortener before the import, not in these counts</p>}
           <Chart series={cur.series} prev={prev && prev.series} hideBots={hideBots} granularity={granularity} />
           <div class="grid2">
             <Bars rows={cur.countries} keyName="country" hideBots={hideBots} id="countries" caption="Top countries" />

@@ -120,8 +120,8 @@ function LinkForm({ link, etag, onDone, onCancel, onAuthError }) {
       {!editing && (
         <>
           <label for={`${id}-alias`}>Alias (optional)</label>
-          <input id={`${id}-alias`} pattern="[A-Za-z0-9_\-]{3,64}" value={alias} onInput={(e) => setAlias(e.currentTarget.value)} aria-describedby={`${id}-alias-note`} />
-          <small id={`${id}-alias-note`}>3-64 letters, digits, _ or -</small>
+          <input id={`${id}-alias`} pattern="[A-Za-z0-9_\-]{1,100}" value={alias} onInput={(e) => setAlias(e.currentTarget.value)} aria-describedby={`${id}-alias-note`} />
+          <small id={`${id}-alias-note`}>letters, digits, _ or - (3-64 unless the deployment allows 1-100)</small>
           <details class="campaign" id={`${id}-campaign`}>
             <summary>Campaign (optional)</summary>
             <div class="fields">

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/shortlink-dev/shortener/infra/golambda"
 	"github.com/shortlink-dev/shortener/infra/loggroup"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/edgespec"
@@ -151,7 +152,13 @@ type ManagementProps struct {
 	// replica in this Region; nil leaves the route out.
 	HealthTable awsdynamodb.ITableV2
 
-	// Per API key: the usage plan of edgespec.Management.
+	// Authorizer is functions/apiauth, the /v1 Lambda authorizer
+	// (edgespec.APIAuthorizer). It gets USAGE_PLAN_KEY, the value of this
+	// Region's usage-plan key, here.
+	Authorizer *golambda.Function
+
+	// The usage plan of edgespec.Management: per deployment and Region,
+	// metered on its one usage-plan key.
 	RateLimit   float64
 	BurstLimit  float64
 	QuotaPerDay float64
@@ -170,6 +177,9 @@ type Management struct {
 	Construct constructs.Construct
 	API       awsapigateway.RestApi
 	UsagePlan awsapigateway.UsagePlan
+	// UsageKey is the usage plan's one API key, which the authorizer
+	// returns as usageIdentifierKey; nil without a plan.
+	UsageKey awsapigateway.IApiKey
 	// OriginDomain and OriginPath locate the stage for CloudFront.
 	OriginDomain *string
 	OriginPath   string
@@ -205,6 +215,9 @@ var gatewayResponseIDs = map[string]string{
 	edgespec.ResponseInvalidAPIKey:              "BadKey",
 	edgespec.ResponseQuotaExceeded:              "Quota",
 	edgespec.ResponseThrottled:                  "Throttled",
+	edgespec.ResponseUnauthorized:               "Unauthenticated",
+	edgespec.ResponseAccessDenied:               "Denied",
+	edgespec.ResponseAuthorizerFailure:          "AuthorizerFailed",
 }
 
 // NewManagement creates the /v1 REST API from its description
@@ -233,24 +246,54 @@ func NewManagement(scope constructs.Construct, id string, p ManagementProps) *Ma
 		CloudWatchRole: jsii.Bool(true),
 		DeployOptions:  stageOptions(spec, access),
 	})
-	newRestRoutes(c, rest, spec, p).add()
+	routes := newRestRoutes(c, rest, spec, p)
+	routes.add()
 	addGatewayResponses(rest, spec)
 	plan := addUsagePlan(rest, spec)
-	// No API key in the template: a key only works once it is in the keys
-	// table too, so keys are issued with `shortener keys add` and then
-	// added to this plan (docs/deploy.md).
+	m := &Management{Construct: c, API: rest, UsagePlan: plan, OriginPath: "/" + spec.Stage, Spec: spec}
+	if plan != nil && spec.APIKeySource == edgespec.KeySourceAuthorizer {
+		m.UsageKey = addUsageKey(c, plan, p.Authorizer)
+	}
 
 	stack := awscdk.Stack_Of(c)
-	domain := jsii.String(*rest.RestApiId() + ".execute-api." + *stack.Region() + "." + *stack.UrlSuffix())
-	return &Management{Construct: c, API: rest, UsagePlan: plan, OriginDomain: domain, OriginPath: "/" + spec.Stage, Spec: spec}
+	m.OriginDomain = jsii.String(*rest.RestApiId() + ".execute-api." + *stack.Region() + "." + *stack.UrlSuffix())
+	return m
+}
+
+// addUsageKey creates the usage plan's one API key and gives its value
+// to the authorizer, which returns it as usageIdentifierKey for every
+// caller it allows (key source AUTHORIZER), so no operator adds keys to
+// the plan. Its value is no credential: with key source AUTHORIZER, API
+// Gateway reads no x-api-key header, so knowing the value lets nobody in;
+// it names the plan's meter. It is made from the stack's name and Region,
+// unique in the account, and stays the same across deployments.
+func addUsageKey(c constructs.Construct, plan awsapigateway.UsagePlan, authorizer *golambda.Function) awsapigateway.IApiKey {
+	stack := awscdk.Stack_Of(c)
+	value := awscdk.Fn_Join(jsii.String("-"), jsii.Strings("shortener-usage", *stack.StackName(), *stack.Region()))
+	key := awsapigateway.NewApiKey(c, jsii.String("UsageKey"), &awsapigateway.ApiKeyProps{
+		Description: jsii.String("The /v1 usage plan's meter in this Region: the authorizer returns it for every allowed caller"),
+		Value:       value,
+		Enabled:     jsii.Bool(true),
+	})
+	plan.AddApiKey(key, nil)
+	if authorizer != nil {
+		authorizer.Fn.AddEnvironment(jsii.String("USAGE_PLAN_KEY"), value, nil)
+	}
+	return key
 }
 
 // checkManagement refuses a spec with what a REST API is not built with
 // here.
 func checkManagement(spec edgespec.API) {
 	mustBuild(spec, edgespec.RESTAPI)
-	if spec.CORS != nil || len(spec.Authorizers) > 0 {
-		unbuilt(spec, "CORS or authorizers on the REST API")
+	if spec.CORS != nil {
+		unbuilt(spec, "CORS on the REST API")
+	}
+	for _, a := range spec.Authorizers {
+		if a.Type != edgespec.RequestAuthorizer || a.Response != edgespec.IAMPolicyResponse || a.Function != edgespec.LambdaAPIAuth ||
+			len(a.IdentitySources) > 0 || a.ResultTTL > 0 {
+			unbuilt(spec, "authorizer "+a.Name+": only the /v1 REQUEST authorizer, without identity sources or cache")
+		}
 	}
 	if spec.PayloadFormatVersion != "" && spec.PayloadFormatVersion != "1.0" {
 		unbuilt(spec, "a REST API's Lambda proxy payload is 1.0")
@@ -310,6 +353,8 @@ type restRoutes struct {
 	validator    awsapigateway.RequestValidator
 	integrations map[edgespec.Lambda]awsapigateway.Integration
 	resources    map[string]awsapigateway.IResource
+	authorizer   *golambda.Function
+	authorizers  map[string]awsapigateway.IAuthorizer
 }
 
 // newRestRoutes is the routes of spec on rest, to p's functions.
@@ -321,7 +366,32 @@ func newRestRoutes(c constructs.Construct, rest awsapigateway.RestApi, spec edge
 		},
 		integrations: map[edgespec.Lambda]awsapigateway.Integration{},
 		resources:    map[string]awsapigateway.IResource{"/": rest.Root()},
+		authorizer:   p.Authorizer,
+		authorizers:  map[string]awsapigateway.IAuthorizer{},
 	}
+}
+
+// authorize is the route's authorizer, made once: a REQUEST authorizer
+// with no identity source and no cache, so API Gateway invokes it for
+// every request, headers or none (identitySource is optional when
+// caching is off: https://docs.aws.amazon.com/apigateway/latest/api/API_CreateAuthorizer.html).
+func (r *restRoutes) authorize(route edgespec.Route) awsapigateway.IAuthorizer {
+	if a, ok := r.authorizers[route.Authorizer]; ok {
+		return a
+	}
+	if r.authorizer == nil {
+		unbuilt(r.spec, "route "+route.Key()+": authorizer "+route.Authorizer+" without its function")
+	}
+	a := awsapigateway.NewRequestAuthorizer(r.scope, jsii.String(route.Authorizer+"Authorizer"), &awsapigateway.RequestAuthorizerProps{
+		Handler:         r.authorizer.Fn,
+		IdentitySources: &[]*string{},
+		ResultsCacheTtl: awscdk.Duration_Seconds(jsii.Number(0)),
+	})
+	// CDK writes the empty list as IdentitySource ""; no identity source
+	// at all is what API Gateway documents for an uncached authorizer.
+	a.Node().DefaultChild().(awsapigateway.CfnAuthorizer).AddPropertyDeletionOverride(jsii.String("IdentitySource"))
+	r.authorizers[route.Authorizer] = a
+	return a
 }
 
 // integrate is fn's proxy integration.
@@ -391,6 +461,10 @@ func (r *restRoutes) lambdaProxy(route edgespec.Route, function edgespec.Lambda)
 		return
 	}
 	opts := &awsapigateway.MethodOptions{RequestValidator: r.validator, ApiKeyRequired: jsii.Bool(route.APIKeyRequired)}
+	if route.Authorizer != "" {
+		opts.Authorizer = r.authorize(route)
+		opts.AuthorizationType = awsapigateway.AuthorizationType_CUSTOM
+	}
 	if params := route.PathParameters(); len(params) > 0 {
 		required := map[string]*bool{}
 		for _, name := range params {

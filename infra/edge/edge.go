@@ -176,7 +176,7 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 	e := &Edge{Construct: c, Spec: spec, Distribution: dist, LogConfig: b.logConfig, WebACL: webACL,
 		RedirectPolicy:   b.cachePolicies[spec.Default.CachePolicy.Name],
 		RedirectRequests: b.requestPolicies[spec.Default.OriginRequestPolicy.Name],
-		APIRequests:      b.requestPolicies[edgespec.APIRequests().Name],
+		APIRequests:      b.requestPolicies[edgespec.AllViewerExceptHostHeader().Managed],
 		CanonicalPath:    b.functions[edgespec.CanonicalPathFunction],
 		VersionStore:     b.versionStore,
 		VersionKey:       b.functions[edgespec.VersionKeyFunction],
@@ -350,8 +350,22 @@ var (
 )
 
 func (b *builder) originRequestPolicy(rp edgespec.OriginRequestPolicy) awscloudfront.IOriginRequestPolicy {
-	if p, ok := b.requestPolicies[rp.Name]; ok {
+	key := rp.Name
+	if rp.Managed != "" {
+		key = rp.Managed
+	}
+	if p, ok := b.requestPolicies[key]; ok {
 		return p
+	}
+	if rp.Managed != "" {
+		p := awscloudfront.OriginRequestPolicy_FromOriginRequestPolicyId(b.scope, jsii.String("Managed"+rp.Managed), jsii.String(rp.ManagedID))
+		b.requestPolicies[key] = p
+		return p
+	}
+	if rp.ListsAuthorization() {
+		// CloudFront refuses it (400); only a cache policy or a managed
+		// all-viewer policy passes Authorization.
+		panic(fmt.Sprintf("edge: origin request policy %q lists Authorization", rp.Name))
 	}
 	var headers awscloudfront.OriginRequestHeaderBehavior
 	switch rp.Headers.Behavior {

@@ -325,7 +325,13 @@ func TestConformance(t *testing.T) {
 	post("/v1/links", `{"url":"https://example.com/","tags":["x"]}`, 400, true)
 	post("/v1/links", `{"url":"ftp://example.com/file"}`, 400, false) // a rule the schema cannot express
 	post("/v1/links", `{"url":"https://sho.rt/loop"}`, 400, false)
-	post("/v1/links", `{"url":"https://example.com/","alias":"ab"}`, 400, true)
+	// The document allows every length a deployment may (1-100); this one
+	// keeps the defaults, 3-64.
+	post("/v1/links", `{"url":"https://example.com/","alias":"ab"}`, 400, false)
+	post("/v1/links", `{"url":"https://example.com/","alias":"`+strings.Repeat("k", 101)+`"}`, 400, true)
+	imported := e.create(keyA, `{"url":"https://example.com/imported","alias":"imported-1","imported_clicks":48213}`)
+	post("/v1/links", `{"url":"https://example.com/","imported_clicks":-1}`, 400, true)
+	post("/v1/links", `{"url":"https://example.com/","imported_clicks":1000000000001}`, 400, true)
 	post("/v1/links", `{"url":"https://example.com/","alias":"Admin"}`, 400, false)
 	post("/v1/links", `{"url":"https://example.com/","ttl_seconds":60,"expires_at":"2099-01-01T00:00:00Z"}`, 400, true)
 	post("/v1/links", `{"url":"https://example.com/","ttl_seconds":0}`, 400, true)
@@ -421,6 +427,7 @@ func TestConformance(t *testing.T) {
 	patch("/v1/links/"+code, `{}`, 400, true)
 	patch("/v1/links/"+code, `{"status":"deleted"}`, 400, true)
 	patch("/v1/links/"+code, `{"alias":"renamed"}`, 400, true)
+	patch("/v1/links/"+imported, `{"imported_clicks":1}`, 400, true)
 	patch("/v1/links/"+code, `{"url":"mailto:a@example.com"}`, 400, false)
 	patch("/v1/links/"+code, `{"status":"active"}`, 400, false, "If-Match", ",")
 	patch("/v1/links/"+code, `{"status":"active"}`, 415, true, "Content-Type", "text/plain")
@@ -484,6 +491,10 @@ func TestConformance(t *testing.T) {
 	// GET /v1/links/{code}/stats
 	_, b = get("/v1/links/"+code+"/stats", keyA, 200, false)
 	assert.Contains(t, string(b), `"granularity":"day"`)
+	_, b = get("/v1/links/"+imported+"/stats", keyA, 200, false)
+	assert.Contains(t, string(b), `"imported":{"clicks":48213}`)
+	_, b = get("/v1/links/"+imported, keyA, 200, false)
+	assert.Contains(t, string(b), `"imported_clicks":48213`)
 	from := e.clock.Now().Add(-3 * time.Hour).Format(time.RFC3339)
 	get("/v1/links/Summer-Sale/stats?granularity=hour&from="+from, keyA, 200, false)
 	get("/v1/links/"+code+"/stats?from=2026-11-01&to=2026-11-30", keyA, 200, false)

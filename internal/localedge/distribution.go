@@ -33,7 +33,15 @@ type behavior struct {
 	keyHeaders []string
 	// The origin request policy: the viewer headers forwarded (canonical
 	// keys), the CloudFront headers added, whether the query goes along.
-	forward        []string
+	forward []string
+	// allViewer: every viewer header goes but those in except (canonical
+	// keys), the viewer's CloudFront-* ones and, unless cookies does,
+	// Cookie; authorization: Authorization goes too (an all-viewer
+	// managed policy on a behaviour that caches nothing).
+	allViewer      bool
+	except         []string
+	cookies        bool
+	authorization  bool
 	deviceHeaders  bool
 	countryHeader  bool
 	addressHeader  bool
@@ -199,7 +207,28 @@ func (b *behavior) compileCachePolicy(cp edgespec.CachePolicy, fail failFunc) er
 // adds, and the query string (never on a cached behaviour, whose key is
 // the path). Its cache policy is compiled first.
 func (b *behavior) compileOriginRequest(rp edgespec.OriginRequestPolicy, fail failFunc) error {
+	if rp.ListsAuthorization() {
+		// CloudFront answers 400 to such a policy: Authorization reaches
+		// an origin only through a cache policy or a managed all-viewer
+		// policy (https://repost.aws/knowledge-center/cloudfront-authorization-header).
+		return fail("origin request policy %q lists Authorization, which CloudFront refuses", rp.Name)
+	}
 	switch rp.Headers.Behavior {
+	case edgespec.KeyAllExcept:
+		if rp.Managed == "" {
+			return fail("origin request header behaviour %q of our own", rp.Headers.Behavior)
+		}
+		b.allViewer = true
+		for _, h := range rp.Headers.Names {
+			b.except = append(b.except, http.CanonicalHeaderKey(h))
+		}
+		// The managed all-viewer policies pass Authorization; the edge
+		// plays them only where nothing is cached, so a token never
+		// chooses a shared cache entry.
+		if b.caches {
+			return fail("the managed policy %s on a behaviour that caches", rp.Managed)
+		}
+		b.authorization = true
 	case edgespec.KeyNone:
 	case edgespec.KeyAllowList:
 		for _, h := range rp.Headers.Names {
@@ -223,7 +252,14 @@ func (b *behavior) compileOriginRequest(rp edgespec.OriginRequestPolicy, fail fa
 			return fail("CloudFront header %q", h)
 		}
 	}
-	if rp.Cookies.Behavior != edgespec.KeyNone {
+	switch rp.Cookies.Behavior {
+	case edgespec.KeyNone:
+	case edgespec.KeyAll:
+		if !b.allViewer {
+			return fail("origin request cookies %v (only with a managed all-viewer policy)", rp.Cookies)
+		}
+		b.cookies = true
+	default:
 		return fail("origin request cookies %v", rp.Cookies)
 	}
 	switch rp.QueryStrings.Behavior {

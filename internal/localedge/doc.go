@@ -7,10 +7,22 @@
 // other), its cache policy, its viewer-response function, its origin request policy, its response
 // headers policy and, where the behaviour has one, its real-time log. New
 // refuses a description with anything it does not play (ErrUnmodelled):
-// a web ACL, a key beyond the path, cookies to the origin, a function it
+// a web ACL, a key beyond the path, cookies to the origin (but through a
+// managed all-viewer policy), a function it
 // does not know or on another event, custom error responses. It is an
 // http.Handler wrapping the origins (the localgw.Gateway for the APIs,
 // Bucket for the console); the handlers behind it never know.
+//
+// # Authorization
+//
+// As CloudFront, it refuses an origin request policy of our own that lists
+// Authorization (CloudFront answers such a policy 400:
+// https://repost.aws/knowledge-center/cloudfront-authorization-header). The
+// managed AllViewerExceptHostHeader policy, on the /v1 behaviour that caches
+// nothing, passes every viewer header but Host, Authorization with them
+// (a signed-in user's token); a caching behaviour never sends it to its
+// origin. A viewer's own CloudFront-* headers never reach an origin: only
+// the ones the edge writes do.
 //
 // # Response headers
 //

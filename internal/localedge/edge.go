@@ -456,6 +456,9 @@ func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path strin
 // headers only those the policy lists, then the headers CloudFront adds
 // itself when the policy names them (the device type headers derived from
 // the User-Agent, CloudFront-Viewer-Country, CloudFront-Viewer-Address),
+// or, under a managed all-viewer policy, every viewer header but Host,
+// the viewer's own CloudFront-* headers and, where the behaviour caches,
+// Authorization,
 // then the origin's custom headers
 // (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/adding-cloudfront-headers.html,
 // https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/controlling-origin-requests.html).
@@ -479,6 +482,20 @@ func (e *Edge) originRequest(r *http.Request, b *behavior) *http.Request {
 	// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/controlling-origin-requests.html).
 	for _, k := range b.keyHeaders {
 		if vs := r.Header[k]; len(vs) > 0 {
+			out.Header[k] = vs
+		}
+	}
+	if b.allViewer {
+		for k, vs := range r.Header {
+			ck := http.CanonicalHeaderKey(k)
+			switch {
+			case slices.Contains(b.except, ck),
+				// CloudFront's headers are CloudFront's to write.
+				strings.HasPrefix(ck, "Cloudfront-"),
+				ck == "Cookie" && !b.cookies,
+				ck == "Authorization" && !b.authorization:
+				continue
+			}
 			out.Header[k] = vs
 		}
 	}

@@ -51,7 +51,8 @@ func TestRedirectOriginHeaders(t *testing.T) {
 	assert.Equal(t, []string{"edge-secret"}, o.values("/two/segments"), "uncacheable redirect-behaviour paths too")
 
 	f.do(http.MethodGet, "/v1/links", "X-Origin-Verify", "viewer-guess")
-	assert.Empty(t, o.values("/v1/links"), "/v1 is another origin, with no custom header, and forwards five viewer headers only")
+	assert.Equal(t, []string{"viewer-guess"}, o.values("/v1/links"),
+		"/v1 is another origin, with no custom header: AllViewerExceptHostHeader passes the viewer's own, which the API reads nowhere")
 }
 
 // viewerOrigin records the CloudFront-Viewer-Address each origin request
@@ -99,7 +100,8 @@ func TestViewerAddressReachesTheRedirectOrigin(t *testing.T) {
 	assert.Equal(t, []string{"2001:db8::7:443"}, o.seen["/def5678"], "IPv6 unbracketed, as CloudFront writes it")
 	assert.Equal(t, []string{"192.0.2.78:40001"}, o.seen["/ghi9012"], "a viewer cannot choose its address")
 	assert.Equal(t, []string{"192.0.2.79:40002"}, o.seen["/two/segments"])
-	assert.Empty(t, o.seen["/v1/links"], "the /v1 behaviour's origin request policy names neither the viewer's header nor CloudFront's")
+	assert.Equal(t, []string{"192.0.2.80:40003"}, o.seen["/v1/links"],
+		"the /v1 behaviour's managed AllViewerExceptHostHeader adds CloudFront's, never the viewer's")
 }
 
 // TestViewerHeadersAtTheOrigin: the origin gets exactly the headers the

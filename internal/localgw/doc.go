@@ -51,6 +51,13 @@
 //   - A route's Lambda authorizer (the redirect origin's, HTTP API style):
 //     a request without the identity header is 401 without invoking it, a
 //     deny is 403, and answers are cached per header value (Authorizer).
+//   - The /v1 REST API's Lambda authorizer (RESTAuthorizer): no identity
+//     sources and no cache, so it runs for every request; "Unauthorized"
+//     is 401, a Deny (or a policy that does not cover the method) 403,
+//     a failure 500, each the API's gateway response; an Allow hands the
+//     function its context, as strings, in requestContext.authorizer and,
+//     with key source AUTHORIZER, makes its usageIdentifierKey the
+//     request's usage-plan key (identity.apiKey).
 //   - Throttling as token buckets (throttle.go): the usage plan's per API
 //     key, then the method's and the stage's; a key's daily quota counted
 //     per UTC day. A refused request is 429, with the REST API's THROTTLED

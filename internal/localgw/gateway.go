@@ -72,6 +72,11 @@ type Options struct {
 	GatewayResponses []edgespec.GatewayResponse
 	// Now reads the clock for throttles and quotas; time.Now when nil.
 	Now func() time.Time
+	// APIKeySource is where a route that needs a key finds it:
+	// edgespec.KeySourceAuthorizer takes the usageIdentifierKey of the
+	// route's REST authorizer; anything else, or a route without a REST
+	// authorizer, the x-api-key header.
+	APIKeySource string
 }
 
 // Gateway is an http.Handler that plays API Gateway in front of in-process
@@ -88,6 +93,7 @@ type Gateway struct {
 	plan      *usagePlan
 	responses []edgespec.GatewayResponse
 	now       func() time.Time
+	keySource string
 }
 
 // New builds a gateway. It fails on a route table API Gateway would not
@@ -105,6 +111,7 @@ func New(o Options) (*Gateway, error) {
 		binary:    o.BinaryMediaTypes,
 		responses: o.GatewayResponses,
 		now:       o.Now,
+		keySource: o.APIKeySource,
 	}
 	if o.UsagePlan != nil {
 		g.plan = newUsagePlan(*o.UsagePlan)
@@ -196,9 +203,43 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	var keyID string
-	if rt.NeedsKey {
-		key := lastValue(r.Header, "X-Api-Key")
+	var granted grant
+	if rt.RESTAuthorizer != nil {
+		// Locally the authorizer reads a keys table that may not exist
+		// yet: until then the route answers as every other does, 503.
+		if err := g.ready(); err != nil {
+			problem(apigw.ProblemUnavailable.With("the local gateway is starting: " + err.Error()))
+			return
+		}
+		var refused string
+		if granted, refused = rt.RESTAuthorizer.authorize(context.WithoutCancel(r.Context()), r, rt, path, id); refused != "" {
+			g.refuse(w, refused, path)
+			return
+		}
+	}
+	fromAuthorizer := g.keySource == edgespec.KeySourceAuthorizer && rt.RESTAuthorizer != nil
+	var keyID, key string
+	if rt.NeedsKey && fromAuthorizer {
+		// The authorizer's usageIdentifierKey is the request's key: one
+		// the usage plan lacks (or none) is INVALID_API_KEY's 403.
+		key = granted.usageKey
+		var err error
+		if keyID, err = g.keys.KeyID(r.Context(), key); err != nil {
+			problem(apigw.ProblemUnavailable.With("the API keys could not be read: " + err.Error()))
+			return
+		}
+		if key == "" || keyID == "" {
+			g.refuse(w, edgespec.ResponseInvalidAPIKey, path)
+			return
+		}
+		if g.plan != nil {
+			if refused := g.plan.admit(keyID, g.now()); refused != "" {
+				g.tooMany(w, refused, path)
+				return
+			}
+		}
+	} else if rt.NeedsKey {
+		key = lastValue(r.Header, "X-Api-Key")
 		if key == "" {
 			problem(apigw.ProblemFor(apigw.ErrUnauthenticated))
 			return
@@ -246,6 +287,12 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	ev := Event(r, body, *rt, keyID, id)
+	if keyID != "" {
+		ev.RequestContext.Identity.APIKey = key
+	}
+	if granted.context != nil {
+		ev.RequestContext.Authorizer = granted.context
+	}
 	if rt.API == RESTAPI && len(body) > 0 && mediaTypeMatches(r.Header.Get("Content-Type"), g.binary) {
 		ev.Body, ev.IsBase64Encoded = base64.StdEncoding.EncodeToString(body), true
 	}
@@ -290,6 +337,29 @@ func (g *Gateway) unrouted(w http.ResponseWriter, api APIKind, path string) {
 		}
 	}
 	writeMessage(w, http.StatusForbidden, "Missing Authentication Token")
+}
+
+// refuse answers a request the REST authorizer or the usage-plan key
+// check refused: with the API's gateway response of that type, else as
+// API Gateway does by default
+// (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html).
+func (g *Gateway) refuse(w http.ResponseWriter, typ, path string) {
+	for _, r := range g.responses {
+		if r.Type == typ {
+			Write(w, r.Problem(path).Response())
+			return
+		}
+	}
+	switch typ {
+	case edgespec.ResponseUnauthorized:
+		writeMessage(w, http.StatusUnauthorized, "Unauthorized")
+	case edgespec.ResponseAccessDenied:
+		writeMessage(w, http.StatusForbidden, "User is not authorized to access this resource")
+	case edgespec.ResponseInvalidAPIKey:
+		writeMessage(w, http.StatusForbidden, "Forbidden")
+	default:
+		writeMessage(w, http.StatusInternalServerError, "Internal server error")
+	}
 }
 
 func (g *Gateway) tooMany(w http.ResponseWriter, typ, path string) {

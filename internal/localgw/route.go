@@ -36,6 +36,10 @@ type Route struct {
 	Handler Handler
 	// Authorizer, when set, must allow a request before Handler sees it.
 	Authorizer *Authorizer
+	// RESTAuthorizer, when set, is the REST API's Lambda authorizer: it
+	// must allow a request before Handler sees it, and gives it its
+	// context (and, with key source AUTHORIZER, its usage-plan key).
+	RESTAuthorizer *RESTAuthorizer
 	// Timeout is the route's integration timeout; the gateway's
 	// (Options.Timeout) when zero.
 	Timeout time.Duration

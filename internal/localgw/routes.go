@@ -22,6 +22,10 @@ type Handlers struct {
 	// OriginAuthorizer guards the redirect route as the deployed origin's
 	// Lambda authorizer does (functions/originauth); nil leaves it open.
 	OriginAuthorizer *Authorizer
+	// APIAuthorizer guards the /v1 routes as the deployed API's Lambda
+	// authorizer does (functions/apiauth); nil leaves them to the
+	// x-api-key check alone, as with key source HEADER.
+	APIAuthorizer *RESTAuthorizer
 }
 
 // Routes are the routes of the service's APIs as deployed

@@ -23,6 +23,7 @@ var ErrUnmodelled = errors.New("not modelled by the local gateway")
 var modelledResponses = []string{
 	edgespec.ResponseMissingAuthenticationToken, edgespec.ResponseInvalidAPIKey,
 	edgespec.ResponseQuotaExceeded, edgespec.ResponseThrottled,
+	edgespec.ResponseUnauthorized, edgespec.ResponseAccessDenied, edgespec.ResponseAuthorizerFailure,
 }
 
 // Configure returns the Options of a gateway that plays apis (the
@@ -73,8 +74,11 @@ func Configure(apis []edgespec.API, h Handlers) (Options, error) {
 			if a.PayloadFormatVersion != "" && a.PayloadFormatVersion != "1.0" {
 				unmodelled(a, "payload format %q", a.PayloadFormatVersion)
 			}
-			if a.APIKeySource != "" && a.APIKeySource != "HEADER" {
-				unmodelled(a, "API key source %q: keys are read from x-api-key", a.APIKeySource)
+			switch a.APIKeySource {
+			case "", edgespec.KeySourceHeader, edgespec.KeySourceAuthorizer:
+				o.APIKeySource = a.APIKeySource
+			default:
+				unmodelled(a, "API key source %q", a.APIKeySource)
 			}
 			o.BinaryMediaTypes = slices.Clone(a.BinaryMediaTypes)
 			if a.UsagePlan != nil {
@@ -91,7 +95,7 @@ func Configure(apis []edgespec.API, h Handlers) (Options, error) {
 			}
 			o.GatewayResponses = slices.Clone(a.GatewayResponses)
 		}
-		authorizers, err := authorizersOf(a, h)
+		authorizers, restAuthorizers, err := authorizersOf(a, h)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -121,6 +125,7 @@ func Configure(apis []edgespec.API, h Handlers) (Options, error) {
 			}
 			if r.Authorizer != "" {
 				rt.Authorizer = authorizers[r.Authorizer]
+				rt.RESTAuthorizer = restAuthorizers[r.Authorizer]
 			}
 			if r.Throttle == nil && last >= 0 && lastKey == h.key(r) && sameResource(o.Routes[last], rt) {
 				// One Route per resource and handler, as the table was
@@ -148,14 +153,31 @@ func Configure(apis []edgespec.API, h Handlers) (Options, error) {
 	return o, nil
 }
 
-// authorizersOf returns a's authorizers by name: h's for the functions it
-// has one of, nil for the others (open, as a nil handler leaves it).
-func authorizersOf(a edgespec.API, h Handlers) (map[string]*Authorizer, error) {
+// authorizersOf returns a's authorizers by name, an HTTP API's and a
+// REST API's: h's for the functions it has one of, nil for the others
+// (open, as a nil handler leaves it).
+func authorizersOf(a edgespec.API, h Handlers) (map[string]*Authorizer, map[string]*RESTAuthorizer, error) {
 	out := map[string]*Authorizer{}
+	rest := map[string]*RESTAuthorizer{}
 	var errs []error
 	for _, z := range a.Authorizers {
 		bad := func(what string) {
 			errs = append(errs, fmt.Errorf("API %q: authorizer %s: %s: %w", a.Name, z.Name, what, ErrUnmodelled))
+		}
+		if a.Kind == edgespec.RESTAPI {
+			switch {
+			case z.Type != edgespec.RequestAuthorizer || z.Response != edgespec.IAMPolicyResponse:
+				bad("only REQUEST authorizers answering with a policy")
+			case len(z.IdentitySources) > 0 || z.ResultTTL > 0:
+				bad("identity sources and a result cache on a REST authorizer")
+			case z.Function != edgespec.LambdaAPIAuth:
+				bad("function " + string(z.Function))
+			default:
+				if h.APIAuthorizer != nil {
+					rest[z.Name] = h.APIAuthorizer
+				}
+			}
+			continue
 		}
 		header, ok := strings.CutPrefix(single(z.IdentitySources), "$request.header.")
 		switch {
@@ -183,7 +205,7 @@ func authorizersOf(a edgespec.API, h Handlers) (map[string]*Authorizer, error) {
 		}
 		out[z.Name] = auth
 	}
-	return out, errors.Join(errs...)
+	return out, rest, errors.Join(errs...)
 }
 
 // sameResource reports whether next may join prev's methods: the same
@@ -191,7 +213,7 @@ func authorizersOf(a edgespec.API, h Handlers) (map[string]*Authorizer, error) {
 // is compared by Handlers.key).
 func sameResource(prev, next Route) bool {
 	return prev.Pattern == next.Pattern && prev.API == next.API && prev.NeedsKey == next.NeedsKey &&
-		prev.Authorizer == next.Authorizer && prev.Timeout == next.Timeout
+		prev.Authorizer == next.Authorizer && prev.RESTAuthorizer == next.RESTAuthorizer && prev.Timeout == next.Timeout
 }
 
 // key names the field of Handlers that answers r.

@@ -33,6 +33,7 @@ func TestConfigureModelsTheServicesAPIs(t *testing.T) {
 	h, _ := allHandlers()
 	auth := &Authorizer{Handler: nil}
 	h.OriginAuthorizer = auth
+	h.APIAuthorizer = &RESTAuthorizer{}
 	o, err := Configure(apis, h)
 	require.NoError(t, err)
 
@@ -56,7 +57,8 @@ func TestConfigureModelsTheServicesAPIs(t *testing.T) {
 			assert.Equal(t, r.APIKeyRequired, rt.NeedsKey, r.Key())
 			assert.Equal(t, a.Kind == edgespec.HTTPAPI, rt.API == HTTPAPI, r.Key())
 			assert.Equal(t, a.IntegrationTimeout, rt.Timeout, r.Key())
-			assert.Equal(t, r.Authorizer != "", rt.Authorizer != nil, r.Key())
+			assert.Equal(t, r.Authorizer != "", rt.Authorizer != nil || rt.RESTAuthorizer != nil, r.Key())
+			assert.Equal(t, r.Authorizer == edgespec.APIAuthorizer, rt.RESTAuthorizer == h.APIAuthorizer, r.Key())
 			assert.Len(t, rt.Throttles, map[bool]int{true: 1, false: 0}[a.Throttle != nil], "the stage's throttle: %s", r.Key())
 		}
 	}
@@ -66,7 +68,8 @@ func TestConfigureModelsTheServicesAPIs(t *testing.T) {
 	assert.Equal(t, []string{"GET"}, got["GET /v1/links/{code}/qr"].Methods, "QR is a handler of its own")
 	assert.Equal(t, []string{"*/*"}, o.BinaryMediaTypes)
 	assert.Equal(t, &edgespec.DefaultUsagePlan, o.UsagePlan)
-	assert.Len(t, o.GatewayResponses, 4)
+	assert.Len(t, o.GatewayResponses, 7)
+	assert.Equal(t, edgespec.KeySourceAuthorizer, o.APIKeySource)
 	assert.Equal(t, "X-Origin-Verify", auth.Header, "from the identity source")
 	assert.Equal(t, edgespec.OriginAuthorizerTTL, auth.TTL, "the result TTL")
 	_, err = New(o)
@@ -134,7 +137,7 @@ func TestConfigureRefusesWhatItDoesNotModel(t *testing.T) {
 		{"an authorizer of another function", func(apis []edgespec.API) { apis[0].Authorizers[0].Function = "keyauth" }},
 		{"a function it has no handler field for", func(apis []edgespec.API) {
 			apis[1].Routes = append(apis[1].Routes, edgespec.Route{Method: "GET", Path: "/v1/export", APIKeyRequired: true,
-				Integration: edgespec.Integration{Kind: edgespec.LambdaProxy, Function: "export"}})
+				Authorizer: edgespec.APIAuthorizer, Integration: edgespec.Integration{Kind: edgespec.LambdaProxy, Function: "export"}})
 		}},
 		{"a mock integration of another page", func(apis []edgespec.API) {
 			apis[1].Routes = append(apis[1].Routes, edgespec.Route{Method: "GET", Path: "/v1/terms",
@@ -144,7 +147,13 @@ func TestConfigureRefusesWhatItDoesNotModel(t *testing.T) {
 			apis[1].Routes = append(apis[1].Routes, edgespec.Route{Method: "POST", Path: "/v1/queue",
 				Integration: edgespec.Integration{Kind: edgespec.ServiceIntegration, Action: "sqs:SendMessage"}})
 		}},
-		{"keys from an authorizer", func(apis []edgespec.API) { apis[1].APIKeySource = "AUTHORIZER" }},
+		{"keys from elsewhere", func(apis []edgespec.API) { apis[1].APIKeySource = "QUERYSTRING" }},
+		{"a cached REST authorizer", func(apis []edgespec.API) {
+			apis[1].Authorizers[0].IdentitySources = []string{"method.request.header.x-api-key"}
+			apis[1].Authorizers[0].ResultTTL = time.Minute
+		}},
+		{"a TOKEN authorizer", func(apis []edgespec.API) { apis[1].Authorizers[0].Type = "TOKEN" }},
+		{"a REST authorizer of another function", func(apis []edgespec.API) { apis[1].Authorizers[0].Function = "keyauth" }},
 		{"a weekly quota", func(apis []edgespec.API) { apis[1].UsagePlan.QuotaPeriod = "WEEK" }},
 		{"another gateway response", func(apis []edgespec.API) {
 			apis[1].GatewayResponses = append(apis[1].GatewayResponses, edgespec.GatewayResponse{Type: "DEFAULT_4XX", Status: 400})

@@ -24,7 +24,13 @@ var coldEvents = map[string]func(t testing.TB) []byte{
 	// The authorizer reads its secret at the first request (from a
 	// stand-in for Secrets Manager, coldEnv); the webhook functions read
 	// their table (and would send to a queue nothing listens on).
-	"originauth":      func(t testing.TB) []byte { return fixture(t, "originauth", "authorizer-v2-request.json", nil) },
+	"originauth": func(t testing.TB) []byte { return fixture(t, "originauth", "authorizer-v2-request.json", nil) },
+	// The /v1 authorizer reads the key's record at the first request.
+	"apiauth": func(t testing.TB) []byte {
+		return fixture(t, "apiauth", "authorizer-request.json", func(ev map[string]any) {
+			ev["headers"], ev["multiValueHeaders"] = map[string]any{"x-api-key": fixtureKey}, nil
+		})
+	},
 	"webhooks":        func(t testing.TB) []byte { return fixture(t, "webhooks", "create-request.json", nil) },
 	"webhookstream":   func(t testing.TB) []byte { return fixture(t, "webhookstream", "insert.json", nil) },
 	"webhookdelivery": func(t testing.TB) []byte { return fixture(t, "webhookdelivery", "sqs-delivery.json", nil) },
@@ -39,6 +45,11 @@ var coldEnv = map[string]func(b testing.TB, tb tables) map[string]string{
 		b.Cleanup(srv.Close)
 		e := tb.env()
 		e["ORIGIN_SECRET_ID"], e["AWS_ENDPOINT_URL_SECRETS_MANAGER"] = "origin-secret", srv.URL
+		return e
+	},
+	"apiauth": func(_ testing.TB, tb tables) map[string]string {
+		e := tb.env()
+		e["USAGE_PLAN_KEY"] = "shortener-usage-rie-bench-key"
 		return e
 	},
 	"webhooks":        func(b testing.TB, tb tables) map[string]string { e, _ := webhookEnv(b, tb); return e },

@@ -244,6 +244,7 @@ var packagingCases = map[string]func(t *testing.T, tb tables, state *shared){
 	"create":     testCreate,
 	"redirect":   testRedirect,
 	"originauth": testOriginAuth,
+	"apiauth":    testAPIAuth,
 	"manage":     testManage,
 	"ttlstream":  testTTLStream,
 	"reclaim":    testReclaim,
@@ -261,7 +262,7 @@ type shared struct {
 }
 
 // order runs create first: redirect and manage read its link.
-var order = []string{"create", "redirect", "originauth", "manage", "ttlstream", "reclaim", "clicks", "stats",
+var order = []string{"create", "redirect", "originauth", "apiauth", "manage", "ttlstream", "reclaim", "clicks", "stats",
 	"webhooks", "webhookstream", "webhookdelivery"}
 
 func TestBootstraps(t *testing.T) {

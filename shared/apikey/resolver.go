@@ -70,8 +70,18 @@ func NewResolver(keys Getter, o ResolverOptions) *Resolver {
 // ErrUnknown, a revoked one ErrRevoked; a failure to read the table is
 // returned as the Getter gave it (link.ErrUnavailable for a slow table).
 func (r *Resolver) Owner(ctx context.Context, key string) (string, error) {
+	rec, err := r.Lookup(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	return rec.Owner, nil
+}
+
+// Lookup returns the record of key, an active key, as Owner finds and
+// caches it: ErrUnknown, ErrRevoked or the Getter's error otherwise.
+func (r *Resolver) Lookup(ctx context.Context, key string) (Record, error) {
 	if key == "" {
-		return "", ErrUnknown
+		return Record{}, ErrUnknown
 	}
 	h := Hash(key)
 	now := r.now()
@@ -84,7 +94,7 @@ func (r *Resolver) Owner(ctx context.Context, key string) (string, error) {
 		case errors.Is(err, ErrUnknown):
 			c = cached{err: ErrUnknown}
 		case err != nil:
-			return "", fmt.Errorf("resolve api key: %w", err)
+			return Record{}, fmt.Errorf("resolve api key: %w", err)
 		default:
 			c = cached{rec: rec}
 		}
@@ -98,9 +108,9 @@ func (r *Resolver) Owner(ctx context.Context, key string) (string, error) {
 	}
 	switch {
 	case c.err != nil:
-		return "", c.err
+		return Record{}, c.err
 	case c.rec.Status != StatusActive:
-		return "", ErrRevoked
+		return Record{}, ErrRevoked
 	}
-	return c.rec.Owner, nil
+	return c.rec, nil
 }

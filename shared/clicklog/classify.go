@@ -212,9 +212,9 @@ var reserved = func() map[string]bool {
 // reservedStarts has, for each length, a bit per first letter (modulo 64)
 // of the reserved words of that length: most segments are told apart
 // without a lookup.
-var reservedStarts = func() (t [link.MaxAliasLen + 1]uint64) {
+var reservedStarts = func() (t [link.AliasSyntaxMaxLen + 1]uint64) {
 	for w := range reserved {
-		if len(w) <= link.MaxAliasLen {
+		if len(w) <= link.AliasSyntaxMaxLen {
 			t[len(w)] |= 1 << (w[0] & 63)
 		}
 	}
@@ -224,10 +224,10 @@ var reservedStarts = func() (t [link.MaxAliasLen + 1]uint64) {
 // isReserved is link.IsReserved for a segment of alias syntax, which is
 // ASCII, so lower-casing it is all the case folding there is.
 func isReserved(segment string) bool {
-	if len(segment) == 0 || len(segment) > link.MaxAliasLen || reservedStarts[len(segment)]&(1<<(lower[segment[0]]&63)) == 0 {
+	if len(segment) == 0 || len(segment) > link.AliasSyntaxMaxLen || reservedStarts[len(segment)]&(1<<(lower[segment[0]]&63)) == 0 {
 		return false
 	}
-	var buf [link.MaxAliasLen]byte
+	var buf [link.AliasSyntaxMaxLen]byte
 	low := buf[:len(segment)]
 	for i := 0; i < len(segment); i++ {
 		c := segment[i]

@@ -94,6 +94,12 @@ type Config struct {
 	// management API puts a changed link's new versions there
 	// (shared/edgeversion) instead of invalidating. False: it invalidates.
 	EdgeVersionKeys bool
+
+	// AliasMinLength and AliasMaxLength bound a new custom alias's length
+	// (SHORTENER_ALIAS_MIN_LENGTH, SHORTENER_ALIAS_MAX_LENGTH; 3 and 64
+	// unless set, 1-100 at the widest: link.CheckAliasLengths).
+	AliasMinLength int
+	AliasMaxLength int
 }
 
 // FreshRead is how young the data behind a redirect must be, counted from
@@ -222,6 +228,8 @@ func (r *reader) settings(c *Config) {
 	}
 	c.CodeLength = r.num("SHORTENER_CODE_LENGTH", shortcode.DefaultLength)
 	c.MaxURLBytes = r.num("SHORTENER_MAX_URL_BYTES", link.DefaultMaxURLBytes)
+	c.AliasMinLength = r.num("SHORTENER_ALIAS_MIN_LENGTH", link.MinAliasLen)
+	c.AliasMaxLength = r.num("SHORTENER_ALIAS_MAX_LENGTH", link.MaxAliasLen)
 	c.CacheSize = r.num("SHORTENER_CACHE_SIZE", 50_000)
 	c.EdgeTTL = r.num("SHORTENER_EDGE_TTL", 24*60*60)
 	c.DefaultTTL = r.dur("SHORTENER_DEFAULT_TTL", link.DefaultTTL)
@@ -248,6 +256,17 @@ func checkRanges(c Config, getenv Getenv) []error {
 	}
 	if c.MaxURLBytes < 64 {
 		errs = append(errs, fmt.Errorf("SHORTENER_MAX_URL_BYTES: %d is too small to hold a URL", c.MaxURLBytes))
+	}
+	for _, a := range []struct {
+		name string
+		n    int
+	}{{"SHORTENER_ALIAS_MIN_LENGTH", c.AliasMinLength}, {"SHORTENER_ALIAS_MAX_LENGTH", c.AliasMaxLength}} {
+		if a.n < link.AliasSyntaxMinLen || a.n > link.AliasSyntaxMaxLen {
+			errs = append(errs, fmt.Errorf("%s: %d is outside %d-%d", a.name, a.n, link.AliasSyntaxMinLen, link.AliasSyntaxMaxLen))
+		}
+	}
+	if c.AliasMinLength > c.AliasMaxLength {
+		errs = append(errs, fmt.Errorf("SHORTENER_ALIAS_MIN_LENGTH: %d is more than SHORTENER_ALIAS_MAX_LENGTH %d", c.AliasMinLength, c.AliasMaxLength))
 	}
 	if c.CacheSize < 1 {
 		errs = append(errs, fmt.Errorf("SHORTENER_CACHE_SIZE: %d must be positive", c.CacheSize))
@@ -308,7 +327,8 @@ func (r *reader) shortDomains(c *Config) {
 
 // Rules are the validation rules the configuration sets.
 func (c Config) Rules() link.Rules {
-	return link.Rules{MaxURLBytes: c.MaxURLBytes, ShortDomains: c.ShortDomains, DefaultTTL: c.DefaultTTL}
+	return link.Rules{MaxURLBytes: c.MaxURLBytes, ShortDomains: c.ShortDomains, DefaultTTL: c.DefaultTTL,
+		AliasMinLen: c.AliasMinLength, AliasMaxLen: c.AliasMaxLength}
 }
 
 // Require checks that the named settings are present, for a function that

@@ -23,6 +23,8 @@ func TestLoadDefaults(t *testing.T) {
 	want := config.Config{
 		CodeLength:       7,
 		MaxURLBytes:      8192,
+		AliasMinLength:   3,
+		AliasMaxLength:   64,
 		DefaultTTL:       5 * 365 * 24 * time.Hour,
 		DBTimeout:        2 * time.Second,
 		RedirectTimeout:  500 * time.Millisecond,
@@ -78,6 +80,8 @@ func TestLoadValues(t *testing.T) {
 		"SHORTENER_MISS_BUDGET":         "20",
 		"SHORTENER_MISS_WINDOW":         "10m",
 		"EDGE_MARKS_TABLE":              "marks",
+		"SHORTENER_ALIAS_MIN_LENGTH":    "1",
+		"SHORTENER_ALIAS_MAX_LENGTH":    "100",
 		"EDGE_MARKS_TABLES":             "arn:aws:dynamodb:eu-west-1:123456789012:table/marks,arn:aws:dynamodb:eu-central-1:123456789012:table/marks",
 	}))
 
@@ -89,6 +93,8 @@ func TestLoadValues(t *testing.T) {
 		ShortDomains:       []string{"sho.rt", "lnk.example", "www.sho.rt"},
 		CodeLength:         9,
 		MaxURLBytes:        2048,
+		AliasMinLength:     1,
+		AliasMaxLength:     100,
 		DefaultTTL:         720 * time.Hour,
 		DBTimeout:          3 * time.Second,
 		RedirectTimeout:    250 * time.Millisecond,
@@ -115,7 +121,8 @@ func TestLoadValues(t *testing.T) {
 		EdgeMarksTables: []edgemarks.Table{{Region: "eu-west-1", Name: "marks"}, {Region: "eu-central-1", Name: "marks"}},
 	}
 	assert.Equal(t, want, got)
-	assert.Equal(t, link.Rules{MaxURLBytes: 2048, ShortDomains: want.ShortDomains, DefaultTTL: 720 * time.Hour}, got.Rules())
+	assert.Equal(t, link.Rules{MaxURLBytes: 2048, ShortDomains: want.ShortDomains, DefaultTTL: 720 * time.Hour,
+		AliasMinLen: 1, AliasMaxLen: 100}, got.Rules())
 }
 
 func TestLoadBounds(t *testing.T) {
@@ -162,6 +169,12 @@ func TestLoadBounds(t *testing.T) {
 		{name: "miss budget 1", key: "SHORTENER_MISS_BUDGET", value: "1"},
 		{name: "miss budget zero", key: "SHORTENER_MISS_BUDGET", value: "0", wantErr: true},
 		{name: "miss budget not a number", key: "SHORTENER_MISS_BUDGET", value: "lots", wantErr: true},
+		{name: "alias min length 1", key: "SHORTENER_ALIAS_MIN_LENGTH", value: "1"},
+		{name: "alias min length 0", key: "SHORTENER_ALIAS_MIN_LENGTH", value: "0", wantErr: true},
+		{name: "alias min length past the max", key: "SHORTENER_ALIAS_MIN_LENGTH", value: "65", wantErr: true},
+		{name: "alias max length 100", key: "SHORTENER_ALIAS_MAX_LENGTH", value: "100"},
+		{name: "alias max length 101", key: "SHORTENER_ALIAS_MAX_LENGTH", value: "101", wantErr: true},
+		{name: "alias max length not a number", key: "SHORTENER_ALIAS_MAX_LENGTH", value: "lots", wantErr: true},
 		{name: "miss window 24h", key: "SHORTENER_MISS_WINDOW", value: "24h"},
 		{name: "miss window over 24h", key: "SHORTENER_MISS_WINDOW", value: "25h", wantErr: true},
 		{name: "miss window a fraction of a second", key: "SHORTENER_MISS_WINDOW", value: "1500ms", wantErr: true},
@@ -325,4 +338,11 @@ func TestClickStoreIsChecked(t *testing.T) {
 	})
 
 	assert.ErrorContains(t, err, "SHORTENER_CLICK_STORE")
+}
+
+func TestLoadAliasLengthsInverted(t *testing.T) {
+	_, err := config.Load(env(map[string]string{"SHORTENER_ALIAS_MIN_LENGTH": "10", "SHORTENER_ALIAS_MAX_LENGTH": "9"}))
+
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "SHORTENER_ALIAS_MIN_LENGTH: 10 is more than SHORTENER_ALIAS_MAX_LENGTH 9")
 }

@@ -90,6 +90,9 @@ func marshalLink(l link.Link, purgeDelay time.Duration) map[string]types.Attribu
 		item[tableschema.AttrAlias] = str(l.Alias)
 	}
 	marshalFeatures(item, l.Features)
+	if l.ImportedClicks > 0 {
+		item[tableschema.AttrImportedClicks] = num(l.ImportedClicks)
+	}
 	return item
 }
 
@@ -128,6 +131,9 @@ func unmarshalLink(item map[string]types.AttributeValue) (link.Link, error) {
 	rs, err := getN(item, tableschema.AttrRedirectStatus, err)
 	if err == nil {
 		l.Features, err = unmarshalFeatures(item)
+	}
+	if _, ok := item[tableschema.AttrImportedClicks]; ok {
+		l.ImportedClicks, err = getN(item, tableschema.AttrImportedClicks, err)
 	}
 	if err != nil {
 		return link.Link{}, fmt.Errorf("decode link item: %w", err)

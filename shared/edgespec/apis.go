@@ -36,6 +36,7 @@ const (
 	LambdaStats      Lambda = "stats"
 	LambdaWebhooks   Lambda = "webhooks"
 	LambdaOriginAuth Lambda = "originauth"
+	LambdaAPIAuth    Lambda = "apiauth"
 )
 
 // IntegrationKind is what answers a route, as CloudFormation's
@@ -136,11 +137,17 @@ type Authorizer struct {
 	// "$request.header.X-Origin-Verify". A request without one of them is
 	// refused with 401 and invokes nothing
 	// (https://docs.aws.amazon.com/apigatewayv2/latest/api-reference/apis-apiid-authorizers.html).
+	// A REST API's REQUEST authorizer may have none when it caches
+	// nothing (ResultTTL 0): it then runs on every request
+	// (https://docs.aws.amazon.com/apigateway/latest/api/API_CreateAuthorizer.html,
+	// identitySource).
 	IdentitySources []string
 	// ResultTTL caches an answer, allow or deny, per identity value.
 	ResultTTL time.Duration
 	Response  AuthorizerResponse
-	// PayloadFormatVersion is the event the authorizer gets: "2.0".
+	// PayloadFormatVersion is the event an HTTP API's authorizer gets:
+	// "2.0". A REST API's has none: its REQUEST event is
+	// events.APIGatewayCustomAuthorizerRequestTypeRequest.
 	PayloadFormatVersion string
 }
 
@@ -186,6 +193,12 @@ const (
 	ResponseInvalidAPIKey              = "INVALID_API_KEY"
 	ResponseQuotaExceeded              = "QUOTA_EXCEEDED"
 	ResponseThrottled                  = "THROTTLED"
+	// ResponseUnauthorized is the authorizer's 401 (its error
+	// "Unauthorized"), ResponseAccessDenied its Deny (403) and
+	// ResponseAuthorizerFailure an authorizer that failed (500).
+	ResponseUnauthorized      = "UNAUTHORIZED"
+	ResponseAccessDenied      = "ACCESS_DENIED"
+	ResponseAuthorizerFailure = "AUTHORIZER_FAILURE"
 )
 
 // Problem is the response as the problem it answers, for path.
@@ -232,8 +245,10 @@ type API struct {
 	// Throttle is the stage's, for every method (REST only); nil leaves
 	// the account's.
 	Throttle *Throttle
-	// APIKeySource is where a REST API reads the key: "HEADER"
-	// (x-api-key).
+	// APIKeySource is where a REST API reads the usage-plan key: "HEADER"
+	// (x-api-key) or "AUTHORIZER" (the Lambda authorizer's
+	// usageIdentifierKey,
+	// https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-api-key-source.html).
 	APIKeySource string
 	// UsagePlan throttles each API key (REST only); nil is none.
 	UsagePlan *UsagePlan
@@ -253,6 +268,16 @@ const (
 
 // OriginAuthorizer is the redirect API's authorizer.
 const OriginAuthorizer = "OriginSecret"
+
+// APIAuthorizer is the management API's authorizer (functions/apiauth):
+// an API key or a signed-in user's token.
+const APIAuthorizer = "Caller"
+
+// API key sources of a REST API.
+const (
+	KeySourceHeader     = "HEADER"
+	KeySourceAuthorizer = "AUTHORIZER"
+)
 
 // OriginAuthHeader is the header CloudFront adds to every redirect origin
 // request and OriginAuthorizer reads (functions/originauth).
@@ -284,7 +309,7 @@ var ManagementThrottle = Throttle{RateLimit: 1000, BurstLimit: 2000}
 // context sets apiRateLimit, apiBurstLimit or apiQuotaPerDay (infra
 // config), and the one the local run plays.
 var DefaultUsagePlan = UsagePlan{
-	Description: "Per API key throttle and daily quota for /v1",
+	Description: "Throttle and daily quota of /v1 in this Region, metered on the deployment's usage-plan key",
 	Throttle:    Throttle{RateLimit: 100, BurstLimit: 200},
 	Quota:       1_000_000,
 	QuotaPeriod: QuotaPerDay,
@@ -341,13 +366,22 @@ func Redirect() API {
 }
 
 // Management is the /v1 REST API. Every method with a function behind it
-// requires an API key in the usage plan, which gives each key its throttle
-// and daily quota. That is all API Gateway's keys are for: the handlers
-// find the caller's owner by the key in the keys table (shared/apikey),
-// since a key's ID changes with every new key and differs per Region. Only
-// REST APIs have keys and usage plans (docs/sources.md S33), and /v1
-// carries 1 % of the traffic, so REST's higher price is small here
-// (docs/cost-model.md).
+// runs the Lambda authorizer APIAuthorizer first (functions/apiauth): it
+// takes an API key (x-api-key, looked up in the keys table, shared/apikey)
+// or a signed-in user's token (Authorization: Bearer) and hands the
+// functions the caller's owner and role in requestContext.authorizer. It
+// has no identity sources and caches nothing, so it also runs for a
+// request with neither header, which then gets the API's problem+json
+// 401 (UNAUTHORIZED) rather than API Gateway's bare one.
+//
+// The API key source is AUTHORIZER: the authorizer returns one
+// usage-plan key per Region (infra/api creates it and attaches it to the
+// usage plan) as usageIdentifierKey, so the usage plan's throttle and
+// quota hold without an operator adding each key to each Region's plan.
+// The price: they count the whole deployment's /v1 traffic in a Region,
+// not each key's (docs/deploy.md). Only REST APIs have usage plans
+// (docs/sources.md S33), and /v1 carries 1 % of the traffic, so REST's
+// higher price is small here (docs/cost-model.md).
 //
 // GET /v1/problems and GET /v1/health need no key and run no function:
 // API Gateway answers the first from a mock integration (the page every
@@ -356,7 +390,7 @@ func Redirect() API {
 func Management(plan UsagePlan) API {
 	fn := func(l Lambda) Integration { return Integration{Kind: LambdaProxy, Function: l} }
 	keyed := func(method, path string, l Lambda) Route {
-		return Route{Method: method, Path: path, Integration: fn(l), APIKeyRequired: true}
+		return Route{Method: method, Path: path, Integration: fn(l), APIKeyRequired: true, Authorizer: APIAuthorizer}
 	}
 	throttle := ManagementThrottle
 	return API{
@@ -388,16 +422,29 @@ func Management(plan UsagePlan) API {
 		BinaryMediaTypes:     slices.Clone(apigw.BinaryMediaTypes),
 		PayloadFormatVersion: "1.0",
 		Throttle:             &throttle,
-		APIKeySource:         "HEADER",
-		UsagePlan:            &plan,
-		// API Gateway refuses a missing or unknown key itself, before any
-		// function runs, and tells the two apart no more than
-		// INVALID_API_KEY does (both 403). These answer as the rest of
-		// the API answers errors.
+		Authorizers: []Authorizer{{
+			Name:     APIAuthorizer,
+			Type:     RequestAuthorizer,
+			Function: LambdaAPIAuth,
+			Response: IAMPolicyResponse,
+			// No identity sources and no cache: it runs for every
+			// request, and a revoked key stops at once (within the keys
+			// cache's TTL) rather than after an authorizer cache's.
+		}},
+		APIKeySource: KeySourceAuthorizer,
+		UsagePlan:    &plan,
+		// API Gateway's own refusals, answered as the rest of the API
+		// answers errors. The authorizer decides 401 (no credential, or
+		// a token that fails its checks) and 403 (an unknown or revoked
+		// key); INVALID_API_KEY is an allowed request whose usage-plan key
+		// is not in the plan, a deployment fault.
 		GatewayResponses: []GatewayResponse{
 			{Type: ResponseMissingAuthenticationToken, Status: http.StatusNotFound, Title: "Not found", Slug: "not-found", Detail: "no such resource"},
 			{Type: ResponseInvalidAPIKey, Status: http.StatusForbidden, Title: "Missing or unknown API key", Slug: "forbidden", Detail: "send a valid API key in the x-api-key header"},
-			{Type: ResponseQuotaExceeded, Status: http.StatusTooManyRequests, Title: "Quota exceeded", Slug: "rate-limited", Detail: "this API key has used its quota for today"},
+			{Type: ResponseUnauthorized, Status: http.StatusUnauthorized, Title: "Missing or invalid credentials", Slug: "unauthenticated", Detail: "send an API key in the x-api-key header or a token in Authorization: Bearer"},
+			{Type: ResponseAccessDenied, Status: http.StatusForbidden, Title: "Forbidden", Slug: "forbidden", Detail: "the API key is not valid"},
+			{Type: ResponseAuthorizerFailure, Status: http.StatusInternalServerError, Title: "Internal error", Slug: "internal", Detail: "the credentials could not be checked; retry"},
+			{Type: ResponseQuotaExceeded, Status: http.StatusTooManyRequests, Title: "Quota exceeded", Slug: "rate-limited", Detail: "the /v1 quota for today is used up"},
 			{Type: ResponseThrottled, Status: http.StatusTooManyRequests, Title: "Too many requests", Slug: "rate-limited", Detail: "slow down and retry"},
 		},
 		HealthPath: HealthPath,
@@ -489,6 +536,21 @@ func (a API) Validate() error {
 			}
 		default:
 			bad("route %s: integration kind %q", r.Key(), in.Kind)
+		}
+	}
+	for _, z := range a.Authorizers {
+		switch {
+		case len(z.IdentitySources) == 0 && z.ResultTTL > 0:
+			bad("authorizer %s: caching needs identity sources to key its answers by", z.Name)
+		case a.Kind == HTTPAPI && len(z.IdentitySources) == 0:
+			bad("authorizer %s: an HTTP API's authorizer has identity sources", z.Name)
+		}
+	}
+	if a.APIKeySource == KeySourceAuthorizer {
+		for _, r := range a.Routes {
+			if r.APIKeyRequired && r.Authorizer == "" {
+				bad("route %s: the usage-plan key comes from an authorizer, and the route has none", r.Key())
+			}
 		}
 	}
 	if a.HealthPath != "" && !slices.ContainsFunc(a.Routes, func(r Route) bool { return r.Method == http.MethodGet && r.Path == a.HealthPath }) {

@@ -53,9 +53,11 @@ func TestManagementAPI(t *testing.T) {
 	for _, r := range a.Routes {
 		if r.Integration.Kind == edgespec.LambdaProxy {
 			assert.True(t, r.APIKeyRequired, r.Key())
+			assert.Equal(t, edgespec.APIAuthorizer, r.Authorizer, r.Key())
 			continue
 		}
 		assert.False(t, r.APIKeyRequired, r.Key())
+		assert.Empty(t, r.Authorizer, r.Key())
 		unkeyed[r.Key()] = r.Integration.Kind
 	}
 	assert.Equal(t, map[string]edgespec.IntegrationKind{
@@ -66,6 +68,28 @@ func TestManagementAPI(t *testing.T) {
 		require.True(t, ok, typ)
 		assert.Equal(t, 429, g.Problem("/v1/links").Status)
 		assert.Equal(t, apigw.ProblemRateLimited.Type, g.Problem("/v1/links").Type, "the problem the page explains")
+	}
+}
+
+// TestManagementAuthorizer: the /v1 authorizer runs for every request
+// (no identity source, no cache), so a request without credentials gets
+// the API's own 401, and it supplies the usage-plan key.
+func TestManagementAuthorizer(t *testing.T) {
+	a := edgespec.Management(edgespec.DefaultUsagePlan)
+	z, ok := a.Authorizer(edgespec.APIAuthorizer)
+	require.True(t, ok)
+	assert.Equal(t, edgespec.Authorizer{
+		Name: edgespec.APIAuthorizer, Type: edgespec.RequestAuthorizer, Function: edgespec.LambdaAPIAuth, Response: edgespec.IAMPolicyResponse,
+	}, z)
+	assert.Equal(t, edgespec.KeySourceAuthorizer, a.APIKeySource)
+	for typ, status := range map[string]int{
+		edgespec.ResponseUnauthorized: 401, edgespec.ResponseAccessDenied: 403, edgespec.ResponseAuthorizerFailure: 500,
+	} {
+		g, ok := a.GatewayResponse(typ)
+		require.True(t, ok, typ)
+		p := g.Problem("/v1/links")
+		assert.Equal(t, status, p.Status, typ)
+		assert.Contains(t, apigw.ProblemsPage(), `id="`+g.Slug+`"`, "%s: its type is explained on the problems page", typ)
 	}
 }
 
@@ -102,6 +126,13 @@ func TestValidateRefuses(t *testing.T) {
 			a.Kind = edgespec.HTTPAPI
 			a.Routes = []edgespec.Route{{Method: "GET", Path: "/x", Integration: fn, APIKeyRequired: true}}
 		}},
+		{"a cached authorizer without identity sources", func(a *edgespec.API) { a.Authorizers[0].ResultTTL = 300e9 }},
+		{"an HTTP API authorizer without identity sources", func(a *edgespec.API) {
+			*a = edgespec.Redirect()
+			a.Authorizers[0].IdentitySources = nil
+			a.Authorizers[0].ResultTTL = 0
+		}},
+		{"the key from an authorizer a route lacks", func(a *edgespec.API) { a.Routes[0].Authorizer = "" }},
 		{"binary media types on an HTTP API", func(a *edgespec.API) {
 			*a = edgespec.Redirect()
 			a.BinaryMediaTypes = []string{"*/*"}

@@ -179,12 +179,47 @@ var CachingOptimized = CachePolicy{
 type OriginRequestPolicy struct {
 	Name    string
 	Comment string
+	// Managed names one of CloudFront's managed policies, whose ID is
+	// ManagedID; the other fields then say what that policy is
+	// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/using-managed-origin-request-policies.html).
+	Managed   string
+	ManagedID string
 	// Headers are the viewer's headers, CloudFrontHeaders those CloudFront
 	// adds; CloudFront takes both in one allow list.
 	Headers           KeyValues
 	CloudFrontHeaders []string
 	Cookies           KeyValues
 	QueryStrings      KeyValues
+}
+
+// AllViewerExceptHostHeader is CloudFront's managed origin request
+// policy of that name: every viewer header but Host, every cookie, the
+// whole query string, and CloudFront's own headers (device type, viewer
+// location and address, protocol and TLS: of them, the ones the local
+// edge writes are listed)
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/using-managed-origin-request-policies.html).
+// With the CachingDisabled cache policy it is how a behaviour passes the
+// viewer's Authorization to its origin: a policy of our own cannot list
+// Authorization (CloudFront refuses it with a 400,
+// https://repost.aws/knowledge-center/cloudfront-authorization-header).
+func AllViewerExceptHostHeader() *OriginRequestPolicy {
+	return &OriginRequestPolicy{
+		Managed: "AllViewerExceptHostHeader", ManagedID: "b689b0a8-53d0-40ab-baf2-68738e2966ac",
+		Headers:           KeyValues{Behavior: KeyAllExcept, Names: []string{"Host"}},
+		CloudFrontHeaders: RedirectCloudFrontHeaders(),
+		Cookies:           KeyValues{Behavior: KeyAll},
+		QueryStrings:      KeyValues{Behavior: KeyAll},
+	}
+}
+
+// AuthorizationHeader is the header an origin request policy of our own
+// may not list (AllViewerExceptHostHeader says why).
+const AuthorizationHeader = "Authorization"
+
+// ListsAuthorization reports whether p is a policy of our own whose
+// header allow list names Authorization, which CloudFront refuses.
+func (p OriginRequestPolicy) ListsAuthorization() bool {
+	return p.Managed == "" && slices.ContainsFunc(p.HeaderNames(), func(h string) bool { return strings.EqualFold(h, AuthorizationHeader) })
 }
 
 // HeaderNames is the policy's header allow list as CloudFront takes it:
@@ -431,12 +466,13 @@ var FailoverStatusCodes = []int{500, 502, 503, 504}
 // infra/webconsole's.
 const ConsoleRewriteFunctionName = "console-rewrite"
 
-// ForwardedAPIHeaders are the viewer headers /v1 needs at the origin. The
-// viewer's Host is never forwarded: API Gateway routes on its own host
-// name. Accept is: the REST API picks binary answers (the QR code's PNG)
-// by the request's Accept, and CloudFront sends the origin only the
-// headers listed here.
-var ForwardedAPIHeaders = []string{"x-api-key", "Idempotency-Key", "If-Match", "Content-Type", "Accept"}
+// ForwardedAPIHeaders are the viewer headers /v1 needs at the origin:
+// the API key or the signed-in user's token, the idempotency and
+// precondition headers, the content type and Accept (the REST API picks
+// binary answers, the QR code's PNG, by the request's Accept). The /v1
+// behaviour's policy, AllViewerExceptHostHeader, passes them all and the
+// viewer's Host never: API Gateway routes on its own host name.
+var ForwardedAPIHeaders = []string{"x-api-key", AuthorizationHeader, "Idempotency-Key", "If-Match", "Content-Type", "Accept"}
 
 // RedirectViewerHeaders are the viewer headers the redirect and unlock
 // behaviours forward to their origin: Accept-Language the redirect rules
@@ -519,17 +555,6 @@ func RedirectRequests() *OriginRequestPolicy {
 		CloudFrontHeaders: RedirectCloudFrontHeaders(),
 		Cookies:           None,
 		QueryStrings:      KeyValues{Behavior: KeyAll},
-	}
-}
-
-// APIRequests is the /v1 behaviour's origin request policy.
-func APIRequests() *OriginRequestPolicy {
-	return &OriginRequestPolicy{
-		Name:         "ApiRequests",
-		Comment:      "/v1: the API key, idempotency, precondition, content type and Accept headers, the query string; never Host",
-		Headers:      KeyValues{Behavior: KeyAllowList, Names: slices.Clone(ForwardedAPIHeaders)},
-		Cookies:      None,
-		QueryStrings: KeyValues{Behavior: KeyAll},
 	}
 }
 
@@ -676,9 +701,12 @@ func Distribution(o Options) Spec {
 			CachedMethods:  MethodsGetHead,
 			// JSON compresses well; CloudFront compresses only for a
 			// viewer that asks (Accept-Encoding).
-			Compress:              true,
-			CachePolicy:           CachingDisabled,
-			OriginRequestPolicy:   APIRequests(),
+			Compress:    true,
+			CachePolicy: CachingDisabled,
+			// The managed AllViewerExceptHostHeader: the only kind of
+			// origin request policy that passes Authorization, which a
+			// signed-in user's token travels in.
+			OriginRequestPolicy:   AllViewerExceptHostHeader(),
 			ResponseHeadersPolicy: SecurityHeadersPolicy(),
 		}},
 		RealtimeLog: RealtimeLog{Name: "ClickLog", SamplingRate: 100, Fields: slices.Clone(clicklog.Fields)},

@@ -1,10 +1,13 @@
 package edgespec
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/shortlink-dev/shortener/shared/link"
 )
 
 func TestMatchPattern(t *testing.T) {
@@ -149,4 +152,37 @@ func TestRedirectPagesKeepTheirOwnCSPAndReferrerPolicy(t *testing.T) {
 		assert.True(t, h.Override, "/v1 %s", h.Name)
 	}
 	assert.Contains(t, StrictCSP, "form-action 'none'", "the default for pages without their own")
+}
+
+// TestEveryAliasReachesTheRedirect: a deployment may allow aliases of 1 to
+// 100 characters (link.AliasSyntaxMinLen..AliasSyntaxMaxLen), and every
+// one of them must reach the redirect behaviour, never a route of the
+// service's; a path a behaviour routes elsewhere is a reserved word, so no
+// alias can be made on it. Every 1- and 2-character segment is tried, and
+// each behaviour's own path as a segment.
+func TestEveryAliasReachesTheRedirect(t *testing.T) {
+	d := Distribution(Options{WAF: true, Failover: true, Console: true})
+	const chars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+	var segments []string
+	for _, a := range chars {
+		segments = append(segments, string(a))
+		for _, b := range chars {
+			segments = append(segments, string(a)+string(b))
+		}
+	}
+	segments = append(segments, strings.Repeat("k", link.AliasSyntaxMaxLen))
+	for _, b := range d.Behaviors {
+		segments = append(segments, strings.Trim(strings.TrimSuffix(b.PathPattern, "*"), "/"))
+	}
+	for _, s := range segments {
+		if !link.IsAliasSyntax(s) {
+			continue
+		}
+		if got := d.Match("/" + s).PathPattern; got != DefaultPathPattern {
+			assert.True(t, link.IsReserved(s), "/%s goes to %s, yet an alias may be made on it", s, got)
+		}
+	}
+	for _, s := range []string{"v1", "V1", "qr", "v2", "console", "_local", "healthz"} {
+		assert.Nil(t, link.LookupKeys(s), "%s is a route, never a link", s)
+	}
 }

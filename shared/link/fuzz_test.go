@@ -155,3 +155,37 @@ func FuzzNormalizeAlias(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWidenedAliasLengths: under the widest alias lengths a deployment may
+// configure (1-100), an alias is taken exactly when it has alias syntax,
+// is no reserved word and is taken by the defaults or lies outside them
+// by length only; what it gives is the same key the defaults give, and
+// one the redirect's lookup finds (LookupKeys).
+func FuzzWidenedAliasLengths(f *testing.F) {
+	for _, s := range []string{"a", "Z", "zz", "V1", "qr", "-", strings.Repeat("k", 100), strings.Repeat("k", 101), "a.b", ""} {
+		f.Add(s)
+	}
+	wide := link.Rules{AliasMinLen: link.AliasSyntaxMinLen, AliasMaxLen: link.AliasSyntaxMaxLen}
+	f.Fuzz(func(t *testing.T, alias string) {
+		key, err := wide.NormalizeAlias(alias)
+		narrow, narrowErr := link.NormalizeAlias(alias)
+		if narrowErr == nil && (err != nil || key != narrow) {
+			t.Fatalf("NormalizeAlias(%q) = %q under the defaults, but %q, %v widened", alias, narrow, key, err)
+		}
+		if err != nil {
+			if fe, ok := err.(*link.FieldError); !ok || fe.Field != "alias" {
+				t.Fatalf("widened NormalizeAlias(%q): error %T %v is not an alias FieldError", alias, err, err)
+			}
+			if link.IsAliasSyntax(alias) && !link.IsReserved(alias) {
+				t.Fatalf("widened NormalizeAlias(%q) refused an alias of alias syntax: %v", alias, err)
+			}
+			return
+		}
+		if key != strings.ToLower(alias) || !link.IsAliasSyntax(key) || link.IsReserved(key) {
+			t.Fatalf("widened NormalizeAlias(%q) = %q", alias, key)
+		}
+		if keys := link.LookupKeys(alias); len(keys) == 0 || keys[len(keys)-1] != key {
+			t.Fatalf("LookupKeys(%q) = %v, never the stored key %q", alias, keys, key)
+		}
+	})
+}

@@ -48,6 +48,11 @@ type Link struct {
 	// (Tombstone.AsLink), when reclaim may release the code for reuse;
 	// zero for every other link.
 	ReclaimAfter time.Time
+	// ImportedClicks is the click total another shortener counted for the
+	// link before it was imported (its export's clicks, hits or visits),
+	// set once at create: the stats show it apart from the clicks counted
+	// here, never added into them. Zero when there is none.
+	ImportedClicks int64
 }
 
 // Clone is l with its own copy of every list its features hold, so that a

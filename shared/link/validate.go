@@ -1,6 +1,7 @@
 package link
 
 import (
+	"fmt"
 	"net"
 	"net/url"
 	"slices"
@@ -23,6 +24,18 @@ const (
 	DefaultRedirect    = 302
 )
 
+// The widest alias length range a deployment may configure (Rules'
+// AliasMinLen and AliasMaxLen): YOURLS numbers its own keywords from one
+// character up and keeps them in a varchar(100), so an import keeps them
+// only with these bounds. The redirect and the click log accept every
+// length in this range whatever the deployment allows today
+// (IsAliasSyntax), so an alias created under a wider range still resolves
+// after the range is narrowed.
+const (
+	AliasSyntaxMinLen = 1
+	AliasSyntaxMaxLen = 100
+)
+
 // ReservedAliases are paths the service routes itself, or will. Compared
 // lower-cased. Anything with a dot is refused by the alias syntax anyway,
 // but the well-known files stay listed so the rule reads complete.
@@ -41,6 +54,32 @@ type Rules struct {
 	ShortDomains []string
 	// DefaultTTL applies when the request names no expiry; link.DefaultTTL when zero.
 	DefaultTTL time.Duration
+	// AliasMinLen and AliasMaxLen bound a new custom alias's length, within
+	// AliasSyntaxMinLen..AliasSyntaxMaxLen; MinAliasLen and MaxAliasLen
+	// when zero.
+	AliasMinLen int
+	AliasMaxLen int
+}
+
+// AliasLengths are the bounds r puts on a new alias's length.
+func (r Rules) AliasLengths() (minLen, maxLen int) {
+	minLen, maxLen = r.AliasMinLen, r.AliasMaxLen
+	if minLen <= 0 {
+		minLen = MinAliasLen
+	}
+	if maxLen <= 0 {
+		maxLen = MaxAliasLen
+	}
+	return minLen, maxLen
+}
+
+// CheckAliasLengths reports whether minLen..maxLen is a range a deployment
+// may configure.
+func CheckAliasLengths(minLen, maxLen int) error {
+	if minLen < AliasSyntaxMinLen || maxLen > AliasSyntaxMaxLen || minLen > maxLen {
+		return fmt.Errorf("alias lengths %d-%d: must lie within %d-%d, the least no more than the most", minLen, maxLen, AliasSyntaxMinLen, AliasSyntaxMaxLen)
+	}
+	return nil
 }
 
 // WithShortDomain is r with host added to its short domains, r's own
@@ -61,6 +100,9 @@ type CreateRequest struct {
 	Status *string
 	// Features are the per-click features asked for; the zero value has none.
 	Features FeaturesRequest
+	// ImportedClicks is an imported click total (Link.ImportedClicks);
+	// nil for none.
+	ImportedClicks *int64
 }
 
 // Validated is a create request that passed every rule, normalised.
@@ -74,6 +116,7 @@ type Validated struct {
 	RedirectStatus int
 	Status         Status
 	Features       ValidatedFeatures
+	ImportedClicks int64
 }
 
 // Validate checks req against the rules at time now and returns it
@@ -86,7 +129,7 @@ func (r Rules) Validate(req CreateRequest, now time.Time) (Validated, error) {
 	}
 	v.URL = u
 	if req.Alias != "" {
-		key, err := NormalizeAlias(req.Alias)
+		key, err := r.NormalizeAlias(req.Alias)
 		if err != nil {
 			return v, err
 		}
@@ -104,7 +147,25 @@ func (r Rules) Validate(req CreateRequest, now time.Time) (Validated, error) {
 	if v.Features, err = r.ValidateFeatures(req.Features); err != nil {
 		return v, err
 	}
+	if v.ImportedClicks, err = ImportedClicks(req.ImportedClicks); err != nil {
+		return v, err
+	}
 	return v, nil
+}
+
+// MaxImportedClicks bounds an imported click total: far above any real
+// link's, and exact in a JSON number (below 2^53).
+const MaxImportedClicks int64 = 1_000_000_000_000
+
+// ImportedClicks checks an imported click total; nil is none (0).
+func ImportedClicks(n *int64) (int64, error) {
+	if n == nil {
+		return 0, nil
+	}
+	if *n < 0 || *n > MaxImportedClicks {
+		return 0, invalid("imported_clicks", "must be a whole number from 0 to %d, got %d", MaxImportedClicks, *n)
+	}
+	return *n, nil
 }
 
 // NormalizeURL checks a long URL and returns the form that is stored and
@@ -237,11 +298,20 @@ func normalizeHost(h string) (string, error) {
 	return strings.ToLower(ascii), nil
 }
 
-// NormalizeAlias checks a custom alias and returns its storage key: the
-// alias lower-cased, since aliases are case-insensitive.
+// NormalizeAlias checks a custom alias against the default length bounds
+// (MinAliasLen, MaxAliasLen) and returns its storage key: the alias
+// lower-cased, since aliases are case-insensitive.
 func NormalizeAlias(alias string) (string, error) {
-	if n := len(alias); n < MinAliasLen || n > MaxAliasLen {
-		return "", invalid("alias", "must be %d to %d characters, got %d", MinAliasLen, MaxAliasLen, n)
+	return Rules{}.NormalizeAlias(alias)
+}
+
+// NormalizeAlias checks a custom alias against r's length bounds
+// (AliasLengths) and returns its storage key, as the package's
+// NormalizeAlias does.
+func (r Rules) NormalizeAlias(alias string) (string, error) {
+	minLen, maxLen := r.AliasLengths()
+	if n := len(alias); n < minLen || n > maxLen {
+		return "", invalid("alias", "must be %d to %d characters, got %d", minLen, maxLen, n)
 	}
 	for i := 0; i < len(alias); i++ {
 		if !isAliasByte(alias[i]) {
@@ -268,9 +338,11 @@ func IsReserved(s string) bool {
 }
 
 // IsAliasSyntax reports whether s could be a stored alias key or its display
-// form, without consulting the reserved list.
+// form, without consulting the reserved list: of any length a deployment
+// may have allowed (AliasSyntaxMinLen..AliasSyntaxMaxLen), not only the
+// range configured today.
 func IsAliasSyntax(s string) bool {
-	if len(s) < MinAliasLen || len(s) > MaxAliasLen {
+	if len(s) < AliasSyntaxMinLen || len(s) > AliasSyntaxMaxLen {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

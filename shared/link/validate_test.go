@@ -332,10 +332,15 @@ func TestIsAliasSyntax(t *testing.T) {
 	}{
 		{name: "plain", s: "abc", want: true},
 		{name: "mixed", s: "My_Alias-1", want: true},
-		{name: "longest", s: strings.Repeat("x", 64), want: true},
+		{name: "longest by default", s: strings.Repeat("x", 64), want: true},
 		{name: "reserved still has alias syntax", s: "admin", want: true},
-		{name: "too short", s: "ab"},
-		{name: "too long", s: strings.Repeat("x", 65)},
+		// Every length a deployment may allow (link.AliasSyntaxMinLen to
+		// AliasSyntaxMaxLen) is syntax, so an alias made under a wider range
+		// still resolves once the range narrows.
+		{name: "one", s: "a", want: true},
+		{name: "two", s: "ab", want: true},
+		{name: "longest allowed anywhere", s: strings.Repeat("x", 100), want: true},
+		{name: "too long", s: strings.Repeat("x", 101)},
 		{name: "empty", s: ""},
 		{name: "dot", s: "robots.txt"},
 		{name: "slash", s: "a/b"},
@@ -536,6 +541,93 @@ func TestExpiryIsWhatIsStored(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 			assert.Equal(t, got, got.Truncate(time.Second), "whole seconds, as stored")
 			assert.True(t, got.After(at), "alive when created")
+		})
+	}
+}
+
+func TestRulesNormalizeAliasLengths(t *testing.T) {
+	wide := link.Rules{AliasMinLen: 1, AliasMaxLen: 100}
+	tests := []struct {
+		name    string
+		rules   link.Rules
+		alias   string
+		want    string
+		wantMsg string
+	}{
+		{name: "default refuses one", alias: "a", wantMsg: "must be 3 to 64 characters, got 1"},
+		{name: "default refuses two", alias: "zz", wantMsg: "must be 3 to 64 characters, got 2"},
+		{name: "default refuses 65", alias: strings.Repeat("k", 65), wantMsg: "must be 3 to 64 characters, got 65"},
+		{name: "default takes 3", alias: "abc", want: "abc"},
+		{name: "wide takes one", rules: wide, alias: "A", want: "a"},
+		{name: "wide takes two", rules: wide, alias: "zz", want: "zz"},
+		{name: "wide takes 100", rules: wide, alias: strings.Repeat("K", 100), want: strings.Repeat("k", 100)},
+		{name: "wide refuses 101", rules: wide, alias: strings.Repeat("k", 101), wantMsg: "must be 1 to 100 characters, got 101"},
+		{name: "wide keeps the reserved words of two", rules: wide, alias: "V1", wantMsg: `"V1" is reserved`},
+		{name: "wide keeps qr reserved", rules: wide, alias: "qr", wantMsg: `"qr" is reserved`},
+		{name: "wide still checks the characters", rules: wide, alias: "a.", wantMsg: "may contain only"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.rules.NormalizeAlias(tt.alias)
+			if tt.wantMsg != "" {
+				requireFieldError(t, err, "alias")
+				assert.Contains(t, err.Error(), tt.wantMsg)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			v, err := tt.rules.Validate(link.CreateRequest{URL: "https://example.com/", Alias: tt.alias}, time.Now())
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, v.AliasKey)
+		})
+	}
+}
+
+func TestCheckAliasLengths(t *testing.T) {
+	tests := []struct {
+		name     string
+		min, max int
+		ok       bool
+	}{
+		{name: "defaults", min: 3, max: 64, ok: true},
+		{name: "widest", min: 1, max: 100, ok: true},
+		{name: "one length", min: 5, max: 5, ok: true},
+		{name: "zero", min: 0, max: 64},
+		{name: "past 100", min: 3, max: 101},
+		{name: "inverted", min: 10, max: 9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := link.CheckAliasLengths(tt.min, tt.max)
+			assert.Equal(t, tt.ok, err == nil, "%v", err)
+		})
+	}
+}
+
+func TestValidateImportedClicks(t *testing.T) {
+	n := func(v int64) *int64 { return &v }
+	tests := []struct {
+		name    string
+		clicks  *int64
+		want    int64
+		wantErr bool
+	}{
+		{name: "none", want: 0},
+		{name: "zero", clicks: n(0), want: 0},
+		{name: "a total", clicks: n(48213), want: 48213},
+		{name: "the most", clicks: n(link.MaxImportedClicks), want: link.MaxImportedClicks},
+		{name: "past the most", clicks: n(link.MaxImportedClicks + 1), wantErr: true},
+		{name: "negative", clicks: n(-1), wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := link.Rules{}.Validate(link.CreateRequest{URL: "https://example.com/", ImportedClicks: tt.clicks}, time.Now())
+			if tt.wantErr {
+				requireFieldError(t, err, "imported_clicks")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, v.ImportedClicks)
 		})
 	}
 }

@@ -32,6 +32,10 @@ type CreateRequest struct {
 	// "visitor".
 	ForwardQuery    *bool  `json:"forward_query,omitempty"`
 	QueryPrecedence string `json:"query_precedence,omitempty"`
+	// ImportedClicks is the click total another shortener counted, kept
+	// apart from the clicks counted here (the stats' "imported"); set only
+	// at create.
+	ImportedClicks *int64 `json:"imported_clicks,omitempty"`
 }
 
 // Domain converts the wire request, parsing expires_at as RFC 3339.
@@ -39,6 +43,7 @@ func (r CreateRequest) Domain() (link.CreateRequest, error) {
 	out := link.CreateRequest{URL: r.URL, Alias: r.Alias, TTLSeconds: r.TTLSeconds, RedirectStatus: r.RedirectStatus,
 		Status: r.Status, Features: link.FeaturesRequest{Password: r.Password, MaxClicks: r.MaxClicks, Rules: r.Rules, Targets: r.Targets,
 			ExpiredURL: r.ExpiredURL, ForwardQuery: r.ForwardQuery, QueryPrecedence: r.QueryPrecedence}}
+	out.ImportedClicks = r.ImportedClicks
 	if r.ExpiresAt != nil {
 		t, err := time.Parse(time.RFC3339, *r.ExpiresAt)
 		if err != nil {
@@ -59,6 +64,10 @@ type Link struct {
 	ExpiresAt      string `json:"expires_at"`
 	RedirectStatus int    `json:"redirect_status"`
 	Features
+	// ImportedClicks is the link's imported click total, absent when it
+	// has none. A listing leaves it out (linkstore.Listed); GET of the
+	// link has it.
+	ImportedClicks int64 `json:"imported_clicks,omitempty"`
 }
 
 // Presenter turns links into their API form under the service's base URL.
@@ -147,5 +156,6 @@ func (p Presenter) Link(l link.Link) Link {
 		ExpiresAt:      l.ExpiresAt.UTC().Format(time.RFC3339),
 		RedirectStatus: l.RedirectStatus,
 		Features:       PresentFeatures(l.Features),
+		ImportedClicks: l.ImportedClicks,
 	}
 }

@@ -1,6 +1,7 @@
 package linkapi
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/shortlink-dev/shortener/shared/link"
@@ -30,6 +31,19 @@ type PatchRequest struct {
 	// (true, "destination").
 	ForwardQuery    Nullable[bool]   `json:"forward_query,omitzero"`
 	QueryPrecedence Nullable[string] `json:"query_precedence,omitzero"`
+	// ImportedClicks is read only to be refused by name: an imported
+	// total is set once, at create (ImportedClicksRefused).
+	ImportedClicks json.RawMessage `json:"imported_clicks,omitempty"`
+}
+
+// ImportedClicksRefused is the 400 a patch naming imported_clicks gets,
+// or nil when it names none: an import's total is the source's, set with
+// the link and never changed after.
+func (r PatchRequest) ImportedClicksRefused() error {
+	if r.ImportedClicks == nil {
+		return nil
+	}
+	return &link.FieldError{Field: "imported_clicks", Reason: "is set only when a link is created (an import's click total), never by PATCH"}
 }
 
 // Empty reports whether the patch names no field to change.

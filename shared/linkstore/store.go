@@ -90,9 +90,10 @@ const IdempotencyWindow = 24 * time.Hour
 // Listed is l as a List page holds it: without the fields added to links
 // after the by-owner index, whose projection cannot change
 // (tableschema.ByOwnerAttributes): the query settings (forward_query,
-// query_precedence). Get has the whole link.
+// query_precedence) and the imported click total. Get has the whole link.
 func Listed(l link.Link) link.Link {
 	l.KeepQueryOut, l.QueryPrecedence = false, ""
+	l.ImportedClicks = 0
 	return l
 }
 

@@ -16,6 +16,15 @@ type Stats struct {
 	// clicks went; absent for other links.
 	Destinations []Destination `json:"destinations,omitempty"`
 	Partial      bool          `json:"partial,omitempty"`
+	// Imported is the click total another shortener counted before the
+	// link was imported: shown apart, never in Totals, Series or any
+	// breakdown. Absent when the link has none.
+	Imported *Imported `json:"imported,omitempty"`
+}
+
+// Imported is an imported click total (the link's imported_clicks).
+type Imported struct {
+	Clicks int64 `json:"clicks"`
 }
 
 // Counts are the clicks of a bucket, a breakdown entry or the range:

@@ -50,6 +50,10 @@ const (
 	// the visitor's values win. Each absent for the default.
 	AttrForwardQuery    = "forward_query"
 	AttrQueryPrecedence = "query_precedence"
+	// AttrImportedClicks is a link's imported click total
+	// (link.Link.ImportedClicks), absent when it has none. Not in the
+	// by-owner index (ByOwnerAttributes is frozen): listings leave it out.
+	AttrImportedClicks = "imported_clicks"
 
 	// Tombstone attributes. AttrTombShard is the sparse index's partition
 	// key: only tombstones carry it, so the index holds nothing else.

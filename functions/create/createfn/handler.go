@@ -202,6 +202,7 @@ func (h *Handler) create(ctx context.Context, r request, now time.Time, lookFirs
 		Version:        1,
 		RedirectStatus: v.RedirectStatus,
 		Features:       v.Features.Features,
+		ImportedClicks: v.ImportedClicks,
 	}
 	if v.Features.Password != "" {
 		if l.PasswordHash, err = h.hashPassword(ctx, v.Features.Password); err != nil {

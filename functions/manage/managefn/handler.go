@@ -192,6 +192,9 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 	if err := apigw.DecodeJSON(req, &body); err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
+	if err := body.ImportedClicksRefused(); err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
 	if body.Empty() {
 		return events.APIGatewayProxyResponse{}, &link.FieldError{Field: "body",
 			Reason: "names nothing to change; send url, expires_at, ttl_seconds, redirect_status, status, password, max_clicks, rules, targets, expired_url, forward_query or query_precedence"}

@@ -482,6 +482,9 @@ func TestPatchRefusesBadRequests(t *testing.T) {
 		{name: "status empty", body: `{"status":""}`, status: 400, field: "status"},
 		{name: "alias cannot change", body: `{"alias":"new-name"}`, status: 400, field: "alias"},
 		{name: "code cannot change", body: `{"code":"other01"}`, status: 400, field: "code"},
+		// An import's click total is set with the link, never after.
+		{name: "imported clicks cannot change", body: `{"imported_clicks":5}`, status: 400, field: "imported_clicks"},
+		{name: "imported clicks beside a change", body: `{"url":"https://example.com/","imported_clicks":null}`, status: 400, field: "imported_clicks"},
 		{name: "unknown field", body: `{"url":"https://example.com/","title":"x"}`, status: 400, field: "title"},
 		{name: "empty patch", body: `{}`, status: 400, field: "body"},
 		{name: "only nulls", body: `{"url":null,"status":null}`, status: 400, field: "body"},

@@ -160,12 +160,28 @@ func TestRedirect(t *testing.T) {
 }
 
 func TestImpossibleCodesNeverReachTheStore(t *testing.T) {
-	for _, path := range []string{"", "a", "ab", "a.b", "v1", "API", "healthz", "favicon.ico", "with/slash",
-		"%00abc", "ünïcode", strings.Repeat("x", 65), "_local"} {
+	for _, path := range []string{"", "a.b", "v1", "V2", "qr", "API", "healthz", "favicon.ico", "with/slash",
+		"%00abc", "ünïcode", strings.Repeat("x", 101), "_local", "console"} {
 		t.Run(path, func(t *testing.T) {
 			f := newFixture(t)
 			assert.Equal(t, 404, f.get(t, path).StatusCode)
 			assert.Zero(t, f.store.gets.Load())
+		})
+	}
+}
+
+// TestAliasesOfEveryAllowedLength: a deployment may allow aliases of 1 to
+// 100 characters (YOURLS's own keywords), so the redirect looks every such
+// segment up, in any case, whatever the range configured today.
+func TestAliasesOfEveryAllowedLength(t *testing.T) {
+	long := strings.Repeat("k", 100)
+	for _, tt := range []struct{ path, code string }{{"a", "a"}, {"A", "a"}, {"zz", "zz"}, {"ZZ", "zz"}, {long, long}} {
+		t.Run(tt.path, func(t *testing.T) {
+			f := newFixture(t)
+			f.put(t, link.Link{Code: tt.code, Alias: tt.code, URL: "https://example.net/" + tt.code})
+			resp := f.get(t, tt.path)
+			assert.Equal(t, 302, resp.StatusCode, resp.Body)
+			assert.Equal(t, "https://example.net/"+tt.code, resp.Headers["Location"])
 		})
 	}
 }

@@ -253,6 +253,10 @@ func ceil(t time.Time, step time.Duration) time.Time {
 func (h *Handler) read(ctx context.Context, l link.Link, q query) (statsapi.Stats, error) {
 	s := statsapi.Stats{Code: l.Code, Granularity: q.granularity(), From: q.from, To: q.to,
 		Series: make([]statsapi.Point, 0, q.to.Sub(q.from)/q.step), Countries: []statsapi.Country{}, Referrers: []statsapi.Referrer{}}
+	if l.ImportedClicks > 0 {
+		// Counted elsewhere, at no known time: apart from every count here.
+		s.Imported = &statsapi.Imported{Clicks: l.ImportedClicks}
+	}
 	// Counts before the link existed belong to whoever held the code
 	// before it was reclaimed.
 	from := q.from

@@ -515,3 +515,33 @@ func TestDestinationBreakdown(t *testing.T) {
 	assert.Nil(t, decode(t, plain).Destinations)
 	assert.NotContains(t, plain.Body, "destinations")
 }
+
+// TestImportedClicksApart: a link imported with another shortener's click
+// total shows it as "imported", never inside the totals, the series or a
+// breakdown, and a link without one has no "imported" at all.
+func TestImportedClicksApart(t *testing.T) {
+	clicks := clickstore.NewMemory(0)
+	at := day(30).Add(12 * time.Hour)
+	ch := clickstore.Chunk{Shard: "test", First: "1", Last: "1", Items: []clickstore.Item{
+		{Key: clickstore.HourKey("zz", at), Counts: c(4, 3, 1)},
+		{Key: clickstore.DayKey("zz", at), Counts: c(4, 3, 1)},
+		{Key: clickstore.CountryKey("zz", at, "DE"), Counts: c(4, 3, 1)},
+	}}
+	require.NoError(t, clicks.Apply(context.Background(), ch))
+	f := newFixture(t, clicks)
+	require.NoError(t, f.links.Create(context.Background(), link.Link{Code: "zz", Alias: "zz", Owner: owner, CreatedAt: day(1), URL: "https://example.com/",
+		Status: link.StatusActive, ExpiresAt: now.Add(time.Hour), Version: 1, RedirectStatus: 301, ImportedClicks: 48213}, nil))
+	params := map[string]string{"from": day(30).Format(time.RFC3339), "to": day(30).Add(24 * time.Hour).Format(time.RFC3339)}
+
+	resp := get(t, f, "zz", params)
+	got := decode(t, resp)
+	require.NotNil(t, got.Imported)
+	assert.Equal(t, int64(48213), got.Imported.Clicks)
+	assert.Equal(t, n(4, 3, 1), got.Totals, "the imported total is not counted in")
+	assert.Equal(t, n(4, 3, 1), got.Countries[0].Counts)
+	assert.Contains(t, resp.Body, `"imported":{"clicks":48213}`)
+
+	plain := get(t, f, "Ab3dE5g", params)
+	assert.Nil(t, decode(t, plain).Imported)
+	assert.NotContains(t, plain.Body, "imported")
+}

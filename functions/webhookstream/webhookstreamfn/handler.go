@@ -73,6 +73,9 @@ type LinkData struct {
 	// ApproximateCreationDateTime, is to the second): it goes up by one
 	// on every change, and link.deleted and link.expired carry the last.
 	Version int64 `json:"version"`
+	// ImportedClicks is the link's imported click total (its stats'
+	// "imported"), absent when it has none.
+	ImportedClicks int64 `json:"imported_clicks,omitempty"`
 }
 
 // Handle handles one batch and reports the records that failed.
@@ -144,7 +147,8 @@ func read(img map[string]events.DynamoDBAttributeValue) image {
 		}
 	}
 	im.data = LinkData{Code: s(tableschema.AttrCode), URL: s(tableschema.AttrURL), Alias: s(tableschema.AttrAlias),
-		Status: s(tableschema.AttrStatus), RedirectStatus: int(n(tableschema.AttrRedirectStatus)), Version: n(tableschema.AttrVersion)}
+		Status: s(tableschema.AttrStatus), RedirectStatus: int(n(tableschema.AttrRedirectStatus)), Version: n(tableschema.AttrVersion),
+		ImportedClicks: n(tableschema.AttrImportedClicks)}
 	if exp := n(tableschema.AttrExpiresAt); exp != 0 {
 		im.data.ExpiresAt = time.Unix(exp, 0).UTC().Format(time.RFC3339)
 	}

@@ -146,3 +146,31 @@ func TestHandleReadsSubscriptionsOncePerBatch(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, q.n, "the new subscription gets the next batch's three events")
 }
+
+// TestLinkDataCarriesImportedClicks: a link imported with another
+// shortener's click total tells its receivers that total, and a link
+// without one sends none.
+func TestLinkDataCarriesImportedClicks(t *testing.T) {
+	tests := []struct {
+		fixture string
+		want    int64
+	}{
+		{fixture: "imported-insert.json", want: 48213},
+		{fixture: "insert.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			ev := load(t, tt.fixture)
+			e, ok := webhookstreamfn.Map(&ev.Records[0])
+			require.True(t, ok)
+			assert.Equal(t, webhook.LinkCreated, e.Type)
+			var raw map[string]any
+			require.NoError(t, json.Unmarshal(e.Data, &raw))
+			if tt.want == 0 {
+				assert.NotContains(t, raw, "imported_clicks")
+				return
+			}
+			assert.Equal(t, float64(tt.want), raw["imported_clicks"])
+		})
+	}
+}

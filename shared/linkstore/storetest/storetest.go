@@ -435,6 +435,7 @@ func runDeleteAndList(t *testing.T, newStore Factory) {
 		l.Alias = "full001"
 		l.RedirectStatus = 301
 		l.KeepQueryOut, l.QueryPrecedence = true, link.QueryVisitor
+		l.ImportedClicks = 48213
 		require.NoError(t, s.Create(ctx, l, nil))
 		clock.Add(time.Second)
 		l.URL = "https://example.com/edited"
@@ -445,6 +446,7 @@ func runDeleteAndList(t *testing.T, newStore Factory) {
 		require.NoError(t, err)
 		assert.True(t, want.KeepQueryOut, "Get has the query settings")
 		assert.Equal(t, link.QueryVisitor, want.QueryPrecedence)
+		assert.Equal(t, int64(48213), want.ImportedClicks, "Get has the imported click total, kept through an edit")
 		page, _, err := s.List(ctx, "owner-1", 10, "")
 		require.NoError(t, err)
 		require.Len(t, page, 1)
