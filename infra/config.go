@@ -41,6 +41,7 @@ const (
 	CtxCacheTTL            = "cacheTtl"
 	CtxWAF                 = "waf"
 	CtxWAFRateLimit        = "wafRateLimit"
+	CtxEdgeVersionKeys     = "edgeVersionKeys"
 	CtxMissBudget          = "missBudget"
 	CtxMissWindow          = "missWindow"
 	CtxAlarmEmail          = "alarmEmail"
@@ -113,6 +114,13 @@ type Config struct {
 
 	WAF          bool
 	WAFRateLimit int // requests per IP per 5 minutes on redirect paths
+
+	// EdgeVersionKeys keys the redirect cache on link versions in a
+	// CloudFront KeyValueStore, which manage writes instead of
+	// invalidating; no edge marks are kept (docs/cost-model.md,
+	// "Versioned cache keys"). Off by default until its propagation is
+	// measured on AWS.
+	EdgeVersionKeys bool
 
 	// MissBudget unknown codes per MissWindow a viewer address may ask
 	// the redirect for before it answers 429 (shared/missbudget): the
@@ -238,6 +246,7 @@ func configFrom(r ctxReader, c Config) (Config, error) {
 	c.CacheTTL = r.duration(CtxCacheTTL, c.CacheTTL)
 	c.WAF = r.boolean(CtxWAF, c.WAF)
 	c.WAFRateLimit = r.integer(CtxWAFRateLimit, c.WAFRateLimit)
+	c.EdgeVersionKeys = r.boolean(CtxEdgeVersionKeys, c.EdgeVersionKeys)
 	c.MissBudget = r.integer(CtxMissBudget, c.MissBudget)
 	c.MissWindow = r.duration(CtxMissWindow, c.MissWindow)
 	c.AlarmEmail = r.str(CtxAlarmEmail, "")

@@ -462,10 +462,14 @@ func (b *regional) redirects() {
 	links.Grant(redirect.Role, jsii.String("dynamodb:GetItem"))
 	misses.Grant(redirect.Role, jsii.String("dynamodb:UpdateItem"))
 	// And marks the links the edge may hold in this Region's marks table
-	// (shared/edgemarks), one UpdateItem per code and hour at most.
-	marks := tables.NewEdgeMarks(st, "EdgeMarks", b.cfg.EdgeMarksTableName())
-	redirect.Fn.AddEnvironment(jsii.String("EDGE_MARKS_TABLE"), marks.TableName(), nil)
-	marks.Grant(redirect.Role, jsii.String("dynamodb:UpdateItem"))
+	// (shared/edgemarks), one UpdateItem per code and hour at most; with
+	// edgeVersionKeys a change takes its link off the edge by a new
+	// version whether or not an edge holds it, and no marks are kept.
+	if !b.cfg.EdgeVersionKeys {
+		marks := tables.NewEdgeMarks(st, "EdgeMarks", b.cfg.EdgeMarksTableName())
+		redirect.Fn.AddEnvironment(jsii.String("EDGE_MARKS_TABLE"), marks.TableName(), nil)
+		marks.Grant(redirect.Role, jsii.String("dynamodb:UpdateItem"))
+	}
 	if b.rs.Primary {
 		// Click limits and password attempts: small counter items in the
 		// idempotency table's key space (shared/dynamo),
@@ -677,13 +681,20 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	// reference), with one conditional UpdateItem that returns the mark
 	// it replaced (shared/edgemarks: a lagging replica's redirect cannot
 	// mark old data after it). It reads nothing else there.
-	var marks []string
-	for _, r := range RedirectOriginRegions(cfg) {
-		t := tables.In(st, "EdgeMarks-"+r, jsii.String(cfg.EdgeMarksTableName()), r)
-		t.Grant(manage.Role, jsii.String("dynamodb:UpdateItem"))
-		marks = append(marks, *t.TableArn())
+	// With edgeVersionKeys it puts a new version of every changed link
+	// into the store the edge parameter names (the edge stack grants
+	// that, NewEdgeStack), and fences no marks.
+	if cfg.EdgeVersionKeys {
+		manage.Fn.AddEnvironment(jsii.String("EDGE_VERSION_KEYS"), jsii.String("true"), nil)
+	} else {
+		var marks []string
+		for _, r := range RedirectOriginRegions(cfg) {
+			t := tables.In(st, "EdgeMarks-"+r, jsii.String(cfg.EdgeMarksTableName()), r)
+			t.Grant(manage.Role, jsii.String("dynamodb:UpdateItem"))
+			marks = append(marks, *t.TableArn())
+		}
+		manage.Fn.AddEnvironment(jsii.String("EDGE_MARKS_TABLES"), awscdk.Fn_Join(jsii.String(","), jsii.Strings(marks...)), nil)
 	}
-	manage.Fn.AddEnvironment(jsii.String("EDGE_MARKS_TABLES"), awscdk.Fn_Join(jsii.String(","), jsii.Strings(marks...)), nil)
 
 	// The subscriptions API; delivery runs in the primary Region only.
 	hooksAPI := fn("webhooks", "KEYS_TABLE")
@@ -807,6 +818,7 @@ func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
 		CertificateARN:       cfg.CertificateARN,
 		WAF:                  cfg.WAF,
 		WAFRateLimit:         cfg.WAFRateLimit,
+		VersionKeys:          cfg.EdgeVersionKeys,
 		Console:              wc.Edge,
 	})
 	checks := map[string]*string{}
@@ -825,6 +837,7 @@ func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
 	}
 	published := edge.Publish(st, "Publish", edge.PublishProps{
 		Distribution: e.Distribution, ParameterName: cfg.EdgeParameterName(), Regions: cfg.Regions, Invalidators: invalidators,
+		VersionStore: e.VersionStore,
 	})
 	out(st, "DistributionId", e.Distribution.DistributionId(), "The distribution (published to the functions in the "+cfg.EdgeParameterName()+" parameter)")
 	out(st, "DistributionDomainName", e.Distribution.DistributionDomainName(),

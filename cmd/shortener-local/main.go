@@ -49,6 +49,15 @@
 //	                               complete an invalidation (5s; 0s: at
 //	                               once). CloudFront's take an unknown time,
 //	                               seconds to minutes: https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/Invalidation.html
+//	SHORTENER_EDGE_VERSION_KEYS    true: the redirect cache is keyed on link
+//	                               versions in a local CloudFront
+//	                               KeyValueStore, which the management API
+//	                               writes instead of invalidating, as with
+//	                               the context edgeVersionKeys (false)
+//	SHORTENER_EDGE_KVS_PROPAGATION how long a version put takes to reach the
+//	                               edge's reads (5s; 0s: at once). AWS
+//	                               documents no bound: it is to be measured
+//	                               (docs/cost-model.md, "Versioned cache keys")
 //	SHORTENER_RECLAIM_INTERVAL     how often reclaim runs (1m)
 //	SHORTENER_LOCAL_REGIONS        two or three Regions of one MRSC set, the
 //	                               nearest first: a gateway with its functions

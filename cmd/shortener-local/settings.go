@@ -66,6 +66,14 @@ type settings struct {
 	// SHORTENER_API_QUOTA_PER_DAY in place of the context's apiRateLimit,
 	// apiBurstLimit and apiQuotaPerDay (a load test's one key needs more).
 	usagePlan edgespec.UsagePlan
+	// versionKeys is SHORTENER_EDGE_VERSION_KEYS=true: the edge keys the
+	// redirect cache on link versions in a local KeyValueStore, as a
+	// deployment with the context edgeVersionKeys, and the management API
+	// puts versions there instead of invalidating. kvsPropagation is
+	// SHORTENER_EDGE_KVS_PROPAGATION, how long a put takes to reach the
+	// edge (localedge.DefaultPropagationDelay; 0s: at once).
+	versionKeys    bool
+	kvsPropagation time.Duration
 }
 
 // accessLogMode says which answers the local run's access log writes.
@@ -93,6 +101,21 @@ func loadSettings(getenv func(string) string) (settings, error) {
 
 		invalidationTime: localedge.DefaultInvalidationDelay,
 		usagePlan:        edgespec.DefaultUsagePlan,
+		kvsPropagation:   localedge.DefaultPropagationDelay,
+	}
+	switch v := getenv("SHORTENER_EDGE_VERSION_KEYS"); v {
+	case "", "false":
+	case "true":
+		s.versionKeys = true
+	default:
+		return settings{}, fmt.Errorf("SHORTENER_EDGE_VERSION_KEYS: %q is not true or false", v)
+	}
+	if v := getenv("SHORTENER_EDGE_KVS_PROPAGATION"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > maxInvalidationTime {
+			return settings{}, fmt.Errorf("SHORTENER_EDGE_KVS_PROPAGATION: %q is not a duration from 0s (at once) to %s, such as 5s", v, maxInvalidationTime)
+		}
+		s.kvsPropagation = d
 	}
 	if v := getenv("SHORTENER_RECLAIM_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -223,6 +246,14 @@ func origin(addr net.Addr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// edgeKVSDelay is kvsPropagation as localedge.NewKeyValueStore takes it.
+func (s settings) edgeKVSDelay() time.Duration {
+	if s.kvsPropagation == 0 {
+		return -1 // at once
+	}
+	return s.kvsPropagation
 }
 
 // edgeInvalidationDelay is invalidationTime as localedge.Options takes it.

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/shortlink-dev/shortener/functions/webhooks/webhooksfn"
+	"github.com/shortlink-dev/shortener/internal/cloudfrontjs"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localedge"
 	"github.com/shortlink-dev/shortener/internal/localgw"
@@ -21,6 +22,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgespec"
+	"github.com/shortlink-dev/shortener/shared/edgeversion"
 	"github.com/shortlink-dev/shortener/shared/fnclients"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
@@ -61,6 +63,10 @@ type stack struct {
 	stopReplication    func()
 }
 
+// localVersionStoreARN names the local run's key value store of link
+// versions, which has one.
+const localVersionStoreARN = "arn:aws:cloudfront::000000000000:key-value-store/local-link-versions"
+
 // front is what serves before the functions exist: one gateway per
 // Region (regions.go; one when SHORTENER_LOCAL_REGIONS names none) over
 // backends that answer 503 until they are given their handlers, the
@@ -72,10 +78,14 @@ type front struct {
 	regions       *regionSet
 	edge          *localedge.Edge
 	invalidations *edgecache.Recorder
-	sink          lateSink
-	costs         costs
-	reclaim       lateReclaim
-	sqsOutage     lateOutage
+	// versions, with SHORTENER_EDGE_VERSION_KEYS, puts the management
+	// API's link versions into the edge's key value store in place of the
+	// recorder's invalidations.
+	versions  *edgeversion.Writer
+	sink      lateSink
+	costs     costs
+	reclaim   lateReclaim
+	sqsOutage lateOutage
 }
 
 // newStack reads the settings and listens: a taken port fails now, not
@@ -185,8 +195,16 @@ func (st *stack) buildFront() error {
 	// completes s.invalidationTime later; create invalidates nothing.
 	// The distribution as deployed (shared/edgespec), with the failover
 	// Region's origin group when there are Regions to fail over between.
-	dist := edgespec.Distribution(edgespec.Options{Failover: f.regions != nil, Console: true})
+	dist := edgespec.Distribution(edgespec.Options{Failover: f.regions != nil, Console: true, VersionKeys: st.s.versionKeys})
+	var kvs *localedge.KeyValueStore
+	var edgeKVS cloudfrontjs.KeyValueStore // a nil interface without the store
+	if st.s.versionKeys {
+		kvs = localedge.NewKeyValueStore(st.s.edgeKVSDelay(), nil)
+		edgeKVS = kvs
+		f.versions = &edgeversion.Writer{API: kvs, ARN: localVersionStoreARN}
+	}
 	f.edge, err = localedge.New(localedge.Options{
+		KeyValueStore:     edgeKVS,
 		Origin:            originLog(log, st.s.accessLog, edgeOrigin),
 		ConsoleOrigin:     localedge.Bucket(st.s.consoleDir),
 		Distribution:      &dist,
@@ -202,6 +220,10 @@ func (st *stack) buildFront() error {
 	}
 	f.invalidations = edgecache.NewRecorder(time.Now)
 	f.invalidations.OnInvalidate(f.edge.Invalidate)
+	if f.versions != nil {
+		// As deployed: a version that cannot be put is invalidated.
+		f.versions.Fallback = f.invalidations
+	}
 	return nil
 }
 
@@ -218,6 +240,9 @@ func (st *stack) start(ctx context.Context, getenv func(string) string, stdout i
 	// the local edge; they log here, tagged with their names, and write
 	// their EMF metrics to stdout as in Lambda.
 	st.clients = fnclients.Clients{AWS: emulator.AWSConfig(st.endpoint), Edge: st.front.invalidations, Log: st.log, Metrics: stdout}
+	if st.front.versions != nil {
+		st.clients.Edge = st.front.versions
+	}
 	if err := st.createTables(ctx); err != nil {
 		return err
 	}

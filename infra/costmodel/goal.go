@@ -327,12 +327,12 @@ func cmpFloat(x, y float64) int {
 	return 0
 }
 
-// VersionKeysText prices the lever not built: versioned cache keys from a
-// CloudFront KeyValueStore in place of per-change invalidations and edge
-// marks (context edgeVersionKeys, docs/cost-model.md). The canonical-path
-// function, which runs on every redirect viewer request already, would
-// read the code's version from the store and put it in the cache key; a
-// change bumps the version, so the old entry is never asked for again.
+// VersionKeysText prices the lever built behind the context
+// edgeVersionKeys, off by default: versioned cache keys from a CloudFront
+// KeyValueStore in place of per-change invalidations and edge marks
+// (docs/cost-model.md). The redirects' viewer-request function reads the
+// code's version from the store into the cache key; a change bumps the
+// version, so the old entry is never asked for again.
 // What the store costs is not priced (no AWS page we have states it): the
 // text gives the read price below which the lever still saves.
 func VersionKeysText(p Prices, a Assumptions) string {

@@ -58,6 +58,9 @@ type Props struct {
 
 	WAF          bool
 	WAFRateLimit int // per IP per 5 minutes, on redirect paths
+	// VersionKeys keys the redirect cache on link versions in a key value
+	// store made here (edgespec.Options.VersionKeys).
+	VersionKeys bool
 
 	// Console is the web console's part (infra/webconsole); nil leaves its
 	// behaviours out.
@@ -92,16 +95,23 @@ type Edge struct {
 	// the cache key.
 	RedirectRequests awscloudfront.IOriginRequestPolicy
 	// CanonicalPath refuses percent-encoded redirect paths when WAF is
-	// off (nil when on: the web ACL's rule does it).
+	// off (nil when on: the web ACL's rule does it, or with VersionKeys:
+	// VersionKey does it).
 	CanonicalPath awscloudfront.IFunction
+	// VersionStore is the key value store of link versions and VersionKey
+	// the redirects' viewer-request function that reads it, with
+	// VersionKeys; nil without.
+	VersionStore awscloudfront.KeyValueStore
+	VersionKey   awscloudfront.IFunction
 }
 
 // SpecOptions are the description's options for p.
 func SpecOptions(p Props) edgespec.Options {
 	return edgespec.Options{
 		WAF: p.WAF, WAFRateLimit: p.WAFRateLimit,
-		Failover: len(p.RedirectOrigins) > 1 && p.RedirectOrigins[1] != nil,
-		Console:  p.Console != nil,
+		Failover:    len(p.RedirectOrigins) > 1 && p.RedirectOrigins[1] != nil,
+		Console:     p.Console != nil,
+		VersionKeys: p.VersionKeys,
 	}
 }
 
@@ -123,6 +133,13 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 		maps.Copy(b.functions, p.Console.Functions)
 	}
 	b.logConfig = b.realtimeLog()
+	if p.VersionKeys {
+		// Made with the distribution: no function reads it before, and
+		// manage learns its ARN from the edge parameter (Publish).
+		b.versionStore = awscloudfront.NewKeyValueStore(c, jsii.String("LinkVersions"), &awscloudfront.KeyValueStoreProps{
+			Comment: jsii.String("Link versions the redirect cache is keyed on: manage puts a changed link's, the version-key function reads them"),
+		})
+	}
 
 	var webACL awswafv2.CfnWebACL
 	var webACLArn *string
@@ -161,6 +178,8 @@ func New(scope constructs.Construct, id string, p Props) *Edge {
 		RedirectRequests: b.requestPolicies[spec.Default.OriginRequestPolicy.Name],
 		APIRequests:      b.requestPolicies[edgespec.AllViewerExceptHostHeader().Managed],
 		CanonicalPath:    b.functions[edgespec.CanonicalPathFunction],
+		VersionStore:     b.versionStore,
+		VersionKey:       b.functions[edgespec.VersionKeyFunction],
 	}
 	return e
 }
@@ -173,6 +192,9 @@ type builder struct {
 	p         Props
 	logConfig awscloudfront.RealtimeLogConfig
 	secret    *string
+	// versionStore is the key value store of link versions; nil without
+	// VersionKeys.
+	versionStore awscloudfront.KeyValueStore
 
 	cachePolicies   map[string]awscloudfront.ICachePolicy
 	requestPolicies map[string]awscloudfront.IOriginRequestPolicy
@@ -202,6 +224,9 @@ func (b *builder) behavior(sb edgespec.Behavior) *awscloudfront.BehaviorOptions 
 	if len(sb.Functions) > 0 {
 		assocs := make([]*awscloudfront.FunctionAssociation, len(sb.Functions))
 		for i, f := range sb.Functions {
+			if f.KeyValueStore && b.versionStore == nil {
+				panic(fmt.Sprintf("edge: function %q reads the key value store and VersionKeys is off", f.Function))
+			}
 			assocs[i] = &awscloudfront.FunctionAssociation{EventType: functionEvent(f.EventType), Function: b.function(f.Function)}
 		}
 		o.FunctionAssociations = &assocs
@@ -467,6 +492,8 @@ func (b *builder) function(name string) awscloudfront.IFunction {
 		f = newCanonicalPathFunction(b.scope)
 	case edgespec.QueryForwardFunction:
 		f = newQueryForwardFunction(b.scope)
+	case edgespec.VersionKeyFunction:
+		f = newVersionKeyFunction(b.scope, b.versionStore)
 	default:
 		panic(fmt.Sprintf("edge: no CloudFront Function %q", name))
 	}
@@ -734,5 +761,26 @@ func newQueryForwardFunction(scope constructs.Construct) awscloudfront.IFunction
 		Comment: jsii.String("Merges the visitor's query into a redirect's Location after the cache, whose key stays the path"),
 		Code:    awscloudfront.FunctionCode_FromInline(jsii.String(QueryForwardFunctionCode)),
 		Runtime: awscloudfront.FunctionRuntime_JS_2_0(),
+	})
+}
+
+// VersionKeyFunctionCode is the source of the redirect behaviour's
+// viewer-request CloudFront Function with VersionKeys (shared/edgespec
+// functions/version-key.js): canonical-path's refusal, then the path's
+// version from the key value store into edgespec.VersionHeader, which the
+// redirect cache policy keys on. One function, since a behaviour takes
+// one per event type; billed per request as canonical-path is, plus the
+// store's reads.
+var VersionKeyFunctionCode = edgespec.MustFunctionSource(edgespec.VersionKeyFunction)
+
+// newVersionKeyFunction makes the function with store associated
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/kvs-with-functions-associate.html):
+// its code reads it with cf.kvs(), no ID needed.
+func newVersionKeyFunction(scope constructs.Construct, store awscloudfront.IKeyValueStore) awscloudfront.IFunction {
+	return awscloudfront.NewFunction(scope, jsii.String("VersionKey"), &awscloudfront.FunctionProps{
+		Comment:       jsii.String("Refuses percent-encoded redirect paths and keys the cache on the link version the key value store holds"),
+		Code:          awscloudfront.FunctionCode_FromInline(jsii.String(VersionKeyFunctionCode)),
+		Runtime:       awscloudfront.FunctionRuntime_JS_2_0(),
+		KeyValueStore: store,
 	})
 }

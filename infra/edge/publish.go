@@ -25,6 +25,11 @@ type PublishProps struct {
 	// rather than roles: a role of another Region's stack has no name CDK
 	// can refer to across environments, its CloudFormation Ref does.
 	Invalidators []*string
+	// VersionStore is the key value store of link versions (VersionKeys);
+	// with it the parameter names it, and the invalidators may write it
+	// besides invalidating the distribution (their fallback when a put
+	// fails).
+	VersionStore awscloudfront.IKeyValueStore
 }
 
 // Published is what Publish made.
@@ -34,7 +39,8 @@ type Published struct {
 	// Writers are the custom resources writing the parameter, by Region.
 	Writers map[string]customresources.AwsCustomResource
 	// Invalidation is the policy that lets the invalidators invalidate
-	// the distribution, and nothing else.
+	// the distribution, and nothing else; with a VersionStore, read its
+	// ETag and put and get its keys too.
 	Invalidation awsiam.Policy
 }
 
@@ -51,10 +57,14 @@ type Published struct {
 func Publish(scope constructs.Construct, id string, p PublishProps) *Published {
 	c := constructs.NewConstruct(scope, jsii.String(id))
 	stack := awscdk.Stack_Of(c)
-	value := stack.ToJsonString(map[string]any{
+	fields := map[string]any{
 		edgeinfo.KeyDistributionID: p.Distribution.DistributionId(),
 		edgeinfo.KeyDomainName:     p.Distribution.DistributionDomainName(),
-	}, nil)
+	}
+	if p.VersionStore != nil {
+		fields[edgeinfo.KeyVersionStore] = p.VersionStore.KeyValueStoreArn()
+	}
+	value := stack.ToJsonString(fields, nil)
 	out := &Published{Construct: c, Writers: map[string]customresources.AwsCustomResource{}}
 	for _, region := range p.Regions {
 		arn := stack.FormatArn(&awscdk.ArnComponents{
@@ -100,15 +110,27 @@ func Publish(scope constructs.Construct, id string, p PublishProps) *Published {
 			roles[i] = awsiam.Role_FromRoleName(c, jsii.String(fmt.Sprintf("Invalidator%d", i)), name,
 				&awsiam.FromRoleNameOptions{Mutable: jsii.Bool(true)})
 		}
+		grants := []awsiam.PolicyStatement{awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Actions: jsii.Strings("cloudfront:CreateInvalidation"),
+			Resources: jsii.Strings(*stack.FormatArn(&awscdk.ArnComponents{
+				Service: jsii.String("cloudfront"), Region: jsii.String(""),
+				Resource: jsii.String("distribution"), ResourceName: p.Distribution.DistributionId(),
+			})),
+		})}
+		if p.VersionStore != nil {
+			// A change puts new versions (shared/edgeversion): the ETag,
+			// the current version and the put, on this store alone
+			// (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoncloudfrontkeyvaluestore.html);
+			// the invalidation stays for a put that fails.
+			grants = append(grants, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+				Actions: jsii.Strings("cloudfront-keyvaluestore:DescribeKeyValueStore", "cloudfront-keyvaluestore:GetKey",
+					"cloudfront-keyvaluestore:PutKey"),
+				Resources: jsii.Strings(*p.VersionStore.KeyValueStoreArn()),
+			}))
+		}
 		out.Invalidation = awsiam.NewPolicy(c, jsii.String("Invalidation"), &awsiam.PolicyProps{
-			Roles: &roles,
-			Statements: &[]awsiam.PolicyStatement{awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-				Actions: jsii.Strings("cloudfront:CreateInvalidation"),
-				Resources: jsii.Strings(*stack.FormatArn(&awscdk.ArnComponents{
-					Service: jsii.String("cloudfront"), Region: jsii.String(""),
-					Resource: jsii.String("distribution"), ResourceName: p.Distribution.DistributionId(),
-				})),
-			})},
+			Roles:      &roles,
+			Statements: &grants,
 		})
 	}
 	return out

@@ -22,9 +22,12 @@
 // Reflect, ...), eval and the Function constructor throw, there are no
 // timers, no file system and no network. Date reads the time the
 // invocation started, as CloudFront freezes it. The built-in modules are
-// crypto (createHash, createHmac; md5, sha1, sha256) and querystring;
-// cloudfront (KeyValueStore, origin helpers) and Buffer are refused with an
-// error that says so, since nothing here models them yet.
+// crypto (createHash, createHmac; md5, sha1, sha256), querystring, and
+// cloudfront's kvs() handle of an associated key value store
+// (WithKeyValueStore; get in the string and json formats, and exists);
+// the cloudfront module without a store, its origin helpers, meta() and
+// Buffer are refused with an error that says so, since nothing here models
+// them yet.
 //
 // Not filtered: the methods of the built-in objects that are there. The
 // engine has a few later than AWS's list (String.prototype.at and

@@ -91,6 +91,7 @@ type Function struct {
 	budget time.Duration
 	now    func() time.Time
 	log    func(name, line string)
+	kvs    KeyValueStore
 
 	engines sync.Pool // of *engine
 }
@@ -108,6 +109,19 @@ func WithClock(now func() time.Time) Option { return func(f *Function) { f.now =
 // WithLog receives the function's console.log lines; they are dropped
 // without it.
 func WithLog(log func(name, line string)) Option { return func(f *Function) { f.log = log } }
+
+// KeyValueStore is what a function's key value store answers: the value
+// of key as the edge would read it now, or found false when the store holds
+// none. The edge reads it through the cloudfront module's kvs() handle
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/functions-custom-methods.html).
+type KeyValueStore interface {
+	Get(key string) (value string, found bool, err error)
+}
+
+// WithKeyValueStore associates store with the function, as a key value
+// store association does on CloudFront: require('cloudfront').kvs() reads
+// it. Without one the cloudfront module is refused.
+func WithKeyValueStore(store KeyValueStore) Option { return func(f *Function) { f.kvs = store } }
 
 // importLine is the one form of ES module import CloudFront's examples use
 // (import cf from 'cloudfront'; import crypto from 'crypto'). The engine

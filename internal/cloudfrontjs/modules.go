@@ -237,3 +237,64 @@ func qsUnescape(s string) string {
 	}
 	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
+
+// cloudfrontModule is require('cloudfront') of a function with a key value
+// store: kvs() returns the handle of the store (with or without its ID,
+// as a function has one store at most), whose get(key, options) and
+// exists(key) return promises, settled before the function goes on, as
+// the store is read at the edge
+// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/functions-custom-methods.html).
+// get rejects for a key the store does not hold; its formats are string
+// (the default) and json; bytes returns a Buffer, not modelled here.
+func cloudfrontModule(vm *goja.Runtime, kvs KeyValueStore, refuse func(what string)) *goja.Object {
+	m := vm.NewObject()
+	settled := func(v goja.Value, err error) goja.Value {
+		p, resolve, reject := vm.NewPromise()
+		if err != nil {
+			_ = reject(vm.NewGoError(err))
+		} else {
+			_ = resolve(v)
+		}
+		return vm.ToValue(p)
+	}
+	_ = m.Set("kvs", func(goja.FunctionCall) goja.Value {
+		h := vm.NewObject()
+		_ = h.Set("get", func(call goja.FunctionCall) goja.Value {
+			key := call.Argument(0).String()
+			format := "string"
+			if o, ok := call.Argument(1).(*goja.Object); ok {
+				if f := o.Get("format"); f != nil && !goja.IsUndefined(f) {
+					format = f.String()
+				}
+			}
+			v, found, err := kvs.Get(key)
+			switch {
+			case err != nil:
+				return settled(nil, fmt.Errorf("key value store get %q: %w", key, err))
+			case !found:
+				return settled(nil, fmt.Errorf("key %q not found in the key value store", key))
+			}
+			switch format {
+			case "string":
+				return settled(vm.ToValue(v), nil)
+			case "json":
+				parse, _ := goja.AssertFunction(vm.Get("JSON").ToObject(vm).Get("parse"))
+				out, err := parse(goja.Undefined(), vm.ToValue(v))
+				return settled(out, err)
+			case "bytes":
+				refuse("get() in the bytes format (it returns a Buffer)")
+			}
+			panic(vm.NewTypeError(fmt.Sprintf("unsupported format %q (string, json, bytes)", format)))
+		})
+		_ = h.Set("exists", func(call goja.FunctionCall) goja.Value {
+			_, found, err := kvs.Get(call.Argument(0).String())
+			return settled(vm.ToValue(found), err)
+		})
+		_ = h.Set("meta", func(goja.FunctionCall) goja.Value {
+			refuse("the key value store's meta()")
+			return nil
+		})
+		return h
+	})
+	return m
+}

@@ -66,7 +66,7 @@ func (f *Function) setup(e *engine) {
 	g := vm.GlobalObject()
 	_ = g.Set("console", console)
 	_ = g.Set("require", func(name string) goja.Value {
-		m, err := module(vm, name, refuse)
+		m, err := module(vm, name, refuse, f.kvs)
 		if err != nil {
 			refuse(err.Error())
 		}
@@ -104,14 +104,17 @@ func (f *Function) consoleLog(inv *invocation, args []goja.Value) {
 }
 
 // module returns the built-in module name.
-func module(vm *goja.Runtime, name string, refuse func(what string)) (goja.Value, error) {
+func module(vm *goja.Runtime, name string, refuse func(what string), kvs KeyValueStore) (goja.Value, error) {
 	switch name {
 	case "crypto":
 		return cryptoModule(vm, refuse), nil
 	case "querystring":
 		return querystringModule(vm), nil
 	case "cloudfront":
-		return nil, fmt.Errorf("module %q (KeyValueStore and origin helpers are not modelled locally)", name)
+		if kvs == nil {
+			return nil, fmt.Errorf("module %q without an associated key value store (origin helpers are not modelled locally)", name)
+		}
+		return cloudfrontModule(vm, kvs, refuse), nil
 	case "buffer":
 		return nil, fmt.Errorf("module %q (Buffer is not modelled locally)", name)
 	default:

@@ -28,6 +28,9 @@ type behavior struct {
 	// from a kept GET); policy holds its TTL bounds.
 	caches bool
 	policy Policy
+	// keyHeaders are the viewer headers (canonical keys) the cache key
+	// holds besides the path: the cache policy's allow list.
+	keyHeaders []string
 	// The origin request policy: the viewer headers forwarded (canonical
 	// keys), the CloudFront headers added, whether the query goes along.
 	forward []string
@@ -142,7 +145,7 @@ func compileBehavior(d edgespec.Spec, sb edgespec.Behavior, o Options) (*behavio
 			b.responseHeader = append(b.responseHeader, h)
 		}
 	}
-	if err := b.compileFunctions(sb, fail); err != nil {
+	if err := b.compileFunctions(sb, o, fail); err != nil {
 		return nil, err
 	}
 	if err := b.compileOrigin(d, sb.TargetOrigin, o, fail); err != nil {
@@ -173,14 +176,21 @@ func checkMethods(sb edgespec.Behavior, fail failFunc) error {
 }
 
 // compileCachePolicy sets whether the behaviour caches and for how long;
-// the edge keys its cache on the path alone.
+// the edge keys its cache on the path and the headers the policy allow
+// lists (the version header of edgespec.VersionedRedirectCache).
 func (b *behavior) compileCachePolicy(cp edgespec.CachePolicy, fail failFunc) error {
 	if !cp.Caches() {
 		return nil
 	}
-	if cp.Headers.Behavior != edgespec.KeyNone || cp.Cookies.Behavior != edgespec.KeyNone || cp.QueryStrings.Behavior != edgespec.KeyNone {
-		return fail("cache policy %q keys on headers %v, cookies %v or query strings %v (the path only)",
+	if (cp.Headers.Behavior != edgespec.KeyNone && cp.Headers.Behavior != edgespec.KeyAllowList) ||
+		cp.Cookies.Behavior != edgespec.KeyNone || cp.QueryStrings.Behavior != edgespec.KeyNone {
+		return fail("cache policy %q keys on headers %v, cookies %v or query strings %v (the path and listed headers only)",
 			cp.Name+cp.Managed, cp.Headers, cp.Cookies, cp.QueryStrings)
+	}
+	if cp.Headers.Behavior == edgespec.KeyAllowList {
+		for _, h := range cp.Headers.Names {
+			b.keyHeaders = append(b.keyHeaders, http.CanonicalHeaderKey(h))
+		}
 	}
 	b.caches = true
 	b.policy = Policy{
@@ -269,8 +279,9 @@ func (b *behavior) compileOriginRequest(rp edgespec.OriginRequestPolicy, fail fa
 
 // compileFunctions compiles the behaviour's functions, at most one
 // viewer-request and one viewer-response function, as CloudFront allows,
-// from their sources in shared/edgespec.
-func (b *behavior) compileFunctions(sb edgespec.Behavior, fail failFunc) error {
+// from their sources in shared/edgespec, those associated with the key
+// value store reading Options.KeyValueStore.
+func (b *behavior) compileFunctions(sb edgespec.Behavior, o Options, fail failFunc) error {
 	for _, f := range sb.Functions {
 		var slot **cloudfrontjs.Function
 		switch f.EventType {
@@ -288,7 +299,14 @@ func (b *behavior) compileFunctions(sb edgespec.Behavior, fail failFunc) error {
 		if err != nil {
 			return fail("function %q (no JavaScript for it in shared/edgespec)", f.Function)
 		}
-		fn, err := cloudfrontjs.Compile(f.Function, src)
+		var opts []cloudfrontjs.Option
+		if f.KeyValueStore {
+			if o.KeyValueStore == nil {
+				return fail("function %q reads the key value store and there is no Options.KeyValueStore", f.Function)
+			}
+			opts = append(opts, cloudfrontjs.WithKeyValueStore(o.KeyValueStore))
+		}
+		fn, err := cloudfrontjs.Compile(f.Function, src, opts...)
 		if err != nil {
 			return fmt.Errorf("localedge: behaviour %q: %w", sb.PathPattern, err)
 		}
@@ -342,6 +360,28 @@ func targetKind(d edgespec.Spec, id string) (edgespec.OriginKind, error) {
 		return "", fmt.Errorf("no origin %q", id)
 	}
 	return og.Kind, nil
+}
+
+// keySeparator ends the path in a cache key that holds headers too: no
+// path has it.
+const keySeparator = "\x00"
+
+// cacheKey is r's cache key on b: its path and, when the cache policy
+// lists headers, their values in the policy's order (the values a
+// viewer-request function left, as CloudFront computes the key after the
+// function). A path-only key is the path itself.
+func (b *behavior) cacheKey(r *http.Request) string {
+	key := r.URL.EscapedPath()
+	if len(b.keyHeaders) == 0 {
+		return key
+	}
+	var sb strings.Builder
+	sb.WriteString(key)
+	for _, h := range b.keyHeaders {
+		sb.WriteString(keySeparator)
+		sb.WriteString(strings.Join(r.Header[h], ","))
+	}
+	return sb.String()
 }
 
 // match is the behaviour CloudFront picks for path: the first whose

@@ -33,8 +33,8 @@ func TestNewRefusesWhatItDoesNotModel(t *testing.T) {
 		{name: "the query string in the cache key", change: func(d *edgespec.Spec) {
 			d.Default.CachePolicy.QueryStrings = edgespec.KeyValues{Behavior: edgespec.KeyAll}
 		}},
-		{name: "a header in the cache key", change: func(d *edgespec.Spec) {
-			d.Default.CachePolicy.Headers = edgespec.KeyValues{Behavior: edgespec.KeyAllowList, Names: []string{"Accept-Language"}}
+		{name: "a cookie in the cache key", change: func(d *edgespec.Spec) {
+			d.Default.CachePolicy.Cookies = edgespec.KeyValues{Behavior: edgespec.KeyAllowList, Names: []string{"session"}}
 		}},
 		{name: "OPTIONS cached", change: func(d *edgespec.Spec) {
 			d.Behaviors[1].CachedMethods = edgespec.MethodsGetHeadOptions

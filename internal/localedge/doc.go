@@ -133,6 +133,18 @@
 // 4xx or 5xx, cached or not, as CloudFront reports them), Via, X-Amz-Cf-Pop,
 // X-Amz-Cf-Id (the edge request id) and, on a hit, Age.
 //
+// # Versioned cache keys
+//
+// A distribution with edgespec.Options.VersionKeys keys the redirect cache
+// on the path and the version header the version-key function sets from
+// the distribution's key value store (Options.KeyValueStore): a
+// KeyValueStore here, whose API side (what shared/edgeversion writes
+// through) sees a PutKey at once and whose edge side (what the function
+// reads) sees it its propagation delay later (DefaultPropagationDelay,
+// 5 s, a stand-in for a time AWS does not document). A cache key is the
+// path followed by the policy's header values; an invalidation of a path
+// still removes every key of it.
+//
 // # Real-time log
 //
 // Every request of a behaviour with the real-time log (the redirects and

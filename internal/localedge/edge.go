@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/shortlink-dev/shortener/internal/cloudfrontjs"
 	"github.com/shortlink-dev/shortener/shared/clicklog"
 	"github.com/shortlink-dev/shortener/shared/edgespec"
 	"github.com/shortlink-dev/shortener/shared/viewer"
@@ -124,6 +125,11 @@ type Options struct {
 	// AfterFunc runs f once d has passed, for invalidations that complete
 	// later; time.AfterFunc when nil. Tests pass a fake clock's.
 	AfterFunc func(d time.Duration, f func())
+	// KeyValueStore is the distribution's key value store, which the
+	// functions associated with it read (edgespec.Options.VersionKeys);
+	// New refuses a distribution with such a function without one. The
+	// local run gives a KeyValueStore (NewKeyValueStore).
+	KeyValueStore cloudfrontjs.KeyValueStore
 }
 
 // Stats count what the edge did since it started.
@@ -370,7 +376,7 @@ func (e *Edge) serve(w http.ResponseWriter, r *http.Request, id string, b *behav
 // serveAnswer answers r on b from the cache or the origin.
 func (e *Edge) serveAnswer(w http.ResponseWriter, r *http.Request, b *behavior) (int, string, time.Time) {
 	if b.caches && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		return e.serveCacheable(w, r, r.URL.EscapedPath(), b)
+		return e.serveCacheable(w, r, b.cacheKey(r), b)
 	}
 	rw := &resultWriter{ResponseWriter: w, behavior: b}
 	if b.log {
@@ -395,7 +401,8 @@ func firstSegment(path string) (string, bool) {
 	return p, false
 }
 
-// serveCacheable answers a GET or HEAD of a redirect path from the cache,
+// serveCacheable answers a GET or HEAD of a redirect path (its cache key,
+// path) from the cache,
 // or from the origin, keeping what CloudFront would keep. It returns the
 // status, the x-edge-result-type and when the answer was ready.
 func (e *Edge) serveCacheable(w http.ResponseWriter, r *http.Request, path string, b *behavior) (int, string, time.Time) {
@@ -467,6 +474,13 @@ func (e *Edge) originRequest(r *http.Request, b *behavior) *http.Request {
 	out.RequestURI = out.URL.RequestURI()
 	out.Header = make(http.Header, len(b.forward)+len(viewer.DeviceHeaders)+len(b.originHeaders)+2)
 	for _, k := range b.forward {
+		if vs := r.Header[k]; len(vs) > 0 {
+			out.Header[k] = vs
+		}
+	}
+	// The cache key's headers go to the origin too
+	// (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/controlling-origin-requests.html).
+	for _, k := range b.keyHeaders {
 		if vs := r.Header[k]; len(vs) > 0 {
 			out.Header[k] = vs
 		}
@@ -609,7 +623,9 @@ func (e *Edge) purge(paths []string) {
 		if prefix, ok := strings.CutSuffix(p, "*"); ok {
 			n = e.cache.remove(prefix, true)
 		} else {
-			n = e.cache.remove(p, false)
+			// An invalidation path names every cache key of the path,
+			// whatever the headers in them.
+			n = e.cache.remove(p, false) + e.cache.remove(p+keySeparator, true)
 		}
 		e.purged.Add(int64(n))
 	}

@@ -92,6 +92,12 @@ type Config struct {
 	// invalidates a change only when one of them says an edge may hold
 	// the link. Empty: it invalidates every change.
 	EdgeMarksTables []edgemarks.Table
+	// EdgeVersionKeys is EDGE_VERSION_KEYS=true (deployment context
+	// edgeVersionKeys): the redirect cache is keyed on link versions in
+	// the CloudFront KeyValueStore the edge parameter names, and the
+	// management API puts a changed link's new versions there
+	// (shared/edgeversion) instead of invalidating. False: it invalidates.
+	EdgeVersionKeys bool
 
 	// AliasMinLength and AliasMaxLength bound a new custom alias's length
 	// (SHORTENER_ALIAS_MIN_LENGTH, SHORTENER_ALIAS_MAX_LENGTH; 3 and 64
@@ -218,6 +224,13 @@ func (r *reader) dur(name string, def time.Duration) time.Duration {
 
 // settings reads the numbers, durations and the edge marks tables.
 func (r *reader) settings(c *Config) {
+	switch v := r.getenv("EDGE_VERSION_KEYS"); v {
+	case "", "false":
+	case "true":
+		c.EdgeVersionKeys = true
+	default:
+		r.fail(fmt.Errorf("EDGE_VERSION_KEYS: %q is not true or false", v))
+	}
 	c.CodeLength = r.num("SHORTENER_CODE_LENGTH", shortcode.DefaultLength)
 	c.MaxURLBytes = r.num("SHORTENER_MAX_URL_BYTES", link.DefaultMaxURLBytes)
 	c.AliasMinLength = r.num("SHORTENER_ALIAS_MIN_LENGTH", link.MinAliasLen)

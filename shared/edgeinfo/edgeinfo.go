@@ -17,12 +17,17 @@ type Info struct {
 	DistributionID string `json:"distributionId"`
 	// DomainName is the distribution's own host, d111111abcdef8.cloudfront.net.
 	DomainName string `json:"domainName"`
+	// VersionStoreARN is the CloudFront KeyValueStore of link versions the
+	// redirect cache is keyed on, with the context edgeVersionKeys; empty
+	// without it.
+	VersionStoreARN string `json:"versionStoreArn,omitempty"`
 }
 
 // The JSON keys of the parameter's value, for the stack that writes it.
 const (
 	KeyDistributionID = "distributionId"
 	KeyDomainName     = "domainName"
+	KeyVersionStore   = "versionStoreArn"
 )
 
 // Parse reads a parameter's value, refusing one without either field.

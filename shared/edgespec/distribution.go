@@ -25,6 +25,11 @@ type Options struct {
 	Failover bool
 	// Console adds the web console's behaviours and bucket origin.
 	Console bool
+	// VersionKeys keys the redirect cache on each path's version in a
+	// CloudFront KeyValueStore (VersionKeyFunction, VersionHeader): a
+	// changed link gets a new version instead of an invalidation, and no
+	// edge marks are kept (docs/cost-model.md, "Versioned cache keys").
+	VersionKeys bool
 }
 
 // Spec describes a CloudFront distribution: what CloudFront is told, in
@@ -345,6 +350,9 @@ const (
 type FunctionAssociation struct {
 	EventType FunctionEventType
 	Function  string
+	// KeyValueStore associates the distribution's key value store (of
+	// link versions) with the function.
+	KeyValueStore bool
 }
 
 // OriginKind is what an origin is.
@@ -517,6 +525,18 @@ func RedirectCache() CachePolicy {
 		MaxTTLSeconds:     RedirectMaxTTLSeconds,
 		Headers:           None, Cookies: None, QueryStrings: None,
 	}
+}
+
+// VersionedRedirectCache is RedirectCache keyed on VersionHeader too,
+// which VersionKeyFunction sets on every request, overwriting a viewer's:
+// still one cached answer per code and version, never split by the
+// viewer. An answer kept under an old version is never asked for again
+// once the store holds a new one.
+func VersionedRedirectCache() CachePolicy {
+	p := RedirectCache()
+	p.Comment = "Redirects: cached by path and link version only, for as long as the origin's s-maxage says"
+	p.Headers = KeyValues{Behavior: KeyAllowList, Names: []string{VersionHeader}}
+	return p
 }
 
 // RedirectRequests is the redirect and unlock behaviours' origin request
@@ -693,7 +713,15 @@ func Distribution(o Options) Spec {
 	}
 	if o.WAF {
 		d.WebACL = &WebACL{RateLimit: o.WAFRateLimit, RateRule: WAFRateRuleName, CanonicalPathRule: WAFCanonicalPathRuleName}
-	} else {
+	}
+	switch {
+	case o.VersionKeys:
+		// One viewer-request function per behaviour: the version read
+		// and the canonical-path check in one (with WAF the check is the
+		// web ACL's too, and refuses nothing the ACL let through).
+		d.Default.CachePolicy = VersionedRedirectCache()
+		d.Default.Functions = []FunctionAssociation{{EventType: ViewerRequest, Function: VersionKeyFunction, KeyValueStore: true}}
+	case !o.WAF:
 		// Without the web ACL's canonical-path rule, this function refuses
 		// percent-encoded redirect paths, before the cache.
 		d.Default.Functions = []FunctionAssociation{{EventType: ViewerRequest, Function: CanonicalPathFunction}}

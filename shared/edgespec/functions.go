@@ -47,6 +47,25 @@ const (
 	QueryForwardVisitor = "visitor"
 )
 
+// VersionKeyFunction is the redirect behaviour's viewer-request function
+// when the cache is keyed on link versions (Options.VersionKeys): the
+// checks of CanonicalPathFunction, then the path's version from the
+// distribution's key value store in VersionHeader, which the redirect
+// cache policy keys on. It reads the store, so its association carries
+// it (FunctionAssociation.KeyValueStore).
+const VersionKeyFunction = "version-key"
+
+// VersionHeader is the request header VersionKeyFunction sets to the
+// version the key value store holds for the path ("0" for none), and the
+// one header the redirect cache policy keys on with Options.VersionKeys.
+// Its value changes when manage puts a new version for the path, which is
+// what takes a changed link's cached answer out of use.
+const VersionHeader = "x-link-version"
+
+// NoVersion is the version of a path the key value store holds nothing
+// for.
+const NoVersion = "0"
+
 // ErrUnknownFunction is returned by FunctionSource for a name with no file
 // in functions/.
 var ErrUnknownFunction = errors.New("unknown CloudFront Function")

@@ -74,3 +74,52 @@ func TestRedirectCacheKeyIsThePath(t *testing.T) {
 	assert.Equal(t, None, p.Headers)
 	assert.Equal(t, None, p.Cookies)
 }
+
+// TestVersionKeyNames keeps version-key's refusal body and header equal
+// to NonCanonicalPathBody and VersionHeader, and its missing key at
+// NoVersion.
+func TestVersionKeyNames(t *testing.T) {
+	src := MustFunctionSource(VersionKeyFunction)
+	m := regexp.MustCompile(`data:\s*("(?:[^"\\]|\\.)*")`).FindAllStringSubmatch(src, -1)
+	require.Len(t, m, 1, "one body literal in %s.js", VersionKeyFunction)
+	body, err := strconv.Unquote(m[0][1])
+	require.NoError(t, err)
+	assert.Equal(t, NonCanonicalPathBody, body)
+	assert.Contains(t, src, "var HEADER = '"+VersionHeader+"';")
+	assert.Contains(t, src, "version = '"+NoVersion+"';")
+}
+
+// TestVersionKeysDistribution: with VersionKeys the redirect behaviour
+// has one viewer-request function, version-key with the store, with WAF
+// or without, and its cache keys on the version header alone besides the
+// path; without it nothing changes.
+func TestVersionKeysDistribution(t *testing.T) {
+	tests := []struct {
+		name string
+		o    Options
+		want []FunctionAssociation
+	}{
+		{"off, no WAF", Options{}, []FunctionAssociation{{ViewerRequest, CanonicalPathFunction, false}, {ViewerResponse, QueryForwardFunction, false}}},
+		{"off, WAF", Options{WAF: true}, []FunctionAssociation{{ViewerResponse, QueryForwardFunction, false}}},
+		{"on, no WAF", Options{VersionKeys: true}, []FunctionAssociation{{ViewerRequest, VersionKeyFunction, true}, {ViewerResponse, QueryForwardFunction, false}}},
+		{"on, WAF", Options{VersionKeys: true, WAF: true}, []FunctionAssociation{{ViewerRequest, VersionKeyFunction, true}, {ViewerResponse, QueryForwardFunction, false}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Distribution(tt.o)
+			assert.Equal(t, tt.want, d.Default.Functions)
+			want := KeyValues(None)
+			if tt.o.VersionKeys {
+				want = KeyValues{Behavior: KeyAllowList, Names: []string{VersionHeader}}
+			}
+			assert.Equal(t, want, d.Default.CachePolicy.Headers)
+			assert.Equal(t, None, d.Default.CachePolicy.QueryStrings)
+			assert.Equal(t, None, d.Default.CachePolicy.Cookies)
+			for _, b := range d.Behaviors {
+				for _, f := range b.Functions {
+					assert.False(t, f.KeyValueStore, "only the redirects' function reads the store")
+				}
+			}
+		})
+	}
+}

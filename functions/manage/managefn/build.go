@@ -2,15 +2,18 @@ package managefn
 
 import (
 	"context"
+	"errors"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/shortlink-dev/shortener/shared/cfinvalidate"
+	"github.com/shortlink-dev/shortener/shared/cfkvs"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgeinfo"
 	"github.com/shortlink-dev/shortener/shared/edgemarks"
+	"github.com/shortlink-dev/shortener/shared/edgeversion"
 	"github.com/shortlink-dev/shortener/shared/fnclients"
 	"github.com/shortlink-dev/shortener/shared/fnstores"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
@@ -21,7 +24,9 @@ import (
 // DELETE /v1/links/{code} and its QR code. It reads strongly consistently
 // before its conditional writes, and invalidates the CloudFront
 // distribution learnt from the edge parameter (with cfinvalidate, not the
-// SDK's CloudFront client).
+// SDK's CloudFront client), or, with EDGE_VERSION_KEYS, puts new link
+// versions into the key value store the edge parameter names instead
+// (cfkvs).
 func Build(cfg config.Config, c fnclients.Clients) (*Handler, error) {
 	// Without a distribution to invalidate, a change would keep being
 	// served from the edge for up to a day: it refuses to start instead.
@@ -83,10 +88,27 @@ func edgeSite(cfg config.Config, c fnclients.Clients, names ...string) (edgecach
 		return c.Edge, nil, nil, nil
 	}
 	info := c.EdgeSource(cfg)
-	edge := &edgecache.Deferred{API: cfinvalidate.New(c.AWS), ID: func(ctx context.Context) (string, error) {
+	var edge edgecache.Invalidator = &edgecache.Deferred{API: cfinvalidate.New(c.AWS), ID: func(ctx context.Context) (string, error) {
 		in, err := info.Info(ctx)
 		return in.DistributionID, err
 	}}
+	if cfg.EdgeVersionKeys {
+		// The redirect cache is keyed on link versions: a change puts new
+		// ones instead of invalidating (docs/cost-model.md, "Versioned
+		// cache keys"), into the store the edge stack publishes. A put
+		// that fails (the store full or unreachable) invalidates as
+		// before, so the change still leaves the edge.
+		log := c.Logger("manage")
+		edge = &edgeversion.Writer{API: cfkvs.New(c.AWS), StoreARN: func(ctx context.Context) (string, error) {
+			in, err := info.Info(ctx)
+			if err == nil && in.VersionStoreARN == "" {
+				err = errors.New("the edge parameter names no version store (" + edgeinfo.KeyVersionStore + "): is the edge stack deployed with edgeVersionKeys?")
+			}
+			return in.VersionStoreARN, err
+		}, Fallback: edge, OnFallback: func(paths []string, err error) {
+			log.Warn("link versions not put; invalidating instead", "paths", paths, "error", err.Error())
+		}}
+	}
 	if cfg.BaseURL != "" {
 		return edge, nil, edgeinfo.HostsOf(info), nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/shortlink-dev/shortener/functions/manage/managefn"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgemarks"
+	"github.com/shortlink-dev/shortener/shared/edgeversion"
 	"github.com/shortlink-dev/shortener/shared/fnclients/fntest"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -112,4 +113,30 @@ func TestBuildReadsEveryOriginRegionsMarks(t *testing.T) {
 	h, err = managefn.Build(fntest.Load(t), fntest.Lambda())
 	require.NoError(t, err)
 	assert.Nil(t, h.Marks)
+}
+
+// TestVersionKeysReplaceInvalidations: with EDGE_VERSION_KEYS (context
+// edgeVersionKeys) a change puts new link versions into the key value
+// store the edge parameter names instead of invalidating the
+// distribution, learnt when first needed; without it nothing changes.
+func TestVersionKeysReplaceInvalidations(t *testing.T) {
+	const arn = "arn:aws:cloudfront::123456789012:key-value-store/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111"
+	src := fntest.Edge()
+	c := fntest.Lambda()
+	c.EdgeInfo = src
+	cfg := fntest.Load(t)
+	require.False(t, cfg.EdgeVersionKeys, "off unless set")
+	cfg.EdgeVersionKeys = true
+	h, err := managefn.Build(cfg, c)
+	require.NoError(t, err)
+	require.IsType(t, &edgeversion.Writer{}, h.Edge)
+	w := h.Edge.(*edgeversion.Writer)
+	assert.IsType(t, &edgecache.Deferred{}, w.Fallback, "a put that fails invalidates")
+	assert.Zero(t, src.Reads, "nothing is read at start-up")
+	_, err = w.StoreARN(context.Background())
+	assert.ErrorContains(t, err, "names no version store", "an edge deployed without the flag")
+	src.Edge.VersionStoreARN = arn
+	got, err := w.StoreARN(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, arn, got)
 }
