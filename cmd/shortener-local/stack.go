@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/shortlink-dev/shortener/console"
 	"github.com/shortlink-dev/shortener/functions/webhooks/webhooksfn"
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localedge"
@@ -44,6 +45,8 @@ type stack struct {
 	cfg   config.Config
 	front front
 	oidc  http.Handler // the local OpenID provider, at oidcPath
+	// console is the console's config.json: sign-in through oidc.
+	console console.Config
 
 	srv    *http.Server
 	served chan error
@@ -109,6 +112,8 @@ func newStack(getenv func(string) string, stderr io.Writer) (*stack, error) {
 		st.ln.Close()
 		return nil, fmt.Errorf("local OpenID provider: %w", err)
 	}
+	env := functionEnv(getenv, st.base)
+	st.console = consoleConfig(st.base, env("AUTH_ISSUER"), env("AUTH_CLIENT_ID"))
 	return st, nil
 }
 
@@ -185,10 +190,14 @@ func (st *stack) buildFront() error {
 	// completes s.invalidationTime later; create invalidates nothing.
 	// The distribution as deployed (shared/edgespec), with the failover
 	// Region's origin group when there are Regions to fail over between.
-	dist := edgespec.Distribution(edgespec.Options{Failover: f.regions != nil, Console: true})
+	// The console's config.json, and its CSP, from the same description
+	// as deployed.
+	cc := st.console
+	dist := edgespec.Distribution(edgespec.Options{Failover: f.regions != nil, Console: true,
+		ConsoleTokenOrigin: cc.TokenOrigin(st.base)})
 	f.edge, err = localedge.New(localedge.Options{
 		Origin:            originLog(log, st.s.accessLog, edgeOrigin),
-		ConsoleOrigin:     localedge.Bucket(st.s.consoleDir),
+		ConsoleOrigin:     localedge.BucketWith(st.s.consoleDir, map[string][]byte{console.ConfigKey: cc.JSON()}),
 		Distribution:      &dist,
 		Sink:              countingSink{next: &f.sink, costs: &f.costs},
 		Country:           st.cs.country,
