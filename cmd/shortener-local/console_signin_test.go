@@ -61,6 +61,9 @@ func TestConsoleSignInWithTheUserPool(t *testing.T) {
 
 	p := newPage(t, r.base)
 	p.run("open the console", chromedp.Navigate(r.base+"/console/"))
+	p.run("the sign-in page", chromedp.WaitVisible(chromedp.CSS("#signin-idp")))
+	p.screenshot(screenshotDir(t), "console-signin-idp.png", 1280, 700)
+	assert.Empty(t, p.unlabelled(), "every control has a name")
 	p.click("#signin-idp")
 	p.run("the login page", chromedp.WaitVisible(chromedp.CSS("#username")))
 	var at string
@@ -85,6 +88,7 @@ func TestConsoleSignInWithTheUserPool(t *testing.T) {
 	assert.Equal(t, "alice@example.com", s.User)
 	assert.NotEmpty(t, s.Refresh)
 	assert.Equal(t, "alice@example.com", p.text("#signed-in-as"))
+	p.screenshot(screenshotDir(t), "console-signed-in.png", 1280, -400)
 	var left string
 	p.eval(`(sessionStorage.getItem('shortener.signin') || '') + (sessionStorage.getItem('shortener.apiKey') || '')`, &left)
 	assert.Empty(t, left, "the verifier is gone once used; no API key")

@@ -55,7 +55,7 @@ function SignIn({ onIn, reason }) {
       <form onSubmit={submit} aria-describedby="signin-note">
         <label for="apikey">API key</label>
         <input id="apikey" type="password" autocomplete="off" required value={key} onInput={(e) => setKey(e.currentTarget.value)} />
-        <button type="submit" disabled={busy}>Sign in</button>
+        <button type="submit" disabled={busy}>{idp ? 'Sign in with the key' : 'Sign in'}</button>
         <p id="signin-note" class="note">The key is kept in this browser tab only (session storage) and sent only to this site's API.</p>
         {err && <p role="alert" class="error" id="signin-error">{err}</p>}
       </form>
