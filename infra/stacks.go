@@ -793,7 +793,16 @@ func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
 	for _, r := range RedirectOriginRegions(cfg) {
 		origins = append(origins, s.Regional[r].Redirect.OriginDomain)
 	}
-	wc := webconsole.New(st, "Console", webconsole.Props{BuildDir: webconsole.BuildDir(cfg.AssetDir)})
+	wp := webconsole.Props{BuildDir: webconsole.BuildDir(cfg.AssetDir)}
+	if a := s.Data.Auth; a != nil {
+		// The console signs in through the user pool's hosted domain.
+		wp.Auth = &webconsole.Auth{
+			HostedDomainURL: auth.HostedDomainURL(cfg.Auth.DomainPrefix, cfg.Auth.Region),
+			Issuer:          a.Props.Issuer, ClientID: a.Props.ClientID,
+			RedirectURI: auth.ConsoleURL(cfg.Auth.DomainName),
+		}
+	}
+	wc := webconsole.New(st, "Console", wp)
 	// /v1: without a hosted zone, the primary region's API; with one, the
 	// name whose latency records leave out a region failing its health
 	// check (docs/deploy.md, "Failover"). Origin groups would fail over

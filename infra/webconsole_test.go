@@ -1,6 +1,10 @@
 package infra_test
 
 import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -82,7 +86,7 @@ func TestConsole(t *testing.T) {
 			assert.Equal(t, "redirect-to-https", b["ViewerProtocolPolicy"], p)
 			headers := e.resource(get(b, "ResponseHeadersPolicyId", "Ref").(string))
 			cfg := headers.Props["ResponseHeadersPolicyConfig"].(map[string]any)
-			assert.Equal(t, console.ContentSecurityPolicy, get(cfg, "SecurityHeadersConfig", "ContentSecurityPolicy", "ContentSecurityPolicy"), p)
+			assert.Equal(t, consoleCSP(s), get(cfg, "SecurityHeadersConfig", "ContentSecurityPolicy", "ContentSecurityPolicy"), p)
 			assert.Equal(t, true, get(cfg, "SecurityHeadersConfig", "ContentSecurityPolicy", "Override"), p)
 			assert.NotContains(t, console.ContentSecurityPolicy, "unsafe-inline")
 			assert.Equal(t, "DENY", get(cfg, "SecurityHeadersConfig", "FrameOptions", "FrameOption"), p)
@@ -121,5 +125,80 @@ func TestConsole(t *testing.T) {
 			assert.Equal(t, webconsole.KeyPrefix, dep.Props["DestinationBucketKeyPrefix"])
 			assert.Equal(t, map[string]any{"Ref": bucket.ID}, dep.Props["DestinationBucketName"])
 		}
+	}
+}
+
+// consoleCSP is the console's CSP in s: with sign-in, connect-src allows
+// the hosted domain (the custom deployment's prefix and primary Region).
+func consoleCSP(s *synthesized) string {
+	if s.stacks.Data.Auth == nil {
+		return console.ContentSecurityPolicy
+	}
+	return console.CSP("https://shortener-sho-rt.auth.eu-west-1.amazoncognito.com")
+}
+
+// TestConsoleSignInConfig: the console's config.json goes to the bucket
+// with the HTML: empty with sign-in off; with it, the hosted domain's
+// endpoints, the console's own URL as redirect URI, and the issuer and
+// app client read from the data stack at deploy time. The CSP lets the
+// console fetch the hosted domain's token endpoint and nothing more.
+func TestConsoleSignInConfig(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		e := s.edge()
+		var html resource
+		for _, dep := range e.resources("Custom::CDKBucketDeployment") {
+			if toJSON(get(dep.Props, "Exclude")) == `["assets/*"]` {
+				html = dep
+			}
+		}
+		require.NotNil(t, html.Props, "%s: the HTML deployment", s.name)
+		assert.Len(t, asSlice(html.Props["SourceObjectKeys"]), 2, "%s: the build and config.json", s.name)
+
+		var configs []map[string]any
+		require.NoError(t, filepath.WalkDir(s.outDir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && d.Name() == console.ConfigKey {
+				b, rerr := os.ReadFile(path)
+				require.NoError(t, rerr)
+				var m map[string]any
+				require.NoError(t, json.Unmarshal(b, &m), "%s: %s", path, b)
+				configs = append(configs, m)
+			}
+			return err
+		}))
+		require.Len(t, configs, 1, s.name)
+		c := configs[0]
+
+		var csps []string
+		for _, p := range e.resources("AWS::CloudFront::ResponseHeadersPolicy") {
+			cfg := p.Props["ResponseHeadersPolicyConfig"].(map[string]any)
+			if strings.HasPrefix(p.ID, "Console") {
+				csps = append(csps, get(cfg, "SecurityHeadersConfig", "ContentSecurityPolicy", "ContentSecurityPolicy").(string))
+			}
+		}
+		require.Len(t, csps, 2, s.name)
+		if s.stacks.Data.Auth == nil {
+			assert.Empty(t, c, "sign-in off: the console offers the API key only")
+			assert.Equal(t, []string{console.ContentSecurityPolicy, console.ContentSecurityPolicy}, csps)
+			assert.Nil(t, html.Props["SourceMarkers"], "nothing read at deploy time")
+			continue
+		}
+		const hosted = "https://shortener-sho-rt.auth.eu-west-1.amazoncognito.com"
+		a := c["auth"].(map[string]any)
+		assert.Equal(t, hosted+"/oauth2/authorize", a["authorizeUrl"])
+		assert.Equal(t, hosted+"/oauth2/token", a["tokenUrl"])
+		assert.Equal(t, hosted+"/logout", a["logoutUrl"])
+		assert.Equal(t, "https://sho.rt/console/", a["redirectUri"], "the app client's callback URL")
+		assert.Equal(t, console.Scope, a["scope"])
+		// The issuer and client are the data stack's, filled in when the
+		// deployment runs.
+		assert.NotEmpty(t, a["issuer"])
+		assert.NotEmpty(t, a["clientId"])
+		markers := toJSON(html.Props["SourceMarkers"])
+		assert.Contains(t, markers, "Fn::GetStackOutput", "a weak reference to the data stack")
+		assert.Contains(t, markers, "https://cognito-idp.eu-west-1.amazonaws.com/")
+
+		want := "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; connect-src 'self' " + hosted +
+			"; font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'"
+		assert.Equal(t, []string{want, want}, csps, "the token endpoint's origin, nothing broader")
 	}
 }

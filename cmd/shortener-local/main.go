@@ -100,7 +100,8 @@
 //	                               (5s,5m,30m,2h,5h,10h,10h,10h)
 //	AUTH_ISSUER                    the OpenID issuer tokens are checked
 //	                               against: the local provider that plays
-//	                               Cognito at /_local/oidc (oidc.go)
+//	                               Cognito at /_local/oidc (oidc.go); the
+//	                               console offers Sign in only with it
 //	AUTH_CLIENT_ID                 its app client (local-console)
 //
 // and every other setting the functions read (see shared/config).

@@ -3,6 +3,7 @@ package main
 import (
 	"net/http"
 
+	"github.com/shortlink-dev/shortener/console"
 	"github.com/shortlink-dev/shortener/internal/localoidc"
 )
 
@@ -28,4 +29,15 @@ func newOIDC(base, clientID string) (http.Handler, error) {
 		return nil, err
 	}
 	return http.StripPrefix(oidcPath, p), nil
+}
+
+// consoleConfig is the console's config.json in the local run: sign-in
+// through the local provider when the functions check its tokens (the
+// default AUTH_ISSUER), else the API key alone. Its endpoints are on the
+// console's own origin, so the console's CSP is the one without sign-in.
+func consoleConfig(base, issuer, clientID string) console.Config {
+	if issuer != base+oidcPath {
+		return console.Config{}
+	}
+	return console.Config{Auth: console.HostedAuth(issuer, issuer, clientID, base+console.PathPrefix)}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/shortlink-dev/shortener/console"
 	"github.com/shortlink-dev/shortener/functions/webhooks/webhooksfn"
 	"github.com/shortlink-dev/shortener/internal/cloudfrontjs"
 	"github.com/shortlink-dev/shortener/internal/emulator"
@@ -46,6 +47,8 @@ type stack struct {
 	cfg   config.Config
 	front front
 	oidc  http.Handler // the local OpenID provider, at oidcPath
+	// console is the console's config.json: sign-in through oidc.
+	console console.Config
 
 	srv    *http.Server
 	served chan error
@@ -119,6 +122,8 @@ func newStack(getenv func(string) string, stderr io.Writer) (*stack, error) {
 		st.ln.Close()
 		return nil, fmt.Errorf("local OpenID provider: %w", err)
 	}
+	env := functionEnv(getenv, st.base)
+	st.console = consoleConfig(st.base, env("AUTH_ISSUER"), env("AUTH_CLIENT_ID"))
 	return st, nil
 }
 
@@ -195,7 +200,11 @@ func (st *stack) buildFront() error {
 	// completes s.invalidationTime later; create invalidates nothing.
 	// The distribution as deployed (shared/edgespec), with the failover
 	// Region's origin group when there are Regions to fail over between.
-	dist := edgespec.Distribution(edgespec.Options{Failover: f.regions != nil, Console: true, VersionKeys: st.s.versionKeys})
+	// The console's config.json, and its CSP, from the same description
+	// as deployed.
+	cc := st.console
+	dist := edgespec.Distribution(edgespec.Options{Failover: f.regions != nil, Console: true, VersionKeys: st.s.versionKeys,
+		ConsoleTokenOrigin: cc.TokenOrigin(st.base)})
 	var kvs *localedge.KeyValueStore
 	var edgeKVS cloudfrontjs.KeyValueStore // a nil interface without the store
 	if st.s.versionKeys {
@@ -206,7 +215,7 @@ func (st *stack) buildFront() error {
 	f.edge, err = localedge.New(localedge.Options{
 		KeyValueStore:     edgeKVS,
 		Origin:            originLog(log, st.s.accessLog, edgeOrigin),
-		ConsoleOrigin:     localedge.Bucket(st.s.consoleDir),
+		ConsoleOrigin:     localedge.BucketWith(st.s.consoleDir, map[string][]byte{console.ConfigKey: cc.JSON()}),
 		Distribution:      &dist,
 		Sink:              countingSink{next: &f.sink, costs: &f.costs},
 		Country:           st.cs.country,

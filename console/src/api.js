@@ -1,6 +1,9 @@
 // The /v1 API, called on the page's own origin with the API key the user
-// signed in with. The key lives in sessionStorage only: it goes away with
-// the browser tab, and it is never put in a URL or written to the console.
+// signed in with, or a signed-in user's access token (auth.js) as
+// Authorization: Bearer. Both live in sessionStorage only: they go away
+// with the browser tab, and they are never put in a URL or written to the
+// console.
+import { session, accessToken, refresh, clearSession } from './auth.js';
 
 const KEY = 'shortener.apiKey';
 
@@ -12,6 +15,7 @@ export function setAPIKey(k) {
 }
 export function signOut() {
   sessionStorage.removeItem(KEY);
+  clearSession();
 }
 
 // ApiError is a non-2xx answer: status, and the problem details when the
@@ -28,6 +32,7 @@ export class ApiError extends Error {
 
 function describe(status, p) {
   if (status === 401) return 'No API key was sent. Sign in again.';
+  if (status === 403 && session()) return 'Your sign-in is not accepted by the API. Sign in again.';
   if (status === 403) return 'This API key is not accepted (unknown or revoked). Sign in with another key.';
   if (status === 412) return 'This link was changed elsewhere. Reload it to see the change; your edits are kept.';
   if (status === 0) return 'The API could not be reached. Check your connection and try again.';
@@ -38,11 +43,24 @@ function describe(status, p) {
   return `The API answered ${status}.`;
 }
 
+// ended is the error of a session whose tokens could not be refreshed.
+function ended() {
+  const e = new ApiError(401, null);
+  e.message = 'Your session has ended. Sign in again.';
+  return e;
+}
+
 // request calls the API and returns {status, headers, data}; a non-2xx
 // answer throws ApiError. opts: body (JSON), headers, raw (return the
-// Response without reading it).
-export async function request(method, path, opts = {}) {
-  const headers = { 'x-api-key': apiKey(), ...(opts.headers || {}) };
+// Response without reading it). Signed in, it sends the access token and,
+// when the API answers 401, refreshes it once and tries again.
+
+export async function request(method, path, opts = {}, retried = false) {
+  const signedIn = !!session();
+  const token = signedIn ? await accessToken() : '';
+  if (signedIn && !token) throw ended();
+  const auth = signedIn ? { Authorization: `Bearer ${token}` } : { 'x-api-key': apiKey() };
+  const headers = { ...auth, ...(opts.headers || {}) };
   let body;
   if (opts.body !== undefined) {
     headers['content-type'] = 'application/json';
@@ -53,6 +71,12 @@ export async function request(method, path, opts = {}) {
     res = await fetch(path, { method, headers, body, cache: 'no-store', credentials: 'omit', redirect: 'error' });
   } catch {
     throw new ApiError(0, null);
+  }
+  // An access token refused: refresh once and try again.
+  if (res.status === 401 && signedIn) {
+    if (!retried && (await refresh())) return request(method, path, opts, true);
+    clearSession();
+    throw ended();
   }
   if (!res.ok) {
     let problem = null;

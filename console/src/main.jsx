@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import './style.css';
 import { apiKey, setAPIKey, signOut, listLinks, ApiError } from './api.js';
+import { loadConfig, authConfig, session, beginSignIn, completeSignIn, logoutURL } from './auth.js';
 import { Links } from './links.jsx';
 import { Analytics } from './analytics.jsx';
 import { Overview } from './overview.jsx';
@@ -32,13 +33,31 @@ function SignIn({ onIn, reason }) {
       setBusy(false);
     }
   }
+  const idp = authConfig();
+  async function signInWithIdP() {
+    setBusy(true);
+    setErr('');
+    try {
+      await beginSignIn();
+    } catch (ex) {
+      setBusy(false);
+      setErr(String(ex.message || ex));
+    }
+  }
   return (
     <main class="signin">
       <h1>Shortener console</h1>
+      {idp && (
+        <section class="idp" aria-labelledby="idp-title">
+          <h2 id="idp-title" class="visually-hidden">Sign in with your account</h2>
+          <button type="button" id="signin-idp" disabled={busy} onClick={signInWithIdP}>Sign in</button>
+          <p class="note">With your account at this deployment's sign-in page. Or use an API key:</p>
+        </section>
+      )}
       <form onSubmit={submit} aria-describedby="signin-note">
         <label for="apikey">API key</label>
         <input id="apikey" type="password" autocomplete="off" required value={key} onInput={(e) => setKey(e.currentTarget.value)} />
-        <button type="submit" disabled={busy}>Sign in</button>
+        <button type="submit" disabled={busy}>{idp ? 'Sign in with the key' : 'Sign in'}</button>
         <p id="signin-note" class="note">The key is kept in this browser tab only (session storage) and sent only to this site's API.</p>
         {err && <p role="alert" class="error" id="signin-error">{err}</p>}
       </form>
@@ -46,9 +65,9 @@ function SignIn({ onIn, reason }) {
   );
 }
 
-function App() {
-  const [signedIn, setSignedIn] = useState(!!apiKey());
-  const [reason, setReason] = useState('');
+function App({ reason: initialReason }) {
+  const [signedIn, setSignedIn] = useState(!!apiKey() || !!session());
+  const [reason, setReason] = useState(initialReason || '');
   const [r, setR] = useState(route());
   useEffect(() => {
     const f = () => setR(route());
@@ -65,6 +84,16 @@ function App() {
     }
     return false;
   };
+  const s = session();
+  const user = s && s.user;
+  // Signing out of a session also ends the provider's: its logout
+  // endpoint sends the browser back here.
+  const out = () => {
+    const viaIdP = !!session() && !!authConfig();
+    signOut();
+    if (viaIdP) location.assign(logoutURL());
+    else setSignedIn(false);
+  };
   if (!signedIn) return <SignIn reason={reason} onIn={() => { setReason(''); setSignedIn(true); }} />;
   return (
     <div class="shell">
@@ -74,7 +103,8 @@ function App() {
           <a href="#/links" aria-current={r.view === 'links' ? 'page' : undefined}>Links</a>
           <a href="#/overview" id="nav-overview" aria-current={r.view === 'overview' ? 'page' : undefined}>Overview</a>
         </nav>
-        <button type="button" class="secondary" id="signout" onClick={() => { signOut(); setSignedIn(false); }}>Sign out</button>
+        {user && <span class="note" id="signed-in-as">{user}</span>}
+        <button type="button" class="secondary" id="signout" onClick={out}>Sign out</button>
       </header>
       <main id="main">
         {r.view === 'overview' && <Overview onAuthError={onAuthError} />}
@@ -85,4 +115,17 @@ function App() {
   );
 }
 
-render(<App />, document.getElementById('app'));
+// Settings first (is sign-in on?), then a return from the sign-in page
+// when this load is one.
+async function start() {
+  await loadConfig();
+  let reason = '';
+  try {
+    await completeSignIn();
+  } catch (ex) {
+    signOut();
+    reason = String(ex.message || ex);
+  }
+  render(<App reason={reason} />, document.getElementById('app'));
+}
+start();

@@ -223,7 +223,7 @@ func New(scope constructs.Construct, id string, o Options) *Auth {
 		deps = append(deps, idp)
 	}
 
-	console := "https://" + o.DomainName + ConsolePath
+	console := ConsoleURL(o.DomainName)
 	// A public client (no secret, the console is a browser app): the
 	// authorization code grant only, the console sending PKCE; no
 	// implicit grant. Cognito's default lifetimes, written out.
@@ -268,6 +268,19 @@ func New(scope constructs.Construct, id string, o Options) *Auth {
 	out("HostedDomain", a.DomainURL, "Cognito hosted domain: an OIDC provider's redirect URI is <this>/oauth2/idpresponse, a SAML provider's ACS URL <this>/saml2/idpresponse")
 	return a
 }
+
+// HostedDomainURL is the Cognito hosted domain of prefix in region, as
+// the domain's BaseUrl builds it (a plain string, where BaseUrl is a
+// token): https://<prefix>.auth.<region>.amazoncognito.com
+// (https://docs.aws.amazon.com/cognito/latest/developerguide/cognito-user-pools-assign-domain-prefix.html).
+// The console's CSP names its origin.
+func HostedDomainURL(prefix, region string) string {
+	return "https://" + prefix + ".auth." + region + ".amazoncognito.com"
+}
+
+// ConsoleURL is the console on the deployment's domain: the app client's
+// callback and sign-out URL.
+func ConsoleURL(domainName string) string { return "https://" + domainName + ConsolePath }
 
 // IssuerPrefix is a user pool's issuer in region without the pool ID:
 // https://cognito-idp.<region>.amazonaws.com/ (amazonaws.com.cn in China),

@@ -75,6 +75,10 @@ type Console struct {
 	Origin                  awscloudfront.IOrigin
 	ResponseHeadersPolicies map[string]awscloudfront.IResponseHeadersPolicy
 	Functions               map[string]awscloudfront.IFunction
+	// TokenOrigin is the identity provider's token endpoint origin the
+	// console's CSP allows (edgespec.Options.ConsoleTokenOrigin); empty
+	// with sign-in off.
+	TokenOrigin string
 }
 
 // Edge is the distribution and what it is built from.
@@ -107,12 +111,16 @@ type Edge struct {
 
 // SpecOptions are the description's options for p.
 func SpecOptions(p Props) edgespec.Options {
-	return edgespec.Options{
+	o := edgespec.Options{
 		WAF: p.WAF, WAFRateLimit: p.WAFRateLimit,
 		Failover:    len(p.RedirectOrigins) > 1 && p.RedirectOrigins[1] != nil,
 		Console:     p.Console != nil,
 		VersionKeys: p.VersionKeys,
 	}
+	if p.Console != nil {
+		o.ConsoleTokenOrigin = p.Console.TokenOrigin
+	}
+	return o
 }
 
 // New creates the distribution edgespec.Distribution describes for p. It

@@ -35,6 +35,45 @@ type Props struct {
 	// BuildDir is the console's build output (console/build.mjs): index.html
 	// and assets/.
 	BuildDir string
+	// Auth is the sign-in the console offers beside the API key; nil
+	// when sign-in is off.
+	Auth *Auth
+}
+
+// Auth is the identity provider as the console needs it: the Cognito
+// hosted domain's URL (a plain string: the console's CSP names its
+// origin), and the issuer and app client, which may be tokens of the
+// data stack.
+type Auth struct {
+	HostedDomainURL string
+	Issuer          *string
+	ClientID        *string
+	// RedirectURI is the console's URL, the app client's callback and
+	// sign-out URL.
+	RedirectURI string
+}
+
+// config is the console's config.json (console.Config) for a: its
+// values may be deploy-time tokens, which Source_JsonData resolves.
+func config(a *Auth) map[string]any {
+	if a == nil {
+		return map[string]any{}
+	}
+	c := console.HostedAuth(a.HostedDomainURL, "", "", a.RedirectURI)
+	return map[string]any{"auth": map[string]any{
+		"issuer": a.Issuer, "clientId": a.ClientID,
+		"authorizeUrl": c.AuthorizeURL, "tokenUrl": c.TokenURL, "logoutUrl": c.LogoutURL,
+		"redirectUri": c.RedirectURI, "scope": c.Scope,
+	}}
+}
+
+// TokenOrigin is the origin the console fetches tokens from with a (the
+// hosted domain), "" without sign-in.
+func (a *Auth) TokenOrigin() string {
+	if a == nil {
+		return ""
+	}
+	return console.Origin(a.HostedDomainURL, "")
 }
 
 // Console is the bucket, its deployment, and what the distribution needs
@@ -78,14 +117,18 @@ func New(scope constructs.Construct, id string, p Props) *Console {
 		Prune:       jsii.Bool(false),
 		MemoryLimit: jsii.Number(256),
 	})
+	// The HTML, and config.json: whether people sign in, and where.
 	html := awss3deployment.NewBucketDeployment(c, jsii.String("HTML"), &awss3deployment.BucketDeploymentProps{
 		DestinationBucket:    bucket,
 		DestinationKeyPrefix: jsii.String(KeyPrefix),
-		Sources:              &[]awss3deployment.ISource{awss3deployment.Source_Asset(jsii.String(p.BuildDir), nil)},
-		Exclude:              jsii.Strings("assets/*"),
-		CacheControl:         &[]awss3deployment.CacheControl{awss3deployment.CacheControl_FromString(jsii.String(console.HTMLCacheControl))},
-		Prune:                jsii.Bool(false),
-		MemoryLimit:          jsii.Number(256),
+		Sources: &[]awss3deployment.ISource{
+			awss3deployment.Source_Asset(jsii.String(p.BuildDir), nil),
+			awss3deployment.Source_JsonData(jsii.String(console.ConfigKey), config(p.Auth), nil),
+		},
+		Exclude:      jsii.Strings("assets/*"),
+		CacheControl: &[]awss3deployment.CacheControl{awss3deployment.CacheControl_FromString(jsii.String(console.HTMLCacheControl))},
+		Prune:        jsii.Bool(false),
+		MemoryLimit:  jsii.Number(256),
 	})
 	// The HTML names the assets: they are in the bucket before it.
 	html.Node().AddDependency(assets)
@@ -97,8 +140,10 @@ func New(scope constructs.Construct, id string, p Props) *Console {
 	})
 	// The console's own policies, as the description has them: its CSP
 	// and security headers and its Cache-Control, overriding the bucket's.
-	htmlHeaders := edge.NewResponseHeadersPolicy(c, *edgespec.ConsoleHTMLHeaders())
-	assetHeaders := edge.NewResponseHeadersPolicy(c, *edgespec.ConsoleAssetHeaders())
+	// With sign-in, the CSP lets the console fetch the hosted domain's
+	// token endpoint.
+	htmlHeaders := edge.NewResponseHeadersPolicy(c, *edgespec.ConsoleHTMLHeadersFor(p.Auth.TokenOrigin()))
+	assetHeaders := edge.NewResponseHeadersPolicy(c, *edgespec.ConsoleAssetHeadersFor(p.Auth.TokenOrigin()))
 
 	origin := awscloudfrontorigins.S3BucketOrigin_WithOriginAccessControl(bucket, &awscloudfrontorigins.S3BucketOriginWithOACProps{
 		OriginAccessLevels: &[]awscloudfront.AccessLevel{awscloudfront.AccessLevel_READ},
@@ -111,7 +156,8 @@ func New(scope constructs.Construct, id string, p Props) *Console {
 			ResponseHeadersPolicies: map[string]awscloudfront.IResponseHeadersPolicy{
 				*htmlHeaders.Node().Id(): htmlHeaders, *assetHeaders.Node().Id(): assetHeaders,
 			},
-			Functions: map[string]awscloudfront.IFunction{edgespec.ConsoleRewriteFunctionName: rewrite},
+			Functions:   map[string]awscloudfront.IFunction{edgespec.ConsoleRewriteFunctionName: rewrite},
+			TokenOrigin: p.Auth.TokenOrigin(),
 		},
 	}
 }

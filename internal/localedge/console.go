@@ -1,6 +1,7 @@
 package localedge
 
 import (
+	"bytes"
 	"mime"
 	"net/http"
 	"os"
@@ -27,7 +28,13 @@ import (
 // ("If you don't have the s3:ListBucket permission, Amazon S3 returns an
 // HTTP status code 403"). A dir that does not exist answers 503 saying how
 // to build it.
-func Bucket(dir string) http.Handler {
+func Bucket(dir string) http.Handler { return BucketWith(dir, nil) }
+
+// BucketWith is Bucket holding objects besides the build, by key below
+// the console's folder, as a deployment adds files it writes itself
+// (infra/webconsole writes console.ConfigKey beside the HTML, with the
+// HTML's Cache-Control). An object here wins over a file of the same key.
+func BucketWith(dir string, objects map[string][]byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -37,6 +44,14 @@ func Bucket(dir string) http.Handler {
 		key, ok := consoleKey(r.URL.Path)
 		if !ok {
 			consoleDenied(w)
+			return
+		}
+		if b, ok := objects[key]; ok {
+			h.Set("Cache-Control", console.HTMLCacheControl)
+			if ct := mime.TypeByExtension(path.Ext(key)); ct != "" {
+				h.Set("Content-Type", ct)
+			}
+			http.ServeContent(w, r, key, time.Time{}, bytes.NewReader(b))
 			return
 		}
 		if _, err := os.Stat(dir); err != nil {

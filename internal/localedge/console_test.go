@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/console"
+	"github.com/shortlink-dev/shortener/shared/edgespec"
 )
 
 // TestConsoleServesTheBuildWithItsHeaders: the console's behaviours as
@@ -91,4 +92,34 @@ func TestConsolePolicyHasNoInlineScript(t *testing.T) {
 	assert.NotContains(t, csp, "unsafe-inline")
 	assert.NotContains(t, csp, "unsafe-eval")
 	assert.Contains(t, csp, "frame-ancestors 'none'")
+}
+
+// TestConsoleConfigBesideTheBuild: a file the deployment writes beside
+// the build (config.json) is served like the HTML, never cached, with the
+// CSP of the description the edge plays, here one with sign-in whose token
+// endpoint is on another origin.
+func TestConsoleConfigBesideTheBuild(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "index.html"), []byte("<!doctype html><title>c</title>"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, console.ConfigKey), []byte(`{"stale":true}`), 0o644))
+	const idp = "https://p.auth.eu-west-1.amazoncognito.com"
+	d := edgespec.Distribution(edgespec.Options{Console: true, ConsoleTokenOrigin: idp})
+	cfg := console.Config{Auth: console.HostedAuth(idp, "iss", "client", "https://sho.rt/console/")}
+	h, err := New(Options{Origin: newOrigin(), Distribution: &d, Log: slog.New(slog.DiscardHandler),
+		ConsoleOrigin: BucketWith(dir, map[string][]byte{console.ConfigKey: cfg.JSON()})})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = h.Close(t.Context()) })
+
+	for _, tt := range []struct{ path, body, contentType string }{
+		{"/console/config.json", string(cfg.JSON()), "application/json"},
+		{"/console/", "<!doctype html><title>c</title>", "text/html; charset=utf-8"},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "https://sho.rt"+tt.path, nil))
+		assert.Equal(t, http.StatusOK, rec.Code, tt.path)
+		assert.Equal(t, tt.body, rec.Body.String(), tt.path)
+		assert.Equal(t, tt.contentType, rec.Header().Get("Content-Type"), tt.path)
+		assert.Equal(t, console.HTMLCacheControl, rec.Header().Get("Cache-Control"), tt.path)
+		assert.Equal(t, console.CSP(idp), rec.Header().Get("Content-Security-Policy"), tt.path)
+	}
 }

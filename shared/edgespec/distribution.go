@@ -30,6 +30,11 @@ type Options struct {
 	// changed link gets a new version instead of an invalidation, and no
 	// edge marks are kept (docs/cost-model.md, "Versioned cache keys").
 	VersionKeys bool
+	// ConsoleTokenOrigin is the origin of the identity provider's token
+	// endpoint when it is not the console's own (Cognito's hosted domain):
+	// the console's CSP lets it be fetched (console.CSP). Empty when
+	// sign-in is off or the endpoint is on the same origin (the local run).
+	ConsoleTokenOrigin string
 }
 
 // Spec describes a CloudFront distribution: what CloudFront is told, in
@@ -615,11 +620,15 @@ func RedirectSecurityHeadersPolicy() *ResponseHeadersPolicy {
 // CloudFront caches
 // (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/modifying-response-headers.html).
 func ConsoleHeadersPolicy(name, comment, cacheControl string) *ResponseHeadersPolicy {
+	return consoleHeadersPolicy(name, comment, cacheControl, "")
+}
+
+func consoleHeadersPolicy(name, comment, cacheControl, tokenOrigin string) *ResponseHeadersPolicy {
 	return &ResponseHeadersPolicy{
 		Name:    name,
 		Comment: comment,
 		Security: SecurityHeaders{
-			ContentSecurityPolicy:   &ContentSecurityPolicy{Policy: console.ContentSecurityPolicy, Override: true},
+			ContentSecurityPolicy:   &ContentSecurityPolicy{Policy: console.CSP(tokenOrigin), Override: true},
 			StrictTransportSecurity: &StrictTransportSecurity{MaxAgeSeconds: HSTSMaxAgeSeconds, IncludeSubdomains: true, Override: true},
 			ContentTypeOptions:      &ContentTypeOptions{Override: true},
 			FrameOptions:            &FrameOptions{Option: "DENY", Override: true},
@@ -630,13 +639,21 @@ func ConsoleHeadersPolicy(name, comment, cacheControl string) *ResponseHeadersPo
 }
 
 // ConsoleHTMLHeaders is the console HTML's policy.
-func ConsoleHTMLHeaders() *ResponseHeadersPolicy {
-	return ConsoleHeadersPolicy("HTMLHeaders", "Console HTML: strict CSP, never cached", console.HTMLCacheControl)
-}
+func ConsoleHTMLHeaders() *ResponseHeadersPolicy { return ConsoleHTMLHeadersFor("") }
 
 // ConsoleAssetHeaders is the console assets' policy.
-func ConsoleAssetHeaders() *ResponseHeadersPolicy {
-	return ConsoleHeadersPolicy("AssetHeaders", "Console assets: strict CSP, content-hashed so immutable", console.AssetCacheControl)
+func ConsoleAssetHeaders() *ResponseHeadersPolicy { return ConsoleAssetHeadersFor("") }
+
+// ConsoleHTMLHeadersFor is the console HTML's policy with sign-in whose
+// token endpoint is at tokenOrigin (Options.ConsoleTokenOrigin).
+func ConsoleHTMLHeadersFor(tokenOrigin string) *ResponseHeadersPolicy {
+	return consoleHeadersPolicy("HTMLHeaders", "Console HTML: strict CSP, never cached", console.HTMLCacheControl, tokenOrigin)
+}
+
+// ConsoleAssetHeadersFor is the console assets' policy with sign-in
+// whose token endpoint is at tokenOrigin.
+func ConsoleAssetHeadersFor(tokenOrigin string) *ResponseHeadersPolicy {
+	return consoleHeadersPolicy("AssetHeaders", "Console assets: strict CSP, content-hashed so immutable", console.AssetCacheControl, tokenOrigin)
 }
 
 // Distribution describes the distribution a deployment configured by o
@@ -738,7 +755,7 @@ func Distribution(o Options) Spec {
 			CachedMethods:         MethodsGetHead,
 			Compress:              true,
 			CachePolicy:           CachingDisabled,
-			ResponseHeadersPolicy: ConsoleHTMLHeaders(),
+			ResponseHeadersPolicy: ConsoleHTMLHeadersFor(o.ConsoleTokenOrigin),
 			Functions:             []FunctionAssociation{{EventType: ViewerRequest, Function: ConsoleRewriteFunctionName}},
 		}
 		assets := Behavior{
@@ -749,7 +766,7 @@ func Distribution(o Options) Spec {
 			CachedMethods:         MethodsGetHead,
 			Compress:              true,
 			CachePolicy:           CachingOptimized,
-			ResponseHeadersPolicy: ConsoleAssetHeaders(),
+			ResponseHeadersPolicy: ConsoleAssetHeadersFor(o.ConsoleTokenOrigin),
 		}
 		// The assets' pattern before /console/*, which would match them
 		// too; "/console" alone is its own behaviour so that a short link
