@@ -705,10 +705,12 @@ func TestIAMPerFunction(t *testing.T) {
 								}
 							}
 							if name == "stats" && a == "dynamodb:Query" {
-								// The counts in the primary's analytics table, or
-								// the owner's links in this region's by-owner index.
+								// The counts in the primary's analytics table, the
+								// owner's links in this region's by-owner index, or
+								// a tag's links in this region's tags table.
 								assert.True(t, strings.Contains(res, analytics) && strings.Contains(res, inPrimary) ||
-									strings.Contains(res, links) && strings.Contains(res, strings.ToLower("/index/"+tableschema.IndexByOwner)) && strings.Contains(res, here), st.Resources)
+									strings.Contains(res, links) && strings.Contains(res, strings.ToLower("/index/"+tableschema.IndexByOwner)) && strings.Contains(res, here) ||
+									strings.Contains(res, linkTags) && strings.Contains(res, here) && !strings.Contains(res, "/index/"), st.Resources)
 							}
 							if name == "manage" && a == "dynamodb:GetItem" {
 								assert.True(t, strings.Contains(res, links) || strings.Contains(res, keysTable), st.Resources)
@@ -1112,3 +1114,25 @@ var levers = &synthesized{name: "levers", overrides: map[string]any{
 	infra.CtxPITRReservations: "all",
 	infra.CtxSystemLogLevel:   "INFO", infra.CtxKinesisShards: 12, infra.CtxNag: false,
 }}
+
+// TestStatsQueriesTheTagsTable: GET /v1/stats?tag= reads a tag's links
+// from this region's tags table, so the stats function may Query it and
+// is told its name; without the grant AWS would deny every ?tag=.
+func TestStatsQueriesTheTagsTable(t *testing.T) {
+	s := defaults.get(t)
+	for _, region := range infra.V1Regions(s.cfg) {
+		tp := s.regional(region)
+		fn, ok := tp.function("stats")
+		require.True(t, ok)
+		assert.Contains(t, toJSON(get(fn.Props, "Environment", "Variables", "LINK_TAGS_TABLE")), "TablesLinkTags", region)
+		stmts, _ := tp.roleStatements(fn)
+		found := false
+		for _, st := range stmts {
+			res := strings.ToLower(s.resolvedResources(st))
+			if slices.Contains(st.Actions, "dynamodb:Query") && strings.Contains(res, "tableslinktags") && strings.Contains(res, "arn:aws:dynamodb:"+region+":") {
+				found = true
+			}
+		}
+		assert.True(t, found, "%s: Query on this region's tags table", region)
+	}
+}

@@ -707,10 +707,12 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 
 	// The counts are in the primary Region's analytics table (clicks
 	// writes it there): outside the primary, one cross-Region read.
-	stats := fn("stats", "LINKS_TABLE", "ANALYTICS_TABLE", "KEYS_TABLE")
+	stats := fn("stats", "LINKS_TABLE", "ANALYTICS_TABLE", "KEYS_TABLE", "LINK_TAGS_TABLE")
 	links.Grant(stats.Role, jsii.String("dynamodb:GetItem"))
-	// GET /v1/stats lists the owner's newest links (the by-owner index).
+	// GET /v1/stats lists the owner's newest links (the by-owner index),
+	// and with ?tag= the tag's links (a Query of the tags table).
 	grantIndexQuery(stats.Role, links, tableschema.IndexByOwner)
+	linkTags.Grant(stats.Role, jsii.String("dynamodb:Query"))
 	keys.Grant(stats.Role, jsii.String("dynamodb:GetItem"))
 	analytics := tables.In(st, "Analytics", tables.Name(data.Tables.Analytics), cfg.PrimaryRegion)
 	analytics.Grant(stats.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:GetItem"))

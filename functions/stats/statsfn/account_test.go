@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/assert"
@@ -82,7 +83,7 @@ func TestAccountStatsBadRequests(t *testing.T) {
 		{"hourly", map[string]string{"granularity": "hour"}, "granularity"},
 		{"too many codes", map[string]string{"codes": strings.Join(many, ",")}, "codes"},
 		{"empty codes", map[string]string{"codes": ","}, "codes"},
-		{"tag before tags exist", map[string]string{"tag": "promo"}, "tag"},
+		{"tag where tags are not stored", map[string]string{"tag": "promo"}, "tag"},
 		{"tag and codes", map[string]string{"tag": "promo", "codes": "a"}, "tag"},
 		{"range", map[string]string{"from": "2026-11-30", "to": "2026-11-01"}, "from"},
 	}
@@ -119,4 +120,60 @@ func TestAccountStatsArePartialPastTheNewestThousand(t *testing.T) {
 	assert.Equal(t, statsapi.MaxAccountLinks, got.Links)
 	assert.True(t, got.Partial)
 	assert.Equal(t, statsapi.MaxAccountLinks/100, lister.calls, "ten pages, no more")
+}
+
+// onePerPage is a TagPager that answers one link a page, so a tag's
+// links take several pages; it records the tags and owners asked for.
+type onePerPage struct {
+	links []link.Link
+	asked []string
+}
+
+func (p *onePerPage) ListTagged(_ context.Context, owner string, tags []string, _ int, cursor string) ([]link.Link, string, error) {
+	p.asked = append(p.asked, owner+" "+strings.Join(tags, ","))
+	i := 0
+	if cursor != "" {
+		i, _ = strconv.Atoi(cursor)
+	}
+	if i >= len(p.links) {
+		return nil, "", nil
+	}
+	next := ""
+	if i+1 < len(p.links) {
+		next = strconv.Itoa(i + 1)
+	}
+	return p.links[i : i+1], next, nil
+}
+
+// TestAccountStatsOfATag: ?tag= sums the links that carry the tag now,
+// every page of them, and only the caller's (the pager is asked for the
+// caller's own tag partition).
+func TestAccountStatsOfATag(t *testing.T) {
+	f := newFixture(t, seededClicks(t))
+	pager := &onePerPage{links: []link.Link{
+		{Code: "Ab3dE5g", Owner: owner, CreatedAt: day(1)},
+		{Code: "spring-sale", Alias: "Spring-Sale", Owner: owner, CreatedAt: day(20).Add(10 * time.Hour)},
+	}}
+	f.h.Tagged = TagPages{Pager: pager}
+
+	resp := account(t, f, map[string]string{"tag": "promo"})
+
+	require.Equal(t, 200, resp.StatusCode, resp.Body)
+	got := apigwtest.Decode[statsapi.AccountStats](t, resp)
+	assert.Equal(t, 2, got.Links)
+	assert.False(t, got.Partial)
+	assert.Equal(t, n(33, 24, 9), got.Totals, "Ab3dE5g 31 and spring-sale 2")
+	assert.Equal(t, []string{owner + " promo", owner + " promo"}, pager.asked, "two pages, the caller's partition")
+}
+
+func TestTagPagesStopsAtTheLimit(t *testing.T) {
+	pager := &onePerPage{links: []link.Link{{Code: "a"}, {Code: "b"}, {Code: "c"}}}
+	links, more, err := TagPages{Pager: pager}.ListTagged(context.Background(), "o", "t", 2)
+	require.NoError(t, err)
+	assert.Len(t, links, 2)
+	assert.True(t, more, "a third link was left")
+	links, more, err = TagPages{Pager: pager}.ListTagged(context.Background(), "o", "t", 3)
+	require.NoError(t, err)
+	assert.Len(t, links, 3)
+	assert.False(t, more)
 }

@@ -21,8 +21,13 @@ func Build(cfg config.Config, c fnclients.Clients) (*Handler, error) {
 	}
 	db := fnstores.DynamoDB(c)
 	clicks, _ := fnstores.ClickStore(fnstores.PrimaryDynamoDB(cfg, c), cfg.ClickStore, cfg.AnalyticsTable, cfg.DBTimeout)
-	links := dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout})
+	links := dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, TagsTable: cfg.LinkTagsTable})
+	var tagged Tagged
+	if cfg.LinkTagsTable != "" {
+		tagged = TagPages{Pager: links} // GET /v1/stats?tag=: a Query of the tags table per page
+	}
 	return New(Options{
+		Tagged:  tagged,
 		Links:   links,
 		Lists:   links, // GET /v1/stats: a Query on the by-owner index
 		Clicks:  clicks,
