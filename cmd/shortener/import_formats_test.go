@@ -145,8 +145,8 @@ func TestImportFormats(t *testing.T) {
 		{name: "dub, the current export with every column", format: "dub", file: "dub-current.csv", want: []importedRow{
 			{Line: 2, URL: "https://example.com/blog/launch-week", Alias: "launch-week", NotKept: []string{"leads", "conversions", "revenue", "domain"}, Imported: 1520,
 				Tags: []string{"launch", "blog"}},
-			{Line: 3, URL: "https://acme.com/pricing", Alias: "pricing", NotKept: []string{"archived", "domain"}}, // Archived "Yes"
-			{Line: 4, URL: "https://acme.com/", Failed: "Short link"},                                             // the root link: a bare domain
+			{Line: 3, URL: "https://acme.com/pricing", Alias: "pricing", NotKept: []string{"archived", "domain"}, Imported: 77}, // Archived "Yes"
+			{Line: 4, URL: "https://acme.com/", Failed: "Short link"},                                                           // the root link: a bare domain
 		}},
 		{name: "kutt", format: "kutt", file: "kutt.json", want: []importedRow{
 			{Line: 6, URL: "https://example.com/promo", Alias: "promo", Expires: "2031-01-01T00:00:00Z", Title: "May promo", Imported: 88},
