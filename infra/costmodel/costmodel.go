@@ -187,9 +187,13 @@ type Assumptions struct {
 
 	// Storage. Live links are creates x the months the phase has run,
 	// capped at MonthsOfLinksKept (the default TTL).
-	MonthsOfLinksKept  float64
-	StoredItemBytes    float64 // link item plus DynamoDB's per-item overhead
-	OwnerProjection    string  // by-owner index (context ownerIndexProjection)
+	MonthsOfLinksKept float64
+	StoredItemBytes   float64 // link item plus DynamoDB's per-item overhead
+	OwnerProjection   string  // by-owner index (context ownerIndexProjection)
+	// OwnerAllIndex is the by-owner-all index (ALL projection) listings
+	// read titles and tags from, built beside by-owner because DynamoDB
+	// cannot change an index's projection in place.
+	OwnerAllIndex      bool
 	ExpiringIndexBytes float64 // an expiring-links entry (keys, owner, overhead)
 	LinksClass         string  // context linksTableClass
 	AnalyticsClass     string  // context analyticsTableClass
@@ -315,6 +319,7 @@ func TodayAssumptions() Assumptions {
 		MonthsOfLinksKept:       60,
 		StoredItemBytes:         450,
 		OwnerProjection:         ProjectAll,
+		OwnerAllIndex:           true,
 		ExpiringIndexBytes:      150,
 		LinksClass:              Standard,
 		AnalyticsClass:          Standard,
@@ -677,10 +682,10 @@ func (c *month) serving() {
 	c.add(Serving, "Lambda: redirect, create, manage, stats", c.lambda(misses, a.RedirectMemGB, a.RedirectMs)+c.lambda(api, a.APIMemGB, a.APIMs))
 	c.add(Serving, "Lambda: origin authorizer (answers cached 5 min)", c.lambda(float64(a.Regions)*a.AuthorizerRunsPerRegion, 0.125, 5))
 	c.add(Serving, "DynamoDB redirect reads", c.linksReq*c.rru(misses*(1-a.InProcessCacheHits)*m.MissRRU))
-	// A create in the primary Region as measured (item, by-owner and
-	// expiring-links entries; with an Idempotency-Key the record, in a
-	// transaction); in every other Region one replicated write and that
-	// Region's two index writes (S5).
+	// A create in the primary Region as measured (item, by-owner,
+	// by-owner-all and expiring-links entries; with an Idempotency-Key the
+	// record, in a transaction); in every other Region one replicated
+	// write and that Region's index writes (S5).
 	keyed := m.KeyedCreateWRU
 	if a.Reservations {
 		// The key is the reservation table's: the links table takes the
@@ -688,7 +693,14 @@ func (c *month) serving() {
 		keyed = m.ReservedKeyedCreateWRU
 	}
 	primary := (1-a.IdempotentShare)*m.CreateWRU + a.IdempotentShare*keyed
-	perCreate := primary + c.others*3*a.ItemKB
+	// The measured create includes the by-owner-all entry; the replicas
+	// write one index entry more with it.
+	indexes := 3.0
+	if !a.OwnerAllIndex {
+		primary -= a.ItemKB
+		indexes = 2
+	}
+	perCreate := primary + c.others*(1+indexes)*a.ItemKB
 	c.add(Serving, "DynamoDB link writes (creates, all Regions)", c.linksReq*(c.wru(l.Creates*perCreate)+c.rru(l.Creates*a.IdempotentShare*m.KeyedCreateRRU)))
 	c.add(Serving, "DynamoDB API key reads (key cache misses)", c.rru(api*a.KeyReadsPerAPICall*0.5))
 	c.add(Serving, "DynamoDB stats reads", c.clicksReq*c.rru(l.Creates*a.StatsPerCreate*m.StatsRRU))
@@ -792,6 +804,9 @@ func (c *month) platform() {
 	regions := float64(a.Regions)
 	c.add(Platform, "DynamoDB links table storage (all Regions)", regions*live*a.StoredItemBytes*c.linksGB)
 	c.add(Platform, "DynamoDB by-owner index storage ("+a.OwnerProjection+")", regions*live*a.ownerIndexBytes()*c.linksGB)
+	if a.OwnerAllIndex {
+		c.add(Platform, "DynamoDB by-owner-all index storage (ALL)", regions*live*a.StoredItemBytes*c.linksGB)
+	}
 	c.add(Platform, "DynamoDB expiring-links index storage", regions*live*a.ExpiringIndexBytes*c.linksGB)
 	c.add(Platform, fmt.Sprintf("PITR links table (%d of %d Regions)", a.PITRLinksRegions, a.Regions), float64(a.PITRLinksRegions)*live*a.StoredItemBytes*p.DynamoPITRGBMonth.USD)
 	if a.Reservations {
@@ -967,6 +982,9 @@ type Lever struct {
 var Levers = []Lever{
 	{"by-owner index INCLUDE (context ownerIndexProjection=INCLUDE; default)", func(a *Assumptions) { a.OwnerProjection = ProjectInclude }},
 	{"by-owner index KEYS_ONLY (a listing then reads each item: not built)", func(a *Assumptions) { a.OwnerProjection = ProjectKeys }},
+	{"by-owner-all replaces by-owner (a second deploy drops by-owner once by-owner-all is built: not built)", func(a *Assumptions) {
+		a.OwnerProjection, a.OwnerAllIndex = ProjectAll, false
+	}},
 	{"links table Standard-IA (context linksTableClass; default)", func(a *Assumptions) { a.LinksClass = StandardIA }},
 	{"analytics table Standard-IA (context analyticsTableClass)", func(a *Assumptions) { a.AnalyticsClass = StandardIA }},
 	{"PITR on the links table's primary replica only (context pitrLinks=primary; default)", func(a *Assumptions) { a.PITRLinksRegions = 1 }},
