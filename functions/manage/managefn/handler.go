@@ -107,10 +107,13 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest)
 }
 
 func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	owner, err := apigw.Owner(ctx, req, h.Owners)
+	// Reads need a viewer, changes an editor: checked before anything is
+	// read, so a refusal says nothing of the link.
+	p, err := apigw.Authorize(ctx, req, h.Owners, apigw.ReadOrWrite(req.HTTPMethod))
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
+	owner := p.Owner
 	if h, err = h.underBaseURL(ctx); err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
