@@ -415,6 +415,10 @@ func Management(plan UsagePlan) API {
 			keyed(http.MethodGet, "/v1/webhooks", LambdaWebhooks),
 			keyed(http.MethodDelete, "/v1/webhooks/{id}", LambdaWebhooks),
 			keyed(http.MethodGet, "/v1/webhooks/{id}/deliveries", LambdaWebhooks),
+			// A workspace's members, for its admins (docs/teams.md).
+			keyed(http.MethodGet, "/v1/members", LambdaManage),
+			keyed(http.MethodPut, "/v1/members/{user}", LambdaManage),
+			keyed(http.MethodDelete, "/v1/members/{user}", LambdaManage),
 		},
 		// QR codes leave the manage function base64-encoded; "*/*"
 		// matches every request (apigw.BinaryMediaTypes says why and what

@@ -14,6 +14,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/fnclients"
 	"github.com/shortlink-dev/shortener/shared/fnstores"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
+	"github.com/shortlink-dev/shortener/shared/workspace"
 )
 
 // Build builds the function behind the management API, as its Lambda
@@ -30,8 +31,15 @@ func Build(cfg config.Config, c fnclients.Clients) (*Handler, error) {
 		return nil, err
 	}
 	db := fnstores.DynamoDB(c)
+	var members workspace.Store
+	if cfg.MembersTable != "" {
+		// Strongly consistent: an admin reads the members before changing
+		// them.
+		members = fnstores.Members(cfg, db, true)
+	}
 	return New(Options{
-		Owners: fnstores.Owners(cfg, db),
+		Owners:  fnstores.Owners(cfg, db),
+		Members: members,
 		Store: fnstores.Reserved(cfg, db, dynamo.NewLinkStore(db, dynamo.LinkConfig{
 			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true,
 		})),
