@@ -29,6 +29,7 @@ func TestTablesMatchTheLocalSchema(t *testing.T) {
 		{id: "TablesIdempotency", def: tableschema.Idempotency()},
 		{id: "TablesAnalytics", def: tableschema.Analytics()},
 		{id: "TablesKeys", def: tableschema.Keys()},
+		{id: "TablesMembers", def: tableschema.Members()},
 	}
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		for _, tt := range tables {

@@ -22,6 +22,7 @@ const (
 	defaultIdempotencyTable = "shortener-idempotency"
 	defaultReservationTable = "shortener-reservations"
 	defaultKeysTable        = "shortener-keys"
+	defaultMembersTable     = "shortener-members"
 	defaultAnalyticsTable   = "shortener-analytics"
 	defaultMissesTable      = "shortener-misses"
 	defaultEdgeMarksTable   = "shortener-edge-marks"
@@ -156,6 +157,7 @@ func functionEnv(getenv func(string) string, baseURL string) func(string) string
 		// a multi-Region deployment.
 		"RESERVATION_TABLE":  defaultReservationTable,
 		"KEYS_TABLE":         defaultKeysTable,
+		"MEMBERS_TABLE":      defaultMembersTable,
 		"ANALYTICS_TABLE":    defaultAnalyticsTable,
 		"MISSES_TABLE":       defaultMissesTable,
 		"EDGE_MARKS_TABLE":   defaultEdgeMarksTable,

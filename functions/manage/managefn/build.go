@@ -34,8 +34,10 @@ func Build(cfg config.Config, c fnclients.Clients) (*Handler, error) {
 	var members workspace.Store
 	if cfg.MembersTable != "" {
 		// Strongly consistent: an admin reads the members before changing
-		// them.
-		members = fnstores.Members(cfg, db, true)
+		// them. In the primary Region's replica (PRIMARY_REGION), where
+		// every change is written, so the last-admin count's conditions
+		// are checked against one replica.
+		members = fnstores.Members(cfg, dynamodb.NewFromConfig(c.In(cfg.PrimaryRegion)), true)
 	}
 	return New(Options{
 		Owners:  fnstores.Owners(cfg, db),
