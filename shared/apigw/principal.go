@@ -19,8 +19,8 @@ const (
 	AuthorizerUsername = "username"
 )
 
-// RoleAdmin is the role of a caller whose credential carries none: every
-// API key until keys are scoped.
+// RoleAdmin is the strongest role, and the role of a caller whose
+// credential carries none: every API key written before keys had roles.
 const RoleAdmin = "admin"
 
 // Principal is who is calling: the owner whose links the call reads and
