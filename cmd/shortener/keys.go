@@ -300,9 +300,9 @@ func (a *app) keysLsCommand(store func(context.Context) (apikey.Store, error)) *
 				return a.printJSON(map[string]any{"keys": out})
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "HASH\tOWNER\tSTATUS\tCREATED\tNOTE")
+			fmt.Fprintln(tw, "HASH\tOWNER\tSTATUS\tCREATED\tNOTE\tROLE")
 			for _, r := range recs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Hash, r.Owner, r.Status, r.CreatedAt.Format(time.RFC3339), r.Note)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Hash, r.Owner, r.Status, r.CreatedAt.Format(time.RFC3339), r.Note, r.RoleOrAdmin())
 			}
 			return tw.Flush()
 		},
