@@ -160,6 +160,8 @@ func TestLinksTableIsAnMRECGlobalTableWithTTLAndStream(t *testing.T) {
 				linkTags = append(linkTags, r)
 			case strings.HasPrefix(r.ID, "TablesKeys"):
 				// TestKeysTable
+			case strings.HasPrefix(r.ID, "TablesMembers"):
+				// TestMembersTable
 			case strings.HasPrefix(r.ID, "TablesReservations"):
 				// TestReservationTableIsMRSC
 			default:
@@ -540,8 +542,9 @@ func TestManagementAPI(t *testing.T) {
 			assert.Equal(t, true, m.Props["ApiKeyRequired"], "every /v1 method with a function behind it needs an API key: %s", m.ID)
 		}
 		assert.Equal(t, 1, pages, "one static page: GET /v1/problems")
-		assert.Len(t, routes, 16, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET /v1/stats, GET problems, "+
-			"GET health, POST/GET /v1/webhooks, DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries, GET /v1/tags")
+		assert.Len(t, routes, 19, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET /v1/stats, GET problems, "+
+			"GET health, POST/GET /v1/webhooks, DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries, GET /v1/tags, "+
+			"GET /v1/members, PUT/DELETE /v1/members/{user}")
 		var ids []string
 		for r := range routes {
 			ids = append(ids, r)
@@ -644,7 +647,8 @@ func TestIAMPerFunction(t *testing.T) {
 				want["stats"] = grant{"dynamodb:GetItem": "", "dynamodb:Query": ""}
 				// The /v1 authorizer: one key's record in this region's
 				// replica of the keys table, and nothing else.
-				want["apiauth"] = grant{"dynamodb:GetItem": keysTable + "|" + here}
+				// (And its members table's, TestMembersTableGrants.)
+				want["apiauth"] = grant{"dynamodb:GetItem": keysTable + "|" + here, "dynamodb:Query": ""}
 				// The subscriptions are in the primary's webhooks table only.
 				want["webhooks"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": hooks, "dynamodb:DeleteItem": hooks, "dynamodb:Query": hooks,
 					"dynamodb:UpdateItem": hooks}
@@ -683,6 +687,15 @@ func TestIAMPerFunction(t *testing.T) {
 					want["reclaim"]["dynamodb:GetItem"] = links
 				}
 			}
+			if g, ok := want["manage"]; ok {
+				// The members API's, on the primary's members table
+				// (TestMembersTableGrants checks those statements).
+				for _, a := range []string{"dynamodb:UpdateItem", "dynamodb:DeleteItem"} {
+					if _, set := g[a]; !set {
+						g[a] = ""
+					}
+				}
+			}
 			for name, g := range want {
 				t.Run(s.name+"/"+region+"/"+name, func(t *testing.T) {
 					fn, ok := tp.function(name)
@@ -694,6 +707,13 @@ func TestIAMPerFunction(t *testing.T) {
 						require.Equal(t, "Allow", st.Effect)
 						res := strings.ToLower(s.resolvedResources(st))
 						assert.NotContains(t, st.Resources, `"*"`, "no wildcard resource for %v", st.Actions)
+						if strings.Contains(res, "tablesmembers") {
+							// TestMembersTableGrants' to check.
+							for _, a := range st.Actions {
+								got[a] = true
+							}
+							continue
+						}
 						for _, a := range st.Actions {
 							got[a] = true
 							// manage's UpdateItem on the origin Regions' edge-marks

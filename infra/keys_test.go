@@ -79,3 +79,84 @@ func TestKeysTableGrants(t *testing.T) {
 		}
 	}
 }
+
+// TestMembersTableGrants: the /v1 authorizer may GetItem on its own
+// Region's replica of the members table and Query its by-user index, and
+// nothing else of it; the manage function (the members API) reads and
+// writes the primary Region's replica, its items and no index; no other
+// function touches it.
+func TestMembersTableGrants(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		for _, region := range s.cfg.Regions {
+			tp := s.regional(region)
+			t.Run(s.name+"/"+region, func(t *testing.T) {
+				for _, name := range slices.Concat(everyRegion, primaryOnly, v1Functions) {
+					fn, ok := tp.function(name)
+					if !ok {
+						continue
+					}
+					stmts, _ := tp.roleStatements(fn)
+					var actions []string
+					for _, st := range stmts {
+						res := strings.ToLower(st.Resources)
+						if !strings.Contains(res, "tablesmembers") {
+							continue
+						}
+						switch name {
+						case "apiauth":
+							assert.Contains(t, res, "arn:aws:dynamodb:"+region+":", "the authorizer reads its own Region's replica")
+							if strings.Contains(res, "/index/") {
+								assert.Contains(t, res, "/index/"+tableschema.IndexByUser)
+								assert.Equal(t, []string{"dynamodb:Query"}, st.Actions)
+							} else {
+								assert.Equal(t, []string{"dynamodb:GetItem"}, st.Actions)
+							}
+						case "manage":
+							assert.Contains(t, res, "arn:aws:dynamodb:"+s.cfg.PrimaryRegion+":", "the members API writes in the primary Region")
+							assert.NotContains(t, res, "/index/")
+							assert.ElementsMatch(t, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:Query"}, st.Actions)
+						}
+						actions = append(actions, st.Actions...)
+					}
+					if name == "apiauth" || name == "manage" {
+						assert.NotEmpty(t, actions, "%s uses the members table", name)
+					} else {
+						assert.Empty(t, actions, "%s has no business with the members table", name)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestMembersTable: the members table is kept as the keys table is (a
+// global table in every Region, PITR, deletion protection, retained),
+// keyed by workspace and sort key, with its by-user index.
+func TestMembersTable(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		t.Run(s.name, func(t *testing.T) {
+			found := s.data().resourcesNamed("AWS::DynamoDB::GlobalTable", "TablesMembers")
+			require.Len(t, found, 1)
+			p := found[0].Props
+			assert.Equal(t, []any{map[string]any{"AttributeName": tableschema.AttrWorkspace, "KeyType": "HASH"},
+				map[string]any{"AttributeName": tableschema.AttrSK, "KeyType": "RANGE"}}, p["KeySchema"])
+			assert.Equal(t, "EVENTUAL", p["MultiRegionConsistency"])
+			assert.Nil(t, p["TimeToLiveSpecification"], "members never expire by themselves")
+			require.Len(t, asSlice(p["GlobalSecondaryIndexes"]), 1)
+			assert.Equal(t, tableschema.IndexByUser, get(asSlice(p["GlobalSecondaryIndexes"])[0], "IndexName"))
+			var regions []string
+			for _, r := range asSlice(p["Replicas"]) {
+				regions = append(regions, get(r, "Region").(string))
+				assert.Equal(t, true, get(r, "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled"))
+				assert.Equal(t, true, get(r, "DeletionProtectionEnabled"))
+			}
+			sort.Strings(regions)
+			want := slices.Clone(s.cfg.Regions)
+			sort.Strings(want)
+			assert.Equal(t, want, regions)
+			raw := s.data()["Resources"].(map[string]any)[found[0].ID].(map[string]any)
+			assert.Equal(t, "Retain", raw["DeletionPolicy"])
+			assert.Contains(t, s.data()["Outputs"], "MembersTableName", "the CLI's members commands need its name")
+		})
+	}
+}

@@ -30,6 +30,7 @@ func TestTablesMatchTheLocalSchema(t *testing.T) {
 		{id: "TablesAnalytics", def: tableschema.Analytics()},
 		{id: "TablesKeys", def: tableschema.Keys()},
 		{id: "TablesLinkTags", def: tableschema.LinkTags()},
+		{id: "TablesMembers", def: tableschema.Members()},
 	}
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		for _, tt := range tables {

@@ -162,6 +162,7 @@ func NewDataStack(app awscdk.App, cfg Config) *DataStack {
 	secret := edge.NewOriginSecret(st, "OriginSecret", originSecretReplicas(cfg))
 	arn := edge.OriginSecretARN(secret)
 	out(st, "KeysTableName", t.Keys.TableName(), "API keys (hash -> owner): shortener keys --keys-table <this>")
+	out(st, "MembersTableName", t.Members.TableName(), "Workspaces and their members: shortener members --members-table <this>")
 	out(st, "OriginSecretArn", arn, "Origin secret, replicated to every region (rotation: docs/deploy.md)")
 	d := &DataStack{Stack: st, Tables: t, OriginSecret: secret, OriginSecretARN: arn, Reservation: res,
 		originSecretOutputs: map[string]awscdk.CfnOutput{}}
@@ -281,7 +282,7 @@ var functionDescriptions = map[string]string{
 	"originauth": "Redirect API authorizer: only requests carrying CloudFront's origin secret get through",
 	"apiauth":    "/v1 API authorizer: an API key (keys table) or a signed-in user's token names the caller's owner and role",
 	"create":     "POST /v1/links, POST /v1/links/batch: creates short links",
-	"manage":     "GET /v1/links, GET|PATCH|DELETE /v1/links/{code}, GET /v1/links/{code}/qr",
+	"manage":     "GET /v1/links, GET|PATCH|DELETE /v1/links/{code}, GET /v1/links/{code}/qr, GET /v1/members, PUT|DELETE /v1/members/{user}",
 	"stats":      "GET /v1/links/{code}/stats, GET /v1/stats",
 	"ttlstream":  "Links table stream: TTL deletions become tombstones in the primary region",
 	"reclaim":    "Step Functions task: tombstones expired links, releases tombstones past their grace",
@@ -416,6 +417,7 @@ func newRegional(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack
 		tableEnv["IDEMPOTENCY_TABLE"] = tables.Name(data.Tables.Idempotency)
 		tableEnv["ANALYTICS_TABLE"] = tables.Name(data.Tables.Analytics)
 		tableEnv["KEYS_TABLE"] = tables.Name(data.Tables.Keys)
+		tableEnv["MEMBERS_TABLE"] = tables.Name(data.Tables.Members)
 	}
 	e, _ := functionEnv(cfg, tableEnv) // checked in Build
 	return &regional{
@@ -653,7 +655,7 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 		data.Tables.Idempotency.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:GetItem"))
 	}
 
-	manage := fn("manage", "LINKS_TABLE", "KEYS_TABLE", "LINK_TAGS_TABLE")
+	manage := fn("manage", "LINKS_TABLE", "KEYS_TABLE", "LINK_TAGS_TABLE", "MEMBERS_TABLE")
 	links.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"))
 	keys.Grant(manage.Role, jsii.String("dynamodb:GetItem"))
 	grantIndexQuery(manage.Role, links, tableschema.IndexByOwner)
@@ -664,6 +666,13 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	links.Grant(manage.Role, jsii.String("dynamodb:DescribeTable"))
 	linkTags.Grant(manage.Role, jsii.String("dynamodb:Query"), jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:UpdateItem"),
 		jsii.String("dynamodb:DeleteItem"))
+	// The members API (admins only) reads and writes the primary Region's
+	// replica of the members table: one member item and the workspace's
+	// record per change, in one transaction (whose IAM actions are its
+	// items' own), and a Query of one workspace's members.
+	members := tables.In(st, "PrimaryMembers", tables.Name(data.Tables.Members), cfg.PrimaryRegion)
+	members.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"),
+		jsii.String("dynamodb:UpdateItem"), jsii.String("dynamodb:DeleteItem"), jsii.String("dynamodb:Query"))
 	// manage invalidates the edge after an edit or delete. The
 	// distribution is in the edge stack, which depends on this one, so
 	// no reference can name it here (it would be a cycle): the edge
@@ -721,8 +730,14 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 
 	// The authorizer runs before every /v1 function: it reads a key's
 	// record in this Region's replica of the keys table, nothing else.
-	apiAuth := fn("apiauth", "KEYS_TABLE")
+	apiAuth := fn("apiauth", "KEYS_TABLE", "MEMBERS_TABLE")
 	keys.Grant(apiAuth.Role, jsii.String("dynamodb:GetItem"))
+	// and, for a signed-in user, one membership (GetItem) or the user's
+	// memberships (a Query of the by-user index) in this Region's replica
+	// of the members table, nothing else of it.
+	localMembers := tables.KeysIn(st, "Members", tables.Name(data.Tables.Members), region)
+	localMembers.Grant(apiAuth.Role, jsii.String("dynamodb:GetItem"))
+	grantIndexQuery(apiAuth.Role, localMembers, tableschema.IndexByUser)
 	if data.Auth != nil {
 		// Signed-in users' tokens: the user pool's issuer and the
 		// console's app client, from the data stack (a weak reference,

@@ -80,6 +80,7 @@
 //	LINKS_TABLE                    (shortener-links)
 //	IDEMPOTENCY_TABLE              (shortener-idempotency)
 //	KEYS_TABLE                     (shortener-keys): API key hash -> owner
+//	MEMBERS_TABLE                  (shortener-members): workspaces and their members
 //	ANALYTICS_TABLE                (shortener-analytics)
 //	MISSES_TABLE                   (shortener-misses): unknown codes per
 //	                               viewer address and window (the redirect's

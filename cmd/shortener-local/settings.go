@@ -23,6 +23,7 @@ const (
 	defaultLinkTagsTable    = "shortener-link-tags"
 	defaultReservationTable = "shortener-reservations"
 	defaultKeysTable        = "shortener-keys"
+	defaultMembersTable     = "shortener-members"
 	defaultAnalyticsTable   = "shortener-analytics"
 	defaultMissesTable      = "shortener-misses"
 	defaultEdgeMarksTable   = "shortener-edge-marks"
@@ -181,6 +182,7 @@ func functionEnv(getenv func(string) string, baseURL string) func(string) string
 		// a multi-Region deployment.
 		"RESERVATION_TABLE":  defaultReservationTable,
 		"KEYS_TABLE":         defaultKeysTable,
+		"MEMBERS_TABLE":      defaultMembersTable,
 		"ANALYTICS_TABLE":    defaultAnalyticsTable,
 		"MISSES_TABLE":       defaultMissesTable,
 		"EDGE_MARKS_TABLE":   defaultEdgeMarksTable,

@@ -325,6 +325,9 @@ func (st *stack) createTables(ctx context.Context) error {
 	if err == nil {
 		err = seedKeys(tctx, db, cfg.KeysTable, st.s.apiKeys, st.log)
 	}
+	if err == nil && cfg.MembersTable != "" {
+		err = localtable.Create(tctx, db, cfg.MembersTable, tableschema.Members())
+	}
 	cancel()
 	if err == nil {
 		err = createReservations(ctx, db, cfg.ReservationTable)

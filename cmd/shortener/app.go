@@ -183,6 +183,8 @@ func (a *app) rootCommand() *cobra.Command {
 		a.importCommand(),
 		a.exportCommand(),
 		a.keysCommand(),
+		a.membersCommand(),
+		a.migrateCommand(),
 	)
 	return root
 }

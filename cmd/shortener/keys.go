@@ -13,6 +13,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
+	"github.com/shortlink-dev/shortener/shared/workspace"
 )
 
 // Settings of the keys commands, which talk to the keys table, not to the
@@ -80,22 +81,33 @@ func (a *app) keyStore(ctx context.Context, table, endpoint string) (apikey.Stor
 	if table == "" {
 		return nil, usagef("no keys table: set --keys-table or $%s (the Data stack's KeysTableName output)", envKeysTable)
 	}
-	var db *dynamodb.Client
-	if endpoint != "" {
-		db = emulator.NewDynamoDBClient(endpoint)
-	} else {
-		cfg, err := awsconfig.LoadDefaultConfig(ctx)
-		if err != nil {
-			return nil, usagef("AWS configuration: %v", err)
-		}
-		db = dynamodb.NewFromConfig(cfg)
-	}
-	t := a.timeout
-	if t <= 0 {
-		t = 60 * time.Second
+	db, err := a.dynamoDB(ctx, endpoint)
+	if err != nil {
+		return nil, err
 	}
 	// Strongly consistent: an operator reads what they just wrote.
-	return dynamo.NewKeyStore(db, dynamo.KeyConfig{Table: table, Timeout: t, ConsistentReads: true}), nil
+	return dynamo.NewKeyStore(db, dynamo.KeyConfig{Table: table, Timeout: a.tableTimeout(), ConsistentReads: true}), nil
+}
+
+// dynamoDB is a client of DynamoDB Local at endpoint, or of AWS with the
+// operator's configuration when endpoint is empty.
+func (a *app) dynamoDB(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
+	if endpoint != "" {
+		return emulator.NewDynamoDBClient(endpoint), nil
+	}
+	cfg, err := awsconfig.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, usagef("AWS configuration: %v", err)
+	}
+	return dynamodb.NewFromConfig(cfg), nil
+}
+
+// tableTimeout bounds each call of the operator commands to the tables.
+func (a *app) tableTimeout() time.Duration {
+	if a.timeout <= 0 {
+		return 60 * time.Second
+	}
+	return a.timeout
 }
 
 // printKey prints a new key alone on stdout (so KEY=$(shortener keys add
@@ -105,10 +117,10 @@ func (a *app) keyStore(ctx context.Context, table, endpoint string) (apikey.Stor
 func (a *app) printKey(key string, rec apikey.Record, verb string) error {
 	if a.jsonOut {
 		return a.printJSON(map[string]any{"key": key, "owner": rec.Owner, "key_hash": rec.Hash, "status": rec.Status,
-			"created_at": rec.CreatedAt.Format(time.RFC3339), "note": rec.Note})
+			"created_at": rec.CreatedAt.Format(time.RFC3339), "note": rec.Note, "role": rec.RoleOrAdmin()})
 	}
 	fmt.Fprintln(a.stdout, key)
-	fmt.Fprintf(a.stderr, "%s a key of owner %s (hash %s). It is shown this once.\n", verb, rec.Owner, rec.Hash[:12])
+	fmt.Fprintf(a.stderr, "%s a key of owner %s (hash %s, role %s). It is shown this once.\n", verb, rec.Owner, rec.Hash[:12], rec.RoleOrAdmin())
 	fmt.Fprintln(a.stderr, `On AWS, add it to the API's usage plan too (docs/deploy.md), with the key in $KEY:
   aws apigateway create-api-key --name <name> --value "$KEY" --enabled --query id --output text
   aws apigateway create-usage-plan-key --usage-plan-id <UsagePlanId> --key-type API_KEY --key-id <that id>`)
@@ -116,9 +128,9 @@ func (a *app) printKey(key string, rec apikey.Record, verb string) error {
 }
 
 func (a *app) keysAddCommand(store func(context.Context) (apikey.Store, error)) *cobra.Command {
-	var owner, note, key string
+	var owner, note, key, role string
 	cmd := &cobra.Command{
-		Use:   "add --owner OWNER [--note N] [--key K]",
+		Use:   "add --owner OWNER [--role viewer|editor|admin] [--note N] [--key K]",
 		Short: "Issue a new key for an owner and print it",
 		Args:  args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -131,11 +143,19 @@ func (a *app) keysAddCommand(store func(context.Context) (apikey.Store, error)) 
 			if err := checkKeyFlag(key); err != nil {
 				return err
 			}
+			if err := workspace.CheckRole(role); err != nil {
+				return usagef("--role: %v", err)
+			}
+			if role == workspace.RoleAdmin {
+				// Stored as no role, as every key written before keys had
+				// roles: one way to say admin in the table.
+				role = ""
+			}
 			s, err := store(cmd.Context())
 			if err != nil {
 				return err
 			}
-			k, rec, err := apikey.Issue(cmd.Context(), s, nil, owner, key, note, a.now())
+			k, rec, err := apikey.IssueRole(cmd.Context(), s, nil, owner, key, note, role, a.now())
 			if err != nil {
 				return err
 			}
@@ -145,6 +165,7 @@ func (a *app) keysAddCommand(store func(context.Context) (apikey.Store, error)) 
 	cmd.Flags().StringVar(&owner, "owner", "", "the owner the key belongs to, such as team-a (required)")
 	cmd.Flags().StringVar(&note, "note", "", "a label for the key, such as ci or laptop")
 	cmd.Flags().StringVar(&key, "key", "", "use this key (20-128 printable characters) instead of a generated one")
+	cmd.Flags().StringVar(&role, "role", workspace.RoleAdmin, "the key's role in the owner's workspace: viewer, editor or admin (docs/teams.md)")
 	return cmd
 }
 
@@ -270,7 +291,7 @@ func (a *app) keysLsCommand(store func(context.Context) (apikey.Store, error)) *
 				out := make([]map[string]any, 0, len(recs))
 				for _, r := range recs {
 					m := map[string]any{"key_hash": r.Hash, "owner": r.Owner, "status": r.Status,
-						"created_at": r.CreatedAt.Format(time.RFC3339), "note": r.Note}
+						"created_at": r.CreatedAt.Format(time.RFC3339), "note": r.Note, "role": r.RoleOrAdmin()}
 					if !r.RevokedAt.IsZero() {
 						m["revoked_at"] = r.RevokedAt.Format(time.RFC3339)
 					}
@@ -279,9 +300,9 @@ func (a *app) keysLsCommand(store func(context.Context) (apikey.Store, error)) *
 				return a.printJSON(map[string]any{"keys": out})
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "HASH\tOWNER\tSTATUS\tCREATED\tNOTE")
+			fmt.Fprintln(tw, "HASH\tOWNER\tSTATUS\tCREATED\tNOTE\tROLE")
 			for _, r := range recs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Hash, r.Owner, r.Status, r.CreatedAt.Format(time.RFC3339), r.Note)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Hash, r.Owner, r.Status, r.CreatedAt.Format(time.RFC3339), r.Note, r.RoleOrAdmin())
 			}
 			return tw.Flush()
 		},

@@ -37,7 +37,7 @@ type Props struct {
 	PITRReservationsPrimary, PITRReservationsReplicas bool
 }
 
-// Tables are the four tables.
+// Tables are the service's tables.
 type Tables struct {
 	// Construct is the scope of its resources. (A named field, not an
 	// embedded one: a Go struct embedding a construct is not a jsii object.)
@@ -47,6 +47,8 @@ type Tables struct {
 	Analytics   awsdynamodb.TableV2
 	// Keys maps an API key's SHA-256 to its owner (shared/apikey).
 	Keys awsdynamodb.TableV2
+	// Members holds the workspaces and their members (shared/workspace).
+	Members awsdynamodb.TableV2
 	// Reservations is the MRSC reservation table; nil with one Region.
 	Reservations awsdynamodb.TableV2
 	// LinkTags is the tags table (tableschema.LinkTags), replicated as
@@ -128,7 +130,20 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
 		Replicas:                         &replicas,
 	}))
-	t := &Tables{Construct: c, Links: links, Idempotency: idem, Analytics: analytics, Keys: keys, LinkTags: linkTags}
+	// Workspaces and their members, beside the keys and kept like them:
+	// a global table in the links table's Regions (each Region's /v1
+	// authorizer reads its own replica), PITR everywhere, retained. The
+	// members API writes in the primary Region only, so the last-admin
+	// count's conditions are all checked against one replica.
+	members := awsdynamodb.NewTableV2(c, jsii.String("Members"), WithSchema(tableschema.Members(), &awsdynamodb.TablePropsV2{
+		Billing:                          awsdynamodb.Billing_OnDemand(nil),
+		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_EVENTUAL,
+		PointInTimeRecoverySpecification: pitrIf(true),
+		DeletionProtection:               jsii.Bool(true),
+		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
+		Replicas:                         &keyReplicas,
+	}))
+	t := &Tables{Construct: c, Links: links, Idempotency: idem, Analytics: analytics, Keys: keys, LinkTags: linkTags, Members: members}
 	if p.Reservations {
 		t.Reservations = newReservations(c, p)
 	}

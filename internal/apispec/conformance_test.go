@@ -41,6 +41,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/linkstore/storetest"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/webhook"
+	"github.com/shortlink-dev/shortener/shared/workspace"
 )
 
 // resolver answers hooks.example.com with a public address and
@@ -183,7 +184,10 @@ func newEnv(t *testing.T) *env {
 	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{keyA: "owner-a", keyB: "owner-b"}), apikey.ResolverOptions{})
 	c, err := createfn.New(createfn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "create"), Now: clock.Now, Owners: owners})
 	require.NoError(t, err)
-	m := managefn.New(managefn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Now: clock.Now, Owners: owners})
+	members := workspace.NewMemory()
+	require.NoError(t, members.Put(ctx, workspace.Member{Workspace: "owner-a", User: "alice", Role: workspace.RoleAdmin, AddedAt: clock.Now(), AddedBy: "operator"}))
+	m := managefn.New(managefn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Now: clock.Now, Owners: owners,
+		Members: members})
 	r := redirectfn.New(redirectfn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "redirect"), Now: clock.Now})
 	st := statsfn.New(statsfn.Options{Links: e.store, Lists: e.store, Clicks: clicks{}, Now: clock.Now, Log: log,
 		Metrics: metrics.New(io.Discard, "Shortener", "stats"), Owners: owners})
@@ -579,6 +583,23 @@ func TestConformance(t *testing.T) {
 	e.do(call{method: "DELETE", path: "/v1/webhooks/" + hook.ID, key: keyA, status: 404})
 	e.do(call{method: "DELETE", path: "/v1/webhooks/" + hook.ID, status: 401, invalid: true})
 	e.do(call{method: "GET", path: "/v1/webhooks/" + hook.ID, key: keyA, status: 404, invalid: true})
+
+	// GET /v1/members; PUT and DELETE /v1/members/{user}
+	_, b = get("/v1/members", keyA, 200, false)
+	assert.Contains(t, string(b), `"alice"`)
+	_, b = get("/v1/members", keyB, 200, false)
+	assert.NotContains(t, string(b), `"alice"`, "another workspace's members")
+	get("/v1/members", "", 401, true)
+	get("/v1/members", "nobody", 403, false)
+	e.do(call{method: "PUT", path: "/v1/members/bob-sub", key: keyA, body: `{"role":"editor"}`, status: 200})
+	e.do(call{method: "PUT", path: "/v1/members/bob-sub", key: keyA, body: `{"role":"owner"}`, status: 400, invalid: true})
+	e.do(call{method: "PUT", path: "/v1/members/bob-sub", key: keyA, body: `{}`, status: 400, invalid: true})
+	e.do(call{method: "PUT", path: "/v1/members/alice", key: keyA, body: `{"role":"viewer"}`, status: 409})
+	e.do(call{method: "PUT", path: "/v1/members/bob-sub", body: `{"role":"editor"}`, status: 401, invalid: true})
+	e.do(call{method: "DELETE", path: "/v1/members/alice", key: keyA, status: 409})
+	e.do(call{method: "DELETE", path: "/v1/members/bob-sub", key: keyB, status: 404})
+	e.do(call{method: "DELETE", path: "/v1/members/bob-sub", key: keyA, status: 204})
+	e.do(call{method: "DELETE", path: "/v1/members/bob-sub", key: keyA, status: 404})
 
 	// DELETE /v1/links/{code}
 	del := func(path string, status int, headers ...string) {

@@ -118,6 +118,21 @@ func TestInput(t *testing.T) {
 				KeySchema:            []types.KeySchemaElement{hash("owner_id"), rng("sk")},
 			},
 		},
+		{
+			name: "members",
+			def:  tableschema.Members(),
+			want: &dynamodb.CreateTableInput{
+				TableName:            aws.String("members"),
+				BillingMode:          types.BillingModePayPerRequest,
+				AttributeDefinitions: []types.AttributeDefinition{s("workspace"), s("sk"), s("member_sub")},
+				KeySchema:            []types.KeySchemaElement{hash("workspace"), rng("sk")},
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
+					IndexName:  aws.String("by-user"),
+					KeySchema:  []types.KeySchemaElement{hash("member_sub"), rng("workspace")},
+					Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"role", "added_at", "added_by"}},
+				}},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,4 +149,5 @@ func TestTTLAttributes(t *testing.T) {
 	assert.Equal(t, "expires_at", tableschema.Webhooks().TTLAttribute)
 	assert.Empty(t, tableschema.Keys().TTLAttribute)
 	assert.Equal(t, "purge_at", tableschema.LinkTags().TTLAttribute, "a tag's copy of a link goes with it")
+	assert.Empty(t, tableschema.Members().TTLAttribute, "members never expire by themselves")
 }

@@ -19,8 +19,8 @@ const (
 	AuthorizerUsername = "username"
 )
 
-// RoleAdmin is the role of a caller whose credential carries none: every
-// API key until keys are scoped.
+// RoleAdmin is the strongest role, and the role of a caller whose
+// credential carries none: every API key written before keys had roles.
 const RoleAdmin = "admin"
 
 // Principal is who is calling: the owner whose links the call reads and
@@ -73,5 +73,16 @@ func Resolve(ctx context.Context, req *events.APIGatewayProxyRequest, owners Own
 	if err != nil {
 		return Principal{}, err
 	}
-	return Principal{Owner: owner, Role: RoleAdmin, Actor: KeyActor(apikey.Hash(req.RequestContext.Identity.APIKey))}, nil
+	role := RoleAdmin
+	if l, ok := owners.(interface {
+		Lookup(ctx context.Context, key string) (apikey.Record, error)
+	}); ok {
+		// The key's own role (the resolver caches the record Owner read).
+		rec, err := l.Lookup(ctx, req.RequestContext.Identity.APIKey)
+		if err != nil {
+			return Principal{}, err
+		}
+		role = rec.RoleOrAdmin()
+	}
+	return Principal{Owner: owner, Role: role, Actor: KeyActor(apikey.Hash(req.RequestContext.Identity.APIKey))}, nil
 }

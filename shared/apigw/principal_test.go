@@ -2,6 +2,7 @@ package apigw_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -78,6 +79,38 @@ func TestCallerFromTheAuthorizer(t *testing.T) {
 			require.NoError(t, ownerErr)
 			assert.Equal(t, tt.want, got)
 			assert.Equal(t, tt.want.Owner, owner)
+		})
+	}
+}
+
+// TestRequireRole: each role allows what the roles below it do, and a
+// refusal is a 403 missing-role naming the role needed.
+func TestRequireRole(t *testing.T) {
+	tests := []struct {
+		have, need string
+		ok         bool
+	}{
+		{apigw.RoleViewer, apigw.RoleViewer, true},
+		{apigw.RoleViewer, apigw.RoleEditor, false},
+		{apigw.RoleViewer, apigw.RoleAdmin, false},
+		{apigw.RoleEditor, apigw.RoleEditor, true},
+		{apigw.RoleEditor, apigw.RoleAdmin, false},
+		{apigw.RoleAdmin, apigw.RoleAdmin, true},
+		{apigw.RoleAdmin, apigw.RoleViewer, true},
+		{"", apigw.RoleViewer, false},
+		{"superuser", apigw.RoleViewer, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.have+"/"+tt.need, func(t *testing.T) {
+			err := apigw.RequireRole(apigw.Principal{Owner: "team", Role: tt.have}, tt.need)
+			if tt.ok {
+				assert.NoError(t, err)
+				return
+			}
+			p := apigw.ProblemFor(err)
+			assert.Equal(t, 403, p.Status)
+			assert.True(t, strings.HasSuffix(p.Type, "#missing-role"), p.Type)
+			assert.Contains(t, p.Detail, "the "+tt.need+" role")
 		})
 	}
 }

@@ -68,6 +68,7 @@ var AllProblems = []Problem{
 	ProblemInvalid, ProblemUnauthenticated, ProblemForbidden, ProblemNotFound, ProblemMethod,
 	ProblemConflict, ProblemGone, ProblemPrecondition, ProblemTooLarge, ProblemMediaType,
 	ProblemIdempotency, ProblemUnavailable, ProblemInternal, ProblemRateLimited,
+	ProblemMissingRole, ProblemLastAdmin,
 }
 
 // With returns a copy of p with a detail.
@@ -111,6 +112,9 @@ func ProblemFor(err error) Problem {
 	var de *link.DetailError
 	var tooLarge *TooLargeError
 	var method *MethodError
+	if p, ok := roleProblem(err); ok {
+		return p
+	}
 	switch {
 	case errors.As(err, &de):
 		return ProblemFor(de.Kind).With(de.Detail)

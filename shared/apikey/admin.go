@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/shortlink-dev/shortener/shared/workspace"
 )
 
 // Store is what key administration (the CLI's keys commands) needs of
@@ -24,8 +26,19 @@ var (
 // empty key is generated from random (crypto/rand when nil); a given key is
 // checked with CheckKey.
 func Issue(ctx context.Context, s Store, random io.Reader, owner, key, note string, now time.Time) (string, Record, error) {
+	return IssueRole(ctx, s, random, owner, key, note, "", now)
+}
+
+// IssueRole is Issue for a key with role in owner's workspace
+// (workspace.Roles; "" is admin).
+func IssueRole(ctx context.Context, s Store, random io.Reader, owner, key, note, role string, now time.Time) (string, Record, error) {
 	if err := CheckOwner(owner); err != nil {
 		return "", Record{}, err
+	}
+	if role != "" {
+		if err := workspace.CheckRole(role); err != nil {
+			return "", Record{}, err
+		}
 	}
 	if key == "" {
 		var err error
@@ -35,7 +48,7 @@ func Issue(ctx context.Context, s Store, random io.Reader, owner, key, note stri
 	} else if err := CheckKey(key); err != nil {
 		return "", Record{}, err
 	}
-	rec := Record{Hash: Hash(key), Owner: owner, Status: StatusActive, CreatedAt: now.UTC(), Note: note}
+	rec := Record{Hash: Hash(key), Owner: owner, Status: StatusActive, CreatedAt: now.UTC(), Note: note, Role: role}
 	if err := s.Add(ctx, rec); err != nil {
 		return "", Record{}, fmt.Errorf("add key for %q: %w", owner, err)
 	}
@@ -57,7 +70,8 @@ func Rotate(ctx context.Context, s Store, random io.Reader, oldHash, newKey, not
 	if note == "" {
 		note = old.Note
 	}
-	key, rec, err := Issue(ctx, s, random, old.Owner, newKey, note, now)
+	// The new key keeps the old one's role.
+	key, rec, err := IssueRole(ctx, s, random, old.Owner, newKey, note, old.Role, now)
 	if err != nil {
 		return "", Record{}, err
 	}

@@ -9,6 +9,8 @@ import (
 	"io"
 	"math/big"
 	"time"
+
+	"github.com/shortlink-dev/shortener/shared/workspace"
 )
 
 // Errors of the keys table and the resolver.
@@ -42,6 +44,18 @@ type Record struct {
 	RevokedAt time.Time
 	// Note is the operator's label, such as "ci" or "laptop"; optional.
 	Note string
+	// Role is the key's role in its owner's workspace (workspace.Roles);
+	// "" is admin, what every key written before keys had roles is.
+	Role string
+}
+
+// RoleOrAdmin is the key's role: Role, or workspace.RoleAdmin when the
+// record carries none.
+func (r Record) RoleOrAdmin() string {
+	if r.Role == "" {
+		return workspace.RoleAdmin
+	}
+	return r.Role
 }
 
 // Hash is how a key is stored and looked up: the hex SHA-256 of its bytes.

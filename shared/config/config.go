@@ -52,6 +52,7 @@ type Config struct {
 	// SHORTENER_BASE_URL is not set.
 	EdgeParameter  string
 	KeysTable      string        // KEYS_TABLE: API key hash -> owner (shared/apikey)
+	MembersTable   string        // MEMBERS_TABLE: workspaces and their members (shared/workspace)
 	KeyCacheTTL    time.Duration // SHORTENER_KEY_CACHE_TTL: how long a function trusts a key's owner and status
 	AnalyticsTable string        // ANALYTICS_TABLE: click counters (clicks writes, stats reads)
 	// ClickStore is SHORTENER_CLICK_STORE, the analytics table's layout:
@@ -155,6 +156,7 @@ func Load(getenv Getenv) (Config, error) {
 		ReservationTable: getenv("RESERVATION_TABLE"),
 		CountersTable:    getenv("COUNTERS_TABLE"),
 		KeysTable:        getenv("KEYS_TABLE"),
+		MembersTable:     getenv("MEMBERS_TABLE"),
 		AnalyticsTable:   getenv("ANALYTICS_TABLE"),
 		ClickStore:       getenv("SHORTENER_CLICK_STORE"),
 		PrimaryRegion:    getenv("PRIMARY_REGION"),
@@ -342,7 +344,7 @@ func (c Config) Require(names ...string) error {
 	values := map[string]string{"LINKS_TABLE": c.LinksTable, "IDEMPOTENCY_TABLE": c.IdempotencyTable, "RESERVATION_TABLE": c.ReservationTable,
 		"SHORTENER_BASE_URL": c.BaseURL, "EDGE_PARAMETER": c.EdgeParameter, "KEYS_TABLE": c.KeysTable,
 		"ANALYTICS_TABLE": c.AnalyticsTable, "ORIGIN_SECRET_ID": c.OriginSecretID, "MISSES_TABLE": c.MissesTable,
-		"EDGE_MARKS_TABLE": c.EdgeMarksTable, "LINK_TAGS_TABLE": c.LinkTagsTable,
+		"EDGE_MARKS_TABLE": c.EdgeMarksTable, "LINK_TAGS_TABLE": c.LinkTagsTable, "MEMBERS_TABLE": c.MembersTable,
 		"WEBHOOKS_TABLE": c.Webhook.Table, "WEBHOOK_QUEUE_URL": c.Webhook.QueueURL, "WEBHOOK_DLQ_URL": c.Webhook.DLQURL}
 	var errs []error
 	for _, n := range names {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
+	"github.com/shortlink-dev/shortener/shared/workspace"
 )
 
 // KeyConfig names the table and bounds each call.
@@ -143,6 +144,11 @@ func encodeKey(rec apikey.Record) map[string]types.AttributeValue {
 	if rec.Note != "" {
 		item[tableschema.AttrNote] = &types.AttributeValueMemberS{Value: rec.Note}
 	}
+	// No role attribute for an admin key written without one: the items
+	// written before keys had roles read back the same.
+	if rec.Role != "" {
+		item[tableschema.AttrRole] = &types.AttributeValueMemberS{Value: rec.Role}
+	}
 	return item
 }
 
@@ -166,7 +172,7 @@ func decodeKey(item map[string]types.AttributeValue) (apikey.Record, error) {
 		}
 		return time.UnixMilli(ms).UTC(), nil
 	}
-	rec := apikey.Record{Hash: str(tableschema.AttrKeyHash), Owner: str(tableschema.AttrOwner), Status: apikey.Status(str(tableschema.AttrStatus)), Note: str(tableschema.AttrNote)}
+	rec := apikey.Record{Hash: str(tableschema.AttrKeyHash), Owner: str(tableschema.AttrOwner), Status: apikey.Status(str(tableschema.AttrStatus)), Note: str(tableschema.AttrNote), Role: str(tableschema.AttrRole)}
 	var err error
 	if rec.CreatedAt, err = num(tableschema.AttrCreatedAt); err != nil {
 		return apikey.Record{}, err
@@ -176,6 +182,11 @@ func decodeKey(item map[string]types.AttributeValue) (apikey.Record, error) {
 	}
 	if rec.Hash == "" || rec.Owner == "" || (rec.Status != apikey.StatusActive && rec.Status != apikey.StatusRevoked) {
 		return apikey.Record{}, fmt.Errorf("api key item %q: no owner or no valid status", rec.Hash)
+	}
+	if rec.Role != "" && workspace.CheckRole(rec.Role) != nil {
+		// Never a key whose role nobody wrote: it would have to be
+		// guessed, and an admin guess is the widest.
+		return apikey.Record{}, fmt.Errorf("api key item %q: role %q is not a role", rec.Hash, rec.Role)
 	}
 	return rec, nil
 }

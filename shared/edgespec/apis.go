@@ -418,6 +418,10 @@ func Management(plan UsagePlan) API {
 			keyed(http.MethodGet, "/v1/webhooks", LambdaWebhooks),
 			keyed(http.MethodDelete, "/v1/webhooks/{id}", LambdaWebhooks),
 			keyed(http.MethodGet, "/v1/webhooks/{id}/deliveries", LambdaWebhooks),
+			// A workspace's members, for its admins (docs/teams.md).
+			keyed(http.MethodGet, "/v1/members", LambdaManage),
+			keyed(http.MethodPut, "/v1/members/{user}", LambdaManage),
+			keyed(http.MethodDelete, "/v1/members/{user}", LambdaManage),
 		},
 		// QR codes leave the manage function base64-encoded; "*/*"
 		// matches every request (apigw.BinaryMediaTypes says why and what
@@ -445,7 +449,7 @@ func Management(plan UsagePlan) API {
 			{Type: ResponseMissingAuthenticationToken, Status: http.StatusNotFound, Title: "Not found", Slug: "not-found", Detail: "no such resource"},
 			{Type: ResponseInvalidAPIKey, Status: http.StatusForbidden, Title: "Missing or unknown API key", Slug: "forbidden", Detail: "send a valid API key in the x-api-key header"},
 			{Type: ResponseUnauthorized, Status: http.StatusUnauthorized, Title: "Missing or invalid credentials", Slug: "unauthenticated", Detail: "send an API key in the x-api-key header or a token in Authorization: Bearer"},
-			{Type: ResponseAccessDenied, Status: http.StatusForbidden, Title: "Forbidden", Slug: "forbidden", Detail: "the API key is not valid"},
+			{Type: ResponseAccessDenied, Status: http.StatusForbidden, Title: "Forbidden", Slug: "forbidden", Detail: "the API key is not valid, or X-Workspace names a workspace the caller is not a member of"},
 			{Type: ResponseAuthorizerFailure, Status: http.StatusInternalServerError, Title: "Internal error", Slug: "internal", Detail: "the credentials could not be checked; retry"},
 			{Type: ResponseQuotaExceeded, Status: http.StatusTooManyRequests, Title: "Quota exceeded", Slug: "rate-limited", Detail: "the /v1 quota for today is used up"},
 			{Type: ResponseThrottled, Status: http.StatusTooManyRequests, Title: "Too many requests", Slug: "rate-limited", Detail: "slow down and retry"},

@@ -186,3 +186,19 @@ func TestEveryAliasReachesTheRedirect(t *testing.T) {
 		assert.Nil(t, link.LookupKeys(s), "%s is a route, never a link", s)
 	}
 }
+
+// TestManagementForwardsTheWorkspaceHeader: /v1's origin request policy
+// passes X-Workspace (and Authorization) to API Gateway, whose authorizer
+// reads it (docs/teams.md): every viewer header but Host.
+func TestManagementForwardsTheWorkspaceHeader(t *testing.T) {
+	b := Distribution(Options{}).Match("/v1/links")
+	require.Equal(t, ManagementPathPattern, b.PathPattern)
+	p := b.OriginRequestPolicy
+	require.NotNil(t, p)
+	assert.Equal(t, KeyAllExcept, p.Headers.Behavior)
+	for _, h := range []string{"X-Workspace", AuthorizationHeader} {
+		for _, except := range p.Headers.Names {
+			assert.NotEqual(t, strings.ToLower(h), strings.ToLower(except), "%s reaches the origin", h)
+		}
+	}
+}

@@ -42,6 +42,12 @@ func Owners(cfg config.Config, db *dynamodb.Client) *apikey.Resolver {
 		apikey.ResolverOptions{TTL: cfg.KeyCacheTTL})
 }
 
+// Members is the members table (MEMBERS_TABLE) on db, read eventually
+// consistently (the authorizer's reads) unless consistent.
+func Members(cfg config.Config, db *dynamodb.Client, consistent bool) *dynamo.MemberStore {
+	return dynamo.NewMemberStore(db, dynamo.Config{Table: cfg.MembersTable, Timeout: cfg.DBTimeout}, consistent)
+}
+
 // Reserved puts the reservation table (RESERVATION_TABLE) in front of a
 // links store, on db's Region's replica of it; without the setting the
 // links store alone answers, as in a deployment with one write Region.

@@ -131,6 +131,31 @@ const (
 	AttrWebhookVersion = "v"
 )
 
+// Members table (shared/workspace): the partition key is AttrWorkspace
+// (the workspace ID, the owner ID of its links), the sort key AttrSK
+// (MemberWorkspaceSK for the workspace's record, MemberSK(sub) for a
+// member). A member carries AttrMemberSub (the by-user index's key),
+// AttrRole, AttrAddedAt (epoch milliseconds) and AttrAddedBy; the record
+// AttrCreatedAt, AttrAddedBy (who created it) and AttrAdmins, the count
+// of admin members.
+const (
+	AttrWorkspace = "workspace"
+	AttrMemberSub = "member_sub"
+	AttrRole      = "role"
+	AttrAddedAt   = "added_at"
+	AttrAddedBy   = "added_by"
+	AttrAdmins    = "admins"
+)
+
+// MemberWorkspaceSK is the sort key of a workspace's own record.
+const MemberWorkspaceSK = "workspace"
+
+// MemberSK is the sort key of a member's item: "user#" and the subject.
+func MemberSK(sub string) string { return "user#" + sub }
+
+// IndexByUser is the members table's index of a user's memberships.
+const IndexByUser = "by-user"
+
 // WebhookVersionOwner is the partition key of the webhooks table's version
 // item, which counts every change of any subscription. It has a space,
 // which no owner ID has (apikey.CheckOwner), so it is no owner's item and

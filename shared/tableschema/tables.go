@@ -199,3 +199,23 @@ func Webhooks() Table {
 		TTLAttribute: AttrExpiresAt,
 	}
 }
+
+// Members is the table of workspaces and their members
+// (shared/workspace), partitioned by workspace: a workspace's record
+// (sort key MemberWorkspaceSK) and one item per member (sort key
+// MemberSK(sub)). The sparse by-user index, keyed by the member's subject
+// (only member items carry it), is how the /v1 authorizer finds the
+// workspaces of a signed-in user without an X-Workspace header.
+func Members() Table {
+	return Table{
+		PartitionKey: Attribute{AttrWorkspace, String},
+		SortKey:      Attribute{AttrSK, String},
+		Indexes: []Index{{
+			Name:             IndexByUser,
+			PartitionKey:     Attribute{AttrMemberSub, String},
+			SortKey:          Attribute{AttrWorkspace, String},
+			Projection:       ProjectInclude,
+			NonKeyAttributes: []string{AttrRole, AttrAddedAt, AttrAddedBy},
+		}},
+	}
+}

@@ -42,8 +42,9 @@ func Tokens(issuer, clientID string) (authn.Verifier, error) {
 
 // Build builds the /v1 authorizer, as its Lambda (functions/apiauth) and
 // the local run do: the keys table of this Region (KEYS_TABLE, GetItem
-// only, through the resolver's cache) and, when s names an issuer, the
-// verifier newVerifier makes for it.
+// only, through the resolver's cache), the members table when
+// MEMBERS_TABLE names one (GetItem and a Query of its by-user index) and,
+// when s names an issuer, the verifier newVerifier makes for it.
 func Build(cfg config.Config, c fnclients.Clients, s Settings, newVerifier NewVerifier) (*Handler, error) {
 	if err := fnclients.Require(cfg, "KEYS_TABLE"); err != nil {
 		return nil, err
@@ -64,8 +65,16 @@ func Build(cfg config.Config, c fnclients.Clients, s Settings, newVerifier NewVe
 			return nil, fmt.Errorf("configuration: AUTH_ISSUER: %w", err)
 		}
 	}
+	db := dynamodb.NewFromConfig(c.AWS)
+	var members Members
+	if cfg.MembersTable != "" {
+		// Eventually consistent: a member just added may wait a second
+		// for their first call, never get another's role.
+		members = fnstores.Members(cfg, db, false)
+	}
 	return New(Options{
-		Keys:     fnstores.Owners(cfg, dynamodb.NewFromConfig(c.AWS)),
+		Keys:     fnstores.Owners(cfg, db),
+		Members:  members,
 		Verifier: v,
 		UsageKey: s.UsageKey,
 		Log:      c.Logger("apiauth"),

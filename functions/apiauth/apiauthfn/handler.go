@@ -12,6 +12,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/authn"
+	"github.com/shortlink-dev/shortener/shared/workspace"
 )
 
 // ErrUnauthorized is the error API Gateway turns into its 401
@@ -26,9 +27,25 @@ type Keys interface {
 
 var _ Keys = (*apikey.Resolver)(nil)
 
+// Members finds a signed-in user's memberships: *dynamo.MemberStore over
+// the members table (GetItem and a Query of its by-user index only).
+type Members interface {
+	Get(ctx context.Context, ws, user string) (workspace.Member, error)
+	OfUser(ctx context.Context, user string, limit int) ([]workspace.Member, error)
+}
+
+var _ Members = (workspace.Store)(nil)
+
+// WorkspaceHeader names the workspace a call is about
+// (docs/teams.md): a member's other workspace, by its ID.
+const WorkspaceHeader = "X-Workspace"
+
 // Options are what New builds a Handler from.
 type Options struct {
 	Keys Keys
+	// Members are the workspaces' members; nil: every signed-in user is
+	// the admin of their personal workspace, and nothing else.
+	Members Members
 	// Verifier checks bearer tokens; nil refuses every token (401), as
 	// a deployment without an identity provider does.
 	Verifier authn.Verifier
@@ -71,14 +88,14 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayCustomAuthori
 		log.WarnContext(ctx, "refused: both an API key and an Authorization header")
 		return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
 	case key != "":
-		return h.byKey(ctx, log, key, req.MethodArn, resource)
+		return h.byKey(ctx, log, key, header(req, WorkspaceHeader), req.MethodArn, resource)
 	case authz != "":
-		return h.byToken(ctx, log, authz, resource)
+		return h.byToken(ctx, log, authz, header(req, WorkspaceHeader), req.MethodArn, resource)
 	}
 	return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
 }
 
-func (h *Handler) byKey(ctx context.Context, log *slog.Logger, key, methodARN, resource string) (events.APIGatewayCustomAuthorizerResponse, error) {
+func (h *Handler) byKey(ctx context.Context, log *slog.Logger, key, ws, methodARN, resource string) (events.APIGatewayCustomAuthorizerResponse, error) {
 	hash := apikey.Hash(key)
 	actor := apigw.KeyActor(hash)
 	rec, err := h.Keys.Lookup(ctx, key)
@@ -90,11 +107,18 @@ func (h *Handler) byKey(ctx context.Context, log *slog.Logger, key, methodARN, r
 	case err != nil:
 		return events.APIGatewayCustomAuthorizerResponse{}, fmt.Errorf("look up the api key: %w", err)
 	}
-	// Keys carry no role yet: a key without one is its owner's admin.
-	return h.allow(resource, apigw.Principal{Owner: rec.Owner, Role: apigw.RoleAdmin, Actor: actor}, ""), nil
+	if ws != "" && ws != rec.Owner {
+		// A key belongs to one workspace; naming another is refused as
+		// an unknown key is, whether that workspace exists or not.
+		log.WarnContext(ctx, "refused: X-Workspace names another workspace than the key's", "actor", actor)
+		return deny(actor, methodARN), nil
+	}
+	// A key without a role (every key written before keys had roles) is
+	// its workspace's admin.
+	return h.allow(resource, apigw.Principal{Owner: rec.Owner, Role: rec.RoleOrAdmin(), Actor: actor}, ""), nil
 }
 
-func (h *Handler) byToken(ctx context.Context, log *slog.Logger, authz, resource string) (events.APIGatewayCustomAuthorizerResponse, error) {
+func (h *Handler) byToken(ctx context.Context, log *slog.Logger, authz, ws, methodARN, resource string) (events.APIGatewayCustomAuthorizerResponse, error) {
 	scheme, token, _ := strings.Cut(strings.TrimSpace(authz), " ")
 	token = strings.TrimSpace(token)
 	if !strings.EqualFold(scheme, "Bearer") || token == "" {
@@ -123,12 +147,61 @@ func (h *Handler) byToken(ctx context.Context, log *slog.Logger, authz, resource
 	if username == "" {
 		username = claims.Email
 	}
-	return h.allow(resource, apigw.Principal{Owner: owner, Role: apigw.RoleAdmin, Actor: apigw.UserActor(claims.Subject)}, username), nil
+	actor := apigw.UserActor(claims.Subject)
+	ws, role, err := h.workspaceOf(ctx, claims.Subject, ws)
+	switch {
+	case errors.Is(err, workspace.ErrNotMember):
+		// Not 403 missing-role, which would say the workspace exists: a
+		// workspace one is not a member of is refused as a bad credential
+		// is, whether it exists or not.
+		log.WarnContext(ctx, "refused: X-Workspace names a workspace the user is not a member of", "actor", actor)
+		return deny(actor, methodARN), nil
+	case err != nil:
+		return events.APIGatewayCustomAuthorizerResponse{}, err
+	}
+	return h.allow(resource, apigw.Principal{Owner: ws, Role: role, Actor: actor}, username), nil
 }
 
-// UserOwner is the owner a signed-in user's links belong to until
-// workspaces exist: the user's own, named after the token's subject.
-func UserOwner(sub string) string { return "user:" + sub }
+// workspaceOf is the workspace and role of the user sub for a request
+// whose X-Workspace is ws: that workspace when one is named (the personal
+// one, or one the user is a member of: workspace.ErrNotMember otherwise);
+// without one, the user's only membership, or else their personal
+// workspace, whose admin they always are.
+func (h *Handler) workspaceOf(ctx context.Context, sub, ws string) (string, string, error) {
+	personal := UserOwner(sub)
+	if ws == personal || (ws == "" && h.Members == nil) {
+		return personal, apigw.RoleAdmin, nil
+	}
+	if h.Members == nil {
+		return "", "", workspace.ErrNotMember
+	}
+	if ws != "" {
+		if workspace.CheckID("workspace", ws) != nil {
+			return "", "", workspace.ErrNotMember
+		}
+		m, err := h.Members.Get(ctx, ws, sub)
+		if err != nil {
+			if errors.Is(err, workspace.ErrNotMember) {
+				return "", "", err
+			}
+			return "", "", fmt.Errorf("read the membership: %w", err)
+		}
+		return m.Workspace, m.Role, nil
+	}
+	// Two are enough to tell one membership from several.
+	ms, err := h.Members.OfUser(ctx, sub, 2)
+	if err != nil {
+		return "", "", fmt.Errorf("read the memberships: %w", err)
+	}
+	if len(ms) == 1 {
+		return ms[0].Workspace, ms[0].Role, nil
+	}
+	return personal, apigw.RoleAdmin, nil
+}
+
+// UserOwner is a signed-in user's personal workspace, named after the
+// token's subject: the owner of their links before workspaces existed.
+func UserOwner(sub string) string { return workspace.Personal(sub) }
 
 func (h *Handler) allow(resource string, p apigw.Principal, username string) events.APIGatewayCustomAuthorizerResponse {
 	return events.APIGatewayCustomAuthorizerResponse{

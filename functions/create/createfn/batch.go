@@ -45,10 +45,11 @@ const MaxBatchBodyBytes = 1 << 20
 
 // batch answers POST /v1/links/batch; see the package documentation.
 func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	owner, err := apigw.Owner(ctx, req, h.Owners)
+	p, err := apigw.Authorize(ctx, req, h.Owners, apigw.RoleEditor)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
+	owner := p.Owner
 	if req.HTTPMethod != http.MethodPost {
 		return events.APIGatewayProxyResponse{}, &apigw.MethodError{Allow: http.MethodPost, Detail: "use POST to create links in bulk"}
 	}

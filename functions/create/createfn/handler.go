@@ -121,10 +121,11 @@ func (h *Handler) underBaseURL(ctx context.Context) (*Handler, error) {
 
 // single answers POST /v1/links.
 func (h *Handler) single(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	owner, err := apigw.Owner(ctx, req, h.Owners)
+	p, err := apigw.Authorize(ctx, req, h.Owners, apigw.RoleEditor)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
+	owner := p.Owner
 	if req.HTTPMethod != http.MethodPost {
 		return events.APIGatewayProxyResponse{}, &apigw.MethodError{Detail: "use POST to create a link"}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/fnclients"
 	"github.com/shortlink-dev/shortener/shared/fnstores"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
+	"github.com/shortlink-dev/shortener/shared/workspace"
 )
 
 // Build builds the function behind the management API, as its Lambda
@@ -35,8 +36,17 @@ func Build(cfg config.Config, c fnclients.Clients) (*Handler, error) {
 		return nil, err
 	}
 	db := fnstores.DynamoDB(c)
+	var members workspace.Store
+	if cfg.MembersTable != "" {
+		// Strongly consistent: an admin reads the members before changing
+		// them. In the primary Region's replica (PRIMARY_REGION), where
+		// every change is written, so the last-admin count's conditions
+		// are checked against one replica.
+		members = fnstores.Members(cfg, dynamodb.NewFromConfig(c.In(cfg.PrimaryRegion)), true)
+	}
 	return New(Options{
-		Owners: fnstores.Owners(cfg, db),
+		Owners:  fnstores.Owners(cfg, db),
+		Members: members,
 		Store: fnstores.Reserved(cfg, db, dynamo.NewLinkStore(db, dynamo.LinkConfig{
 			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true, TagsTable: cfg.LinkTagsTable,
 		})),

@@ -31,6 +31,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/password"
+	"github.com/shortlink-dev/shortener/shared/workspace"
 )
 
 // Store is what the management API needs of linkstore.Store.
@@ -82,6 +83,9 @@ type Handler struct {
 	Metrics    *metrics.Emitter
 	// Owners resolves the caller's API key to its owner (the keys table).
 	Owners apigw.Owners
+	// Members is the members table, for the members API; nil answers its
+	// routes 404.
+	Members workspace.Store
 	// HashPassword hashes a link's new password; password.Hash when nil.
 	HashPassword func(pw string) (string, error)
 	// BaseURL, when set, gives the short links' base URL per request in
@@ -108,10 +112,21 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest)
 }
 
 func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	owner, err := apigw.Owner(ctx, req, h.Owners)
+	// Links: reads need a viewer, changes an editor; members need an
+	// admin. Checked before anything is read, so a refusal says nothing
+	// of the link or member.
+	need := apigw.ReadOrWrite(req.HTTPMethod)
+	if req.Resource == ResourceMembers || req.Resource == ResourceMember {
+		need = apigw.RoleAdmin
+	}
+	p, err := apigw.Authorize(ctx, req, h.Owners, need)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
+	if need == apigw.RoleAdmin {
+		return h.members(ctx, req, p)
+	}
+	owner := p.Owner
 	if h, err = h.underBaseURL(ctx); err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/shortlink-dev/shortener/shared/edgemarks"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/metrics"
+	"github.com/shortlink-dev/shortener/shared/workspace"
 )
 
 // Options are what New needs to build a Handler the way every deployment
@@ -27,6 +28,8 @@ type Options struct {
 	Metrics *metrics.Emitter
 	// Owners resolves API keys to owners: the keys table.
 	Owners apigw.Owners
+	// Members is the members table (MEMBERS_TABLE); nil: no members API.
+	Members workspace.Store
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Sleep waits out the invalidation settle time; time.Sleep when nil.
@@ -58,6 +61,7 @@ func New(o Options) *Handler {
 		Log:     o.Log,
 		Metrics: o.Metrics,
 		Owners:  o.Owners,
+		Members: o.Members,
 
 		EdgeSettle: o.Config.InvalidationSettle,
 		EdgeSleep:  o.Sleep,

@@ -148,10 +148,11 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest)
 }
 
 func (h *Handler) stats(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	owner, err := apigw.Owner(ctx, req, h.Owners)
+	p, err := apigw.Authorize(ctx, req, h.Owners, apigw.RoleViewer)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
+	owner := p.Owner
 	if req.HTTPMethod != http.MethodGet {
 		return events.APIGatewayProxyResponse{}, &apigw.MethodError{Allow: http.MethodGet, Detail: "use GET to read a link's stats"}
 	}

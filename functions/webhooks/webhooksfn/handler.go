@@ -88,10 +88,13 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest)
 }
 
 func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	owner, err := apigw.Owner(ctx, req, h.o.Owners)
+	// Webhooks send a workspace's events elsewhere: an admin's to manage,
+	// and to list (a listing shows where they go).
+	p, err := apigw.Authorize(ctx, req, h.o.Owners, apigw.RoleAdmin)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
+	owner := p.Owner
 	id := req.PathParameters["id"]
 	switch {
 	case req.Resource == ResourceWebhooks && req.HTTPMethod == http.MethodPost:

@@ -90,3 +90,24 @@ func RequireProblem(t testing.TB, resp events.APIGatewayProxyResponse, status in
 	}
 	return p
 }
+
+// AsRole sends ev as the /v1 authorizer passes a caller of workspace
+// owner with role: requestContext.authorizer, no API key.
+func AsRole(ev events.APIGatewayProxyRequest, owner, role string) events.APIGatewayProxyRequest {
+	ev.RequestContext.Identity.APIKey = ""
+	ev.RequestContext.Authorizer = map[string]any{
+		apigw.AuthorizerOwner: owner, apigw.AuthorizerRole: role, apigw.AuthorizerActor: "user:test-" + role,
+	}
+	return ev
+}
+
+// RoleRefused reports whether resp is the 403 missing-role problem naming
+// need as the role needed.
+func RoleRefused(t testing.TB, resp events.APIGatewayProxyResponse, need string) bool {
+	t.Helper()
+	if resp.StatusCode != apigw.ProblemMissingRole.Status || resp.Headers["Content-Type"] != apigw.ContentTypeProblem {
+		return false
+	}
+	p := Decode[apigw.Problem](t, resp)
+	return p.Type == apigw.ProblemMissingRole.Type && strings.Contains(p.Detail, "the "+need+" role")
+}

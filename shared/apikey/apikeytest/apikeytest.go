@@ -19,6 +19,31 @@ func Run(t *testing.T, newStore func(t *testing.T) apikey.Store) {
 	ctx := context.Background()
 	created := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
+	t.Run("a key's role is kept, through a rotation too; none is admin", func(t *testing.T) {
+		s := newStore(t)
+		key, rec, err := apikey.IssueRole(ctx, s, nil, "team", "", "ci", "viewer", created)
+		require.NoError(t, err)
+		got, err := s.Get(ctx, rec.Hash)
+		require.NoError(t, err)
+		assert.Equal(t, "viewer", got.Role)
+		assert.Equal(t, "viewer", got.RoleOrAdmin())
+		_, rotated, err := apikey.Rotate(ctx, s, nil, apikey.Hash(key), "", "", created.Add(time.Hour))
+		require.NoError(t, err)
+		got, err = s.Get(ctx, rotated.Hash)
+		require.NoError(t, err)
+		assert.Equal(t, "viewer", got.Role, "a rotated key keeps its role")
+
+		_, legacy, err := apikey.Issue(ctx, s, nil, "team", "", "old", created)
+		require.NoError(t, err)
+		got, err = s.Get(ctx, legacy.Hash)
+		require.NoError(t, err)
+		assert.Empty(t, got.Role)
+		assert.Equal(t, "admin", got.RoleOrAdmin(), "a key without a role is its workspace's admin")
+
+		_, _, err = apikey.IssueRole(ctx, s, nil, "team", "", "", "owner", created)
+		assert.Error(t, err, "not a role")
+	})
+
 	t.Run("add then get", func(t *testing.T) {
 		s := newStore(t)
 		rec := apikey.Record{Hash: apikey.Hash("key-one-0123456789abc"), Owner: "alice", Status: apikey.StatusActive, CreatedAt: created, Note: "laptop"}
