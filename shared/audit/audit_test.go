@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shortlink-dev/shortener/shared/audit"
+	"github.com/shortlink-dev/shortener/shared/audit/audittest"
 	"github.com/shortlink-dev/shortener/shared/link"
 )
 
@@ -122,39 +123,8 @@ func FuzzParseFilter(f *testing.F) {
 	})
 }
 
-func TestMemoryPagesNewestFirstInItsWorkspace(t *testing.T) {
-	ctx := context.Background()
-	m := &audit.Memory{}
-	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	for i := range 5 {
-		require.NoError(t, m.Record(ctx, audit.Entry{Workspace: "w1", At: base.Add(time.Duration(i) * time.Minute),
-			Action: audit.ActionCreate, Target: audit.TargetLink, TargetID: string(rune('a' + i)), Actor: audit.Actor{ID: "key:1"}}))
-	}
-	require.NoError(t, m.Record(ctx, audit.Entry{Workspace: "w2", At: base, Target: audit.TargetLink, TargetID: "z"}))
-
-	var got []string
-	f := audit.Filter{Limit: 2}
-	for range 4 {
-		p, err := m.Query(ctx, "w1", f)
-		require.NoError(t, err)
-		for _, e := range p.Entries {
-			got = append(got, e.TargetID)
-		}
-		if p.Next == "" {
-			break
-		}
-		f.After, err = audit.DecodeCursor(p.Next)
-		require.NoError(t, err)
-	}
-	assert.Equal(t, []string{"e", "d", "c", "b", "a"}, got)
-
-	p, err := m.Query(ctx, "w1", audit.Filter{Limit: 10, From: base.Add(time.Minute), To: base.Add(3 * time.Minute)})
-	require.NoError(t, err)
-	require.Len(t, p.Entries, 2)
-	assert.Equal(t, "c", p.Entries[0].TargetID)
-
-	e := m.All("w1")[0]
-	assert.ErrorIs(t, m.Record(ctx, e), link.ErrConflict, "an entry is written once, never replaced")
+func TestMemory(t *testing.T) {
+	audittest.Run(t, func(*testing.T) audittest.Log { return &audit.Memory{} })
 }
 
 func TestPendingIsWrittenOnce(t *testing.T) {
