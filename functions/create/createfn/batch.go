@@ -45,10 +45,11 @@ const MaxBatchBodyBytes = 1 << 20
 
 // batch answers POST /v1/links/batch; see the package documentation.
 func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	owner, err := apigw.Owner(ctx, req, h.Owners)
+	caller, err := apigw.Resolve(ctx, req, h.Owners)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
+	owner := caller.Owner
 	if req.HTTPMethod != http.MethodPost {
 		return events.APIGatewayProxyResponse{}, &apigw.MethodError{Allow: http.MethodPost, Detail: "use POST to create links in bulk"}
 	}
@@ -74,6 +75,7 @@ func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest)
 	canonical := make([][]byte, n)
 	for i, raw := range body.Links {
 		items[i].owner = owner
+		items[i].audit = apigw.AuditEntry(req, caller, now)
 		if err := apigw.DecodeStrict(raw, &items[i].wire); err != nil {
 			decodeErrs[i] = err
 			canonical[i] = canonicalRaw(raw)
