@@ -103,4 +103,3 @@ func TestEveryItemOfABatchIsOnTheLog(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"Aaaaaa1", "Bbbbbb2"}, codes, "one entry per link created, none for the refused item")
 }
-
