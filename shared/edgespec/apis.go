@@ -415,6 +415,8 @@ func Management(plan UsagePlan) API {
 			keyed(http.MethodGet, "/v1/webhooks", LambdaWebhooks),
 			keyed(http.MethodDelete, "/v1/webhooks/{id}", LambdaWebhooks),
 			keyed(http.MethodGet, "/v1/webhooks/{id}/deliveries", LambdaWebhooks),
+			// The audit log, read-only: no route changes or deletes an entry.
+			keyed(http.MethodGet, "/v1/audit", LambdaManage),
 		},
 		// QR codes leave the manage function base64-encoded; "*/*"
 		// matches every request (apigw.BinaryMediaTypes says why and what
