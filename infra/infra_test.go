@@ -160,6 +160,8 @@ func TestLinksTableIsAnMRECGlobalTableWithTTLAndStream(t *testing.T) {
 				// TestKeysTable
 			case strings.HasPrefix(r.ID, "TablesReservations"):
 				// TestReservationTableIsMRSC
+			case strings.HasPrefix(r.ID, "TablesAudit"):
+				// TestAuditTable
 			default:
 				others = append(others, r)
 			}
@@ -526,8 +528,8 @@ func TestManagementAPI(t *testing.T) {
 			assert.Equal(t, true, m.Props["ApiKeyRequired"], "every /v1 method with a function behind it needs an API key: %s", m.ID)
 		}
 		assert.Equal(t, 1, pages, "one static page: GET /v1/problems")
-		assert.Len(t, routes, 14, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET problems, "+
-			"GET health, POST/GET /v1/webhooks, DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries")
+		assert.Len(t, routes, 15, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET problems, "+
+			"GET health, POST/GET /v1/webhooks, DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries, GET /v1/audit")
 		var ids []string
 		for r := range routes {
 			ids = append(ids, r)
@@ -613,18 +615,22 @@ func TestIAMPerFunction(t *testing.T) {
 				// create reads the parameter with a custom domain too: the
 				// distribution's own host is refused as a long URL beside it.
 				want["create"] = grant{"dynamodb:GetItem": here, "dynamodb:PutItem": here, "ssm:GetParameter": param}
-				want["manage"] = grant{"dynamodb:GetItem": here, "dynamodb:PutItem": links + "|" + here,
-					"dynamodb:Query": "/index/" + tableschema.IndexByOwner + "|" + here, "ssm:GetParameter": param}
+				// PutItem and Query name the links table (its by-owner
+				// index) and the audit log (TestAuditTableGrants) here.
+				want["manage"] = grant{"dynamodb:GetItem": here, "dynamodb:PutItem": here,
+					"dynamodb:Query": here, "ssm:GetParameter": param}
 				// The counts are in the primary's analytics table only.
 				want["stats"] = grant{"dynamodb:GetItem": "", "dynamodb:Query": analytics + "|" + inPrimary}
 				// The /v1 authorizer: one key's record in this region's
 				// replica of the keys table, and nothing else.
 				want["apiauth"] = grant{"dynamodb:GetItem": keysTable + "|" + here}
 				// The subscriptions are in the primary's webhooks table only.
-				want["webhooks"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": hooks, "dynamodb:DeleteItem": hooks, "dynamodb:Query": hooks,
+				// PutItem: the subscriptions and their audit entries, both in
+				// the primary (TestAuditTableGrants).
+				want["webhooks"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": "", "dynamodb:DeleteItem": hooks, "dynamodb:Query": hooks,
 					"dynamodb:UpdateItem": hooks}
 				if region != primary {
-					for _, a := range []string{"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:UpdateItem"} {
+					for _, a := range []string{"dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:UpdateItem"} {
 						want["webhooks"][a] = hooks + "|" + inPrimary
 					}
 				}
@@ -676,6 +682,12 @@ func TestIAMPerFunction(t *testing.T) {
 									assert.Contains(t, res, strings.ToLower(f), "%s on %s", a, st.Resources)
 								}
 							}
+							if name == "manage" && a == "dynamodb:Query" {
+								assert.True(t, strings.Contains(res, "/index/"+tableschema.IndexByOwner) || strings.Contains(res, "tablesaudit"), st.Resources)
+							}
+							if name == "webhooks" && a == "dynamodb:PutItem" {
+								assert.True(t, strings.Contains(res, hooks) || strings.Contains(res, "tablesaudit"), st.Resources)
+							}
 							if name == "manage" && a == "dynamodb:GetItem" {
 								assert.True(t, strings.Contains(res, links) || strings.Contains(res, keysTable), st.Resources)
 							}
@@ -684,7 +696,7 @@ func TestIAMPerFunction(t *testing.T) {
 							}
 							if name == "create" && strings.HasPrefix(a, "dynamodb:") {
 								assert.True(t, strings.Contains(res, links) || strings.Contains(res, idem) || strings.Contains(res, keysTable) ||
-									strings.Contains(res, reservations), st.Resources)
+									strings.Contains(res, reservations) || strings.Contains(res, "tablesaudit"), st.Resources)
 							}
 							if name == "create" && resv {
 								assert.NotContains(t, res, idem, "claims live in the reservation table: no grant on the idempotency table")

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	infratables "github.com/shortlink-dev/shortener/infra/tables"
 	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
@@ -29,6 +30,8 @@ func TestTablesMatchTheLocalSchema(t *testing.T) {
 		{id: "TablesIdempotency", def: tableschema.Idempotency()},
 		{id: "TablesAnalytics", def: tableschema.Analytics()},
 		{id: "TablesKeys", def: tableschema.Keys()},
+		// Deployed without TTL unless auditRetentionDays is set.
+		{id: "TablesAudit", def: infratables.AuditSchema(0)},
 	}
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		for _, tt := range tables {
@@ -42,6 +45,9 @@ func TestTablesMatchTheLocalSchema(t *testing.T) {
 				require.Len(t, found, 1)
 
 				def := tt.def
+				if tt.id == "TablesAudit" {
+					def = infratables.AuditSchema(s.cfg.AuditRetentionDays)
+				}
 				if tt.id == "TablesLinks" && s.cfg.OwnerIndexProjection == "ALL" {
 					// An installation recorded before the projection was a
 					// setting keeps ALL (ownerIndexProjection); the local

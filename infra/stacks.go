@@ -152,12 +152,14 @@ func NewDataStack(app awscdk.App, cfg Config) *DataStack {
 
 		PITRReservationsPrimary:  cfg.PITRReservations != PITROff,
 		PITRReservationsReplicas: cfg.PITRReservations == PITRAll,
+		AuditRetentionDays:       cfg.AuditRetentionDays,
 	})
 	if t.Reservations != nil {
 		out(st, "ReservationTableName", t.Reservations.TableName(), "Reservation table (MRSC): codes, versions, Idempotency-Keys")
 	}
 	out(st, "LinksTableName", t.Links.TableName(), "Links global table (replicated to every region)")
 	out(st, "AnalyticsTableName", t.Analytics.TableName(), "Click counts")
+	out(st, "AuditTableName", t.Audit.TableName(), "Audit log (docs/audit.md)")
 	secret := edge.NewOriginSecret(st, "OriginSecret", originSecretReplicas(cfg))
 	arn := edge.OriginSecretARN(secret)
 	out(st, "KeysTableName", t.Keys.TableName(), "API keys (hash -> owner): shortener keys --keys-table <this>")
@@ -280,7 +282,7 @@ var functionDescriptions = map[string]string{
 	"originauth": "Redirect API authorizer: only requests carrying CloudFront's origin secret get through",
 	"apiauth":    "/v1 API authorizer: an API key (keys table) or a signed-in user's token names the caller's owner and role",
 	"create":     "POST /v1/links, POST /v1/links/batch: creates short links",
-	"manage":     "GET /v1/links, GET|PATCH|DELETE /v1/links/{code}, GET /v1/links/{code}/qr",
+	"manage":     "GET /v1/links, GET|PATCH|DELETE /v1/links/{code}, GET /v1/links/{code}/qr, GET /v1/audit",
 	"stats":      "GET /v1/links/{code}/stats",
 	"ttlstream":  "Links table stream: TTL deletions become tombstones in the primary region",
 	"reclaim":    "Step Functions task: tombstones expired links, releases tombstones past their grace",
@@ -412,6 +414,7 @@ func newRegional(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack
 		tableEnv["IDEMPOTENCY_TABLE"] = tables.Name(data.Tables.Idempotency)
 		tableEnv["ANALYTICS_TABLE"] = tables.Name(data.Tables.Analytics)
 		tableEnv["KEYS_TABLE"] = tables.Name(data.Tables.Keys)
+		tableEnv["AUDIT_TABLE"] = tables.Name(data.Tables.Audit)
 	}
 	e, _ := functionEnv(cfg, tableEnv) // checked in Build
 	return &regional{
@@ -628,15 +631,23 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	if !data.Reservation.Enabled() {
 		createTables = append(createTables, "IDEMPOTENCY_TABLE")
 	}
+	// The audit log, this Region's replica: writers get PutItem and
+	// nothing else (each write conditioned on attribute_not_exists, so
+	// none replaces an entry), the reader (manage) Query besides; no role
+	// may update or delete an entry (docs/audit.md).
+	auditLog := tables.In(st, "Audit", tables.Name(data.Tables.Audit), region)
+	createTables = append(createTables, "AUDIT_TABLE")
 	create := fn("create", createTables...)
 	links.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:GetItem"))
+	auditLog.Grant(create.Role, jsii.String("dynamodb:PutItem"))
 	keys.Grant(create.Role, jsii.String("dynamodb:GetItem"))
 	if !data.Reservation.Enabled() {
 		data.Tables.Idempotency.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:GetItem"))
 	}
 
-	manage := fn("manage", "LINKS_TABLE", "KEYS_TABLE")
+	manage := fn("manage", "LINKS_TABLE", "KEYS_TABLE", "AUDIT_TABLE")
 	links.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"))
+	auditLog.Grant(manage.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:Query"))
 	keys.Grant(manage.Role, jsii.String("dynamodb:GetItem"))
 	grantIndexQuery(manage.Role, links, tableschema.IndexByOwner)
 	// manage invalidates the edge after an edit or delete. The
@@ -665,8 +676,15 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	manage.Fn.AddEnvironment(jsii.String("EDGE_MARKS_TABLES"), awscdk.Fn_Join(jsii.String(","), jsii.Strings(marks...)), nil)
 
 	// The subscriptions API; delivery runs in the primary Region only.
-	hooksAPI := fn("webhooks", "KEYS_TABLE")
+	hooksAPI := fn("webhooks", "KEYS_TABLE", "AUDIT_TABLE")
 	keys.Grant(hooksAPI.Role, jsii.String("dynamodb:GetItem"))
+	// Its entries go in the subscriptions' transactions, on the primary
+	// Region's replica of the audit log, beside the webhooks table.
+	primaryAudit := auditLog
+	if region != cfg.PrimaryRegion {
+		primaryAudit = tables.In(st, "PrimaryAudit", tables.Name(data.Tables.Audit), cfg.PrimaryRegion)
+	}
+	primaryAudit.Grant(hooksAPI.Role, jsii.String("dynamodb:PutItem"))
 	hooksAPI.Fn.AddEnvironment(jsii.String("WEBHOOKS_TABLE"), hooksName, nil)
 	// UpdateItem: the subscriptions' version, raised in the transaction of
 	// every create and delete (dynamo.WebhookStore).
@@ -837,6 +855,10 @@ func functionEnv(cfg Config, tableNames map[string]*string) (env, error) {
 	}
 	if base := cfg.BaseURL(); base != "" {
 		e.common["SHORTENER_BASE_URL"] = base
+	}
+	if cfg.AuditRetentionDays > 0 {
+		// The audit writers' entries carry purge_at for the table's TTL.
+		e.common["AUDIT_RETENTION_DAYS"] = strconv.Itoa(cfg.AuditRetentionDays)
 	}
 	for k, v := range tableNames {
 		e.tables[k] = *v

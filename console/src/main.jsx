@@ -4,9 +4,11 @@ import './style.css';
 import { apiKey, setAPIKey, signOut, listLinks, ApiError } from './api.js';
 import { Links } from './links.jsx';
 import { Analytics } from './analytics.jsx';
+import { Audit } from './audit.jsx';
 
-// route reads the hash: #/links (default) or #/links/CODE/stats.
+// route reads the hash: #/links (default), #/links/CODE/stats or #/audit.
 function route() {
+  if (location.hash === '#/audit') return { view: 'audit' };
   const m = location.hash.match(/^#\/links\/([A-Za-z0-9_-]+)\/stats$/);
   return m ? { view: 'stats', code: m[1] } : { view: 'links' };
 }
@@ -70,11 +72,13 @@ function App() {
         <a class="brand" href="#/links">Shortener console</a>
         <nav aria-label="Main">
           <a href="#/links" aria-current={r.view === 'links' ? 'page' : undefined}>Links</a>
+          <a href="#/audit" id="nav-audit" aria-current={r.view === 'audit' ? 'page' : undefined}>Audit</a>
         </nav>
         <button type="button" class="secondary" id="signout" onClick={() => { signOut(); setSignedIn(false); }}>Sign out</button>
       </header>
       <main id="main">
-        {r.view === 'stats' ? <Analytics code={r.code} onAuthError={onAuthError} /> : <Links onAuthError={onAuthError} />}
+        {r.view === 'stats' ? <Analytics code={r.code} onAuthError={onAuthError} />
+          : r.view === 'audit' ? <Audit onAuthError={onAuthError} /> : <Links onAuthError={onAuthError} />}
       </main>
     </div>
   );

@@ -35,9 +35,12 @@ type Props struct {
 	// PITR of the reservation table: its primary Region's replica, the
 	// other replicas (the witness holds no data to back up).
 	PITRReservationsPrimary, PITRReservationsReplicas bool
+	// AuditRetentionDays, when set, turns on TTL on the audit table; 0
+	// keeps every entry.
+	AuditRetentionDays int
 }
 
-// Tables are the four tables.
+// Tables are the data stack's tables.
 type Tables struct {
 	// Construct is the scope of its resources. (A named field, not an
 	// embedded one: a Go struct embedding a construct is not a jsii object.)
@@ -49,6 +52,9 @@ type Tables struct {
 	Keys awsdynamodb.TableV2
 	// Reservations is the MRSC reservation table; nil with one Region.
 	Reservations awsdynamodb.TableV2
+	// Audit is the audit log (shared/audit), a global table in the links
+	// table's Regions.
+	Audit awsdynamodb.TableV2
 }
 
 // New creates the tables in scope's region.
@@ -116,11 +122,39 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
 		Replicas:      &keyReplicas,
 	}))
-	t := &Tables{Construct: c, Links: links, Idempotency: idem, Analytics: analytics, Keys: keys}
+	t := &Tables{Construct: c, Links: links, Idempotency: idem, Analytics: analytics, Keys: keys, Audit: newAudit(c, p)}
 	if p.Reservations {
 		t.Reservations = newReservations(c, p)
 	}
 	return t
+}
+
+// AuditSchema is the audit table as deployed: tableschema.Audit, without
+// its TTL unless a retention is configured.
+func AuditSchema(retentionDays int) tableschema.Table {
+	def := tableschema.Audit()
+	if retentionDays <= 0 {
+		def.TTLAttribute = ""
+	}
+	return def
+}
+
+// newAudit is the audit log: one partition per workspace, written in the
+// Region of each change (in the transaction of the change where there is
+// one, which must be that Region's replica), so a global table in the
+// links table's Regions (MREC: each entry is written once, under a key
+// of its own, so last-writer-wins never decides anything). PITR in every
+// replica and retained: it is the record of who changed what.
+func newAudit(c constructs.Construct, p Props) awsdynamodb.TableV2 {
+	replicas := replicasIn(p.ReplicaRegions, true)
+	return awsdynamodb.NewTableV2(c, jsii.String("Audit"), WithSchema(AuditSchema(p.AuditRetentionDays), &awsdynamodb.TablePropsV2{
+		Billing:                          awsdynamodb.Billing_OnDemand(nil),
+		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_EVENTUAL,
+		PointInTimeRecoverySpecification: pitrIf(true),
+		DeletionProtection:               jsii.Bool(true),
+		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
+		Replicas:                         &replicas,
+	}))
 }
 
 // newReservations is the reservation table: which code belongs to whom at
