@@ -13,8 +13,8 @@ import (
 )
 
 // TestAuditTable: the audit log is a global table in every Region, kept
-// (PITR, deletion protection, retained), with TTL only when the context
-// sets a retention.
+// (PITR in the primary, deletion protection, retained), Standard-IA, with
+// TTL only when the context sets a retention.
 func TestAuditTable(t *testing.T) {
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		t.Run(s.name, func(t *testing.T) {
@@ -33,9 +33,12 @@ func TestAuditTable(t *testing.T) {
 			}
 			var regions []string
 			for _, r := range asSlice(p["Replicas"]) {
-				regions = append(regions, get(r, "Region").(string))
-				assert.Equal(t, true, get(r, "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled"))
+				region := get(r, "Region").(string)
+				regions = append(regions, region)
+				assert.Equal(t, region == s.cfg.PrimaryRegion, get(r, "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled"),
+					"PITR in the primary's replica only: %s", region)
 				assert.Equal(t, true, get(r, "DeletionProtectionEnabled"))
+				assert.Equal(t, "STANDARD_INFREQUENT_ACCESS", get(r, "TableClass"), "written once, rarely read: storage dominates")
 			}
 			sort.Strings(regions)
 			want := slices.Clone(s.cfg.Regions)

@@ -143,13 +143,17 @@ func AuditSchema(retentionDays int) tableschema.Table {
 // Region of each change (in the transaction of the change where there is
 // one, which must be that Region's replica), so a global table in the
 // links table's Regions (MREC: each entry is written once, under a key
-// of its own, so last-writer-wins never decides anything). PITR in every
-// replica and retained: it is the record of who changed what.
+// of its own, so last-writer-wins never decides anything). Retained, with
+// PITR in the primary Region's replica (one is enough to restore from, as
+// for the links table). Standard-IA: entries are written once and rarely
+// read, and kept for ever by default, so storage is what grows
+// (docs/audit.md, "What it costs").
 func newAudit(c constructs.Construct, p Props) awsdynamodb.TableV2 {
-	replicas := replicasIn(p.ReplicaRegions, true)
+	replicas := replicasIn(p.ReplicaRegions, false)
 	return awsdynamodb.NewTableV2(c, jsii.String("Audit"), WithSchema(AuditSchema(p.AuditRetentionDays), &awsdynamodb.TablePropsV2{
 		Billing:                          awsdynamodb.Billing_OnDemand(nil),
 		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_EVENTUAL,
+		TableClass:                       awsdynamodb.TableClass_STANDARD_INFREQUENT_ACCESS,
 		PointInTimeRecoverySpecification: pitrIf(true),
 		DeletionProtection:               jsii.Bool(true),
 		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
