@@ -63,6 +63,9 @@ const (
 	CtxOwnerIndexProjection = "ownerIndexProjection"
 	CtxSystemLogLevel       = "systemLogLevel"
 	CtxKinesisShards        = "kinesisShards"
+	// CtxAuditRetentionDays: how long the audit table keeps an entry (TTL);
+	// 0, the default, keeps entries for ever and the table has no TTL.
+	CtxAuditRetentionDays = "auditRetentionDays"
 	// Alias length bounds (docs/deploy.md; link.CheckAliasLengths).
 	CtxAliasMinLength = "aliasMinLength"
 	CtxAliasMaxLength = "aliasMaxLength"
@@ -159,6 +162,7 @@ type Config struct {
 	OwnerIndexProjection string // INCLUDE (what a listing reads) or ALL (installations recorded before it)
 	SystemLogLevel       string // the functions' Lambda system log level: WARN drops START/END/REPORT
 	KinesisShards        int    // 0: the click stream on demand; N: provisioned with N shards
+	AuditRetentionDays   int    // 0: audit entries are kept for ever (docs/audit.md)
 
 	// Auth is the sign-in (context auth=true; infra/auth,
 	// docs/identity.md); nil: none.
@@ -267,6 +271,7 @@ func configFrom(r ctxReader, c Config) (Config, error) {
 	c.OwnerIndexProjection = r.str(CtxOwnerIndexProjection, c.OwnerIndexProjection)
 	c.SystemLogLevel = r.str(CtxSystemLogLevel, c.SystemLogLevel)
 	c.KinesisShards = r.integer(CtxKinesisShards, c.KinesisShards)
+	c.AuditRetentionDays = r.integer(CtxAuditRetentionDays, c.AuditRetentionDays)
 	c.Auth = readAuth(&r, c)
 	if err := errors.Join(r.errs...); err != nil {
 		return Config{}, err
@@ -304,6 +309,9 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("regions: %s listed twice", r))
 		}
 		seen[r] = true
+	}
+	if c.AuditRetentionDays < 0 {
+		errs = append(errs, fmt.Errorf("auditRetentionDays: %d is negative; 0 keeps audit entries for ever", c.AuditRetentionDays))
 	}
 	if !slices.Contains(c.Regions, c.PrimaryRegion) {
 		errs = append(errs, fmt.Errorf("primaryRegion: %q is not one of regions %v", c.PrimaryRegion, c.Regions))

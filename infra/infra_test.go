@@ -164,6 +164,8 @@ func TestLinksTableIsAnMRECGlobalTableWithTTLAndStream(t *testing.T) {
 				// TestMembersTable
 			case strings.HasPrefix(r.ID, "TablesReservations"):
 				// TestReservationTableIsMRSC
+			case strings.HasPrefix(r.ID, "TablesAudit"):
+				// TestAuditTable
 			default:
 				others = append(others, r)
 			}
@@ -542,9 +544,9 @@ func TestManagementAPI(t *testing.T) {
 			assert.Equal(t, true, m.Props["ApiKeyRequired"], "every /v1 method with a function behind it needs an API key: %s", m.ID)
 		}
 		assert.Equal(t, 1, pages, "one static page: GET /v1/problems")
-		assert.Len(t, routes, 19, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET /v1/stats, GET problems, "+
+		assert.Len(t, routes, 20, "POST/GET /v1/links, POST batch, GET/PATCH/DELETE /v1/links/{code}, GET qr, GET stats, GET /v1/stats, GET problems, "+
 			"GET health, POST/GET /v1/webhooks, DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries, GET /v1/tags, "+
-			"GET /v1/members, PUT/DELETE /v1/members/{user}")
+			"GET /v1/members, PUT/DELETE /v1/members/{user}, GET /v1/audit")
 		var ids []string
 		for r := range routes {
 			ids = append(ids, r)
@@ -650,10 +652,12 @@ func TestIAMPerFunction(t *testing.T) {
 				// (And its members table's, TestMembersTableGrants.)
 				want["apiauth"] = grant{"dynamodb:GetItem": keysTable + "|" + here, "dynamodb:Query": ""}
 				// The subscriptions are in the primary's webhooks table only.
-				want["webhooks"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": hooks, "dynamodb:DeleteItem": hooks, "dynamodb:Query": hooks,
+				// PutItem: the subscriptions and their audit entries, both in
+				// the primary (TestAuditTableGrants).
+				want["webhooks"] = grant{"dynamodb:GetItem": "", "dynamodb:PutItem": "", "dynamodb:DeleteItem": hooks, "dynamodb:Query": hooks,
 					"dynamodb:UpdateItem": hooks}
 				if region != primary {
-					for _, a := range []string{"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:UpdateItem"} {
+					for _, a := range []string{"dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:UpdateItem"} {
 						want["webhooks"][a] = hooks + "|" + inPrimary
 					}
 				}
@@ -732,6 +736,12 @@ func TestIAMPerFunction(t *testing.T) {
 									strings.Contains(res, links) && strings.Contains(res, strings.ToLower("/index/"+tableschema.IndexByOwner)) && strings.Contains(res, here) ||
 									strings.Contains(res, linkTags) && strings.Contains(res, here) && !strings.Contains(res, "/index/"), st.Resources)
 							}
+							if name == "manage" && a == "dynamodb:Query" {
+								assert.True(t, strings.Contains(res, "/index/"+tableschema.IndexByOwner) || strings.Contains(res, "tablesaudit") || strings.Contains(res, linkTags) || strings.Contains(res, "tablesmembers"), st.Resources)
+							}
+							if name == "webhooks" && a == "dynamodb:PutItem" {
+								assert.True(t, strings.Contains(res, hooks) || strings.Contains(res, "tablesaudit"), st.Resources)
+							}
 							if name == "manage" && a == "dynamodb:GetItem" {
 								assert.True(t, strings.Contains(res, links) || strings.Contains(res, keysTable), st.Resources)
 							}
@@ -740,7 +750,7 @@ func TestIAMPerFunction(t *testing.T) {
 							}
 							if name == "create" && strings.HasPrefix(a, "dynamodb:") {
 								assert.True(t, strings.Contains(res, links) || strings.Contains(res, idem) || strings.Contains(res, keysTable) ||
-									strings.Contains(res, reservations) || strings.Contains(res, linkTags), st.Resources)
+									strings.Contains(res, reservations) || strings.Contains(res, linkTags) || strings.Contains(res, "tablesaudit"), st.Resources)
 							}
 							if name == "create" && resv {
 								assert.NotContains(t, res, idem, "claims live in the reservation table: no grant on the idempotency table")

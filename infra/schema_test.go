@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	infratables "github.com/shortlink-dev/shortener/infra/tables"
 	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/tableschema"
 )
@@ -31,6 +32,8 @@ func TestTablesMatchTheLocalSchema(t *testing.T) {
 		{id: "TablesKeys", def: tableschema.Keys()},
 		{id: "TablesLinkTags", def: tableschema.LinkTags()},
 		{id: "TablesMembers", def: tableschema.Members()},
+		// Deployed without TTL unless auditRetentionDays is set.
+		{id: "TablesAudit", def: infratables.AuditSchema(0)},
 	}
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
 		for _, tt := range tables {
@@ -44,6 +47,9 @@ func TestTablesMatchTheLocalSchema(t *testing.T) {
 				require.Len(t, found, 1)
 
 				def := tt.def
+				if tt.id == "TablesAudit" {
+					def = infratables.AuditSchema(s.cfg.AuditRetentionDays)
+				}
 				if tt.id == "TablesLinks" && s.cfg.OwnerIndexProjection == "ALL" {
 					// An installation recorded before the projection was a
 					// setting keeps ALL (ownerIndexProjection); the local

@@ -152,6 +152,7 @@ func NewDataStack(app awscdk.App, cfg Config) *DataStack {
 
 		PITRReservationsPrimary:  cfg.PITRReservations != PITROff,
 		PITRReservationsReplicas: cfg.PITRReservations == PITRAll,
+		AuditRetentionDays:       cfg.AuditRetentionDays,
 	})
 	if t.Reservations != nil {
 		out(st, "ReservationTableName", t.Reservations.TableName(), "Reservation table (MRSC): codes, versions, Idempotency-Keys")
@@ -159,6 +160,7 @@ func NewDataStack(app awscdk.App, cfg Config) *DataStack {
 	out(st, "LinksTableName", t.Links.TableName(), "Links global table (replicated to every region)")
 	out(st, "LinkTagsTableName", t.LinkTags.TableName(), "Tags of links: membership and per-owner counts, beside the links table")
 	out(st, "AnalyticsTableName", t.Analytics.TableName(), "Click counts")
+	out(st, "AuditTableName", t.Audit.TableName(), "Audit log (docs/audit.md)")
 	secret := edge.NewOriginSecret(st, "OriginSecret", originSecretReplicas(cfg))
 	arn := edge.OriginSecretARN(secret)
 	out(st, "KeysTableName", t.Keys.TableName(), "API keys (hash -> owner): shortener keys --keys-table <this>")
@@ -282,7 +284,7 @@ var functionDescriptions = map[string]string{
 	"originauth": "Redirect API authorizer: only requests carrying CloudFront's origin secret get through",
 	"apiauth":    "/v1 API authorizer: an API key (keys table) or a signed-in user's token names the caller's owner and role",
 	"create":     "POST /v1/links, POST /v1/links/batch: creates short links",
-	"manage":     "GET /v1/links, GET|PATCH|DELETE /v1/links/{code}, GET /v1/links/{code}/qr, GET /v1/members, PUT|DELETE /v1/members/{user}",
+	"manage":     "GET /v1/links, GET|PATCH|DELETE /v1/links/{code}, GET /v1/links/{code}/qr, GET /v1/members, PUT|DELETE /v1/members/{user}, GET /v1/audit",
 	"stats":      "GET /v1/links/{code}/stats, GET /v1/stats",
 	"ttlstream":  "Links table stream: TTL deletions become tombstones in the primary region",
 	"reclaim":    "Step Functions task: tombstones expired links, releases tombstones past their grace",
@@ -418,6 +420,7 @@ func newRegional(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack
 		tableEnv["ANALYTICS_TABLE"] = tables.Name(data.Tables.Analytics)
 		tableEnv["KEYS_TABLE"] = tables.Name(data.Tables.Keys)
 		tableEnv["MEMBERS_TABLE"] = tables.Name(data.Tables.Members)
+		tableEnv["AUDIT_TABLE"] = tables.Name(data.Tables.Audit)
 	}
 	e, _ := functionEnv(cfg, tableEnv) // checked in Build
 	return &regional{
@@ -645,8 +648,15 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	if !data.Reservation.Enabled() {
 		createTables = append(createTables, "IDEMPOTENCY_TABLE")
 	}
+	// The audit log, this Region's replica: writers get PutItem and
+	// nothing else (each write conditioned on attribute_not_exists, so
+	// none replaces an entry), the reader (manage) Query besides; no role
+	// may update or delete an entry (docs/audit.md).
+	auditLog := tables.In(st, "Audit", tables.Name(data.Tables.Audit), region)
+	createTables = append(createTables, "AUDIT_TABLE")
 	create := fn("create", createTables...)
 	links.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:GetItem"))
+	auditLog.Grant(create.Role, jsii.String("dynamodb:PutItem"))
 	keys.Grant(create.Role, jsii.String("dynamodb:GetItem"))
 	// A tagged link's membership and counters, in its create's transaction.
 	linkTags := tables.In(st, "LinkTags", tables.Name(data.Tables.LinkTags), region)
@@ -655,8 +665,9 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 		data.Tables.Idempotency.Grant(create.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:GetItem"))
 	}
 
-	manage := fn("manage", "LINKS_TABLE", "KEYS_TABLE", "LINK_TAGS_TABLE", "MEMBERS_TABLE")
+	manage := fn("manage", "LINKS_TABLE", "KEYS_TABLE", "LINK_TAGS_TABLE", "MEMBERS_TABLE", "AUDIT_TABLE")
 	links.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"))
+	auditLog.Grant(manage.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:Query"))
 	keys.Grant(manage.Role, jsii.String("dynamodb:GetItem"))
 	grantIndexQuery(manage.Role, links, tableschema.IndexByOwner)
 	// Listings read by-owner-all once DescribeTable says it is built;
@@ -706,8 +717,15 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	}
 
 	// The subscriptions API; delivery runs in the primary Region only.
-	hooksAPI := fn("webhooks", "KEYS_TABLE")
+	hooksAPI := fn("webhooks", "KEYS_TABLE", "AUDIT_TABLE")
 	keys.Grant(hooksAPI.Role, jsii.String("dynamodb:GetItem"))
+	// Its entries go in the subscriptions' transactions, on the primary
+	// Region's replica of the audit log, beside the webhooks table.
+	primaryAudit := auditLog
+	if region != cfg.PrimaryRegion {
+		primaryAudit = tables.In(st, "PrimaryAudit", tables.Name(data.Tables.Audit), cfg.PrimaryRegion)
+	}
+	primaryAudit.Grant(hooksAPI.Role, jsii.String("dynamodb:PutItem"))
 	hooksAPI.Fn.AddEnvironment(jsii.String("WEBHOOKS_TABLE"), hooksName, nil)
 	// UpdateItem: the subscriptions' version, raised in the transaction of
 	// every create and delete (dynamo.WebhookStore).
@@ -899,6 +917,10 @@ func functionEnv(cfg Config, tableNames map[string]*string) (env, error) {
 	}
 	if base := cfg.BaseURL(); base != "" {
 		e.common["SHORTENER_BASE_URL"] = base
+	}
+	if cfg.AuditRetentionDays > 0 {
+		// The audit writers' entries carry purge_at for the table's TTL.
+		e.common["AUDIT_RETENTION_DAYS"] = strconv.Itoa(cfg.AuditRetentionDays)
 	}
 	for k, v := range tableNames {
 		e.tables[k] = *v

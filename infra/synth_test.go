@@ -47,6 +47,8 @@ var (
 		infra.CtxWAF:            true,
 		infra.CtxAlarmEmail:     "ops@example.com",
 		infra.CtxCodeLength:     9,
+		// Audit entries kept 400 days, then deleted by TTL.
+		infra.CtxAuditRetentionDays: 400,
 		// Recorded before the by-owner projection was a setting: its
 		// index projects ALL, and keeps doing so.
 		infra.CtxOwnerIndexProjection: "ALL",

@@ -70,6 +70,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/emulator"
 	"github.com/shortlink-dev/shortener/internal/localtable"
 	"github.com/shortlink-dev/shortener/shared/apikey"
+	"github.com/shortlink-dev/shortener/shared/audit"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/dynamo"
@@ -113,6 +114,7 @@ func main() {
 		return nil
 	})
 	creates := flag.Int("creates", 1000, "links to create for the per-create figure (and as many redirect misses)")
+	flag.BoolVar(&opt.Audit, "audit", true, "creates write their audit entries, as deployed (false: the figure without the audit log)")
 	queries := flag.Int("queries", 200, "stats queries per kind of query")
 	jsonOut := flag.Bool("json", false, "print the figures as one JSON object")
 	verbose = flag.Bool("v", false, "log the units of each measurement by operation")
@@ -273,6 +275,8 @@ type options struct {
 	Groups                int
 	MergeBytes            int
 	Creates, Queries      int
+	// Audit makes the creates write their audit entries (-audit).
+	Audit bool
 	// Check is how many codes the two designs' counts are compared on.
 	Check int
 	// Volumes are the multiples of the run's volume per group at which the
@@ -415,9 +419,11 @@ type costRun struct {
 	fn     fnclients.Clients
 	links  *dynamo.LinkStore
 	owners *apikey.Resolver
-	quiet  *slog.Logger
-	clock  *simClock
-	st     stream
+	// audit is the creates' audit log; nil with -audit=false.
+	audit audit.Recorder
+	quiet *slog.Logger
+	clock *simClock
+	st    stream
 }
 
 // newCostRun creates the links and idempotency tables and generates the
@@ -439,6 +445,14 @@ func newCostRun(ctx context.Context, sdk aws.Config, meter *capacity.Meter, sp s
 	if err := localtable.Links(ctx, db, cfg.LinksTable, cfg.IdempotencyTable); err != nil {
 		return nil, err
 	}
+	var auditLog *dynamo.AuditStore
+	if opt.Audit {
+		table := "cost-audit-" + suffix
+		if err := localtable.Create(ctx, db, table, tableschema.Audit()); err != nil {
+			return nil, err
+		}
+		auditLog = dynamo.NewAuditStore(db, dynamo.AuditConfig{Table: table, Timeout: 10 * time.Second})
+	}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	c := &costRun{
 		ctx: ctx, db: db, meter: meter, sp: sp, opt: opt, r: r, suffix: suffix, cfg: cfg,
@@ -451,7 +465,11 @@ func newCostRun(ctx context.Context, sdk aws.Config, meter *capacity.Meter, sp s
 		// per key and instance every SHORTENER_KEY_CACHE_TTL (half a
 		// unit), which is no per-operation cost.
 		owners: apikey.NewResolver(apikey.NewMemory(map[string]string{apiKey: owner}), apikey.ResolverOptions{}),
-		links:  dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: 10 * time.Second}),
+		links: dynamo.NewLinkStore(db, dynamo.LinkConfig{LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: 10 * time.Second,
+			Audit: auditLog}),
+	}
+	if auditLog != nil {
+		c.audit = auditLog
 	}
 	if c.st, err = generate(sp); err != nil {
 		return nil, err
@@ -594,7 +612,7 @@ func (c *costRun) create(cr *createfn.Handler, i int, key string) (string, error
 // replay, and answers the codes made without a key.
 func (c *costRun) creates() ([]string, error) {
 	r, creates := c.r, c.opt.Creates
-	cr, err := createfn.New(createfn.Options{Store: c.links, Config: c.cfg, Log: c.quiet, Metrics: mx("create"), Owners: c.owners})
+	cr, err := createfn.New(createfn.Options{Store: c.links, Config: c.cfg, Log: c.quiet, Metrics: mx("create"), Owners: c.owners, Audit: c.audit})
 	if err != nil {
 		return nil, err
 	}
@@ -630,7 +648,8 @@ func (c *costRun) multiRegionCreates() error {
 	}
 	var resMeter capacity.Meter
 	ledger := dynamo.NewLedger(dynamodb.New(c.db.Options(), resMeter.Options), dynamo.LedgerConfig{Table: resTable, Timeout: 10 * time.Second})
-	crm, err := createfn.New(createfn.Options{Store: linkstore.NewReserved(c.links, ledger, nil), Config: c.cfg, Log: c.quiet, Metrics: mx("create"), Owners: c.owners})
+	crm, err := createfn.New(createfn.Options{Store: linkstore.NewReserved(c.links, ledger, nil), Config: c.cfg, Log: c.quiet, Metrics: mx("create"), Owners: c.owners,
+		Audit: c.audit})
 	if err != nil {
 		return err
 	}

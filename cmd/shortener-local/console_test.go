@@ -1126,3 +1126,54 @@ func TestConsoleTags(t *testing.T) {
 	defer p.mu.Unlock()
 	assert.Empty(t, p.problems, "no exception, console error or CSP violation")
 }
+
+// TestConsoleAuditLog: the console's Audit page lists the workspace's
+// changes newest first, tells the console's own (X-Shortener-Client,
+// through the local edge as through CloudFront) from the API's, filters
+// by target, and shows before and after with the secrets redacted.
+func TestConsoleAuditLog(t *testing.T) {
+	dir := buildConsole(t)
+	r := startLocal(t, map[string]string{"SHORTENER_CONSOLE_DIR": dir, "SHORTENER_CLICKS_BATCH_WINDOW": "0s"})
+	apiCode := r.createLink(t, `{"url":"https://example.com/from-the-api","password":"correct-horse-battery"}`)
+
+	p := newPage(t, r.base)
+	p.run("open the console", chromedp.Navigate(r.base+"/console/"))
+	p.setInput("#apikey", r.key)
+	p.click(`button[type=submit]`)
+	p.run("the links page", chromedp.WaitVisible(chromedp.CSS("#links-table")))
+	target := "https://example.com/from-the-console/" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	p.click("#new-link")
+	p.setInput("#new-url", target)
+	p.click("#new-submit")
+	p.waitText("#links-table", target)
+
+	p.click("#nav-audit")
+	p.run("the audit page", chromedp.WaitVisible(chromedp.CSS("#audit-table")))
+	p.waitText("#audit-table", apiCode)
+	var rows [][]string
+	p.eval(`[...document.querySelectorAll('#audit-table tbody tr')].map(r => [r.querySelector('.source').textContent, r.querySelector('.action').textContent, r.querySelector('.target').textContent])`, &rows)
+	require.Len(t, rows, 2, "%v", rows)
+	assert.Equal(t, []string{"console", "create"}, rows[0][:2], "the console's create, newest first")
+	assert.Equal(t, []string{"api", "create", "link " + apiCode}, rows[1])
+	assert.Empty(t, p.unlabelled(), "every control has a name")
+
+	// Filtered to the API's link; its details never show the password.
+	p.setInput("#audit-target", apiCode)
+	p.click(`#audit-filters button[type=submit]`)
+	require.Eventually(t, func() bool {
+		var n int
+		p.eval(`document.querySelectorAll('#audit-table tbody tr').length`, &n)
+		return n == 1
+	}, 10*time.Second, 100*time.Millisecond)
+	p.click("#audit-table tbody tr button")
+	p.waitText("#audit-table .after", "from-the-api")
+	after := p.text("#audit-table .after")
+	assert.Contains(t, after, `"password": "[redacted]"`)
+	assert.NotContains(t, after, "correct-horse")
+	assert.NotContains(t, after, "argon2")
+	p.screenshot(screenshotDir(t), "console-audit.png", 1280, 700)
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	assert.Empty(t, p.problems, "no exception, console error or CSP violation")
+}

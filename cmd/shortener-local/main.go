@@ -92,6 +92,8 @@
 //	                               API (EDGE_MARKS_TABLES, this table's ARN)
 //	                               before it invalidates; with
 //	                               SHORTENER_LOCAL_REGIONS, one per Region
+//	AUDIT_TABLE                    (shortener-audit): the audit log, one for
+//	                               every Region
 //	CLICKS_STREAM                  (shortener-clicks; created with 2 shards)
 //	WEBHOOKS_TABLE                 (shortener-webhooks): subscriptions and
 //	                               their delivery attempts

@@ -183,6 +183,8 @@ func TestFunctionEnv(t *testing.T) {
 	assert.Equal(t, "mine-edge-marks", get("EDGE_MARKS_TABLE"))
 	assert.Equal(t, "arn:aws:dynamodb:us-east-1:000000000000:table/mine-edge-marks", get("EDGE_MARKS_TABLES"))
 	assert.Equal(t, "shortener-edge-marks", plain("EDGE_MARKS_TABLE"))
+	assert.Equal(t, "mine-audit", get("AUDIT_TABLE"))
+	assert.Equal(t, "shortener-audit", plain("AUDIT_TABLE"))
 	assert.Equal(t, "arn:aws:dynamodb:us-east-1:000000000000:table/shortener-edge-marks", plain("EDGE_MARKS_TABLES"))
 	assert.Equal(t, "arn:aws:dynamodb:eu-west-1:000000000000:table/theirs",
 		functionEnv(env(map[string]string{"EDGE_MARKS_TABLE": "theirs", "AWS_REGION": "eu-west-1"}), "")("EDGE_MARKS_TABLES"))

@@ -27,6 +27,7 @@ const (
 	defaultAnalyticsTable   = "shortener-analytics"
 	defaultMissesTable      = "shortener-misses"
 	defaultEdgeMarksTable   = "shortener-edge-marks"
+	defaultAuditTable       = "shortener-audit"
 	// defaultRegion stands for the one Region of a run without
 	// SHORTENER_LOCAL_REGIONS or AWS_REGION, in the marks tables' ARNs.
 	defaultRegion       = "us-east-1"
@@ -180,12 +181,15 @@ func functionEnv(getenv func(string) string, baseURL string) func(string) string
 		"LINK_TAGS_TABLE":   defaultLinkTagsTable,
 		// Creates, edits and deletes reserve first, as in every Region of
 		// a multi-Region deployment.
-		"RESERVATION_TABLE":  defaultReservationTable,
-		"KEYS_TABLE":         defaultKeysTable,
-		"MEMBERS_TABLE":      defaultMembersTable,
-		"ANALYTICS_TABLE":    defaultAnalyticsTable,
-		"MISSES_TABLE":       defaultMissesTable,
-		"EDGE_MARKS_TABLE":   defaultEdgeMarksTable,
+		"RESERVATION_TABLE": defaultReservationTable,
+		"KEYS_TABLE":        defaultKeysTable,
+		"MEMBERS_TABLE":     defaultMembersTable,
+		"ANALYTICS_TABLE":   defaultAnalyticsTable,
+		"MISSES_TABLE":      defaultMissesTable,
+		"EDGE_MARKS_TABLE":  defaultEdgeMarksTable,
+		// One audit log for every Region of a multi-Region run: DynamoDB
+		// Local's one database plays a global table replicated at once.
+		"AUDIT_TABLE":        defaultAuditTable,
 		"SHORTENER_BASE_URL": baseURL,
 		// Webhooks: the table, the in-process queues, and receivers on
 		// loopback allowed (webhooks.go).
@@ -206,13 +210,13 @@ func functionEnv(getenv func(string) string, baseURL string) func(string) string
 		if v := getenv(name); v != "" {
 			return v
 		}
-		if links := getenv("LINKS_TABLE"); links != "" && (name == "RESERVATION_TABLE" || name == "MISSES_TABLE" || name == "EDGE_MARKS_TABLE" || name == "LINK_TAGS_TABLE") {
+		if links := getenv("LINKS_TABLE"); links != "" && (name == "RESERVATION_TABLE" || name == "MISSES_TABLE" || name == "EDGE_MARKS_TABLE" || name == "LINK_TAGS_TABLE" || name == "AUDIT_TABLE") {
 			// A run given its own links table (a test, a load script)
 			// gets its own reservations, misses and marks beside it, so
 			// no run finds another's codes reserved, its client over
 			// budget or its links held.
 			return links + map[string]string{"RESERVATION_TABLE": "-reservations", "MISSES_TABLE": "-misses",
-				"EDGE_MARKS_TABLE": "-edge-marks", "LINK_TAGS_TABLE": "-link-tags"}[name]
+				"EDGE_MARKS_TABLE": "-edge-marks", "LINK_TAGS_TABLE": "-link-tags", "AUDIT_TABLE": "-audit"}[name]
 		}
 		if name == "EDGE_MARKS_TABLES" {
 			// The management API reads the marks the redirect writes

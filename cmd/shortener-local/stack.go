@@ -322,6 +322,9 @@ func (st *stack) createTables(ctx context.Context) error {
 	if err == nil && cfg.EdgeMarksTable != "" {
 		err = localtable.Create(tctx, db, cfg.EdgeMarksTable, tableschema.EdgeMarks())
 	}
+	if err == nil && cfg.AuditTable != "" {
+		err = localtable.Create(tctx, db, cfg.AuditTable, tableschema.Audit())
+	}
 	if err == nil {
 		err = seedKeys(tctx, db, cfg.KeysTable, st.s.apiKeys, st.log)
 	}

@@ -60,7 +60,9 @@ export async function request(method, path, opts = {}, retried = false) {
   const token = signedIn ? await accessToken() : '';
   if (signedIn && !token) throw ended();
   const auth = signedIn ? { Authorization: `Bearer ${token}` } : { 'x-api-key': apiKey() };
-  const headers = { ...auth, ...(opts.headers || {}) };
+  // X-Shortener-Client: the audit log tells the console's changes from
+  // the API's by it (docs/audit.md).
+  const headers = { ...auth, 'X-Shortener-Client': 'console', ...(opts.headers || {}) };
   let body;
   if (opts.body !== undefined) {
     headers['content-type'] = 'application/json';
@@ -132,6 +134,15 @@ export async function qrBlob(code, format, size) {
 
 export function stats(code, from, to, granularity) {
   return request('GET', `/v1/links/${enc(code)}/stats?from=${enc(from)}&to=${enc(to)}&granularity=${granularity}`).then((r) => r.data);
+}
+
+// auditLog reads one page of the workspace's audit log, newest first;
+// filters: target_type, target, actor, from, to (RFC 3339).
+export function auditLog(limit, cursor, filters = {}) {
+  let q = `/v1/audit?limit=${limit}`;
+  for (const [k, v] of Object.entries(filters)) if (v) q += `&${k}=${enc(v)}`;
+  if (cursor) q += `&cursor=${enc(cursor)}`;
+  return request('GET', q).then((r) => r.data);
 }
 
 // newKey is a fresh Idempotency-Key.

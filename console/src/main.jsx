@@ -6,9 +6,11 @@ import { loadConfig, authConfig, session, beginSignIn, completeSignIn, logoutURL
 import { Links } from './links.jsx';
 import { Analytics } from './analytics.jsx';
 import { Overview } from './overview.jsx';
+import { Audit } from './audit.jsx';
 
-// route reads the hash: #/links (default) or #/links/CODE/stats.
+// route reads the hash: #/links (default), #/links/CODE/stats or #/audit.
 function route() {
+  if (location.hash === '#/audit') return { view: 'audit' };
   const m = location.hash.match(/^#\/links\/([A-Za-z0-9_-]+)\/stats$/);
   if (!m && location.hash === '#/overview') return { view: 'overview' };
   return m ? { view: 'stats', code: m[1] } : { view: 'links' };
@@ -102,6 +104,7 @@ function App({ reason: initialReason }) {
         <nav aria-label="Main">
           <a href="#/links" aria-current={r.view === 'links' ? 'page' : undefined}>Links</a>
           <a href="#/overview" id="nav-overview" aria-current={r.view === 'overview' ? 'page' : undefined}>Overview</a>
+          <a href="#/audit" id="nav-audit" aria-current={r.view === 'audit' ? 'page' : undefined}>Audit</a>
         </nav>
         {user && <span class="note" id="signed-in-as">{user}</span>}
         <button type="button" class="secondary" id="signout" onClick={out}>Sign out</button>
@@ -110,6 +113,7 @@ function App({ reason: initialReason }) {
         {r.view === 'overview' && <Overview onAuthError={onAuthError} />}
         {r.view === 'stats' && <Analytics code={r.code} onAuthError={onAuthError} />}
         {r.view === 'links' && <Links onAuthError={onAuthError} />}
+        {r.view === 'audit' && <Audit onAuthError={onAuthError} />}
       </main>
     </div>
   );

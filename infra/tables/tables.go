@@ -35,6 +35,9 @@ type Props struct {
 	// PITR of the reservation table: its primary Region's replica, the
 	// other replicas (the witness holds no data to back up).
 	PITRReservationsPrimary, PITRReservationsReplicas bool
+	// AuditRetentionDays, when set, turns on TTL on the audit table; 0
+	// keeps every entry.
+	AuditRetentionDays int
 }
 
 // Tables are the service's tables.
@@ -54,6 +57,9 @@ type Tables struct {
 	// LinkTags is the tags table (tableschema.LinkTags), replicated as
 	// the links table is: it is written in the same transactions.
 	LinkTags awsdynamodb.TableV2
+	// Audit is the audit log (shared/audit), a global table in the links
+	// table's Regions.
+	Audit awsdynamodb.TableV2
 }
 
 // New creates the tables in scope's region.
@@ -143,11 +149,43 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
 		Replicas:                         &keyReplicas,
 	}))
-	t := &Tables{Construct: c, Links: links, Idempotency: idem, Analytics: analytics, Keys: keys, LinkTags: linkTags, Members: members}
+	t := &Tables{Construct: c, Links: links, Idempotency: idem, Analytics: analytics, Keys: keys, LinkTags: linkTags, Members: members, Audit: newAudit(c, p)}
 	if p.Reservations {
 		t.Reservations = newReservations(c, p)
 	}
 	return t
+}
+
+// AuditSchema is the audit table as deployed: tableschema.Audit, without
+// its TTL unless a retention is configured.
+func AuditSchema(retentionDays int) tableschema.Table {
+	def := tableschema.Audit()
+	if retentionDays <= 0 {
+		def.TTLAttribute = ""
+	}
+	return def
+}
+
+// newAudit is the audit log: one partition per workspace, written in the
+// Region of each change (in the transaction of the change where there is
+// one, which must be that Region's replica), so a global table in the
+// links table's Regions (MREC: each entry is written once, under a key
+// of its own, so last-writer-wins never decides anything). Retained, with
+// PITR in the primary Region's replica (one is enough to restore from, as
+// for the links table). Standard-IA: entries are written once and rarely
+// read, and kept for ever by default, so storage is what grows
+// (docs/audit.md, "What it costs").
+func newAudit(c constructs.Construct, p Props) awsdynamodb.TableV2 {
+	replicas := replicasIn(p.ReplicaRegions, false)
+	return awsdynamodb.NewTableV2(c, jsii.String("Audit"), WithSchema(AuditSchema(p.AuditRetentionDays), &awsdynamodb.TablePropsV2{
+		Billing:                          awsdynamodb.Billing_OnDemand(nil),
+		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_EVENTUAL,
+		TableClass:                       awsdynamodb.TableClass_STANDARD_INFREQUENT_ACCESS,
+		PointInTimeRecoverySpecification: pitrIf(true),
+		DeletionProtection:               jsii.Bool(true),
+		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
+		Replicas:                         &replicas,
+	}))
 }
 
 // newReservations is the reservation table: which code belongs to whom at

@@ -33,6 +33,7 @@ import (
 	"github.com/shortlink-dev/shortener/internal/localgw"
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apikey"
+	"github.com/shortlink-dev/shortener/shared/audit"
 	"github.com/shortlink-dev/shortener/shared/clickstore"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgespec"
@@ -182,12 +183,14 @@ func newEnv(t *testing.T) *env {
 	require.NoError(t, err)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{keyA: "owner-a", keyB: "owner-b"}), apikey.ResolverOptions{})
-	c, err := createfn.New(createfn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "create"), Now: clock.Now, Owners: owners})
+	auditLog := &audit.Memory{Now: clock.Now}
+	c, err := createfn.New(createfn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "create"), Now: clock.Now, Owners: owners,
+		Audit: auditLog})
 	require.NoError(t, err)
 	members := workspace.NewMemory()
 	require.NoError(t, members.Put(ctx, workspace.Member{Workspace: "owner-a", User: "alice", Role: workspace.RoleAdmin, AddedAt: clock.Now(), AddedBy: "operator"}))
 	m := managefn.New(managefn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Now: clock.Now, Owners: owners,
-		Members: members})
+		Members: members, Audit: auditLog, AuditLog: auditLog})
 	r := redirectfn.New(redirectfn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "redirect"), Now: clock.Now})
 	st := statsfn.New(statsfn.Options{Links: e.store, Lists: e.store, Clicks: clicks{}, Now: clock.Now, Log: log,
 		Metrics: metrics.New(io.Discard, "Shortener", "stats"), Owners: owners})
@@ -195,7 +198,7 @@ func newEnv(t *testing.T) *env {
 	// request carries the secret, as CloudFront's do (e.do).
 	e.hooks = &webhookFaults{Memory: webhook.NewMemory()}
 	wh := webhooksfn.New(webhooksfn.Options{Store: e.hooks, Owners: owners, Guard: webhook.Guard{Resolver: resolver{}},
-		Now: clock.Now, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "webhooks")})
+		Now: clock.Now, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "webhooks"), Audit: auditLog})
 	auth := originauthfn.New(originauthfn.Options{Secrets: originauthfn.Static{originSecret}})
 	gw, err := localgw.New(localgw.Options{
 		Routes: localgw.Routes(localgw.Handlers{Create: c.Handle, Redirect: r.Handle, Manage: m.Handle, Batch: c.Handle, QR: m.Handle, Stats: st.Handle,
@@ -614,6 +617,30 @@ func TestConformance(t *testing.T) {
 	e.clock.Add(time.Minute) // past the redirect's cache
 	e.do(call{method: "GET", path: "/" + code, status: 410})
 	e.do(call{method: "DELETE", path: "/v1/links/" + code, status: 401, invalid: true})
+
+	// GET /v1/audit: every change above, newest first, paged.
+	_, b = get("/v1/audit?limit=3", keyA, 200, false)
+	var auditPage struct {
+		Entries    []struct{ Action string }
+		NextCursor string `json:"next_cursor"`
+	}
+	require.NoError(t, json.Unmarshal(b, &auditPage))
+	require.Len(t, auditPage.Entries, 3)
+	assert.Equal(t, "delete", auditPage.Entries[0].Action, "the link's delete is the newest change")
+	require.NotEmpty(t, auditPage.NextCursor)
+	get("/v1/audit?limit=3&cursor="+auditPage.NextCursor, keyA, 200, false)
+	_, b = get("/v1/audit?target_type=webhook&actor=key:"+apikey.Hash(keyA)[:8]+"&from=2000-01-01T00:00:00Z", keyA, 200, false)
+	assert.Contains(t, string(b), hook.ID)
+	assert.NotContains(t, string(b), hook.Secret)
+	_, b = get("/v1/audit", keyB, 200, false)
+	assert.NotContains(t, string(b), hook.ID, "another workspace's log")
+	get("/v1/audit?target_type=team", keyA, 400, true)
+	get("/v1/audit?limit=500", keyA, 400, true)
+	get("/v1/audit?cursor=bm9wZQ", keyA, 400, false)
+	get("/v1/audit?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z", keyA, 400, false)
+	get("/v1/audit", "", 401, true)
+	get("/v1/audit", "nobody", 403, false)
+	e.do(call{method: "DELETE", path: "/v1/audit", key: keyA, status: 404, invalid: true})
 
 	// The problem types' page, without an API key.
 	e.do(call{method: "GET", path: "/v1/problems", status: 200})

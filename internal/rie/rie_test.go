@@ -201,7 +201,7 @@ func apiResponse(t testing.TB, res rie.Result) events.APIGatewayProxyResponse {
 
 // tables are one set of the service's tables on DynamoDB Local.
 type tables struct {
-	links, idem, analytics, keys string
+	links, idem, analytics, keys, audit string
 }
 
 // fixtureKey is the API key the API Gateway fixtures carry.
@@ -214,6 +214,7 @@ func newTables(t testing.TB) tables {
 		idem:      testenv.UniqueName(t, "idem"),
 		analytics: testenv.UniqueName(t, "clicks"),
 		keys:      testenv.UniqueName(t, "keys"),
+		audit:     testenv.UniqueName(t, "audit"),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -221,13 +222,15 @@ func newTables(t testing.TB) tables {
 	require.NoError(t, localtable.Links(ctx, db, tb.links, tb.idem))
 	require.NoError(t, localtable.Create(ctx, db, tb.analytics, tableschema.Analytics()))
 	require.NoError(t, localtable.Create(ctx, db, tb.keys, tableschema.Keys()))
+	require.NoError(t, localtable.Create(ctx, db, tb.audit, tableschema.Audit()))
 	require.NoError(t, tb.keyStore(t).Add(ctx, apikey.Record{Hash: apikey.Hash(fixtureKey), Owner: owner,
 		Status: apikey.StatusActive, CreatedAt: time.Now()}))
 	return tb
 }
 
 func (tb tables) env() map[string]string {
-	return map[string]string{"LINKS_TABLE": tb.links, "IDEMPOTENCY_TABLE": tb.idem, "ANALYTICS_TABLE": tb.analytics, "KEYS_TABLE": tb.keys}
+	return map[string]string{"LINKS_TABLE": tb.links, "IDEMPOTENCY_TABLE": tb.idem, "ANALYTICS_TABLE": tb.analytics, "KEYS_TABLE": tb.keys,
+		"AUDIT_TABLE": tb.audit}
 }
 
 func (tb tables) keyStore(t testing.TB) *dynamo.KeyStore {

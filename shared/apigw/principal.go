@@ -30,6 +30,9 @@ type Principal struct {
 	Owner string
 	Role  string
 	Actor string
+	// Username is a signed-in user's name (the authorizer's "username");
+	// empty for an API key.
+	Username string
 }
 
 // KeyActor is the actor an API key is known by: "key:" and the first 8
@@ -56,6 +59,7 @@ func Caller(req *events.APIGatewayProxyRequest) (Principal, bool) {
 	p := Principal{Owner: owner}
 	p.Role, _ = ctx[AuthorizerRole].(string)
 	p.Actor, _ = ctx[AuthorizerActor].(string)
+	p.Username, _ = ctx[AuthorizerUsername].(string)
 	if p.Role == "" {
 		p.Role = RoleAdmin
 	}

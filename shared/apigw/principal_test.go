@@ -32,7 +32,7 @@ func TestCallerFromTheAuthorizer(t *testing.T) {
 		{
 			name:       "a user the authorizer let in",
 			authorizer: map[string]any{"owner": "bob", "role": "editor", "actor": "user:sub-1", "username": "bob", "principalId": "user:sub-1"},
-			want:       apigw.Principal{Owner: "bob", Role: "editor", Actor: "user:sub-1"},
+			want:       apigw.Principal{Owner: "bob", Role: "editor", Actor: "user:sub-1", Username: "bob"},
 		},
 		{
 			name:       "the authorizer wins over identity.apiKey",

@@ -100,6 +100,14 @@ type Config struct {
 	// (shared/edgeversion) instead of invalidating. False: it invalidates.
 	EdgeVersionKeys bool
 
+	// AuditTable is AUDIT_TABLE, the audit log (shared/audit) every change
+	// of a link, key, member or webhook is recorded in.
+	AuditTable string
+	// AuditRetentionDays is AUDIT_RETENTION_DAYS: how long DynamoDB keeps
+	// an audit entry before TTL deletes it; 0 (unset) keeps entries for
+	// ever.
+	AuditRetentionDays int
+
 	// AliasMinLength and AliasMaxLength bound a new custom alias's length
 	// (SHORTENER_ALIAS_MIN_LENGTH, SHORTENER_ALIAS_MAX_LENGTH; 3 and 64
 	// unless set, 1-100 at the widest: link.CheckAliasLengths).
@@ -163,6 +171,7 @@ func Load(getenv Getenv) (Config, error) {
 		OriginSecretID:   getenv("ORIGIN_SECRET_ID"),
 		MissesTable:      getenv("MISSES_TABLE"),
 		EdgeMarksTable:   getenv("EDGE_MARKS_TABLE"),
+		AuditTable:       getenv("AUDIT_TABLE"),
 		EdgeParameter:    getenv("EDGE_PARAMETER"),
 		BaseURL:          strings.TrimSuffix(getenv("SHORTENER_BASE_URL"), "/"),
 	}
@@ -249,6 +258,9 @@ func (r *reader) settings(c *Config) {
 	c.InvalidationSettle = r.dur("SHORTENER_INVALIDATION_SETTLE", DefaultInvalidationSettle)
 	c.MissBudget = r.num("SHORTENER_MISS_BUDGET", missbudget.DefaultBudget)
 	c.MissWindow = r.dur("SHORTENER_MISS_WINDOW", missbudget.DefaultWindow)
+	if c.AuditRetentionDays = r.num("AUDIT_RETENTION_DAYS", 0); c.AuditRetentionDays < 0 {
+		r.fail(fmt.Errorf("AUDIT_RETENTION_DAYS: %d is negative; 0 keeps entries for ever", c.AuditRetentionDays))
+	}
 	var err error
 	if c.EdgeMarksTables, err = edgemarks.ParseTables(r.getenv("EDGE_MARKS_TABLES")); err != nil {
 		r.fail(fmt.Errorf("EDGE_MARKS_TABLES: %w", err))
@@ -344,7 +356,7 @@ func (c Config) Require(names ...string) error {
 	values := map[string]string{"LINKS_TABLE": c.LinksTable, "IDEMPOTENCY_TABLE": c.IdempotencyTable, "RESERVATION_TABLE": c.ReservationTable,
 		"SHORTENER_BASE_URL": c.BaseURL, "EDGE_PARAMETER": c.EdgeParameter, "KEYS_TABLE": c.KeysTable,
 		"ANALYTICS_TABLE": c.AnalyticsTable, "ORIGIN_SECRET_ID": c.OriginSecretID, "MISSES_TABLE": c.MissesTable,
-		"EDGE_MARKS_TABLE": c.EdgeMarksTable, "LINK_TAGS_TABLE": c.LinkTagsTable, "MEMBERS_TABLE": c.MembersTable,
+		"EDGE_MARKS_TABLE": c.EdgeMarksTable, "LINK_TAGS_TABLE": c.LinkTagsTable, "MEMBERS_TABLE": c.MembersTable, "AUDIT_TABLE": c.AuditTable,
 		"WEBHOOKS_TABLE": c.Webhook.Table, "WEBHOOK_QUEUE_URL": c.Webhook.QueueURL, "WEBHOOK_DLQ_URL": c.Webhook.DLQURL}
 	var errs []error
 	for _, n := range names {

@@ -29,6 +29,10 @@ type LinkConfig struct {
 	// moment ago is never read stale into a spurious 412; the redirect
 	// path leaves it off (half the read cost).
 	ConsistentReads bool
+	// Audit, when set, is the audit log a create's transaction writes the
+	// entry its context carries into (audit.WithPending): the entry
+	// commits with the link or not at all.
+	Audit *AuditStore
 	// PurgeDelay is how long after a link's expiry its TTL attribute lies
 	// (DefaultPurgeDelay when zero; negative: at the expiry itself, for
 	// tests of the TTL backstop).
@@ -87,32 +91,34 @@ func (s *LinkStore) Create(ctx context.Context, l link.Link, idem *linkstore.Ide
 		}
 		return wrapCode("create link", l.Code, err)
 	}
-	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{
-			{Put: &types.Put{
-				TableName:           &s.cfg.LinksTable,
-				Item:                marshalLink(l, s.cfg.PurgeDelay),
-				ConditionExpression: aws.String(codeIsFree),
-			}},
-			{Put: &types.Put{
-				TableName: &s.cfg.IdempotencyTable,
-				Item: map[string]types.AttributeValue{
-					tableschema.AttrIdemPK:       str(idemPK(idem.Owner, idem.Key)),
-					tableschema.AttrIdemHash:     str(idem.RequestHash),
-					tableschema.AttrCode:         str(idem.Code),
-					tableschema.AttrIdemResponse: &types.AttributeValueMemberB{Value: idem.Response},
-					tableschema.AttrExpiresAt:    num(idem.ExpiresAt.Unix()),
-				},
-				ConditionExpression:       aws.String(idemIsFree),
-				ExpressionAttributeValues: map[string]types.AttributeValue{":now": num(s.cfg.Now().Unix())},
-			}},
-		},
-	})
+	items := []types.TransactWriteItem{
+		{Put: &types.Put{
+			TableName:           &s.cfg.LinksTable,
+			Item:                marshalLink(l, s.cfg.PurgeDelay),
+			ConditionExpression: aws.String(codeIsFree),
+		}},
+		{Put: &types.Put{
+			TableName: &s.cfg.IdempotencyTable,
+			Item: map[string]types.AttributeValue{
+				tableschema.AttrIdemPK:       str(idemPK(idem.Owner, idem.Key)),
+				tableschema.AttrIdemHash:     str(idem.RequestHash),
+				tableschema.AttrCode:         str(idem.Code),
+				tableschema.AttrIdemResponse: &types.AttributeValueMemberB{Value: idem.Response},
+				tableschema.AttrExpiresAt:    num(idem.ExpiresAt.Unix()),
+			},
+			ConditionExpression:       aws.String(idemIsFree),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":now": num(s.cfg.Now().Unix())},
+		}},
+	}
+	// The change's audit entry, if it carries one, commits with it.
+	pending := takeAudit(ctx, s.cfg.Audit, &items)
+	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	settleAudit(pending, err)
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) {
 		// Reasons come back in the order of TransactItems.
 		reasons := tce.CancellationReasons
-		if len(reasons) == 2 && aws.ToString(reasons[1].Code) == "ConditionalCheckFailed" {
+		if len(reasons) >= 2 && aws.ToString(reasons[1].Code) == "ConditionalCheckFailed" {
 			return &linkstore.ConflictError{Taken: linkstore.TakenIdempotencyKey, Code: l.Code}
 		}
 		if len(reasons) >= 1 && aws.ToString(reasons[0].Code) == "ConditionalCheckFailed" {

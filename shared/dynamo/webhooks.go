@@ -57,9 +57,11 @@ func (st *WebhookStore) bump() types.TransactWriteItem {
 // change writes one subscription change and the version's bump at once.
 // The change's own condition failing answers missing (its error).
 func (st *WebhookStore) change(ctx context.Context, op string, item types.TransactWriteItem, missing error) error {
-	_, err := st.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{item, st.bump()},
-	})
+	items := []types.TransactWriteItem{item, st.bump()}
+	// The change's audit entry, if it carries one, commits with it.
+	pending := takeAudit(ctx, st.audit, &items)
+	_, err := st.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	settleAudit(pending, err)
 	var canceled *types.TransactionCanceledException
 	if errors.As(err, &canceled) && len(canceled.CancellationReasons) > 0 &&
 		aws.ToString(canceled.CancellationReasons[0].Code) == "ConditionalCheckFailed" {
@@ -87,6 +89,17 @@ func (st *WebhookStore) Version(ctx context.Context) (int64, error) {
 type WebhookStore struct {
 	db  API
 	cfg Config
+	// audit, when set, is the audit log each change's transaction writes
+	// the entry its context carries into (Audited).
+	audit *AuditStore
+}
+
+// Audited is st writing the audit entry a change's context carries
+// (audit.WithPending) in the change's own transaction.
+func (st *WebhookStore) Audited(log *AuditStore) *WebhookStore {
+	c := *st
+	c.audit = log
+	return &c
 }
 
 var _ webhook.Store = (*WebhookStore)(nil)

@@ -422,6 +422,8 @@ func Management(plan UsagePlan) API {
 			keyed(http.MethodGet, "/v1/members", LambdaManage),
 			keyed(http.MethodPut, "/v1/members/{user}", LambdaManage),
 			keyed(http.MethodDelete, "/v1/members/{user}", LambdaManage),
+			// The audit log, read-only: no route changes or deletes an entry.
+			keyed(http.MethodGet, "/v1/audit", LambdaManage),
 		},
 		// QR codes leave the manage function base64-encoded; "*/*"
 		// matches every request (apigw.BinaryMediaTypes says why and what

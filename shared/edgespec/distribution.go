@@ -476,8 +476,10 @@ const ConsoleRewriteFunctionName = "console-rewrite"
 // precondition headers, the content type and Accept (the REST API picks
 // binary answers, the QR code's PNG, by the request's Accept). The /v1
 // behaviour's policy, AllViewerExceptHostHeader, passes them all and the
-// viewer's Host never: API Gateway routes on its own host name.
-var ForwardedAPIHeaders = []string{"x-api-key", AuthorizationHeader, "Idempotency-Key", "If-Match", "Content-Type", "Accept"}
+// viewer's Host never: API Gateway routes on its own host name. The
+// console's X-Shortener-Client (audit.ClientHeader) tells its changes
+// from the API's on the audit log.
+var ForwardedAPIHeaders = []string{"x-api-key", AuthorizationHeader, "Idempotency-Key", "If-Match", "Content-Type", "Accept", "X-Shortener-Client"}
 
 // RedirectViewerHeaders are the viewer headers the redirect and unlock
 // behaviours forward to their origin: Accept-Language the redirect rules

@@ -202,3 +202,32 @@ func TestManagementForwardsTheWorkspaceHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestTheAPIBehaviourForwardsTheAPIHeaders: every header /v1 reads reaches
+// the origin, the console's X-Shortener-Client among them (the audit log's
+// source), in every variant of the distribution.
+func TestTheAPIBehaviourForwardsTheAPIHeaders(t *testing.T) {
+	for _, opts := range []Options{{}, {Console: true}} {
+		p := Distribution(opts).Match("/v1/audit").OriginRequestPolicy
+		require.NotNil(t, p)
+		for _, h := range ForwardedAPIHeaders {
+			switch p.Headers.Behavior {
+			case KeyAllExcept:
+				assert.NotContains(t, lower(p.Headers.Names), strings.ToLower(h), h)
+			case KeyAllowList:
+				assert.Contains(t, lower(p.Headers.Names), strings.ToLower(h), h)
+			default:
+				t.Fatalf("the /v1 policy forwards headers %q", p.Headers.Behavior)
+			}
+		}
+	}
+	assert.Contains(t, ForwardedAPIHeaders, "X-Shortener-Client")
+}
+
+func lower(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = strings.ToLower(n)
+	}
+	return out
+}

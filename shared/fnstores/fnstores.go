@@ -110,3 +110,10 @@ func Publisher(cfg config.Config, c fnclients.Clients, db *dynamodb.Client) *web
 		Cache:         &webhook.SubscriptionCache{Store: Subscriptions(cfg, db)},
 	}
 }
+
+// Audit is the audit log (AUDIT_TABLE) on db's replica of it, keeping
+// entries AUDIT_RETENTION_DAYS when set.
+func Audit(cfg config.Config, db *dynamodb.Client) *dynamo.AuditStore {
+	return dynamo.NewAuditStore(db, dynamo.AuditConfig{Table: cfg.AuditTable, Timeout: cfg.DBTimeout,
+		Retention: time.Duration(cfg.AuditRetentionDays) * 24 * time.Hour})
+}

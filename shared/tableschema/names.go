@@ -156,6 +156,23 @@ func MemberSK(sub string) string { return "user#" + sub }
 // IndexByUser is the members table's index of a user's memberships.
 const IndexByUser = "by-user"
 
+// Audit table (shared/audit): the partition key is AttrOwner (the
+// workspace), the sort key AttrSK (the entry ID). An entry carries AttrAt
+// (epoch milliseconds), AttrActor, AttrUsername (a signed-in user's),
+// AttrSource, AttrAction, AttrTargetType, AttrTargetID and AttrBefore and
+// AttrAfter (JSON, redacted; each absent when there is no such side), and
+// AttrPurgeAt (epoch seconds) only under a configured retention.
+const (
+	AttrActor      = "actor"
+	AttrUsername   = "username"
+	AttrSource     = "source"
+	AttrAction     = "action"
+	AttrTargetType = "target_type"
+	AttrTargetID   = "target_id"
+	AttrBefore     = "before"
+	AttrAfter      = "after"
+)
+
 // WebhookVersionOwner is the partition key of the webhooks table's version
 // item, which counts every change of any subscription. It has a space,
 // which no owner ID has (apikey.CheckOwner), so it is no owner's item and

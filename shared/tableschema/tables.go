@@ -219,3 +219,17 @@ func Members() Table {
 		}},
 	}
 }
+
+// Audit is the audit log (shared/audit): one partition per workspace (an
+// owner), its entries sorted by AttrSK, the entry ID (time, then a random
+// suffix), so a workspace's log in a time range is one Query. Entries are
+// written once and never updated. The TTL attribute is set only when the
+// deployment configures a retention (infra drops the table's TTL
+// otherwise): by default entries are kept.
+func Audit() Table {
+	return Table{
+		PartitionKey: Attribute{AttrOwner, String},
+		SortKey:      Attribute{AttrSK, String},
+		TTLAttribute: AttrPurgeAt,
+	}
+}

@@ -49,6 +49,7 @@ func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
+	caller := p // who the audit log names
 	owner := p.Owner
 	if req.HTTPMethod != http.MethodPost {
 		return events.APIGatewayProxyResponse{}, &apigw.MethodError{Allow: http.MethodPost, Detail: "use POST to create links in bulk"}
@@ -75,6 +76,7 @@ func (h *Handler) batch(ctx context.Context, req *events.APIGatewayProxyRequest)
 	canonical := make([][]byte, n)
 	for i, raw := range body.Links {
 		items[i].owner = owner
+		items[i].audit = apigw.AuditEntry(req, caller, now)
 		if err := apigw.DecodeStrict(raw, &items[i].wire); err != nil {
 			decodeErrs[i] = err
 			canonical[i] = canonicalRaw(raw)

@@ -26,7 +26,7 @@ func Build(cfg config.Config, c fnclients.Clients) (*Handler, error) {
 	// With the reservation table, Idempotency-Key claims live there (a
 	// retry in another Region meets them) and the idempotency table is
 	// never used, so the stack gives neither its name nor a grant on it.
-	names := []string{"LINKS_TABLE", "KEYS_TABLE"}
+	names := []string{"LINKS_TABLE", "KEYS_TABLE", "AUDIT_TABLE"}
 	if cfg.ReservationTable == "" {
 		names = append(names, "IDEMPOTENCY_TABLE")
 	}
@@ -46,11 +46,13 @@ func Build(cfg config.Config, c fnclients.Clients) (*Handler, error) {
 		edgeHosts = edgeinfo.HostsOf(c.EdgeSource(cfg))
 	}
 	db := fnstores.DynamoDB(c)
+	auditLog := fnstores.Audit(cfg, db)
 	return New(Options{
 		Owners: fnstores.Owners(cfg, db),
 		Store: fnstores.Reserved(cfg, db, dynamo.NewLinkStore(db, dynamo.LinkConfig{
-			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout, TagsTable: cfg.LinkTagsTable,
+			LinksTable: cfg.LinksTable, IdempotencyTable: cfg.IdempotencyTable, Timeout: cfg.DBTimeout, TagsTable: cfg.LinkTagsTable, Audit: auditLog,
 		})),
+		Audit:     auditLog,
 		Config:    cfg,
 		BaseURL:   baseURL,
 		EdgeHosts: edgeHosts,

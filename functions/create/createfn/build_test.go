@@ -20,7 +20,7 @@ import (
 // the distribution's own host from the edge parameter
 // (TestBuildNeedsTheEdgeParameterForTheHosts).
 func TestBuildNamesEachMissingSetting(t *testing.T) {
-	fntest.Requires(t, createfn.Build, "LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "EDGE_PARAMETER")
+	fntest.Requires(t, createfn.Build, "LINKS_TABLE", "IDEMPOTENCY_TABLE", "KEYS_TABLE", "AUDIT_TABLE", "EDGE_PARAMETER")
 }
 
 // TestBuildNeedsTheEdgeParameterForTheHosts: create invalidates nothing

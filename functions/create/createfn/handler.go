@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/audit"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -55,6 +56,10 @@ type Handler struct {
 	EdgeHosts linkapi.HostsFunc
 	// HashPassword hashes a link's password; password.Hash when nil.
 	HashPassword func(pw string) (string, error)
+	// Audit records each link created (shared/audit); nil records none.
+	// A create under an Idempotency-Key writes its entry in its own
+	// transaction when the store can (dynamo.LinkConfig.Audit).
+	Audit audit.Recorder
 }
 
 // MaxConcurrentHashes bounds the password hashes one instance computes at
@@ -125,6 +130,7 @@ func (h *Handler) single(ctx context.Context, req *events.APIGatewayProxyRequest
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
+	caller := p // who the audit log names
 	owner := p.Owner
 	if req.HTTPMethod != http.MethodPost {
 		return events.APIGatewayProxyResponse{}, &apigw.MethodError{Detail: "use POST to create a link"}
@@ -134,7 +140,7 @@ func (h *Handler) single(ctx context.Context, req *events.APIGatewayProxyRequest
 		return events.APIGatewayProxyResponse{}, err
 	}
 	now := h.Now().UTC()
-	r := request{owner: owner, wire: wire}
+	r := request{owner: owner, wire: wire, audit: apigw.AuditEntry(req, caller, now)}
 	if key := apigw.Header(req, "Idempotency-Key"); key != "" {
 		if err := checkIdempotencyKey(key); err != nil {
 			return events.APIGatewayProxyResponse{}, err
@@ -156,6 +162,9 @@ type request struct {
 	// idem, when set, makes the create exactly-once under idem.Key:
 	// Owner, Key, RequestHash and ExpiresAt are filled in.
 	idem *linkstore.Idempotency
+	// audit is the create's audit entry as the request names it (who,
+	// from where, when); create adds the link.
+	audit audit.Entry
 }
 
 // created is a link this request wrote or, replayed, the one an earlier
@@ -228,13 +237,15 @@ func (h *Handler) create(ctx context.Context, r request, now time.Time, lookFirs
 		if idem != nil {
 			idem.Code, idem.Response = l.Code, body
 		}
-		err = h.Store.Create(ctx, l, idem)
+		actx, pending := h.pendingEntry(ctx, r.audit, l)
+		err = h.Store.Create(actx, l, idem)
 		var taken *linkstore.ConflictError
 		switch {
 		case err == nil:
 			// Nothing to invalidate, not even for a custom alias whose 404
 			// the edge may hold: that 404 leaves by itself within the
 			// promise (package doc, "A new alias at the edge").
+			apigw.FlushAudit(ctx, h.Log, h.Metrics, h.Audit, pending)
 			return created{code: l.Code, body: body}, nil
 		case !errors.As(err, &taken):
 			return created{}, err
@@ -256,6 +267,17 @@ func (h *Handler) create(ctx context.Context, r request, now time.Time, lookFirs
 		h.Log.WarnContext(ctx, "generated code collided", "code_length", h.Codes.Length())
 	}
 	return created{}, fmt.Errorf("%d generated codes in a row were taken; refusing to issue more", attempts)
+}
+
+// pendingEntry is ctx carrying the audit entry of l's create, for a store
+// that writes it in the create's transaction, and the entry for
+// apigw.FlushAudit to write if none did; ctx alone without an audit log.
+func (h *Handler) pendingEntry(ctx context.Context, e audit.Entry, l link.Link) (context.Context, *audit.Pending) {
+	if h.Audit == nil {
+		return ctx, nil
+	}
+	e.Action, e.Target, e.TargetID, e.After = audit.ActionCreate, audit.TargetLink, l.Code, audit.Link(l)
+	return audit.WithPending(ctx, e)
 }
 
 // draw returns a generated code that does not spell a reserved path.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/audit"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/linkapi"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
@@ -33,6 +34,8 @@ type Options struct {
 	// EdgeHosts, when set, gives the hosts the edge answers on besides
 	// the base URL's, refused as long URLs (Handler.EdgeHosts).
 	EdgeHosts linkapi.HostsFunc
+	// Audit records each link created; nil records none.
+	Audit audit.Recorder
 }
 
 // New builds a handler from the configuration, drawing codes from crypto/rand
@@ -61,5 +64,6 @@ func New(o Options) (*Handler, error) {
 		Owners:    o.Owners,
 		BaseURL:   o.BaseURL,
 		EdgeHosts: o.EdgeHosts,
+		Audit:     o.Audit,
 	}, nil
 }

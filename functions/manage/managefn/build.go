@@ -22,7 +22,7 @@ import (
 
 // Build builds the function behind the management API, as its Lambda
 // (functions/manage) and the local run do: GET /v1/links, GET, PATCH and
-// DELETE /v1/links/{code} and its QR code. It reads strongly consistently
+// DELETE /v1/links/{code}, its QR code, and GET /v1/audit. It reads strongly consistently
 // before its conditional writes, and invalidates the CloudFront
 // distribution learnt from the edge parameter (with cfinvalidate, not the
 // SDK's CloudFront client), or, with EDGE_VERSION_KEYS, puts new link
@@ -31,7 +31,7 @@ import (
 func Build(cfg config.Config, c fnclients.Clients) (*Handler, error) {
 	// Without a distribution to invalidate, a change would keep being
 	// served from the edge for up to a day: it refuses to start instead.
-	edge, baseURL, edgeHosts, err := edgeSite(cfg, c, "LINKS_TABLE", "KEYS_TABLE")
+	edge, baseURL, edgeHosts, err := edgeSite(cfg, c, "LINKS_TABLE", "KEYS_TABLE", "AUDIT_TABLE")
 	if err != nil {
 		return nil, err
 	}
@@ -44,9 +44,12 @@ func Build(cfg config.Config, c fnclients.Clients) (*Handler, error) {
 		// are checked against one replica.
 		members = fnstores.Members(cfg, dynamodb.NewFromConfig(c.In(cfg.PrimaryRegion)), true)
 	}
+	auditLog := fnstores.Audit(cfg, db)
 	return New(Options{
-		Owners:  fnstores.Owners(cfg, db),
-		Members: members,
+		Audit:    auditLog,
+		AuditLog: auditLog,
+		Owners:   fnstores.Owners(cfg, db),
+		Members:  members,
 		Store: fnstores.Reserved(cfg, db, dynamo.NewLinkStore(db, dynamo.LinkConfig{
 			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true, TagsTable: cfg.LinkTagsTable,
 		})),

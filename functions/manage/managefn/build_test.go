@@ -19,7 +19,7 @@ import (
 )
 
 func TestBuildNamesEachMissingSetting(t *testing.T) {
-	fntest.Requires(t, managefn.Build, "LINKS_TABLE", "KEYS_TABLE", "EDGE_PARAMETER")
+	fntest.Requires(t, managefn.Build, "LINKS_TABLE", "KEYS_TABLE", "AUDIT_TABLE", "EDGE_PARAMETER")
 }
 
 // TestTheLocalEdgeStandsInForTheDistribution: the local run has no

@@ -13,6 +13,7 @@ package managefn
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -24,6 +25,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/audit"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgemarks"
 	"github.com/shortlink-dev/shortener/shared/link"
@@ -104,6 +106,15 @@ type Handler struct {
 	// (docs/lifecycle.md, "Which changes need an invalidation"). nil:
 	// every change is invalidated.
 	Marks *edgemarks.Check
+	// Audit records each edit and delete (shared/audit); nil records none.
+	Audit audit.Recorder
+	// AuditLog reads the audit log for GET /v1/audit; nil answers 404.
+	AuditLog audit.Reader
+
+	// entry is the audit entry of this request's change as the request
+	// names it (who, from where), set on the request's copy of the
+	// handler (route).
+	entry audit.Entry
 }
 
 // Handle answers one API Gateway proxy event.
@@ -112,16 +123,20 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayProxyRequest)
 }
 
 func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	// Links: reads need a viewer, changes an editor; members need an
-	// admin. Checked before anything is read, so a refusal says nothing
-	// of the link or member.
+	// Links: reads need a viewer, changes an editor; members and the
+	// audit log need an admin. Checked before anything is read, so a
+	// refusal says nothing of the link or member.
 	need := apigw.ReadOrWrite(req.HTTPMethod)
-	if req.Resource == ResourceMembers || req.Resource == ResourceMember {
+	if req.Resource == ResourceMembers || req.Resource == ResourceMember || req.Resource == ResourceAudit {
 		need = apigw.RoleAdmin
 	}
 	p, err := apigw.Authorize(ctx, req, h.Owners, need)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
+	}
+	caller := p // who the audit log names
+	if req.Resource == ResourceAudit {
+		return h.auditLog(ctx, req, caller)
 	}
 	if need == apigw.RoleAdmin {
 		return h.members(ctx, req, p)
@@ -130,6 +145,8 @@ func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest)
 	if h, err = h.underBaseURL(ctx); err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
+	// (h is this request's copy.)
+	h.entry = apigw.AuditEntry(req, caller, time.Time{})
 	switch req.Resource {
 	case ResourceLinks:
 		if req.HTTPMethod == http.MethodGet {
@@ -285,13 +302,15 @@ func (h *Handler) patch(ctx context.Context, req *events.APIGatewayProxyRequest,
 	// Conditional on the version read, with or without If-Match: a writer
 	// that read the same version and wrote first makes this one a 412,
 	// never a silent overwrite.
-	if err := h.Store.Update(ctx, l, old.Version); err != nil {
+	actx, pending := h.pendingEntry(ctx, audit.ActionUpdate, old.Code, l.UpdatedAt, audit.Link(old), audit.Link(l))
+	if err := h.Store.Update(actx, l, old.Version); err != nil {
 		if errors.Is(err, link.ErrPrecondition) {
 			return events.APIGatewayProxyResponse{}, &link.DetailError{Kind: link.ErrPrecondition,
 				Detail: "the link changed since it was read (version " + strconv.FormatInt(old.Version, 10) + "); GET it and retry"}
 		}
 		return events.APIGatewayProxyResponse{}, err
 	}
+	apigw.FlushAudit(ctx, h.Log, h.Metrics, h.Audit, pending)
 	if !redirectSame {
 		// A new title, notes or tags change no redirect: nothing at the
 		// edge is stale.
@@ -321,14 +340,30 @@ func (h *Handler) delete(ctx context.Context, req *events.APIGatewayProxyRequest
 		expect = l.Version
 	}
 	t := link.NewTombstone(l.Code, owner, link.ReasonDeleted, changedAt(h.Now().UTC(), l), h.Grace)
-	if err := h.Store.Delete(ctx, owner, l.Code, expect, t); err != nil {
+	actx, pending := h.pendingEntry(ctx, audit.ActionDelete, l.Code, t.TombstonedAt, audit.Link(l), audit.Tombstone(t))
+	if err := h.Store.Delete(actx, owner, l.Code, expect, t); err != nil {
 		if errors.Is(err, link.ErrPrecondition) {
 			return events.APIGatewayProxyResponse{}, &link.DetailError{Kind: link.ErrPrecondition, Detail: "the link changed since it was read; GET it and retry"}
 		}
 		return events.APIGatewayProxyResponse{}, err
 	}
+	apigw.FlushAudit(ctx, h.Log, h.Metrics, h.Audit, pending)
 	h.invalidate(ctx, req, l, t.TombstonedAt)
 	return events.APIGatewayProxyResponse{StatusCode: http.StatusNoContent, Headers: map[string]string{"Cache-Control": "no-store"}}, nil
+}
+
+// pendingEntry is ctx carrying the audit entry of a change to the link
+// code at at, for a store that writes it in the change's transaction,
+// and the entry for apigw.FlushAudit to write if none did; ctx alone
+// without an audit log. (The link store's edits and deletes are single
+// PutItems: the entry is written right after.)
+func (h *Handler) pendingEntry(ctx context.Context, action, code string, at time.Time, before, after json.RawMessage) (context.Context, *audit.Pending) {
+	if h.Audit == nil {
+		return ctx, nil
+	}
+	e := h.entry
+	e.At, e.Action, e.Target, e.TargetID, e.Before, e.After = at, action, audit.TargetLink, code, before, after
+	return audit.WithPending(ctx, e)
 }
 
 // owned returns the caller's live link named by code; see linkstore.GetOwned.

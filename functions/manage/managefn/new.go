@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/audit"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgemarks"
@@ -43,6 +44,10 @@ type Options struct {
 	// Marks are the edge marks of the Regions whose redirects serve the
 	// edge; nil invalidates every change.
 	Marks *edgemarks.Check
+	// Audit records each edit and delete; AuditLog reads the log for GET
+	// /v1/audit. nil: none recorded, and the route answers 404.
+	Audit    audit.Recorder
+	AuditLog audit.Reader
 }
 
 // New builds a handler from the configuration.
@@ -68,5 +73,7 @@ func New(o Options) *Handler {
 		BaseURL:    o.BaseURL,
 		EdgeHosts:  o.EdgeHosts,
 		Marks:      o.Marks,
+		Audit:      o.Audit,
+		AuditLog:   o.AuditLog,
 	}
 }

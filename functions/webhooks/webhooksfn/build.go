@@ -15,11 +15,16 @@ import (
 // which is in the primary Region only, next to the queue and the
 // functions that deliver (PRIMARY_REGION). DynamoDB only.
 func Build(cfg config.Config, c fnclients.Clients) (*Handler, error) {
-	if err := fnclients.Require(cfg, "KEYS_TABLE", "WEBHOOKS_TABLE"); err != nil {
+	if err := fnclients.Require(cfg, "KEYS_TABLE", "WEBHOOKS_TABLE", "AUDIT_TABLE"); err != nil {
 		return nil, err
 	}
+	// The audit entry goes in the change's transaction, so on the
+	// primary Region's replica of the audit table, beside the webhooks table.
+	primary := fnstores.PrimaryDynamoDB(cfg, c)
+	auditLog := fnstores.Audit(cfg, primary)
 	return New(Options{
-		Store:  fnstores.Subscriptions(cfg, fnstores.PrimaryDynamoDB(cfg, c)),
+		Store:  fnstores.Subscriptions(cfg, primary).Audited(auditLog),
+		Audit:  auditLog,
 		Owners: fnstores.Owners(cfg, fnstores.DynamoDB(c)),
 		// A deployed stack never allows loopback receivers.
 		Guard:   webhook.Guard{AllowLoopback: cfg.Webhook.AllowLoopback},

@@ -11,7 +11,7 @@ import (
 )
 
 func TestBuildNamesEachMissingSetting(t *testing.T) {
-	fntest.Requires(t, Build, "KEYS_TABLE", "WEBHOOKS_TABLE")
+	fntest.Requires(t, Build, "KEYS_TABLE", "WEBHOOKS_TABLE", "AUDIT_TABLE")
 }
 
 // TestBuildKeepsSubscriptionsInThePrimary: the /v1 functions run in every

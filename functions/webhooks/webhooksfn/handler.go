@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/audit"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/webhook"
@@ -56,6 +57,10 @@ type Options struct {
 	Now     func() time.Time
 	Log     *slog.Logger
 	Metrics *metrics.Emitter
+	// Audit records each subscription created or deleted; nil records
+	// none. The DynamoDB store writes the entry in the change's own
+	// transaction (dynamo.WebhookStore.Audited).
+	Audit audit.Recorder
 }
 
 // Handler serves the webhook routes.
@@ -94,21 +99,16 @@ func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest)
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
+	caller := p // who the audit log names
 	owner := p.Owner
 	id := req.PathParameters["id"]
 	switch {
 	case req.Resource == ResourceWebhooks && req.HTTPMethod == http.MethodPost:
-		return h.create(ctx, req, owner)
+		return h.create(ctx, req, caller)
 	case req.Resource == ResourceWebhooks && req.HTTPMethod == http.MethodGet:
 		return h.list(ctx, owner)
 	case req.Resource == ResourceWebhook && req.HTTPMethod == http.MethodDelete:
-		if !validID(id) {
-			return events.APIGatewayProxyResponse{}, fmt.Errorf("webhook %q: %w", id, link.ErrNotFound)
-		}
-		if err := h.o.Store.Delete(ctx, owner, id); err != nil {
-			return events.APIGatewayProxyResponse{}, err
-		}
-		return events.APIGatewayProxyResponse{StatusCode: http.StatusNoContent, Headers: map[string]string{"Cache-Control": "no-store"}}, nil
+		return h.delete(ctx, req, caller, id)
 	case req.Resource == ResourceDeliveries && req.HTTPMethod == http.MethodGet:
 		return h.deliveries(ctx, owner, id)
 	}
@@ -147,7 +147,50 @@ func present(s webhook.Subscription) Subscription {
 		CreatedAt: s.CreatedAt.UTC().Format(time.RFC3339Nano)}
 }
 
-func (h *Handler) create(ctx context.Context, req *events.APIGatewayProxyRequest, owner string) (events.APIGatewayProxyResponse, error) {
+// pendingEntry is ctx carrying the audit entry of a change to the
+// subscription id, for the store to write in the change's transaction,
+// and the entry for apigw.FlushAudit to write if it did not; ctx alone
+// without an audit log. The snapshots are the listing's form, which has
+// no secret field (and Redact would catch one).
+func (h *Handler) pendingEntry(ctx context.Context, req *events.APIGatewayProxyRequest, caller apigw.Principal, action, id string, before, after *webhook.Subscription) (context.Context, *audit.Pending) {
+	if h.o.Audit == nil {
+		return ctx, nil
+	}
+	e := apigw.AuditEntry(req, caller, h.o.Now())
+	e.Action, e.Target, e.TargetID = action, audit.TargetWebhook, id
+	if before != nil {
+		e.Before = audit.Snapshot(present(*before))
+	}
+	if after != nil {
+		e.After = audit.Snapshot(present(*after))
+	}
+	return audit.WithPending(ctx, e)
+}
+
+// delete answers DELETE /v1/webhooks/{id}. It reads the subscription
+// first, for the audit entry's before.
+func (h *Handler) delete(ctx context.Context, req *events.APIGatewayProxyRequest, caller apigw.Principal, id string) (events.APIGatewayProxyResponse, error) {
+	if !validID(id) {
+		return events.APIGatewayProxyResponse{}, fmt.Errorf("webhook %q: %w", id, link.ErrNotFound)
+	}
+	var before *webhook.Subscription
+	if h.o.Audit != nil {
+		sub, err := h.o.Store.Get(ctx, caller.Owner, id)
+		if err != nil {
+			return events.APIGatewayProxyResponse{}, err
+		}
+		before = &sub
+	}
+	actx, pending := h.pendingEntry(ctx, req, caller, audit.ActionDelete, id, before, nil)
+	if err := h.o.Store.Delete(actx, caller.Owner, id); err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	apigw.FlushAudit(ctx, h.o.Log, h.o.Metrics, h.o.Audit, pending)
+	return events.APIGatewayProxyResponse{StatusCode: http.StatusNoContent, Headers: map[string]string{"Cache-Control": "no-store"}}, nil
+}
+
+func (h *Handler) create(ctx context.Context, req *events.APIGatewayProxyRequest, caller apigw.Principal) (events.APIGatewayProxyResponse, error) {
+	owner := caller.Owner
 	var in createRequest
 	if err := apigw.DecodeJSON(req, &in); err != nil {
 		return events.APIGatewayProxyResponse{}, err
@@ -176,12 +219,14 @@ func (h *Handler) create(ctx context.Context, req *events.APIGatewayProxyRequest
 	webhook.SortEvents(evs)
 	sub := webhook.Subscription{ID: id, Owner: owner, URL: *in.URL, Events: evs, HumanOnly: in.HumanOnly,
 		Secret: secret, CreatedAt: h.o.Now().UTC().Truncate(time.Millisecond)}
-	if err := h.o.Store.Create(ctx, sub); err != nil {
+	actx, pending := h.pendingEntry(ctx, req, caller, audit.ActionCreate, id, nil, &sub)
+	if err := h.o.Store.Create(actx, sub); err != nil {
 		if errors.Is(err, link.ErrConflict) {
 			return apigw.ProblemConflict.With(fmt.Sprintf("an API key's owner has at most %d webhooks; delete one first", webhook.MaxSubscriptions)).Response(), nil
 		}
 		return events.APIGatewayProxyResponse{}, err
 	}
+	apigw.FlushAudit(ctx, h.o.Log, h.o.Metrics, h.o.Audit, pending)
 	h.o.Metrics.Add("WebhookCreated", metrics.Count, 1)
 	out := Created{Subscription: present(sub), Secret: secret}
 	return apigw.JSON(http.StatusCreated, out, map[string]string{"Location": ResourceWebhooks + "/" + id}), nil

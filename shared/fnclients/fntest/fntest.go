@@ -36,6 +36,7 @@ var EverySetting = map[string]string{
 	"ORIGIN_SECRET_ID":   "origin-secret",
 	"PRIMARY_REGION":     "eu-west-1",
 	"WEBHOOKS_TABLE":     "webhooks",
+	"AUDIT_TABLE":        "audit",
 	"WEBHOOK_QUEUE_URL":  "https://sqs.eu-central-1.amazonaws.com/123456789012/deliveries",
 	"WEBHOOK_DLQ_URL":    "https://sqs.eu-central-1.amazonaws.com/123456789012/dead-letters",
 }
