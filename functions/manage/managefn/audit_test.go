@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
 	"github.com/shortlink-dev/shortener/shared/audit"
 )
@@ -152,6 +154,14 @@ func TestTheAuditLogIsForAdmins(t *testing.T) {
 			if tt.status == 200 {
 				require.Equal(t, 200, resp.StatusCode, resp.Body)
 				assert.JSONEq(t, `{"entries":[]}`, resp.Body)
+				return
+			}
+			if tt.status == 403 {
+				// The role check before anything is read (apigw.RequireRole).
+				require.Equal(t, 403, resp.StatusCode, resp.Body)
+				got := apigwtest.Decode[apigw.Problem](t, resp)
+				assert.True(t, strings.HasSuffix(got.Type, "#missing-role"), got.Type)
+				assert.Contains(t, got.Detail, "admin")
 				return
 			}
 			apigwtest.RequireProblem(t, resp, tt.status, tt.field)

@@ -2,8 +2,10 @@ package managefn
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shortlink-dev/shortener/shared/audit"
 	"net/http"
 	"time"
 
@@ -81,6 +83,7 @@ func (h *Handler) members(ctx context.Context, req *events.APIGatewayProxyReques
 			return events.APIGatewayProxyResponse{}, &link.FieldError{Field: "role", Reason: fmt.Sprintf("must be viewer, editor or admin, got %q", *body.Role)}
 		}
 		m := workspace.Member{Workspace: p.Owner, User: user, Role: *body.Role, AddedAt: h.Now().UTC().Truncate(time.Millisecond), AddedBy: p.Actor}
+		before, had := h.memberState(ctx, p.Owner, user)
 		if err := h.Members.Put(ctx, m); err != nil {
 			return events.APIGatewayProxyResponse{}, err
 		}
@@ -89,8 +92,14 @@ func (h *Handler) members(ctx context.Context, req *events.APIGatewayProxyReques
 			return events.APIGatewayProxyResponse{}, err
 		}
 		h.Log.InfoContext(ctx, "member put", "workspace", p.Owner, "user", user, "role", m.Role, "actor", p.Actor)
+		action := audit.ActionCreate
+		if had {
+			action = audit.ActionUpdate
+		}
+		h.auditMember(ctx, req, p, action, user, before, memberJSON(got))
 		return apigw.JSON(http.StatusOK, present(got), nil), nil
 	case http.MethodDelete:
+		before, _ := h.memberState(ctx, p.Owner, user)
 		if err := h.Members.Remove(ctx, p.Owner, user); err != nil {
 			if errors.Is(err, workspace.ErrNotMember) {
 				return events.APIGatewayProxyResponse{}, fmt.Errorf("member %q: %w", user, link.ErrNotFound)
@@ -98,7 +107,39 @@ func (h *Handler) members(ctx context.Context, req *events.APIGatewayProxyReques
 			return events.APIGatewayProxyResponse{}, err
 		}
 		h.Log.InfoContext(ctx, "member removed", "workspace", p.Owner, "user", user, "actor", p.Actor)
+		h.auditMember(ctx, req, p, audit.ActionDelete, user, before, nil)
 		return events.APIGatewayProxyResponse{StatusCode: http.StatusNoContent, Headers: map[string]string{"Cache-Control": "no-store"}}, nil
 	}
 	return events.APIGatewayProxyResponse{}, methodNotAllowed("PUT, DELETE")
+}
+
+// memberState is user's membership as the audit log shows it, and whether
+// there was one; a failed read leaves the entry's before empty rather than
+// refuse the change.
+func (h *Handler) memberState(ctx context.Context, ws, user string) (json.RawMessage, bool) {
+	m, err := h.Members.Get(ctx, ws, user)
+	if err != nil {
+		return nil, false
+	}
+	return memberJSON(m), true
+}
+
+func memberJSON(m workspace.Member) json.RawMessage {
+	b, err := json.Marshal(present(m))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// auditMember puts a change to a member on the audit log, right after
+// it: the members table's transactions are the workspace package's own.
+func (h *Handler) auditMember(ctx context.Context, req *events.APIGatewayProxyRequest, p apigw.Principal, action, user string, before, after json.RawMessage) {
+	if h.Audit == nil {
+		return
+	}
+	e := apigw.AuditEntry(req, p, h.Now().UTC())
+	e.Action, e.Target, e.TargetID, e.Before, e.After = action, audit.TargetMember, user, before, after
+	_, pending := audit.WithPending(ctx, e)
+	apigw.FlushAudit(ctx, h.Log, h.Metrics, h.Audit, pending)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
 	"github.com/shortlink-dev/shortener/shared/apigw/apigwtest"
+	"github.com/shortlink-dev/shortener/shared/audit"
 	"github.com/shortlink-dev/shortener/shared/workspace"
 )
 
@@ -114,4 +115,37 @@ func TestMembersAPI(t *testing.T) {
 	assert.ErrorIs(t, err, workspace.ErrNotMember)
 	apigwtest.RequireProblem(t, admin(memberEvent(http.MethodDelete, "carol", "")), 404, "")
 	apigwtest.RequireProblem(t, admin(memberEvent(http.MethodPost, "", "{}")), 405, "")
+}
+
+// TestMemberChangesAreAudited: adding a member, changing their role and
+// removing them are on the workspace's audit log, with the admin who did
+// it and the member before and after; a refused change is not.
+func TestMemberChangesAreAudited(t *testing.T) {
+	f, _ := membersFixture(t)
+	log := &audit.Memory{}
+	f.h.Audit = log
+	admin := func(ev events.APIGatewayProxyRequest) events.APIGatewayProxyResponse {
+		return f.do(t, apigwtest.AsRole(ev, ownerA, apigw.RoleAdmin))
+	}
+	require.Equal(t, 200, admin(memberEvent(http.MethodPut, "carol", `{"role":"editor"}`)).StatusCode)
+	require.Equal(t, 200, admin(memberEvent(http.MethodPut, "carol", `{"role":"viewer"}`)).StatusCode)
+	require.Equal(t, 409, admin(memberEvent(http.MethodDelete, "alice", "")).StatusCode, "the last admin")
+	require.Equal(t, 204, admin(memberEvent(http.MethodDelete, "carol", "")).StatusCode)
+
+	page, err := log.Query(context.Background(), ownerA, audit.Filter{Target: audit.TargetMember, Limit: 10})
+	require.NoError(t, err)
+	var got []string
+	for _, e := range page.Entries {
+		assert.Equal(t, "user:test-admin", e.Actor.ID)
+		assert.Equal(t, "carol", e.TargetID)
+		got = append(got, e.Action+" "+string(e.Before)+" -> "+string(e.After))
+	}
+	assert.ElementsMatch(t, []string{
+		`create  -> {"added_at":"` + start.Format(time.RFC3339) + `","added_by":"user:test-admin","role":"editor","user":"carol"}`,
+		`update {"added_at":"` + start.Format(time.RFC3339) + `","added_by":"user:test-admin","role":"editor","user":"carol"} -> {"added_at":"` + start.Format(time.RFC3339) + `","added_by":"user:test-admin","role":"viewer","user":"carol"}`,
+		`delete {"added_at":"` + start.Format(time.RFC3339) + `","added_by":"user:test-admin","role":"viewer","user":"carol"} -> `,
+	}, got)
+	other, err := log.Query(context.Background(), ownerB, audit.Filter{Limit: 10})
+	require.NoError(t, err)
+	assert.Empty(t, other.Entries, "another workspace's log has none of it")
 }
