@@ -193,12 +193,21 @@ type Assumptions struct {
 	// OwnerAllIndex is the by-owner-all index (ALL projection) listings
 	// read titles and tags from, built beside by-owner because DynamoDB
 	// cannot change an index's projection in place.
-	OwnerAllIndex      bool
-	ExpiringIndexBytes float64 // an expiring-links entry (keys, owner, overhead)
-	LinksClass         string  // context linksTableClass
-	AnalyticsClass     string  // context analyticsTableClass
-	PITRLinksRegions   int     // links replicas with PITR (context pitrLinks: primary = 1)
-	PITRAnalytics      bool    // context pitrAnalytics
+	OwnerAllIndex bool
+	// AuditLog is the audit log (docs/audit.md): an entry per change,
+	// AuditEntryBytes each (an estimate: 300-600 bytes for a plain link,
+	// DynamoDB's overhead included), kept for ever unless
+	// auditRetentionDays is set, in a Standard-IA global table with PITR
+	// on the primary's replica.
+	AuditLog        bool
+	AuditEntryBytes float64
+	// AuditRetentionMonths bounds the entries kept (0: for ever).
+	AuditRetentionMonths float64
+	ExpiringIndexBytes   float64 // an expiring-links entry (keys, owner, overhead)
+	LinksClass           string  // context linksTableClass
+	AnalyticsClass       string  // context analyticsTableClass
+	PITRLinksRegions     int     // links replicas with PITR (context pitrLinks: primary = 1)
+	PITRAnalytics        bool    // context pitrAnalytics
 	// Click history kept, months (context analyticsHourRetention,
 	// analyticsDayRetention): hourly items, daily items.
 	HourRetentionMonths, DayRetentionMonths float64
@@ -320,6 +329,8 @@ func TodayAssumptions() Assumptions {
 		StoredItemBytes:         450,
 		OwnerProjection:         ProjectAll,
 		OwnerAllIndex:           true,
+		AuditLog:                true,
+		AuditEntryBytes:         600,
 		ExpiringIndexBytes:      150,
 		LinksClass:              Standard,
 		AnalyticsClass:          Standard,
@@ -702,6 +713,20 @@ func (c *month) serving() {
 	}
 	perCreate := primary + c.others*(1+indexes)*a.ItemKB
 	c.add(Serving, "DynamoDB link writes (creates, all Regions)", c.linksReq*(c.wru(l.Creates*perCreate)+c.rru(l.Creates*a.IdempotentShare*m.KeyedCreateRRU)))
+	if a.AuditLog {
+		// One entry per create and per edit or delete: written after the
+		// change (1 WRU) through the reservation table, in a keyed create's
+		// transaction without it (2 WRU), and replicated once to every other
+		// Region. The table is Standard-IA (infra/tables).
+		ia, _ := classFactor(StandardIA, p)
+		changes := l.Creates * a.ChangesPerCreate
+		first := 1.0
+		if !a.Reservations {
+			first = 1 + a.IdempotentShare
+		}
+		c.add(Serving, "DynamoDB audit log writes (every change, all Regions)",
+			ia*c.wru(l.Creates*(first+c.others)+changes*(1+c.others)))
+	}
 	c.add(Serving, "DynamoDB API key reads (key cache misses)", c.rru(api*a.KeyReadsPerAPICall*0.5))
 	c.add(Serving, "DynamoDB stats reads", c.clicksReq*c.rru(l.Creates*a.StatsPerCreate*m.StatsRRU))
 	if a.Reservations {
@@ -806,6 +831,16 @@ func (c *month) platform() {
 	c.add(Platform, "DynamoDB by-owner index storage ("+a.OwnerProjection+")", regions*live*a.ownerIndexBytes()*c.linksGB)
 	if a.OwnerAllIndex {
 		c.add(Platform, "DynamoDB by-owner-all index storage (ALL)", regions*live*a.StoredItemBytes*c.linksGB)
+	}
+	if a.AuditLog {
+		// Kept for ever by default: every month's entries since the start.
+		_, iaGB := classFactor(StandardIA, p)
+		months := c.ph.Months
+		if a.AuditRetentionMonths > 0 {
+			months = math.Min(months, a.AuditRetentionMonths)
+		}
+		stored := l.Creates * (1 + a.ChangesPerCreate) * months * a.AuditEntryBytes / gb
+		c.add(Platform, "DynamoDB audit log storage, PITR on the primary", regions*stored*iaGB+stored*p.DynamoPITRGBMonth.USD)
 	}
 	c.add(Platform, "DynamoDB expiring-links index storage", regions*live*a.ExpiringIndexBytes*c.linksGB)
 	c.add(Platform, fmt.Sprintf("PITR links table (%d of %d Regions)", a.PITRLinksRegions, a.Regions), float64(a.PITRLinksRegions)*live*a.StoredItemBytes*p.DynamoPITRGBMonth.USD)
@@ -982,6 +1017,7 @@ type Lever struct {
 var Levers = []Lever{
 	{"by-owner index INCLUDE (context ownerIndexProjection=INCLUDE; default)", func(a *Assumptions) { a.OwnerProjection = ProjectInclude }},
 	{"by-owner index KEYS_ONLY (a listing then reads each item: not built)", func(a *Assumptions) { a.OwnerProjection = ProjectKeys }},
+	{"audit entries kept 12 months (context auditRetentionDays=365; not the default)", func(a *Assumptions) { a.AuditRetentionMonths = 12 }},
 	{"by-owner-all replaces by-owner (a second deploy drops by-owner once by-owner-all is built: not built)", func(a *Assumptions) {
 		a.OwnerProjection, a.OwnerAllIndex = ProjectAll, false
 	}},

@@ -32,6 +32,8 @@ func TestSeedLoadAt90(t *testing.T) {
 	assert.InDelta(t, 100e6*8/1e6*0.625+50e6*1/1e6*0.125, line("DynamoDB link writes (creates, all Regions)"), 0.01,
 		"4 WRU measured in the primary (with the reservation table a keyed create writes no transaction), 4 in the replica; the keyed half reads its key")
 	assert.InDelta(t, 2*6*450*0.25, line("DynamoDB by-owner-all index storage (ALL)"), 0.01, "the listings' index beside by-owner copies the item too")
+	assert.InDelta(t, (100e6*2+2e6*2)/1e6*0.625*1.25, line("DynamoDB audit log writes (every change, all Regions)"), 0.01,
+		"an entry per create and per change, written once and replicated once, in Standard-IA")
 	assert.InDelta(t, 100e6*12/1e6*0.625, line("DynamoDB lifecycle writes"), 0.01, "per Region: tombstone in place (item + 3 index writes), release (item + 1)")
 	assert.InDelta(t, 10e9*6.79/1e6*0.625, line("DynamoDB click counting (counters, checkpoints)"), 0.01, "measured by make cost")
 	assert.InDelta(t, (100e6*0.02*1.1+100e6*0.05-1000)*0.005, line("CloudFront invalidations"), 0.01,
