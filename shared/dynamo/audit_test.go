@@ -96,7 +96,7 @@ func TestCreateWritesItsEntryInItsTransaction(t *testing.T) {
 
 	// The same code again: the transaction is cancelled, with its entry.
 	entry.At = now.Add(time.Second)
-	actx, pending = audit.WithPending(ctx, entry)
+	actx, _ = audit.WithPending(ctx, entry)
 	var taken *linkstore.ConflictError
 	require.ErrorAs(t, store.Create(actx, l, idem("k2")), &taken)
 	page, err = log.Query(ctx, "o1", audit.Filter{Limit: 10})
