@@ -238,3 +238,26 @@ func TestAnExpiredKeyIsListedSo(t *testing.T) {
 	}
 	t.Fatalf("key %s not listed", id)
 }
+
+// FuzzCreateKey: whatever the body, POST /v1/keys answers 201 with a key
+// or a 400/413/415 problem, and never stores a key it refused.
+func FuzzCreateKey(f *testing.F) {
+	for _, seed := range []string{``, `{}`, `{"role":"viewer","note":"ci","expires_in_days":30}`, `{"role":"admin"}`,
+		`{"expires_in_days":3650}`, `{"expires_in_days":-1}`, `{"note":"\u0000"}`, `{"role":null}`, `[]`, `{"note":1}`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		fx, keys, _ := keysFixture(t)
+		resp := fx.do(t, apigwtest.AsRole(keyEvent(http.MethodPost, ResourceKeys, "", body), ownerA, apigw.RoleAdmin))
+		recs, err := keys.List(context.Background(), ownerA)
+		require.NoError(t, err)
+		switch resp.StatusCode {
+		case http.StatusCreated:
+			assert.Len(t, recs, 2)
+		case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
+			assert.Len(t, recs, 1, "a refused body stores nothing")
+		default:
+			t.Fatalf("POST /v1/keys %q: %d %s", body, resp.StatusCode, resp.Body)
+		}
+	})
+}
