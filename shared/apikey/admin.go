@@ -9,8 +9,9 @@ import (
 	"github.com/shortlink-dev/shortener/shared/workspace"
 )
 
-// Store is what key administration (the CLI's keys commands) needs of
-// the keys table. The functions only read it (Getter).
+// Store is what key administration (the CLI's keys commands and the
+// manage function's keys API) needs of the keys table. The other functions
+// only read it (Getter).
 type Store interface {
 	Getter
 	Add(ctx context.Context, rec Record) error
