@@ -26,7 +26,10 @@ func TestKeysTable(t *testing.T) {
 			assert.Equal(t, "EVENTUAL", p["MultiRegionConsistency"])
 			assert.Equal(t, "PAY_PER_REQUEST", p["BillingMode"])
 			assert.Nil(t, p["TimeToLiveSpecification"], "keys never expire by themselves")
-			assert.Nil(t, p["GlobalSecondaryIndexes"])
+			gsis := asSlice(p["GlobalSecondaryIndexes"])
+			require.Len(t, gsis, 1, "the by-owner index, for GET /v1/keys")
+			assert.Equal(t, tableschema.IndexKeysByOwner, get(gsis[0], "IndexName"))
+			assert.Equal(t, "ALL", get(gsis[0], "Projection", "ProjectionType"))
 
 			var regions []string
 			for _, r := range asSlice(p["Replicas"]) {
@@ -48,8 +51,10 @@ func TestKeysTable(t *testing.T) {
 
 // TestKeysTableGrants: the /v1 authorizer and the /v1 functions may
 // GetItem on their own region's replica of the keys table, and nothing
-// else of it; no other function touches it. Keys are written by
-// operators only.
+// else of it; no other function touches it. The manage function (the
+// keys API) also writes the primary Region's replica: GetItem, PutItem
+// and UpdateItem on its items and Query on its by-owner index, nothing
+// else (no Scan, no DeleteItem, no other index).
 func TestKeysTableGrants(t *testing.T) {
 	readers := []string{"create", "manage", "stats", "webhooks", "apiauth"}
 	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
@@ -63,9 +68,24 @@ func TestKeysTableGrants(t *testing.T) {
 					}
 					stmts, _ := tp.roleStatements(fn)
 					reads := false
+					var writes []string
 					for _, st := range stmts {
 						res := strings.ToLower(st.Resources)
 						if !strings.Contains(res, "tableskeys") {
+							continue
+						}
+						if name == "manage" && strings.Contains(res, "arn:aws:dynamodb:"+s.cfg.PrimaryRegion+":") &&
+							(region != s.cfg.PrimaryRegion || len(st.Actions) > 1 || strings.Contains(res, "/index/")) {
+							if strings.Contains(res, "/index/") {
+								assert.Contains(t, res, "/index/"+tableschema.IndexKeysByOwner)
+								assert.Equal(t, []string{"dynamodb:Query"}, st.Actions)
+							} else {
+								assert.ElementsMatch(t, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}, st.Actions)
+							}
+							writes = append(writes, st.Actions...)
+							// In the primary, its own replica's GetItem
+							// may be merged into the writes' statement.
+							reads = reads || region == s.cfg.PrimaryRegion && slices.Contains(st.Actions, "dynamodb:GetItem")
 							continue
 						}
 						assert.Equal(t, []string{"dynamodb:GetItem"}, st.Actions, "%s may only read a key", name)
@@ -74,6 +94,12 @@ func TestKeysTableGrants(t *testing.T) {
 						reads = true
 					}
 					assert.Equal(t, slices.Contains(readers, name), reads, "%s reads the keys table", name)
+					if name == "manage" {
+						assert.ElementsMatch(t, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"}, writes,
+							"the keys API writes the primary Region's replica")
+					} else {
+						assert.Empty(t, writes)
+					}
 				}
 			})
 		}

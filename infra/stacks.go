@@ -637,8 +637,9 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	fn func(string, ...string) *golambda.Function, retention awslogs.RetentionDays) {
 	region := rs.Region
 	// Who calls: the owner of the request's API key, read from this
-	// region's replica of the keys table. Read-only: only operators
-	// write keys (shortener keys, with their own credentials).
+	// region's replica of the keys table. Operators write keys (shortener
+	// keys, with their own credentials), and manage's keys API in the
+	// primary Region's replica.
 	keys := tables.KeysIn(st, "Keys", tables.Name(data.Tables.Keys), region)
 
 	// With the reservation table, Idempotency-Key claims live in it (a
@@ -669,6 +670,14 @@ func newV1(st awscdk.Stack, cfg Config, rs *RegionalStack, data *DataStack, link
 	links.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"))
 	auditLog.Grant(manage.Role, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:Query"))
 	keys.Grant(manage.Role, jsii.String("dynamodb:GetItem"))
+	// The keys API (admins only) writes the primary Region's replica of
+	// the keys table, where its conditions are checked against one
+	// replica (managefn.Build): a new key's PutItem, a revocation's
+	// UpdateItem, a rotation's strongly consistent GetItem, and a Query
+	// of the by-owner index to list a workspace's keys. Never a Scan.
+	primaryKeys := tables.KeysIn(st, "PrimaryKeys", tables.Name(data.Tables.Keys), cfg.PrimaryRegion)
+	primaryKeys.Grant(manage.Role, jsii.String("dynamodb:GetItem"), jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:UpdateItem"))
+	grantIndexQuery(manage.Role, primaryKeys, tableschema.IndexKeysByOwner)
 	grantIndexQuery(manage.Role, links, tableschema.IndexByOwner)
 	// Listings read by-owner-all once DescribeTable says it is built;
 	// edits and deletes move a link's tags in the tags table, which GET

@@ -47,3 +47,25 @@ func TestAuthorizerThroughTheLocalRun(t *testing.T) {
 	status, _, _ := r.do(t, "GET", apigw.ProblemsPath, "", "")
 	assert.Equal(t, http.StatusOK, status)
 }
+
+// TestKeysAPIThroughTheLocalRun: a key created with POST /v1/keys gets in
+// at once, with its role and no more, and is revoked with DELETE. (That a
+// revoked key is refused once the key cache lets go of it is
+// TestKeysOfTheKeysAPI's, on a clock.)
+func TestKeysAPIThroughTheLocalRun(t *testing.T) {
+	r := startLocal(t, nil)
+	status, _, body := r.do(t, "POST", "/v1/keys", r.key, `{"role":"viewer","note":"local"}`)
+	require.Equal(t, http.StatusCreated, status, string(body))
+	var created struct{ Key, ID string }
+	require.NoError(t, json.Unmarshal(body, &created))
+
+	status, _, body = r.do(t, "GET", "/v1/links", created.Key, "")
+	assert.Equal(t, http.StatusOK, status, "a new key works at once: %s", body)
+	status, _, body = r.do(t, "POST", "/v1/links", created.Key, `{"url":"https://example.com/"}`)
+	assert.Equal(t, http.StatusForbidden, status, "a viewer key makes no link: %s", body)
+	status, _, body = r.do(t, "GET", "/v1/keys", created.Key, "")
+	assert.Equal(t, http.StatusForbidden, status, "nor lists keys: %s", body)
+
+	status, _, body = r.do(t, "DELETE", "/v1/keys/"+created.ID, r.key, "")
+	require.Equal(t, http.StatusNoContent, status, string(body))
+}

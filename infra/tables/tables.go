@@ -112,9 +112,11 @@ func New(scope constructs.Construct, id string, p Props) *Tables {
 	}))
 	// API key hash -> owner and status. A global table in the links
 	// table's Regions, so an owner is the same wherever the API runs and
-	// survives a change of primary Region. The functions only read it;
-	// operators write it with `shortener keys` (docs/cli.md). Writes are
-	// rare and each names one key, so MREC's last-writer-wins is harmless.
+	// survives a change of primary Region. The functions read it;
+	// operators write it with `shortener keys` (docs/cli.md) and admins
+	// through the keys API, which writes the primary Region's replica.
+	// Writes are rare and each names one key, so MREC's last-writer-wins
+	// is harmless. Its by-owner index lists a workspace's keys.
 	// PITR everywhere: a few bytes per key, and nothing else can bring
 	// back an owner's keys.
 	keyReplicas := replicasIn(p.ReplicaRegions, true)

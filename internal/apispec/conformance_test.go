@@ -182,7 +182,8 @@ func newEnv(t *testing.T) *env {
 	})
 	require.NoError(t, err)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	owners := apikey.NewResolver(apikey.NewMemory(map[string]string{keyA: "owner-a", keyB: "owner-b"}), apikey.ResolverOptions{})
+	keys := apikey.NewMemory(map[string]string{keyA: "owner-a", keyB: "owner-b"})
+	owners := apikey.NewResolver(keys, apikey.ResolverOptions{})
 	auditLog := &audit.Memory{Now: clock.Now}
 	c, err := createfn.New(createfn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "create"), Now: clock.Now, Owners: owners,
 		Audit: auditLog})
@@ -190,7 +191,7 @@ func newEnv(t *testing.T) *env {
 	members := workspace.NewMemory()
 	require.NoError(t, members.Put(ctx, workspace.Member{Workspace: "owner-a", User: "alice", Role: workspace.RoleAdmin, AddedAt: clock.Now(), AddedBy: "operator"}))
 	m := managefn.New(managefn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "manage"), Now: clock.Now, Owners: owners,
-		Members: members, Audit: auditLog, AuditLog: auditLog})
+		Members: members, Keys: keys, Audit: auditLog, AuditLog: auditLog})
 	r := redirectfn.New(redirectfn.Options{Store: e.store, Config: cfg, Log: log, Metrics: metrics.New(io.Discard, "Shortener", "redirect"), Now: clock.Now})
 	st := statsfn.New(statsfn.Options{Links: e.store, Lists: e.store, Clicks: clicks{}, Now: clock.Now, Log: log,
 		Metrics: metrics.New(io.Discard, "Shortener", "stats"), Owners: owners})
@@ -603,6 +604,36 @@ func TestConformance(t *testing.T) {
 	e.do(call{method: "DELETE", path: "/v1/members/bob-sub", key: keyB, status: 404})
 	e.do(call{method: "DELETE", path: "/v1/members/bob-sub", key: keyA, status: 204})
 	e.do(call{method: "DELETE", path: "/v1/members/bob-sub", key: keyA, status: 404})
+
+	// POST and GET /v1/keys; DELETE /v1/keys/{id}; POST /v1/keys/{id}/rotate
+	h, b = e.do(call{method: "POST", path: "/v1/keys", key: keyA, body: `{"role":"viewer","note":"ci","expires_in_days":90}`, status: 201})
+	assert.Equal(t, "no-store", h.Get("Cache-Control"))
+	var newKey struct{ Key, ID string }
+	require.NoError(t, json.Unmarshal(b, &newKey))
+	e.do(call{method: "POST", path: "/v1/keys", key: keyA, status: 201})
+	e.do(call{method: "POST", path: "/v1/keys", key: keyA, body: `{"role":"owner"}`, status: 400, invalid: true})
+	e.do(call{method: "POST", path: "/v1/keys", key: keyA, body: `{"expires_in_days":0}`, status: 400, invalid: true})
+	e.do(call{method: "POST", path: "/v1/keys", key: "nobody", status: 403})
+	e.do(call{method: "POST", path: "/v1/keys", status: 401, invalid: true})
+	_, b = get("/v1/keys", keyA, 200, false)
+	assert.Contains(t, string(b), newKey.ID)
+	assert.NotContains(t, string(b), newKey.Key)
+	_, b = get("/v1/keys", keyB, 200, false)
+	assert.NotContains(t, string(b), newKey.ID, "another workspace's keys")
+	get("/v1/keys", "", 401, true)
+	_, b = e.do(call{method: "POST", path: "/v1/keys/" + newKey.ID + "/rotate", key: keyA, status: 201})
+	var rotated struct{ ID, Replaces string }
+	require.NoError(t, json.Unmarshal(b, &rotated))
+	assert.Equal(t, newKey.ID, rotated.Replaces)
+	e.do(call{method: "POST", path: "/v1/keys/" + newKey.ID + "/rotate", key: keyA, status: 409})
+	e.do(call{method: "POST", path: "/v1/keys/" + rotated.ID + "/rotate", key: keyB, status: 404})
+	e.do(call{method: "POST", path: "/v1/keys/NOTHEX00/rotate", key: keyA, status: 400, invalid: true})
+	e.do(call{method: "DELETE", path: "/v1/keys/" + rotated.ID, key: keyB, status: 404})
+	e.do(call{method: "DELETE", path: "/v1/keys/" + apikey.Hash(keyA)[:8], key: keyA, status: 409})
+	e.do(call{method: "DELETE", path: "/v1/keys/" + rotated.ID, key: keyA, status: 204})
+	e.do(call{method: "DELETE", path: "/v1/keys/" + rotated.ID, key: keyA, status: 204})
+	e.do(call{method: "DELETE", path: "/v1/keys/zz", key: keyA, status: 400, invalid: true})
+	e.do(call{method: "DELETE", path: "/v1/keys/" + rotated.ID, status: 401, invalid: true})
 
 	// DELETE /v1/links/{code}
 	del := func(path string, status int, headers ...string) {

@@ -84,8 +84,13 @@ func TestInput(t *testing.T) {
 			want: &dynamodb.CreateTableInput{
 				TableName:            aws.String("keys"),
 				BillingMode:          types.BillingModePayPerRequest,
-				AttributeDefinitions: []types.AttributeDefinition{s("key_hash")},
+				AttributeDefinitions: []types.AttributeDefinition{s("key_hash"), s("owner_id"), n("created_at")},
 				KeySchema:            []types.KeySchemaElement{hash("key_hash")},
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
+					IndexName:  aws.String("keys-by-owner"),
+					KeySchema:  []types.KeySchemaElement{hash("owner_id"), rng("created_at")},
+					Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+				}},
 			},
 		},
 		{

@@ -49,7 +49,7 @@ func keyOwner(ctx context.Context, req *events.APIGatewayProxyRequest, owners Ow
 	}
 	owner, err := owners.Owner(ctx, key)
 	switch {
-	case errors.Is(err, apikey.ErrUnknown), errors.Is(err, apikey.ErrRevoked):
+	case errors.Is(err, apikey.ErrUnknown), errors.Is(err, apikey.ErrRevoked), errors.Is(err, apikey.ErrExpired):
 		return "", fmt.Errorf("%w: %w", ErrForbidden, err)
 	case err != nil:
 		return "", err

@@ -30,6 +30,9 @@ func TestOwner(t *testing.T) {
 	keys := apikey.NewMemory(map[string]string{oldKey: "alice", newKey: "alice", revokedKey: "alice"})
 	_, err := keys.Revoke(ctx, apikey.Hash(revokedKey), time.Now())
 	require.NoError(t, err)
+	const expiredKey = "expired-key-0123456789ab"
+	_, _, err = apikey.IssueExpiring(ctx, keys, nil, "alice", expiredKey, "", "", time.Now().Add(-time.Hour), time.Now().Add(-time.Minute))
+	require.NoError(t, err)
 	owners := apikey.NewResolver(keys, apikey.ResolverOptions{})
 
 	tests := []struct {
@@ -43,6 +46,7 @@ func TestOwner(t *testing.T) {
 		{name: "the owner's next key, another key id", key: newKey, keyID: "a1b2c3d4e5", owners: owners, want: "alice"},
 		{name: "a revoked key", key: revokedKey, keyID: "r3v0k3d000", owners: owners, wantStatus: 403},
 		{name: "an unknown key", key: "unknown-key-0123456789ab", keyID: "u9k9n9o9w9", owners: owners, wantStatus: 403},
+		{name: "an expired key", key: expiredKey, keyID: "e9p9r9d000", owners: owners, wantStatus: 403},
 		{name: "no key", owners: owners, wantStatus: 401},
 		{name: "a key id alone is nobody", keyID: "p6r4ocs3d1", owners: owners, wantStatus: 401},
 		{name: "the table is down", key: oldKey, keyID: "p6r4ocs3d1", owners: apikey.NewResolver(failingKeys{}, apikey.ResolverOptions{}), wantStatus: 503},

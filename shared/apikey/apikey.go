@@ -21,6 +21,8 @@ var (
 	ErrRevoked = errors.New("revoked api key")
 	// ErrExists: a key with this hash is in the table already.
 	ErrExists = errors.New("api key exists")
+	// ErrExpired: the key is past its ExpiresAt.
+	ErrExpired = errors.New("expired api key")
 )
 
 // Status is a key's state in the table.
@@ -47,6 +49,20 @@ type Record struct {
 	// Role is the key's role in its owner's workspace (workspace.Roles);
 	// "" is admin, what every key written before keys had roles is.
 	Role string
+	// ExpiresAt is when the key stops working; zero is never.
+	ExpiresAt time.Time
+}
+
+// ID is how the API names the key: the first 8 hex digits of its hash,
+// the same that apigw.KeyActor logs and the audit log names.
+func (r Record) ID() string { return r.Hash[:min(IDLength, len(r.Hash))] }
+
+// IDLength is the length of a key's ID.
+const IDLength = 8
+
+// Expired reports whether the key has an expiry and now is at or past it.
+func (r Record) Expired(now time.Time) bool {
+	return !r.ExpiresAt.IsZero() && !now.Before(r.ExpiresAt)
 }
 
 // RoleOrAdmin is the key's role: Role, or workspace.RoleAdmin when the

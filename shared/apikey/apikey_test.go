@@ -107,6 +107,19 @@ func TestResolver(t *testing.T) {
 		}
 	})
 
+	t.Run("an expired key is refused from its expiry on, cached or not", func(t *testing.T) {
+		keys := apikey.NewMemory(nil)
+		c := &clock{t: start}
+		r := apikey.NewResolver(keys, apikey.ResolverOptions{TTL: 30 * time.Second, Now: c.now})
+		_, _, err := apikey.IssueExpiring(ctx, keys, nil, "alice", oldKey, "", "", start, start.Add(10*time.Second))
+		require.NoError(t, err)
+		_, err = r.Owner(ctx, oldKey)
+		require.NoError(t, err)
+		c.advance(10 * time.Second)
+		_, err = r.Owner(ctx, oldKey)
+		assert.ErrorIs(t, err, apikey.ErrExpired, "within the cache's TTL, still refused at the expiry")
+	})
+
 	t.Run("unknown and empty keys", func(t *testing.T) {
 		r := apikey.NewResolver(apikey.NewMemory(nil), apikey.ResolverOptions{})
 

@@ -78,7 +78,8 @@ func (r *Resolver) Owner(ctx context.Context, key string) (string, error) {
 }
 
 // Lookup returns the record of key, an active key, as Owner finds and
-// caches it: ErrUnknown, ErrRevoked or the Getter's error otherwise.
+// caches it: ErrUnknown, ErrRevoked, ErrExpired or the Getter's error
+// otherwise.
 func (r *Resolver) Lookup(ctx context.Context, key string) (Record, error) {
 	if key == "" {
 		return Record{}, ErrUnknown
@@ -111,6 +112,10 @@ func (r *Resolver) Lookup(ctx context.Context, key string) (Record, error) {
 		return Record{}, c.err
 	case c.rec.Status != StatusActive:
 		return Record{}, ErrRevoked
+	case c.rec.Expired(now):
+		// Checked against the clock on every call, not when cached: a
+		// key stops at its expiry, not up to a TTL later.
+		return Record{}, ErrExpired
 	}
 	return c.rec, nil
 }

@@ -105,17 +105,41 @@ func (s *KeyStore) Revoke(ctx context.Context, hash string, at time.Time) (apike
 }
 
 // List returns every record, of one owner when owner is not empty, oldest
-// first. It scans: the table holds one small item per key, and only an
-// operator lists it.
+// first. An owner's keys are one Query of the by-owner index (eventually
+// consistent, as every index read is: a key added a moment ago may be
+// missing); every key is a Scan, which only an operator makes.
 func (s *KeyStore) List(ctx context.Context, owner string) ([]apikey.Record, error) {
-	in := &dynamodb.ScanInput{TableName: &s.cfg.Table, ConsistentRead: aws.Bool(s.cfg.ConsistentReads)}
 	if owner != "" {
-		in.FilterExpression = aws.String("#o = :o")
-		in.ExpressionAttributeNames = map[string]string{"#o": tableschema.AttrOwner}
-		in.ExpressionAttributeValues = map[string]types.AttributeValue{":o": &types.AttributeValueMemberS{Value: owner}}
+		return s.listOwner(ctx, owner)
 	}
+	in := &dynamodb.ScanInput{TableName: &s.cfg.Table, ConsistentRead: aws.Bool(s.cfg.ConsistentReads)}
 	var out []apikey.Record
 	p := dynamodb.NewScanPaginator(s.db, in)
+	for p.HasMorePages() {
+		cctx, cancel := bound(ctx, s.cfg.Timeout)
+		page, err := p.NextPage(cctx)
+		cancel()
+		if err != nil {
+			return nil, Wrap("list api keys", err)
+		}
+		if out, err = appendDecoded(out, page.Items, decodeKey); err != nil {
+			return nil, err
+		}
+	}
+	apikey.SortRecords(out)
+	return out, nil
+}
+
+func (s *KeyStore) listOwner(ctx context.Context, owner string) ([]apikey.Record, error) {
+	in := &dynamodb.QueryInput{
+		TableName:                 &s.cfg.Table,
+		IndexName:                 aws.String(tableschema.IndexKeysByOwner),
+		KeyConditionExpression:    aws.String("#o = :o"),
+		ExpressionAttributeNames:  map[string]string{"#o": tableschema.AttrOwner},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":o": &types.AttributeValueMemberS{Value: owner}},
+	}
+	var out []apikey.Record
+	p := dynamodb.NewQueryPaginator(s.db, in)
 	for p.HasMorePages() {
 		cctx, cancel := bound(ctx, s.cfg.Timeout)
 		page, err := p.NextPage(cctx)
@@ -143,6 +167,9 @@ func encodeKey(rec apikey.Record) map[string]types.AttributeValue {
 	}
 	if rec.Note != "" {
 		item[tableschema.AttrNote] = &types.AttributeValueMemberS{Value: rec.Note}
+	}
+	if !rec.ExpiresAt.IsZero() {
+		item[tableschema.AttrKeyExpiresAt] = millis(rec.ExpiresAt)
 	}
 	// No role attribute for an admin key written without one: the items
 	// written before keys had roles read back the same.
@@ -178,6 +205,9 @@ func decodeKey(item map[string]types.AttributeValue) (apikey.Record, error) {
 		return apikey.Record{}, err
 	}
 	if rec.RevokedAt, err = num(tableschema.AttrRevokedAt); err != nil {
+		return apikey.Record{}, err
+	}
+	if rec.ExpiresAt, err = num(tableschema.AttrKeyExpiresAt); err != nil {
 		return apikey.Record{}, err
 	}
 	if rec.Hash == "" || rec.Owner == "" || (rec.Status != apikey.StatusActive && rec.Status != apikey.StatusRevoked) {

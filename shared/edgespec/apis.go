@@ -422,6 +422,11 @@ func Management(plan UsagePlan) API {
 			keyed(http.MethodGet, "/v1/members", LambdaManage),
 			keyed(http.MethodPut, "/v1/members/{user}", LambdaManage),
 			keyed(http.MethodDelete, "/v1/members/{user}", LambdaManage),
+			// A workspace's API keys, for its admins (docs/api.md, "Keys").
+			keyed(http.MethodPost, "/v1/keys", LambdaManage),
+			keyed(http.MethodGet, "/v1/keys", LambdaManage),
+			keyed(http.MethodDelete, "/v1/keys/{id}", LambdaManage),
+			keyed(http.MethodPost, "/v1/keys/{id}/rotate", LambdaManage),
 			// The audit log, read-only: no route changes or deletes an entry.
 			keyed(http.MethodGet, "/v1/audit", LambdaManage),
 		},

@@ -86,6 +86,10 @@ const (
 	AttrKeyHash   = "key_hash"
 	AttrRevokedAt = "revoked_at"
 	AttrNote      = "note"
+	// AttrKeyExpiresAt is when a key stops working, epoch milliseconds
+	// like AttrCreatedAt; absent is never. Not a TTL attribute: an expired
+	// key stays listed, as a revoked one does.
+	AttrKeyExpiresAt = "key_expires_at"
 
 	// Click counters: the sort key is the bucket (kind, time, dimension);
 	// AttrSequence is on checkpoint items only.
@@ -155,6 +159,10 @@ func MemberSK(sub string) string { return "user#" + sub }
 
 // IndexByUser is the members table's index of a user's memberships.
 const IndexByUser = "by-user"
+
+// IndexKeysByOwner is the keys table's index of an owner's keys, oldest
+// first: GET /v1/keys is one Query of it.
+const IndexKeysByOwner = "keys-by-owner"
 
 // Audit table (shared/audit): the partition key is AttrOwner (the
 // workspace), the sort key AttrSK (the entry ID). An entry carries AttrAt

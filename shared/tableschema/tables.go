@@ -156,9 +156,19 @@ func Reservations() Table {
 }
 
 // Keys is the API keys table: key hash -> owner and status. Keys never
-// expire by themselves.
+// expire by themselves (an expiry is enforced by its readers, and the
+// item stays). Its by-owner index lists a workspace's keys for GET
+// /v1/keys; it projects everything, an item being a few small attributes.
 func Keys() Table {
-	return Table{PartitionKey: Attribute{AttrKeyHash, String}}
+	return Table{
+		PartitionKey: Attribute{AttrKeyHash, String},
+		Indexes: []Index{{
+			Name:         IndexKeysByOwner,
+			PartitionKey: Attribute{AttrOwner, String},
+			SortKey:      Attribute{AttrCreatedAt, Number},
+			Projection:   ProjectAll,
+		}},
+	}
 }
 
 // Analytics is the click counters' table: code and bucket; counters expire

@@ -69,8 +69,8 @@ func New(o Options) *Handler {
 }
 
 // Handle decides one request. It returns ErrUnauthorized for a request
-// without a usable credential (401), a Deny for an unknown or revoked key
-// (403), an Allow with the caller's context otherwise, and any other
+// without a usable credential (401), a Deny for an unknown, revoked or
+// expired key (403), an Allow with the caller's context otherwise, and any other
 // error (API Gateway's 500, AUTHORIZER_FAILURE) only when the check could
 // not be made: the keys table or the issuer's keys unreachable.
 func (h *Handler) Handle(ctx context.Context, req events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
@@ -100,7 +100,7 @@ func (h *Handler) byKey(ctx context.Context, log *slog.Logger, key, ws, methodAR
 	actor := apigw.KeyActor(hash)
 	rec, err := h.Keys.Lookup(ctx, key)
 	switch {
-	case errors.Is(err, apikey.ErrUnknown), errors.Is(err, apikey.ErrRevoked):
+	case errors.Is(err, apikey.ErrUnknown), errors.Is(err, apikey.ErrRevoked), errors.Is(err, apikey.ErrExpired):
 		// The hash's prefix, never the key.
 		log.WarnContext(ctx, "refused: "+err.Error(), "actor", actor)
 		return deny(actor, methodARN), nil

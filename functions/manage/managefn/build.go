@@ -44,12 +44,23 @@ func Build(cfg config.Config, c fnclients.Clients) (*Handler, error) {
 		// are checked against one replica.
 		members = fnstores.Members(cfg, dynamodb.NewFromConfig(c.In(cfg.PrimaryRegion)), true)
 	}
+	// The keys API writes the primary Region's replica, as the members
+	// API does: a global table's conditions (a new hash not yet taken, a
+	// revoked key's first time kept) hold only against the replica they
+	// are checked in, and concurrent writes in two Regions would be
+	// settled by last writer wins. Strongly consistent reads of it see
+	// every change made there; the authorizers everywhere read their own
+	// replica, which has a new key within the replication lag.
+	keys := dynamo.NewKeyStore(dynamodb.NewFromConfig(c.In(cfg.PrimaryRegion)), dynamo.KeyConfig{
+		Table: cfg.KeysTable, Timeout: cfg.DBTimeout, ConsistentReads: true,
+	})
 	auditLog := fnstores.Audit(cfg, db)
 	return New(Options{
 		Audit:    auditLog,
 		AuditLog: auditLog,
 		Owners:   fnstores.Owners(cfg, db),
 		Members:  members,
+		Keys:     keys,
 		Store: fnstores.Reserved(cfg, db, dynamo.NewLinkStore(db, dynamo.LinkConfig{
 			LinksTable: cfg.LinksTable, Timeout: cfg.DBTimeout, ConsistentReads: true, TagsTable: cfg.LinkTagsTable,
 		})),

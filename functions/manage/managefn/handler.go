@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -25,6 +26,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/audit"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
 	"github.com/shortlink-dev/shortener/shared/edgemarks"
@@ -88,6 +90,10 @@ type Handler struct {
 	// Members is the members table, for the members API; nil answers its
 	// routes 404.
 	Members workspace.Store
+	// Keys is the keys table, for the keys API; nil answers its routes
+	// 404. KeyRandom draws new keys (crypto/rand when nil).
+	Keys      apikey.Store
+	KeyRandom io.Reader
 	// HashPassword hashes a link's new password; password.Hash when nil.
 	HashPassword func(pw string) (string, error)
 	// BaseURL, when set, gives the short links' base URL per request in
@@ -127,7 +133,8 @@ func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest)
 	// audit log need an admin. Checked before anything is read, so a
 	// refusal says nothing of the link or member.
 	need := apigw.ReadOrWrite(req.HTTPMethod)
-	if req.Resource == ResourceMembers || req.Resource == ResourceMember || req.Resource == ResourceAudit {
+	keys := req.Resource == ResourceKeys || req.Resource == ResourceKey || req.Resource == ResourceKeyRotate
+	if req.Resource == ResourceMembers || req.Resource == ResourceMember || req.Resource == ResourceAudit || keys {
 		need = apigw.RoleAdmin
 	}
 	p, err := apigw.Authorize(ctx, req, h.Owners, need)
@@ -137,6 +144,9 @@ func (h *Handler) route(ctx context.Context, req *events.APIGatewayProxyRequest)
 	caller := p // who the audit log names
 	if req.Resource == ResourceAudit {
 		return h.auditLog(ctx, req, caller)
+	}
+	if keys {
+		return h.keys(ctx, req, p)
 	}
 	if need == apigw.RoleAdmin {
 		return h.members(ctx, req, p)

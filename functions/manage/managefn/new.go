@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/shortlink-dev/shortener/shared/apigw"
+	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/audit"
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgecache"
@@ -31,6 +32,9 @@ type Options struct {
 	Owners apigw.Owners
 	// Members is the members table (MEMBERS_TABLE); nil: no members API.
 	Members workspace.Store
+	// Keys is the keys table (KEYS_TABLE) the keys API writes; nil: no
+	// keys API.
+	Keys apikey.Store
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Sleep waits out the invalidation settle time; time.Sleep when nil.
@@ -67,6 +71,7 @@ func New(o Options) *Handler {
 		Metrics: o.Metrics,
 		Owners:  o.Owners,
 		Members: o.Members,
+		Keys:    o.Keys,
 
 		EdgeSettle: o.Config.InvalidationSettle,
 		EdgeSleep:  o.Sleep,

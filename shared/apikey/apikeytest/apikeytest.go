@@ -44,6 +44,28 @@ func Run(t *testing.T, newStore func(t *testing.T) apikey.Store) {
 		assert.Error(t, err, "not a role")
 	})
 
+	t.Run("an expiry is kept, and a rotation keeps the lifetime", func(t *testing.T) {
+		s := newStore(t)
+		expires := created.Add(90 * 24 * time.Hour)
+		key, rec, err := apikey.IssueExpiring(ctx, s, nil, "team", "", "ci", "editor", created, expires)
+		require.NoError(t, err)
+		got, err := s.Get(ctx, rec.Hash)
+		require.NoError(t, err)
+		assert.Equal(t, expires, got.ExpiresAt)
+		assert.False(t, got.Expired(expires.Add(-time.Millisecond)))
+		assert.True(t, got.Expired(expires))
+
+		later := created.Add(10 * 24 * time.Hour)
+		_, rotated, err := apikey.Rotate(ctx, s, nil, apikey.Hash(key), "", "", later)
+		require.NoError(t, err)
+		got, err = s.Get(ctx, rotated.Hash)
+		require.NoError(t, err)
+		assert.Equal(t, later.Add(90*24*time.Hour), got.ExpiresAt, "the same lifetime from the rotation")
+
+		_, _, err = apikey.IssueExpiring(ctx, s, nil, "team", "", "", "", created, created)
+		assert.Error(t, err, "an expiry not after the creation")
+	})
+
 	t.Run("add then get", func(t *testing.T) {
 		s := newStore(t)
 		rec := apikey.Record{Hash: apikey.Hash("key-one-0123456789abc"), Owner: "alice", Status: apikey.StatusActive, CreatedAt: created, Note: "laptop"}
