@@ -2,12 +2,14 @@ package infra_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shortlink-dev/shortener/infra"
 	"github.com/shortlink-dev/shortener/infra/monitoring"
 	"github.com/shortlink-dev/shortener/shared/config"
 )
@@ -156,6 +158,19 @@ func TestHandlerAlarms(t *testing.T) {
 			assert.Equal(t, `"`+fn+`"`, dimension(found[0], "function"))
 			assert.Equal(t, "Sum", found[0].Props["Statistic"])
 			assert.Equal(t, float64(1), found[0].Props["Threshold"])
+		}
+		// A change answered without its audit entry (shared/apigw
+		// FlushAudit), in every function that writes the log.
+		audits := alarmsOn(tp, monitoring.MetricsNamespace, "AuditWriteFailures")
+		var fns []string
+		for _, a := range audits {
+			fns = append(fns, dimension(a, "function"))
+			assert.Equal(t, float64(1), a.Props["Threshold"])
+		}
+		if slices.Contains(infra.V1Regions(s.cfg), region) {
+			assert.ElementsMatch(t, []string{`"create"`, `"manage"`, `"webhooks"`}, fns, region)
+		} else {
+			assert.Empty(t, fns, region)
 		}
 	}
 }

@@ -152,11 +152,21 @@ type HandlerAlarm struct {
 	Metric, What string
 }
 
+// auditWriteFailures: a change was made and answered, and its audit entry
+// could not be written after it (shared/apigw FlushAudit): the audit log
+// misses that change (docs/audit.md).
+var auditWriteFailures = HandlerAlarm{"AuditWriteFailures", "A change was made but its audit log entry could not be written (the audit table failed): the function's logs name the change, which the audit log now misses (docs/audit.md)"}
+
 // HandlerAlarms are, by function, the handler counts that alarm at one
 // in five minutes: each is a promise degraded without an error.
 var HandlerAlarms = map[string][]HandlerAlarm{
 	"redirect": {{"EdgeMarkFailures", "The redirect could not write edge marks (docs/lifecycle.md, section 6): its answers get a short edge life instead of a day, so more requests reach the origin, until the marks table answers again"}},
-	"manage":   {{"EdgeMarkReadFailures", "The management API could not read edge marks: every edit and delete is invalidated (paid per path) until the marks tables answer again"}},
+	"manage": {
+		{"EdgeMarkReadFailures", "The management API could not read edge marks: every edit and delete is invalidated (paid per path) until the marks tables answer again"},
+		auditWriteFailures,
+	},
+	"create":   {auditWriteFailures},
+	"webhooks": {auditWriteFailures},
 	"clicks": {
 		{"PoisonRecords", "The clicks function skipped real-time log records it could not parse: the log configuration and the parser have drifted apart, and those clicks are not counted (the function's logs name shard and sequence number)"},
 		{"ClickEventsDeferred", "The clicks function could not queue link.clicked events (the webhook queue, the links table or the webhooks table failed) and kept them in its outbox: clicks are counted, and the events are queued when the queue works again, within minutes after"},
