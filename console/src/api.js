@@ -166,3 +166,22 @@ export function accountStats({ from, to, codes } = {}) {
 export function listTags() {
   return request('GET', '/v1/tags').then((r) => r.data);
 }
+
+// The workspace's API keys, for its admins (docs/api.md, "Keys"). The
+// key itself is only in createKey's and rotateKey's answer: the caller
+// shows it once and keeps it nowhere.
+export function listKeys() {
+  return request('GET', '/v1/keys').then((r) => r.data);
+}
+
+export function createKey(body) {
+  return request('POST', '/v1/keys', { body }).then((r) => r.data);
+}
+
+export function rotateKey(id) {
+  return request('POST', `/v1/keys/${enc(id)}/rotate`).then((r) => r.data);
+}
+
+export function revokeKey(id) {
+  return request('DELETE', `/v1/keys/${enc(id)}`);
+}

@@ -7,10 +7,13 @@ import { Links } from './links.jsx';
 import { Analytics } from './analytics.jsx';
 import { Overview } from './overview.jsx';
 import { Audit } from './audit.jsx';
+import { Keys } from './keys.jsx';
 
-// route reads the hash: #/links (default), #/links/CODE/stats or #/audit.
+// route reads the hash: #/links (default), #/links/CODE/stats, #/audit
+// or #/keys.
 function route() {
   if (location.hash === '#/audit') return { view: 'audit' };
+  if (location.hash === '#/keys') return { view: 'keys' };
   const m = location.hash.match(/^#\/links\/([A-Za-z0-9_-]+)\/stats$/);
   if (!m && location.hash === '#/overview') return { view: 'overview' };
   return m ? { view: 'stats', code: m[1] } : { view: 'links' };
@@ -105,6 +108,7 @@ function App({ reason: initialReason }) {
           <a href="#/links" aria-current={r.view === 'links' ? 'page' : undefined}>Links</a>
           <a href="#/overview" id="nav-overview" aria-current={r.view === 'overview' ? 'page' : undefined}>Overview</a>
           <a href="#/audit" id="nav-audit" aria-current={r.view === 'audit' ? 'page' : undefined}>Audit</a>
+          <a href="#/keys" id="nav-keys" aria-current={r.view === 'keys' ? 'page' : undefined}>Keys</a>
         </nav>
         {user && <span class="note" id="signed-in-as">{user}</span>}
         <button type="button" class="secondary" id="signout" onClick={out}>Sign out</button>
@@ -114,6 +118,7 @@ function App({ reason: initialReason }) {
         {r.view === 'stats' && <Analytics code={r.code} onAuthError={onAuthError} />}
         {r.view === 'links' && <Links onAuthError={onAuthError} />}
         {r.view === 'audit' && <Audit onAuthError={onAuthError} />}
+        {r.view === 'keys' && <Keys onAuthError={onAuthError} />}
       </main>
     </div>
   );
