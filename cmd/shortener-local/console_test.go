@@ -1122,6 +1122,22 @@ func TestConsoleTags(t *testing.T) {
 	_, _, body = r.do(t, "GET", "/v1/tags", r.key, "")
 	assert.JSONEq(t, `{"tags":[{"tag":"eu","links":1},{"tag":"launch","links":1},{"tag":"q3","links":1}]}`, string(body))
 
+	// The overview's top tags: each tag's links' clicks of the last 7
+	// days, from GET /v1/stats?tag=, most clicked first.
+	status, _, _ := r.do(t, "GET", "/"+spring.Code, "", "", "User-Agent", browserAgent)
+	require.Equal(t, 302, status)
+	require.Eventually(t, func() bool {
+		_, _, body := r.do(t, "GET", "/v1/stats?tag=q3", r.key, "")
+		return strings.Contains(string(body), `"totals":{"total":1`)
+	}, 20*time.Second, 200*time.Millisecond, "the click reaches the tag's stats")
+	p.click("#nav-overview")
+	p.run("the top tags", chromedp.WaitVisible(chromedp.CSS(`#top-tags tr[data-tag="q3"]`)))
+	var top [][]string
+	p.eval(`[...document.querySelectorAll('#top-tags tbody tr')].map(r => [...r.cells].map(c => c.textContent))`, &top)
+	require.Len(t, top, 3)
+	assert.ElementsMatch(t, [][]string{{"launch", "1", "1", "1", "0"}, {"q3", "1", "1", "1", "0"}}, top[:2], "launch and q3 carry the clicked link")
+	assert.Equal(t, []string{"eu", "1", "0", "0", "0"}, top[2])
+
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	assert.Empty(t, p.problems, "no exception, console error or CSP violation")

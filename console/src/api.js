@@ -154,11 +154,12 @@ export function newKey() {
 
 // accountStats reads GET /v1/stats: the account's newest links summed
 // per day, or, with codes, those links and each one's daily series.
-export function accountStats({ from, to, codes } = {}) {
+export function accountStats({ from, to, codes, tag } = {}) {
   const q = [];
   if (from) q.push(`from=${enc(from)}`);
   if (to) q.push(`to=${enc(to)}`);
   if (codes && codes.length) q.push(`codes=${codes.map(enc).join(',')}`);
+  if (tag) q.push(`tag=${enc(tag)}`);
   return request('GET', `/v1/stats${q.length ? '?' + q.join('&') : ''}`).then((r) => r.data);
 }
 

@@ -73,8 +73,40 @@ export function Breakdowns({ cur, hideBots }) {
   );
 }
 
-// Overview is the account's last 7 days: totals, top links, countries and
-// devices (GET /v1/stats).
+// TopTagsCount is how many of the owner's tags (those on the most links)
+// the overview sums: one GET /v1/stats?tag= each.
+const TopTagsCount = 5;
+
+// TopTags is the last 7 days' clicks of the links of the owner's most used
+// tags (GET /v1/tags, then GET /v1/stats?tag= for each), most clicked first.
+function TopTags({ onAuthError }) {
+  const [rows, setRows] = useState(null);
+  useEffect(() => {
+    api.listTags()
+      .then((d) => {
+        const top = [...d.tags].sort((a, b) => b.links - a.links).slice(0, TopTagsCount);
+        return Promise.all(top.map((t) => api.accountStats({ ...lastWeek(), tag: t.tag }).then((s) => ({ tag: t.tag, links: t.links, ...s.totals }))));
+      })
+      .then((r) => setRows(r.sort((a, b) => b.total - a.total)))
+      .catch((ex) => { if (!onAuthError(ex)) setRows([]); });
+  }, []);
+  if (!rows) return null;
+  return (
+    <table id="top-tags">
+      <caption>Top tags</caption>
+      <thead><tr><th scope="col">Tag</th><th scope="col">Links</th><th scope="col">Total</th><th scope="col">Humans</th><th scope="col">Bots</th></tr></thead>
+      <tbody>
+        {rows.map((t) => (
+          <tr key={t.tag} data-tag={t.tag}><td>{t.tag}</td><td>{t.links}</td><td>{t.total}</td><td>{t.human}</td><td>{t.bot}</td></tr>
+        ))}
+        {!rows.length && <tr><td colSpan={5}>No tags yet</td></tr>}
+      </tbody>
+    </table>
+  );
+}
+
+// Overview is the account's last 7 days: totals, top links and tags,
+// countries and devices (GET /v1/stats).
 export function Overview({ onAuthError }) {
   const [s, setS] = useState(null);
   const [err, setErr] = useState('');
@@ -104,6 +136,7 @@ export function Overview({ onAuthError }) {
               {!s.top_links.length && <tr><td colSpan={4}>No clicks in this range</td></tr>}
             </tbody>
           </table>
+          <TopTags onAuthError={onAuthError} />
           <div class="grid2">
             <Bars rows={s.countries} keyName="country" hideBots={false} id="overview-countries" caption="Top countries" />
             <Bars rows={s.devices} keyName="name" head="Device" hideBots={false} id="overview-devices" caption="Devices" />
