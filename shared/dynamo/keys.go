@@ -112,22 +112,14 @@ func (s *KeyStore) List(ctx context.Context, owner string) ([]apikey.Record, err
 	if owner != "" {
 		return s.listOwner(ctx, owner)
 	}
-	in := &dynamodb.ScanInput{TableName: &s.cfg.Table, ConsistentRead: aws.Bool(s.cfg.ConsistentReads)}
-	var out []apikey.Record
-	p := dynamodb.NewScanPaginator(s.db, in)
-	for p.HasMorePages() {
-		cctx, cancel := bound(ctx, s.cfg.Timeout)
-		page, err := p.NextPage(cctx)
-		cancel()
+	p := dynamodb.NewScanPaginator(s.db, &dynamodb.ScanInput{TableName: &s.cfg.Table, ConsistentRead: aws.Bool(s.cfg.ConsistentReads)})
+	return s.drain(ctx, p.HasMorePages, func(ctx context.Context) ([]map[string]types.AttributeValue, error) {
+		page, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, Wrap("list api keys", err)
-		}
-		if out, err = appendDecoded(out, page.Items, decodeKey); err != nil {
 			return nil, err
 		}
-	}
-	apikey.SortRecords(out)
-	return out, nil
+		return page.Items, nil
+	})
 }
 
 func (s *KeyStore) listOwner(ctx context.Context, owner string) ([]apikey.Record, error) {
@@ -138,16 +130,29 @@ func (s *KeyStore) listOwner(ctx context.Context, owner string) ([]apikey.Record
 		ExpressionAttributeNames:  map[string]string{"#o": tableschema.AttrOwner},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":o": &types.AttributeValueMemberS{Value: owner}},
 	}
-	var out []apikey.Record
 	p := dynamodb.NewQueryPaginator(s.db, in)
-	for p.HasMorePages() {
+	return s.drain(ctx, p.HasMorePages, func(ctx context.Context) ([]map[string]types.AttributeValue, error) {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return page.Items, nil
+	})
+}
+
+// drain decodes every page next reads while more says there is one, each
+// page within the store's timeout, and sorts the records oldest first:
+// the one loop of the Scan and the by-owner Query.
+func (s *KeyStore) drain(ctx context.Context, more func() bool, next func(context.Context) ([]map[string]types.AttributeValue, error)) ([]apikey.Record, error) {
+	var out []apikey.Record
+	for more() {
 		cctx, cancel := bound(ctx, s.cfg.Timeout)
-		page, err := p.NextPage(cctx)
+		items, err := next(cctx)
 		cancel()
 		if err != nil {
 			return nil, Wrap("list api keys", err)
 		}
-		if out, err = appendDecoded(out, page.Items, decodeKey); err != nil {
+		if out, err = appendDecoded(out, items, decodeKey); err != nil {
 			return nil, err
 		}
 	}
