@@ -2,10 +2,8 @@ package managefn
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -17,29 +15,15 @@ import (
 // ResourceAudit is the audit log's resource.
 const ResourceAudit = "/v1/audit"
 
-// AuditEntry is an audit entry as GET /v1/audit shows it.
-type AuditEntry struct {
-	ID     string          `json:"id"`
-	At     string          `json:"at"`
-	Actor  AuditActor      `json:"actor"`
-	Source audit.Source    `json:"source"`
-	Action string          `json:"action"`
-	Target AuditTarget     `json:"target"`
-	Before json.RawMessage `json:"before,omitempty"`
-	After  json.RawMessage `json:"after,omitempty"`
-}
+// AuditEntry is an audit entry as GET /v1/audit shows it (audit.View,
+// which the audit log's copy in S3 shares).
+type AuditEntry = audit.View
 
 // AuditActor is who made a change.
-type AuditActor struct {
-	ID       string `json:"id"`
-	Username string `json:"username,omitempty"`
-}
+type AuditActor = audit.ViewActor
 
 // AuditTarget is what a change was made to.
-type AuditTarget struct {
-	Type audit.TargetType `json:"type"`
-	ID   string           `json:"id"`
-}
+type AuditTarget = audit.ViewTarget
 
 // AuditPage is one page of GET /v1/audit, newest first.
 type AuditPage struct {
@@ -69,13 +53,7 @@ func (h *Handler) auditLog(ctx context.Context, req *events.APIGatewayProxyReque
 	}
 	out := AuditPage{Entries: make([]AuditEntry, 0, len(p.Entries)), NextCursor: p.Next}
 	for _, e := range p.Entries {
-		out.Entries = append(out.Entries, AuditEntry{
-			ID: e.ID, At: e.At.UTC().Format(time.RFC3339Nano), Actor: AuditActor{ID: e.Actor.ID, Username: e.Actor.Username},
-			Source: e.Source, Action: e.Action, Target: AuditTarget{Type: e.Target, ID: e.TargetID},
-			// Redacted again on the way out: an entry written by an older
-			// writer is held to today's list of secrets.
-			Before: audit.Redact(e.Before), After: audit.Redact(e.After),
-		})
+		out.Entries = append(out.Entries, audit.ViewOf(e))
 	}
 	return apigw.JSON(http.StatusOK, out, map[string]string{"Cache-Control": "no-store"}), nil
 }
