@@ -183,7 +183,9 @@ func TestRefusesAChecksumThatDoesNotMatch(t *testing.T) {
 
 func TestRefusesTwoChecksumsAndAMismatchedPayloadHash(t *testing.T) {
 	c := locals3.New(locals3.Options{Buckets: []locals3.Bucket{{Name: plain}}})
-	sign := func(r *http.Request) { r.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AKID/20260301/us-east-1/s3/aws4_request") }
+	sign := func(r *http.Request) {
+		r.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AKID/20260301/us-east-1/s3/aws4_request")
+	}
 	tests := []struct {
 		name    string
 		headers map[string]string
