@@ -107,6 +107,10 @@ type Config struct {
 	// an audit entry before TTL deletes it; 0 (unset) keeps entries for
 	// ever.
 	AuditRetentionDays int
+	// AuditArchiveBucket is AUDIT_ARCHIVE_BUCKET: the S3 bucket, with
+	// Object Lock, that functions/auditarchive copies the audit log's
+	// entries to (deployment context auditArchive); "" without the copy.
+	AuditArchiveBucket string
 
 	// AliasMinLength and AliasMaxLength bound a new custom alias's length
 	// (SHORTENER_ALIAS_MIN_LENGTH, SHORTENER_ALIAS_MAX_LENGTH; 3 and 64
@@ -158,22 +162,23 @@ type Getenv func(string) string
 // Load reads and checks the configuration.
 func Load(getenv Getenv) (Config, error) {
 	c := Config{
-		LinksTable:       getenv("LINKS_TABLE"),
-		IdempotencyTable: getenv("IDEMPOTENCY_TABLE"),
-		LinkTagsTable:    getenv("LINK_TAGS_TABLE"),
-		ReservationTable: getenv("RESERVATION_TABLE"),
-		CountersTable:    getenv("COUNTERS_TABLE"),
-		KeysTable:        getenv("KEYS_TABLE"),
-		MembersTable:     getenv("MEMBERS_TABLE"),
-		AnalyticsTable:   getenv("ANALYTICS_TABLE"),
-		ClickStore:       getenv("SHORTENER_CLICK_STORE"),
-		PrimaryRegion:    getenv("PRIMARY_REGION"),
-		OriginSecretID:   getenv("ORIGIN_SECRET_ID"),
-		MissesTable:      getenv("MISSES_TABLE"),
-		EdgeMarksTable:   getenv("EDGE_MARKS_TABLE"),
-		AuditTable:       getenv("AUDIT_TABLE"),
-		EdgeParameter:    getenv("EDGE_PARAMETER"),
-		BaseURL:          strings.TrimSuffix(getenv("SHORTENER_BASE_URL"), "/"),
+		LinksTable:         getenv("LINKS_TABLE"),
+		IdempotencyTable:   getenv("IDEMPOTENCY_TABLE"),
+		LinkTagsTable:      getenv("LINK_TAGS_TABLE"),
+		ReservationTable:   getenv("RESERVATION_TABLE"),
+		CountersTable:      getenv("COUNTERS_TABLE"),
+		KeysTable:          getenv("KEYS_TABLE"),
+		MembersTable:       getenv("MEMBERS_TABLE"),
+		AnalyticsTable:     getenv("ANALYTICS_TABLE"),
+		ClickStore:         getenv("SHORTENER_CLICK_STORE"),
+		PrimaryRegion:      getenv("PRIMARY_REGION"),
+		OriginSecretID:     getenv("ORIGIN_SECRET_ID"),
+		MissesTable:        getenv("MISSES_TABLE"),
+		EdgeMarksTable:     getenv("EDGE_MARKS_TABLE"),
+		AuditTable:         getenv("AUDIT_TABLE"),
+		AuditArchiveBucket: getenv("AUDIT_ARCHIVE_BUCKET"),
+		EdgeParameter:      getenv("EDGE_PARAMETER"),
+		BaseURL:            strings.TrimSuffix(getenv("SHORTENER_BASE_URL"), "/"),
 	}
 	r := &reader{getenv: getenv}
 	switch c.ClickStore {
@@ -357,7 +362,8 @@ func (c Config) Require(names ...string) error {
 		"SHORTENER_BASE_URL": c.BaseURL, "EDGE_PARAMETER": c.EdgeParameter, "KEYS_TABLE": c.KeysTable,
 		"ANALYTICS_TABLE": c.AnalyticsTable, "ORIGIN_SECRET_ID": c.OriginSecretID, "MISSES_TABLE": c.MissesTable,
 		"EDGE_MARKS_TABLE": c.EdgeMarksTable, "LINK_TAGS_TABLE": c.LinkTagsTable, "MEMBERS_TABLE": c.MembersTable, "AUDIT_TABLE": c.AuditTable,
-		"WEBHOOKS_TABLE": c.Webhook.Table, "WEBHOOK_QUEUE_URL": c.Webhook.QueueURL, "WEBHOOK_DLQ_URL": c.Webhook.DLQURL}
+		"AUDIT_ARCHIVE_BUCKET": c.AuditArchiveBucket,
+		"WEBHOOKS_TABLE":       c.Webhook.Table, "WEBHOOK_QUEUE_URL": c.Webhook.QueueURL, "WEBHOOK_DLQ_URL": c.Webhook.DLQURL}
 	var errs []error
 	for _, n := range names {
 		if values[n] == "" {

@@ -29,8 +29,18 @@ const (
 // it; "" is no stream.
 type StreamView string
 
-// NewAndOldImages: records carry the item before and after the change.
-const NewAndOldImages StreamView = "NEW_AND_OLD_IMAGES"
+// Stream views.
+const (
+	// NewAndOldImages: records carry the item before and after the change.
+	NewAndOldImages StreamView = "NEW_AND_OLD_IMAGES"
+	// NewImage: records carry the item after the change only.
+	NewImage StreamView = "NEW_IMAGE"
+)
+
+// AuditArchiveStream is the audit table's stream when its entries are
+// copied to S3 (functions/auditarchive): an entry is written once, so the
+// new image is all there is to copy.
+const AuditArchiveStream = NewImage
 
 // Index is a global secondary index.
 type Index struct {
