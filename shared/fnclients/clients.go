@@ -41,6 +41,10 @@ type Clients struct {
 	// cold start. The local run passes its in-process queues
 	// (internal/localsqs).
 	SQS SQS
+	// S3Endpoint, when set, is where the S3 client sends its requests,
+	// path-style (http://host:port/bucket/key): the local run's S3
+	// stand-in (internal/locals3). In Lambda, S3's own endpoint.
+	S3Endpoint string
 	// Log is the log every function writes to; each function's lines
 	// carry its name (attribute "function").
 	Log *slog.Logger

@@ -27,18 +27,19 @@ import (
 // EverySetting is the environment infra gives the functions, each setting
 // a function may need present.
 var EverySetting = map[string]string{
-	"LINKS_TABLE":        "links",
-	"IDEMPOTENCY_TABLE":  "idempotency",
-	"KEYS_TABLE":         "keys",
-	"ANALYTICS_TABLE":    "analytics",
-	"SHORTENER_BASE_URL": "https://sho.rt",
-	"EDGE_PARAMETER":     "/Shortener/edge",
-	"ORIGIN_SECRET_ID":   "origin-secret",
-	"PRIMARY_REGION":     "eu-west-1",
-	"WEBHOOKS_TABLE":     "webhooks",
-	"AUDIT_TABLE":        "audit",
-	"WEBHOOK_QUEUE_URL":  "https://sqs.eu-central-1.amazonaws.com/123456789012/deliveries",
-	"WEBHOOK_DLQ_URL":    "https://sqs.eu-central-1.amazonaws.com/123456789012/dead-letters",
+	"LINKS_TABLE":          "links",
+	"IDEMPOTENCY_TABLE":    "idempotency",
+	"KEYS_TABLE":           "keys",
+	"ANALYTICS_TABLE":      "analytics",
+	"SHORTENER_BASE_URL":   "https://sho.rt",
+	"EDGE_PARAMETER":       "/Shortener/edge",
+	"ORIGIN_SECRET_ID":     "origin-secret",
+	"PRIMARY_REGION":       "eu-west-1",
+	"WEBHOOKS_TABLE":       "webhooks",
+	"AUDIT_TABLE":          "audit",
+	"AUDIT_ARCHIVE_BUCKET": "shortener-audit-archive",
+	"WEBHOOK_QUEUE_URL":    "https://sqs.eu-central-1.amazonaws.com/123456789012/deliveries",
+	"WEBHOOK_DLQ_URL":      "https://sqs.eu-central-1.amazonaws.com/123456789012/dead-letters",
 }
 
 // Load is the configuration of EverySetting less the names in without.
