@@ -1,7 +1,7 @@
 # The two commands a newcomer needs: `make dev` and `make test`.
 # Everything else is here for contributors and CI.
 
-FUNCTIONS := create redirect originauth apiauth manage stats ttlstream reclaim clicks webhooks webhookdelivery webhookstream
+FUNCTIONS := create redirect originauth apiauth manage stats ttlstream reclaim clicks webhooks webhookdelivery webhookstream auditarchive
 GO_BUILD  := CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build -tags lambda.norpc -trimpath -ldflags "-s -w"
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20

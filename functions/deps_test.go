@@ -39,6 +39,9 @@ func TestEachBootstrapLinksOnlyTheServicesItCalls(t *testing.T) {
 		// SDK client.
 		"apiauth":       {"dynamodb"},
 		"webhookstream": {"dynamodb"}, "webhookdelivery": {"dynamodb"},
+		// auditarchive reads its records from the event, not DynamoDB,
+		// and puts one object per batch: S3 alone.
+		"auditarchive": {"s3"},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -62,7 +65,7 @@ func TestEachBootstrapLinksOnlyTheServicesItCalls(t *testing.T) {
 // of a binary that links it).
 func TestEachBootstrapLinksOnlyItsHandlers(t *testing.T) {
 	fns := []string{"create", "redirect", "originauth", "apiauth", "manage", "stats", "ttlstream", "reclaim", "clicks",
-		"webhooks", "webhookdelivery", "webhookstream"}
+		"webhooks", "webhookdelivery", "webhookstream", "auditarchive"}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, fn := range fns {

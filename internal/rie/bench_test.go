@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shortlink-dev/shortener/internal/locals3"
 	"github.com/shortlink-dev/shortener/internal/rie"
 )
 
@@ -34,6 +35,8 @@ var coldEvents = map[string]func(t testing.TB) []byte{
 	"webhooks":        func(t testing.TB) []byte { return fixture(t, "webhooks", "create-request.json", nil) },
 	"webhookstream":   func(t testing.TB) []byte { return fixture(t, "webhookstream", "insert.json", nil) },
 	"webhookdelivery": func(t testing.TB) []byte { return fixture(t, "webhookdelivery", "sqs-delivery.json", nil) },
+	// The audit archive puts one object (the S3 stand-in, coldEnv).
+	"auditarchive": func(t testing.TB) []byte { return fixture(t, "auditarchive", "batch.json", nil) },
 }
 
 // coldEnv is the environment a function needs beyond the tables': the
@@ -55,6 +58,12 @@ var coldEnv = map[string]func(b testing.TB, tb tables) map[string]string{
 	"webhooks":        func(b testing.TB, tb tables) map[string]string { e, _ := webhookEnv(b, tb); return e },
 	"webhookstream":   func(b testing.TB, tb tables) map[string]string { e, _ := webhookEnv(b, tb); return e },
 	"webhookdelivery": func(b testing.TB, tb tables) map[string]string { e, _ := webhookEnv(b, tb); return e },
+	"auditarchive": func(b testing.TB, _ tables) map[string]string {
+		srv := httptest.NewServer(locals3.New(locals3.Options{Buckets: []locals3.Bucket{{Name: "shortener-audit-archive", ObjectLock: true,
+			DefaultRetention: &locals3.Retention{Mode: locals3.Compliance, Days: 1}}}}))
+		b.Cleanup(srv.Close)
+		return map[string]string{"AUDIT_ARCHIVE_BUCKET": "shortener-audit-archive", "AWS_ENDPOINT_URL_S3": srv.URL}
+	},
 }
 
 // BenchmarkColdStart measures each function's cold start under the

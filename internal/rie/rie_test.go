@@ -257,6 +257,8 @@ var packagingCases = map[string]func(t *testing.T, tb tables, state *shared){
 	"webhooks":        testWebhooks,
 	"webhookstream":   testWebhookStream,
 	"webhookdelivery": testWebhookDelivery,
+	// internal/rie/auditarchive_test.go
+	"auditarchive": testAuditArchive,
 }
 
 // shared carries what one case leaves for the next (the created code).
@@ -266,7 +268,7 @@ type shared struct {
 
 // order runs create first: redirect and manage read its link.
 var order = []string{"create", "redirect", "originauth", "apiauth", "manage", "ttlstream", "reclaim", "clicks", "stats",
-	"webhooks", "webhookstream", "webhookdelivery"}
+	"webhooks", "webhookstream", "webhookdelivery", "auditarchive"}
 
 func TestBootstraps(t *testing.T) {
 	fns := functions(t)
