@@ -58,7 +58,8 @@ SYNTH_OUT ?= build/cdk.out
 SYNTH_FLAGS ?=
 # Every optional feature on, with placeholder values (docs/deploy.md, "Context").
 SYNTH_ALL = -c waf=true -c alarmEmail=ops@example.com -c hostedZoneId=Z0123456789EXAMPLE -c hostedZoneName=sho.rt \
-	-c domainName=sho.rt -c certificateArn=arn:aws:acm:us-east-1:123456789012:certificate/0b5c2a8e-1111-2222-3333-444455556666 -c auth=true
+	-c domainName=sho.rt -c certificateArn=arn:aws:acm:us-east-1:123456789012:certificate/0b5c2a8e-1111-2222-3333-444455556666 -c auth=true \
+	-c auditArchive=true
 
 ## synth: every stack's template in build/cdk.out, cdk-nag included (offline: a placeholder account), then checked with CloudFormation Guard's Control Tower rules
 synth: build
@@ -66,7 +67,7 @@ synth: build
 	$(CDK_ENV) npx --no-install cdk synth -c account=123456789012 $(SYNTH_FLAGS) -o $(SYNTH_OUT) -q
 	scripts/guard.sh $(SYNTH_OUT)
 
-## synth-all: make synth with every optional feature on (WAF, custom domain and certificate, hosted zone, alarm e-mail), into build/cdk.out-all
+## synth-all: make synth with every optional feature on (WAF, custom domain and certificate, hosted zone, alarm e-mail, sign-in, the audit archive), into build/cdk.out-all
 synth-all:
 	$(MAKE) synth SYNTH_OUT=build/cdk.out-all SYNTH_FLAGS='$(SYNTH_ALL)'
 

@@ -66,6 +66,14 @@ const (
 	// CtxAuditRetentionDays: how long the audit table keeps an entry (TTL);
 	// 0, the default, keeps entries for ever and the table has no TTL.
 	CtxAuditRetentionDays = "auditRetentionDays"
+	// CtxAuditArchive: the audit log's tamper-evident copy in an S3 bucket
+	// with Object Lock (docs/audit.md); off by default.
+	CtxAuditArchive = "auditArchive"
+	// CtxAuditArchiveMode: the bucket's default retention mode,
+	// COMPLIANCE (the default) or GOVERNANCE.
+	CtxAuditArchiveMode = "auditArchiveMode"
+	// CtxAuditArchiveRetentionDays: how long each object is locked.
+	CtxAuditArchiveRetentionDays = "auditArchiveRetentionDays"
 	// Alias length bounds (docs/deploy.md; link.CheckAliasLengths).
 	CtxAliasMinLength = "aliasMinLength"
 	CtxAliasMaxLength = "aliasMaxLength"
@@ -164,6 +172,13 @@ type Config struct {
 	KinesisShards        int    // 0: the click stream on demand; N: provisioned with N shards
 	AuditRetentionDays   int    // 0: audit entries are kept for ever (docs/audit.md)
 
+	// AuditArchive copies the audit log to an S3 bucket with Object Lock
+	// (functions/auditarchive; docs/audit.md), each object locked in
+	// AuditArchiveMode for AuditArchiveRetentionDays.
+	AuditArchive              bool
+	AuditArchiveMode          string
+	AuditArchiveRetentionDays int
+
 	// Auth is the sign-in (context auth=true; infra/auth,
 	// docs/identity.md); nil: none.
 	Auth *auth.Options
@@ -204,8 +219,24 @@ func DefaultConfig() Config {
 		PITRAnalytics:        false,
 		OwnerIndexProjection: "INCLUDE",
 		SystemLogLevel:       "WARN",
+
+		AuditArchive:              false,
+		AuditArchiveMode:          ArchiveCompliance,
+		AuditArchiveRetentionDays: 2555, // 7 years
 	}
 }
+
+// Object Lock retention modes of the audit archive
+// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-lock.html#object-lock-retention-modes).
+const (
+	ArchiveCompliance = "COMPLIANCE"
+	ArchiveGovernance = "GOVERNANCE"
+)
+
+// MaxAuditArchiveRetentionDays bounds auditArchiveRetentionDays: S3 takes a
+// default retention of up to 100 years
+// (https://docs.aws.amazon.com/AmazonS3/latest/API/API_DefaultRetention.html).
+const MaxAuditArchiveRetentionDays = 36500
 
 // ConfigFromContext reads the context of node (the App) over the defaults.
 // Values given on the command line (-c key=value) arrive as strings, values
@@ -272,6 +303,9 @@ func configFrom(r ctxReader, c Config) (Config, error) {
 	c.SystemLogLevel = r.str(CtxSystemLogLevel, c.SystemLogLevel)
 	c.KinesisShards = r.integer(CtxKinesisShards, c.KinesisShards)
 	c.AuditRetentionDays = r.integer(CtxAuditRetentionDays, c.AuditRetentionDays)
+	c.AuditArchive = r.boolean(CtxAuditArchive, c.AuditArchive)
+	c.AuditArchiveMode = strings.ToUpper(r.str(CtxAuditArchiveMode, c.AuditArchiveMode))
+	c.AuditArchiveRetentionDays = r.integer(CtxAuditArchiveRetentionDays, c.AuditArchiveRetentionDays)
 	c.Auth = readAuth(&r, c)
 	if err := errors.Join(r.errs...); err != nil {
 		return Config{}, err
@@ -312,6 +346,13 @@ func (c Config) Validate() error {
 	}
 	if c.AuditRetentionDays < 0 {
 		errs = append(errs, fmt.Errorf("auditRetentionDays: %d is negative; 0 keeps audit entries for ever", c.AuditRetentionDays))
+	}
+	if c.AuditArchiveMode != ArchiveCompliance && c.AuditArchiveMode != ArchiveGovernance {
+		errs = append(errs, fmt.Errorf("auditArchiveMode: %q is not %s or %s", c.AuditArchiveMode, ArchiveCompliance, ArchiveGovernance))
+	}
+	if c.AuditArchiveRetentionDays < 1 || c.AuditArchiveRetentionDays > MaxAuditArchiveRetentionDays {
+		errs = append(errs, fmt.Errorf("auditArchiveRetentionDays: %d is outside 1-%d (days an archived audit object is locked)",
+			c.AuditArchiveRetentionDays, MaxAuditArchiveRetentionDays))
 	}
 	if !slices.Contains(c.Regions, c.PrimaryRegion) {
 		errs = append(errs, fmt.Errorf("primaryRegion: %q is not one of regions %v", c.PrimaryRegion, c.Regions))

@@ -30,6 +30,51 @@ func TestConfigDefaults(t *testing.T) {
 	assert.Equal(t, 100, c.MissBudget)
 	assert.Equal(t, time.Hour, c.MissWindow)
 	assert.Equal(t, "", c.BaseURL())
+	assert.False(t, c.AuditArchive, "the audit log's S3 copy is off by default")
+	assert.Equal(t, ArchiveCompliance, c.AuditArchiveMode)
+	assert.Equal(t, 2555, c.AuditArchiveRetentionDays)
+}
+
+func TestAuditArchiveContext(t *testing.T) {
+	tests := []struct {
+		name string
+		ctx  map[string]any
+		want Config // AuditArchive, Mode, Days
+		err  string
+	}{
+		{name: "on from the CLI", ctx: map[string]any{CtxAuditArchive: "true"},
+			want: Config{AuditArchive: true, AuditArchiveMode: ArchiveCompliance, AuditArchiveRetentionDays: 2555}},
+		{name: "governance, a year, from cdk.json", ctx: map[string]any{CtxAuditArchive: true, CtxAuditArchiveMode: "governance",
+			CtxAuditArchiveRetentionDays: float64(365)},
+			want: Config{AuditArchive: true, AuditArchiveMode: ArchiveGovernance, AuditArchiveRetentionDays: 365}},
+		{name: "one day", ctx: map[string]any{CtxAuditArchive: "true", CtxAuditArchiveRetentionDays: "1"},
+			want: Config{AuditArchive: true, AuditArchiveMode: ArchiveCompliance, AuditArchiveRetentionDays: 1}},
+		{name: "a hundred years", ctx: map[string]any{CtxAuditArchive: "true", CtxAuditArchiveRetentionDays: "36500"},
+			want: Config{AuditArchive: true, AuditArchiveMode: ArchiveCompliance, AuditArchiveRetentionDays: 36500}},
+		{name: "zero days", ctx: map[string]any{CtxAuditArchive: "true", CtxAuditArchiveRetentionDays: "0"},
+			err: "auditArchiveRetentionDays: 0 is outside 1-36500"},
+		{name: "past a hundred years", ctx: map[string]any{CtxAuditArchiveRetentionDays: "36501"},
+			err: "auditArchiveRetentionDays: 36501 is outside 1-36500"},
+		{name: "not a number", ctx: map[string]any{CtxAuditArchiveRetentionDays: "7y"},
+			err: `auditArchiveRetentionDays: "7y" is not a whole number`},
+		{name: "unknown mode", ctx: map[string]any{CtxAuditArchive: "true", CtxAuditArchiveMode: "LEGAL_HOLD"},
+			err: `auditArchiveMode: "LEGAL_HOLD" is not COMPLIANCE or GOVERNANCE`},
+		{name: "not a boolean", ctx: map[string]any{CtxAuditArchive: "yes please"},
+			err: "auditArchive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := readConfig(tt.ctx)
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, Config{AuditArchive: c.AuditArchive, AuditArchiveMode: c.AuditArchiveMode,
+				AuditArchiveRetentionDays: c.AuditArchiveRetentionDays})
+		})
+	}
 }
 
 func TestConfigFromContext(t *testing.T) {

@@ -109,6 +109,21 @@ var GuardSuppressions = []GuardSuppression{
 	{Rule: "s3_lifecycle_policy_check", Control: "CT.S3.PR.6", ResourceType: "AWS::S3::Bucket", Where: "console bucket",
 		Reason: "Each deployment prunes what the build no longer has; a lifecycle rule would have nothing to expire, or " +
 			"would expire files the console still serves."},
+	// The audit archive's access log bucket (infra/auditarchive): the
+	// archive bucket itself meets every S3 control.
+	{Rule: "s3_bucket_default_encryption_kms_check", Control: "CT.S3.PR.10", ResourceType: "AWS::S3::Bucket", Where: "audit archive's access log bucket",
+		Reason: "S3 delivers server access logs only to a bucket encrypted with SSE-S3, not SSE-KMS " +
+			"(https://docs.aws.amazon.com/AmazonS3/latest/userguide/enable-server-access-logging.html); the logs hold request " +
+			"lines, no audit entry."},
+	{Rule: "s3_bucket_logging_enabled_check", Control: "CT.S3.PR.2", ResourceType: "AWS::S3::Bucket", Where: "audit archive's access log bucket",
+		Reason: "It is the audit archive bucket's server access log destination; logging it into another bucket would only " +
+			"move the question there. Only S3's log delivery writes it."},
+	{Rule: "s3_bucket_object_lock_enabled_check", Control: "CT.S3.PR.9", ResourceType: "AWS::S3::Bucket", Where: "audit archive's access log bucket",
+		Reason: "S3 delivers server access logs only to a bucket without an Object Lock default retention " +
+			"(https://docs.aws.amazon.com/AmazonS3/latest/userguide/enable-server-access-logging.html); the archive bucket it " +
+			"logs has one."},
+	{Rule: "s3_event_notifications_enabled_check", Control: "CT.S3.PR.4", ResourceType: "AWS::S3::Bucket", Where: "audit archive's access log bucket",
+		Reason: "Nothing reacts to log deliveries; the archive bucket itself sends its events to EventBridge."},
 	{Rule: "lambda_inside_vpc_check", Control: "CT.LAMBDA.PR.3", ResourceType: "AWS::Lambda::Function", Where: "console deployment function",
 		Reason: "CDK's BucketDeployment function runs only during a deploy, copying the console's build from the CDK " +
 			"assets bucket to the console bucket; it reaches S3 alone, and a VPC would need an S3 endpoint for no gain."},
@@ -152,11 +167,20 @@ func addGuardSuppressions(cfg Config, s *Stacks) {
 		guardSuppress(r.Clicks.Consumer.DeadLetters, "sqs_dlq_check", "stream consumers' on-failure queues")
 		guardSuppress(r.Webhooks.StreamConsumer.DeadLetters, "sqs_dlq_check", "stream consumers' on-failure queues")
 		guardSuppress(r.Webhooks.DeadLetters, "sqs_dlq_check", "webhook deliveries' dead letters")
+		if r.AuditArchive != nil {
+			guardSuppress(r.AuditArchive.DeadLetters, "sqs_dlq_check", "stream consumers' on-failure queues")
+		}
 	}
 	for _, rule := range []string{"s3_bucket_default_encryption_kms_check", "s3_bucket_logging_enabled_check",
 		"s3_bucket_object_lock_enabled_check", "s3_bucket_versioning_enabled_check", "s3_event_notifications_enabled_check",
 		"s3_lifecycle_policy_check"} {
 		guardSuppress(s.Edge.Console.Bucket, rule, "console bucket")
+	}
+	if a := s.Data.AuditArchive; a != nil {
+		for _, rule := range []string{"s3_bucket_default_encryption_kms_check", "s3_bucket_logging_enabled_check",
+			"s3_bucket_object_lock_enabled_check", "s3_event_notifications_enabled_check"} {
+			guardSuppress(a.AccessLogs, rule, "audit archive's access log bucket")
+		}
 	}
 	// CDK puts the BucketDeployment's function, a singleton, at the stack's root.
 	for _, c := range *s.Edge.Stack.Node().Children() {

@@ -14,9 +14,9 @@ import (
 
 // TestGuardControlTower runs the check `make synth` runs (scripts/guard.sh:
 // cfn-guard with AWS Control Tower's proactive control rules) over both
-// synthesized apps: no finding may be left unsuppressed.
+// synthesized apps (and the one with the audit archive): no finding may be left unsuppressed.
 func TestGuardControlTower(t *testing.T) {
-	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t), archived.get(t)} {
 		cmd := exec.Command(filepath.Join(repoRoot, "scripts", "guard.sh"), s.outDir)
 		out, err := cmd.CombinedOutput()
 		assert.NoError(t, err, "%s:\n%s", s.name, out)

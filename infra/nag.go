@@ -97,6 +97,15 @@ var Suppressions = []Suppression{
 		Where: "CDK's BucketDeployment provider",
 		Reason: "CDK's grantRead on the bootstrap asset bucket and grantReadWrite on the console bucket, made by the " +
 			"BucketDeployment construct: it syncs a whole key prefix, so it needs object-level wildcards on exactly those two buckets."},
+	{Rule: "AwsSolutions-S1", Where: "audit archive's access log bucket",
+		Reason: "This bucket is the server access log destination of the audit archive bucket; logging it into another " +
+			"bucket would only move the question there. Only S3's log delivery writes it, and its objects expire after a year."},
+	{Rule: "AwsSolutions-IAM5", AppliesTo: []string{`^Resource::<DataAuditArchiveBucket[0-9A-F]+\.Arn>/audit/\*$`,
+		`^Resource::\{"Fn::GetStackOutput":.*AuditArchiveBucket.*\}/audit/\*$`, `^Resource::.*/audit/\*$`},
+		Where: "audit archive function",
+		Reason: "s3:PutObject on the archive bucket's audit/ prefix only: each batch of entries is one new object under a key " +
+			"made from its stream sequence numbers, so no fixed object ARN can be named. The role has no read, no delete, no " +
+			"retention change and no governance bypass; Object Lock keeps every version it writes."},
 	{Rule: "AwsSolutions-COG8", Where: "sign-in user pool",
 		Reason: "The Plus feature plan (threat protection) bills every monthly active user with no free tier, where Essentials " +
 			"covers the first 10,000; sign-in is for the people who manage links, most through the company's identity " +
@@ -154,10 +163,17 @@ func addNagChecks(app awscdk.App, s *Stacks) {
 		}
 		suppress(r.Clicks.Consumer.DeadLetters, suppression("AwsSolutions-SQS3", "stream consumers' on-failure queues"))
 		suppress(r.Webhooks.StreamConsumer.DeadLetters, suppression("AwsSolutions-SQS3", "stream consumers' on-failure queues"))
+		if r.AuditArchive != nil {
+			suppress(r.AuditArchive.DeadLetters, suppression("AwsSolutions-SQS3", "stream consumers' on-failure queues"))
+			suppress(r.Functions["auditarchive"].Role, suppression("AwsSolutions-IAM5", "audit archive function"))
+		}
 		suppress(r.Reclaim.StateMachine.Role(),
 			suppression("AwsSolutions-IAM5", "reclaim state machine role"))
 	}
 	suppress(s.Data.OriginSecret, suppression("AwsSolutions-SMG4", "origin secret"))
+	if a := s.Data.AuditArchive; a != nil {
+		suppress(a.AccessLogs, suppression("AwsSolutions-S1", "audit archive's access log bucket"))
+	}
 	if s.Data.Auth != nil {
 		suppress(s.Data.Auth.Pool, suppression("AwsSolutions-COG8", "sign-in user pool"))
 	}

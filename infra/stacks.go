@@ -18,6 +18,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/shortlink-dev/shortener/infra/api"
+	"github.com/shortlink-dev/shortener/infra/auditarchive"
 	"github.com/shortlink-dev/shortener/infra/auth"
 	"github.com/shortlink-dev/shortener/infra/clickpipeline"
 	"github.com/shortlink-dev/shortener/infra/edge"
@@ -132,6 +133,9 @@ type DataStack struct {
 	// Auth is the sign-in (context auth=true), nil without it; its Props
 	// give the token checkers AUTH_ISSUER and AUTH_CLIENT_ID.
 	Auth *auth.Auth
+	// AuditArchive is the audit log's copy in S3 (context auditArchive),
+	// nil without it.
+	AuditArchive *auditarchive.Archive
 }
 
 // NewDataStack creates the tables; the links table replicates to every
@@ -153,6 +157,7 @@ func NewDataStack(app awscdk.App, cfg Config) *DataStack {
 		PITRReservationsPrimary:  cfg.PITRReservations != PITROff,
 		PITRReservationsReplicas: cfg.PITRReservations == PITRAll,
 		AuditRetentionDays:       cfg.AuditRetentionDays,
+		AuditStream:              cfg.AuditArchive,
 	})
 	if t.Reservations != nil {
 		out(st, "ReservationTableName", t.Reservations.TableName(), "Reservation table (MRSC): codes, versions, Idempotency-Keys")
@@ -172,6 +177,13 @@ func NewDataStack(app awscdk.App, cfg Config) *DataStack {
 		// The user pool holds users, so it lives with the other data,
 		// in the primary Region, retained like the tables.
 		d.Auth = auth.New(st, "Auth", *cfg.Auth)
+	}
+	if cfg.AuditArchive {
+		// The audit log's copy is data, kept with the tables.
+		d.AuditArchive = auditarchive.New(st, "AuditArchive", auditarchive.Props{
+			Mode: cfg.AuditArchiveMode, RetentionDays: cfg.AuditArchiveRetentionDays,
+		})
+		out(st, "AuditArchiveBucketName", d.AuditArchive.Bucket.BucketName(), "The audit log's copy, with Object Lock (docs/audit.md)")
 	}
 	return d
 }
@@ -251,6 +263,9 @@ type RegionalStack struct {
 	Reclaim  *lifecycle.Reclaim
 	Clicks   *clickpipeline.Pipeline
 	Webhooks *webhooks.Webhooks
+	// AuditArchive is the audit stream's mapping to auditarchive (context
+	// auditArchive), nil without it.
+	AuditArchive *streamconsumer.Consumer
 }
 
 // Memory and timeout per function. Go handlers are small; memory buys CPU,
@@ -277,6 +292,8 @@ var functionSizes = map[string]struct {
 	// WEBHOOK_TIMEOUT (10 s), plus the table and queue calls.
 	"webhookdelivery": {256, 60 * time.Second},
 	"webhookstream":   {256, 60 * time.Second},
+	// A batch of up to 1,000 entries, one PUT of some hundreds of KB.
+	"auditarchive": {256, 60 * time.Second},
 }
 
 var functionDescriptions = map[string]string{
@@ -293,6 +310,7 @@ var functionDescriptions = map[string]string{
 	// Receivers are called from here only, through the SSRF guard.
 	"webhookdelivery": "Webhook delivery queue (SQS): signs and sends each delivery, retries on the schedule",
 	"webhookstream":   "Links table stream: link changes become webhook events on the delivery queue",
+	"auditarchive":    "Audit table stream: each batch of new entries becomes one object in the bucket with Object Lock",
 }
 
 // V1Regions are the Regions whose stacks have the /v1 API: every Region
@@ -340,6 +358,9 @@ func NewRegionalStack(app awscdk.App, cfg Config, region string, data *DataStack
 			return nil, err
 		}
 		b.clicks()
+		if cfg.AuditArchive {
+			b.auditArchive()
+		}
 		out(st, "ReclaimStateMachineArn", rs.Reclaim.StateMachine.StateMachineArn(), "Reclaim state machine")
 	}
 	useReservations(st, data, region, b.writeLinks, rs.Functions)
@@ -624,6 +645,23 @@ func (b *regional) clicks() {
 	mon.DeadLetterQueues = append(mon.DeadLetterQueues, monitoring.DeadLetterQueue{
 		Name: "webhookdelivery", Queue: hooks.DeadLetters,
 		What: "Webhook deliveries gave up (retries spent, or the function kept failing): read the messages, redrive them once the cause is fixed",
+	})
+}
+
+// auditArchive adds, in the primary Region, the function that copies the
+// audit table's new entries to the bucket with Object Lock: the primary's
+// replica receives every Region's entries through replication, so one
+// consumer sees them all.
+func (b *regional) auditArchive() {
+	archive := b.data.AuditArchive
+	fn := b.fn("auditarchive")
+	fn.Fn.AddEnvironment(jsii.String("AUDIT_ARCHIVE_BUCKET"), archive.Bucket.BucketName(), nil)
+	archive.GrantPut(fn.Role)
+	audit := tables.LinksIn(b.st, "AuditStream", tables.Name(b.data.Tables.Audit), b.rs.Region, b.data.Tables.Audit.TableStreamArn(), true)
+	b.rs.AuditArchive = auditarchive.NewConsumer(b.st, "AuditArchive", auditarchive.ConsumerProps{Function: fn.Fn, Audit: audit})
+	b.mon.Consumers = append(b.mon.Consumers, monitoring.Consumer{
+		Name: "auditarchive", Fn: fn.Fn, DeadLetters: b.rs.AuditArchive.DeadLetters,
+		MaxIteratorAge: awscdk.Duration_Minutes(jsii.Number(30)),
 	})
 }
 

@@ -112,7 +112,7 @@ func setup() error {
 			}
 		}
 		for _, fn := range []string{"create", "redirect", "originauth", "apiauth", "manage", "stats", "ttlstream", "reclaim", "clicks",
-			"webhooks", "webhookdelivery", "webhookstream"} {
+			"webhooks", "webhookdelivery", "webhookstream", "auditarchive"} {
 			if setupErr = placeholderZip(filepath.Join(assetDir, fn+".zip"), fn); setupErr != nil {
 				return
 			}

@@ -165,8 +165,9 @@ var HandlerAlarms = map[string][]HandlerAlarm{
 		{"EdgeMarkReadFailures", "The management API could not read edge marks: every edit and delete is invalidated (paid per path) until the marks tables answer again"},
 		auditWriteFailures,
 	},
-	"create":   {auditWriteFailures},
-	"webhooks": {auditWriteFailures},
+	"create":       {auditWriteFailures},
+	"auditarchive": {{"AuditArchiveFailures", "Audit entries could not be copied to the archive bucket (S3 refused or failed the upload, or a stream record was no entry): the batch is retried from them, and goes to the consumer's on-failure queue if its retries run out (the function's logs say which key and why; docs/audit.md)"}},
+	"webhooks":     {auditWriteFailures},
 	"clicks": {
 		{"PoisonRecords", "The clicks function skipped real-time log records it could not parse: the log configuration and the parser have drifted apart, and those clicks are not counted (the function's logs name shard and sequence number)"},
 		{"ClickEventsDeferred", "The clicks function could not queue link.clicked events (the webhook queue, the links table or the webhooks table failed) and kept them in its outbox: clicks are counted, and the events are queued when the queue works again, within minutes after"},

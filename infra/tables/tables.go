@@ -38,6 +38,11 @@ type Props struct {
 	// AuditRetentionDays, when set, turns on TTL on the audit table; 0
 	// keeps every entry.
 	AuditRetentionDays int
+	// AuditStream gives the audit table a stream (context auditArchive):
+	// NEW_IMAGE where it has none, that is without replicas (see
+	// newAudit). The audit archive's function reads it in the primary
+	// Region.
+	AuditStream bool
 }
 
 // Tables are the service's tables.
@@ -179,7 +184,19 @@ func AuditSchema(retentionDays int) tableschema.Table {
 // (docs/audit.md, "What it costs").
 func newAudit(c constructs.Construct, p Props) awsdynamodb.TableV2 {
 	replicas := replicasIn(p.ReplicaRegions, false)
-	return awsdynamodb.NewTableV2(c, jsii.String("Audit"), WithSchema(AuditSchema(p.AuditRetentionDays), &awsdynamodb.TablePropsV2{
+	def := AuditSchema(p.AuditRetentionDays)
+	if p.AuditStream && len(p.ReplicaRegions) == 0 {
+		// With replicas the table has a stream already: CDK gives a
+		// global table with replicas NEW_AND_OLD_IMAGES when none is set,
+		// in every replica, and DynamoDB cannot change an existing
+		// stream's view type in place. Its records carry the new image
+		// the archive reads (an INSERT has no old one), so it is kept;
+		// only a table without replicas gets the NEW_IMAGE stream. Only
+		// the primary's stream is read (an idle one costs nothing), and it
+		// holds every Region's entries, replicated.
+		def.Stream = tableschema.AuditArchiveStream
+	}
+	return awsdynamodb.NewTableV2(c, jsii.String("Audit"), WithSchema(def, &awsdynamodb.TablePropsV2{
 		Billing:                          awsdynamodb.Billing_OnDemand(nil),
 		MultiRegionConsistency:           awsdynamodb.MultiRegionConsistency_EVENTUAL,
 		TableClass:                       awsdynamodb.TableClass_STANDARD_INFREQUENT_ACCESS,
