@@ -73,6 +73,13 @@
 //	                               (10s)
 //	SHORTENER_LOCAL_HEALTH_THRESHOLD
 //	                               its failure threshold (3)
+//	SHORTENER_AUDIT_ARCHIVE        true: the audit table's stream feeds the
+//	                               auditarchive function, which puts each
+//	                               batch into a local S3 stand-in with Object
+//	                               Lock (internal/locals3), as the context
+//	                               auditArchive deploys it; GET
+//	                               /_local/audit-archive lists the objects
+//	                               (archive.go) (false)
 //	SHORTENER_CONSOLE_DIR          the web console's build, served at /console/
 //	                               (build/console)
 //	SHORTENER_ACCESS_LOG           which answers get a log line: on (all),

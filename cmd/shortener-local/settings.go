@@ -76,6 +76,9 @@ type settings struct {
 	// edge (localedge.DefaultPropagationDelay; 0s: at once).
 	versionKeys    bool
 	kvsPropagation time.Duration
+	// auditArchive (SHORTENER_AUDIT_ARCHIVE=true) copies the audit log
+	// to the local S3 stand-in, as the context auditArchive deploys it.
+	auditArchive bool
 }
 
 // accessLogMode says which answers the local run's access log writes.
@@ -111,6 +114,13 @@ func loadSettings(getenv func(string) string) (settings, error) {
 		s.versionKeys = true
 	default:
 		return settings{}, fmt.Errorf("SHORTENER_EDGE_VERSION_KEYS: %q is not true or false", v)
+	}
+	switch v := getenv("SHORTENER_AUDIT_ARCHIVE"); v {
+	case "", "false":
+	case "true":
+		s.auditArchive = true
+	default:
+		return settings{}, fmt.Errorf("SHORTENER_AUDIT_ARCHIVE: %q is not true or false", v)
 	}
 	if v := getenv("SHORTENER_EDGE_KVS_PROPAGATION"); v != "" {
 		d, err := time.ParseDuration(v)

@@ -61,6 +61,8 @@ type stack struct {
 	clicks             *clickPipeline
 	life               *lifecycle
 	hooks              *webhookPipeline
+	archive            *archiveRun
+	stopArchive        func()
 	stopLife           func()
 	stopWebhooks       func()
 	stopReplication    func()
@@ -89,12 +91,13 @@ type front struct {
 	costs     costs
 	reclaim   lateReclaim
 	sqsOutage lateOutage
+	archive   lateArchive
 }
 
 // newStack reads the settings and listens: a taken port fails now, not
 // after DynamoDB Local's start.
 func newStack(getenv func(string) string, stderr io.Writer) (*stack, error) {
-	st := &stack{stopLife: func() {}, stopWebhooks: func() {}, stopReplication: func() {}}
+	st := &stack{stopLife: func() {}, stopWebhooks: func() {}, stopReplication: func() {}, stopArchive: func() {}}
 	var err error
 	if st.s, err = loadSettings(getenv); err != nil {
 		return nil, err
@@ -146,6 +149,7 @@ func (st *stack) serve() error {
 	top := beside(beside(f.edge, edgeStatsPath, edgeStats(f.edge.Stats)), "/_local/reclaim", &f.reclaim)
 	top = beside(top, sqsOutagePath, &f.sqsOutage)
 	top = beside(top, costsPath, &f.costs)
+	top = beside(top, auditArchivePath, &f.archive)
 	top = besidePrefix(top, oidcPath, st.oidc)
 	if f.regions != nil {
 		top = besidePrefix(top, regionsPath, f.regions.admin())
@@ -259,6 +263,9 @@ func (st *stack) start(ctx context.Context, getenv func(string) string, stdout i
 		return err
 	}
 	if err := st.startPipelines(ctx); err != nil {
+		return err
+	}
+	if err := st.startArchive(ctx); err != nil {
 		return err
 	}
 	return st.startFunctions(ctx, getenv)
@@ -405,6 +412,29 @@ func (st *stack) startPipelines(ctx context.Context) error {
 	return nil
 }
 
+// startArchive starts the audit archive (SHORTENER_AUDIT_ARCHIVE=true):
+// the audit table's stream into the auditarchive function, into the S3
+// stand-in.
+func (st *stack) startArchive(ctx context.Context) error {
+	if !st.s.auditArchive || st.cfg.AuditTable == "" {
+		return nil
+	}
+	st.setPhase("starting the audit archive")
+	actx, cancel := context.WithCancel(ctx)
+	a, err := startAuditArchive(actx, st.cfg, st.clients, st.db, st.endpoint, st.log)
+	if err != nil {
+		cancel()
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		return fmt.Errorf("audit archive: %w", err)
+	}
+	st.archive = a
+	st.stopArchive = func() { cancel(); a.stop() }
+	st.front.archive.set(a)
+	return nil
+}
+
 // startFunctions builds each Region's functions, as its Lambdas are, with
 // that Region's AWS_REGION, over its own replicas of the links and
 // idempotency tables and the shared others; starts the lifecycle (the
@@ -520,6 +550,7 @@ func (st *stack) stop() (err error) {
 		st.life.wait()
 	}
 	st.stopReplication()
+	st.stopArchive()
 	// Deliveries stop last: the stream and the clicks feed them.
 	st.stopWebhooks()
 	if st.hooks != nil {
