@@ -119,9 +119,9 @@ var GuardSuppressions = []GuardSuppression{
 		Reason: "It is the audit archive bucket's server access log destination; logging it into another bucket would only " +
 			"move the question there. Only S3's log delivery writes it."},
 	{Rule: "s3_bucket_object_lock_enabled_check", Control: "CT.S3.PR.9", ResourceType: "AWS::S3::Bucket", Where: "audit archive's access log bucket",
-		Reason: "S3 delivers server access logs only to a bucket without an Object Lock default retention " +
-			"(https://docs.aws.amazon.com/AmazonS3/latest/userguide/enable-server-access-logging.html); the archive bucket it " +
-			"logs has one."},
+		Reason: "A bucket with Object Lock cannot be a server access log destination " +
+			"(https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-lock-managing.html); this one takes the archive " +
+			"bucket's logs, and the archive bucket itself has Object Lock."},
 	{Rule: "s3_event_notifications_enabled_check", Control: "CT.S3.PR.4", ResourceType: "AWS::S3::Bucket", Where: "audit archive's access log bucket",
 		Reason: "Nothing reacts to log deliveries; the archive bucket itself sends its events to EventBridge."},
 	{Rule: "lambda_inside_vpc_check", Control: "CT.LAMBDA.PR.3", ResourceType: "AWS::Lambda::Function", Where: "console deployment function",

@@ -56,10 +56,11 @@ const accessLogDays = 365
 // object). Both buckets are retained when the stack is deleted.
 func New(scope constructs.Construct, id string, p Props) *Archive {
 	c := constructs.NewConstruct(scope, jsii.String(id))
-	// S3 delivers server access logs only to a bucket with SSE-S3 and no
-	// default retention
-	// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/enable-server-access-logging.html),
-	// so the log bucket has neither KMS nor Object Lock.
+	// S3 delivers server access logs only to a bucket with SSE-S3
+	// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/enable-server-access-logging.html)
+	// and without Object Lock
+	// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-lock-managing.html),
+	// so the log bucket has neither.
 	logs := awss3.NewBucket(c, jsii.String("AccessLogs"), &awss3.BucketProps{
 		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
 		Encryption:        awss3.BucketEncryption_S3_MANAGED,

@@ -38,8 +38,10 @@ const (
 )
 
 // AuditArchiveStream is the audit table's stream when its entries are
-// copied to S3 (functions/auditarchive): an entry is written once, so the
-// new image is all there is to copy.
+// copied to S3 (functions/auditarchive) and it has none of its own: an
+// entry is written once, so the new image is all there is to copy. (A
+// global table with replicas has NEW_AND_OLD_IMAGES already, whose
+// records carry the new image too: infra/tables keeps it.)
 const AuditArchiveStream = NewImage
 
 // Index is a global secondary index.
