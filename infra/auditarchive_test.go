@@ -106,7 +106,7 @@ func TestAuditArchiveStreamAndMapping(t *testing.T) {
 	assert.Equal(t, []any{"ReportBatchItemFailures"}, m["FunctionResponseTypes"])
 	assert.Equal(t, true, m["BisectBatchOnFunctionError"])
 	assert.Equal(t, float64(100), m["MaximumRetryAttempts"], "retries are bounded")
-	assert.Equal(t, float64(6*3600), m["MaximumRecordAgeInSeconds"])
+	assert.Contains(t, []any{nil, float64(-1)}, m["MaximumRecordAgeInSeconds"], "entries up to the stream's 24 hours are archived, not given up")
 	assert.Equal(t, float64(1000), m["BatchSize"])
 	assert.NotNil(t, get(m, "DestinationConfig", "OnFailure", "Destination"), "an on-failure queue")
 }

@@ -129,8 +129,10 @@ type ConsumerProps struct {
 // bisection, an SQS on-failure destination. Up to 1,000 records or 10 s
 // make one object, so a busy log writes a few objects a minute rather than
 // one per entry (S3 bills each PUT). A batch is retried up to 100 times
-// (an S3 outage of a few hours), and a record older than 6 hours goes to
-// the on-failure queue, leaving 18 hours of the stream's 24 to replay it.
+// before it goes to the on-failure queue. No maximum record age: the
+// mapping starts at the stream's oldest record (TRIM_HORIZON), up to 24
+// hours old when the table already had a stream, and those entries are to
+// be archived, not given up.
 func NewConsumer(scope constructs.Construct, id string, p ConsumerProps) *streamconsumer.Consumer {
 	return streamconsumer.New(scope, id, streamconsumer.Props{
 		Function:         p.Function,
@@ -138,6 +140,5 @@ func NewConsumer(scope constructs.Construct, id string, p ConsumerProps) *stream
 		BatchSize:        1000,
 		MaxBatchingDelay: awscdk.Duration_Seconds(jsii.Number(10)),
 		RetryAttempts:    100,
-		MaxRecordAge:     awscdk.Duration_Hours(jsii.Number(6)),
 	})
 }
