@@ -403,12 +403,14 @@ func TestUpdateKeysBody(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(body), "Puts")
 	for name, bad := range map[string]func() ([]byte, error){
-		"no key":         func() ([]byte, error) { return UpdateKeysBody(nil, nil) },
-		"51 keys":        func() ([]byte, error) { return UpdateKeysBody([]Item{{"/p", "1"}}, keys(MaxUpdateKeys)) },
-		"an empty key":   func() ([]byte, error) { return UpdateKeysBody(nil, []string{""}) },
-		"a long key":     func() ([]byte, error) { return UpdateKeysBody(nil, []string{"/" + strings.Repeat("a", MaxKeyBytes)}) },
-		"a key twice":    func() ([]byte, error) { return UpdateKeysBody([]Item{{"/a", "1"}}, []string{"/a"}) },
-		"a long value":   func() ([]byte, error) { return UpdateKeysBody([]Item{{"/a", strings.Repeat("1", MaxValueBytes+1)}}, nil) },
+		"no key":       func() ([]byte, error) { return UpdateKeysBody(nil, nil) },
+		"51 keys":      func() ([]byte, error) { return UpdateKeysBody([]Item{{"/p", "1"}}, keys(MaxUpdateKeys)) },
+		"an empty key": func() ([]byte, error) { return UpdateKeysBody(nil, []string{""}) },
+		"a long key":   func() ([]byte, error) { return UpdateKeysBody(nil, []string{"/" + strings.Repeat("a", MaxKeyBytes)}) },
+		"a key twice":  func() ([]byte, error) { return UpdateKeysBody([]Item{{"/a", "1"}}, []string{"/a"}) },
+		"a long value": func() ([]byte, error) {
+			return UpdateKeysBody([]Item{{"/a", strings.Repeat("1", MaxValueBytes+1)}}, nil)
+		},
 		"a deleted pair": func() ([]byte, error) { return UpdateKeysBody(nil, []string{"/a", "/a"}) },
 	} {
 		_, err := bad()
