@@ -112,9 +112,10 @@ const (
 )
 
 // DefaultSweepBudget bounds one version sweep: with the reclaim steps'
-// minute and the margins it fits the function's five minutes. At some 30
-// ms a ListKeys page of 50 it lists about 200,000 keys (the seed's day of
-// changes is some 70,000).
+// minute and the margins it fits the function's five minutes. Listing for
+// three quarters of it at some 30 ms a ListKeys page of 50 (not measured)
+// gets through about 150,000 keys; the sweep keeps some 73,000 at the
+// seed (docs/cost-model.md, "Versioned cache keys").
 const DefaultSweepBudget = 2 * time.Minute
 
 // Options are what New builds a Handler from: the store, the grace and the
