@@ -250,8 +250,12 @@ type RegionalStack struct {
 	// Invalidators are the functions that invalidate the distribution
 	// (manage), which the edge stack lets do so.
 	Invalidators []*golambda.Function
-	Redirect     *api.Redirect
-	TTLStream    *streamconsumer.Consumer
+	// Sweepers are the functions that sweep old link versions from the
+	// edge's key value store (reclaim, with edgeVersionKeys), which the
+	// edge stack lets do so.
+	Sweepers  []*golambda.Function
+	Redirect  *api.Redirect
+	TTLStream *streamconsumer.Consumer
 
 	// Management is the /v1 API; nil in a Region without it (V1Regions).
 	Management *api.Management
@@ -593,6 +597,15 @@ func (b *regional) reclaim() error {
 	// tombstone, read first (GetItem) to know which.
 	links.Grant(reclaim.Role, jsii.String("dynamodb:GetItem"))
 	b.writeLinkTags.Grant(reclaim.Role, jsii.String("dynamodb:DeleteItem"), jsii.String("dynamodb:UpdateItem"))
+	// With edgeVersionKeys the run also sweeps the old link versions from
+	// the store the edge parameter names (docs/cost-model.md, "Versioned
+	// cache keys"); the edge stack makes the store, so it grants that
+	// (NewEdgeStack), as it grants manage's puts.
+	if b.cfg.EdgeVersionKeys {
+		reclaim.Fn.AddEnvironment(jsii.String("EDGE_VERSION_KEYS"), jsii.String("true"), nil)
+		readEdgeParameter(b.st, b.cfg.EdgeParameterName(), reclaim)
+		b.rs.Sweepers = append(b.rs.Sweepers, reclaim)
+	}
 	definition, err := reclaimflow.Definition(*reclaim.Fn.FunctionArn())
 	if err != nil {
 		return fmt.Errorf("reclaim state machine definition: %w", err)
@@ -920,15 +933,18 @@ func NewEdgeStack(app awscdk.App, cfg Config, s *Stacks) *EdgeStack {
 	}
 	monitoring.New(st, "Monitoring", monitoring.Props{AlarmEmail: cfg.AlarmEmail, Distribution: e.Distribution, APIHealthChecks: checks})
 	// The functions were created before the distribution: tell them.
-	var invalidators []*string
+	var invalidators, sweepers []*string
 	for _, r := range sortedKeys(s.Regional) {
 		for _, f := range s.Regional[r].Invalidators {
 			invalidators = append(invalidators, f.Role.Node().DefaultChild().(awsiam.CfnRole).Ref())
 		}
+		for _, f := range s.Regional[r].Sweepers {
+			sweepers = append(sweepers, f.Role.Node().DefaultChild().(awsiam.CfnRole).Ref())
+		}
 	}
 	published := edge.Publish(st, "Publish", edge.PublishProps{
 		Distribution: e.Distribution, ParameterName: cfg.EdgeParameterName(), Regions: cfg.Regions, Invalidators: invalidators,
-		VersionStore: e.VersionStore,
+		VersionStore: e.VersionStore, Sweepers: sweepers,
 	})
 	out(st, "DistributionId", e.Distribution.DistributionId(), "The distribution (published to the functions in the "+cfg.EdgeParameterName()+" parameter)")
 	out(st, "DistributionDomainName", e.Distribution.DistributionDomainName(),

@@ -1,6 +1,8 @@
 package infra_test
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -143,6 +145,88 @@ func TestVersionKeysOffByDefault(t *testing.T) {
 			manage, ok := s.regional(s.cfg.PrimaryRegion).function("manage")
 			require.True(t, ok)
 			assert.NotContains(t, get(manage.Props, "Environment", "Variables").(map[string]any), "EDGE_VERSION_KEYS")
+		})
+	}
+}
+
+// sweepActions are all reclaim may do to the store: the sweep's ETag,
+// listing, the re-read of a batch after a conflict, and its deletes.
+var sweepActions = []string{"cloudfront-keyvaluestore:DescribeKeyValueStore", "cloudfront-keyvaluestore:ListKeys",
+	"cloudfront-keyvaluestore:GetKey", "cloudfront-keyvaluestore:UpdateKeys"}
+
+// TestVersionKeysSweep: with edgeVersionKeys the primary Region's reclaim
+// function sweeps the store (EDGE_VERSION_KEYS) it learns from the edge
+// parameter (EDGE_PARAMETER, and GetParameter of it), and the edge stack
+// lets its role, and no other, list, read and delete keys of that store
+// alone; no role anywhere else may list or delete keys.
+func TestVersionKeysSweep(t *testing.T) {
+	s := versionKeys.get(t)
+	e := s.edge()
+	stores := e.resources("AWS::CloudFront::KeyValueStore")
+	require.Len(t, stores, 1)
+	storeARN := `{"Fn::GetAtt":["` + stores[0].ID + `","Arn"]}`
+
+	var sweeps []resource
+	for _, p := range e.resources("AWS::IAM::Policy") {
+		if strings.Contains(toJSON(p.Props), "cloudfront-keyvaluestore:ListKeys") {
+			sweeps = append(sweeps, p)
+		}
+	}
+	require.Len(t, sweeps, 1, "one policy may list the store")
+	p := sweeps[0]
+	stmts := asSlice(get(p.Props, "PolicyDocument", "Statement"))
+	require.Len(t, stmts, 1)
+	var actions []string
+	for _, a := range asSlice(get(stmts[0], "Action")) {
+		actions = append(actions, a.(string))
+	}
+	assert.ElementsMatch(t, sweepActions, actions)
+	assert.Equal(t, "Allow", get(stmts[0], "Effect"))
+	assert.JSONEq(t, storeARN, toJSON(get(stmts[0], "Resource")), "this store alone")
+	roles := asSlice(p.Props["Roles"])
+	require.Len(t, roles, 1, "reclaim's role alone")
+	assert.Contains(t, toJSON(roles[0]), "ReclaimFunctionRole")
+	assert.NotContains(t, toJSON(roles[0]), "ManageFunctionRole")
+
+	for name, tp := range s.templates {
+		if name == s.cfg.AppName+"-Edge" {
+			continue
+		}
+		assert.NotContains(t, toJSON(tp), "cloudfront-keyvaluestore:ListKeys", name)
+		assert.NotContains(t, toJSON(tp), "cloudfront-keyvaluestore:UpdateKeys", name)
+	}
+
+	primary := s.regional(s.cfg.PrimaryRegion)
+	reclaim, ok := primary.function("reclaim")
+	require.True(t, ok)
+	env := get(reclaim.Props, "Environment", "Variables").(map[string]any)
+	assert.Equal(t, "true", env["EDGE_VERSION_KEYS"])
+	assert.Equal(t, s.cfg.EdgeParameterName(), env["EDGE_PARAMETER"])
+	assert.Equal(t, strconv.Itoa(s.cfg.EdgeTTLSeconds), env["SHORTENER_EDGE_TTL"], "the edge life the sweep waits out")
+	stmtsOf, _ := primary.roleStatements(reclaim)
+	var reads int
+	for _, st := range stmtsOf {
+		if slices.Contains(st.Actions, "ssm:GetParameter") {
+			reads++
+			assert.Contains(t, st.Resources, "parameter"+s.cfg.EdgeParameterName())
+		}
+	}
+	assert.Equal(t, 1, reads, "reclaim reads the edge parameter, nothing else in SSM")
+}
+
+// TestNoSweepByDefault: without edgeVersionKeys reclaim sweeps nothing,
+// learns no edge parameter, and no role may touch a key value store.
+func TestNoSweepByDefault(t *testing.T) {
+	for _, s := range []*synthesized{defaults.get(t), custom.get(t)} {
+		t.Run(s.name, func(t *testing.T) {
+			for name, tp := range s.templates {
+				assert.NotContains(t, toJSON(tp), "cloudfront-keyvaluestore", name)
+			}
+			reclaim, ok := s.regional(s.cfg.PrimaryRegion).function("reclaim")
+			require.True(t, ok)
+			env := get(reclaim.Props, "Environment", "Variables").(map[string]any)
+			assert.NotContains(t, env, "EDGE_VERSION_KEYS")
+			assert.NotContains(t, env, "EDGE_PARAMETER")
 		})
 	}
 }

@@ -52,12 +52,18 @@
 //	SHORTENER_EDGE_VERSION_KEYS    true: the redirect cache is keyed on link
 //	                               versions in a local CloudFront
 //	                               KeyValueStore, which the management API
-//	                               writes instead of invalidating, as with
-//	                               the context edgeVersionKeys (false)
-//	SHORTENER_EDGE_KVS_PROPAGATION how long a version put takes to reach the
-//	                               edge's reads (5s; 0s: at once). AWS
-//	                               documents no bound: it is to be measured
-//	                               (docs/cost-model.md, "Versioned cache keys")
+//	                               writes instead of invalidating and the
+//	                               reclaim schedule sweeps of old versions,
+//	                               as with the context edgeVersionKeys (false)
+//	SHORTENER_EDGE_KVS_PROPAGATION how long a version put or delete takes to
+//	                               reach the edge's reads (5s; 0s: at once).
+//	                               AWS documents no bound: it is to be
+//	                               measured (docs/cost-model.md, "Versioned
+//	                               cache keys")
+//	SHORTENER_EDGE_VERSION_SWEEP_MARGIN
+//	                               how long past the edge life
+//	                               (SHORTENER_EDGE_TTL) the sweep keeps a
+//	                               version (1h)
 //	SHORTENER_RECLAIM_INTERVAL     how often reclaim runs (1m)
 //	SHORTENER_LOCAL_REGIONS        two or three Regions of one MRSC set, the
 //	                               nearest first: a gateway with its functions

@@ -86,7 +86,10 @@ type front struct {
 	// versions, with SHORTENER_EDGE_VERSION_KEYS, puts the management
 	// API's link versions into the edge's key value store in place of the
 	// recorder's invalidations.
-	versions  *edgeversion.Writer
+	versions *edgeversion.Writer
+	// store is that key value store, whose old versions the reclaim
+	// schedule sweeps, as deployed.
+	store     *localedge.KeyValueStore
 	sink      lateSink
 	costs     costs
 	reclaim   lateReclaim
@@ -215,6 +218,7 @@ func (st *stack) buildFront() error {
 		kvs = localedge.NewKeyValueStore(st.s.edgeKVSDelay(), nil)
 		edgeKVS = kvs
 		f.versions = &edgeversion.Writer{API: kvs, ARN: localVersionStoreARN}
+		f.store = kvs
 	}
 	f.edge, err = localedge.New(localedge.Options{
 		KeyValueStore:     edgeKVS,
@@ -255,6 +259,7 @@ func (st *stack) start(ctx context.Context, getenv func(string) string, stdout i
 	st.clients = fnclients.Clients{AWS: emulator.AWSConfig(st.endpoint), Edge: st.front.invalidations, Log: st.log, Metrics: stdout}
 	if st.front.versions != nil {
 		st.clients.Edge = st.front.versions
+		st.clients.VersionStore, st.clients.VersionStoreARN = st.front.store, localVersionStoreARN
 	}
 	if err := st.createTables(ctx); err != nil {
 		return err

@@ -30,6 +30,10 @@ type PublishProps struct {
 	// besides invalidating the distribution (their fallback when a put
 	// fails).
 	VersionStore awscloudfront.IKeyValueStore
+	// Sweepers are the names of the roles that may sweep old versions
+	// from VersionStore (reclaim's): list its keys, read one, and delete
+	// them under its ETag. Without a VersionStore they get nothing.
+	Sweepers []*string
 }
 
 // Published is what Publish made.
@@ -42,12 +46,17 @@ type Published struct {
 	// the distribution, and nothing else; with a VersionStore, read its
 	// ETag and put and get its keys too.
 	Invalidation awsiam.Policy
+	// Sweep is the policy that lets the sweepers list, read and delete the
+	// version store's keys, on that store alone; nil without a
+	// VersionStore or sweepers.
+	Sweep awsiam.Policy
 }
 
 // Publish tells the functions created before the distribution what they
 // need of it: it writes the distribution's ID and domain into the SSM
 // parameter ParameterName in every Region (shared/edgeinfo reads it), and
-// lets the invalidators invalidate this distribution. So one `cdk deploy`
+// lets the invalidators invalidate this distribution and, with a version
+// store, the sweepers sweep it. So one `cdk deploy`
 // gives a working system, with no value carried from one pass to the next.
 //
 // The edge stack owns the parameters: each is written by an SDK call to
@@ -131,6 +140,25 @@ func Publish(scope constructs.Construct, id string, p PublishProps) *Published {
 		out.Invalidation = awsiam.NewPolicy(c, jsii.String("Invalidation"), &awsiam.PolicyProps{
 			Roles:      &roles,
 			Statements: &grants,
+		})
+	}
+	if p.VersionStore != nil && len(p.Sweepers) > 0 {
+		roles := make([]awsiam.IRole, len(p.Sweepers))
+		for i, name := range p.Sweepers {
+			roles[i] = awsiam.Role_FromRoleName(c, jsii.String(fmt.Sprintf("Sweeper%d", i)), name,
+				&awsiam.FromRoleNameOptions{Mutable: jsii.Bool(true)})
+		}
+		// The sweep (shared/edgeversion Sweeper): the ETag, the listing,
+		// a key read again after a conflict, and the batched deletes, on
+		// this store alone
+		// (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoncloudfrontkeyvaluestore.html).
+		out.Sweep = awsiam.NewPolicy(c, jsii.String("Sweep"), &awsiam.PolicyProps{
+			Roles: &roles,
+			Statements: &[]awsiam.PolicyStatement{awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+				Actions: jsii.Strings("cloudfront-keyvaluestore:DescribeKeyValueStore", "cloudfront-keyvaluestore:ListKeys",
+					"cloudfront-keyvaluestore:GetKey", "cloudfront-keyvaluestore:UpdateKeys"),
+				Resources: jsii.Strings(*p.VersionStore.KeyValueStoreArn()),
+			})},
 		})
 	}
 	return out

@@ -139,9 +139,11 @@
 // on the path and the version header the version-key function sets from
 // the distribution's key value store (Options.KeyValueStore): a
 // KeyValueStore here, whose API side (what shared/edgeversion writes
-// through) sees a PutKey at once and whose edge side (what the function
-// reads) sees it its propagation delay later (DefaultPropagationDelay,
-// 5 s, a stand-in for a time AWS does not document). A cache key is the
+// through and the reclaim run's sweep lists and deletes from, with the
+// API's ETag rules) sees a PutKey or UpdateKeys at once and whose edge
+// side (what the function reads) sees it its propagation delay later
+// (DefaultPropagationDelay, 5 s, a stand-in for a time AWS does not
+// document). A cache key is the
 // path followed by the policy's header values; an invalidation of a path
 // still removes every key of it.
 //

@@ -152,6 +152,9 @@ type Stats struct {
 	// Invalidations are the invalidations asked for (CreateInvalidation
 	// calls), whatever their paths.
 	Invalidations int64 `json:"invalidations"`
+	// StoreKeys are the keys the distribution's key value store holds,
+	// when it is a KeyValueStore: link versions not swept yet.
+	StoreKeys int `json:"store_keys"`
 }
 
 // Edge plays a CloudFront distribution in front of Origin. It is safe for
@@ -176,6 +179,8 @@ type Edge struct {
 
 	invalidationDelay time.Duration
 	afterFunc         func(time.Duration, func())
+	// store is the key value store, for its size in Stats.
+	store cloudfrontjs.KeyValueStore
 
 	// epoch counts invalidations: a fetch stores its answer only if none
 	// happened while it was in flight.
@@ -226,6 +231,7 @@ func New(o Options) (*Edge, error) {
 		requestID:       o.RequestID,
 		log:             o.Log,
 		afterFunc:       o.AfterFunc,
+		store:           o.KeyValueStore,
 		stop:            make(chan struct{}),
 		drained:         make(chan struct{}),
 		reported:        make(chan struct{}),
@@ -778,7 +784,16 @@ func (e *Edge) Stats() Stats {
 
 		InvalidationPaths: e.invalidationPaths.Load(),
 		Invalidations:     e.invalidations.Load(),
+		StoreKeys:         e.storeKeys(),
 	}
+}
+
+// storeKeys is how many keys the key value store holds (0 without one).
+func (e *Edge) storeKeys() int {
+	if l, ok := e.store.(interface{ Len() int }); ok {
+		return l.Len()
+	}
+	return 0
 }
 
 // captureWriter keeps an origin answer so the edge can store it before it

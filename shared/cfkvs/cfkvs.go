@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,7 +47,10 @@ type Client struct {
 	Attempts int
 }
 
-var _ edgeversion.API = (*Client)(nil)
+var (
+	_ edgeversion.API      = (*Client)(nil)
+	_ edgeversion.SweepAPI = (*Client)(nil)
+)
 
 // New returns a client for cfg: the configured endpoint when there is one
 // (AWS_ENDPOINT_URL_CLOUDFRONT_KEYVALUESTORE, then AWS_ENDPOINT_URL),
@@ -85,7 +90,7 @@ type Error = awscall.Error
 // (https://docs.aws.amazon.com/cloudfront/latest/APIReference/API_kvs_DescribeKeyValueStore.html).
 func (c *Client) DescribeKeyValueStore(ctx context.Context, arn string) (string, error) {
 	var etag string
-	err := c.call(ctx, "DescribeKeyValueStore", http.MethodGet, arn, "", nil, nil, func(h http.Header, _ []byte) error {
+	err := c.call(ctx, "DescribeKeyValueStore", http.MethodGet, arn, storePath(arn), nil, nil, nil, func(h http.Header, _ []byte) error {
 		etag = h.Get("ETag")
 		if etag == "" {
 			return errors.New("no ETag in the answer")
@@ -99,7 +104,7 @@ func (c *Client) DescribeKeyValueStore(ctx context.Context, arn string) (string,
 // (https://docs.aws.amazon.com/cloudfront/latest/APIReference/API_kvs_GetKey.html).
 func (c *Client) GetKey(ctx context.Context, arn, key string) (string, bool, error) {
 	var out struct{ Value string }
-	err := c.call(ctx, "GetKey", http.MethodGet, arn, key, nil, nil, func(_ http.Header, raw []byte) error {
+	err := c.call(ctx, "GetKey", http.MethodGet, arn, keyPath(arn, key), nil, nil, nil, func(_ http.Header, raw []byte) error {
 		return json.Unmarshal(raw, &out)
 	})
 	var e *Error
@@ -121,7 +126,7 @@ func (c *Client) PutKey(ctx context.Context, arn, key, value, ifMatch string) (s
 		return "", err
 	}
 	var etag string
-	err = c.call(ctx, "PutKey", http.MethodPut, arn, key, body, map[string]string{"If-Match": ifMatch}, func(h http.Header, _ []byte) error {
+	err = c.call(ctx, "PutKey", http.MethodPut, arn, keyPath(arn, key), nil, body, map[string]string{"If-Match": ifMatch}, func(h http.Header, _ []byte) error {
 		etag = h.Get("ETag")
 		if etag == "" {
 			return errors.New("no ETag in the answer")
@@ -135,17 +140,82 @@ func (c *Client) PutKey(ctx context.Context, arn, key, value, ifMatch string) (s
 	return etag, err
 }
 
-// call makes one signed request of the API on the store arn (and key,
-// when not empty), retried while it fails transiently, and hands a 2xx
-// answer to read.
-func (c *Client) call(ctx context.Context, op, method, arn, key string, body []byte, headers map[string]string, read func(http.Header, []byte) error) error {
+// ListKeys returns one page of at most maxResults (1 to
+// edgeversion.MaxListResults) of the store's keys, the one after the page
+// that answered nextToken ("" for the first), and the next page's token
+// ("" after the last)
+// (https://docs.aws.amazon.com/cloudfront/latest/APIReference/API_kvs_ListKeys.html).
+func (c *Client) ListKeys(ctx context.Context, arn string, maxResults int, nextToken string) ([]edgeversion.Item, string, error) {
+	if maxResults < 1 || maxResults > edgeversion.MaxListResults {
+		return nil, "", fmt.Errorf("cfkvs: ListKeys of %d keys a page (1 to %d)", maxResults, edgeversion.MaxListResults)
+	}
+	q := url.Values{"MaxResults": {strconv.Itoa(maxResults)}}
+	if nextToken != "" {
+		q.Set("NextToken", nextToken)
+	}
+	var out struct {
+		Items     []struct{ Key, Value string }
+		NextToken string
+	}
+	err := c.call(ctx, "ListKeys", http.MethodGet, arn, storePath(arn)+"/keys", q, nil, nil, func(_ http.Header, raw []byte) error {
+		return json.Unmarshal(raw, &out)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	items := make([]edgeversion.Item, len(out.Items))
+	for i, it := range out.Items {
+		items[i] = edgeversion.Item{Key: it.Key, Value: it.Value}
+	}
+	return items, out.NextToken, nil
+}
+
+// UpdateKeys puts puts and deletes deletes in one all-or-nothing call,
+// within its bounds (edgeversion.UpdateKeysBody), if the store's ETag is
+// still ifMatch, and returns the new ETag; a changed ETag is
+// edgeversion.ErrConflict, which is not retried here: the caller reads the
+// store again first
+// (https://docs.aws.amazon.com/cloudfront/latest/APIReference/API_kvs_UpdateKeys.html).
+func (c *Client) UpdateKeys(ctx context.Context, arn string, puts []edgeversion.Item, deletes []string, ifMatch string) (string, error) {
+	body, err := edgeversion.UpdateKeysBody(puts, deletes)
+	if err != nil {
+		return "", err
+	}
+	var etag string
+	err = c.call(ctx, "UpdateKeys", http.MethodPost, arn, storePath(arn)+"/keys", nil, body, map[string]string{"If-Match": ifMatch}, func(h http.Header, _ []byte) error {
+		etag = h.Get("ETag")
+		if etag == "" {
+			return errors.New("no ETag in the answer")
+		}
+		return nil
+	})
+	var e *Error
+	if errors.As(err, &e) && e.Code == "ConflictException" {
+		return "", fmt.Errorf("%w: %w", edgeversion.ErrConflict, err)
+	}
+	return etag, err
+}
+
+// storePath is the path of the store arn, its ARN a path label (":" and
+// "/" escaped); keyPath that of its key.
+func storePath(arn string) string { return "/key-value-stores/" + httpbinding.EscapePath(arn, true) }
+
+func keyPath(arn, key string) string {
+	return storePath(arn) + "/keys/" + httpbinding.EscapePath(key, true)
+}
+
+// call makes one signed request of the API at path (and query, when not
+// empty) of the store arn's endpoint, retried while it fails transiently,
+// and hands a 2xx answer to read.
+func (c *Client) call(ctx context.Context, op, method, arn, path string, query url.Values, body []byte, headers map[string]string, read func(http.Header, []byte) error) error {
 	ep, err := c.endpoint(arn)
 	if err != nil {
 		return err
 	}
-	u := ep + "/key-value-stores/" + httpbinding.EscapePath(arn, true)
-	if key != "" {
-		u += "/keys/" + httpbinding.EscapePath(key, true)
+	u := ep + path
+	if len(query) > 0 {
+		// Sent as signed: the canonical form.
+		u += "?" + canonicalQuery(query)
 	}
 	try := func() error {
 		status, h, raw, err := c.do(ctx, method, u, body, headers)

@@ -1,7 +1,9 @@
-// Package cfkvs makes the three CloudFront KeyValueStore API calls the
-// management function needs to put link versions (shared/edgeversion):
-// DescribeKeyValueStore for the store's ETag, GetKey and PutKey, each a
-// REST-JSON call to the store's account endpoint,
+// Package cfkvs makes the CloudFront KeyValueStore API calls the
+// management function needs to put link versions and the reclaim run to
+// sweep old ones (shared/edgeversion): DescribeKeyValueStore for the
+// store's ETag, GetKey and PutKey, ListKeys (paged) and UpdateKeys (the
+// sweep's batched deletes), each a REST-JSON call to the store's account
+// endpoint,
 // https://{account}.cloudfront-kvs.global.api.aws
 // (https://docs.aws.amazon.com/cloudfront/latest/APIReference/API_Operations_Amazon_CloudFront_KeyValueStore.html).
 //

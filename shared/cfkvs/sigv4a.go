@@ -12,6 +12,7 @@ import (
 	"errors"
 	"math/big"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,6 +70,16 @@ func stringToSign(r *http.Request, payloadHash, service, regionSet string, creds
 	if creds.SessionToken != "" {
 		r.Header.Set("X-Amz-Security-Token", creds.SessionToken)
 	}
+	signed, creq := canonicalRequest(r, payloadHash)
+	sum := sha256.Sum256([]byte(creq))
+	scope := now.Format("20060102") + "/" + service + "/aws4_request"
+	return signed, strings.Join([]string{algorithm, amzDate, scope, hex.EncodeToString(sum[:])}, "\n")
+}
+
+// canonicalRequest is Signature Version 4's canonical request of r, whose
+// body hashes to payloadHash, with its signed header list: every header
+// but ignoredHeaders, host and content-length included.
+func canonicalRequest(r *http.Request, payloadHash string) (signed, creq string) {
 	host := r.Host
 	if host == "" {
 		host = r.URL.Host
@@ -110,12 +121,36 @@ func stringToSign(r *http.Request, payloadHash, service, regionSet string, creds
 	if path == "" {
 		path = "/"
 	}
-	// No query: the calls here carry none.
-	creq := strings.Join([]string{r.Method, httpbinding.EscapePath(path, false), "", canon.String(), signed, payloadHash}, "\n")
-	sum := sha256.Sum256([]byte(creq))
-	scope := now.Format("20060102") + "/" + service + "/aws4_request"
-	return signed, strings.Join([]string{algorithm, amzDate, scope, hex.EncodeToString(sum[:])}, "\n")
+	creq = strings.Join([]string{r.Method, httpbinding.EscapePath(path, false), canonicalQuery(r.URL.Query()), canon.String(), signed, payloadHash}, "\n")
+	return signed, creq
 }
+
+// canonicalQuery is the canonical query string of q: each name and value
+// URI-encoded (every byte but the unreserved A-Z a-z 0-9 - _ . ~, a space
+// as %20, never +), sorted by name, then value, and joined with &; "" for
+// none. A request's query is sent in this form too (ListKeys' NextToken
+// may hold "+", "/" and "=").
+func canonicalQuery(q url.Values) string {
+	var params [][2]string
+	for k, vs := range q {
+		for _, v := range vs {
+			params = append(params, [2]string{uriEncode(k), uriEncode(v)})
+		}
+	}
+	sort.Slice(params, func(i, j int) bool {
+		if params[i][0] != params[j][0] {
+			return params[i][0] < params[j][0]
+		}
+		return params[i][1] < params[j][1]
+	})
+	out := make([]string, len(params))
+	for i, p := range params {
+		out[i] = p[0] + "=" + p[1]
+	}
+	return strings.Join(out, "&")
+}
+
+func uriEncode(s string) string { return strings.ReplaceAll(url.QueryEscape(s), "+", "%20") }
 
 // sign signs r (whose body hashes to payloadHash) with Signature Version
 // 4A for service in regionSet, setting its Authorization header.

@@ -1,16 +1,21 @@
 package cfkvs
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"math/big"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/aws/smithy-go/logging"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -87,4 +92,36 @@ func TestSignVerifies(t *testing.T) {
 	key, err := deriveKey(vectorAccessKey, vectorSecretKey)
 	require.NoError(t, err)
 	assert.True(t, ecdsa.VerifyASN1(&key.PublicKey, digest[:], sig))
+}
+
+// TestCanonicalQueryMatchesTheSDK: a ListKeys request's canonical request
+// (method, path and query lines; Signature Version 4A shares them with 4)
+// is the one the SDK's Signature Version 4 signer builds for it: the
+// names sorted, then the values, each URI-encoded, a space as %20.
+func TestCanonicalQueryMatchesTheSDK(t *testing.T) {
+	const escapedARN = "arn%3Aaws%3Acloudfront%3A%3A123456789012%3Akey-value-store%2Fa1b2c3d4"
+	for _, q := range []url.Values{
+		{"MaxResults": {"50"}},
+		{"MaxResults": {"50"}, "NextToken": {"tok+/== ~x"}},
+		{"b": {"2", "1"}, "a1": {"x"}, "a": {"y"}},
+	} {
+		u := "https://123456789012.cloudfront-kvs.global.api.aws/key-value-stores/" + escapedARN + "/keys?" + canonicalQuery(q)
+		ours, err := http.NewRequest(http.MethodGet, u, nil)
+		require.NoError(t, err)
+		_, creq := canonicalRequest(ours, emptySHA256)
+
+		sdk, err := http.NewRequest(http.MethodGet, u, nil)
+		require.NoError(t, err)
+		var logged string
+		signer := v4.NewSigner(func(o *v4.SignerOptions) {
+			o.LogSigning = true
+			o.Logger = logging.LoggerFunc(func(_ logging.Classification, format string, v ...any) { logged = fmt.Sprintf(format, v...) })
+		})
+		require.NoError(t, signer.SignHTTP(context.Background(), aws.Credentials{AccessKeyID: "AK", SecretAccessKey: "SK"}, sdk, emptySHA256,
+			"cloudfront-keyvaluestore", "us-east-1", time.Unix(0, 0)))
+		_, canon, ok := strings.Cut(logged, "---[ CANONICAL STRING  ]-----------------------------\n")
+		require.True(t, ok, logged)
+		assert.Equal(t, strings.SplitN(canon, "\n", 4)[:3], strings.SplitN(creq, "\n", 4)[:3], q)
+	}
+	assert.Empty(t, canonicalQuery(nil))
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/apikey"
 	"github.com/shortlink-dev/shortener/shared/edgemarks"
+	"github.com/shortlink-dev/shortener/shared/edgeversion"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/missbudget"
 	"github.com/shortlink-dev/shortener/shared/shortcode"
@@ -98,7 +99,15 @@ type Config struct {
 	// the CloudFront KeyValueStore the edge parameter names, and the
 	// management API puts a changed link's new versions there
 	// (shared/edgeversion) instead of invalidating. False: it invalidates.
+	// With it the reclaim run also sweeps the store's old versions.
 	EdgeVersionKeys bool
+	// EdgeVersionSweepMargin is SHORTENER_EDGE_VERSION_SWEEP_MARGIN: how
+	// long past the edge life (EdgeTTL) a link version stays in the store
+	// before the reclaim run's sweep may delete it
+	// (edgeversion.Sweeper.Margin; edgeversion.DefaultSweepMargin, an
+	// hour, unless set). The deployment leaves it at its default; the
+	// local run's tests shorten it.
+	EdgeVersionSweepMargin time.Duration
 
 	// AuditTable is AUDIT_TABLE, the audit log (shared/audit) every change
 	// of a link, key, member or webhook is recorded in.
@@ -261,6 +270,7 @@ func (r *reader) settings(c *Config) {
 	c.TombstoneGrace = r.dur("SHORTENER_TOMBSTONE_GRACE", link.DefaultTombstoneGrace)
 	c.KeyCacheTTL = r.dur("SHORTENER_KEY_CACHE_TTL", apikey.DefaultCacheTTL)
 	c.InvalidationSettle = r.dur("SHORTENER_INVALIDATION_SETTLE", DefaultInvalidationSettle)
+	c.EdgeVersionSweepMargin = r.dur("SHORTENER_EDGE_VERSION_SWEEP_MARGIN", edgeversion.DefaultSweepMargin)
 	c.MissBudget = r.num("SHORTENER_MISS_BUDGET", missbudget.DefaultBudget)
 	c.MissWindow = r.dur("SHORTENER_MISS_WINDOW", missbudget.DefaultWindow)
 	if c.AuditRetentionDays = r.num("AUDIT_RETENTION_DAYS", 0); c.AuditRetentionDays < 0 {

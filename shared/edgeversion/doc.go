@@ -23,4 +23,12 @@
 // the Writer keeps the ETag of its last answer and, when another writer
 // has changed the store since (ErrConflict), asks DescribeKeyValueStore for
 // the current one and tries again, at most Attempts times.
+//
+// The store gains a key for every changed path, and a path's version
+// shadows nothing once the edge life has passed since it was put. A
+// Sweeper (the reclaim run's, functions/reclaim) lists the store and
+// deletes such keys with UpdateKeys under the same ETag rule, reading a
+// batch's keys again instead of deleting blindly when another writer
+// changed the store since the listing; see Sweeper for why a deleted key,
+// read as version "0" again, brings no old answer back.
 package edgeversion

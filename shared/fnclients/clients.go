@@ -10,6 +10,7 @@ import (
 
 	"github.com/shortlink-dev/shortener/shared/config"
 	"github.com/shortlink-dev/shortener/shared/edgeinfo"
+	"github.com/shortlink-dev/shortener/shared/edgeversion"
 	"github.com/shortlink-dev/shortener/shared/metrics"
 	"github.com/shortlink-dev/shortener/shared/ssmparam"
 )
@@ -32,6 +33,13 @@ type Clients struct {
 	// EdgeInfo, when set, tells the distribution instead of the SSM
 	// parameter EDGE_PARAMETER names.
 	EdgeInfo edgeinfo.Source
+	// VersionStore, when set, is the key value store of link versions
+	// whose old versions reclaim sweeps, VersionStoreARN naming it,
+	// instead of the store the edge parameter names with
+	// EDGE_VERSION_KEYS: the local edge's, which manage writes through
+	// Edge.
+	VersionStore    edgeversion.SweepAPI
+	VersionStoreARN string
 	// OriginSecrets, when set, are the values originauth accepts instead of
 	// those of the Secrets Manager secret ORIGIN_SECRET_ID names.
 	OriginSecrets Secrets

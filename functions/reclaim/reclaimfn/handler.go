@@ -14,6 +14,15 @@
 // It says whether more may be due. The Lambda in functions/reclaim and the
 // local run (through reclaimflow.Run) invoke this same handler.
 //
+// With versioned cache keys (EDGE_VERSION_KEYS), the invocation that
+// finds nothing more due, the last of a run, then sweeps the edge's key
+// value store of the link versions no answer at the edge can be cached
+// under any more (edgeversion.Sweeper), within SweepBudget of its own: so
+// the store, which gains a key for each changed path, stays bounded, once
+// a run (the reclaim schedule, hourly as deployed). A sweep that fails or
+// runs out of time is logged and counted, and fails nothing: what it
+// leaves the next run's sweep finds again.
+//
 // One invocation lists due items through the sparse indexes in batches
 // (never a scan) and handles each with bounded parallelism, expiries
 // first. It keeps going until a batch comes back short (nothing more is
@@ -40,6 +49,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shortlink-dev/shortener/shared/edgeversion"
 	"github.com/shortlink-dev/shortener/shared/link"
 	"github.com/shortlink-dev/shortener/shared/linkstore"
 	"github.com/shortlink-dev/shortener/shared/metrics"
@@ -86,7 +96,27 @@ const (
 	MetricSkipped = "ReleaseSkipped"
 	// MetricFailed counts failed writes of either step.
 	MetricFailed = "ReleaseFailed"
+
+	// The version sweep's (Options.Versions) counts: the keys listed (the
+	// store's size, when the sweep was complete), deleted, kept (younger
+	// than the edge life and margin), left with a value that is no
+	// version, and left by a failed or conflicting delete; and 1 for a
+	// sweep that did not get through the store (failed, or out of time
+	// or keys).
+	MetricVersionsListed      = "VersionKeysListed"
+	MetricVersionsSwept       = "VersionKeysSwept"
+	MetricVersionsKept        = "VersionKeysKept"
+	MetricVersionsUnparsable  = "VersionKeysUnparsable"
+	MetricVersionsFailed      = "VersionKeysFailed"
+	MetricVersionSweepPartial = "VersionSweepIncomplete"
 )
+
+// DefaultSweepBudget bounds one version sweep: with the reclaim steps'
+// minute and the margins it fits the function's five minutes. Listing for
+// three quarters of it at some 30 ms a ListKeys page of 50 (not measured)
+// gets through about 150,000 keys; the sweep keeps some 73,000 at the
+// seed (docs/cost-model.md, "Versioned cache keys").
+const DefaultSweepBudget = 2 * time.Minute
 
 // Options are what New builds a Handler from: the store, the grace and the
 // bounds of one invocation.
@@ -111,6 +141,12 @@ type Options struct {
 	// Margin: no write starts closer than this to the Lambda deadline
 	// (DefaultMargin when zero).
 	Margin time.Duration
+	// Versions, when set, sweeps the edge's key value store of old link
+	// versions after the invocation that finds nothing more due.
+	// SweepBudget bounds the sweep (DefaultSweepBudget when zero), Margin
+	// before the deadline still kept.
+	Versions    *edgeversion.Sweeper
+	SweepBudget time.Duration
 	// Log gets one line per invocation; slog.Default() when nil.
 	Log     *slog.Logger
 	Metrics *metrics.Emitter
@@ -132,6 +168,7 @@ func New(o Options) *Handler {
 	o.Parallelism = orDefault(o.Parallelism, DefaultParallelism)
 	o.Budget = orDefault(o.Budget, DefaultBudget)
 	o.Margin = orDefault(o.Margin, DefaultMargin)
+	o.SweepBudget = orDefault(o.SweepBudget, DefaultSweepBudget)
 	return &Handler{Options: o}
 }
 
@@ -165,6 +202,10 @@ func (h *Handler) Handle(ctx context.Context, in reclaimflow.Input) (reclaimflow
 		batches += n
 	}
 
+	if h.Versions != nil && err == nil && !more {
+		h.sweepVersions(ctx)
+	}
+
 	h.Metrics.Add(MetricExpired, metrics.Count, float64(expired.done))
 	h.Metrics.Add(MetricExpirySkipped, metrics.Count, float64(expired.skipped))
 	h.Metrics.Add(MetricReleased, metrics.Count, float64(released.done))
@@ -193,6 +234,38 @@ func (h *Handler) Handle(ctx context.Context, in reclaimflow.Input) (reclaimflow
 		"skipped", expired.skipped+released.skipped, "total", out.Total, "more", out.More, "batches", batches,
 		"ms", time.Since(started).Milliseconds())
 	return out, nil
+}
+
+// sweepVersions runs one version sweep until SweepBudget from now or
+// Margin before the deadline, whichever is first, and logs and counts
+// what it did.
+func (h *Handler) sweepVersions(ctx context.Context) {
+	started := time.Now()
+	stopAt := started.Add(h.SweepBudget)
+	if deadline, ok := ctx.Deadline(); ok && deadline.Add(-h.Margin).Before(stopAt) {
+		stopAt = deadline.Add(-h.Margin)
+	}
+	res, err := h.Versions.Sweep(ctx, stopAt)
+	h.Metrics.Add(MetricVersionsListed, metrics.Count, float64(res.Listed))
+	h.Metrics.Add(MetricVersionsSwept, metrics.Count, float64(res.Swept))
+	h.Metrics.Add(MetricVersionsKept, metrics.Count, float64(res.Kept))
+	h.Metrics.Add(MetricVersionsUnparsable, metrics.Count, float64(res.Unparsable))
+	h.Metrics.Add(MetricVersionsFailed, metrics.Count, float64(res.Failed))
+	partial := 0.0
+	if !res.Complete {
+		partial = 1
+	}
+	h.Metrics.Add(MetricVersionSweepPartial, metrics.Count, partial)
+	attrs := []any{"listed", res.Listed, "swept", res.Swept, "kept", res.Kept, "unparsable", res.Unparsable,
+		"failed", res.Failed, "conflicts", res.Conflicts, "complete", res.Complete, "ms", time.Since(started).Milliseconds()}
+	switch {
+	case err != nil:
+		h.Log.WarnContext(ctx, "version sweep failed; the next run sweeps again", append(attrs, "error", err.Error())...)
+	case !res.Complete:
+		h.Log.WarnContext(ctx, "version sweep stopped at its time or key bound; the next run goes on", attrs...)
+	default:
+		h.Log.InfoContext(ctx, "version sweep", attrs...)
+	}
 }
 
 // expiry is the step that turns expired links into their tombstones.

@@ -56,6 +56,7 @@ func Steady(c *awscall.Caller, at time.Time) {
 // Request is one request as the stand-in received it.
 type Request struct {
 	Method, Path string // Path as sent (escaped)
+	Query        string // the query as sent (escaped), without "?"
 	Header       http.Header
 	Body         []byte
 }
@@ -72,7 +73,7 @@ type Service struct {
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
-	s.got = append(s.got, Request{Method: r.Method, Path: r.URL.EscapedPath(), Header: r.Header.Clone(), Body: b})
+	s.got = append(s.got, Request{Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: b})
 	answer := s.Answers[min(len(s.got), len(s.Answers))-1]
 	s.mu.Unlock()
 	answer(w, b)
