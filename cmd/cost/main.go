@@ -192,6 +192,8 @@ type report struct {
 	Redirect struct {
 		RRUPerMiss, RRUPerUnknown float64
 	}
+	// Authorizer is the /v1 authorizer's reads per call, by credential.
+	Authorizer *authorizerFigures `json:",omitempty"`
 	// Checked is how many codes both designs were found to count alike;
 	// with one design, that it counted as a count in memory of the same
 	// stream (clickstore.Memory through the same handler) did, named by
@@ -313,6 +315,9 @@ func run(ctx context.Context, sdk aws.Config, meter *capacity.Meter, sp streamSp
 		return r, err
 	}
 	if err := c.redirects(made); err != nil {
+		return r, err
+	}
+	if err := c.authorizer(); err != nil {
 		return r, err
 	}
 	if err := c.stats(stores); err != nil {
@@ -1045,6 +1050,10 @@ func (r report) print(w io.Writer) {
 		"reservation-table calls per create", mr.CallsPerCreate, mr.CallsPerKeyedCreate, mr.CallsPerReplay)
 	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "redirect miss, link found", r.Redirect.RRUPerMiss)
 	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "redirect miss, unknown code", r.Redirect.RRUPerUnknown)
+	if a := r.Authorizer; a != nil {
+		fmt.Fprintf(w, "%-34s %10.3f RRU  (%.3f again within the key cache's TTL)\n", "/v1 authorizer, API key", a.KeyMiss, a.KeyCached)
+		fmt.Fprintf(w, "%-34s %10.3f RRU  (%.3f with X-Workspace, %.3f with no membership)\n", "/v1 authorizer, token", a.Token, a.TokenNamed, a.TokenNoMember)
+	}
 	if r.Checked > 0 {
 		fmt.Fprintf(w, "the counts measured equal %s's (hour, day, country and referrer) for the %d links compared\n", r.CheckedAgainst, r.Checked)
 	}

@@ -62,6 +62,12 @@ func TestRunMeasures(t *testing.T) {
 	assert.Equal(t, 1.0, mr.CallsPerReplay, "the key's read")
 	assert.Equal(t, 0.5, r.Redirect.RRUPerMiss)
 	assert.Equal(t, 0.5, r.Redirect.RRUPerUnknown)
+	// The /v1 authorizer: a key its cache does not hold is one eventually
+	// consistent GetItem, the same key again nothing; a token is one read of
+	// the members table, a Query of the by-user index that finds nothing
+	// billed the minimum as DynamoDB bills it.
+	require.NotNil(t, r.Authorizer)
+	assert.Equal(t, authorizerFigures{KeyMiss: 0.5, KeyCached: 0, Token: 0.5, TokenNamed: 0.5, TokenNoMember: 0.5}, *r.Authorizer)
 	assert.Greater(t, r.Stats.RRUPerDefaultTop, 0.0)
 	assert.Greater(t, r.PackedStats.RRUPer90DayHourly, 0.0)
 }
