@@ -192,6 +192,8 @@ type report struct {
 	Redirect struct {
 		RRUPerMiss, RRUPerUnknown float64
 	}
+	// Authorizer is the /v1 authorizer's reads per call, by credential.
+	Authorizer *authorizerFigures `json:",omitempty"`
 	// Checked is how many codes both designs were found to count alike;
 	// with one design, that it counted as a count in memory of the same
 	// stream (clickstore.Memory through the same handler) did, named by
@@ -315,6 +317,9 @@ func run(ctx context.Context, sdk aws.Config, meter *capacity.Meter, sp streamSp
 	if err := c.redirects(made); err != nil {
 		return r, err
 	}
+	if err := c.authorizer(); err != nil {
+		return r, err
+	}
 	if err := c.stats(stores); err != nil {
 		return r, err
 	}
@@ -327,6 +332,7 @@ func run(ctx context.Context, sdk aws.Config, meter *capacity.Meter, sp streamSp
 		return r, err
 	}
 	r.Volumes = []volumeFigures{volumeOf(1, sp.Span, c.st.Clicks, r.Packed, r.PackedStats)}
+	r.Volumes[0].Checked = r.Checked
 	for _, k := range opt.Volumes {
 		v, err := c.volume(k)
 		if err != nil {
@@ -350,13 +356,19 @@ type volumeFigures struct {
 	// when it passes midnight, so these compare volumes like for like.
 	WRUPerClickWithoutFold, RRUPerClickWithoutFold float64
 	Folded                                         int
+	// ByLevel are the units by level and operation (clickFigures.ByLevel).
+	ByLevel map[string]float64 `json:",omitempty"`
+	// Checked is how many codes were found to count as a count in memory
+	// of the same stream does.
+	Checked int
 	// Stats are the stats answers' read units at the end of the run.
 	Stats *statsFigures `json:",omitempty"`
 }
 
 // volumeOf sums f up for the volume table.
 func volumeOf(times float64, span time.Duration, clicks int, f *clickFigures, stats *statsFigures) volumeFigures {
-	v := volumeFigures{Times: times, Span: span, Clicks: clicks, WRUPerClick: f.WRUPerClick, RRUPerClick: f.RRUPerClick, Folded: f.Days.Folded, Stats: stats}
+	v := volumeFigures{Times: times, Span: span, Clicks: clicks, WRUPerClick: f.WRUPerClick, RRUPerClick: f.RRUPerClick, Folded: f.Days.Folded, Stats: stats,
+		ByLevel: f.ByLevel}
 	foldW, foldR := 0.0, 0.0
 	for k, n := range f.ByLevel {
 		if level, _, _ := strings.Cut(k, " "); level != string(packedclicks.LevelFold) {
@@ -378,7 +390,8 @@ func volumeOf(times float64, span time.Duration, clicks int, f *clickFigures, st
 // group: the same stream's clicks stamped over a k-th of the span, so a
 // group receives them k times as fast while batches, compactions and
 // merges hold what they hold in the run (they are cut by clicks, not by
-// time), on a table of their own; then the stats answers at its end.
+// time), on a table of their own; then the stats answers at its end, and
+// the counts against a count in memory of the same stream.
 func (c *costRun) volume(k float64) (volumeFigures, error) {
 	v := *c
 	v.sp.Span = time.Duration(float64(c.sp.Span) / k)
@@ -400,7 +413,12 @@ func (c *costRun) volume(k float64) (volumeFigures, error) {
 	if err := v.compactRest(packed); err != nil {
 		return volumeFigures{}, err
 	}
-	return volumeOf(k, v.sp.Span, v.st.Clicks, v.r.Packed, v.r.PackedStats), nil
+	if err := v.check(stores, packed); err != nil {
+		return volumeFigures{}, err
+	}
+	f := volumeOf(k, v.sp.Span, v.st.Clicks, v.r.Packed, v.r.PackedStats)
+	f.Checked = v.r.Checked
+	return f, nil
 }
 
 // costRun is one run of the command: the tables it made, the handlers'
@@ -1045,6 +1063,10 @@ func (r report) print(w io.Writer) {
 		"reservation-table calls per create", mr.CallsPerCreate, mr.CallsPerKeyedCreate, mr.CallsPerReplay)
 	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "redirect miss, link found", r.Redirect.RRUPerMiss)
 	fmt.Fprintf(w, "%-34s %10.3f RRU\n", "redirect miss, unknown code", r.Redirect.RRUPerUnknown)
+	if a := r.Authorizer; a != nil {
+		fmt.Fprintf(w, "%-34s %10.3f RRU  (%.3f again within the key cache's TTL)\n", "/v1 authorizer, API key", a.KeyMiss, a.KeyCached)
+		fmt.Fprintf(w, "%-34s %10.3f RRU  (%.3f with X-Workspace, %.3f with no membership)\n", "/v1 authorizer, token", a.Token, a.TokenNamed, a.TokenNoMember)
+	}
 	if r.Checked > 0 {
 		fmt.Fprintf(w, "the counts measured equal %s's (hour, day, country and referrer) for the %d links compared\n", r.CheckedAgainst, r.Checked)
 	}
@@ -1089,6 +1111,10 @@ func (r report) printVolumes(w io.Writer) {
 	row("day items folded", func(v volumeFigures) string { return strconv.Itoa(v.Folded) })
 	row("WRU per click without the fold", func(v volumeFigures) string { return fmt.Sprintf("%.4f", v.WRUPerClickWithoutFold) })
 	row("RRU per click without the fold", func(v volumeFigures) string { return fmt.Sprintf("%.4f", v.RRUPerClickWithoutFold) })
+	for _, k := range writeKinds {
+		row("  WRU per click, "+k.short, func(v volumeFigures) string { return fmt.Sprintf("%.4f", v.ByLevel[k.key]/float64(max(v.Clicks, 1))) })
+	}
+	row("links whose counts equal a count in memory", func(v volumeFigures) string { return strconv.Itoa(v.Checked) })
 	row("stats, 90 days hourly, tail link (RRU)", func(v volumeFigures) string {
 		if v.Stats == nil {
 			return "-"

@@ -62,6 +62,12 @@ func TestRunMeasures(t *testing.T) {
 	assert.Equal(t, 1.0, mr.CallsPerReplay, "the key's read")
 	assert.Equal(t, 0.5, r.Redirect.RRUPerMiss)
 	assert.Equal(t, 0.5, r.Redirect.RRUPerUnknown)
+	// The /v1 authorizer: a key its cache does not hold is one eventually
+	// consistent GetItem, the same key again nothing; a token is one read of
+	// the members table, a Query of the by-user index that finds nothing
+	// billed the minimum as DynamoDB bills it.
+	require.NotNil(t, r.Authorizer)
+	assert.Equal(t, authorizerFigures{KeyMiss: 0.5, KeyCached: 0, Token: 0.5, TokenNamed: 0.5, TokenNoMember: 0.5}, *r.Authorizer)
 	assert.Greater(t, r.Stats.RRUPerDefaultTop, 0.0)
 	assert.Greater(t, r.PackedStats.RRUPer90DayHourly, 0.0)
 }
@@ -134,6 +140,7 @@ func TestRunMeasuresAtTwoVolumes(t *testing.T) {
 		{"the same clicks", ten.Clicks, one.Clicks},
 		{"the run's figures", [2]float64{one.WRUPerClick, one.RRUPerClick}, [2]float64{r.Packed.WRUPerClick, r.Packed.RRUPerClick}},
 		{"day one folded in the run only", [2]int{one.Folded, ten.Folded}, [2]int{4, 0}},
+		{"both volumes' counts checked", [2]int{one.Checked, ten.Checked}, [2]int{r.Checked, r.Checked}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, tt.got) })
@@ -148,4 +155,6 @@ func TestRunMeasuresAtTwoVolumes(t *testing.T) {
 	r.print(&out)
 	assert.Contains(t, out.String(), "new design's clicks by volume per group")
 	assert.Regexp(t, `WRU per click\s+\d\.\d{4}\s+\d\.\d{4}\n`, out.String(), "both volumes in one row")
+	assert.Regexp(t, `WRU per click, segment\s+\d\.\d{4}\s+\d\.\d{4}\n`, out.String(), "the levels at both volumes")
+	assert.Regexp(t, `counts equal a count in memory\s+100\s+100\n`, out.String())
 }

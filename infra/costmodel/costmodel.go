@@ -269,9 +269,19 @@ type Assumptions struct {
 	MarkItemBytes          float64 // one stored mark, with DynamoDB's overhead
 	MarkWriteMs            float64 // billed ms the redirect spends on a mark's PutItem
 
-	// API keys: share of /v1 requests whose key misses the function's
-	// cache and is read from the keys table (0.5 RRU).
-	KeyReadsPerAPICall float64
+	// The /v1 authorizer (functions/apiauth, a REST API REQUEST
+	// authorizer): API Gateway invokes it on every /v1 call, since it has
+	// no identity source and no result cache (docs/teams.md), but for the
+	// share AuthorizerCacheHits a result cache would answer (0 as built;
+	// a lever). It runs APIAuthMemGB for APIAuthMs billed a call. A call
+	// signed in with a token (TokenCallShare of the calls; the console's)
+	// reads the members table once (M.AuthorizerTokenRRU); a call with
+	// an API key reads the keys table only when the authorizer's key
+	// cache misses (KeyReadsPerAPICall of them, M.AuthorizerKeyRRU each).
+	KeyReadsPerAPICall      float64
+	TokenCallShare          float64
+	AuthorizerCacheHits     float64
+	APIAuthMemGB, APIAuthMs float64
 	// The redirect origin's authorizer: API Gateway caches its answer for
 	// 5 minutes per identity (the origin secret header), so it runs about
 	// this many times a month per Region.
@@ -354,6 +364,9 @@ func TodayAssumptions() Assumptions {
 		MarkItemBytes:           100,
 		MarkWriteMs:             4,
 		KeyReadsPerAPICall:      0.05,
+		TokenCallShare:          0.2,
+		APIAuthMemGB:            0.25,
+		APIAuthMs:               5,
 		AuthorizerRunsPerRegion: 12 * hoursPerMon,
 		ClickCodesPerBatch:      300,
 		ClickOwnersPerBatch:     100,
@@ -727,7 +740,13 @@ func (c *month) serving() {
 		c.add(Serving, "DynamoDB audit log writes (every change, all Regions)",
 			ia*c.wru(l.Creates*(first+c.others)+changes*(1+c.others)))
 	}
-	c.add(Serving, "DynamoDB API key reads (key cache misses)", c.rru(api*a.KeyReadsPerAPICall*0.5))
+	// Every /v1 call passes the authorizer first, unless a result cache
+	// answers for it.
+	authorized := api * (1 - a.AuthorizerCacheHits)
+	c.add(Serving, "Lambda: /v1 authorizer (API keys and sign-in)", c.lambda(authorized, a.APIAuthMemGB, a.APIAuthMs))
+	c.add(Serving, "DynamoDB API key reads (the authorizer's key cache misses)",
+		c.rru(authorized*(1-a.TokenCallShare)*a.KeyReadsPerAPICall*m.AuthorizerKeyRRU))
+	c.add(Serving, "DynamoDB /v1 authorizer member reads (signed-in calls)", c.rru(authorized*a.TokenCallShare*m.AuthorizerTokenRRU))
 	c.add(Serving, "DynamoDB stats reads", c.clicksReq*c.rru(l.Creates*a.StatsPerCreate*m.StatsRRU))
 	if a.Reservations {
 		// Per create the reservation writes as measured; an edit or delete
@@ -851,7 +870,8 @@ func (c *month) platform() {
 			regions*live*a.ReservationItemBytes*p.DynamoStorageGBMonth.USD+
 				float64(a.ReservationPITRRegions)*live*a.ReservationItemBytes*p.DynamoPITRGBMonth.USD)
 	}
-	invocations := c.misses + c.api + l.Redirects/a.ClicksBatch + 2*c.expiries/a.ReclaimPerInvocation
+	// The functions', the /v1 authorizer's among them.
+	invocations := c.misses + c.api + c.api*(1-a.AuthorizerCacheHits) + l.Redirects/a.ClicksBatch + 2*c.expiries/a.ReclaimPerInvocation
 	logBytes := 0.0
 	if !a.PlatformLogsOff {
 		logBytes += invocations * a.PlatformLogBytes
@@ -1037,6 +1057,8 @@ var Levers = []Lever{
 	{"edge marks: edits and deletes invalidate only links an edge may hold (0.3 assumed; default)", func(a *Assumptions) { a.EdgeMarks = true }},
 	{"miss-only enumeration defence instead of WAF (enum-defence branch)", func(a *Assumptions) { a.WAF = false; a.MissOnlyDefence = true }},
 	{"click counting in the packed layout (SHORTENER_CLICK_STORE=packed; default)", packedClicks},
+	{"/v1 authorizer answers cached by API Gateway, 0.8 of calls assumed (not built: needs one identity header for both credentials and X-Workspace in the cache key; a revocation then waits out the cache's TTL)",
+		func(a *Assumptions) { a.AuthorizerCacheHits = 0.8 }},
 }
 
 // LeverTable prices each lever alone against today's deployment, and the
@@ -1170,9 +1192,17 @@ func MeasuredTable(m Measured) string {
 		{"`ReservedKeyedCreateWRU`: a keyed create's links-table writes through the reservation table", fmt.Sprint(m.ReservedKeyedCreateWRU)},
 		{"`MarkWritesPerOriginRead`, `MarkWRU`, `MarkFenceWRU`: edge marks per origin read, WRU per mark, WRU per Region's fence of a changed link's mark", fmt.Sprint(m.MarkWritesPerOriginRead, ", ", m.MarkWRU, ", ", m.MarkFenceWRU)},
 		{"`StatsRRU`: one stats answer (90 days hourly, end of a seed-like day)", fmt.Sprint(m.StatsRRU)},
+		{"`AuthorizerKeyRRU`, `AuthorizerTokenRRU`: the /v1 authorizer's reads for a key its cache misses, and for a signed-in call (the members table)", fmt.Sprint(m.AuthorizerKeyRRU, ", ", m.AuthorizerTokenRRU)},
 	} {
 		fmt.Fprintf(&b, "| %s | %s |\n", r[0], r[1])
 	}
+	pc := PackedClicks
+	fmt.Fprintf(&b, "\nThe default layout's clicks (`PackedClicks`, the packed layout): %s.\n\n", pc.Run)
+	b.WriteString("| Input (`PackedClicks`) | Seed group | 10x a group |\n|---|---:|---:|\n")
+	fmt.Fprintf(&b, "| `ClickWRU`, `ClickWRU10x`: WRU per click | %.4f | %.4f |\n", pc.ClickWRU, pc.ClickWRU10x)
+	fmt.Fprintf(&b, "| `ClickRRU`, `ClickRRU10x`: RRU per click | %.4f | %.4f |\n", pc.ClickRRU, pc.ClickRRU10x)
+	fmt.Fprintf(&b, "| `CounterItemsPerClick`: 130-byte items kept per click, hourly / daily | %g / %g | the same |\n",
+		pc.CounterItemsPerClick[0], pc.CounterItemsPerClick[1])
 	b.WriteString("\n**Placeholders the lead replaces at merge** (then `go test ./infra/costmodel -update`):\n\n")
 	b.WriteString("| Input | Used now | Replaced by |\n|---|---|---|\n")
 	for _, ph := range Placeholders {
@@ -1231,7 +1261,9 @@ func AssumptionTable(a Assumptions) string {
 		{"Invalidations: creates with a custom alias; new aliases invalidated; edits and deletes per create; paths per change", fmt.Sprint(a.AliasShare, "; ", a.InvalidateNewAliases, "; ", a.ChangesPerCreate, "; ", a.PathsPerChange)},
 		{"Edge marks; share of changed links an edge may hold (invalidated with marks; **not measured**: no data says how many changed links were clicked in the last day)", fmt.Sprint(a.EdgeMarks, "; ", a.InvalidatedChangeShare)},
 		{"Edge marks: marks per origin read (**upper bound**), WRU per mark, WRU per change (one fence per Region), stored bytes per mark, billed ms per mark write", fmt.Sprint(a.M.MarkWritesPerOriginRead, ", ", a.M.MarkWRU, ", ", a.MarkFencesPerChange(), ", ", a.MarkItemBytes, ", ", a.MarkWriteMs)},
-		{"API key reads per /v1 request (the functions' key cache misses); origin authorizer runs per Region a month", fmt.Sprint(a.KeyReadsPerAPICall, "; ", a.AuthorizerRunsPerRegion)},
+		{"API key reads per /v1 call with a key (the /v1 authorizer's key cache misses); origin authorizer runs per Region a month", fmt.Sprint(a.KeyReadsPerAPICall, "; ", a.AuthorizerRunsPerRegion)},
+		{"/v1 authorizer: memory GB, billed ms per call (an estimate); share of /v1 calls signed in with a token (assumed), each one members read; share answered from an authorizer result cache (none is built)",
+			fmt.Sprint(a.APIAuthMemGB, ", ", a.APIAuthMs, "; ", a.TokenCallShare, "; ", a.AuthorizerCacheHits)},
 		{"Webhooks: distinct codes and owners per clicks batch; share of events subscribed to (link events: 1 + edits and deletes per create, + 1 expiry in year 5)",
 			fmt.Sprint(a.ClickCodesPerBatch, ", ", a.ClickOwnersPerBatch, "; ", a.SubscribedShare)},
 		{"webhookdelivery: memory GB, billed ms per batch of 10", fmt.Sprint(a.DeliveryMemGB, ", ", a.DeliveryMs)},

@@ -46,7 +46,7 @@ func TestSeedLoadAt90(t *testing.T) {
 	// 202 M link events x 1 RRU; 3 B click codes x 0.5 RRU (owner) and
 	// 10 M batches x 100 owners x 1 RRU (subscriptions).
 	assert.InDelta(t, (202e6+3e9*0.5+10e6*100)/1e6*0.125, line("DynamoDB webhook lookups (every event)"), 0.01)
-	assert.InDelta(t, 10*101.5*0.125, line("DynamoDB stats reads"), 0.01, "10 M answers of 101.5 RRU (cmd/cost)")
+	assert.InDelta(t, 10*157.5*0.125, line("DynamoDB stats reads"), 0.01, "10 M answers of 157.5 RRU (cmd/cost)")
 	assert.InDelta(t, e.Total, e.ByGroup[Serving]+e.ByGroup[Analytics]+e.ByGroup[Lifecycle]+e.ByGroup[Platform]+e.ByGroup[Webhooks], 0.001)
 }
 
@@ -70,6 +70,37 @@ func TestMergedBranchesLines(t *testing.T) {
 		line("Decided clicks at the origin (rules, click limits, passwords)"), 0.01)
 	today := lineOf(t, Compute(SeedLoad, Year5, 0.90, DefaultPrices(), TodayAssumptions()))
 	assert.InDelta(t, 10.12e3*0.60+6, today("WAF (context waf=true)"), 0.01)
+}
+
+// TestAuthorizerLines: every /v1 call invokes the /v1 authorizer (256 MB,
+// 5 ms); a fifth of them are signed in and read the members table once,
+// the rest read their key when the key cache misses (5 %); a result cache
+// answering 0.8 of the calls leaves a fifth of each line.
+func TestAuthorizerLines(t *testing.T) {
+	p := DefaultPrices()
+	lambda := 120*0.20 + 120e6*0.25*0.005*0.0000133334
+	keys := 120e6 * 0.8 * 0.05 * 0.5 / 1e6 * 0.125
+	members := 120e6 * 0.2 * 0.5 / 1e6 * 0.125
+	for _, tt := range []struct {
+		name  string
+		hits  float64
+		share float64
+	}{{"no cache, as built", 0, 1}, {"a result cache answering 0.8", 0.8, 0.2}} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := DefaultAssumptions()
+			a.AuthorizerCacheHits = tt.hits
+			line := lineOf(t, Compute(SeedLoad, Year5, 0.90, p, a))
+			assert.InDelta(t, tt.share*lambda, line("Lambda: /v1 authorizer (API keys and sign-in)"), 0.001)
+			assert.InDelta(t, tt.share*keys, line("DynamoDB API key reads (the authorizer's key cache misses)"), 0.001)
+			assert.InDelta(t, tt.share*members, line("DynamoDB /v1 authorizer member reads (signed-in calls)"), 0.001)
+		})
+	}
+	// Today's deployment writes the platform's log lines: the
+	// authorizer's invocations add theirs.
+	today := TodayAssumptions()
+	withLogs := lineOf(t, Compute(SeedLoad, Year5, 0.90, p, today))("CloudWatch Logs")
+	today.AuthorizerCacheHits = 1
+	assert.InDelta(t, 120e6*350/1e9*0.50, withLogs-lineOf(t, Compute(SeedLoad, Year5, 0.90, p, today))("CloudWatch Logs"), 0.001)
 }
 
 // TestEdgeMarks: with marks (the default) an edit or delete is
@@ -132,8 +163,8 @@ func TestTenfoldClicks(t *testing.T) {
 	p, a := DefaultPrices(), DefaultAssumptions()
 	seed := lineOf(t, Compute(SeedLoad, Year5, 0.90, p, a))
 	tenX := lineOf(t, Compute(SeedLoad.Times(10, "10x"), Year5, 0.90, p, a))
-	assert.InDelta(t, 10e3*(0.050*0.625+0.010*0.125), seed("DynamoDB click counting (counters, checkpoints)"), 0.01)
-	assert.InDelta(t, 100e3*(0.0505*0.625+0.0104*0.125), tenX("DynamoDB click counting (counters, checkpoints)"), 0.01)
+	assert.InDelta(t, 10e3*(0.0750*0.625+0.0146*0.125), seed("DynamoDB click counting (counters, checkpoints)"), 0.01)
+	assert.InDelta(t, 100e3*(0.0749*0.625+0.0146*0.125), tenX("DynamoDB click counting (counters, checkpoints)"), 0.01)
 	today := TodayAssumptions()
 	assert.InDelta(t, 100e3*6.79*0.625, lineOf(t, Compute(SeedLoad.Times(10, "10x"), Year5, 0.90, p, today))("DynamoDB click counting (counters, checkpoints)"),
 		0.01, "today's layout has no 10x measurement: the seed's units")

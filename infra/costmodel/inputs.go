@@ -71,6 +71,15 @@ type Measured struct {
 	// StatsRRU is what one stats answer reads (the API's 90-day hourly
 	// range of a link, at the end of a seed-like day).
 	StatsRRU float64
+
+	// AuthorizerKeyRRU is what the /v1 authorizer reads for an API key
+	// its key cache does not hold (one eventually consistent GetItem of
+	// the keys table; a cached key reads nothing), AuthorizerTokenRRU
+	// what it reads for a call signed in with a token (one eventually
+	// consistent read of the members table: a Query of its by-user index
+	// without X-Workspace, a GetItem with one; a Query that finds nothing
+	// is billed the minimum).
+	AuthorizerKeyRRU, AuthorizerTokenRRU float64
 }
 
 // Placeholder marks an input the lead replaces at merge with the figure
@@ -87,7 +96,8 @@ type Placeholder struct {
 // item per code and bucket); the default layout's are PackedClicks.
 var Current = Measured{
 	Run: "`make cost`, run of 2026-12-01 00:51 UTC on the dev machine (2m59s): 100,000 clicks over " +
-		"100,000 links, Zipf s=1, batches of up to 1,000 records of one of 4 shards",
+		"100,000 links, Zipf s=1, batches of up to 1,000 records of one of 4 shards (today's layout's click figures, creates, misses); " +
+		"`StatsRRU` and the /v1 authorizer's reads from the run of 2026-12-03 13:38 UTC that PackedClicks names",
 	ClickWRU: 6.79, // today's layout, measured; the default's is PackedClicks
 	ClickRRU: 0,    // not printed by today's run (checkpoint reads are inside its transactions' refusals)
 	// Not measured: an estimate for today's layout on a month-long,
@@ -122,62 +132,79 @@ var Current = Measured{
 	MarkWritesPerOriginRead: 1,
 	MarkWRU:                 1,
 	MarkFenceWRU:            1,
-	// The seed group's run below (PackedClicks): a 90-day hourly answer
-	// for a tail link at the end of a seed-like day, before its fold
-	// (101.5 RRU; 113.5 for the most clicked link), the larger of that
-	// run's and the scaled run's (85.5). The soak's answers read 6.2 (Soak):
-	// its links have minutes of history.
-	StatsRRU: 101.5,
+	// `make cost`'s run of 2026-12-03 (PackedClicks): a 90-day hourly
+	// answer for a tail link read 157.5 RRU at the end of the 10x run
+	// (2h36m into a day holding a seed group's day of clicks, before its
+	// fold), 92.5 at the end of the seed group's run (its day one folded;
+	// 97.5 for the most clicked link): the larger. Before the click
+	// breakdowns the same reads were 101.5 and 85.5. The soak's answers
+	// read 6.2 (Soak): its links have minutes of history.
+	StatsRRU: 157.5,
+	// The /v1 authorizer's reads: `make cost`'s "/v1 authorizer" rows,
+	// run of 2026-12-03 13:38 UTC (PackedClicks.Run), functions/apiauth as
+	// its Lambda builds it: 0.5 for a key its cache misses (0 for a cached
+	// one), 0.5 for a token with or without X-Workspace or a membership
+	// (the Query that finds none billed the minimum, as DynamoDB does).
+	AuthorizerKeyRRU:   0.5,
+	AuthorizerTokenRRU: 0.5,
 }
 
 // PackedClicks are the default click layout's figures
-// (clickstore/packedclicks, SHORTENER_CLICK_STORE=packed), measured by
-// level at a seed group's volume (the package documentation, "Sizes at
-// the seeds' load, measured", has the scaling argument), runs on the dev
-// machine:
+// (clickstore/packedclicks, SHORTENER_CLICK_STORE=packed), with the click
+// breakdowns (device, OS, browser, campaign, HyperLogLog visitors) in the
+// packed items, measured by level at a seed group's volume and at 10x it
+// (the package documentation, "Sizes at the seeds' load, measured", has
+// the scaling argument), runs on the dev machine at commit e34dd08:
 //
-//   - `go run ./cmd/cost -design new -records 3000000 -codes 10000000
-//     -span 26h -groups 1 -buckets 64 -merge-bytes 131072 -creates 10
-//     -queries 20`, run of 2026-12-02 14:23 UTC (3m30s): rollup and
-//     checkpoint transactions 0.0180 WRU a click, compaction state
-//     0.0001, chain writes 0.0078 (their merge markers included), folds
-//     0.0035 and deletes of folded chains 0.0078 (a click of the day
-//     folded); reads while counting 0.0084 RRU a click (25,198 RRU: the
-//     chain merges' reads past their group's last merge 0.0034, the
-//     compaction's 0.0022, day one's fold 0.0028), the same in every
-//     simulated hour (0.0046 to 0.0063) and at 10x a group's volume
-//     (0.0056 RRU a click without a fold, as here: the same command with
-//     -span 2h36m);
+//   - `make cost` (`go run ./cmd/cost -design new -records 3000000
+//     -codes 10000000 -span 26h -groups 1 -buckets 64 -merge-bytes 131072
+//     -creates 10 -queries 20 -volumes 10`), run of 2026-12-03 13:38-14:04
+//     UTC (25m57s): rollup and checkpoint transactions 0.0260 WRU a click
+//     (78,018 WRU over 3 M clicks), chain writes 0.0134 (40,331), one
+//     group's segment puts 0.0087 and state 0.0001, folds 14,219 WRU and
+//     deletes of folded chains 37,092, 0.0051 and 0.0134 a click of the day
+//     folded (2,767,000 clicks; 64 items of 227 KB); reads 42,591 RRU:
+//     0.0095 a click without the fold (every read is tagged by level, the
+//     compaction's checkpoint reads and rollup listing included) and the
+//     fold's 14,072, 0.0051 a click of its day. Counts equal a count in
+//     memory on 550 links at both volumes;
 //   - `go run ./cmd/cost -design new -records 2000000 -codes 1000000
-//     -span 26h -creates 10 -queries 20`, 2026-12-01 (the default 128
-//     groups, whose segment puts the one-group run cannot shape): segment
-//     puts 0.0123, state 0.0003;
+//     -span 26h -creates 10 -queries 20`, run of 2026-12-03 14:04-14:11
+//     UTC (6m42s; the default 128 groups, whose segment puts the one-group
+//     run cannot shape): segment puts 0.0167 (33,463 WRU over 2 M clicks,
+//     12.5 bytes a click), state 0.0003.
 //
-// 0.050 WRU a click in all, and 0.010 RRU with the checkpoint reads
-// (0.002, the 100,000-click run). Stored, as 130-byte item equivalents:
-// segments (7.9 bytes a click, kept 30 days) in the hourly class and
-// folded bucket-day items (154 KB for 43 k clicks, 3.6 bytes a click) in
-// the daily class.
+// Seed: 0.0260 + 0.0003 + 0.0167 + 0.0134 + 0.0051 + 0.0134 = 0.0750 WRU
+// a click (0.050 before the breakdowns: 1.51x), and 0.0095 + 0.0051 =
+// 0.0146 RRU. The earlier 0.010 added 0.002 of checkpoint reads from a
+// 100,000-click run on top of a run that already held them (its
+// compaction level): counted twice.
 //
-// At 10x a group's volume (the 10x tables' figures), the same command with
-// -span 2h36m (`make cost` runs both: -volumes 10), run of 2026-12-02:
-// 0.0314 WRU and 0.0056 RRU a click in each of its hours, as the seed
-// run's hours (0.030 to 0.033 WRU, 0.0056 RRU without the fold). Its 2.6
-// hours reach no midnight, so they hold no fold, and one group's segment
-// is not seed-shaped; the levels it does not reproduce are taken from the
-// seed's, per click of the day, as a 10x day with ten times the buckets
-// (which the 390 KB item limit asks for at 10x) would write them: folds
-// 0.0035, deletes of folded chains 0.0078, the 128-group segment puts
-// 0.0123 in place of one group's 0.0047, state 0.0003 in place of 0.0001:
-// 0.0314 + 0.0191 = 0.0505 WRU (the seed's levels add up to 0.0497,
-// rounded 0.050); reads 0.0056 + the fold's 0.0028 + the checkpoints'
-// 0.002 = 0.0104 RRU (the seed's 0.0104, rounded 0.010). The measured
-// 0.0314 / 0.0056 alone would leave out a day's fold and its deletes.
+// 10x a group's volume, the same clicks over -span 2h36m in the same run:
+// 0.0482 WRU and 0.0095 RRU a click with no fold (its 2.6 hours reach no
+// midnight), level by level the seed group's to the fourth decimal
+// (rollups 0.0260, state 0.0001, segments 0.0087, chains 0.0134), against
+// the seed group's 0.0483 and 0.0095 without the fold: 1.00x. The levels it
+// does not hold are taken from the seed's, per click of the day, as a 10x
+// day with ten times the buckets (which the 390 KB item limit asks for at
+// 10x) would write them: folds 0.0051, deletes 0.0134, and the 128-group
+// segment puts and state in place of one group's (+0.0082): 0.0482 +
+// 0.0267 = 0.0749 WRU; reads 0.0095 + the fold's 0.0051 = 0.0146 RRU.
+//
+// Stored, as 130-byte item equivalents: segments (12.5 bytes a click in the
+// 128-group run, kept 30 days) in the hourly class and folded bucket-day
+// items (227 KB for 43 k clicks, 5.2 bytes a click) in the daily class.
 var PackedClicks = struct {
+	Run                      string
 	ClickWRU, ClickRRU       float64
 	ClickWRU10x, ClickRRU10x float64
 	CounterItemsPerClick     [2]float64
-}{ClickWRU: 0.050, ClickRRU: 0.010, ClickWRU10x: 0.0505, ClickRRU10x: 0.0104, CounterItemsPerClick: [2]float64{0.061, 0.027}}
+}{Run: "`make cost` (`go run ./cmd/cost -design new -records 3000000 -codes 10000000 -span 26h -groups 1 -buckets 64 " +
+	"-merge-bytes 131072 -creates 10 -queries 20 -volumes 10`), run of 2026-12-03 13:38 UTC on the dev machine at commit e34dd08 " +
+	"(25m57s): 3,000,000 clicks over 10,000,000 links at a seed group's volume and at 10x it, counts equal a count in memory on 550 links at both; " +
+	"segment puts from `go run ./cmd/cost -design new -records 2000000 -codes 1000000 -span 26h -creates 10 -queries 20` (128 groups), " +
+	"run of 2026-12-03 14:04 UTC (6m42s)",
+	ClickWRU: 0.0750, ClickRRU: 0.0146, ClickWRU10x: 0.0749, ClickRRU10x: 0.0146, CounterItemsPerClick: [2]float64{0.096, 0.040}}
 
 // SoakFigures are what `make soak` measures of the inputs on its traffic
 // (cmd/soak's "soak costs" line, from the local run's GET /_local/edge and

@@ -85,6 +85,8 @@ func (u Usage) Sub(v Usage) Usage {
 // itself: it reads each item the transaction touches before and after the
 // call, through Items (a client without the meter), and sizes it as
 // DynamoDB documents. Without Items it takes what the answer reports.
+// DynamoDB Local also reports a Query that finds nothing as 0 units, which
+// DynamoDB bills the minimum read: the meter bills it that (emptyQueryUnits).
 type Meter struct {
 	// Items reads the items a transaction touches; nil: transactions are
 	// counted as reported.
@@ -148,6 +150,9 @@ func (m *Meter) handle(ctx context.Context, in middleware.InitializeInput, next 
 	var units float64
 	if err == nil {
 		units = consumed(out.Result)
+		if q, ok := in.Parameters.(*dynamodb.QueryInput); ok && units == 0 {
+			units = emptyQueryUnits(q)
+		}
 		if tx != nil {
 			if units, err = m.after(ctx, tx); err != nil {
 				err = fmt.Errorf("capacity meter: %w", err)
@@ -303,6 +308,19 @@ func consumed(result any) float64 {
 		return sum(out.ConsumedCapacity)
 	}
 	return 0
+}
+
+// emptyQueryUnits is what DynamoDB bills a Query that finds nothing:
+// "Queries that do not return results consume the minimum number of read
+// capacity units for that type of read operation"
+// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html),
+// half a unit eventually consistent, one strongly consistent. DynamoDB
+// Local reports 0 for them (TestLocalUnderreportsEmptyQueries).
+func emptyQueryUnits(q *dynamodb.QueryInput) float64 {
+	if aws.ToBool(q.ConsistentRead) {
+		return 1
+	}
+	return 0.5
 }
 
 func units(c *types.ConsumedCapacity) float64 {

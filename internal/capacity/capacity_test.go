@@ -153,6 +153,53 @@ func TestLocalUnderreportsTransactions(t *testing.T) {
 	assert.Equal(t, 10.0+4+2+2, sized.Usage().WRU, "the 1.5 KB item is billed 2 KB, twice")
 }
 
+// TestLocalUnderreportsEmptyQueries: DynamoDB Local answers a Query that
+// finds nothing with 0 units, where DynamoDB bills the minimum read for
+// it (API_Query: "Queries that do not return results consume the minimum
+// number of read capacity units for that type of read operation"), so the
+// meter bills half a unit, or one strongly consistent. If a DynamoDB Local
+// release fixes this, the first assertion fails.
+func TestLocalUnderreportsEmptyQueries(t *testing.T) {
+	ctx := context.Background()
+	endpoint := testenv.DynamoDBEndpoint(t)
+	raw := emulator.NewDynamoDBClient(endpoint)
+	table := pkTable(t, raw, "emptyq")
+	_, err := raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: padded("there", 10)})
+	require.NoError(t, err)
+	query := func(pk string, consistent bool) *dynamodb.QueryInput {
+		return &dynamodb.QueryInput{TableName: &table, KeyConditionExpression: aws.String("pk = :pk"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: pk}},
+			ConsistentRead:            aws.Bool(consistent), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
+	}
+	out, err := raw.Query(ctx, query("absent", false))
+	require.NoError(t, err)
+	require.Empty(t, out.Items)
+	if out.ConsumedCapacity != nil {
+		assert.Zero(t, aws.ToFloat64(out.ConsumedCapacity.CapacityUnits), "DynamoDB Local reports an empty Query as 0 units")
+	}
+
+	var m capacity.Meter
+	db := emulator.NewDynamoDBClient(endpoint, m.Options)
+	tests := []struct {
+		name       string
+		pk         string
+		consistent bool
+		rru        float64
+	}{
+		{"empty, eventually consistent: half a unit", "absent", false, 0.5},
+		{"empty, strongly consistent: one unit", "absent", true, 1},
+		{"one small item, as reported", "there", false, 0.5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := m.Usage()
+			_, err := db.Query(ctx, query(tt.pk, tt.consistent))
+			require.NoError(t, err)
+			assert.Equal(t, tt.rru, m.Usage().Sub(before).RRU)
+		})
+	}
+}
+
 func TestItemSize(t *testing.T) {
 	tests := []struct {
 		name string
