@@ -99,7 +99,7 @@ func (r *localRun) totals(t *testing.T, code string) clickstore.Counts {
 }
 
 func TestEdgeStatsEndpoint(t *testing.T) {
-	stats := localedge.Stats{Hits: 5, Misses: 2, Records: 6, Dropped: 1, Redirects: 7, ToHTTPS: 3}
+	stats := localedge.Stats{Hits: 5, Misses: 2, Records: 6, Dropped: 1, Redirects: 7, ToHTTPS: 3, StoreKeys: 4}
 	h := edgeStats(func() localedge.Stats { return stats })
 
 	serve := func(method string) *httptest.ResponseRecorder {
@@ -112,7 +112,7 @@ func TestEdgeStatsEndpoint(t *testing.T) {
 
 	assert.Equal(t, 200, get.Code)
 	assert.Equal(t, "application/json", get.Header().Get("Content-Type"))
-	assert.JSONEq(t, `{"hits":5,"misses":2,"purged":0,"records":6,"dropped":1,"entries":0,"redirects":7,"to_https":3,"invalidation_paths":0,"invalidations":0}`, get.Body.String())
+	assert.JSONEq(t, `{"hits":5,"misses":2,"purged":0,"records":6,"dropped":1,"entries":0,"redirects":7,"to_https":3,"invalidation_paths":0,"invalidations":0,"store_keys":4}`, get.Body.String())
 	assert.Equal(t, 405, post.Code)
 }
 
