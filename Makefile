@@ -14,7 +14,7 @@ dev: prereqs
 
 ## test: the whole suite, with one DynamoDB Local and one kinesalite shared by every package
 test: prereqs
-	scripts/with-emulators.sh go test -count=1 ./...
+	scripts/with-emulators.sh go test -count=1 -timeout 25m ./...
 
 prereqs:
 	@scripts/prereqs.sh
