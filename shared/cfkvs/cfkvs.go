@@ -125,19 +125,7 @@ func (c *Client) PutKey(ctx context.Context, arn, key, value, ifMatch string) (s
 	if err != nil {
 		return "", err
 	}
-	var etag string
-	err = c.call(ctx, "PutKey", http.MethodPut, arn, keyPath(arn, key), nil, body, map[string]string{"If-Match": ifMatch}, func(h http.Header, _ []byte) error {
-		etag = h.Get("ETag")
-		if etag == "" {
-			return errors.New("no ETag in the answer")
-		}
-		return nil
-	})
-	var e *Error
-	if errors.As(err, &e) && e.Code == "ConflictException" {
-		return "", fmt.Errorf("%w: %w", edgeversion.ErrConflict, err)
-	}
-	return etag, err
+	return c.write(ctx, "PutKey", http.MethodPut, arn, keyPath(arn, key), body, ifMatch)
 }
 
 // ListKeys returns one page of at most maxResults (1 to
@@ -181,8 +169,14 @@ func (c *Client) UpdateKeys(ctx context.Context, arn string, puts []edgeversion.
 	if err != nil {
 		return "", err
 	}
+	return c.write(ctx, "UpdateKeys", http.MethodPost, arn, storePath(arn)+"/keys", body, ifMatch)
+}
+
+// write is a write under If-Match: the new ETag, or edgeversion.ErrConflict
+// when the store's ETag is no longer ifMatch.
+func (c *Client) write(ctx context.Context, op, method, arn, path string, body []byte, ifMatch string) (string, error) {
 	var etag string
-	err = c.call(ctx, "UpdateKeys", http.MethodPost, arn, storePath(arn)+"/keys", nil, body, map[string]string{"If-Match": ifMatch}, func(h http.Header, _ []byte) error {
+	err := c.call(ctx, op, method, arn, path, nil, body, map[string]string{"If-Match": ifMatch}, func(h http.Header, _ []byte) error {
 		etag = h.Get("ETag")
 		if etag == "" {
 			return errors.New("no ETag in the answer")
